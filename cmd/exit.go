@@ -1,0 +1,74 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes, decided here and nowhere else (SPEC §5).
+const (
+	ExitOK          = 0
+	ExitFailures    = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// exitStatusHelp is appended to every command's help.
+const exitStatusHelp = `
+EXIT STATUS
+  0    every record succeeded
+  1    at least one error record (or, for validate, an invalid request)
+  2    bad usage, or a file that cannot be read or parsed; nothing ran
+  130  interrupted (SIGINT or SIGTERM); every request still has its record
+`
+
+// exitError carries the exit code an error should end the program with.
+type exitError struct {
+	code int
+	err  error
+	// silent errors were already reported (records, a summary) and print
+	// nothing more at the top.
+	silent bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks err as bad usage or unreadable input: exit 2.
+func usageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: ExitUsage, err: err}
+}
+
+// usageErrf is usageErr over fmt.Errorf.
+func usageErrf(format string, args ...any) error {
+	return usageErr(fmt.Errorf(format, args...))
+}
+
+// errFailures says that at least one record is an error: exit 1, and
+// nothing more to print, since the records say it.
+var errFailures = &exitError{code: ExitFailures, silent: true}
+
+// errInterrupted says the run was interrupted: exit 130.
+var errInterrupted = &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
+
+// exitCode maps an error returned by a command to the process exit code.
+// Errors that carry no code are failures of the program's own work: 1.
+func exitCode(err error) (code int, silent bool) {
+	if err == nil {
+		return ExitOK, true
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code, ee.silent
+	}
+	return ExitFailures, false
+}

@@ -1,0 +1,175 @@
+// Package cmd holds kesoku's commands: flags, exit codes, the terminal,
+// progress and signal wiring. It parses and hands over; the work itself is
+// done in internal/.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/goccy/go-yaml"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Globals are the flags every command has (SPEC §1).
+type Globals struct {
+	IO *IOStreams
+
+	AWD     string
+	Staging string
+	Config  string
+	Quiet   bool
+	Verbose bool
+}
+
+// StagingDir is the staging directory: --staging, or .kesoku/staging under
+// the AWD.
+func (g *Globals) StagingDir() string {
+	if g.Staging != "" {
+		return g.Staging
+	}
+	return filepath.Join(g.AWD, ".kesoku", "staging")
+}
+
+// Main runs kesoku with the process's arguments and streams and returns
+// the exit code. Only here are errors printed.
+func Main() int {
+	return run(context.Background(), System(), os.Args[1:])
+}
+
+func run(ctx context.Context, io *IOStreams, args []string) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	code, silent := exitCode(err)
+	if err != nil && !silent {
+		fmt.Fprintf(io.Err, "kesoku: %v\n", err)
+	}
+	return code
+}
+
+func newRootCmd(io *IOStreams) *cobra.Command {
+	g := &Globals{IO: io}
+	root := &cobra.Command{
+		Use:   "kesoku",
+		Short: "Turn Go functions into LLM tools and run their calls",
+		Long: `kesoku turns Go functions into tools a large language model can call, and
+runs those calls: singly, in large batches from YAML, JSON or JSON Lines
+files, or inside agent sessions with Gemini and Claude. Every result is
+written as one JSON line, a Message record.`,
+		Example: `  kesoku tools list
+  kesoku tools schema --format claude
+  kesoku run testdata/requests.yaml
+  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
+  kesoku analyze photo.png "describe" --model claude-sonnet-4-5`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return g.setUp(c)
+		},
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.AWD, "awd", "", "agent working directory: file tools are confined to it (default: the current directory)")
+	pf.StringVar(&g.Staging, "staging", "", "where inputs handed to the agent wait (default: .kesoku/staging under the AWD)")
+	pf.StringVar(&g.Config, "config", "", "YAML file of flag defaults, keyed by flag name (default: kesoku.yaml in the AWD when it exists)")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print nothing but results and errors")
+	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "print what is being done on standard error")
+	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+
+	root.AddCommand(newVersionCmd(g))
+	for _, add := range extraCommands {
+		root.AddCommand(add(g))
+	}
+	for _, c := range root.Commands() {
+		c.Long = longOr(c) + "\n" + exitStatusHelp
+	}
+	return root
+}
+
+// extraCommands are the commands, each added by an init in its own file so
+// that adding a command touches no other file.
+var extraCommands []func(*Globals) *cobra.Command
+
+func longOr(c *cobra.Command) string {
+	if c.Long != "" {
+		return c.Long
+	}
+	return c.Short
+}
+
+// setUp resolves the AWD and applies the config file's defaults to every
+// flag the command line left unset.
+func (g *Globals) setUp(c *cobra.Command) error {
+	if g.AWD == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find the current directory: %w", err)
+		}
+		g.AWD = wd
+	}
+	abs, err := filepath.Abs(g.AWD)
+	if err != nil {
+		return usageErrf("--awd %s: %w", g.AWD, err)
+	}
+	g.AWD = abs
+	if g.Staging != "" {
+		if g.Staging, err = filepath.Abs(g.Staging); err != nil {
+			return usageErrf("--staging: %w", err)
+		}
+	}
+	return g.applyConfig(c)
+}
+
+func (g *Globals) applyConfig(c *cobra.Command) error {
+	path, explicit := g.Config, g.Config != ""
+	if !explicit {
+		path = filepath.Join(g.AWD, "kesoku.yaml")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return usageErrf("read config: %w", err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(data, &values); err != nil {
+		return usageErrf("config %s: %s", path, yaml.FormatError(err, false, true))
+	}
+	for key, v := range values {
+		f := c.Flags().Lookup(key)
+		if f == nil {
+			// A key for another command's flag is not an error: one file
+			// serves every command.
+			continue
+		}
+		if f.Changed {
+			continue
+		}
+		if err := setFlagFromConfig(f, v); err != nil {
+			return usageErrf("config %s: %s: %w", path, key, err)
+		}
+	}
+	return nil
+}
+
+func setFlagFromConfig(f *pflag.Flag, v any) error {
+	if list, ok := v.([]any); ok {
+		for _, item := range list {
+			if err := f.Value.Set(fmt.Sprint(item)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return f.Value.Set(fmt.Sprint(v))
+}

@@ -1,0 +1,108 @@
+// Package message owns the Message record — the one JSON line kesoku writes
+// for every tool result and every turn of a session — and the Store that
+// keeps records. It is a leaf: it imports nothing of ours, so that the
+// registry (whose ToolContext carries a Store), the runner and the agent
+// loop can all speak of records without importing each other.
+package message
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Role says who produced a record.
+type Role string
+
+// The roles of SPEC §5–§6.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Type says what a record holds.
+type Type string
+
+// The record types of SPEC §5–§6.
+const (
+	TypeText       Type = "text"
+	TypeToolCall   Type = "tool_call"
+	TypeToolResult Type = "tool_result"
+)
+
+// Status says whether the message was answered or cut short.
+type Status string
+
+// The statuses of SPEC §5.
+const (
+	StatusResponded Status = "responded"
+	StatusAborted   Status = "aborted"
+)
+
+// ErrorKind classifies a failed tool call so that programs reading records
+// can branch on the kind rather than on message text.
+type ErrorKind string
+
+// The error kinds of SPEC §5.
+const (
+	KindInvalidRequest ErrorKind = "invalid_request"
+	KindUnknownTool    ErrorKind = "unknown_tool"
+	KindInvalidArgs    ErrorKind = "invalid_args"
+	KindToolError      ErrorKind = "tool_error"
+	KindPanic          ErrorKind = "panic"
+	KindTimeout        ErrorKind = "timeout"
+	KindAborted        ErrorKind = "aborted"
+)
+
+// ErrorInfo is the `error` field of a record.
+type ErrorInfo struct {
+	Kind    ErrorKind `json:"kind"`
+	Message string    `json:"message"`
+}
+
+// Truncation is present on a record whose content was cut to --max-output:
+// how large the whole output was and where it was saved.
+type Truncation struct {
+	Bytes   int64  `json:"bytes"`
+	SavedTo string `json:"saved_to"`
+}
+
+// Record is one Message: one JSON object on one line. The fields up to
+// DurationMS are those of SPEC §5; the rest appear only where they apply
+// (session transcripts, truncated output) and are omitted otherwise.
+type Record struct {
+	ID         string          `json:"id"`
+	SessionID  string          `json:"session_id"`
+	ParentID   string          `json:"parent_id,omitempty"`
+	Role       Role            `json:"role"`
+	Type       Type            `json:"type"`
+	Status     Status          `json:"status"`
+	Name       string          `json:"name,omitempty"`
+	Content    json.RawMessage `json:"content,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Error      *ErrorInfo      `json:"error,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	DurationMS *int64          `json:"duration_ms,omitempty"`
+
+	// CallID is the provider's own id for a tool call (Claude's tool_use id,
+	// Gemini's function call id, or one kesoku generated where Gemini gave
+	// none), kept on tool_call and tool_result records of a session.
+	CallID string `json:"call_id,omitempty"`
+	// Model names the model that produced an assistant record.
+	Model string `json:"model,omitempty"`
+	// ProviderData holds what a provider needs echoed verbatim on the next
+	// turn (Gemini's thoughtSignature, say), so that a resumed session sends
+	// exactly what the model produced.
+	ProviderData json.RawMessage `json:"provider_data,omitempty"`
+	// Truncated is set when Content was cut to the output limit.
+	Truncated *Truncation `json:"truncated,omitempty"`
+}
+
+// Store keeps records: the "gateway" of the seed. The JSON Lines writer is
+// one implementation; a database can be another.
+type Store interface {
+	// Append stores records in the order given. It must be safe for
+	// concurrent use.
+	Append(ctx context.Context, recs ...*Record) error
+}

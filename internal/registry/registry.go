@@ -1,0 +1,99 @@
+package registry
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// nameRule is the tool name rule every provider accepts at once (SPEC §3).
+var nameRule = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
+
+// ValidName reports whether name obeys every provider's tool name rule.
+func ValidName(name string) bool { return nameRule.MatchString(name) }
+
+// Registry holds tools by name.
+type Registry struct {
+	mu    sync.RWMutex
+	specs map[string]*Spec
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{specs: make(map[string]*Spec)} }
+
+// Default is the central registry, the Go counterpart of the seed's
+// default_registry. Generated code fills it at init; it is read-only after.
+var Default = New()
+
+// Register adds a tool. A bad name or a name already taken is an error:
+// kesoku gen refuses both, so at run time they mean hand-written code
+// registered something wrong.
+func (r *Registry) Register(s *Spec) error {
+	if !ValidName(s.Name) {
+		return fmt.Errorf("register %s: tool name %q does not match %s", s.Source, s.Name, nameRule)
+	}
+	if s.Call == nil {
+		return fmt.Errorf("register %s: tool %q has no Call", s.Source, s.Name)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, ok := r.specs[s.Name]; ok {
+		return fmt.Errorf("register %s: tool %q already registered at %s", s.Source, s.Name, prev.Source)
+	}
+	r.specs[s.Name] = s
+	return nil
+}
+
+// MustRegister is Register for generated init code, where an error is a
+// programming mistake that must stop the program at start-up.
+func (r *Registry) MustRegister(s *Spec) {
+	if err := r.Register(s); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the tool called name.
+func (r *Registry) Lookup(name string) (*Spec, bool) {
+	r.mu.RLock()
+	s, ok := r.specs[name]
+	r.mu.RUnlock()
+	return s, ok
+}
+
+// All returns every tool, sorted by name.
+func (r *Registry) All() []*Spec {
+	r.mu.RLock()
+	out := make([]*Spec, 0, len(r.specs))
+	for _, s := range r.specs {
+		out = append(out, s)
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *Spec) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns every tool name, sorted.
+func (r *Registry) Names() []string {
+	all := r.All()
+	names := make([]string, len(all))
+	for i, s := range all {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Select returns the tools named, in the order named, or an error naming
+// the first unknown one with a suggestion.
+func (r *Registry) Select(names []string) ([]*Spec, error) {
+	out := make([]*Spec, 0, len(names))
+	for _, n := range names {
+		s, ok := r.Lookup(n)
+		if !ok {
+			return nil, r.UnknownTool(n)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,105 @@
+// Package registry owns kesoku's tools: their specs, the default registry
+// that generated code fills at init, the mapping from Go types to JSON
+// Schema, argument validation, and the export of declarations to each
+// provider's format.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kesoku/kesoku/internal/message"
+)
+
+// Type is a JSON Schema type name.
+type Type string
+
+// The JSON Schema types a tool parameter can have.
+const (
+	TypeString  Type = "string"
+	TypeInteger Type = "integer"
+	TypeNumber  Type = "number"
+	TypeBoolean Type = "boolean"
+	TypeArray   Type = "array"
+	TypeObject  Type = "object"
+)
+
+// Schema describes the type of one value: a parameter, an array item, a
+// struct field or a map value. It is the single canonical form from which
+// every export format is built.
+type Schema struct {
+	Type        Type
+	Description string
+	// Enum lists the allowed values of a string.
+	Enum []string
+	// Default is the JSON encoding of the default value, nil when none.
+	Default json.RawMessage
+	// Items is the element schema of an array.
+	Items *Schema
+	// Properties are the fields of an object (a Go struct), in declaration
+	// order.
+	Properties []*Property
+	// AdditionalProperties is the value schema of a map with string keys.
+	AdditionalProperties *Schema
+	// GoType names the Go type the schema was derived from ("int32",
+	// "[]string", "tools.Mode"), for error messages only.
+	GoType string
+}
+
+// Property is a named member of an object schema, or a tool parameter.
+type Property struct {
+	Name     string
+	Schema   *Schema
+	Required bool
+}
+
+// CallFunc runs a tool with validated arguments. Generated code implements
+// it by decoding args into the function's typed parameters.
+type CallFunc func(ctx context.Context, tc *ToolContext, args map[string]any) (any, error)
+
+// Spec is one registered tool.
+type Spec struct {
+	// Name is the name models call the tool by.
+	Name string
+	// Summary is the first sentence of the doc comment.
+	Summary string
+	// Description is the whole description sent to models: the summary and
+	// the body, without the Args and Returns sections.
+	Description string
+	// Returns is the doc comment's Returns section, if any.
+	Returns string
+	// Params are the tool's parameters in signature order. Injected
+	// parameters (context.Context, *ToolContext) are not among them.
+	Params []*Property
+	// Writes marks a tool that changes files or the outside world; sessions
+	// offer such tools only when they are named.
+	Writes bool
+	// Source is the file:line of the Go function, for messages.
+	Source string
+	// Call runs the tool.
+	Call CallFunc
+}
+
+// Model is the active model, as a tool sees it through ToolContext. The
+// concrete value is the agent's provider client; tools that need more than
+// its name (analyze_media) assert it to the interface they need.
+type Model interface {
+	// ModelName is the model's name as the user gave it.
+	ModelName() string
+}
+
+// ToolContext is what a tool receives when it declares a parameter of type
+// *registry.ToolContext: the seed's `context`.
+type ToolContext struct {
+	// Store is the gateway store records go to.
+	Store message.Store
+	// SessionID is the session the call belongs to.
+	SessionID string
+	// OriginalMsgID is the id of the tool_call that asked for this call.
+	OriginalMsgID string
+	// AWD is the agent working directory; Staging is where inputs handed to
+	// the agent wait. Paths a model supplies are confined to the two.
+	AWD, Staging string
+	// Model is the active model, nil when there is none.
+	Model Model
+}

@@ -1,0 +1,73 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+)
+
+// UnknownToolError says that no tool has the requested name. Its message
+// lists the known tools so that a model can correct itself in one try.
+type UnknownToolError struct {
+	Name       string
+	Suggestion string
+	Known      []string
+}
+
+func (e *UnknownToolError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown tool %q", e.Name)
+	if e.Suggestion != "" {
+		fmt.Fprintf(&b, "; did you mean %q?", e.Suggestion)
+	}
+	if len(e.Known) > 0 {
+		fmt.Fprintf(&b, " known tools: %s", strings.Join(e.Known, ", "))
+	}
+	return b.String()
+}
+
+// UnknownTool builds the error for a request naming no registered tool.
+func (r *Registry) UnknownTool(name string) *UnknownToolError {
+	known := r.Names()
+	return &UnknownToolError{Name: name, Suggestion: Suggest(name, known), Known: known}
+}
+
+// Suggest returns the candidate closest to got when it is close enough to
+// be a likely typo, or "" when none is.
+func Suggest(got string, candidates []string) string {
+	best, bestD := "", -1
+	lg := strings.ToLower(got)
+	for _, c := range candidates {
+		d := editDistance(lg, strings.ToLower(c))
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	// A third of the longer name, at least one edit: "calculate_summ" is a
+	// typo of "calculate_sum", "path" is not a typo of "mode".
+	limit := max(len(got), len(best)) / 3
+	if bestD < 0 || bestD > max(limit, 1) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kesoku/kesoku"
+
+// allowed is the house plan of STYLE.md as import edges between our own
+// packages. message and workspace are leaves that hold one concept each
+// (the record, the confinement of paths) so that the layers above can share
+// them without importing each other.
+var allowed = map[string][]string{
+	".":                    {"cmd"},
+	"cmd":                  {"*"},
+	"internal/message":     {},
+	"internal/workspace":   {},
+	"internal/registry":    {"internal/message"},
+	"internal/gen":         {"internal/registry"},
+	"internal/tools":       {"internal/registry", "internal/message", "internal/workspace"},
+	"internal/runner":      {"internal/registry", "internal/message"},
+	"internal/llm":         {"internal/registry", "internal/runner", "internal/message"},
+	"internal/llm/gemini":  {"internal/llm", "internal/registry", "internal/message"},
+	"internal/llm/claude":  {"internal/llm", "internal/registry", "internal/message"},
+	"internal/llm/llmtest": {"internal/message"},
+	"internal/media":       {"internal/llm", "internal/registry", "internal/message", "internal/workspace"},
+}
+
+// TestLayering fails when a package imports against the layering of
+// STYLE.md, or when a new package appears that the plan does not place.
+func TestLayering(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		// Tests may reach across layers for fixtures (the built-in tools,
+		// the fake providers); the plan is about what ships.
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rules, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("%s: package %s is not placed in the layering plan (layering_test.go)", path, pkg)
+			return nil
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(p, module+"/")
+			if dep == pkg || slices.Contains(rules, "*") || slices.Contains(rules, dep) {
+				continue
+			}
+			t.Errorf("%s imports %s: %s may import only %v", path, dep, pkg, rules)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

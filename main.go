@@ -1,0 +1,12 @@
+// Command kesoku turns Go functions into tools a large language model can
+// call, and runs those calls: singly, in batches from files, or inside
+// agent sessions with Gemini and Claude.
+package main
+
+import (
+	"os"
+
+	"github.com/kesoku/kesoku/cmd"
+)
+
+func main() { os.Exit(cmd.Main()) }
