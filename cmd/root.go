@@ -44,7 +44,19 @@ func Main() int {
 func run(ctx context.Context, io *IOStreams, args []string) int {
 	root := newRootCmd(io)
 	root.SetArgs(args)
+	started := false
+	pre := root.PersistentPreRunE
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		started = true
+		return pre(c, args)
+	}
 	err := root.ExecuteContext(ctx)
+	if err != nil && !started {
+		// Cobra rejected the command line (an unknown command, a wrong
+		// number of arguments, a missing required flag) before any command
+		// began: that is bad usage.
+		err = usageErr(err)
+	}
 	code, silent := exitCode(err)
 	if err != nil && !silent {
 		fmt.Fprintf(io.Err, "kesoku: %v\n", err)
