@@ -1,0 +1,109 @@
+// Package llm owns the provider-neutral conversation: messages and their
+// parts (text, tool calls, tool results, and image, document and media
+// blocks), the interface a provider implements, and the agent loop that
+// runs a model's tool calls through the ToolRunner. Each provider lives in
+// a sub-package that holds only the translation to and from its SDK.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// Role says who speaks a message.
+type Role string
+
+// The two roles a conversation has; tool results travel in user messages,
+// as both providers expect.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// BlockKind says how a file travels to a model.
+type BlockKind string
+
+// The native blocks of the seed's analyze_media: ImageBlock, DocumentBlock
+// (PDF and text) and MediaBlock (audio and video).
+const (
+	ImageBlock    BlockKind = "image"
+	DocumentBlock BlockKind = "document"
+	MediaBlock    BlockKind = "media"
+)
+
+// Blob is a file attached to a message: inline bytes, or a reference to a
+// file the provider already holds (Gemini's Files API).
+type Blob struct {
+	Kind     BlockKind
+	MIMEType string
+	// Data is the file's content when it travels inline.
+	Data []byte
+	// URI references an uploaded file instead of Data.
+	URI string
+	// Name is the file's name, for display and error messages.
+	Name string
+}
+
+// ToolCall is a model's request to run a tool.
+type ToolCall struct {
+	// ID is the provider's call id (Claude's tool_use id, Gemini's function
+	// call id), or one generated where the provider gave none.
+	ID   string
+	Name string
+	Args json.RawMessage
+}
+
+// ToolResult answers one ToolCall.
+type ToolResult struct {
+	CallID  string
+	Name    string
+	Content json.RawMessage
+	IsError bool
+}
+
+// Part is one piece of a message; exactly one of its fields is set, except
+// ProviderData, which rides along with any part.
+type Part struct {
+	Text       string
+	ToolCall   *ToolCall
+	ToolResult *ToolResult
+	Blob       *Blob
+	// ProviderData is opaque provider state that must be echoed verbatim on
+	// the next turn (Gemini's thoughtSignature).
+	ProviderData json.RawMessage
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role  Role
+	Parts []Part
+}
+
+// Request is what the agent loop asks of a model.
+type Request struct {
+	System   string
+	Messages []Message
+	Tools    []*registry.Spec
+}
+
+// Response is a model's turn.
+type Response struct {
+	Message Message
+	// StopReason is the provider's own word for why the turn ended.
+	StopReason string
+}
+
+// Provider is a model behind an API. Implementations translate Request and
+// Response to and from their SDK and nothing else.
+type Provider interface {
+	// Name is the provider's name: "gemini" or "claude".
+	Name() string
+	// ModelName is the model's name as the user gave it.
+	ModelName() string
+	// Generate sends the conversation and returns the model's turn. When
+	// onText is not nil the response is streamed and onText receives the
+	// text as it arrives.
+	Generate(ctx context.Context, req *Request, onText func(string)) (*Response, error)
+}
