@@ -1,4 +1,596 @@
 // Package workspace confines paths that a model supplies to the agent
 // working directory (AWD) and the staging directory (SPEC §8). It is a leaf
 // package: the file tools and analyze_media both resolve through it.
+//
+// Every file is reached through an [os.Root] opened on the AWD or on
+// staging, so `..`, absolute paths elsewhere and symbolic links that lead
+// out are refused by the kernel-backed walk of os.Root, even when the tree
+// changes while a call runs. The lexical checks made here beforehand only
+// give better messages; they are not what keeps a path inside.
+//
+// Reading resolves a relative path against the AWD first and then staging,
+// taking the first where the file exists; an absolute path is accepted when
+// it lies inside either. Writing goes to the AWD only: staging holds the
+// inputs handed to the agent, and a tool must not change them.
 package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The reasons a path is refused. Tools report a refusal as an invalid
+// argument (registry.InvalidArg); [IsRefusal] tells them apart from the
+// file system's own errors, which are the tool's failures.
+var (
+	// ErrOutside is a path that leads outside the AWD and staging: through
+	// `..`, as an absolute path elsewhere, or through a symbolic link.
+	ErrOutside = errors.New("leads outside the working directory")
+	// ErrReadOnly is a path to write that lies in staging.
+	ErrReadOnly = errors.New("is in staging, which is read-only")
+	// ErrBadPath is a path that names no file at all: empty, or holding a
+	// NUL byte.
+	ErrBadPath = errors.New("is not a valid path")
+)
+
+// IsRefusal reports whether err refuses a path (ErrOutside, ErrReadOnly,
+// ErrBadPath) rather than reporting a file system failure.
+func IsRefusal(err error) bool {
+	return errors.Is(err, ErrOutside) || errors.Is(err, ErrReadOnly) || errors.Is(err, ErrBadPath)
+}
+
+// Error is an error about one path that a caller supplied. Its message
+// starts with the path as given, so that a model sees which argument to
+// correct: `path "../x" leads outside the working directory`.
+type Error struct {
+	// Path is the path as the caller gave it.
+	Path string
+	// Err is ErrOutside, ErrReadOnly, ErrBadPath, or the file system's
+	// error (fs.ErrNotExist and the like match it with errors.Is).
+	Err error
+	// Detail says more, where there is more to say: which symbolic link
+	// led out, where the AWD is.
+	Detail string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "path %q", e.Path)
+	if IsRefusal(e.Err) {
+		b.WriteString(" ")
+	} else {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	if e.Detail != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Detail)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// maxLinks bounds how many symbolic links one resolution rewrites, as the
+// kernel bounds a lookup (ELOOP), so that a cycle of links ends.
+const maxLinks = 40
+
+// area is one confined directory tree: the AWD or staging.
+type area struct {
+	// dir is the absolute, clean path the area was opened at; real is dir
+	// with its symbolic links evaluated. Absolute paths are accepted under
+	// either, so that /tmp/x and /private/tmp/x both work on macOS.
+	dir, real string
+	root      *os.Root
+	// display is the prefix shown to models for paths in the area: "" for
+	// the AWD (paths are shown relative to it), the path of staging
+	// relative to the AWD when staging is inside it, else staging's
+	// absolute path.
+	display string
+	staging bool
+}
+
+// Workspace confines paths to an AWD and, where it exists, staging. It
+// holds open directory handles: Close it when done. Its methods are safe
+// for concurrent use.
+type Workspace struct {
+	awd *area
+	// staging is nil when the staging directory does not exist.
+	staging *area
+	// stagingDir is the configured staging directory, even when it does
+	// not exist, so that writes into it are refused all the same.
+	stagingDir string
+	// escape is the error os.Root gives for a path that leaves its root.
+	// os does not export it, so New captures it from the root itself.
+	escape error
+}
+
+// New opens the workspace of AWD awd (the current directory when "") and
+// staging directory staging ("" for none). A staging directory that does
+// not exist is no error: paths then resolve against the AWD alone.
+func New(awd, staging string) (*Workspace, error) {
+	if awd == "" {
+		awd = "."
+	}
+	a, err := openArea(awd)
+	if err != nil {
+		return nil, fmt.Errorf("open working directory: %w", err)
+	}
+	w := &Workspace{awd: a}
+	// Lstat("..") fails before any system call, with the very error os.Root
+	// returns for every escape: a reliable way to recognise it.
+	if _, err := a.root.Lstat(".."); err != nil {
+		w.escape = errors.Unwrap(err)
+	}
+	if w.escape == nil {
+		a.root.Close()
+		return nil, errors.New("open working directory: os.Root did not refuse \"..\"")
+	}
+	if staging != "" {
+		dir, err := filepath.Abs(staging)
+		if err != nil {
+			a.root.Close()
+			return nil, fmt.Errorf("open staging directory: %w", err)
+		}
+		w.stagingDir = dir
+		if dir != a.dir {
+			s, err := openArea(dir)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				a.root.Close()
+				return nil, fmt.Errorf("open staging directory: %w", err)
+			default:
+				s.staging = true
+				s.display = s.dir
+				if rel, ok := within(a.dir, s.dir); ok {
+					s.display = filepath.ToSlash(rel)
+				}
+				w.staging = s
+			}
+		}
+	}
+	return w, nil
+}
+
+func openArea(dir string) (*area, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		real = dir
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &area{dir: dir, real: real, root: root}, nil
+}
+
+// Close releases the directory handles.
+func (w *Workspace) Close() error {
+	err := w.awd.root.Close()
+	if w.staging != nil {
+		err = errors.Join(err, w.staging.root.Close())
+	}
+	return err
+}
+
+// Dir returns the AWD as an absolute path.
+func (w *Workspace) Dir() string { return w.awd.dir }
+
+// StagingDir returns the staging directory as an absolute path, or "" when
+// it does not exist.
+func (w *Workspace) StagingDir() string {
+	if w.staging == nil {
+		return ""
+	}
+	return w.staging.dir
+}
+
+// Location is a path resolved inside one area of the workspace. It is only
+// a name: a file reached through it is still opened through the area's
+// os.Root, so a link swapped in meanwhile cannot lead out.
+type Location struct {
+	area *area
+	w    *Workspace
+	// rel is the clean path relative to the area, "." for its top.
+	rel string
+}
+
+// InStaging reports whether the location is in staging.
+func (l Location) InStaging() bool { return l.area.staging }
+
+// Abs returns the location's absolute path, for consumers that must hand a
+// path on. Prefer the Location's own methods to open it.
+func (l Location) Abs() string { return filepath.Join(l.area.dir, l.rel) }
+
+// Rel returns the location's slash-separated path relative to its area,
+// "." for the area's top: the path to use with FS.
+func (l Location) Rel() string { return filepath.ToSlash(l.rel) }
+
+// FS returns the file system of the location's area, confined like every
+// other access; walk it from Rel.
+func (l Location) FS() fs.FS { return l.area.root.FS() }
+
+// Display returns the path to show a model: relative to the AWD when the
+// location is inside it, else absolute. Every file tool accepts it back.
+func (l Location) Display() string {
+	rel := filepath.ToSlash(l.rel)
+	switch {
+	case l.area.display == "":
+		return rel
+	case rel == ".":
+		return l.area.display
+	case strings.HasSuffix(l.area.display, "/"):
+		return l.area.display + rel
+	default:
+		return l.area.display + "/" + rel
+	}
+}
+
+// Join returns the location of name, a slash-separated path relative to l,
+// as found by walking l's FS. It does not check name.
+func (l Location) Join(name string) Location {
+	l.rel = filepath.Join(l.rel, filepath.FromSlash(name))
+	return l
+}
+
+// Open opens the location for reading.
+func (l Location) Open() (*os.File, error) {
+	_, f, err := follow(l.w, l.Display(), l, openOp)
+	return f, err
+}
+
+// Stat returns the file information of the location, following symbolic
+// links that stay inside.
+func (l Location) Stat() (fs.FileInfo, error) {
+	_, fi, err := follow(l.w, l.Display(), l, statOp)
+	return fi, err
+}
+
+// Lstat returns the file information of the location without following a
+// final symbolic link.
+func (l Location) Lstat() (fs.FileInfo, error) {
+	_, fi, err := follow(l.w, l.Display(), l, lstatOp)
+	return fi, err
+}
+
+func openOp(l Location) (*os.File, error)     { return l.area.root.Open(l.rel) }
+func statOp(l Location) (fs.FileInfo, error)  { return l.area.root.Stat(l.rel) }
+func lstatOp(l Location) (fs.FileInfo, error) { return l.area.root.Lstat(l.rel) }
+
+// ReadDir reads the directory at the location, sorted by name.
+func (l Location) ReadDir() ([]fs.DirEntry, error) {
+	f, err := l.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if err != nil {
+		return entries, &Error{Path: l.Display(), Err: sysErr(err)}
+	}
+	return entries, nil
+}
+
+// SameAs reports whether l and m name the same path of the same area.
+func (l Location) SameAs(m Location) bool {
+	return l.area == m.area && l.rel == m.rel
+}
+
+// Tops returns the top of the AWD and, when it exists, of staging: where a
+// search that names no path starts.
+func (w *Workspace) Tops() []Location {
+	tops := []Location{{area: w.awd, w: w, rel: "."}}
+	if w.staging != nil {
+		tops = append(tops, Location{area: w.staging, w: w, rel: "."})
+	}
+	return tops
+}
+
+// Locate resolves name to an existing file or directory: a relative name
+// against the AWD and then staging, the first where it exists; an absolute
+// name when it lies in either. Symbolic links are followed while they stay
+// inside, whether relative or absolute.
+func (w *Workspace) Locate(name string) (Location, error) {
+	cands, err := w.candidates(name)
+	if err != nil {
+		return Location{}, err
+	}
+	var first error
+	for _, c := range cands {
+		loc, _, err := follow(w, name, c, statOp)
+		if err == nil {
+			return loc, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return Location{}, err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return Location{}, first
+}
+
+// Resolve returns the absolute path of the existing file name resolves to
+// (see Locate), for consumers that must hand a path on rather than open
+// it, such as a model request naming its attachment.
+func (w *Workspace) Resolve(name string) (string, error) {
+	loc, err := w.Locate(name)
+	if err != nil {
+		return "", err
+	}
+	return loc.Abs(), nil
+}
+
+// Open opens the file name resolves to (see Locate) for reading.
+func (w *Workspace) Open(name string) (*os.File, error) {
+	loc, err := w.Locate(name)
+	if err != nil {
+		return nil, err
+	}
+	_, f, err := follow(w, name, loc, openOp)
+	return f, err
+}
+
+// Stat returns the file information of what name resolves to (see Locate).
+func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
+	loc, err := w.Locate(name)
+	if err != nil {
+		return nil, err
+	}
+	return loc.Stat()
+}
+
+// ReadDir reads the directory name resolves to (see Locate), sorted by
+// name.
+func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
+	loc, err := w.Locate(name)
+	if err != nil {
+		return nil, err
+	}
+	return loc.ReadDir()
+}
+
+// WriteFile writes data to the file name in the AWD, replacing what it
+// held, creating it and its parent directories as needed. A name in
+// staging is refused with ErrReadOnly.
+func (w *Workspace) WriteFile(name string, data []byte) (Location, error) {
+	return w.write(name, data, os.O_TRUNC)
+}
+
+// AppendFile appends data to the file name in the AWD, creating it and its
+// parent directories as needed. A name in staging is refused with
+// ErrReadOnly.
+func (w *Workspace) AppendFile(name string, data []byte) (Location, error) {
+	return w.write(name, data, os.O_APPEND)
+}
+
+func (w *Workspace) write(name string, data []byte, mode int) (Location, error) {
+	loc, err := w.writable(name)
+	if err != nil {
+		return Location{}, err
+	}
+	if loc.rel == "." {
+		return Location{}, &Error{Path: name, Err: errors.New("is a directory")}
+	}
+	// The parents are created first, through the root, so that a link
+	// among them that leads out is refused before anything is made.
+	if dir := filepath.Dir(loc.rel); dir != "." {
+		parent := loc
+		parent.rel = dir
+		parent, _, err = follow(w, name, parent, func(l Location) (struct{}, error) {
+			return struct{}{}, l.area.root.MkdirAll(l.rel, 0o777)
+		})
+		if err != nil {
+			return Location{}, err
+		}
+		loc.rel = filepath.Join(parent.rel, filepath.Base(loc.rel))
+	}
+	loc, f, err := follow(w, name, loc, func(l Location) (*os.File, error) {
+		return l.area.root.OpenFile(l.rel, os.O_WRONLY|os.O_CREATE|mode, 0o666)
+	})
+	if err != nil {
+		return Location{}, err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Location{}, &Error{Path: name, Err: sysErr(err)}
+	}
+	return loc, nil
+}
+
+// writable resolves name for writing: in the AWD, and not in staging.
+func (w *Workspace) writable(name string) (Location, error) {
+	cands, err := w.candidates(name)
+	if err != nil {
+		return Location{}, err
+	}
+	for _, c := range cands {
+		if c.area != w.awd {
+			continue
+		}
+		if w.stagingDir != "" {
+			if _, in := within(w.stagingDir, c.Abs()); in {
+				return Location{}, &Error{Path: name, Err: ErrReadOnly}
+			}
+		}
+		return c, nil
+	}
+	return Location{}, &Error{Path: name, Err: ErrReadOnly}
+}
+
+// candidates returns where name may be, in the order to try: for a
+// relative name the AWD and then staging; for an absolute name the areas
+// that contain it. It refuses names that lead out lexically.
+func (w *Workspace) candidates(name string) ([]Location, error) {
+	if name == "" || strings.ContainsRune(name, 0) {
+		return nil, &Error{Path: name, Err: ErrBadPath}
+	}
+	var cands []Location
+	if filepath.IsAbs(name) {
+		abs := filepath.Clean(name)
+		for _, a := range w.areas() {
+			if rel, ok := a.contains(abs); ok {
+				cands = append(cands, Location{area: a, w: w, rel: rel})
+			}
+		}
+		if len(cands) == 0 {
+			return nil, &Error{Path: name, Err: ErrOutside, Detail: w.where()}
+		}
+		return cands, nil
+	}
+	rel := filepath.Clean(name)
+	if escapes(rel) {
+		return nil, &Error{Path: name, Err: ErrOutside, Detail: w.where()}
+	}
+	for _, a := range w.areas() {
+		cands = append(cands, Location{area: a, w: w, rel: rel})
+	}
+	return cands, nil
+}
+
+func (w *Workspace) areas() []*area {
+	if w.staging == nil {
+		return []*area{w.awd}
+	}
+	return []*area{w.awd, w.staging}
+}
+
+// where describes the areas for a refusal, so that a model learns what it
+// may name.
+func (w *Workspace) where() string {
+	if w.staging == nil {
+		return "the working directory is " + w.awd.dir
+	}
+	return "the working directory is " + w.awd.dir + " and staging is " + w.staging.dir
+}
+
+// follow runs op on loc. os.Root refuses every symbolic link that is
+// absolute or climbs above the root, even one that ends inside; when it
+// does, follow rewrites the first link of the path into the path it points
+// to, if that is inside the same area, and tries again. The rewrite is
+// lexical, as os.Root's own handling of "..", and op still runs through
+// the root, so a path changed meanwhile cannot lead out either.
+func follow[T any](w *Workspace, name string, loc Location, op func(Location) (T, error)) (Location, T, error) {
+	for range maxLinks {
+		v, err := op(loc)
+		if err == nil {
+			return loc, v, nil
+		}
+		if !errors.Is(err, w.escape) {
+			return loc, v, w.pathErr(name, err)
+		}
+		next, rerr := w.rewriteLink(name, loc)
+		if rerr != nil {
+			return loc, v, rerr
+		}
+		loc = next
+	}
+	var zero T
+	return loc, zero, &Error{Path: name, Err: errors.New("too many levels of symbolic links")}
+}
+
+// rewriteLink replaces the first symbolic link in loc's path by its target
+// when the target lies inside loc's area, and refuses the path otherwise.
+func (w *Workspace) rewriteLink(name string, loc Location) (Location, error) {
+	parts := strings.Split(loc.rel, string(filepath.Separator))
+	for i := range parts {
+		prefix := filepath.Join(parts[:i+1]...)
+		fi, err := loc.area.root.Lstat(prefix)
+		if err != nil {
+			break
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		target, err := loc.area.root.Readlink(prefix)
+		if err != nil {
+			break
+		}
+		abs := target
+		if !filepath.IsAbs(target) {
+			abs = filepath.Join(loc.area.dir, filepath.Dir(prefix), target)
+		}
+		rel, ok := loc.area.contains(filepath.Clean(abs))
+		if !ok {
+			return loc, &Error{Path: name, Err: ErrOutside,
+				Detail: fmt.Sprintf("symbolic link %q points to %q", loc.area.displayOf(prefix), target)}
+		}
+		loc.rel = filepath.Join(append([]string{rel}, parts[i+1:]...)...)
+		return loc, nil
+	}
+	return loc, &Error{Path: name, Err: ErrOutside, Detail: "through a symbolic link"}
+}
+
+func (a *area) displayOf(rel string) string {
+	return Location{area: a, rel: rel}.Display()
+}
+
+// contains returns abs relative to the area when it lies inside it.
+func (a *area) contains(abs string) (string, bool) {
+	if rel, ok := within(a.dir, abs); ok {
+		return rel, true
+	}
+	if a.real != a.dir {
+		return within(a.real, abs)
+	}
+	return "", false
+}
+
+// pathErr turns an error from os.Root into an *Error naming the
+// path as the caller gave it.
+func (w *Workspace) pathErr(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	if errors.Is(err, w.escape) {
+		return &Error{Path: name, Err: ErrOutside, Detail: "through a symbolic link"}
+	}
+	return &Error{Path: name, Err: sysErr(err)}
+}
+
+// sysErr strips the *fs.PathError that os wraps around a system error: its
+// operation and root-relative path ("openat x") mean nothing to a model,
+// and Error names the path already.
+func sysErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// within returns path relative to dir when path is dir or lies below it.
+// Both must be absolute and clean.
+func within(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || escapes(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// escapes reports whether the clean relative path rel climbs above its
+// starting point.
+func escapes(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel)
+}
