@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// outcome is what a call came back with.
+type outcome struct {
+	value any
+	err   error
+	// panicked holds the message of a recovered panic, with a short stack.
+	panicked string
+}
+
+// execute is step 4 and 5 for one call, in its own goroutine: run the tool
+// with the call's context, then pack what came back into the slot's record.
+func (ru *run) execute(s *slot) {
+	r := ru.r
+	req := s.req
+	defer func() {
+		if v := recover(); v != nil {
+			// Packing ran a MarshalJSON of the tool's result that panicked.
+			s.rec = r.errorRecord(req, message.KindPanic, fmt.Sprintf("panic: %v", v), time.Since(s.started))
+		}
+		failed := s.rec.Error != nil && s.rec.Status != message.StatusAborted && r.opts.FailFast
+		if failed {
+			// Before the slot is freed, so that nothing more starts.
+			ru.failed.Store(true)
+		}
+		<-ru.sem
+		close(s.done)
+		if failed {
+			// After the record is in place, so that the writer does not
+			// take this call for one cut short.
+			ru.cancel()
+		}
+	}()
+
+	spec, _ := r.reg.Lookup(req.Name)
+	tc := &registry.ToolContext{
+		Store:         r.opts.Store,
+		SessionID:     r.sessionID(req),
+		OriginalMsgID: req.ID,
+		AWD:           r.opts.AWD,
+		Staging:       r.opts.Staging,
+		Model:         r.opts.Model,
+	}
+
+	var ctx context.Context
+	var cancel context.CancelFunc
+	var o outcome
+	if r.opts.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ru.ctx, r.opts.Timeout)
+		// The tool runs in a goroutine of its own so that the timeout holds
+		// even for a tool that ignores its context: the record is written
+		// at the deadline and the tool is left to return in its own time.
+		ch := make(chan outcome, 1)
+		go func() { ch <- call(ctx, spec, tc, req.Args) }()
+		select {
+		case o = <-ch:
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				o = outcome{err: context.DeadlineExceeded}
+			} else {
+				// Interrupted: the writer decides how long to wait.
+				o = <-ch
+			}
+		}
+	} else {
+		ctx, cancel = context.WithCancel(ru.ctx)
+		o = call(ctx, spec, tc, req.Args)
+	}
+	defer cancel()
+	s.rec = ru.pack(ctx, req, o, time.Since(s.started))
+}
+
+// call runs the tool, turning a panic into an outcome.
+func call(ctx context.Context, spec *registry.Spec, tc *registry.ToolContext, args map[string]any) (o outcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			o = outcome{panicked: fmt.Sprintf("panic: %v\n%s", v, shortStack())}
+		}
+	}()
+	v, err := spec.Call(ctx, tc, args)
+	return outcome{value: v, err: err}
+}
+
+// shortStack is the stack of a recovered panic from the panicking frame
+// down to the tool's entry, without the runtime's and the runner's own
+// frames: enough to find the line, short enough for a record.
+func shortStack() string {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(3, pcs) // runtime.Callers, shortStack, the deferred func
+	frames := runtime.CallersFrames(pcs[:n])
+	var b strings.Builder
+	lines := 0
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, "runtime.") {
+			if !more {
+				break
+			}
+			continue
+		}
+		if strings.HasSuffix(f.Function, "internal/runner.call") {
+			break
+		}
+		fmt.Fprintf(&b, "  %s\n    %s:%d\n", f.Function, f.File, f.Line)
+		if lines++; lines == 8 || !more {
+			break
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// pack is step 5: one record for what the call came back with.
+func (ru *run) pack(ctx context.Context, req *Request, o outcome, d time.Duration) *message.Record {
+	r := ru.r
+	if o.panicked != "" {
+		return r.errorRecord(req, message.KindPanic, o.panicked, d)
+	}
+	if o.err != nil {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && ru.ctx.Err() == nil:
+			return r.errorRecord(req, message.KindTimeout,
+				fmt.Sprintf("timed out after %v (--timeout): %v", r.opts.Timeout, o.err), d)
+		case ru.ctx.Err() != nil && !registry.IsInvalidArgs(o.err):
+			return r.aborted(req, "interrupted while running: "+o.err.Error(), d)
+		case registry.IsInvalidArgs(o.err):
+			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)
+		}
+		var unknown *registry.UnknownToolError
+		if errors.As(o.err, &unknown) {
+			return r.errorRecord(req, message.KindUnknownTool, o.err.Error(), d)
+		}
+		return r.errorRecord(req, message.KindToolError, o.err.Error(), d)
+	}
+	rec, err := r.success(req, o.value, d)
+	if err != nil {
+		return r.errorRecord(req, message.KindToolError, err.Error(), d)
+	}
+	return rec
+}

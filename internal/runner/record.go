@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/internal/message"
+)
+
+func (r *ToolRunner) sessionID(req *Request) string {
+	if req.SessionID != "" {
+		return req.SessionID
+	}
+	return r.opts.SessionID
+}
+
+// record is the part every record of a request shares.
+func (r *ToolRunner) record(req *Request, d time.Duration) *message.Record {
+	ms := d.Milliseconds()
+	return &message.Record{
+		ID:         r.ids.New(),
+		SessionID:  r.sessionID(req),
+		ParentID:   req.ID,
+		Role:       message.RoleTool,
+		Type:       message.TypeToolResult,
+		Status:     message.StatusResponded,
+		Name:       req.Name,
+		CallID:     req.CallID,
+		CreatedAt:  time.Now().UTC(),
+		DurationMS: &ms,
+	}
+}
+
+// errorRecord is the record of a call that failed after d.
+func (r *ToolRunner) errorRecord(req *Request, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
+	rec := r.record(req, d)
+	rec.IsError = true
+	rec.Error = &message.ErrorInfo{Kind: kind, Message: r.clip(msg)}
+	return rec
+}
+
+// failure is the record of a request refused before it ran.
+func (r *ToolRunner) failure(req *Request, kind message.ErrorKind, msg string) *message.Record {
+	return r.errorRecord(req, kind, msg, 0)
+}
+
+// aborted is the record of a request cut short by an interrupt (or
+// --fail-fast) after d.
+func (r *ToolRunner) aborted(req *Request, msg string, d time.Duration) *message.Record {
+	rec := r.errorRecord(req, message.KindAborted, msg, d)
+	rec.Status = message.StatusAborted
+	return rec
+}
+
+// clip keeps an error message within MaxOutput, head and tail: a tool may
+// put anything in an error.
+func (r *ToolRunner) clip(msg string) string {
+	limit := r.opts.MaxOutput
+	if limit <= 0 || int64(len(msg)) <= limit {
+		return msg
+	}
+	head, tail := cut(msg, limit)
+	return head + fmt.Sprintf("\n[... %d bytes cut ...]\n", len(msg)-len(head)-len(tail)) + tail
+}
+
+// success is the record of a call that returned v after d.
+func (r *ToolRunner) success(req *Request, v any, d time.Duration) (*message.Record, error) {
+	content, err := encodeContent(v)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q returned a value that is not JSON: %w", req.Name, err)
+	}
+	rec := r.record(req, d)
+	if r.opts.MaxOutput > 0 && int64(len(content)) > r.opts.MaxOutput {
+		content, rec.Truncated = r.truncate(rec.ID, content)
+	}
+	rec.Content = content
+	return rec, nil
+}
+
+// encodeContent is json.Marshal with the common results (numbers, short
+// strings, booleans) written directly: they are most calls of a batch.
+func encodeContent(v any) (json.RawMessage, error) {
+	switch x := v.(type) {
+	case nil:
+		return json.RawMessage("null"), nil
+	case int:
+		return strconv.AppendInt(nil, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(nil, x, 10), nil
+	case bool:
+		return strconv.AppendBool(nil, x), nil
+	case json.RawMessage:
+		if json.Valid(x) {
+			return x, nil
+		}
+	}
+	return json.Marshal(v)
+}
+
+// truncate cuts content to its head and tail within MaxOutput, as a JSON
+// string saying what was cut and where the whole of it was saved, so that
+// a model can read the rest with read_file.
+func (r *ToolRunner) truncate(recID string, content json.RawMessage) (json.RawMessage, *message.Truncation) {
+	whole, ext := []byte(content), ".json"
+	var s string
+	if len(content) > 0 && content[0] == '"' && json.Unmarshal(content, &s) == nil {
+		// A string is cut as text, not as its JSON quoting.
+		whole, ext = []byte(s), ".txt"
+	}
+	t := &message.Truncation{Bytes: int64(len(whole))}
+	saved := "it could not be saved"
+	if path, err := r.saveOutput(recID+ext, whole); err != nil {
+		saved += ": " + err.Error()
+	} else {
+		t.SavedTo = path
+		saved = "the whole output is in " + path
+	}
+	head, tail := cut(string(whole), r.opts.MaxOutput)
+	marker := fmt.Sprintf("\n[... kesoku cut %d of %d bytes here; %s ...]\n", len(whole)-len(head)-len(tail), len(whole), saved)
+	cutContent, _ := json.Marshal(head + marker + tail)
+	return cutContent, t
+}
+
+// cut returns the head and tail of s that together fit in limit bytes, on
+// UTF-8 boundaries: half each.
+func cut(s string, limit int64) (head, tail string) {
+	n := int(limit / 2)
+	h := n
+	for h > 0 && h < len(s) && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	t := len(s) - n
+	for t < len(s) && t > 0 && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:h], s[t:]
+}
+
+// saveOutput writes a whole output under OutputDir and returns its path,
+// relative to the AWD when it lies inside it (so that the file tools can
+// read it).
+func (r *ToolRunner) saveOutput(name string, data []byte) (string, error) {
+	dir := r.opts.OutputDir
+	if dir == "" {
+		dir = filepath.Join(r.opts.AWD, ".kesoku", "outputs")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("save output: %w", err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", fmt.Errorf("save output: %w", err)
+	}
+	if r.opts.AWD != "" {
+		if rel, err := filepath.Rel(r.opts.AWD, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel, nil
+		}
+	}
+	return path, nil
+}

@@ -1,0 +1,701 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// calls counts how often each request id reached a tool, across the runs
+// of one test, so that a test can prove nothing ran twice.
+type calls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *calls) note(tc *registry.ToolContext) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = make(map[string]int)
+	}
+	c.n[tc.OriginalMsgID]++
+}
+
+func num(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return 0
+}
+
+// testRegistry builds the tools the tests use, by hand, as generated code
+// would.
+func testRegistry(t testing.TB, c *calls) *registry.Registry {
+	t.Helper()
+	reg := registry.New()
+	numParam := func(name string) *registry.Property {
+		return &registry.Property{Name: name, Required: true, Schema: &registry.Schema{Type: registry.TypeNumber}}
+	}
+	specs := []*registry.Spec{
+		{Name: "sum", Params: []*registry.Property{numParam("a"), numParam("b")},
+			Call: func(_ context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+				c.note(tc)
+				a, okA := args["a"]
+				b, okB := args["b"]
+				if !okA || !okB {
+					return nil, &registry.ArgsError{Tool: "sum", Problems: []*registry.ArgError{{Path: "b", Problem: "missing required argument"}}}
+				}
+				return int64(num(a) + num(b)), nil
+			}},
+		{Name: "sleep", Params: []*registry.Property{numParam("ms")},
+			Call: func(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+				c.note(tc)
+				t := time.NewTimer(time.Duration(num(args["ms"]) * float64(time.Millisecond)))
+				defer t.Stop()
+				select {
+				case <-t.C:
+					return args["ms"], nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}},
+		{Name: "stubborn", Params: []*registry.Property{numParam("ms")},
+			Call: func(_ context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+				c.note(tc)
+				time.Sleep(time.Duration(num(args["ms"]) * float64(time.Millisecond)))
+				return "done", nil
+			}},
+		{Name: "boom", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			var m map[string]int
+			m["x"] = 1 // a nil map write: a runtime panic
+			return nil, nil
+		}},
+		{Name: "boom_value", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			panic("the tool gave up")
+		}},
+		{Name: "fail", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
+			c.note(tc)
+			return nil, errors.New("disk on fire")
+		}},
+		{Name: "bad_path", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			return nil, registry.InvalidArg("path", errors.New(`"../x" leads out of the working directory`))
+		}},
+		{Name: "whoami", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
+			model := ""
+			if tc.Model != nil {
+				model = tc.Model.ModelName()
+			}
+			return map[string]any{
+				"session": tc.SessionID, "msg": tc.OriginalMsgID, "awd": tc.AWD,
+				"staging": tc.Staging, "store": tc.Store != nil, "model": model,
+			}, nil
+		}},
+		{Name: "big", Params: []*registry.Property{numParam("n")},
+			Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+				return strings.Repeat("a", int(num(args["n"])/2)) + strings.Repeat("z", int(num(args["n"])/2)), nil
+			}},
+		{Name: "not_json", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			return func() {}, nil
+		}},
+	}
+	for _, s := range specs {
+		if err := reg.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
+}
+
+// collect runs reqs and returns their records in the order emitted.
+func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*Request) ([]*message.Record, Summary) {
+	t.Helper()
+	var recs []*message.Record
+	sum, err := r.Run(ctx, func(yield func(*Request) bool) {
+		for _, q := range reqs {
+			if !yield(q) {
+				return
+			}
+		}
+	}, func(rec *message.Record) error {
+		recs = append(recs, rec)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return recs, sum
+}
+
+// shape is what a test compares of a record: everything but the fields
+// that vary from run to run.
+type shape struct {
+	ParentID, Name, Session string
+	Status                  message.Status
+	Content                 string
+	Kind                    message.ErrorKind
+	IsError                 bool
+}
+
+func shapeOf(rec *message.Record) shape {
+	s := shape{ParentID: rec.ParentID, Name: rec.Name, Session: rec.SessionID, Status: rec.Status, Content: string(rec.Content), IsError: rec.IsError}
+	if rec.Error != nil {
+		s.Kind = rec.Error.Kind
+	}
+	return s
+}
+
+var uuidV7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func TestRunOneRecordPerRequest(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	tests := []struct {
+		name    string
+		req     *Request
+		want    shape
+		message string // a regexp the error message must match
+	}{
+		{"success", &Request{ID: "c1", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+			shape{ParentID: "c1", Name: "sum", Session: "s", Status: "responded", Content: "3"}, ""},
+		{"invalid request", &Request{ID: "c2", Name: "sum", Err: errors.New("f.yaml:3:1: args: expected an object")},
+			shape{ParentID: "c2", Name: "sum", Session: "s", Status: "responded", Kind: "invalid_request", IsError: true}, `^f\.yaml:3:1: args`},
+		{"missing name", &Request{ID: "c3", Pos: Position{File: "f.yaml", Line: 4, Col: 3}},
+			shape{ParentID: "c3", Session: "s", Status: "responded", Kind: "invalid_request", IsError: true}, `^f\.yaml:4:3: missing "name"`},
+		{"unknown tool", &Request{ID: "c4", Name: "summ"},
+			shape{ParentID: "c4", Name: "summ", Session: "s", Status: "responded", Kind: "unknown_tool", IsError: true}, `unknown tool "summ"; did you mean "sum"\? known tools: .*sum`},
+		{"arguments the tool refuses", &Request{ID: "c5", Name: "sum", Args: map[string]any{"a": 1.0}},
+			shape{ParentID: "c5", Name: "sum", Session: "s", Status: "responded", Kind: "invalid_args", IsError: true}, `args\.b: missing required argument`},
+		{"a path the tool refuses", &Request{ID: "c6", Name: "bad_path"},
+			shape{ParentID: "c6", Name: "bad_path", Session: "s", Status: "responded", Kind: "invalid_args", IsError: true}, `leads out`},
+		{"tool error", &Request{ID: "c7", Name: "fail"},
+			shape{ParentID: "c7", Name: "fail", Session: "s", Status: "responded", Kind: "tool_error", IsError: true}, `^disk on fire$`},
+		{"runtime panic", &Request{ID: "c8", Name: "boom"},
+			shape{ParentID: "c8", Name: "boom", Session: "s", Status: "responded", Kind: "panic", IsError: true}, `(?s)^panic: assignment to entry in nil map\n.*runner_test\.go:\d+`},
+		{"panic with a value", &Request{ID: "c9", Name: "boom_value"},
+			shape{ParentID: "c9", Name: "boom_value", Session: "s", Status: "responded", Kind: "panic", IsError: true}, `^panic: the tool gave up\n`},
+		{"result that is not JSON", &Request{ID: "c10", Name: "not_json"},
+			shape{ParentID: "c10", Name: "not_json", Session: "s", Status: "responded", Kind: "tool_error", IsError: true}, `not JSON`},
+		{"file session wins", &Request{ID: "c11", Name: "sum", SessionID: "file", Args: map[string]any{"a": 1.0, "b": 1.0}},
+			shape{ParentID: "c11", Name: "sum", Session: "file", Status: "responded", Content: "2"}, ""},
+		{"missing id", &Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
+			shape{ParentID: "call_1", Name: "sum", Session: "s", Status: "responded", Content: "2"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := New(reg, Options{SessionID: "s"})
+			recs, _ := collect(t, context.Background(), r, []*Request{tt.req})
+			if len(recs) != 1 {
+				t.Fatalf("got %d records, want 1", len(recs))
+			}
+			rec := recs[0]
+			if diff := cmp.Diff(tt.want, shapeOf(rec)); diff != "" {
+				t.Errorf("record mismatch (-want +got):\n%s", diff)
+			}
+			if !uuidV7.MatchString(rec.ID) {
+				t.Errorf("id %q is not a UUIDv7", rec.ID)
+			}
+			if rec.Role != message.RoleTool || rec.Type != message.TypeToolResult {
+				t.Errorf("role/type = %s/%s, want tool/tool_result", rec.Role, rec.Type)
+			}
+			if rec.CreatedAt.Location() != time.UTC || time.Since(rec.CreatedAt) > time.Minute {
+				t.Errorf("created_at = %v, want now in UTC", rec.CreatedAt)
+			}
+			if rec.DurationMS == nil {
+				t.Errorf("duration_ms missing")
+			}
+			if tt.message == "" {
+				if rec.Error != nil {
+					t.Errorf("unexpected error %+v", rec.Error)
+				}
+				return
+			}
+			if rec.Error == nil || !regexp.MustCompile(tt.message).MatchString(rec.Error.Message) {
+				t.Errorf("error = %+v, want a message matching %q", rec.Error, tt.message)
+			}
+		})
+	}
+}
+
+func TestRunKeepsRequestOrder(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	r := New(reg, Options{Jobs: 8})
+	var reqs []*Request
+	var want []string
+	for i := range 300 {
+		id := fmt.Sprintf("r%d", i)
+		q := &Request{ID: id, Name: "sleep", Args: map[string]any{"ms": rand.Float64() * 3}}
+		if i%7 == 0 {
+			q.Name = "nope" // refused at once, while earlier calls still run
+		}
+		reqs = append(reqs, q)
+		want = append(want, id)
+	}
+	recs, sum := collect(t, context.Background(), r, reqs)
+	var got []string
+	for _, rec := range recs {
+		got = append(got, rec.ParentID)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("record order mismatch (-want +got):\n%s", diff)
+	}
+	if sum.Records != 300 || sum.Kinds[message.KindUnknownTool] != 43 || sum.Failed != 43 {
+		t.Errorf("summary = %+v, want 300 records, 43 unknown_tool", sum)
+	}
+}
+
+func TestRunRunsUpToJobsAtOnce(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	var now, peak atomic.Int32
+	reg.MustRegister(&registry.Spec{Name: "probe", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		n := now.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+		now.Add(-1)
+		return nil, nil
+	}})
+	reqs := make([]*Request, 100)
+	for i := range reqs {
+		reqs[i] = &Request{Name: "probe"}
+	}
+	collect(t, context.Background(), New(reg, Options{Jobs: 5}), reqs)
+	if p := peak.Load(); p != 5 {
+		t.Errorf("peak concurrency = %d, want 5", p)
+	}
+}
+
+// TestRunInterruptAtRandomMoments interrupts runs at random moments and
+// checks that every request still gets exactly one record, in order, and
+// that records after the interrupt are aborted.
+func TestRunInterruptAtRandomMoments(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	for round := range 25 {
+		t.Run(fmt.Sprint(round), func(t *testing.T) {
+			t.Parallel()
+			jobs := 1 + rand.IntN(8)
+			r := New(reg, Options{Jobs: jobs, Grace: time.Duration(rand.IntN(5)) * time.Millisecond})
+			var reqs []*Request
+			for i := range 200 {
+				name := "sleep"
+				if i%3 == 0 {
+					name = "stubborn" // ignores its context: only the grace ends it
+				}
+				reqs = append(reqs, &Request{ID: fmt.Sprint(i), Name: name, Args: map[string]any{"ms": rand.Float64() * 2}})
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(time.Duration(rand.IntN(40))*time.Millisecond, cancel)
+			recs, sum := collect(t, ctx, r, reqs)
+			cancel()
+			if len(recs) != len(reqs) {
+				t.Fatalf("got %d records for %d requests", len(recs), len(reqs))
+			}
+			aborted := 0
+			for i, rec := range recs {
+				if rec.ParentID != reqs[i].ID {
+					t.Fatalf("record %d answers %q, want %q", i, rec.ParentID, reqs[i].ID)
+				}
+				if rec.Status == message.StatusAborted {
+					aborted++
+					if rec.Error == nil || rec.Error.Kind != message.KindAborted || !rec.IsError {
+						t.Errorf("aborted record %d: error = %+v", i, rec.Error)
+					}
+				} else if rec.Error != nil {
+					t.Errorf("record %d: unexpected error %+v", i, rec.Error)
+				}
+			}
+			if sum.Aborted != aborted || sum.Records != len(reqs) {
+				t.Errorf("summary = %+v, want %d aborted of %d", sum, aborted, len(reqs))
+			}
+			if aborted > 0 && !sum.Interrupted {
+				t.Errorf("summary says not interrupted, but %d records were aborted", aborted)
+			}
+		})
+	}
+}
+
+func TestRunAbortsQueuedAtOnce(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	r := New(reg, Options{Jobs: 4, Grace: 5 * time.Second})
+	reqs := make([]*Request, 10000)
+	for i := range reqs {
+		reqs[i] = &Request{Name: "sleep", Args: map[string]any{"ms": 50.0}}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	recs, sum := collect(t, ctx, r, reqs)
+	// The sleeps honour their context; what remains is queued work, which
+	// must not wait for anything. (A generous bound: this is a check of
+	// behaviour, not a benchmark.)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v to abort 10,000 queued requests", d)
+	}
+	if len(recs) != 10000 || sum.Aborted != 10000 {
+		t.Errorf("got %d records, %d aborted; want 10000 and 10000", len(recs), sum.Aborted)
+	}
+}
+
+func TestRunGrace(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	tests := []struct {
+		name      string
+		grace     time.Duration
+		endGrace  bool
+		ms        float64
+		status    message.Status
+		maxTaking time.Duration
+	}{
+		{"returns within the grace", time.Second, false, 60, message.StatusResponded, 900 * time.Millisecond},
+		{"outlives the grace", 30 * time.Millisecond, false, 2000, message.StatusAborted, time.Second},
+		{"a second signal ends the grace", time.Hour, true, 2000, message.StatusAborted, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			end := make(chan struct{})
+			r := New(reg, Options{Jobs: 2, Grace: tt.grace, EndGrace: end})
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(10*time.Millisecond, func() {
+				cancel()
+				if tt.endGrace {
+					time.Sleep(20 * time.Millisecond)
+					close(end)
+				}
+			})
+			start := time.Now()
+			recs, _ := collect(t, ctx, r, []*Request{
+				{ID: "a", Name: "stubborn", Args: map[string]any{"ms": tt.ms}},
+				{ID: "b", Name: "sleep", Args: map[string]any{"ms": 5000.0}},
+				{ID: "c", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+			})
+			if d := time.Since(start); d > tt.maxTaking {
+				t.Errorf("took %v, want under %v", d, tt.maxTaking)
+			}
+			got := []message.Status{recs[0].Status, recs[1].Status, recs[2].Status}
+			want := []message.Status{tt.status, message.StatusAborted, message.StatusAborted}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("statuses mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	for _, name := range []string{"sleep", "stubborn"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := New(reg, Options{Timeout: 30 * time.Millisecond})
+			start := time.Now()
+			recs, sum := collect(t, context.Background(), r, []*Request{
+				{ID: "slow", Name: name, Args: map[string]any{"ms": 3000.0}},
+				{ID: "fast", Name: name, Args: map[string]any{"ms": 1.0}},
+			})
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("a 30ms timeout took %v", d)
+			}
+			if recs[0].Error == nil || recs[0].Error.Kind != message.KindTimeout || recs[0].Status != message.StatusResponded {
+				t.Errorf("slow call: status %s, error %+v; want a timeout", recs[0].Status, recs[0].Error)
+			} else if !strings.Contains(recs[0].Error.Message, "timed out after 30ms") {
+				t.Errorf("timeout message %q does not say the limit", recs[0].Error.Message)
+			}
+			if recs[1].Error != nil {
+				t.Errorf("fast call: %+v", recs[1].Error)
+			}
+			if sum.Interrupted {
+				t.Errorf("a timeout is not an interrupt")
+			}
+		})
+	}
+}
+
+type fakeModel struct{}
+
+func (fakeModel) ModelName() string { return "gemini-test" }
+
+type memStore struct{}
+
+func (memStore) Append(context.Context, ...*message.Record) error { return nil }
+
+func TestRunInjectsToolContext(t *testing.T) {
+	t.Parallel()
+	r := New(testRegistry(t, nil), Options{SessionID: "sess", AWD: "/awd", Staging: "/stage", Store: memStore{}, Model: fakeModel{}})
+	recs, err := r.RunAll(context.Background(), []*Request{
+		{ID: "tool_call_7", Name: "whoami", CallID: "toolu_01"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(recs[0].Content, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"session": "sess", "msg": "tool_call_7", "awd": "/awd", "staging": "/stage", "store": true, "model": "gemini-test"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ToolContext mismatch (-want +got):\n%s", diff)
+	}
+	if recs[0].CallID != "toolu_01" || recs[0].ParentID != "tool_call_7" {
+		t.Errorf("call_id/parent_id = %q/%q, want toolu_01/tool_call_7", recs[0].CallID, recs[0].ParentID)
+	}
+}
+
+func TestRunTruncatesLargeOutput(t *testing.T) {
+	t.Parallel()
+	awd := t.TempDir()
+	r := New(testRegistry(t, nil), Options{MaxOutput: 100, AWD: awd})
+	recs, _ := collect(t, context.Background(), r, []*Request{
+		{ID: "small", Name: "big", Args: map[string]any{"n": 50.0}},
+		{ID: "large", Name: "big", Args: map[string]any{"n": 10000.0}},
+	})
+	if recs[0].Truncated != nil {
+		t.Errorf("50 bytes were truncated at a 100-byte limit: %+v", recs[0].Truncated)
+	}
+	rec := recs[1]
+	if rec.Truncated == nil {
+		t.Fatalf("10,000 bytes were not truncated at a 100-byte limit")
+	}
+	want := &message.Truncation{Bytes: 10000, SavedTo: filepath.Join(".kesoku", "outputs", rec.ID+".txt")}
+	if diff := cmp.Diff(want, rec.Truncated); diff != "" {
+		t.Errorf("truncation mismatch (-want +got):\n%s", diff)
+	}
+	var content string
+	if err := json.Unmarshal(rec.Content, &content); err != nil {
+		t.Fatalf("truncated content is not a JSON string: %v", err)
+	}
+	if !strings.HasPrefix(content, strings.Repeat("a", 50)+"\n[... kesoku cut 9900 of 10000 bytes") ||
+		!strings.HasSuffix(content, "...]\n"+strings.Repeat("z", 50)) || !strings.Contains(content, want.SavedTo) {
+		t.Errorf("content = %q, want 50 bytes of head, a note naming the saved file, 50 of tail", content)
+	}
+	whole, err := os.ReadFile(filepath.Join(awd, want.SavedTo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(whole) != strings.Repeat("a", 5000)+strings.Repeat("z", 5000) {
+		t.Errorf("saved output is not the whole output (%d bytes)", len(whole))
+	}
+}
+
+func TestCutKeepsRunesWhole(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("é", 100) // two bytes each
+	for limit := int64(1); limit < 60; limit++ {
+		head, tail := cut(s, limit)
+		if !utf8Valid(head) || !utf8Valid(tail) || int64(len(head)+len(tail)) > limit {
+			t.Fatalf("cut(%d) = %d+%d bytes, valid %v %v", limit, len(head), len(tail), utf8Valid(head), utf8Valid(tail))
+		}
+	}
+}
+
+func utf8Valid(s string) bool {
+	return json.Valid([]byte(fmt.Sprintf("%q", s))) && strings.ToValidUTF8(s, "?") == s
+}
+
+func TestRunFailFast(t *testing.T) {
+	t.Parallel()
+	c := &calls{}
+	r := New(testRegistry(t, c), Options{FailFast: true})
+	recs, sum := collect(t, context.Background(), r, []*Request{
+		{ID: "1", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+		{ID: "2", Name: "fail"},
+		{ID: "3", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+		{ID: "4", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+	})
+	var got []shape
+	for _, rec := range recs {
+		got = append(got, shapeOf(rec))
+	}
+	want := []shape{
+		{ParentID: "1", Name: "sum", Status: "responded", Content: "3"},
+		{ParentID: "2", Name: "fail", Status: "responded", Kind: "tool_error", IsError: true},
+		{ParentID: "3", Name: "sum", Status: "aborted", Kind: "aborted", IsError: true},
+		{ParentID: "4", Name: "sum", Status: "aborted", Kind: "aborted", IsError: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records mismatch (-want +got):\n%s", diff)
+	}
+	if !sum.FailedFast || sum.Interrupted {
+		t.Errorf("summary = %+v, want FailedFast and not Interrupted", sum)
+	}
+	if !strings.Contains(recs[2].Error.Message, "--fail-fast") {
+		t.Errorf("aborted message %q does not say why", recs[2].Error.Message)
+	}
+	if c.n["3"] != 0 {
+		t.Errorf("request 3 ran after the failure")
+	}
+}
+
+func TestRunRefusesDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	c := &calls{}
+	r := New(testRegistry(t, c), Options{})
+	recs, _ := collect(t, context.Background(), r, []*Request{
+		{ID: "x", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}},
+		{ID: "call_3", Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
+		{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}}, // becomes call_4
+	})
+	var got []shape
+	for _, rec := range recs {
+		got = append(got, shapeOf(rec))
+	}
+	want := []shape{
+		{ParentID: "x", Name: "sum", Status: "responded", Content: "3"},
+		{ParentID: "x", Name: "sum", Status: "responded", Kind: "invalid_request", IsError: true},
+		{ParentID: "call_3", Name: "sum", Status: "responded", Content: "2"},
+		{ParentID: "call_4", Name: "sum", Status: "responded", Content: "2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records mismatch (-want +got):\n%s", diff)
+	}
+	if c.n["x"] != 1 {
+		t.Errorf("id x ran %d times, want once", c.n["x"])
+	}
+}
+
+// TestRunResumeFinishesTheRest interrupts a run, then runs the same
+// requests again with the finished ids skipped, as --resume does: every
+// request ends with exactly one finished record and no call ran twice.
+func TestRunResumeFinishesTheRest(t *testing.T) {
+	t.Parallel()
+	for round := range 10 {
+		t.Run(fmt.Sprint(round), func(t *testing.T) {
+			t.Parallel()
+			c := &calls{}
+			reg := testRegistry(t, c)
+			var reqs []*Request
+			newReqs := func() []*Request {
+				// A new run reads the file anew: fresh requests, same ids.
+				out := make([]*Request, 300)
+				for i := range out {
+					out[i] = &Request{ID: fmt.Sprint("r", i), Name: "sleep", Args: map[string]any{"ms": 0.2}}
+				}
+				return out
+			}
+			reqs = newReqs()
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(time.Duration(rand.IntN(30))*time.Millisecond, cancel)
+			first, _ := collect(t, ctx, New(reg, Options{Jobs: 4}), reqs)
+			cancel()
+
+			c.mu.Lock()
+			ranFirst := maps.Clone(c.n)
+			c.mu.Unlock()
+			finished := NewIDSet()
+			for _, rec := range first {
+				if rec.Status != message.StatusAborted {
+					finished.Add(rec.ParentID)
+				}
+			}
+			second, sum := collect(t, context.Background(), New(reg, Options{Jobs: 4, Finished: finished}), newReqs())
+			if sum.Skipped != finished.Len() || len(second)+finished.Len() != len(reqs) {
+				t.Errorf("second run: %d records, %d skipped; first finished %d of %d", len(second), sum.Skipped, finished.Len(), len(reqs))
+			}
+			done := map[string]int{}
+			for _, rec := range append(first, second...) {
+				if rec.Status != message.StatusAborted {
+					done[rec.ParentID]++
+				}
+			}
+			for _, q := range reqs {
+				if done[q.ID] != 1 {
+					t.Errorf("%s has %d finished records, want 1", q.ID, done[q.ID])
+				}
+				// A call cut short in flight is run again; a finished one never.
+				again := c.n[q.ID] - ranFirst[q.ID]
+				if finished.Has(q.ID) && again != 0 || again > 1 {
+					t.Errorf("%s ran %d times in the first run and %d in the second (finished first: %v)", q.ID, ranFirst[q.ID], again, finished.Has(q.ID))
+				}
+			}
+		})
+	}
+}
+
+func TestRunStopsOnEmitError(t *testing.T) {
+	t.Parallel()
+	r := New(testRegistry(t, nil), Options{Jobs: 3})
+	broken := errors.New("disk full")
+	n := 0
+	_, err := r.Run(context.Background(), func(yield func(*Request) bool) {
+		for {
+			if !yield(&Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}}) {
+				return
+			}
+		}
+	}, func(*message.Record) error {
+		if n++; n == 10 {
+			return broken
+		}
+		return nil
+	})
+	if !errors.Is(err, broken) {
+		t.Errorf("Run error = %v, want %v", err, broken)
+	}
+}
+
+func TestIDsAreOrderedUUIDv7(t *testing.T) {
+	t.Parallel()
+	g := newIDGenerator()
+	prev := ""
+	seen := map[string]bool{}
+	for range 20000 {
+		id := g.New()
+		if !uuidV7.MatchString(id) {
+			t.Fatalf("%q is not a UUIDv7", id)
+		}
+		if id <= prev || seen[id] {
+			t.Fatalf("%q after %q: ids must increase", id, prev)
+		}
+		seen[id], prev = true, id
+	}
+}
+
+func TestIDSet(t *testing.T) {
+	t.Parallel()
+	s := NewIDSet()
+	if !s.Add("a") || s.Add("a") || !s.Has("a") || s.Has("b") || s.Len() != 1 {
+		t.Errorf("IDSet does not behave as a set")
+	}
+	var none *IDSet
+	if none.Has("a") {
+		t.Errorf("a nil IDSet has an id")
+	}
+}
+
+var _ = cmpopts.EquateEmpty
