@@ -53,12 +53,18 @@ func (e *ArgError) Unwrap() error { return e.Err }
 type ArgsError struct {
 	Tool     string
 	Problems []*ArgError
+	// Omitted counts the problems left out of Problems because there were
+	// too many to be of use in one message.
+	Omitted int
 }
 
 func (e *ArgsError) Error() string {
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		msgs[i] = p.Error()
+	}
+	if e.Omitted > 0 {
+		msgs = append(msgs, fmt.Sprintf("and %d more problems", e.Omitted))
 	}
 	return fmt.Sprintf("tool %q: %s", e.Tool, strings.Join(msgs, "; "))
 }

@@ -1,0 +1,528 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// maxProblems bounds how many problems one call reports: a model fixes the
+// first twenty as easily as the first thousand, and an array of a million
+// wrong items must not become a million-line error.
+const maxProblems = 20
+
+// Validate checks a call's arguments against the tool's parameters before
+// anything runs (SPEC §5 step 3). It returns nil, or an *ArgsError holding
+// every problem at once: missing required arguments, unknown arguments,
+// wrong types, integers out of their Go kind's range, values outside an
+// enum, at any depth (`items[2].name`, `opts.mode`, `labels.en`).
+//
+// args is what a JSON or YAML decoder produced: numbers may be float64,
+// json.Number or any Go integer kind; a number that is integral is an
+// integer, since Gemini sends 1.0. A null optional argument counts as
+// absent; a null required one is reported as missing.
+//
+// Validate runs once per request on the hot path: on success with flat
+// arguments it allocates nothing. Only a failure builds paths and messages.
+func (s *Spec) Validate(args map[string]any) error {
+	var v validator
+	v.object(s.Params, args, "argument")
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return &ArgsError{Tool: s.Name, Problems: v.problems, Omitted: v.omitted}
+}
+
+// validator gathers the problems of one call.
+type validator struct {
+	problems []*ArgError
+	omitted  int
+}
+
+func (v *validator) add(p *ArgError) {
+	if len(v.problems) >= maxProblems {
+		v.omitted++
+		return
+	}
+	v.problems = append(v.problems, p)
+}
+
+// Paths are built on the way back up, and only for problems: a frame that
+// descends into a member, element or map value prefixes its step to the
+// paths of the problems found below it. A path carried down instead would
+// have to live on the heap (the recursion defeats escape analysis), and
+// success must not allocate.
+
+// prefix puts step in front of the paths of the problems added since
+// before: "name" + "[2].x" = "name[2].x", "[2]" + "name" = "[2].name".
+func (v *validator) prefix(before int, step string) {
+	for _, p := range v.problems[before:] {
+		switch {
+		case p.Path == "":
+			p.Path = step
+		case p.Path[0] == '[':
+			p.Path = step + p.Path
+		default:
+			p.Path = step + "." + p.Path
+		}
+	}
+}
+
+// keyStep writes a map key as a path step: `en`, or `["a b"]` when a dot
+// would be ambiguous.
+func keyStep(k string) string {
+	if isPlainKey(k) {
+		return k
+	}
+	return "[" + strconv.Quote(k) + "]"
+}
+
+// isPlainKey reports whether a map key can be written after a dot without
+// ambiguity.
+func isPlainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// object checks the members of an object with declared members: the tool's
+// parameters (noun "argument") or a struct's fields (noun "field").
+func (v *validator) object(props []*Property, m map[string]any, noun string) {
+	known := 0
+	for _, p := range props {
+		val, ok := m[p.Name]
+		if ok {
+			known++
+		}
+		if !ok || val == nil {
+			if p.Required {
+				e := &ArgError{Path: p.Name, Problem: "missing required " + noun, Expected: expected(p.Schema)}
+				if ok {
+					e.Got = "null"
+				}
+				v.add(e)
+			}
+			continue
+		}
+		before := len(v.problems)
+		v.value(p.Schema, val)
+		if len(v.problems) > before {
+			v.prefix(before, p.Name)
+		}
+	}
+	if known == len(m) {
+		return
+	}
+	// Some keys name no member. They are reported in sorted order so that
+	// the message is the same on every run.
+	names := make([]string, len(props))
+	for i, p := range props {
+		names[i] = p.Name
+	}
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(names, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	want := "no " + noun + "s"
+	if len(names) > 0 {
+		want = "one of " + strings.Join(names, ", ")
+	}
+	for _, k := range unknown {
+		v.add(&ArgError{Path: keyStep(k), Problem: "unknown " + noun, Expected: want, Suggestion: Suggest(k, names)})
+	}
+}
+
+// value checks one non-null value against its schema.
+func (v *validator) value(s *Schema, val any) {
+	if s == nil {
+		return
+	}
+	switch s.Type {
+	case TypeString:
+		str, ok := val.(string)
+		if !ok {
+			v.wrongType(s, val)
+			return
+		}
+		if len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
+			v.add(&ArgError{
+				Problem:    "not one of the allowed values",
+				Expected:   "one of " + quotedList(s.Enum),
+				Got:        describe(val),
+				Suggestion: Suggest(str, s.Enum),
+			})
+		}
+	case TypeBoolean:
+		if _, ok := val.(bool); !ok {
+			v.wrongType(s, val)
+		}
+	case TypeInteger:
+		v.integer(s, val)
+	case TypeNumber:
+		v.number(s, val)
+	case TypeArray:
+		list, ok := val.([]any)
+		if !ok {
+			v.wrongType(s, val)
+			return
+		}
+		for i, item := range list {
+			before := len(v.problems)
+			v.element(s.Items, item)
+			if len(v.problems) > before {
+				v.prefix(before, "["+strconv.Itoa(i)+"]")
+			}
+		}
+	case TypeObject:
+		m, ok := val.(map[string]any)
+		if !ok {
+			v.wrongType(s, val)
+			return
+		}
+		switch {
+		case len(s.Properties) > 0:
+			v.object(s.Properties, m, "field")
+		case s.AdditionalProperties != nil:
+			v.mapValues(s.AdditionalProperties, m)
+		}
+		// An object with neither is free-form: any members are fine.
+	}
+}
+
+// element checks an array element or a map value, which may be null only
+// when the Go element type is a pointer.
+func (v *validator) element(s *Schema, val any) {
+	if val == nil {
+		if s != nil && !strings.HasPrefix(s.GoType, "*") {
+			v.wrongType(s, nil)
+		}
+		return
+	}
+	v.value(s, val)
+}
+
+// mapValues checks the values of a map with string keys. Map order is
+// random, so when a value is wrong the pass is redone in key order: the
+// same input always gives the same message.
+func (v *validator) mapValues(elem *Schema, m map[string]any) {
+	before, omitted := len(v.problems), v.omitted
+	for _, item := range m {
+		v.element(elem, item)
+	}
+	if len(v.problems) == before && v.omitted == omitted {
+		return
+	}
+	v.problems, v.omitted = v.problems[:before], omitted
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		at := len(v.problems)
+		v.element(elem, m[k])
+		if len(v.problems) > at {
+			v.prefix(at, keyStep(k))
+		}
+	}
+}
+
+func (v *validator) wrongType(s *Schema, val any) {
+	v.add(&ArgError{Problem: "wrong type", Expected: expected(s), Got: describe(val)})
+}
+
+// integer checks an integer: any Go integer kind, a float that is integral,
+// or a json.Number that holds one, within the range of the parameter's Go
+// kind.
+func (v *validator) integer(s *Schema, val any) {
+	neg, mag, res := asInteger(val)
+	switch res {
+	case notNumber, notIntegral:
+		v.wrongType(s, val)
+		return
+	}
+	lo, hi := intBounds(s.GoType)
+	if res == tooLarge || neg && mag > lo || !neg && mag > hi {
+		v.add(&ArgError{Problem: "out of range", Expected: expected(s) + " " + boundsText(lo, hi), Got: describe(val)})
+	}
+}
+
+// number checks a number: any Go numeric kind or a json.Number, finite, and
+// within float32's range for a float32.
+func (v *validator) number(s *Schema, val any) {
+	f, ok := asFloat(val)
+	if !ok {
+		v.wrongType(s, val)
+		return
+	}
+	limit := math.MaxFloat64
+	if strings.TrimLeft(s.GoType, "*") == "float32" {
+		limit = math.MaxFloat32
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > limit {
+		v.add(&ArgError{Problem: "out of range", Expected: "a finite " + expected(s), Got: describe(val)})
+	}
+}
+
+// intResult says what asInteger made of a value.
+type intResult uint8
+
+const (
+	isInteger intResult = iota
+	notNumber
+	notIntegral
+	// tooLarge is an integral number beyond every Go integer kind.
+	tooLarge
+)
+
+// asInteger reads val as an integer: its sign and magnitude, so that the
+// whole range from math.MinInt64 to math.MaxUint64 is representable.
+func asInteger(val any) (neg bool, mag uint64, res intResult) {
+	switch n := val.(type) {
+	case int:
+		return signed(int64(n))
+	case int8:
+		return signed(int64(n))
+	case int16:
+		return signed(int64(n))
+	case int32:
+		return signed(int64(n))
+	case int64:
+		return signed(n)
+	case uint:
+		return false, uint64(n), isInteger
+	case uint8:
+		return false, uint64(n), isInteger
+	case uint16:
+		return false, uint64(n), isInteger
+	case uint32:
+		return false, uint64(n), isInteger
+	case uint64:
+		return false, n, isInteger
+	case uintptr:
+		return false, uint64(n), isInteger
+	case float64:
+		return integralFloat(n)
+	case float32:
+		return integralFloat(float64(n))
+	case json.Number:
+		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return signed(i)
+		}
+		if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+			return false, u, isInteger
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil && !isRangeErr(err) {
+			return false, 0, notNumber
+		}
+		return integralFloat(f)
+	}
+	return false, 0, notNumber
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+func signed(i int64) (bool, uint64, intResult) {
+	if i < 0 {
+		// -(i+1) cannot overflow, even for math.MinInt64.
+		return true, uint64(-(i + 1)) + 1, isInteger
+	}
+	return false, uint64(i), isInteger
+}
+
+func integralFloat(f float64) (bool, uint64, intResult) {
+	// The common case first; NaN fails every comparison and falls through.
+	if f >= 0 && f < 0x1p64 && f == math.Trunc(f) {
+		return false, uint64(f), isInteger
+	}
+	if f < 0 && f >= -0x1p63 && f == math.Trunc(f) {
+		return true, uint64(-f), isInteger
+	}
+	if math.IsInf(f, 0) || f == math.Trunc(f) {
+		// Infinite, or integral beyond every Go integer kind.
+		return f < 0, 0, tooLarge
+	}
+	return false, 0, notIntegral
+}
+
+// asFloat reads val as a number of any Go numeric kind.
+func asFloat(val any) (float64, bool) {
+	switch n := val.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int8:
+		return float64(n), true
+	case int16:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint:
+		return float64(n), true
+	case uint8:
+		return float64(n), true
+	case uint16:
+		return float64(n), true
+	case uint32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case uintptr:
+		return float64(n), true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil && !isRangeErr(err) {
+			return 0, false
+		}
+		return f, true
+	}
+	return 0, false
+}
+
+// intBounds returns the range of a Go integer kind as the magnitude of its
+// least value and its greatest value. Types the name does not tell (a named
+// type, say) get int64's range.
+func intBounds(goType string) (negMag, hi uint64) {
+	switch strings.TrimLeft(goType, "*") {
+	case "int8":
+		return 1 << 7, 1<<7 - 1
+	case "int16":
+		return 1 << 15, 1<<15 - 1
+	case "int32", "rune":
+		return 1 << 31, 1<<31 - 1
+	case "uint8", "byte":
+		return 0, 1<<8 - 1
+	case "uint16":
+		return 0, 1<<16 - 1
+	case "uint32":
+		return 0, 1<<32 - 1
+	case "uint", "uint64", "uintptr":
+		return 0, math.MaxUint64
+	}
+	return 1 << 63, 1<<63 - 1
+}
+
+func boundsText(negMag, hi uint64) string {
+	lo := "0"
+	if negMag > 0 {
+		lo = "-" + strconv.FormatUint(negMag, 10)
+	}
+	return "from " + lo + " to " + strconv.FormatUint(hi, 10)
+}
+
+// expected describes what a schema accepts, in the words a model reads:
+// "integer (int32)", "array of string", "string, one of "a", "b"".
+func expected(s *Schema) string {
+	if s == nil {
+		return "any value"
+	}
+	goType := strings.TrimLeft(s.GoType, "*")
+	switch s.Type {
+	case TypeInteger, TypeNumber:
+		if goType != "" {
+			return fmt.Sprintf("%s (%s)", s.Type, goType)
+		}
+	case TypeString:
+		if len(s.Enum) > 0 {
+			return "string, one of " + quotedList(s.Enum)
+		}
+	case TypeArray:
+		if s.Items != nil {
+			return "array of " + expected(s.Items)
+		}
+	case TypeObject:
+		switch {
+		case len(s.Properties) > 0:
+			names := make([]string, len(s.Properties))
+			for i, p := range s.Properties {
+				names[i] = p.Name
+			}
+			return "object with fields " + strings.Join(names, ", ")
+		case s.AdditionalProperties != nil:
+			return "object with " + expected(s.AdditionalProperties) + " values"
+		}
+	}
+	return string(s.Type)
+}
+
+func quotedList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// maxShown bounds how much of a wrong string value a message repeats.
+const maxShown = 60
+
+// describe says what came, in JSON's words: `string "3"`, `number 1.5`,
+// `null`, `array of 3 items`.
+func describe(val any) string {
+	switch x := val.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) > maxShown {
+			return fmt.Sprintf("string %q… (%d bytes)", truncateUTF8(x, maxShown), len(x))
+		}
+		return "string " + strconv.Quote(x)
+	case bool:
+		return "boolean " + strconv.FormatBool(x)
+	case float64:
+		return "number " + formatFloat(x, 64)
+	case float32:
+		return "number " + formatFloat(float64(x), 32)
+	case json.Number:
+		return "number " + string(x)
+	case []any:
+		if len(x) == 1 {
+			return "array of 1 item"
+		}
+		return fmt.Sprintf("array of %d items", len(x))
+	case map[string]any:
+		return "object"
+	}
+	if _, ok := asFloat(val); ok {
+		return fmt.Sprintf("number %v", val)
+	}
+	return fmt.Sprintf("%T value", val)
+}
+
+// formatFloat writes f as JSON would: 1000000, not 1e+06.
+func formatFloat(f float64, bits int) string {
+	if math.Abs(f) < 1e21 && f == math.Trunc(f) {
+		return strconv.FormatFloat(f, 'f', -1, bits)
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
