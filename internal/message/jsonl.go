@@ -1,0 +1,416 @@
+package message
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// FlushInterval is how long a written record may wait in the buffer of a
+// JSONLWriter before it reaches the file: records written in a burst go
+// out in one write, and none waits long when the burst ends.
+const FlushInterval = 20 * time.Millisecond
+
+// bufferLimit is how many bytes of whole lines a JSONLWriter holds before
+// it writes them out.
+const bufferLimit = 64 << 10
+
+// JSONLWriter writes records as JSON Lines: one record per line, each line
+// written whole (the buffer goes out only at line ends, so that a reader
+// or a crash never sees half a record), and every record out of the buffer
+// within FlushInterval. It is a Store, safe for concurrent use.
+type JSONLWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	buf    []byte
+	err    error // the first write error; every later call returns it
+	timer  *time.Timer
+	armed  bool
+	closer io.Closer
+}
+
+// NewJSONLWriter returns a writer of records to w.
+func NewJSONLWriter(w io.Writer) *JSONLWriter {
+	jw := &JSONLWriter{w: w, buf: make([]byte, 0, bufferLimit+4096)}
+	jw.timer = time.AfterFunc(time.Hour, jw.flushFromTimer)
+	jw.timer.Stop()
+	return jw
+}
+
+// CreateFile creates (or truncates) the file at path and returns a writer
+// of records to it. Close it when done.
+func CreateFile(path string) (*JSONLWriter, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	jw := NewJSONLWriter(f)
+	jw.closer = f
+	return jw, nil
+}
+
+// AppendFile opens the file at path for appending records, creating it if
+// need be. A torn last line — a record cut short by a crash or a kill — is
+// cut off first, so that the new records start on a line of their own and
+// the file stays valid JSON Lines. Close it when done.
+func AppendFile(path string) (*JSONLWriter, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := cutTornLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, err
+	}
+	jw := NewJSONLWriter(f)
+	jw.closer = f
+	return jw, nil
+}
+
+// cutTornLine truncates f after its last newline.
+func cutTornLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if cut := start + int64(i) + 1; cut != size {
+				return f.Truncate(cut)
+			}
+			return nil
+		}
+		end = start
+	}
+	if size > 0 {
+		return f.Truncate(0) // not one whole line
+	}
+	return nil
+}
+
+// Write buffers one record; it reaches the file within FlushInterval.
+func (w *JSONLWriter) Write(rec *Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	line, err := AppendRecord(w.buf, rec)
+	if err != nil {
+		return err
+	}
+	w.buf = append(line, '\n')
+	if len(w.buf) >= bufferLimit {
+		return w.flushLocked()
+	}
+	if !w.armed {
+		w.armed = true
+		w.timer.Reset(FlushInterval)
+	}
+	return nil
+}
+
+// Append writes records and flushes them: the Store method, for callers
+// that want each record on disk before they go on.
+func (w *JSONLWriter) Append(_ context.Context, recs ...*Record) error {
+	for _, rec := range recs {
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// Flush writes out every buffered record.
+func (w *JSONLWriter) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushLocked()
+}
+
+func (w *JSONLWriter) flushFromTimer() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flushLocked() // a failure is kept in w.err for the next call
+}
+
+func (w *JSONLWriter) flushLocked() error {
+	w.armed = false
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.w.Write(w.buf)
+	w.buf = w.buf[:0]
+	if err != nil {
+		w.err = fmt.Errorf("write records: %w", err)
+	}
+	return w.err
+}
+
+// Close flushes the records and closes the file the writer owns (the
+// one of CreateFile or AppendFile).
+func (w *JSONLWriter) Close() error {
+	err := w.Flush()
+	w.timer.Stop()
+	if w.closer != nil {
+		if cerr := w.closer.Close(); err == nil {
+			err = cerr
+		}
+		w.closer = nil
+	}
+	return err
+}
+
+// AppendRecord appends the JSON encoding of rec to dst, without a newline.
+// It writes what encoding/json would, field by field, without reflection:
+// records are most of what a batch run spends its time on. Content and
+// ProviderData must be valid JSON; they are compacted when they span lines.
+func AppendRecord(dst []byte, rec *Record) ([]byte, error) {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, rec.ID)
+	dst = append(dst, `,"session_id":`...)
+	dst = appendString(dst, rec.SessionID)
+	if rec.ParentID != "" {
+		dst = append(dst, `,"parent_id":`...)
+		dst = appendString(dst, rec.ParentID)
+	}
+	dst = append(dst, `,"role":`...)
+	dst = appendString(dst, string(rec.Role))
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, string(rec.Type))
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, string(rec.Status))
+	if rec.Name != "" {
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, rec.Name)
+	}
+	var err error
+	if len(rec.Content) > 0 {
+		dst = append(dst, `,"content":`...)
+		if dst, err = appendRaw(dst, rec.Content); err != nil {
+			return dst, fmt.Errorf("record %s: content: %w", rec.ID, err)
+		}
+	}
+	if rec.IsError {
+		dst = append(dst, `,"is_error":true`...)
+	}
+	if rec.Error != nil {
+		dst = append(dst, `,"error":{"kind":`...)
+		dst = appendString(dst, string(rec.Error.Kind))
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, rec.Error.Message)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"created_at":"`...)
+	dst = rec.CreatedAt.AppendFormat(dst, time.RFC3339Nano)
+	dst = append(dst, '"')
+	if rec.DurationMS != nil {
+		dst = append(dst, `,"duration_ms":`...)
+		dst = strconv.AppendInt(dst, *rec.DurationMS, 10)
+	}
+	if rec.CallID != "" {
+		dst = append(dst, `,"call_id":`...)
+		dst = appendString(dst, rec.CallID)
+	}
+	if rec.Model != "" {
+		dst = append(dst, `,"model":`...)
+		dst = appendString(dst, rec.Model)
+	}
+	if len(rec.ProviderData) > 0 {
+		dst = append(dst, `,"provider_data":`...)
+		if dst, err = appendRaw(dst, rec.ProviderData); err != nil {
+			return dst, fmt.Errorf("record %s: provider_data: %w", rec.ID, err)
+		}
+	}
+	if t := rec.Truncated; t != nil {
+		dst = append(dst, `,"truncated":{"bytes":`...)
+		dst = strconv.AppendInt(dst, t.Bytes, 10)
+		dst = append(dst, `,"saved_to":`...)
+		dst = appendString(dst, t.SavedTo)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
+}
+
+// appendRaw appends a JSON value that must stay on one line. A small
+// scalar is checked by the common cases only; anything else is validated,
+// and compacted when it holds line breaks (which valid JSON has only
+// between tokens).
+func appendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
+	if isSimpleNumber(raw) {
+		return append(dst, raw...), nil
+	}
+	if !json.Valid(raw) {
+		return dst, errors.New("not valid JSON")
+	}
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return append(dst, raw...), nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return dst, err
+	}
+	return append(dst, b.Bytes()...), nil
+}
+
+// isSimpleNumber reports whether b is an integer without sign tricks: the
+// content of most calls, worth the shortcut past json.Valid.
+func isSimpleNumber(b []byte) bool {
+	if len(b) == 0 || len(b) > 19 {
+		return false
+	}
+	if b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// safe marks the ASCII bytes encoding/json writes as they are in a string
+// (it escapes <, > and & for HTML).
+var safe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json does.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if safe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// maxRecordLine bounds one line of a records file: a record holds at most
+// --max-output of content, escaped, and some fields.
+const maxRecordLine = 256 << 20
+
+// ReadFile calls fn for every record in the JSON Lines file at path, in
+// order. A torn last line (a write cut short) is skipped; a bad line
+// anywhere else is an error naming it.
+func ReadFile(path string, fn func(*Record) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return Read(f, path, fn)
+}
+
+// Read is ReadFile over a reader; name is used in errors.
+func Read(r io.Reader, name string, fn func(*Record) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for line := 1; ; line++ {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				if len(long) > maxRecordLine {
+					return fmt.Errorf("%s:%d: line longer than %d bytes", name, line, maxRecordLine)
+				}
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
+			}
+			b = long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		whole := len(b) > 0 && b[len(b)-1] == '\n'
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			var rec Record
+			if uerr := json.Unmarshal(t, &rec); uerr != nil {
+				if !whole && errors.Is(err, io.EOF) {
+					return nil // a torn last line
+				}
+				return fmt.Errorf("%s:%d: not a record: %w", name, line, uerr)
+			}
+			if ferr := fn(&rec); ferr != nil {
+				return ferr
+			}
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}

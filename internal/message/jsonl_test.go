@@ -1,0 +1,330 @@
+package message
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func sampleRecords() []*Record {
+	ms := int64(12)
+	at := time.Date(2026, 11, 30, 2, 3, 4, 567_000_000, time.UTC)
+	return []*Record{
+		{ID: "0197-a", SessionID: "s", ParentID: "call_1", Role: RoleTool, Type: TypeToolResult, Status: StatusResponded,
+			Name: "calculate_sum", Content: json.RawMessage(`3`), CreatedAt: at, DurationMS: &ms},
+		{ID: "0197-b", SessionID: "s", ParentID: "call_2", Role: RoleTool, Type: TypeToolResult, Status: StatusAborted,
+			Name: "sleep", IsError: true, Error: &ErrorInfo{Kind: KindAborted, Message: "interrupted <before> it \"started\"\n\t&\x01 \u2028 é \xff"},
+			CreatedAt: at, DurationMS: &ms},
+		{ID: "0197-c", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Name: "read_file",
+			Content: json.RawMessage(`{"path":"a.txt","n":[1,2.5,null,true]}`), CreatedAt: at.Add(time.Nanosecond),
+			CallID: "toolu_01", Model: "claude-x", ProviderData: json.RawMessage(`{"thoughtSignature":"abc"}`)},
+		{ID: "0197-d", SessionID: "", Role: RoleTool, Type: TypeToolResult, Status: StatusResponded, Name: "big",
+			Content: json.RawMessage(`"aaa\n[cut]\nzzz"`), CreatedAt: at, Truncated: &Truncation{Bytes: 1 << 20, SavedTo: ".kesoku/outputs/x.txt"}},
+		{ID: "0197-e", Role: RoleUser, Type: TypeText, Content: json.RawMessage(`-42`), CreatedAt: at},
+	}
+}
+
+func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, rec := range sampleRecords() {
+		t.Run(rec.ID, func(t *testing.T) {
+			t.Parallel()
+			want, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := AppendRecord(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("encoding mismatch (-encoding/json +AppendRecord):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAppendRecordKeepsOneLine(t *testing.T) {
+	t.Parallel()
+	rec := &Record{ID: "x", Content: json.RawMessage("{\n  \"a\": [1,\r\n 2]\n}"), ProviderData: json.RawMessage("[\n1]")}
+	got, err := AppendRecord(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.ContainsAny(got, "\r\n") || !json.Valid(got) {
+		t.Errorf("record spans lines or is not JSON: %s", got)
+	}
+	if _, err := AppendRecord(nil, &Record{ID: "y", Content: json.RawMessage(`{"a":`)}); err == nil {
+		t.Errorf("invalid content was written")
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a&b>", "\x00\x1f\x7f", "é\u2028\u2029", "\xff\xfe", `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("appendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+}
+
+func TestWriterAndReadFileRoundTrip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	w, err := CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleRecords()
+	for _, rec := range want {
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []*Record
+	if err := ReadFile(path, func(r *Record) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// Invalid UTF-8 is written as U+FFFD, as encoding/json writes it.
+	want[1].Error.Message = strings.ToValidUTF8(want[1].Error.Message, "\uFFFD")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadToleratesATornLastLine(t *testing.T) {
+	t.Parallel()
+	whole, _ := AppendRecord(nil, sampleRecords()[0])
+	tests := []struct {
+		name    string
+		data    string
+		records int
+		err     string
+	}{
+		{"torn last line", string(whole) + "\n" + string(whole[:20]), 1, ""},
+		{"last line without newline but whole", string(whole) + "\n" + string(whole), 2, ""},
+		{"blank lines", "\n" + string(whole) + "\n\n", 1, ""},
+		{"bad line in the middle", string(whole) + "\n{oops\n" + string(whole) + "\n", 0, "f.jsonl:2: not a record"},
+		{"empty", "", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := 0
+			err := Read(strings.NewReader(tt.data), "f.jsonl", func(*Record) error { n++; return nil })
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || n != tt.records {
+				t.Errorf("got %d records, error %v; want %d", n, err, tt.records)
+			}
+		})
+	}
+}
+
+func TestReadLongLine(t *testing.T) {
+	t.Parallel()
+	rec := sampleRecords()[0]
+	rec.Content, _ = json.Marshal(strings.Repeat("x", 300<<10)) // longer than the reader's buffer
+	line, _ := AppendRecord(nil, rec)
+	var got *Record
+	if err := Read(bytes.NewReader(append(line, '\n')), "f", func(r *Record) error { got = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || len(got.Content) != len(rec.Content) {
+		t.Errorf("long record not read whole")
+	}
+}
+
+func TestReadStopsOnCallbackError(t *testing.T) {
+	t.Parallel()
+	line, _ := AppendRecord(nil, sampleRecords()[0])
+	stop := errors.New("stop")
+	err := Read(bytes.NewReader(bytes.Repeat(append(line, '\n'), 3)), "f", func(*Record) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("error = %v, want %v", err, stop)
+	}
+}
+
+func TestAppendFileCutsATornLine(t *testing.T) {
+	t.Parallel()
+	recs := sampleRecords()
+	line, _ := AppendRecord(nil, recs[0])
+	tests := []struct {
+		name, before string
+		keep         int // records of before that survive
+	}{
+		{"torn last line", string(line) + "\n" + string(line[:30]), 1},
+		{"whole lines", string(line) + "\n", 1},
+		{"only a torn line", string(line[:10]), 0},
+		{"empty", "", 0},
+		{"torn line longer than a read", string(line) + "\n" + strings.Repeat("x", 10000), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "out.jsonl")
+			if err := os.WriteFile(path, []byte(tt.before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w, err := AppendFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Append(context.Background(), recs[1]); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			var ids []string
+			if err := ReadFile(path, func(r *Record) error { ids = append(ids, r.ID); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			want := append(slicesRepeat(recs[0].ID, tt.keep), recs[1].ID)
+			if diff := cmp.Diff(want, ids); diff != "" {
+				t.Errorf("records mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func slicesRepeat(s string, n int) []string {
+	out := []string{}
+	for range n {
+		out = append(out, s)
+	}
+	return out
+}
+
+// lockedBuffer is a bytes.Buffer the test can read while the writer's
+// timer writes to it.
+type lockedBuffer struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	writes []int
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes = append(l.writes, len(p))
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestWriterFlushesWithinTheInterval(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	w := NewJSONLWriter(&out)
+	defer w.Close()
+	if err := w.Write(sampleRecords()[0]); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for out.String() == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("a buffered record did not reach the writer within 5s (FlushInterval %v)", FlushInterval)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestWriterWritesWholeLinesConcurrently(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	w := NewJSONLWriter(&out)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				rec := *sampleRecords()[1]
+				rec.ID = fmt.Sprintf("%d-%d", g, i)
+				if err := w.Write(&rec); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := out.String()
+	if !strings.HasSuffix(data, "\n") {
+		t.Fatalf("output does not end with a newline")
+	}
+	lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+	if len(lines) != 4000 {
+		t.Fatalf("got %d lines, want 4000", len(lines))
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("line is not one whole record: %.80s", l)
+		}
+	}
+	// Each write to the file ends at a line end.
+	off := 0
+	for _, n := range out.writes {
+		off += n
+		if data[off-1] != '\n' {
+			t.Fatalf("a write ended inside a line at byte %d", off)
+		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriterReportsWriteErrors(t *testing.T) {
+	t.Parallel()
+	w := NewJSONLWriter(failingWriter{})
+	w.Write(sampleRecords()[0])
+	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Flush error = %v, want disk full", err)
+	}
+	if err := w.Write(sampleRecords()[0]); err == nil {
+		t.Errorf("Write after a failed flush succeeded")
+	}
+}
+
+func BenchmarkAppendRecord(b *testing.B) {
+	rec := sampleRecords()[0]
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _ = AppendRecord(buf[:0], rec)
+	}
+}
+
+func BenchmarkEncodingJSONRecord(b *testing.B) {
+	rec := sampleRecords()[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		json.Marshal(rec)
+	}
+}
