@@ -39,21 +39,23 @@ var (
 	geminiImages = []string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}
 	geminiAudio  = []string{"audio/wav", "audio/mp3", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"}
 	geminiVideo  = []string{"video/mp4", "video/mpeg", "video/mov", "video/avi", "video/x-flv", "video/mpg", "video/webm", "video/wmv", "video/3gpp"}
-	geminiText   = []string{"text/plain", "text/html", "text/css", "text/csv", "text/xml", "text/md", "text/rtf", "text/javascript", "text/x-python"}
+	// textDocs are the text types Gemini documents by name.
+	textDocs = []string{"text/plain", "text/html", "text/css", "text/csv", "text/xml", "text/md", "text/rtf", "text/javascript", "text/x-python"}
 )
 
 // capabilities is the table, keyed by llm.Provider.Name. Sources:
 // notes/providers.md §4 (Claude: 5 MiB per image on base64, 32 MB per
-// request, no audio or video blocks in the API) and §5 (Gemini: the
-// documented types, inline up to a policy limit, 2 GB per uploaded file).
+// request, no audio or video blocks in the API; text goes as a plain-text
+// document) and §5 (Gemini: the documented types, inline up to a policy
+// limit, 2 GB per uploaded file).
 var capabilities = map[string]Capability{
 	"claude": {
-		Types:     slices.Concat(claudeImages, []string{"application/pdf"}),
+		Types:     slices.Concat(claudeImages, []string{"application/pdf"}, textDocs),
 		MaxImage:  5 << 20,
 		MaxInline: 32 << 20,
 	},
 	"gemini": {
-		Types:     slices.Concat(geminiImages, geminiAudio, geminiVideo, []string{"application/pdf"}, geminiText),
+		Types:     slices.Concat(geminiImages, geminiAudio, geminiVideo, []string{"application/pdf"}, textDocs),
 		MaxInline: DefaultInlineLimit,
 		MaxUpload: 2 << 30,
 	},

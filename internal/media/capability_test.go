@@ -39,6 +39,7 @@ func TestRoute(t *testing.T) {
 		{name: "claude audio", provider: "claude", typ: mp3, size: 1000,
 			refused: []string{"claude cannot take audio (audio/mp3, detected as audio/mpeg)", "images (jpeg, png, gif, webp), PDF"}},
 		{name: "claude video", provider: "claude", typ: mp4, size: 1000, refused: []string{"claude cannot take video (video/mp4)"}},
+		{name: "claude text inline", provider: "claude", typ: text, size: 1000, want: Inline},
 		{name: "claude heic", provider: "claude", typ: heic, size: 1000, refused: []string{"claude cannot take this image type (image/heic)"}},
 		{name: "claude pdf over the request", provider: "claude", typ: pdf, size: 25 << 20,
 			refused: []string{"the file is 25.0 MiB", "claude takes at most 32.0 MiB per request"}},
@@ -106,7 +107,7 @@ func TestCapabilityTypesHaveKinds(t *testing.T) {
 	for name, c := range capabilities {
 		for _, m := range c.Types {
 			switch {
-			case m == "application/pdf", strings.HasPrefix(m, "text/") && textTypes[m],
+			case m == "application/pdf", strings.HasPrefix(m, "text/"),
 				strings.HasPrefix(m, "image/"), strings.HasPrefix(m, "audio/"), strings.HasPrefix(m, "video/"):
 			default:
 				t.Errorf("%s takes %s, which no block carries", name, m)

@@ -2,6 +2,7 @@ package media
 
 import (
 	"mime"
+	"slices"
 	"strings"
 
 	"github.com/gabriel-vasile/mimetype"
@@ -48,15 +49,6 @@ var providerNames = map[string]string{
 	"audio/mp4":   "audio/aac",
 }
 
-// textTypes are the text types Gemini documents by name; any other text
-// (a shell script, JSON, SVG source) goes as text/plain, since the model
-// reads it as text either way.
-var textTypes = map[string]bool{
-	"text/plain": true, "text/html": true, "text/css": true, "text/csv": true,
-	"text/xml": true, "text/md": true, "text/rtf": true,
-	"text/javascript": true, "text/x-python": true,
-}
-
 // DetectType finds a file's type from its first bytes (at most the first
 // 4 KiB are looked at). The file's name plays no part: a PNG called
 // notes.txt is a PNG.
@@ -71,7 +63,10 @@ func DetectType(head []byte) Type {
 	case t.MIME == "application/pdf":
 		t.Kind = llm.DocumentBlock
 	case isText(m):
-		if !textTypes[t.MIME] {
+		// Text in a type the providers do not name (a shell script, JSON,
+		// SVG source) goes as text/plain: the model reads it as text either
+		// way.
+		if !slices.Contains(textDocs, t.MIME) {
 			t.MIME = "text/plain"
 		}
 		t.Kind = llm.DocumentBlock
