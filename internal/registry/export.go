@@ -1,0 +1,333 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The formats tools can be exported in (SPEC §3).
+const (
+	FormatGemini     = "gemini"
+	FormatClaude     = "claude"
+	FormatOpenAI     = "openai"
+	FormatMCP        = "mcp"
+	FormatJSONSchema = "jsonschema"
+)
+
+// Formats lists every export format, for help text and error messages.
+var Formats = []string{FormatGemini, FormatClaude, FormatOpenAI, FormatMCP, FormatJSONSchema}
+
+// UnknownFormatError says that an export format does not exist.
+type UnknownFormatError struct {
+	Format     string
+	Suggestion string
+}
+
+func (e *UnknownFormatError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown format %q", e.Format)
+	if e.Suggestion != "" {
+		fmt.Fprintf(&b, " (did you mean %q?)", e.Suggestion)
+	}
+	fmt.Fprintf(&b, ": want one of %s", strings.Join(Formats, ", "))
+	return b.String()
+}
+
+// Export returns the declarations of specs in format, as the value its API
+// takes, ready for encoding/json: for gemini and claude the providers' own
+// SDK types, for openai and mcp the `tools` arrays of a Chat Completions
+// request and of a tools/list result, for jsonschema one JSON Schema per
+// tool. Every format is a JSON array, in the order of specs.
+func Export(format string, specs []*Spec) (any, error) {
+	switch format {
+	case FormatGemini:
+		return GeminiTools(specs), nil
+	case FormatClaude:
+		return ClaudeTools(specs), nil
+	case FormatOpenAI:
+		return OpenAITools(specs), nil
+	case FormatMCP:
+		return MCPTools(specs), nil
+	case FormatJSONSchema:
+		return JSONSchemas(specs), nil
+	}
+	return nil, &UnknownFormatError{Format: format, Suggestion: Suggest(format, Formats)}
+}
+
+// ExportJSON is Export written as people and programs read it: indented by
+// two spaces, HTML characters left as they are, and a final newline.
+func ExportJSON(format string, specs []*Spec) ([]byte, error) {
+	v, err := Export(format, specs)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s tools: %w", format, err)
+	}
+	// The SDKs' own encoders escape <, > and & anyway.
+	return unescapeHTML(b.Bytes()), nil
+}
+
+// unescapeHTML turns the \u003c, \u003e and \u0026 that encoding/json
+// writes for <, > and & back into the characters, which mean the same in
+// JSON and read better. Escapes are read in pairs, so that an escaped
+// backslash followed by "u003c" is left alone.
+func unescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out
+}
+
+// draft202012 is the dialect of the jsonschema format.
+const draft202012 = "https://json-schema.org/draft/2020-12/schema"
+
+// InputSchema returns the tool's canonical input schema: a JSON Schema
+// object whose properties are the parameters, in declaration order, with
+// their descriptions, enums, defaults, item types and nested objects.
+// Every other format is built from it.
+func (s *Spec) InputSchema() json.RawMessage {
+	return mustMarshal(paramsSchema(s.Params))
+}
+
+// OpenAITool is one element of the `tools` array of an OpenAI Chat
+// Completions request.
+type OpenAITool struct {
+	Type     string         `json:"type"`
+	Function OpenAIFunction `json:"function"`
+}
+
+// OpenAIFunction is the function an OpenAITool declares.
+type OpenAIFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// OpenAITools returns the `tools` of a Chat Completions request.
+func OpenAITools(specs []*Spec) []OpenAITool {
+	out := make([]OpenAITool, len(specs))
+	for i, s := range specs {
+		out[i] = OpenAITool{Type: "function", Function: OpenAIFunction{
+			Name: s.Name, Description: s.Description, Parameters: s.InputSchema(),
+		}}
+	}
+	return out
+}
+
+// MCPTool is one element of the `tools` of an MCP tools/list result.
+type MCPTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// MCPTools returns the `tools` of an MCP tools/list result.
+func MCPTools(specs []*Spec) []MCPTool {
+	out := make([]MCPTool, len(specs))
+	for i, s := range specs {
+		out[i] = MCPTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema()}
+	}
+	return out
+}
+
+// JSONSchemas returns one standalone JSON Schema (draft 2020-12) per tool,
+// titled with the tool's name and described by its description.
+func JSONSchemas(specs []*Spec) []json.RawMessage {
+	out := make([]json.RawMessage, len(specs))
+	for i, s := range specs {
+		root := paramsSchema(s.Params)
+		root.Dialect = draft202012
+		root.Title = s.Name
+		root.Description = s.Description
+		out[i] = mustMarshal(root)
+	}
+	return out
+}
+
+// jsonSchema is the JSON form of a Schema. Its fields are in the order
+// people read a schema in, and its properties keep declaration order,
+// which a Go map would lose: models tend to fill arguments in the order
+// they are declared.
+type jsonSchema struct {
+	Dialect              string          `json:"$schema,omitempty"`
+	Title                string          `json:"title,omitempty"`
+	Type                 Type            `json:"type,omitempty"`
+	Description          string          `json:"description,omitempty"`
+	Enum                 []string        `json:"enum,omitempty"`
+	Default              json.RawMessage `json:"default,omitempty"`
+	Minimum              *int64          `json:"minimum,omitempty"`
+	Maximum              *uint64         `json:"maximum,omitempty"`
+	Items                *jsonSchema     `json:"items,omitempty"`
+	Properties           *propertyList   `json:"properties,omitempty"`
+	Required             []string        `json:"required,omitempty"`
+	AdditionalProperties any             `json:"additionalProperties,omitempty"`
+}
+
+// propertyList is the `properties` object, in declaration order.
+type propertyList []namedSchema
+
+type namedSchema struct {
+	name   string
+	schema *jsonSchema
+}
+
+// MarshalJSON writes the properties as one object, in order.
+func (l propertyList) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range l {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, err := marshalPlain(p.name)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(name)
+		b.WriteByte(':')
+		v, err := marshalPlain(p.schema)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// paramsSchema is the schema of a tool's arguments object. It always has
+// `properties`, empty for a tool without parameters, since some clients
+// insist on it; and it is closed (`additionalProperties: false`), since
+// Validate refuses unknown arguments and a model should know so up front.
+func paramsSchema(params []*Property) *jsonSchema {
+	c := converter{}
+	root := &jsonSchema{Type: TypeObject, AdditionalProperties: false}
+	props, required := c.properties(params)
+	root.Properties, root.Required = &props, required
+	return root
+}
+
+// converter turns Schemas into jsonSchemas. It tracks the schemas being
+// converted, so that a cyclic schema (a struct that holds itself through a
+// pointer, should one ever be registered) ends as a plain object instead of
+// recursing forever.
+type converter struct {
+	active map[*Schema]bool
+}
+
+func (c *converter) properties(params []*Property) (propertyList, []string) {
+	props := make(propertyList, 0, len(params))
+	var required []string
+	for _, p := range params {
+		props = append(props, namedSchema{p.Name, c.schema(p.Schema)})
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	return props, required
+}
+
+func (c *converter) schema(s *Schema) *jsonSchema {
+	if s == nil {
+		return &jsonSchema{}
+	}
+	out := &jsonSchema{Type: s.Type, Description: s.Description, Enum: s.Enum}
+	if len(s.Default) > 0 && json.Valid(s.Default) {
+		out.Default = s.Default
+	}
+	if s.Type == TypeInteger {
+		out.Minimum, out.Maximum = intLimits(s.GoType)
+	}
+	if c.active[s] {
+		return out
+	}
+	if c.active == nil {
+		c.active = make(map[*Schema]bool)
+	}
+	c.active[s] = true
+	defer delete(c.active, s)
+	switch s.Type {
+	case TypeArray:
+		if s.Items != nil {
+			out.Items = c.schema(s.Items)
+		}
+	case TypeObject:
+		switch {
+		case len(s.Properties) > 0:
+			props, required := c.properties(s.Properties)
+			out.Properties, out.Required = &props, required
+			// A struct's unknown fields are refused as unknown arguments
+			// are.
+			out.AdditionalProperties = false
+		case s.AdditionalProperties != nil:
+			out.AdditionalProperties = c.schema(s.AdditionalProperties)
+		}
+	}
+	return out
+}
+
+// intLimits returns the bounds worth declaring for an integer of a Go
+// kind: both for the kinds narrower than 64 bits, the lower one for the
+// unsigned kinds, none for int and int64, whose bounds no model reaches.
+func intLimits(goType string) (*int64, *uint64) {
+	negMag, hi := intBounds(goType)
+	switch {
+	case negMag == 1<<63:
+		return nil, nil
+	case hi > 1<<32:
+		var zero int64
+		return &zero, nil
+	}
+	lo := -int64(negMag)
+	return &lo, &hi
+}
+
+// mustMarshal encodes a schema built from our own types, which cannot fail
+// to encode: defaults are checked with json.Valid before they are used.
+func mustMarshal(v any) json.RawMessage {
+	b, err := marshalPlain(v)
+	if err != nil {
+		panic(fmt.Sprintf("registry: encode schema: %v", err))
+	}
+	return b
+}
+
+// marshalPlain is json.Marshal without HTML escaping: schemas are read by
+// models and people, never embedded in HTML.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+}

@@ -1,0 +1,178 @@
+package registry
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"google.golang.org/genai"
+)
+
+// GeminiTools returns the value of the `tools` field of a Gemini
+// generateContent request: one Tool holding a FunctionDeclaration per spec,
+// in the SDK's own types so that a session passes it straight to the
+// client. No specs give an empty list.
+//
+// A declaration carries its schema in `parameters`, Gemini's OpenAPI-subset
+// Schema, when the schema can be said exactly in that subset, and in
+// `parametersJsonSchema` otherwise. `parameters` is the long-standing field
+// every Gemini model and endpoint takes; but it knows no
+// `additionalProperties`, and any keyword outside the subset is a hard 400
+// (notes/providers.md §3). So a map (which needs `additionalProperties` for
+// its value type), a free-form object (an OBJECT without properties is
+// refused) or a property name outside Gemini's rule sends the whole schema
+// as JSON Schema instead. The one thing `parameters` loses is
+// `additionalProperties: false` on closed objects, which Validate enforces
+// anyway. A tool without parameters declares neither field, as the API
+// allows.
+func GeminiTools(specs []*Spec) []*genai.Tool {
+	if len(specs) == 0 {
+		return []*genai.Tool{}
+	}
+	decls := make([]*genai.FunctionDeclaration, len(specs))
+	for i, s := range specs {
+		decls[i] = GeminiDeclaration(s)
+	}
+	return []*genai.Tool{{FunctionDeclarations: decls}}
+}
+
+// GeminiDeclaration returns the FunctionDeclaration of one tool, as
+// GeminiTools explains.
+func GeminiDeclaration(s *Spec) *genai.FunctionDeclaration {
+	d := &genai.FunctionDeclaration{Name: s.Name, Description: s.Description}
+	switch {
+	case len(s.Params) == 0:
+	case geminiFits(s.Params, map[*Schema]bool{}):
+		d.Parameters = geminiObject(s.Params)
+	default:
+		d.ParametersJsonSchema = s.InputSchema()
+	}
+	return d
+}
+
+// geminiPropertyName is Gemini's rule for parameter names
+// (notes/providers.md §3).
+var geminiPropertyName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`)
+
+// geminiFits reports whether the parameters can be declared exactly in
+// Gemini's `parameters` subset.
+func geminiFits(props []*Property, active map[*Schema]bool) bool {
+	for _, p := range props {
+		if !geminiPropertyName.MatchString(p.Name) || !geminiSchemaFits(p.Schema, active) {
+			return false
+		}
+	}
+	return true
+}
+
+func geminiSchemaFits(s *Schema, active map[*Schema]bool) bool {
+	if s == nil || s.Type == "" || active[s] {
+		return false
+	}
+	if len(s.Default) > 0 && !json.Valid(s.Default) {
+		return false
+	}
+	active[s] = true
+	defer delete(active, s)
+	switch s.Type {
+	case TypeArray:
+		return s.Items != nil && geminiSchemaFits(s.Items, active)
+	case TypeObject:
+		return s.AdditionalProperties == nil && len(s.Properties) > 0 && geminiFits(s.Properties, active)
+	case TypeString:
+		return true
+	}
+	// Gemini takes enums of strings only on STRING and INTEGER; ours are
+	// on strings.
+	return len(s.Enum) == 0
+}
+
+// geminiObject is the `parameters` schema of the given properties. Its
+// properties are a Go map, so their declaration order travels in
+// propertyOrdering.
+func geminiObject(props []*Property) *genai.Schema {
+	out := &genai.Schema{
+		Type:             genai.TypeObject,
+		Properties:       make(map[string]*genai.Schema, len(props)),
+		PropertyOrdering: make([]string, 0, len(props)),
+	}
+	for _, p := range props {
+		out.Properties[p.Name] = geminiSchema(p.Schema)
+		out.PropertyOrdering = append(out.PropertyOrdering, p.Name)
+		if p.Required {
+			out.Required = append(out.Required, p.Name)
+		}
+	}
+	return out
+}
+
+var geminiTypes = map[Type]genai.Type{
+	TypeString:  genai.TypeString,
+	TypeInteger: genai.TypeInteger,
+	TypeNumber:  genai.TypeNumber,
+	TypeBoolean: genai.TypeBoolean,
+	TypeArray:   genai.TypeArray,
+	TypeObject:  genai.TypeObject,
+}
+
+// geminiSchema converts a schema that geminiSchemaFits accepted.
+func geminiSchema(s *Schema) *genai.Schema {
+	var out *genai.Schema
+	if s.Type == TypeObject {
+		out = geminiObject(s.Properties)
+	} else {
+		out = &genai.Schema{Type: geminiTypes[s.Type]}
+	}
+	out.Description = s.Description
+	if len(s.Enum) > 0 {
+		// The SDK's documentation asks for format "enum" with enum values.
+		out.Enum, out.Format = s.Enum, "enum"
+	}
+	if len(s.Default) > 0 {
+		out.Default = json.RawMessage(s.Default)
+	}
+	switch s.Type {
+	case TypeInteger:
+		if lo, hi := intLimits(s.GoType); lo != nil {
+			min := float64(*lo)
+			out.Minimum = &min
+			if hi != nil {
+				max := float64(*hi)
+				out.Maximum = &max
+			}
+		}
+	case TypeArray:
+		out.Items = geminiSchema(s.Items)
+	}
+	return out
+}
+
+// ClaudeTools returns the value of the `tools` field of a Claude Messages
+// request, in the Anthropic SDK's own types so that a session passes it
+// straight to the client. The input schema is the canonical one: Claude
+// takes JSON Schema as it is.
+func ClaudeTools(specs []*Spec) []anthropic.ToolUnionParam {
+	out := make([]anthropic.ToolUnionParam, len(specs))
+	for i, s := range specs {
+		out[i] = anthropic.ToolUnionParam{OfTool: ClaudeTool(s)}
+	}
+	return out
+}
+
+// ClaudeTool returns the ToolParam of one tool.
+func ClaudeTool(s *Spec) *anthropic.ToolParam {
+	root := paramsSchema(s.Params)
+	t := &anthropic.ToolParam{
+		Name: s.Name,
+		InputSchema: anthropic.ToolInputSchemaParam{
+			// Raw JSON keeps the properties in declaration order.
+			Properties:  mustMarshal(root.Properties),
+			Required:    root.Required,
+			ExtraFields: map[string]any{"additionalProperties": false},
+		},
+	}
+	if s.Description != "" {
+		t.Description = anthropic.String(s.Description)
+	}
+	return t
+}
