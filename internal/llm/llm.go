@@ -55,7 +55,8 @@ type ToolCall struct {
 	Args json.RawMessage
 }
 
-// ToolResult answers one ToolCall.
+// ToolResult answers one ToolCall. When IsError is set, Content is a JSON
+// string saying what went wrong ("invalid_args: ...").
 type ToolResult struct {
 	CallID  string
 	Name    string
@@ -70,6 +71,10 @@ type Part struct {
 	ToolCall   *ToolCall
 	ToolResult *ToolResult
 	Blob       *Blob
+	// Thought marks text that is the model's reasoning rather than its
+	// answer (a Gemini thought summary): it is kept in the history but not
+	// shown as the answer.
+	Thought bool
 	// ProviderData is opaque provider state that must be echoed verbatim on
 	// the next turn (Gemini's thoughtSignature).
 	ProviderData json.RawMessage

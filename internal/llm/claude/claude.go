@@ -1,0 +1,146 @@
+// Package claude is kesoku's ClaudeLLM: the translation between the
+// provider-neutral conversation of package llm and the Anthropic Messages
+// API through github.com/anthropics/anthropic-sdk-go/v2, and the
+// construction of its client. It holds no logic of the agent loop.
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// Name is the provider's name.
+const Name = "claude"
+
+// KeyVars are the environment variables the key is read from.
+var KeyVars = []string{"ANTHROPIC_API_KEY"}
+
+// DefaultMaxTokens bounds a model turn when ClientOptions.MaxTokens is 0;
+// the Messages API requires a bound.
+const DefaultMaxTokens = 8192
+
+// Provider is a Claude model behind the Messages API.
+type Provider struct {
+	model     string
+	maxTokens int64
+	client    anthropic.Client
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New builds a client for opts.Model. It sends nothing.
+func New(opts llm.ClientOptions) (*Provider, error) {
+	if opts.APIKey == "" {
+		return nil, fmt.Errorf("claude: no API key (set %s)", KeyVars[0])
+	}
+	if opts.Model == "" {
+		return nil, errors.New("claude: no model")
+	}
+	// The environment was read by the caller; the SDK reads nothing more
+	// from it (no ANTHROPIC_BASE_URL or profile behind our back). The SDK
+	// sends the key as a Bearer token with its own anthropic-version.
+	o := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithAPIKey(opts.APIKey),
+		option.WithMaxRetries(opts.Retry.Retries()),
+	}
+	if opts.BaseURL != "" {
+		o = append(o, option.WithBaseURL(opts.BaseURL))
+	}
+	if opts.HTTPClient != nil {
+		o = append(o, option.WithHTTPClient(opts.HTTPClient))
+	}
+	maxTokens := int64(opts.MaxTokens)
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...)}, nil
+}
+
+// Name is "claude".
+func (p *Provider) Name() string { return Name }
+
+// ModelName is the model's name as the user gave it.
+func (p *Provider) ModelName() string { return p.model }
+
+// Client is the SDK client, for what lies beyond messages.
+func (p *Provider) Client() *anthropic.Client { return &p.client }
+
+// Generate sends the conversation and returns the model's turn; with onText
+// it streams (an SSE event stream) and hands text on as it comes.
+func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	msgs, err := toMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(p.model),
+		MaxTokens: p.maxTokens,
+		Messages:  msgs,
+	}
+	if req.System != "" {
+		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	if len(req.Tools) > 0 {
+		params.Tools = registry.ClaudeTools(req.Tools)
+	}
+	if onText == nil {
+		msg, err := p.client.Messages.New(ctx, params)
+		if err != nil {
+			return nil, p.wrap(ctx, err)
+		}
+		return fromMessage(msg)
+	}
+	stream := p.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	var msg anthropic.Message
+	stopped := false
+	for stream.Next() {
+		ev := stream.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, fmt.Errorf("claude: stream: %w", err)
+		}
+		switch ev.Type {
+		case "content_block_delta":
+			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+				onText(ev.Delta.Text)
+			}
+		case "message_stop":
+			stopped = true
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, p.wrap(ctx, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !stopped {
+		return nil, errors.New("claude: the stream ended before the message did")
+	}
+	return fromMessage(&msg)
+}
+
+// wrap turns the SDK's errors into llm.APIError, which shows the
+// provider's own message without the SDK's wording around it.
+func (p *Provider) wrap(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var api *anthropic.Error
+	if errors.As(err, &api) {
+		msg := api.Message
+		if msg == "" {
+			msg = api.RawJSON()
+		}
+		return &llm.APIError{Provider: Name, StatusCode: api.StatusCode, Type: string(api.Type()), Message: msg}
+	}
+	return fmt.Errorf("claude: %w", err)
+}

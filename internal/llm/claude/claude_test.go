@@ -1,0 +1,296 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+const testKey = "test-claude-key-93ab"
+
+func newProvider(t *testing.T, srv *llmtest.Server) *Provider {
+	t.Helper()
+	p, err := New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: srv.URL, Retry: llm.Retry{MaxRetries: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var sumSpec = &registry.Spec{
+	Name: "calculate_sum", Description: "Add two numbers.",
+	Params: []*registry.Property{
+		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+	},
+}
+
+// modes runs f for a plain request and a streamed one.
+func modes(t *testing.T, f func(t *testing.T, stream bool)) {
+	for _, stream := range []bool{false, true} {
+		name := "plain"
+		if stream {
+			name = "stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, stream)
+		})
+	}
+}
+
+func generate(t *testing.T, p *Provider, req *llm.Request, stream bool) (*llm.Response, string, error) {
+	t.Helper()
+	var streamed strings.Builder
+	var onText func(string)
+	if stream {
+		onText = func(s string) { streamed.WriteString(s) }
+	}
+	resp, err := p.Generate(context.Background(), req, onText)
+	return resp, streamed.String(), err
+}
+
+func TestGenerateParallelCalls(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{
+			Text: "Adding both.",
+			Calls: []llmtest.Call{
+				{ID: "toolu_01", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+				{ID: "toolu_02", Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+			},
+		})
+		defer srv.Close()
+		p := newProvider(t, srv)
+		req := &llm.Request{
+			System:   "be brief",
+			Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
+			Tools:    []*registry.Spec{sumSpec},
+		}
+		resp, streamed, err := generate(t, p, req, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stream && streamed != "Adding both." {
+			t.Errorf("streamed text = %q", streamed)
+		}
+		want := []llm.Part{
+			{Text: "Adding both."},
+			{ToolCall: &llm.ToolCall{ID: "toolu_01", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}},
+			{ToolCall: &llm.ToolCall{ID: "toolu_02", Name: "calculate_sum", Args: json.RawMessage(`{"a":3,"b":4}`)}},
+		}
+		if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+			t.Errorf("parts mismatch (-want +got):\n%s", diff)
+		}
+		if resp.StopReason != "tool_use" {
+			t.Errorf("stop reason = %q", resp.StopReason)
+		}
+
+		// One tool_result per tool_use, all in the next user message, and
+		// before any text of that message.
+		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{
+			{ToolResult: &llm.ToolResult{CallID: "toolu_01", Name: "calculate_sum", Content: json.RawMessage("3")}},
+			{Text: "and be quick"},
+			{ToolResult: &llm.ToolResult{CallID: "toolu_02", Name: "calculate_sum", Content: json.RawMessage(`"tool_error: boom"`), IsError: true}},
+		}})
+		srv.Add(llmtest.Reply{Text: "3, and an error."})
+		if _, _, err := generate(t, p, req, stream); err != nil {
+			t.Fatal(err)
+		}
+		bodies := srv.Bodies()
+		got := bodies[1]["messages"].([]any)[1:]
+		wantMsgs := decode(t, `[
+		  {"role":"assistant","content":[
+		    {"type":"text","text":"Adding both."},
+		    {"type":"tool_use","id":"toolu_01","name":"calculate_sum","input":{"a":1,"b":2}},
+		    {"type":"tool_use","id":"toolu_02","name":"calculate_sum","input":{"a":3,"b":4}}]},
+		  {"role":"user","content":[
+		    {"type":"tool_result","tool_use_id":"toolu_01","content":[{"type":"text","text":"3"}]},
+		    {"type":"tool_result","tool_use_id":"toolu_02","is_error":true,"content":[{"type":"text","text":"tool_error: boom"}]},
+		    {"type":"text","text":"and be quick"}]}]`)
+		if diff := cmp.Diff(wantMsgs, any(got)); diff != "" {
+			t.Errorf("history sent mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(decode(t, `[{"type":"text","text":"be brief"}]`), bodies[0]["system"]); diff != "" {
+			t.Errorf("system mismatch (-want +got):\n%s", diff)
+		}
+		tools := bodies[0]["tools"].([]any)
+		if len(tools) != 1 || tools[0].(map[string]any)["name"] != "calculate_sum" || tools[0].(map[string]any)["input_schema"] == nil {
+			t.Errorf("tools = %v", tools)
+		}
+		if bodies[0]["max_tokens"] != float64(DefaultMaxTokens) {
+			t.Errorf("max_tokens = %v", bodies[0]["max_tokens"])
+		}
+		for _, r := range srv.Requests() {
+			if r.AuthHeader != "authorization" {
+				t.Errorf("key sent in %q, want authorization (Bearer)", r.AuthHeader)
+			}
+			if r.Header.Get("Anthropic-Version") == "" {
+				t.Errorf("no anthropic-version header")
+			}
+			if r.Stream != stream {
+				t.Errorf("stream = %v, want %v", r.Stream, stream)
+			}
+		}
+	})
+}
+
+func TestUnknownBlocksAreEchoedRaw(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "ok"})
+	defer srv.Close()
+	p := newProvider(t, srv)
+	thinking := json.RawMessage(`{"type":"thinking","thinking":"hmm","signature":"c2ln"}`)
+	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}},
+		{Role: llm.RoleAssistant, Parts: []llm.Part{{Thought: true, ProviderData: thinking}, {Text: "hello"}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "again"}}},
+	}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Bodies()[0]["messages"].([]any)[1]
+	want := decode(t, `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"c2ln"},{"type":"text","text":"hello"}]}`)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("assistant message mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	t.Parallel()
+	fast := map[string]string{"retry-after-ms": "1"}
+	tests := []struct {
+		name     string
+		replies  []llmtest.Reply
+		key      string
+		wantErr  string
+		requests int
+	}{
+		{
+			name:     "429 and 529 retried",
+			replies:  []llmtest.Reply{{Status: 429, Error: "rate limited", Headers: fast}, {Status: 529, Error: "Overloaded", Headers: fast}, {Text: "fine"}},
+			requests: 3,
+		},
+		{
+			name:     "429 reported once retries are spent",
+			replies:  []llmtest.Reply{{Status: 429, Error: "slow down", Headers: fast}, {Status: 429, Error: "slow down", Headers: fast}, {Status: 429, Error: "Number of request tokens has exceeded your per-minute rate limit", Headers: fast}},
+			wantErr:  "claude API error 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit",
+			requests: 3,
+		},
+		{
+			name:     "400 reported with its message, not retried",
+			replies:  []llmtest.Reply{{Status: 400, Error: "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}},
+			wantErr:  "claude API error 400 invalid_request_error: messages.2: `tool_use` ids were found without `tool_result` blocks immediately after",
+			requests: 1,
+		},
+		{
+			name:     "wrong key",
+			key:      "another-key",
+			wantErr:  "claude API error 401 authentication_error",
+			requests: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			modes(t, func(t *testing.T, stream bool) {
+				key := testKey
+				if tt.key != "" {
+					key = tt.key
+				}
+				srv := llmtest.NewServer(llmtest.Claude, key, tt.replies...)
+				defer srv.Close()
+				p := newProvider(t, srv)
+				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+				switch {
+				case tt.wantErr == "" && err != nil:
+					t.Fatalf("error: %v", err)
+				case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if tt.wantErr != "" {
+					var api *llm.APIError
+					if !errors.As(err, &api) {
+						t.Errorf("error %T is not an llm.APIError", err)
+					}
+				}
+				if err != nil && strings.Contains(err.Error(), testKey) {
+					t.Errorf("the key is in the error: %v", err)
+				}
+				if got := len(srv.Requests()); got != tt.requests {
+					t.Errorf("%d requests, want %d", got, tt.requests)
+				}
+			})
+		})
+	}
+}
+
+func TestGenerateCancelled(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "late", Delay: llmtest.Duration(time.Minute)})
+		defer srv.Close()
+		p := newProvider(t, srv)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		var onText func(string)
+		if stream {
+			onText = func(string) {}
+		}
+		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error = %v, want the context's", err)
+		}
+		if got := len(srv.Requests()); got != 1 {
+			t.Errorf("%d requests, want 1: a cancelled request is not retried", got)
+		}
+	})
+}
+
+func TestBlobBlocks(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "a cat"})
+	defer srv.Close()
+	p := newProvider(t, srv)
+	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+		{Text: "describe"},
+		{Blob: &llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("hi")}},
+		{Blob: &llm.Blob{Kind: llm.DocumentBlock, MIMEType: "application/pdf", Data: []byte("%PDF-"), Name: "a.pdf"}},
+		{Blob: &llm.Blob{Kind: llm.DocumentBlock, MIMEType: "text/plain; charset=utf-8", Data: []byte("notes")}},
+	}}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, `[{"role":"user","content":[{"type":"text","text":"describe"},
+	  {"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}},
+	  {"type":"document","title":"a.pdf","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}},
+	  {"type":"document","source":{"type":"text","media_type":"text/plain","data":"notes"}}]}]`)
+	if diff := cmp.Diff(want, srv.Bodies()[0]["messages"]); diff != "" {
+		t.Errorf("messages mismatch (-want +got):\n%s", diff)
+	}
+
+	_, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+		{Blob: &llm.Blob{Kind: llm.MediaBlock, MIMEType: "audio/wav", Data: []byte("RIFF"), Name: "a.wav"}},
+	}}}}, false)
+	if err == nil || !strings.Contains(err.Error(), "audio/wav") {
+		t.Errorf("audio for Claude: error = %v, want one naming the type", err)
+	}
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -1,0 +1,169 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/kesoku/kesoku/internal/llm"
+)
+
+// The ProviderData of a Claude part is the raw JSON of a content block
+// kesoku does not model (thinking, redacted_thinking, server tool blocks):
+// it goes back byte for byte on the next turn.
+
+// toMessages translates the conversation. Tool results go in the user
+// message that follows the calls, one tool_result per tool_use, before any
+// other block of that message.
+func toMessages(msgs []llm.Message) ([]anthropic.MessageParam, error) {
+	out := make([]anthropic.MessageParam, 0, len(msgs))
+	for i, m := range msgs {
+		var results, rest []anthropic.ContentBlockParamUnion
+		for j, p := range m.Parts {
+			b, err := toBlock(p)
+			if err != nil {
+				return nil, fmt.Errorf("claude: message %d part %d: %w", i+1, j+1, err)
+			}
+			if b == nil {
+				continue
+			}
+			if p.ToolResult != nil {
+				results = append(results, *b)
+			} else {
+				rest = append(rest, *b)
+			}
+		}
+		blocks := append(results, rest...)
+		if len(blocks) == 0 {
+			continue
+		}
+		if m.Role == llm.RoleAssistant {
+			out = append(out, anthropic.NewAssistantMessage(blocks...))
+		} else {
+			out = append(out, anthropic.NewUserMessage(blocks...))
+		}
+	}
+	return out, nil
+}
+
+func toBlock(p llm.Part) (*anthropic.ContentBlockParamUnion, error) {
+	var b anthropic.ContentBlockParamUnion
+	switch {
+	case p.ToolCall != nil:
+		input := json.RawMessage(bytes.TrimSpace(p.ToolCall.Args))
+		if len(input) == 0 || string(input) == "null" {
+			input = json.RawMessage("{}")
+		}
+		b = anthropic.NewToolUseBlock(p.ToolCall.ID, input, p.ToolCall.Name)
+	case p.ToolResult != nil:
+		r := p.ToolResult
+		tr := anthropic.ToolResultBlockParam{ToolUseID: r.CallID}
+		if r.IsError {
+			tr.IsError = anthropic.Bool(true)
+		}
+		if text := resultText(r.Content); text != "" {
+			tr.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: text}}}
+		}
+		b = anthropic.ContentBlockParamUnion{OfToolResult: &tr}
+	case p.Blob != nil:
+		return blobBlock(p.Blob)
+	case len(p.ProviderData) > 0:
+		b = param.Override[anthropic.ContentBlockParamUnion](p.ProviderData)
+	case p.Text != "":
+		// Claude refuses empty text blocks, hence the case above.
+		b = anthropic.NewTextBlock(p.Text)
+	default:
+		return nil, nil
+	}
+	return &b, nil
+}
+
+// resultText is a tool's result as the text Claude reads: a string as
+// itself, any other value as its JSON.
+func resultText(content json.RawMessage) string {
+	content = bytes.TrimSpace(content)
+	if len(content) == 0 || string(content) == "null" {
+		return ""
+	}
+	var s string
+	if content[0] == '"' && json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	return string(content)
+}
+
+// blobBlock is a file as Claude takes it: an image block, or a document
+// block for PDF and text. Claude takes neither audio nor video.
+func blobBlock(b *llm.Blob) (*anthropic.ContentBlockParamUnion, error) {
+	mime := b.MIMEType
+	if i := strings.IndexByte(mime, ';'); i >= 0 {
+		mime = strings.TrimSpace(mime[:i])
+	}
+	url := strings.HasPrefix(b.URI, "https://") || strings.HasPrefix(b.URI, "http://")
+	var block anthropic.ContentBlockParamUnion
+	switch {
+	case b.Kind == llm.ImageBlock || strings.HasPrefix(mime, "image/"):
+		switch {
+		case url:
+			block = anthropic.NewImageBlock(anthropic.URLImageSourceParam{URL: b.URI})
+		case b.URI != "":
+			block = anthropic.NewImageBlock(anthropic.FileImageSourceParam{FileID: b.URI})
+		default:
+			block = anthropic.NewImageBlockBase64(mime, base64.StdEncoding.EncodeToString(b.Data))
+		}
+	case b.Kind == llm.DocumentBlock:
+		switch {
+		case url:
+			block = anthropic.NewDocumentBlock(anthropic.URLPDFSourceParam{URL: b.URI})
+		case b.URI != "":
+			block = anthropic.NewDocumentBlock(anthropic.FileDocumentSourceParam{FileID: b.URI})
+		case mime == "application/pdf":
+			block = anthropic.NewDocumentBlock(anthropic.Base64PDFSourceParam{Data: base64.StdEncoding.EncodeToString(b.Data)})
+		case strings.HasPrefix(mime, "text/"):
+			block = anthropic.NewDocumentBlock(anthropic.PlainTextSourceParam{Data: string(b.Data)})
+		default:
+			return nil, fmt.Errorf("document %s: Claude takes PDF and text documents, not %s", b.Name, mime)
+		}
+		if b.Name != "" {
+			block.OfDocument.Title = anthropic.String(b.Name)
+		}
+	default:
+		return nil, fmt.Errorf("%s %s: Claude takes images and documents, not %s", b.Kind, b.Name, mime)
+	}
+	return &block, nil
+}
+
+// fromMessage translates the model's turn: text, tool calls, and every
+// other block kept raw to be echoed.
+func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
+	parts := make([]llm.Part, 0, len(msg.Content))
+	for _, block := range msg.Content {
+		switch block.Type {
+		case "text":
+			if block.Text != "" {
+				parts = append(parts, llm.Part{Text: block.Text})
+			}
+		case "tool_use":
+			args := json.RawMessage(bytes.TrimSpace(block.Input))
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage("{}")
+			}
+			parts = append(parts, llm.Part{ToolCall: &llm.ToolCall{ID: block.ID, Name: block.Name, Args: args}})
+		default:
+			raw := block.RawJSON()
+			if raw == "" {
+				continue
+			}
+			parts = append(parts, llm.Part{Thought: block.Type == "thinking" || block.Type == "redacted_thinking", ProviderData: json.RawMessage(raw)})
+		}
+	}
+	return &llm.Response{
+		Message:    llm.Message{Role: llm.RoleAssistant, Parts: parts},
+		StopReason: string(msg.StopReason),
+	}, nil
+}

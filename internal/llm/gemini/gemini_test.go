@@ -1,0 +1,286 @@
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+const testKey = "test-gemini-key-6d1f"
+
+func newProvider(t *testing.T, srv *llmtest.Server) *Provider {
+	t.Helper()
+	p, err := New(context.Background(), llm.ClientOptions{
+		Model: "gemini-test", APIKey: testKey, BaseURL: srv.URL,
+		Retry: llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, NoJitter: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var sumSpec = &registry.Spec{
+	Name: "calculate_sum", Description: "Add two numbers.",
+	Params: []*registry.Property{
+		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+	},
+}
+
+// modes runs f for a plain request and a streamed one.
+func modes(t *testing.T, f func(t *testing.T, stream bool)) {
+	for _, stream := range []bool{false, true} {
+		name := "plain"
+		if stream {
+			name = "stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, stream)
+		})
+	}
+}
+
+func generate(t *testing.T, p *Provider, req *llm.Request, stream bool) (*llm.Response, string, error) {
+	t.Helper()
+	var streamed strings.Builder
+	var onText func(string)
+	if stream {
+		onText = func(s string) { streamed.WriteString(s) }
+	}
+	resp, err := p.Generate(context.Background(), req, onText)
+	return resp, streamed.String(), err
+}
+
+func TestGenerateParallelCallsAndSignatures(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{
+			Text: "Adding both.",
+			Calls: []llmtest.Call{
+				{ID: "c1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}, ThoughtSignature: "AAEC"},
+				{Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+			},
+		})
+		defer srv.Close()
+		p := newProvider(t, srv)
+		req := &llm.Request{
+			System:   "be brief",
+			Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
+			Tools:    []*registry.Spec{sumSpec},
+		}
+		resp, streamed, err := generate(t, p, req, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stream && streamed != "Adding both." {
+			t.Errorf("streamed text = %q, want %q", streamed, "Adding both.")
+		}
+		parts := resp.Message.Parts
+		if len(parts) != 3 || parts[0].Text != "Adding both." || parts[1].ToolCall == nil || parts[2].ToolCall == nil {
+			t.Fatalf("parts = %+v, want text and two calls", parts)
+		}
+		if parts[1].ToolCall.ID != "c1" {
+			t.Errorf("first call id = %q, want c1", parts[1].ToolCall.ID)
+		}
+		second := parts[2].ToolCall
+		if !strings.HasPrefix(second.ID, "call_") {
+			t.Errorf("a call without an id got id %q, want a generated call_ id", second.ID)
+		}
+		if string(second.Args) != `{"a":3,"b":4}` {
+			t.Errorf("args = %s", second.Args)
+		}
+
+		// The next turn: the model's content verbatim (signature included,
+		// the generated id left out), then all responses in one content in
+		// the order of the calls, even when the results come out of order.
+		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{
+			{ToolResult: &llm.ToolResult{CallID: second.ID, Name: "calculate_sum", Content: json.RawMessage("7")}},
+			{ToolResult: &llm.ToolResult{CallID: "c1", Name: "calculate_sum", Content: json.RawMessage(`"boom"`), IsError: true}},
+		}})
+		srv.Add(llmtest.Reply{Text: "3 and 7."})
+		resp, _, err = generate(t, p, req, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Message.Parts[0].Text; got != "3 and 7." {
+			t.Errorf("answer = %q", got)
+		}
+		bodies := srv.Bodies()
+		got := bodies[1]["contents"].([]any)[1:]
+		want := decode(t, `[
+		  {"role":"model","parts":[
+		    {"text":"Adding both."},
+		    {"functionCall":{"id":"c1","name":"calculate_sum","args":{"a":1,"b":2}},"thoughtSignature":"AAEC"},
+		    {"functionCall":{"name":"calculate_sum","args":{"a":3,"b":4}}}]},
+		  {"role":"user","parts":[
+		    {"functionResponse":{"id":"c1","name":"calculate_sum","response":{"error":"boom"}}},
+		    {"functionResponse":{"name":"calculate_sum","response":{"output":7}}}]}]`)
+		if diff := cmp.Diff(want, any(got)); diff != "" {
+			t.Errorf("history sent mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(decode(t, `{"parts":[{"text":"be brief"}],"role":"user"}`), bodies[0]["systemInstruction"]); diff != "" {
+			t.Errorf("systemInstruction mismatch (-want +got):\n%s", diff)
+		}
+		decls := bodies[0]["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)
+		if len(decls) != 1 || decls[0].(map[string]any)["name"] != "calculate_sum" {
+			t.Errorf("tools = %v", bodies[0]["tools"])
+		}
+		for _, r := range srv.Requests() {
+			if r.AuthHeader != "x-goog-api-key" {
+				t.Errorf("key sent in %q, want x-goog-api-key", r.AuthHeader)
+			}
+			if r.Stream != stream {
+				t.Errorf("stream = %v, want %v", r.Stream, stream)
+			}
+		}
+	})
+}
+
+func TestGenerateTextSignatureStaysWithItsText(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "one two three four five", ThoughtSignature: "c2ln"})
+		defer srv.Close()
+		p := newProvider(t, srv)
+		resp, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "count"}}}}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []llm.Part{{Text: "one two three four five", ProviderData: json.RawMessage(`{"thoughtSignature":"c2ln"}`)}}
+		if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+			t.Errorf("parts mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestGenerateErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		replies  []llmtest.Reply
+		key      string
+		wantErr  string
+		requests int
+	}{
+		{
+			name:     "429 retried",
+			replies:  []llmtest.Reply{{Status: 429, Error: "Resource has been exhausted"}, {Status: 503, Error: "overloaded"}, {Text: "fine"}},
+			requests: 3,
+		},
+		{
+			name:     "429 reported once retries are spent",
+			replies:  []llmtest.Reply{{Status: 429, Error: "quota"}, {Status: 429, Error: "quota"}, {Status: 429, Error: "Resource has been exhausted (e.g. check quota)."}},
+			wantErr:  "gemini API error 429 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).",
+			requests: 3,
+		},
+		{
+			name:     "400 reported with its message, not retried",
+			replies:  []llmtest.Reply{{Status: 400, Error: "Function call is missing a thought_signature in functionCall parts."}},
+			wantErr:  "gemini API error 400 INVALID_ARGUMENT: Function call is missing a thought_signature in functionCall parts.",
+			requests: 1,
+		},
+		{
+			name:     "wrong key",
+			key:      "another-key",
+			wantErr:  "gemini API error 401 UNAUTHENTICATED: fake: API key not valid",
+			requests: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			modes(t, func(t *testing.T, stream bool) {
+				key := testKey
+				if tt.key != "" {
+					key = tt.key
+				}
+				srv := llmtest.NewServer(llmtest.Gemini, key, tt.replies...)
+				defer srv.Close()
+				p := newProvider(t, srv)
+				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+				switch {
+				case tt.wantErr == "" && err != nil:
+					t.Fatalf("error: %v", err)
+				case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				if tt.wantErr != "" {
+					var api *llm.APIError
+					if !errors.As(err, &api) {
+						t.Errorf("error %T is not an llm.APIError", err)
+					}
+				}
+				if err != nil && strings.Contains(err.Error(), testKey) {
+					t.Errorf("the key is in the error: %v", err)
+				}
+				if got := len(srv.Requests()); got != tt.requests {
+					t.Errorf("%d requests, want %d", got, tt.requests)
+				}
+			})
+		})
+	}
+}
+
+func TestGenerateCancelled(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "late", Delay: llmtest.Duration(time.Minute)})
+		defer srv.Close()
+		p := newProvider(t, srv)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		var onText func(string)
+		if stream {
+			onText = func(string) {}
+		}
+		start := time.Now()
+		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error = %v, want the context's", err)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("took %v to give up", d)
+		}
+	})
+}
+
+func TestBlobParts(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "a cat"})
+	defer srv.Close()
+	p := newProvider(t, srv)
+	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+		{Text: "describe"},
+		{Blob: &llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("hi"), Name: "a.png"}},
+		{Blob: &llm.Blob{Kind: llm.MediaBlock, MIMEType: "video/mp4", URI: "https://example.invalid/v1beta/files/abc"}},
+	}}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, `[{"role":"user","parts":[{"text":"describe"},
+	  {"inlineData":{"mimeType":"image/png","data":"aGk="}},
+	  {"fileData":{"mimeType":"video/mp4","fileUri":"https://example.invalid/v1beta/files/abc"}}]}]`)
+	if diff := cmp.Diff(want, srv.Bodies()[0]["contents"]); diff != "" {
+		t.Errorf("contents mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

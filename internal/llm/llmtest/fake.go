@@ -1,0 +1,344 @@
+// Package llmtest holds fake Gemini and Claude servers for tests: httptest
+// servers that speak each provider's REST wire format (non-streaming and
+// SSE streaming), answer from a script of replies, and record every request
+// body so that a test can check what the real SDK clients sent.
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Provider names a wire format.
+type Provider string
+
+// The providers a fake can speak.
+const (
+	Gemini Provider = "gemini"
+	Claude Provider = "claude"
+)
+
+// Call is a tool call the fake model makes.
+type Call struct {
+	// ID is the call id. Gemini may leave it out (the model does at times);
+	// Claude always has one, so the fake makes one up when it is empty.
+	ID   string         `json:"id,omitempty" yaml:"id"`
+	Name string         `json:"name" yaml:"name"`
+	Args map[string]any `json:"args,omitempty" yaml:"args"`
+	// ThoughtSignature is the base64 Gemini thoughtSignature on the call's
+	// part; real models put one on the first call of a turn.
+	ThoughtSignature string `json:"thought_signature,omitempty" yaml:"thought_signature"`
+}
+
+// Reply is one scripted answer: a model turn (Text and Calls), or an error
+// (Status of 400 and above, with the provider's own message in Error).
+type Reply struct {
+	Text  string `json:"text,omitempty" yaml:"text"`
+	Calls []Call `json:"calls,omitempty" yaml:"calls"`
+	// ThoughtSignature is a Gemini thoughtSignature sent with the text. When
+	// streaming it arrives in a last chunk of its own with empty text, as
+	// real models send it.
+	ThoughtSignature string `json:"thought_signature,omitempty" yaml:"thought_signature"`
+	// StopReason overrides the stop reason (Claude) or finish reason
+	// (Gemini) that follows from the reply.
+	StopReason string `json:"stop_reason,omitempty" yaml:"stop_reason"`
+
+	// Status, when 400 or more, makes the reply an error with the
+	// provider's error body carrying Error as its message.
+	Status int    `json:"status,omitempty" yaml:"status"`
+	Error  string `json:"error,omitempty" yaml:"error"`
+	// Headers are added to the response (retry-after-ms, say).
+	Headers map[string]string `json:"headers,omitempty" yaml:"headers"`
+
+	// Delay holds the answer back: the model "thinks". A streamed reply
+	// sends its headers first. A client that gives up ends the wait.
+	Delay Duration `json:"delay,omitempty" yaml:"delay"`
+}
+
+// Duration is a time.Duration written as Go writes it ("300ms", "2s") in
+// scenario files.
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as Go does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Request is one request the fake received.
+type Request struct {
+	Method string `json:"method"`
+	// Path is the URL path, Query its raw query.
+	Path  string `json:"path"`
+	Query string `json:"query,omitempty"`
+	// Stream says the client asked for a streamed (SSE) answer.
+	Stream bool `json:"stream"`
+	// Body is the request body as sent (JSON).
+	Body json.RawMessage `json:"body"`
+	// AuthHeader names the header the key came in (never its value).
+	AuthHeader string `json:"auth_header,omitempty"`
+	// Header holds the request's headers other than those carrying the key.
+	Header http.Header `json:"-"`
+	// Cancelled says the client gave up before the answer was complete.
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// Server is a fake provider. Its zero value is not usable; call NewServer.
+type Server struct {
+	*httptest.Server
+
+	provider Provider
+	// key is the API key the fake accepts; any non-empty key when "".
+	key string
+
+	mu       sync.Mutex
+	replies  []Reply
+	served   int
+	requests []*Request
+}
+
+// NewServer starts a fake provider that answers with replies, in order.
+// A request beyond the script gets a 400 error saying so. key is the API
+// key it accepts ("" for any non-empty one); a request with another key
+// gets the provider's authentication error. Close the server when done.
+func NewServer(p Provider, key string, replies ...Reply) *Server {
+	s := &Server{provider: p, key: key, replies: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Add appends replies to the script.
+func (s *Server) Add(replies ...Reply) {
+	s.mu.Lock()
+	s.replies = append(s.replies, replies...)
+	s.mu.Unlock()
+}
+
+// Requests returns a copy of every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// Bodies returns every request body received so far, decoded, in order.
+func (s *Server) Bodies() []map[string]any {
+	var out []map[string]any
+	for _, r := range s.Requests() {
+		var m map[string]any
+		if err := json.Unmarshal(r.Body, &m); err != nil {
+			m = map[string]any{"undecodable": string(r.Body)}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Provider is the wire format the fake speaks.
+func (s *Server) Provider() Provider { return s.provider }
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := &Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: body, Header: r.Header.Clone()}
+	key := s.takeKey(req)
+	if q := r.URL.Query(); key == "" && q.Get("key") != "" {
+		// The old Gemini SDK sent the key in the query.
+		key, req.AuthHeader = q.Get("key"), "query"
+		q.Del("key")
+		req.Query = q.Encode()
+	}
+
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	var wire wireFormat
+	switch s.provider {
+	case Gemini:
+		wire = geminiWire{}
+	case Claude:
+		wire = claudeWire{}
+	default:
+		http.Error(w, "fake: unknown provider "+string(s.provider), http.StatusInternalServerError)
+		return
+	}
+	model, stream, err := wire.parse(r, body)
+	req.Stream = stream
+	if err != nil {
+		wire.writeError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	if !json.Valid(body) {
+		wire.writeError(w, http.StatusBadRequest, "fake: request body is not JSON")
+		return
+	}
+	if key == "" || (s.key != "" && key != s.key) {
+		wire.writeError(w, http.StatusUnauthorized, "fake: API key not valid. Please pass a valid API key.")
+		return
+	}
+
+	s.mu.Lock()
+	n := s.served
+	s.served++
+	var reply Reply
+	ok := n < len(s.replies)
+	if ok {
+		reply = s.replies[n]
+	}
+	s.mu.Unlock()
+	if !ok {
+		wire.writeError(w, http.StatusBadRequest, fmt.Sprintf("fake %s: no scripted reply left for request %d", s.provider, n+1))
+		return
+	}
+
+	for k, v := range reply.Headers {
+		w.Header().Set(k, v)
+	}
+	if reply.Status >= 400 {
+		if !s.wait(r, req, reply.Delay) {
+			return
+		}
+		wire.writeError(w, reply.Status, reply.Error)
+		return
+	}
+	t := &turn{Reply: reply, model: model, n: n + 1}
+	if !stream {
+		if !s.wait(r, req, reply.Delay) {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(wire.message(t))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flush(w)
+	if !s.wait(r, req, reply.Delay) {
+		return
+	}
+	for _, ev := range wire.events(t) {
+		if _, err := w.Write(ev); err != nil {
+			s.cancelled(req)
+			return
+		}
+		flush(w)
+	}
+}
+
+// takeKey removes the key from the recorded headers and returns it, so
+// that a test dumping requests can never write it.
+func (s *Server) takeKey(req *Request) string {
+	for _, h := range []string{"X-Goog-Api-Key", "X-Api-Key", "Authorization"} {
+		v := req.Header.Get(h)
+		if v == "" {
+			continue
+		}
+		req.Header.Del(h)
+		if req.AuthHeader == "" {
+			req.AuthHeader = strings.ToLower(h)
+			if h == "Authorization" {
+				v = strings.TrimPrefix(v, "Bearer ")
+			}
+			return v
+		}
+	}
+	return ""
+}
+
+// wait holds the answer back for d, and reports false when the client gave
+// up first.
+func (s *Server) wait(r *http.Request, req *Request, d Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(time.Duration(d))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		s.cancelled(req)
+		return false
+	}
+}
+
+func (s *Server) cancelled(req *Request) {
+	s.mu.Lock()
+	req.Cancelled = true
+	s.mu.Unlock()
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// turn is a reply being written: the reply, the model asked for and the
+// request's number (for ids).
+type turn struct {
+	Reply
+	model string
+	n     int
+}
+
+// wireFormat is one provider's REST format.
+type wireFormat interface {
+	// parse checks the request's path and returns the model and whether a
+	// stream was asked for.
+	parse(r *http.Request, body []byte) (model string, stream bool, err error)
+	// message is the whole answer of a non-streamed request.
+	message(t *turn) []byte
+	// events are the SSE events of a streamed answer, each ending in a
+	// blank line.
+	events(t *turn) [][]byte
+	writeError(w http.ResponseWriter, status int, msg string)
+}
+
+// chunks splits text into a few pieces at spaces, so that a streamed reply
+// arrives in more than one event.
+func chunks(text string) []string {
+	if text == "" {
+		return nil
+	}
+	words := strings.SplitAfter(text, " ")
+	size := max(1, (len(words)+2)/3)
+	var out []string
+	for i := 0; i < len(words); i += size {
+		out = append(out, strings.Join(words[i:min(i+size, len(words))], ""))
+	}
+	return out
+}
+
+func mustJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,45 @@
+package llmtest
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Scenario is a fake server's script as a file (YAML or JSON), for
+// end-to-end tests:
+//
+//	provider: gemini
+//	key: test-key
+//	replies:
+//	  - calls:
+//	      - {name: calculate_sum, args: {a: 1, b: 2}}
+//	  - text: The sum is 3.
+type Scenario struct {
+	Provider Provider `yaml:"provider"`
+	// Key is the API key the fake accepts; any non-empty key when empty.
+	Key     string  `yaml:"key"`
+	Replies []Reply `yaml:"replies"`
+}
+
+// LoadScenario reads a scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sc Scenario
+	if err := yaml.UnmarshalWithOptions(data, &sc, yaml.Strict(), yaml.UseJSONUnmarshaler()); err != nil {
+		return nil, fmt.Errorf("scenario %s: %s", path, yaml.FormatError(err, false, true))
+	}
+	switch sc.Provider {
+	case Gemini, Claude:
+	default:
+		return nil, fmt.Errorf("scenario %s: provider %q: want gemini or claude", path, sc.Provider)
+	}
+	return &sc, nil
+}
+
+// Start starts a fake server playing the scenario.
+func (sc *Scenario) Start() *Server { return NewServer(sc.Provider, sc.Key, sc.Replies...) }

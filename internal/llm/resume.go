@@ -1,0 +1,131 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/message"
+)
+
+// unansweredMessage is what the model reads for a call whose result never
+// made it into the transcript.
+const unansweredMessage = "no result was recorded: the session ended (interrupted, killed or crashed) before the call returned; it may or may not have taken effect"
+
+// Resume rebuilds the conversation from the records of a transcript, in
+// the order they were written, and continues the session they belong to.
+// A tool_call that has no tool_result — the program was killed while it
+// ran — is answered first with an aborted tool_result, appended to the
+// Store: both providers refuse a history with an unanswered call.
+// Results are put in the order of the calls they answer; a result that
+// answers no call is left out.
+func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
+	if len(recs) == 0 {
+		return errors.New("resume: the transcript holds no records")
+	}
+	for _, rec := range recs {
+		if rec.SessionID != "" {
+			s.opts.SessionID = rec.SessionID
+			break
+		}
+	}
+	results := make(map[string]*message.Record)
+	for _, rec := range recs {
+		if rec.Type == message.TypeToolResult && rec.ParentID != "" && results[rec.ParentID] == nil {
+			results[rec.ParentID] = rec
+		}
+	}
+
+	var msgs []Message
+	var pending []*ToolCall
+	var pendingRecs []*message.Record
+	var fixes []*message.Record
+	inAssistant := false
+	answer := func() {
+		if len(pending) == 0 {
+			return
+		}
+		parts := make([]Part, len(pending))
+		for i, c := range pending {
+			res := results[pendingRecs[i].ID]
+			if res == nil {
+				res = s.unanswered(pendingRecs[i])
+				fixes = append(fixes, res)
+			}
+			r := resultOf(res)
+			r.CallID, r.Name = c.ID, c.Name
+			parts[i] = Part{ToolResult: r}
+		}
+		msgs = append(msgs, Message{Role: RoleUser, Parts: parts})
+		pending, pendingRecs = nil, nil
+	}
+	for _, rec := range recs {
+		switch {
+		case rec.Type == message.TypeToolResult:
+			inAssistant = false
+		case rec.Role == message.RoleUser && rec.Type == message.TypeText:
+			answer()
+			msgs = append(msgs, Message{Role: RoleUser, Parts: []Part{{Text: textOf(rec.Content)}}})
+			inAssistant = false
+		case rec.Role == message.RoleAssistant && (rec.Type == message.TypeText || rec.Type == message.TypeToolCall):
+			if !inAssistant {
+				answer()
+				msgs = append(msgs, Message{Role: RoleAssistant})
+				inAssistant = true
+			}
+			m := &msgs[len(msgs)-1]
+			p := Part{ProviderData: rec.ProviderData}
+			if rec.Type == message.TypeToolCall {
+				id := rec.CallID
+				if id == "" {
+					id = rec.ID
+				}
+				p.ToolCall = &ToolCall{ID: id, Name: rec.Name, Args: objectOrEmpty(rec.Content)}
+				pending = append(pending, p.ToolCall)
+				pendingRecs = append(pendingRecs, rec)
+			} else {
+				p.Text = textOf(rec.Content)
+			}
+			m.Parts = append(m.Parts, p)
+		}
+	}
+	answer()
+
+	s.history = msgs
+	s.last = recs[len(recs)-1].ID
+	if len(fixes) > 0 {
+		if err := s.append(ctx, fixes...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unanswered is the aborted tool_result of a call that has none.
+func (s *Session) unanswered(call *message.Record) *message.Record {
+	var zero int64
+	return &message.Record{
+		ID:         newID(),
+		SessionID:  s.opts.SessionID,
+		ParentID:   call.ID,
+		Role:       message.RoleTool,
+		Type:       message.TypeToolResult,
+		Status:     message.StatusAborted,
+		Name:       call.Name,
+		IsError:    true,
+		Error:      &message.ErrorInfo{Kind: message.KindAborted, Message: unansweredMessage},
+		CreatedAt:  time.Now().UTC(),
+		DurationMS: &zero,
+		CallID:     call.CallID,
+	}
+}
+
+// textOf is the text of a text record: its content is a JSON string.
+func textOf(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	return string(content)
+}

@@ -1,0 +1,318 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/runner"
+)
+
+// DefaultMaxTurns is how many model turns one prompt may take when
+// SessionOptions.MaxTurns is 0.
+const DefaultMaxTurns = 20
+
+// ErrInterrupted says a turn was interrupted: its context was cancelled
+// while the model was thinking or tools were running. Everything up to
+// that point is in the transcript, which stays valid to resume.
+var ErrInterrupted = errors.New("interrupted")
+
+// MaxTurnsError says the model still asked for tools after the last turn
+// allowed. The calls of that turn ran and their results are recorded.
+type MaxTurnsError struct {
+	Turns int
+}
+
+func (e *MaxTurnsError) Error() string {
+	return fmt.Sprintf("the model did not answer within %d turns (--max-turns); it still asked for tools", e.Turns)
+}
+
+// SessionOptions configure a Session.
+type SessionOptions struct {
+	// Provider is the model.
+	Provider Provider
+	// Runner runs the model's tool calls, one turn's calls at once up to
+	// its Jobs.
+	Runner *runner.ToolRunner
+	// Store receives the transcript, record by record as the session goes.
+	Store message.Store
+	// SessionID goes on every record; a new one when empty.
+	SessionID string
+	// System is the system instruction.
+	System string
+	// Tools are the tools the model is offered.
+	Tools []*registry.Spec
+	// MaxTurns bounds the model turns of one prompt; 0 means
+	// DefaultMaxTurns.
+	MaxTurns int
+	// OnText, when set, receives the model's text as it arrives (a
+	// streamed request); when nil, requests are not streamed.
+	OnText func(string)
+}
+
+// Session is the agent loop: a conversation with a model whose tool calls
+// the ToolRunner runs, recorded as Message records. A Session serves one
+// turn at a time.
+type Session struct {
+	opts    SessionOptions
+	history []Message
+	// last is the id of the last record: the parent of the next.
+	last string
+}
+
+// NewSession starts an empty session.
+func NewSession(opts SessionOptions) *Session {
+	if opts.SessionID == "" {
+		opts.SessionID = newID()
+	}
+	if opts.MaxTurns <= 0 {
+		opts.MaxTurns = DefaultMaxTurns
+	}
+	return &Session{opts: opts}
+}
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.opts.SessionID }
+
+// History returns the conversation so far, as it is sent to the model.
+func (s *Session) History() []Message { return s.history }
+
+// Send is one turn of the user: it records prompt, then asks the model and
+// runs its tool calls, turn after turn, until the model answers with text,
+// and returns that answer. An empty prompt continues the conversation as
+// it stands (after a resume), which must then end with a user message.
+//
+// Cancelling ctx interrupts: a model request in flight is cancelled, tool
+// calls not yet started are aborted and those running get the runner's
+// grace; every call still gets its record, and Send returns
+// ErrInterrupted.
+func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
+	if prompt != "" {
+		content, _ := json.Marshal(prompt)
+		rec := s.newRecord(message.RoleUser, message.TypeText)
+		rec.Content = content
+		if err := s.append(ctx, rec); err != nil {
+			return "", err
+		}
+		s.history = append(s.history, Message{Role: RoleUser, Parts: []Part{{Text: prompt}}})
+	} else if n := len(s.history); n == 0 || s.history[n-1].Role != RoleUser {
+		return "", errors.New("nothing to send: no prompt, and the conversation does not end with the user")
+	}
+	for turn := 1; ; turn++ {
+		if ctx.Err() != nil {
+			return "", ErrInterrupted
+		}
+		resp, err := s.opts.Provider.Generate(ctx, &Request{
+			System: s.opts.System, Messages: s.history, Tools: s.opts.Tools,
+		}, s.opts.OnText)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ErrInterrupted
+			}
+			return "", fmt.Errorf("%s: %w", s.opts.Provider.ModelName(), err)
+		}
+		calls, err := s.recordTurn(ctx, resp)
+		if err != nil {
+			return "", err
+		}
+		if len(calls) == 0 {
+			answer := answerText(resp.Message)
+			if answer == "" {
+				return "", fmt.Errorf("%s: the model gave no answer (stop reason %q)", s.opts.Provider.ModelName(), resp.StopReason)
+			}
+			return answer, nil
+		}
+		if err := s.runCalls(ctx, calls); err != nil {
+			return "", err
+		}
+		if ctx.Err() != nil {
+			return "", ErrInterrupted
+		}
+		if turn >= s.opts.MaxTurns {
+			return "", &MaxTurnsError{Turns: s.opts.MaxTurns}
+		}
+	}
+}
+
+// call is a tool call of the model with the id of its record.
+type call struct {
+	rec  *message.Record
+	call *ToolCall
+}
+
+// recordTurn records the model's turn, part by part, adds it to the
+// history and returns its tool calls. Text answers what came before it;
+// the calls of one turn are siblings that answer the text before them.
+func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error) {
+	var parts []Part
+	var recs []*message.Record
+	var calls []call
+	parent := s.last
+	model := s.opts.Provider.ModelName()
+	for _, p := range resp.Message.Parts {
+		var rec *message.Record
+		switch {
+		case p.ToolCall != nil:
+			rec = s.newRecord(message.RoleAssistant, message.TypeToolCall)
+			rec.Name = p.ToolCall.Name
+			rec.CallID = p.ToolCall.ID
+			rec.Content = objectOrEmpty(p.ToolCall.Args)
+			calls = append(calls, call{rec: rec, call: p.ToolCall})
+			// Arguments that are not an object are refused by the runner,
+			// and must not go back to the provider either.
+			tc := *p.ToolCall
+			tc.Args = rec.Content
+			p.ToolCall = &tc
+		case p.Text != "" || len(p.ProviderData) > 0:
+			rec = s.newRecord(message.RoleAssistant, message.TypeText)
+			if p.Text != "" {
+				rec.Content, _ = json.Marshal(p.Text)
+			}
+		default:
+			// Blobs from a model, and empty parts, are not kept.
+			continue
+		}
+		rec.ParentID = parent
+		rec.Model = model
+		rec.ProviderData = p.ProviderData
+		if p.ToolCall == nil {
+			parent = rec.ID
+		}
+		recs = append(recs, rec)
+		parts = append(parts, p)
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	if err := s.append(ctx, recs...); err != nil {
+		return nil, err
+	}
+	s.history = append(s.history, Message{Role: RoleAssistant, Parts: parts})
+	return calls, nil
+}
+
+// runCalls runs one turn's calls through the ToolRunner and records their
+// results, in the order of the calls.
+func (s *Session) runCalls(ctx context.Context, calls []call) error {
+	reqs := make([]*runner.Request, len(calls))
+	for i, c := range calls {
+		req := &runner.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
+		args, err := decodeArgs(c.call.Args)
+		if err != nil {
+			req.Err = fmt.Errorf("tool %q: the arguments are not a JSON object: %v", c.call.Name, err)
+		}
+		req.Args = args
+		reqs[i] = req
+	}
+	recs, err := s.opts.Runner.RunAll(ctx, reqs)
+	if err != nil {
+		return fmt.Errorf("run tool calls: %w", err)
+	}
+	if len(recs) != len(calls) {
+		return fmt.Errorf("run tool calls: %d records for %d calls", len(recs), len(calls))
+	}
+	if err := s.append(ctx, recs...); err != nil {
+		return err
+	}
+	s.addResults(recs)
+	return nil
+}
+
+// addResults adds the results of a turn's calls to the history, as one
+// user message, in the order given.
+func (s *Session) addResults(recs []*message.Record) {
+	parts := make([]Part, len(recs))
+	for i, rec := range recs {
+		parts[i] = Part{ToolResult: resultOf(rec)}
+	}
+	s.history = append(s.history, Message{Role: RoleUser, Parts: parts})
+	s.last = recs[len(recs)-1].ID
+}
+
+// resultOf is what the model reads of a tool_result record: its content,
+// or for an error a string naming the kind and saying what went wrong.
+func resultOf(rec *message.Record) *ToolResult {
+	r := &ToolResult{CallID: rec.CallID, Name: rec.Name, Content: rec.Content, IsError: rec.IsError || rec.Error != nil}
+	if r.IsError {
+		msg := "the call failed"
+		if rec.Error != nil {
+			msg = string(rec.Error.Kind) + ": " + rec.Error.Message
+		}
+		r.Content, _ = json.Marshal(msg)
+	}
+	return r
+}
+
+func (s *Session) newRecord(role message.Role, typ message.Type) *message.Record {
+	return &message.Record{
+		ID:        newID(),
+		SessionID: s.opts.SessionID,
+		ParentID:  s.last,
+		Role:      role,
+		Type:      typ,
+		Status:    message.StatusResponded,
+		CreatedAt: time.Now().UTC(),
+	}
+}
+
+// append stores records and makes the last one the parent of what comes
+// next. An interrupt does not stop it: what happened must be recorded.
+func (s *Session) append(ctx context.Context, recs ...*message.Record) error {
+	if err := s.opts.Store.Append(context.WithoutCancel(ctx), recs...); err != nil {
+		return fmt.Errorf("write transcript: %w", err)
+	}
+	s.last = recs[len(recs)-1].ID
+	return nil
+}
+
+// answerText is the text of a model turn, thoughts left out.
+func answerText(m Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.ToolCall == nil && p.ToolResult == nil && !p.Thought {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// decodeArgs decodes a call's arguments, numbers kept as written so that
+// validation sees 1 and 1.0 as the model sent them.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return args, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// objectOrEmpty is raw when it is a JSON object, and {} otherwise.
+func objectOrEmpty(raw json.RawMessage) json.RawMessage {
+	if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// newID is a record or session id: a UUIDv7, time-ordered.
+func newID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}

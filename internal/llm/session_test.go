@@ -1,0 +1,600 @@
+package llm_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/claude"
+	"github.com/kesoku/kesoku/internal/llm/gemini"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/runner"
+)
+
+const testKey = "sk-test-session-key-2c9e71"
+
+// testTools is a registry of tools written as generated code would write
+// them: a sum, a tool that always fails, and a sleep that honours
+// cancellation.
+func testTools(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg := registry.New()
+	integer := &registry.Schema{Type: registry.TypeInteger}
+	number := &registry.Schema{Type: registry.TypeNumber}
+	reg.MustRegister(&registry.Spec{
+		Name: "calculate_sum", Description: "Add two integers.", Source: "test",
+		Params: []*registry.Property{{Name: "a", Schema: integer, Required: true}, {Name: "b", Schema: integer, Required: true}},
+		Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+			a, err := registry.DecodeInt[int64](args["a"])
+			if err != nil {
+				return nil, err
+			}
+			b, err := registry.DecodeInt[int64](args["b"])
+			if err != nil {
+				return nil, err
+			}
+			return a + b, nil
+		},
+	})
+	reg.MustRegister(&registry.Spec{
+		Name: "always_fails", Description: "Fail.", Source: "test",
+		Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			return nil, errors.New("disk on fire")
+		},
+	})
+	reg.MustRegister(&registry.Spec{
+		Name: "sleep", Description: "Sleep.", Source: "test",
+		Params: []*registry.Property{{Name: "seconds", Schema: number, Required: true}},
+		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+			s, err := registry.DecodeFloat[float64](args["seconds"])
+			if err != nil {
+				return nil, err
+			}
+			select {
+			case <-time.After(time.Duration(s * float64(time.Second))):
+				return "slept", nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	})
+	return reg
+}
+
+// rig is a session against a fake provider, with its transcript in a
+// JSON Lines file.
+type rig struct {
+	srv      *llmtest.Server
+	provider llm.Provider
+	path     string
+	w        *message.JSONLWriter
+	reg      *registry.Registry
+}
+
+func newRig(t *testing.T, p llmtest.Provider, replies ...llmtest.Reply) *rig {
+	t.Helper()
+	r := &rig{srv: llmtest.NewServer(p, testKey, replies...), reg: testTools(t)}
+	t.Cleanup(r.srv.Close)
+	r.path = filepath.Join(t.TempDir(), "session.jsonl")
+	opts := llm.ClientOptions{APIKey: testKey, BaseURL: r.srv.URL, Retry: llm.Retry{MaxRetries: -1}}
+	var err error
+	switch p {
+	case llmtest.Gemini:
+		opts.Model = "gemini-test"
+		r.provider, err = gemini.New(context.Background(), opts)
+	case llmtest.Claude:
+		opts.Model = "claude-test"
+		r.provider, err = claude.New(opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.open(t)
+	return r
+}
+
+func (r *rig) open(t *testing.T) {
+	t.Helper()
+	w, err := message.AppendFile(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.w = w
+	t.Cleanup(func() { w.Close() })
+}
+
+func (r *rig) session(opts llm.SessionOptions) *llm.Session {
+	opts.Provider = r.provider
+	opts.Store = r.w
+	if opts.Runner == nil {
+		opts.Runner = runner.New(r.reg, runner.Options{Jobs: 4, Grace: 50 * time.Millisecond})
+	}
+	if opts.Tools == nil {
+		opts.Tools = r.reg.All()
+	}
+	return llm.NewSession(opts)
+}
+
+func (r *rig) records(t *testing.T) []*message.Record {
+	t.Helper()
+	if err := r.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var recs []*message.Record
+	if err := message.ReadFile(r.path, func(rec *message.Record) error { recs = append(recs, rec); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// shape is what a test checks of a record.
+type shape struct {
+	Role, Type, Status, Name, CallID, Content, ErrorKind string
+	// Parent is the index of the parent record, -1 for none.
+	Parent int
+	Model  bool
+}
+
+func shapes(recs []*message.Record) []shape {
+	index := map[string]int{}
+	out := make([]shape, len(recs))
+	for i, rec := range recs {
+		index[rec.ID] = i
+		s := shape{Role: string(rec.Role), Type: string(rec.Type), Status: string(rec.Status), Name: rec.Name,
+			CallID: rec.CallID, Content: string(rec.Content), Parent: -1, Model: rec.Model != ""}
+		if p, ok := index[rec.ParentID]; ok {
+			s.Parent = p
+		} else if rec.ParentID != "" {
+			s.Parent = -2 // dangling
+		}
+		if rec.Error != nil {
+			s.ErrorKind = string(rec.Error.Kind)
+		}
+		if strings.HasPrefix(s.CallID, "call_") {
+			s.CallID = "call_*" // generated
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func both(t *testing.T, f func(t *testing.T, p llmtest.Provider)) {
+	for _, p := range []llmtest.Provider{llmtest.Gemini, llmtest.Claude} {
+		t.Run(string(p), func(t *testing.T) {
+			t.Parallel()
+			f(t, p)
+		})
+	}
+}
+
+func TestSessionParallelCalls(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p,
+			llmtest.Reply{Text: "Let me add.", Calls: []llmtest.Call{
+				{ID: "id1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+				{ID: "id2", Name: "calculate_sum", Args: map[string]any{"a": 10, "b": 20}},
+			}},
+			llmtest.Reply{Text: "3 and 30."},
+		)
+		var streamed strings.Builder
+		s := r.session(llm.SessionOptions{OnText: func(s string) { streamed.WriteString(s) }})
+		answer, err := s.Send(context.Background(), "add 1+2 and 10+20")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answer != "3 and 30." {
+			t.Errorf("answer = %q", answer)
+		}
+		if got := streamed.String(); got != "Let me add.3 and 30." {
+			t.Errorf("streamed = %q", got)
+		}
+		want := []shape{
+			{Role: "user", Type: "text", Status: "responded", Content: `"add 1+2 and 10+20"`, Parent: -1},
+			{Role: "assistant", Type: "text", Status: "responded", Content: `"Let me add."`, Parent: 0, Model: true},
+			{Role: "assistant", Type: "tool_call", Status: "responded", Name: "calculate_sum", CallID: "id1", Content: `{"a":1,"b":2}`, Parent: 1, Model: true},
+			{Role: "assistant", Type: "tool_call", Status: "responded", Name: "calculate_sum", CallID: "id2", Content: `{"a":10,"b":20}`, Parent: 1, Model: true},
+			{Role: "tool", Type: "tool_result", Status: "responded", Name: "calculate_sum", CallID: "id1", Content: "3", Parent: 2},
+			{Role: "tool", Type: "tool_result", Status: "responded", Name: "calculate_sum", CallID: "id2", Content: "30", Parent: 3},
+			{Role: "assistant", Type: "text", Status: "responded", Content: `"3 and 30."`, Parent: 5, Model: true},
+		}
+		recs := r.records(t)
+		if diff := cmp.Diff(want, shapes(recs)); diff != "" {
+			t.Errorf("transcript mismatch (-want +got):\n%s", diff)
+		}
+		for _, rec := range recs {
+			if rec.SessionID != s.ID() {
+				t.Errorf("record %s has session %q, want %q", rec.ID, rec.SessionID, s.ID())
+			}
+		}
+		checkResultsSent(t, p, r.srv.Bodies()[1], []sentResult{{"id1", "3", false}, {"id2", "30", false}})
+	})
+}
+
+// sentResult is a tool result as a request carried it.
+type sentResult struct {
+	ID, Value string
+	IsError   bool
+}
+
+// checkResultsSent checks that the last message of a request body holds
+// exactly the results given, in order, in the provider's shape: one
+// content of functionResponses for Gemini, tool_result blocks in one user
+// message for Claude.
+func checkResultsSent(t *testing.T, p llmtest.Provider, body map[string]any, want []sentResult) {
+	t.Helper()
+	var got []sentResult
+	switch p {
+	case llmtest.Gemini:
+		contents := body["contents"].([]any)
+		last := contents[len(contents)-1].(map[string]any)
+		if last["role"] != "user" {
+			t.Errorf("last content's role = %v", last["role"])
+		}
+		for _, part := range last["parts"].([]any) {
+			fr, ok := part.(map[string]any)["functionResponse"].(map[string]any)
+			if !ok {
+				t.Errorf("a part that is not a functionResponse: %v", part)
+				continue
+			}
+			resp := fr["response"].(map[string]any)
+			v, isErr := resp["output"], false
+			if e, ok := resp["error"]; ok {
+				v, isErr = e, true
+			}
+			id, _ := fr["id"].(string)
+			got = append(got, sentResult{id, fmt.Sprint(v), isErr})
+		}
+	case llmtest.Claude:
+		msgs := body["messages"].([]any)
+		last := msgs[len(msgs)-1].(map[string]any)
+		if last["role"] != "user" {
+			t.Errorf("last message's role = %v", last["role"])
+		}
+		for _, block := range last["content"].([]any) {
+			b := block.(map[string]any)
+			if b["type"] != "tool_result" {
+				t.Errorf("a block that is not a tool_result: %v", b)
+				continue
+			}
+			text := ""
+			if c, ok := b["content"].([]any); ok && len(c) > 0 {
+				text = c[0].(map[string]any)["text"].(string)
+			}
+			isErr, _ := b["is_error"].(bool)
+			got = append(got, sentResult{b["tool_use_id"].(string), text, isErr})
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results sent mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSessionGeminiCallsWithoutIDs(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Gemini,
+		llmtest.Reply{Calls: []llmtest.Call{
+			{Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}, ThoughtSignature: "c2lnMQ=="},
+			{Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+		}},
+		llmtest.Reply{Text: "3 and 7."},
+	)
+	s := r.session(llm.SessionOptions{})
+	if _, err := s.Send(context.Background(), "sums"); err != nil {
+		t.Fatal(err)
+	}
+	recs := r.records(t)
+	got := shapes(recs)
+	for i := 1; i <= 4; i++ {
+		if got[i].CallID != "call_*" {
+			t.Errorf("record %d: call_id %q, want a generated one", i, recs[i].CallID)
+		}
+	}
+	if recs[1].CallID == recs[2].CallID || recs[3].CallID != recs[1].CallID || recs[4].CallID != recs[2].CallID {
+		t.Errorf("call ids: calls %s %s, results %s %s", recs[1].CallID, recs[2].CallID, recs[3].CallID, recs[4].CallID)
+	}
+	if got[3].Parent != 1 || got[4].Parent != 2 {
+		t.Errorf("results' parents = %d, %d, want 1, 2", got[3].Parent, got[4].Parent)
+	}
+	// The model gave no ids, so none go back: responses are matched by
+	// their place; and the signature goes back with its call.
+	checkResultsSent(t, llmtest.Gemini, r.srv.Bodies()[1], []sentResult{{"", "3", false}, {"", "7", false}})
+	model := r.srv.Bodies()[1]["contents"].([]any)[1].(map[string]any)
+	first := model["parts"].([]any)[0].(map[string]any)
+	if first["thoughtSignature"] != "c2lnMQ==" {
+		t.Errorf("first call part = %v, want its thoughtSignature echoed", first)
+	}
+	if _, ok := first["functionCall"].(map[string]any)["id"]; ok {
+		t.Errorf("a generated id went to the model: %v", first)
+	}
+}
+
+func TestSessionToolErrorsGoBackToTheModel(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p,
+			llmtest.Reply{Calls: []llmtest.Call{
+				{ID: "e1", Name: "always_fails"},
+				{ID: "e2", Name: "calculate_summ", Args: map[string]any{"a": 1, "b": 2}},
+				{ID: "e3", Name: "calculate_sum", Args: map[string]any{"a": "one", "b": 2}},
+			}},
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "ok", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}}}},
+			llmtest.Reply{Text: "It is 3."},
+		)
+		s := r.session(llm.SessionOptions{})
+		answer, err := s.Send(context.Background(), "try")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answer != "It is 3." {
+			t.Errorf("answer = %q", answer)
+		}
+		var kinds []string
+		for _, rec := range r.records(t) {
+			if rec.Type == message.TypeToolResult && rec.Error != nil {
+				kinds = append(kinds, string(rec.Error.Kind))
+			}
+		}
+		if diff := cmp.Diff([]string{"tool_error", "unknown_tool", "invalid_args"}, kinds); diff != "" {
+			t.Errorf("error kinds mismatch (-want +got):\n%s", diff)
+		}
+		body := r.srv.Bodies()[1]
+		js, _ := json.Marshal(body)
+		for _, want := range []string{"disk on fire", `did you mean \"calculate_sum\"`, "args.a"} {
+			if !strings.Contains(string(js), want) {
+				t.Errorf("the second request does not tell the model %q", want)
+			}
+		}
+		checkResultsSent(t, p, r.srv.Bodies()[2], []sentResult{{"ok", "3", false}})
+	})
+}
+
+func TestSessionMaxTurns(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		again := llmtest.Reply{Calls: []llmtest.Call{{Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 1}}}}
+		r := newRig(t, p, again, again, again)
+		s := r.session(llm.SessionOptions{MaxTurns: 2})
+		_, err := s.Send(context.Background(), "loop")
+		var mt *llm.MaxTurnsError
+		if !errors.As(err, &mt) || mt.Turns != 2 {
+			t.Fatalf("error = %v, want MaxTurnsError{2}", err)
+		}
+		if n := len(r.srv.Requests()); n != 2 {
+			t.Errorf("%d model requests, want 2", n)
+		}
+		recs := r.records(t)
+		last := recs[len(recs)-1]
+		if last.Type != message.TypeToolResult || last.Status != message.StatusResponded {
+			t.Errorf("last record = %+v, want the last turn's result", last)
+		}
+	})
+}
+
+func TestSessionAPIErrorIsReported(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p, llmtest.Reply{Status: 400, Error: "messages: the history is malformed in some way"})
+		s := r.session(llm.SessionOptions{})
+		_, err := s.Send(context.Background(), "hi")
+		if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "the history is malformed in some way") {
+			t.Fatalf("error = %v, want the provider's status and message", err)
+		}
+	})
+}
+
+func TestSessionInterruptWhileThinking(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p, llmtest.Reply{Text: "too late", Delay: llmtest.Duration(time.Minute)}, llmtest.Reply{Text: "resumed"})
+		s := r.session(llm.SessionOptions{})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := s.Send(ctx, "think hard")
+		if !errors.Is(err, llm.ErrInterrupted) {
+			t.Fatalf("error = %v, want ErrInterrupted", err)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("the interrupt took %v", d)
+		}
+		if reqs := r.srv.Requests(); len(reqs) != 1 || !waitCancelled(r.srv) {
+			t.Errorf("the model request was not cancelled: %+v", reqs)
+		}
+		// The same session goes on (the interactive loop).
+		answer, err := s.Send(context.Background(), "again")
+		if err != nil || answer != "resumed" {
+			t.Fatalf("after the interrupt: %q, %v", answer, err)
+		}
+		want := []shape{
+			{Role: "user", Type: "text", Status: "responded", Content: `"think hard"`, Parent: -1},
+			{Role: "user", Type: "text", Status: "responded", Content: `"again"`, Parent: 0},
+			{Role: "assistant", Type: "text", Status: "responded", Content: `"resumed"`, Parent: 1, Model: true},
+		}
+		if diff := cmp.Diff(want, shapes(r.records(t))); diff != "" {
+			t.Errorf("transcript mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func waitCancelled(srv *llmtest.Server) bool {
+	for range 100 {
+		reqs := srv.Requests()
+		if len(reqs) > 0 && reqs[len(reqs)-1].Cancelled {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// TestSessionInterruptWhileToolsRunThenResume is the seed's case: the user
+// interrupts while a call runs and another waits; the one running is
+// cancelled, the one queued is dropped, both are recorded as aborted, and
+// a resumed session sends a history with every call answered.
+func TestSessionInterruptWhileToolsRunThenResume(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p, llmtest.Reply{Calls: []llmtest.Call{
+			{ID: "s1", Name: "sleep", Args: map[string]any{"seconds": 30}},
+			{ID: "s2", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+		}})
+		run := runner.New(r.reg, runner.Options{Jobs: 1, Grace: 20 * time.Millisecond})
+		s := r.session(llm.SessionOptions{Runner: run})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		if _, err := s.Send(ctx, "sleep then add"); !errors.Is(err, llm.ErrInterrupted) {
+			t.Fatalf("error = %v, want ErrInterrupted", err)
+		}
+		recs := r.records(t)
+		got := shapes(recs)
+		if len(got) != 5 || got[3].Status != "aborted" || got[4].Status != "aborted" || got[3].ErrorKind != "aborted" || got[4].ErrorKind != "aborted" {
+			t.Fatalf("transcript = %+v, want both calls aborted", got)
+		}
+		r.w.Close()
+
+		// Resume from the file, in a new session, as --resume does.
+		r.open(t)
+		r.srv.Add(llmtest.Reply{Text: "Sorry, I was interrupted."})
+		resumed := r.session(llm.SessionOptions{})
+		if err := resumed.Resume(context.Background(), recs); err != nil {
+			t.Fatal(err)
+		}
+		if resumed.ID() != s.ID() {
+			t.Errorf("resumed session id %q, want %q", resumed.ID(), s.ID())
+		}
+		answer, err := resumed.Send(context.Background(), "what happened?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answer != "Sorry, I was interrupted." {
+			t.Errorf("answer = %q", answer)
+		}
+		body := r.srv.Bodies()[1]
+		// The results message is the one before the new prompt.
+		switch p {
+		case llmtest.Gemini:
+			contents := body["contents"].([]any)
+			body = map[string]any{"contents": contents[:len(contents)-1]}
+		case llmtest.Claude:
+			msgs := body["messages"].([]any)
+			body = map[string]any{"messages": msgs[:len(msgs)-1]}
+		}
+		checkResultsSent(t, p, body, []sentResult{
+			{"s1", "aborted: " + recs[3].Error.Message, true},
+			{"s2", "aborted: interrupted before it started", true},
+		})
+		all := r.records(t)
+		if got := shapes(all)[5]; got.Role != "user" || got.Parent != 4 {
+			t.Errorf("the new prompt %+v does not follow the last record", got)
+		}
+	})
+}
+
+// TestResumeAnswersUnansweredCalls: a transcript cut off after the calls
+// (a kill, a crash) gets aborted results appended before anything is sent.
+func TestResumeAnswersUnansweredCalls(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p,
+			llmtest.Reply{Calls: []llmtest.Call{
+				{ID: "k1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+				{ID: "k2", Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+			}},
+			llmtest.Reply{Text: "3 and 7."},
+		)
+		s := r.session(llm.SessionOptions{})
+		if _, err := s.Send(context.Background(), "sums"); err != nil {
+			t.Fatal(err)
+		}
+		r.w.Close()
+		recs := r.records(t)
+		// Cut the file after the first result, as a kill would.
+		var buf bytes.Buffer
+		for _, rec := range recs[:4] {
+			line, _ := message.AppendRecord(nil, rec)
+			buf.Write(append(line, '\n'))
+		}
+		if err := os.WriteFile(r.path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cut := r.records(t)
+		r.open(t)
+		r.srv.Add(llmtest.Reply{Text: "one of them was lost"})
+		resumed := r.session(llm.SessionOptions{})
+		if err := resumed.Resume(context.Background(), cut); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := resumed.Send(context.Background(), "and?"); err != nil {
+			t.Fatal(err)
+		}
+		all := shapes(r.records(t))
+		fix := all[4]
+		if fix.Type != "tool_result" || fix.Status != "aborted" || fix.CallID != "k2" || fix.Parent != 2 {
+			t.Errorf("appended record = %+v, want an aborted result for k2", fix)
+		}
+		if all[5].Parent != 4 {
+			t.Errorf("the new prompt's parent is %d, want the appended result", all[5].Parent)
+		}
+		body := r.srv.Bodies()[2]
+		switch p {
+		case llmtest.Gemini:
+			contents := body["contents"].([]any)
+			body = map[string]any{"contents": contents[:len(contents)-1]}
+		case llmtest.Claude:
+			msgs := body["messages"].([]any)
+			body = map[string]any{"messages": msgs[:len(msgs)-1]}
+		}
+		var lost string
+		for _, rec := range r.records(t) {
+			if rec.CallID == "k2" && rec.Type == message.TypeToolResult {
+				lost = "aborted: " + rec.Error.Message
+			}
+		}
+		checkResultsSent(t, p, body, []sentResult{{"k1", "3", false}, {"k2", lost, true}})
+
+		// A second resume finds every call answered and appends nothing.
+		n := len(r.records(t))
+		again := r.session(llm.SessionOptions{})
+		if err := again.Resume(context.Background(), r.records(t)); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(r.records(t)); got != n {
+			t.Errorf("a second resume appended %d records", got-n)
+		}
+	})
+}
+
+func TestSessionNeverWritesTheKey(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p,
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "x", Name: "always_fails"}}},
+			llmtest.Reply{Status: 400, Error: "bad"},
+		)
+		s := r.session(llm.SessionOptions{})
+		_, err := s.Send(context.Background(), "hi")
+		if err == nil {
+			t.Fatal("no error")
+		}
+		data, rerr := os.ReadFile(r.path)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if bytes.Contains(data, []byte(testKey)) || strings.Contains(err.Error(), testKey) {
+			t.Errorf("the key was written")
+		}
+	})
+}
