@@ -336,7 +336,7 @@ func (ru *run) check(req *Request) *message.Record {
 	if req.Args == nil {
 		req.Args = map[string]any{}
 	}
-	if err := validateArgs(spec, req.Args); err != nil {
+	if err := spec.Validate(req.Args); err != nil {
 		return r.failure(req, message.KindInvalidArgs, withPos(req.Pos, err.Error()))
 	}
 	return nil
@@ -389,18 +389,4 @@ func (ru *run) noteFailure() {
 // ended.
 func (ru *run) abortedInFlight(s *slot) *message.Record {
 	return ru.r.aborted(s.req, fmt.Sprintf("interrupted: the call did not return within the %v grace", ru.r.opts.Grace), time.Since(s.started))
-}
-
-// argValidator is what registry.Spec implements once argument validation
-// is in place; until then calls are validated by the generated decoders
-// alone.
-type argValidator interface {
-	Validate(args map[string]any) error
-}
-
-func validateArgs(spec *registry.Spec, args map[string]any) error {
-	if v, ok := any(spec).(argValidator); ok {
-		return v.Validate(args)
-	}
-	return nil
 }

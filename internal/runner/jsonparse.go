@@ -1,0 +1,451 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth bounds the nesting of arrays and objects in a request: deeper
+// input is refused rather than walked (SPEC §8).
+const maxDepth = 200
+
+// jsonParser decodes JSON into the values encoding/json produces for an
+// `any` — map[string]any, []any, string, bool, nil — except that an
+// integer that fits is an int64 (as from YAML), so that large integers
+// keep every digit. It keeps the byte offset of every error and value, for
+// file:line:column messages, bounds nesting, and is several times faster
+// than reflection on the batch path.
+type jsonParser struct {
+	data  []byte
+	i     int
+	depth int
+}
+
+// jsonError is a syntax error at a byte offset of the input.
+type jsonError struct {
+	off int
+	msg string
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+func (p *jsonParser) fail(format string, args ...any) error {
+	return &jsonError{off: p.i, msg: fmt.Sprintf(format, args...)}
+}
+
+// unexpected reports the byte at the current offset, or the end of input.
+func (p *jsonParser) unexpected(context string) error {
+	if p.i >= len(p.data) {
+		return p.fail("unexpected end of JSON input")
+	}
+	return p.fail("invalid character %s %s", quoteByte(p.data[p.i]), context)
+}
+
+func quoteByte(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c == '"':
+		return `'"'`
+	case c < 0x20 || c >= utf8.RuneSelf:
+		return fmt.Sprintf("%q", string(rune(c)))
+	}
+	return "'" + string(c) + "'"
+}
+
+func (p *jsonParser) skipSpace() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// end checks that nothing but space follows the top-level value.
+func (p *jsonParser) end() error {
+	p.skipSpace()
+	if p.i < len(p.data) {
+		return p.unexpected("after top-level value")
+	}
+	return nil
+}
+
+// value decodes the value at the current offset.
+func (p *jsonParser) value() (any, error) {
+	p.skipSpace()
+	if p.i >= len(p.data) {
+		return nil, p.unexpected("")
+	}
+	switch c := p.data[p.i]; {
+	case c == '"':
+		return p.str()
+	case c == '{':
+		m := make(map[string]any)
+		err := p.object(func(key string) error {
+			v, err := p.value()
+			m[key] = v
+			return err
+		})
+		return m, err
+	case c == '[':
+		list := []any{}
+		err := p.array(func() error {
+			v, err := p.value()
+			list = append(list, v)
+			return err
+		})
+		return list, err
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.word("true")
+	case c == 'f':
+		return false, p.word("false")
+	case c == 'n':
+		return nil, p.word("null")
+	}
+	return nil, p.unexpected("looking for beginning of value")
+}
+
+func (p *jsonParser) word(w string) error {
+	for k := 0; k < len(w); k++ {
+		if p.i >= len(p.data) || p.data[p.i] != w[k] {
+			return p.unexpected("in literal " + w + " (expecting " + strconv.QuoteRune(rune(w[k])) + ")")
+		}
+		p.i++
+	}
+	return nil
+}
+
+func (p *jsonParser) enter() error {
+	if p.depth++; p.depth > maxDepth {
+		return p.fail("nesting deeper than %d levels", maxDepth)
+	}
+	return nil
+}
+
+// object decodes the object at the current offset, calling member with
+// each key when the offset is at its value; member must consume the value.
+func (p *jsonParser) object(member func(key string) error) error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	p.i++ // {
+	p.skipSpace()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		p.depth--
+		return nil
+	}
+	for {
+		p.skipSpace()
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
+			return p.unexpected("looking for beginning of object key string")
+		}
+		key, err := p.str()
+		if err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return p.unexpected("after object key")
+		}
+		p.i++
+		if err := member(key); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.i >= len(p.data) {
+			return p.unexpected("")
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			p.depth--
+			return nil
+		default:
+			return p.unexpected("after object key:value pair")
+		}
+	}
+}
+
+// array decodes the array at the current offset, calling elem when the
+// offset is at each element; elem must consume it.
+func (p *jsonParser) array(elem func() error) error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	p.i++ // [
+	p.skipSpace()
+	if p.i < len(p.data) && p.data[p.i] == ']' {
+		p.i++
+		p.depth--
+		return nil
+	}
+	for {
+		p.skipSpace()
+		if err := elem(); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.i >= len(p.data) {
+			return p.unexpected("")
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			p.depth--
+			return nil
+		default:
+			return p.unexpected("after array element")
+		}
+	}
+}
+
+// str decodes the string at the current offset (at its opening quote).
+// Invalid UTF-8 and lone surrogates become U+FFFD, as in encoding/json.
+func (p *jsonParser) str() (string, error) {
+	p.i++ // "
+	start := p.i
+	ascii := true
+	for p.i < len(p.data) {
+		c := p.data[p.i]
+		switch {
+		case c == '"':
+			s := p.data[start:p.i]
+			p.i++
+			if ascii || utf8.Valid(s) {
+				return string(s), nil
+			}
+			return string(toValidUTF8(nil, s)), nil
+		case c == '\\':
+			return p.strSlow(start)
+		case c < 0x20:
+			return "", p.fail("invalid character %s in string literal", quoteByte(c))
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+		p.i++
+	}
+	return "", p.fail("unexpected end of JSON input")
+}
+
+func toValidUTF8(dst, s []byte) []byte {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		if r == utf8.RuneError && n == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+// strSlow decodes a string with escapes, from start (after the opening
+// quote); the offset is at the first backslash.
+func (p *jsonParser) strSlow(start int) (string, error) {
+	b := toValidUTF8(make([]byte, 0, p.i-start+16), p.data[start:p.i])
+	for p.i < len(p.data) {
+		c := p.data[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(b), nil
+		case c < 0x20:
+			return "", p.fail("invalid character %s in string literal", quoteByte(c))
+		case c == '\\':
+			p.i++
+			if p.i >= len(p.data) {
+				return "", p.fail("unexpected end of JSON input")
+			}
+			e := p.data[p.i]
+			p.i++
+			switch e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return "", p.fail("invalid character in \\u hexadecimal character escape")
+				}
+				if utf16.IsSurrogate(r) {
+					// A pair makes one rune; anything else is a lone
+					// surrogate, which encoding/json writes as U+FFFD.
+					save := p.i
+					if p.i+1 < len(p.data) && p.data[p.i] == '\\' && p.data[p.i+1] == 'u' {
+						p.i += 2
+						if r2, ok := p.hex4(); ok {
+							if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+								b = utf8.AppendRune(b, d)
+								continue
+							}
+						}
+					}
+					p.i = save
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				p.i--
+				return "", p.unexpected("in string escape code")
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			p.i++
+		default:
+			r, n := utf8.DecodeRune(p.data[p.i:])
+			if r == utf8.RuneError && n == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+			} else {
+				b = append(b, p.data[p.i:p.i+n]...)
+			}
+			p.i += n
+		}
+	}
+	return "", p.fail("unexpected end of JSON input")
+}
+
+func (p *jsonParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.i : p.i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	p.i += 4
+	return r, true
+}
+
+// number decodes the number at the current offset: an int64 when it is
+// an integer that fits, a float64 otherwise.
+func (p *jsonParser) number() (any, error) {
+	start := p.i
+	if p.data[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		n := 0
+		for p.i < len(p.data) && '0' <= p.data[p.i] && p.data[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.i >= len(p.data) {
+		return nil, p.unexpected("in numeric literal")
+	}
+	switch c := p.data[p.i]; {
+	case c == '0':
+		p.i++
+	case '1' <= c && c <= '9':
+		digits()
+	default:
+		return nil, p.unexpected("in numeric literal")
+	}
+	integer := true
+	if p.i < len(p.data) && p.data[p.i] == '.' {
+		integer = false
+		p.i++
+		if digits() == 0 {
+			return nil, p.unexpected("after decimal point in numeric literal")
+		}
+	}
+	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
+		integer = false
+		p.i++
+		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, p.unexpected("in exponent of numeric literal")
+		}
+	}
+	lit := p.data[start:p.i]
+	if integer {
+		if len(lit) <= 18 { // fits an int64 whatever the digits
+			var n int64
+			neg := lit[0] == '-'
+			d := lit
+			if neg {
+				d = d[1:]
+			}
+			for _, c := range d {
+				n = n*10 + int64(c-'0')
+			}
+			if neg {
+				n = -n
+			}
+			return n, nil
+		}
+		if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		p.i = start
+		return nil, p.fail("number %s is out of range", lit)
+	}
+	return f, nil
+}
+
+// lineIndex turns byte offsets of a file into lines and columns.
+type lineIndex struct {
+	starts []int // the offset of every line's first byte
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	starts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &lineIndex{starts: starts}
+}
+
+// pos returns the 1-based line and column (in bytes) of offset off.
+func (x *lineIndex) pos(off int) (line, col int) {
+	lo, hi := 0, len(x.starts)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if x.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + 1, off - x.starts[lo] + 1
+}

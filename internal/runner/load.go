@@ -1,0 +1,613 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// Format is a request file's format.
+type Format string
+
+// The formats of SPEC §4.
+const (
+	FormatYAML  Format = "yaml"
+	FormatJSON  Format = "json"
+	FormatJSONL Format = "jsonl"
+)
+
+// Formats lists the formats by name, for help and errors.
+var Formats = []Format{FormatYAML, FormatJSON, FormatJSONL}
+
+// ParseFormat reads a --format value; "" means: by extension, or sniffed
+// for standard input.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "":
+		return "", nil
+	case "yaml", "yml":
+		return FormatYAML, nil
+	case "json":
+		return FormatJSON, nil
+	case "jsonl", "ndjson", "jsonlines":
+		return FormatJSONL, nil
+	}
+	return "", fmt.Errorf("unknown format %q: want yaml, json or jsonl", s)
+}
+
+// FormatOf returns the format a file's extension names.
+func FormatOf(name string) (Format, bool) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml":
+		return FormatYAML, true
+	case ".json":
+		return FormatJSON, true
+	case ".jsonl", ".ndjson":
+		return FormatJSONL, true
+	}
+	return "", false
+}
+
+// Limits on a request file, so that hostile input gets an error rather
+// than the machine's memory (SPEC §8). YAML and JSON files are read whole;
+// JSON Lines is streamed, one line at a time.
+const (
+	maxYAMLFile = 16 << 20
+	maxJSONFile = 256 << 20
+	// MaxLine is the longest line of a JSON Lines file; a longer line gets
+	// an invalid_request record and the stream goes on.
+	MaxLine = 16 << 20
+	// maxYAMLNodes bounds the values a YAML file expands to, aliases
+	// counted each time they are used: a billion laughs stops here.
+	maxYAMLNodes = 1 << 20
+)
+
+// ParseError says a file cannot be parsed; nothing of it may run.
+type ParseError struct {
+	Pos Position
+	Msg string
+	// Source is the line the error is on, when known, for a caret display.
+	Source string
+}
+
+func (e *ParseError) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Snippet returns the offending line with a caret under the column, or ""
+// when the line is not known.
+func (e *ParseError) Snippet() string {
+	if e.Source == "" || e.Pos.Line == 0 {
+		return ""
+	}
+	src := strings.ReplaceAll(e.Source, "\t", " ")
+	if len(src) > 200 {
+		src = src[:200] + "…"
+	}
+	n := strconv.Itoa(e.Pos.Line)
+	caret := ""
+	if e.Pos.Col > 0 && e.Pos.Col <= len(src)+1 {
+		caret = "\n " + strings.Repeat(" ", len(n)) + " | " + strings.Repeat(" ", e.Pos.Col-1) + "^"
+	}
+	return " " + n + " | " + src + caret
+}
+
+// File is one request file, opened. A YAML or JSON file is parsed whole by
+// Open, so that a file that does not parse stops the run before anything
+// runs; a JSON Lines file is read line by line as its requests are taken.
+type File struct {
+	Name   string
+	Format Format
+	// SessionID is the file's own session_id, "" when it has none.
+	SessionID string
+
+	reqs   []*Request
+	lines  *bufio.Reader
+	closer io.Closer
+	err    error
+}
+
+// Open opens the request file name ("-" is stdin, read from stdin) in
+// format, or in the format its extension names, or, for stdin, the format
+// its first line shows. The error of a file that cannot be read or parsed
+// is a *ParseError when it has a position.
+func Open(name string, format Format, stdin io.Reader) (*File, error) {
+	var r io.Reader
+	var closer io.Closer
+	display := name
+	if name == "-" {
+		r, display = stdin, "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s is a directory", name)
+		}
+		r, closer = f, f
+	}
+	if format == "" && name != "-" {
+		var ok bool
+		if format, ok = FormatOf(name); !ok {
+			if closer != nil {
+				closer.Close()
+			}
+			return nil, fmt.Errorf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", name, filepath.Ext(name))
+		}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if format == "" {
+		format = sniff(br)
+	}
+	file := &File{Name: display, Format: format}
+	if format == FormatJSONL {
+		file.lines, file.closer = br, closer
+		return file, nil
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	limit := int64(maxJSONFile)
+	if format == FormatYAML {
+		limit = maxYAMLFile
+	}
+	data, err := io.ReadAll(io.LimitReader(br, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", display, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB: write large batches as JSON Lines, which are streamed", display, limit>>20)
+	}
+	if format == FormatYAML {
+		err = file.parseYAML(data)
+	} else {
+		err = file.parseJSON(data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+// sniff tells the format of standard input from its start: a first line
+// that is a JSON object on its own is JSON Lines (a single-line JSON file
+// holds the same one request), other input starting with { or [ is JSON,
+// and anything else YAML.
+func sniff(br *bufio.Reader) Format {
+	peek, _ := br.Peek(br.Size())
+	peek = bytes.TrimLeft(peek, " \t\r\n")
+	if len(peek) == 0 {
+		return FormatJSONL
+	}
+	switch peek[0] {
+	case '{':
+		line := peek
+		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
+			line = peek[:i]
+		}
+		p := &jsonParser{data: line}
+		if _, err := p.value(); err == nil && p.end() == nil {
+			return FormatJSONL
+		}
+		return FormatJSON
+	case '[':
+		return FormatJSON
+	}
+	return FormatYAML
+}
+
+// Len is the number of requests in the file, or -1 for a stream whose
+// length is not known until it ends.
+func (f *File) Len() int {
+	if f.lines != nil {
+		return -1
+	}
+	return len(f.reqs)
+}
+
+// Err is the error that ended the reading of a stream early, if any.
+func (f *File) Err() error { return f.err }
+
+// Close closes the file.
+func (f *File) Close() error {
+	if f.closer != nil {
+		err := f.closer.Close()
+		f.closer = nil
+		return err
+	}
+	return nil
+}
+
+// Requests yields the file's requests in order. A stream can be taken
+// once.
+func (f *File) Requests() iter.Seq[*Request] {
+	if f.lines == nil {
+		return slices.Values(f.reqs)
+	}
+	return f.streamJSONL
+}
+
+// streamJSONL yields one request per non-blank line. A line that is not a
+// request, or is longer than MaxLine, becomes a request carrying its error:
+// one invalid_request record, and the stream goes on.
+func (f *File) streamJSONL(yield func(*Request) bool) {
+	var long []byte
+	p := &jsonParser{}
+	for n := 1; ; n++ {
+		b, err := f.lines.ReadSlice('\n')
+		tooLong := false
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = f.lines.ReadSlice('\n')
+				if !tooLong {
+					long = append(long, b...)
+					if len(long) > MaxLine {
+						tooLong, long = true, long[:0]
+					}
+				}
+			}
+			b = long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			f.err = fmt.Errorf("read %s:%d: %w", f.Name, n, err)
+			return
+		}
+		pos := Position{File: f.Name, Line: n, Col: 1}
+		var req *Request
+		if tooLong {
+			req = &Request{Pos: pos, Err: fmt.Errorf("%s: line longer than %d bytes", pos, MaxLine)}
+		} else if line := trimSpace(b); len(line) > 0 {
+			pos.Col += len(b) - len(trimLeftSpace(b))
+			req = parseRequestLine(p, line, pos)
+		}
+		if req != nil && !yield(req) {
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func trimLeftSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
+}
+
+func trimSpace(b []byte) []byte {
+	b = trimLeftSpace(b)
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// parseRequestLine decodes one JSON Lines request. The top-level object is
+// walked key by key into the request, without a map in between.
+func parseRequestLine(p *jsonParser, line []byte, pos Position) *Request {
+	*p = jsonParser{data: line}
+	b := newRequestBuilder(pos)
+	if line[0] != '{' {
+		v, err := p.value()
+		if err == nil {
+			err = p.end()
+		}
+		if err != nil {
+			return b.syntaxError(p, err)
+		}
+		return b.notAnObject(v)
+	}
+	err := p.object(func(key string) error {
+		v, err := p.value()
+		if err == nil {
+			b.set(key, v)
+		}
+		return err
+	})
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		return b.syntaxError(p, err)
+	}
+	return b.finish()
+}
+
+// requestBuilder turns the members of a request object into a Request,
+// gathering every problem into the request's Err.
+type requestBuilder struct {
+	req      *Request
+	problems []string
+	argsKey  string
+}
+
+func newRequestBuilder(pos Position) *requestBuilder {
+	return &requestBuilder{req: &Request{Pos: pos}}
+}
+
+// requestKeys are the members a request object may have. "type" is
+// accepted (and ignored) so that a Claude tool_use block can be pasted in
+// as it is.
+var requestKeys = []string{"id", "name", "args", "input", "arguments", "type"}
+
+func (b *requestBuilder) problem(format string, args ...any) {
+	b.problems = append(b.problems, fmt.Sprintf(format, args...))
+}
+
+func (b *requestBuilder) set(key string, v any) {
+	switch key {
+	case "id":
+		switch x := v.(type) {
+		case string:
+			b.req.ID = x
+		case int64:
+			b.req.ID = strconv.FormatInt(x, 10)
+		case uint64:
+			b.req.ID = strconv.FormatUint(x, 10)
+		case nil:
+		default:
+			b.problem("id: expected a string, got %s", describe(v))
+		}
+	case "name":
+		if s, ok := v.(string); ok {
+			b.req.Name = s
+		} else if v != nil {
+			b.problem("name: expected a string, got %s", describe(v))
+		}
+	case "args", "input", "arguments":
+		if b.argsKey != "" {
+			b.problem("both %q and %q given: a request has one of args, input, arguments", b.argsKey, key)
+			return
+		}
+		b.argsKey = key
+		switch x := v.(type) {
+		case map[string]any:
+			b.req.Args = x
+		case nil:
+		case string:
+			if key != "arguments" {
+				b.problem("%s: expected an object, got a string (only arguments may be a JSON-encoded string)", key)
+				return
+			}
+			b.req.Args = b.decodeArguments(x)
+		default:
+			b.problem("%s: expected an object, got %s", key, describe(v))
+		}
+	case "type":
+		// See requestKeys.
+	default:
+		msg := fmt.Sprintf("unknown field %q: a request has id, name and args (or input, or arguments)", key)
+		if s := registry.Suggest(key, requestKeys); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		b.problems = append(b.problems, msg)
+	}
+}
+
+// decodeArguments decodes OpenAI's arguments: a JSON-encoded object.
+func (b *requestBuilder) decodeArguments(s string) map[string]any {
+	p := &jsonParser{data: []byte(s)}
+	p.skipSpace()
+	if p.i < len(p.data) && p.data[p.i] != '{' {
+		b.problem("arguments: expected a JSON-encoded object, got %s", strconv.Quote(truncateForMessage(s)))
+		return nil
+	}
+	v, err := p.value()
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		b.problem("arguments: not a JSON-encoded object: at offset %d: %v", p.i, err)
+		return nil
+	}
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func (b *requestBuilder) finish() *Request {
+	if len(b.problems) > 0 {
+		b.req.Err = fmt.Errorf("%s: %s", b.req.Pos, strings.Join(b.problems, "; "))
+	}
+	return b.req
+}
+
+func (b *requestBuilder) syntaxError(p *jsonParser, err error) *Request {
+	col := b.req.Pos.Col
+	var je *jsonError
+	if errors.As(err, &je) {
+		col += je.off
+	}
+	b.req.Err = fmt.Errorf("%s:%d:%d: not a JSON request: %v", b.req.Pos.File, b.req.Pos.Line, col, err)
+	return b.req
+}
+
+func (b *requestBuilder) notAnObject(v any) *Request {
+	b.req.Err = fmt.Errorf("%s: expected a request object {\"name\": ..., \"args\": {...}}, got %s", b.req.Pos, describe(v))
+	return b.req
+}
+
+// describe names the JSON type of a decoded value, for messages.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string " + strconv.Quote(truncateForMessage(x))
+	case bool:
+		return "a boolean"
+	case int64, uint64, int, float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func truncateForMessage(s string) string {
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && s[cut]&0xc0 == 0x80 {
+			cut--
+		}
+		return s[:cut] + "…"
+	}
+	return s
+}
+
+// parseJSON parses a whole JSON file: one request, a list of requests, or
+// {"session_id": ..., "requests": [...]}.
+func (f *File) parseJSON(data []byte) error {
+	idx := newLineIndex(data)
+	posAt := func(off int) Position {
+		line, col := idx.pos(off)
+		return Position{File: f.Name, Line: line, Col: col}
+	}
+	p := &jsonParser{data: data}
+	fail := func(err error) error {
+		off := p.i
+		var je *jsonError
+		if errors.As(err, &je) {
+			off = je.off
+		}
+		pos := posAt(off)
+		return &ParseError{Pos: pos, Msg: "invalid JSON: " + err.Error(), Source: sourceLine(data, idx, pos.Line)}
+	}
+	// request decodes the object at the offset as one request.
+	request := func() (*Request, error) {
+		b := newRequestBuilder(posAt(p.i))
+		if p.data[p.i] != '{' {
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			return b.notAnObject(v), nil
+		}
+		err := p.object(func(key string) error {
+			v, err := p.value()
+			if err == nil {
+				b.set(key, v)
+			}
+			return err
+		})
+		return b.finish(), err
+	}
+	requests := func() error {
+		return p.array(func() error {
+			if p.i >= len(p.data) {
+				return p.unexpected("")
+			}
+			r, err := request()
+			if err == nil {
+				f.reqs = append(f.reqs, r)
+			}
+			return err
+		})
+	}
+
+	p.skipSpace()
+	if p.i >= len(data) {
+		return nil // an empty file holds no requests
+	}
+	start := p.i
+	var err error
+	switch data[p.i] {
+	case '[':
+		err = requests()
+	case '{':
+		// A wrapper or a single request: which, its keys say. The members
+		// are kept until the object ends.
+		type member struct {
+			key string
+			v   any
+		}
+		var members []member
+		wrapper := false
+		var reqsPos int
+		err = p.object(func(key string) error {
+			p.skipSpace()
+			if key == "requests" {
+				wrapper, reqsPos = true, p.i
+				if p.i < len(p.data) && p.data[p.i] == '[' {
+					return requests()
+				}
+			}
+			v, err := p.value()
+			members = append(members, member{key, v})
+			return err
+		})
+		if err != nil {
+			break
+		}
+		if !wrapper {
+			b := newRequestBuilder(posAt(start))
+			for _, m := range members {
+				b.set(m.key, m.v)
+			}
+			f.reqs = []*Request{b.finish()}
+			break
+		}
+		for _, m := range members {
+			switch m.key {
+			case "requests":
+				pos := posAt(reqsPos)
+				return &ParseError{Pos: pos, Msg: "requests: expected a list of requests, got " + describe(m.v), Source: sourceLine(data, idx, pos.Line)}
+			case "session_id":
+				s, ok := m.v.(string)
+				if !ok {
+					pos := posAt(start)
+					return &ParseError{Pos: pos, Msg: "session_id: expected a string, got " + describe(m.v), Source: sourceLine(data, idx, pos.Line)}
+				}
+				f.SessionID = s
+			default:
+				pos := posAt(start)
+				return &ParseError{Pos: pos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", m.key), Source: sourceLine(data, idx, pos.Line)}
+			}
+		}
+	default:
+		v, verr := p.value()
+		if verr != nil {
+			err = verr
+			break
+		}
+		pos := posAt(start)
+		return &ParseError{Pos: pos, Msg: "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got " + describe(v), Source: sourceLine(data, idx, pos.Line)}
+	}
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	for _, r := range f.reqs {
+		r.SessionID = f.SessionID
+	}
+	return nil
+}
+
+// sourceLine returns line n (1-based) of data, without its line end.
+func sourceLine(data []byte, idx *lineIndex, n int) string {
+	if n < 1 || n > len(idx.starts) {
+		return ""
+	}
+	start := idx.starts[n-1]
+	end := len(data)
+	if n < len(idx.starts) {
+		end = idx.starts[n] - 1
+	}
+	return strings.TrimRight(string(data[start:end]), "\r")
+}

@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzJSONParser checks the request parser against encoding/json: the
+// same inputs accepted, the same values decoded (integers aside, which it
+// keeps as int64), except for nesting beyond maxDepth, which it refuses.
+func FuzzJSONParser(f *testing.F) {
+	for _, s := range []string{`{"name":"a","args":{"a":1,"b":2.5}}`, `[1,-0,1e5,"x\u00e9\ud83d\ude00",null,true,false]`,
+		`"\ud800"`, `"\xff"`, `{"a":{"b":[[]]}}`, `1e999`, ` 12345678901234567890 `, `"a\/b\\"`, `{"a":1,"a":2}`, `-`, `0.`, `01`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want any
+		stdErr := json.Unmarshal(data, &want)
+		p := &jsonParser{data: data}
+		got, err := p.value()
+		if err == nil {
+			err = p.end()
+		}
+		var je *jsonError
+		if err != nil && !errors.As(err, &je) {
+			t.Fatalf("error of type %T: %v", err, err)
+		}
+		if err != nil && (je.off < 0 || je.off > len(data)) {
+			t.Fatalf("error offset %d outside the input of %d bytes", je.off, len(data))
+		}
+		if stdErr != nil {
+			if err == nil {
+				t.Fatalf("accepted what encoding/json refuses (%v): %q", stdErr, data)
+			}
+			return
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "nesting deeper") {
+				return
+			}
+			t.Fatalf("refused what encoding/json accepts: %v: %q", err, data)
+		}
+		if diff := cmp.Diff(want, asFloats(got)); diff != "" {
+			t.Fatalf("decoded mismatch (-encoding/json +ours):\n%s", diff)
+		}
+	})
+}
+
+// asFloats turns int64s into float64s, as encoding/json decodes numbers.
+func asFloats(v any) any {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = asFloats(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = asFloats(e)
+		}
+	case float64:
+		if math.IsNaN(x) {
+			panic("NaN from JSON")
+		}
+	}
+	return v
+}
+
+// FuzzLoadJSON loads whole JSON files: an error or requests, never a panic
+// or a hang, and every error with a position.
+func FuzzLoadJSON(f *testing.F) {
+	for _, s := range []string{`{"session_id":"s","requests":[{"name":"a","args":{}}]}`, `[{"name":"a"},{"id":1,"input":{"x":[1]}}]`,
+		`{"name":"a","arguments":"{\"x\":1}"}`, `{"requests":5}`, "[\n{\"name\": 1}\n", `[` + strings.Repeat(`[`, 300)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Open("-", FormatJSON, bytes.NewReader(data))
+		checkLoad(t, file, err)
+	})
+}
+
+// FuzzLoadYAML loads whole YAML files: an error or requests, never a panic
+// or a hang.
+func FuzzLoadYAML(f *testing.F) {
+	for _, s := range []string{"session_id: s\nrequests:\n  - name: a\n    args: {a: 1}\n", "- name: a\n  args: &x {a: 1}\n- name: b\n  args: *x\n",
+		"a: &a [1]\nb: &b [*a, *a]\n", "name: a\nargs: {<<: [{a: 1}], b: !!str 2}\n", "--- \n- {name: a}\n---\nname: b\n", "[[[[", "? [a]\n: b\n",
+		"name: |\n  x\n", "name: a\nargs: {x: .inf, y: .nan, z: 0x1f}\n", "&a a: *a\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Open("-", FormatYAML, bytes.NewReader(data))
+		checkLoad(t, file, err)
+	})
+}
+
+// FuzzLoadJSONL streams JSON Lines: one request per non-blank line, each
+// either whole or carrying its error, never a panic.
+func FuzzLoadJSONL(f *testing.F) {
+	for _, s := range []string{"{\"name\":\"a\",\"args\":{\"a\":1}}\n{\"name\":\"b\"}\n", "{\"name\":\n\n[1]\n", "{\"a\":1}\r\n  \n{", "\xff\n{\"name\":\"\\u0000\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Open("-", FormatJSONL, bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(trimSpace(l)) > 0 {
+				lines++
+			}
+		}
+		n := 0
+		for r := range file.Requests() {
+			n++
+			if r.Pos.Line < 1 {
+				t.Fatalf("request without a line: %+v", r)
+			}
+			if r.Err != nil && !strings.HasPrefix(r.Err.Error(), "<stdin>:") {
+				t.Fatalf("error without its position: %v", r.Err)
+			}
+		}
+		if n != lines {
+			t.Fatalf("%d requests from %d non-blank lines", n, lines)
+		}
+	})
+}
+
+func checkLoad(t *testing.T, file *File, err error) {
+	t.Helper()
+	if err != nil {
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Pos.File != "<stdin>" {
+			t.Fatalf("error without a position: %v", err)
+		}
+		return
+	}
+	for r := range file.Requests() {
+		if r.Pos.Line < 1 {
+			t.Fatalf("request without a line: %+v", r)
+		}
+		if _, err := json.Marshal(r.Args); err != nil && !strings.Contains(err.Error(), "unsupported value") {
+			t.Fatalf("args cannot be encoded: %v", err)
+		}
+	}
+}

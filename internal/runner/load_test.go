@@ -1,0 +1,262 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// loaded is what a test compares of a loaded request.
+type loaded struct {
+	ID, Name, Session string
+	Args              map[string]any
+	Line, Col         int
+	Err               string
+}
+
+func loadString(t *testing.T, name, content string, format Format) ([]loaded, error) {
+	t.Helper()
+	var f *File
+	var err error
+	if name == "-" {
+		f, err = Open("-", format, strings.NewReader(content))
+	} else {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err = Open(path, format, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []loaded
+	for r := range f.Requests() {
+		l := loaded{ID: r.ID, Name: r.Name, Session: r.SessionID, Args: r.Args, Line: r.Pos.Line, Col: r.Pos.Col}
+		if r.Err != nil {
+			// Strip the temporary directory from messages.
+			l.Err = strings.ReplaceAll(r.Err.Error(), filepath.Dir(r.Pos.File)+string(filepath.Separator), "")
+		}
+		out = append(out, l)
+	}
+	if f.Err() != nil {
+		t.Fatalf("stream error: %v", f.Err())
+	}
+	return out, nil
+}
+
+func TestLoadShapesAndPositions(t *testing.T) {
+	t.Parallel()
+	sum12 := map[string]any{"a": int64(1), "b": int64(2)}
+	tests := []struct {
+		name, file, content string
+		format              Format
+		want                []loaded
+	}{
+		{"yaml wrapper", "r.yaml", `session_id: demo
+requests:
+  - id: call_1
+    name: calculate_sum
+    args: {a: 1, b: 2}
+  - name: sleep
+    input:
+      seconds: 0.5
+`, "", []loaded{
+			{ID: "call_1", Name: "calculate_sum", Session: "demo", Args: sum12, Line: 3, Col: 5},
+			{Name: "sleep", Session: "demo", Args: map[string]any{"seconds": 0.5}, Line: 6, Col: 5},
+		}},
+		{"yaml list", "r.yml", "# a comment\n- {name: calculate_sum, args: {a: 1, b: 2}}\n-   name: x\n    arguments: '{\"n\": [1, 2.5, \"s\"]}'\n", "", []loaded{
+			{Name: "calculate_sum", Args: sum12, Line: 2, Col: 4},
+			{Name: "x", Args: map[string]any{"n": []any{int64(1), 2.5, "s"}}, Line: 3, Col: 5},
+		}},
+		{"yaml single request", "r.yaml", "id: 7\nname: calculate_sum\nargs:\n  a: 1\n  b: 2\n", "", []loaded{
+			{ID: "7", Name: "calculate_sum", Args: sum12, Line: 1, Col: 1},
+		}},
+		{"yaml anchors and merge keys", "r.yaml", "base: &b {a: 1}\n", "", []loaded{
+			{Line: 1, Col: 1, Err: `r.yaml:1:1: unknown field "base": a request has id, name and args (or input, or arguments)`},
+		}},
+		{"yaml merge", "r.yaml", "- name: s\n  args: &x {a: 1, b: 5}\n- name: s\n  args: {<<: *x, b: 2}\n", "", []loaded{
+			{Name: "s", Args: map[string]any{"a": int64(1), "b": int64(5)}, Line: 1, Col: 3},
+			{Name: "s", Args: sum12, Line: 3, Col: 3},
+		}},
+		{"yaml documents", "r.yaml", "name: a\n---\n- name: b\n", "", []loaded{
+			{Name: "a", Line: 1, Col: 1},
+			{Name: "b", Line: 3, Col: 3},
+		}},
+		{"yaml block string and tags", "r.yaml", "name: echo\nargs:\n  text: |\n    two\n    lines\n  n: !!str 12\n", "", []loaded{
+			{Name: "echo", Args: map[string]any{"text": "two\nlines\n", "n": "12"}, Line: 1, Col: 1},
+		}},
+		{"json wrapper", "r.json", `{"session_id": "s1", "requests": [
+  {"id": "a", "name": "calculate_sum", "args": {"a": 1, "b": 2}},
+    {"name": "t", "arguments": "{\"x\": true}"}
+]}`, "", []loaded{
+			{ID: "a", Name: "calculate_sum", Session: "s1", Args: sum12, Line: 2, Col: 3},
+			{Name: "t", Session: "s1", Args: map[string]any{"x": true}, Line: 3, Col: 5},
+		}},
+		{"json list", "r.json", "[\n{\"name\": \"calculate_sum\", \"input\": {\"a\": 1, \"b\": 2}}, {\"name\": \"n\", \"args\": null}]", "", []loaded{
+			{Name: "calculate_sum", Args: sum12, Line: 2, Col: 1},
+			{Name: "n", Line: 2, Col: 55},
+		}},
+		{"json single", "r.json", "\n  {\"name\": \"calculate_sum\", \"type\": \"tool_use\", \"id\": \"toolu_1\", \"input\": {\"a\": 1, \"b\": 2}}", "", []loaded{
+			{ID: "toolu_1", Name: "calculate_sum", Args: sum12, Line: 2, Col: 3},
+		}},
+		{"json numbers keep their digits", "r.json", `{"name": "n", "args": {"big": 9007199254740993, "huge": 18446744073709551616, "f": -1.5e3, "i": -0}}`, "", []loaded{
+			{Name: "n", Args: map[string]any{"big": int64(9007199254740993), "huge": 18446744073709551616.0, "f": -1500.0, "i": int64(0)}, Line: 1, Col: 1},
+		}},
+		{"json empty", "r.json", "  \n", "", nil},
+		{"jsonl", "r.jsonl", "{\"id\": \"1\", \"name\": \"calculate_sum\", \"args\": {\"a\": 1, \"b\": 2}}\n\n  {\"name\": \"s\"}\r\n{\"name\": \"x\", \"arguments\": {\"k\": \"v\"}}", "", []loaded{
+			{ID: "1", Name: "calculate_sum", Args: sum12, Line: 1, Col: 1},
+			{Name: "s", Line: 3, Col: 3},
+			{Name: "x", Args: map[string]any{"k": "v"}, Line: 4, Col: 1},
+		}},
+		{"jsonl bad lines go on", "r.ndjson", "{\"name\": \"a\"}\n{\"name\": \"b\",}\n[1]\n{\"name\": 5, \"args\": [], \"x\": 1}\n{\"name\": \"c\", \"args\": {}, \"input\": {}}\n{\"name\": \"d\"} x\n{\"name\": \"e\"}\n", "", []loaded{
+			{Name: "a", Line: 1, Col: 1},
+			{Name: "b", Line: 2, Col: 1, Err: `r.ndjson:2:14: not a JSON request: invalid character '}' looking for beginning of object key string`},
+			{Line: 3, Col: 1, Err: `r.ndjson:3:1: expected a request object {"name": ..., "args": {...}}, got a list`},
+			{Line: 4, Col: 1, Err: `r.ndjson:4:1: name: expected a string, got a number; args: expected an object, got a list; unknown field "x": a request has id, name and args (or input, or arguments)`},
+			{Name: "c", Args: map[string]any{}, Line: 5, Col: 1, Err: `r.ndjson:5:1: both "args" and "input" given: a request has one of args, input, arguments`},
+			{Name: "d", Line: 6, Col: 1, Err: `r.ndjson:6:15: not a JSON request: invalid character 'x' after top-level value`},
+			{Name: "e", Line: 7, Col: 1},
+		}},
+		{"typo gets a suggestion", "r.jsonl", `{"name": "a", "arg": {}}`, "", []loaded{
+			{Name: "a", Line: 1, Col: 1, Err: `r.jsonl:1:1: unknown field "arg": a request has id, name and args (or input, or arguments) (did you mean "args"?)`},
+		}},
+		{"arguments that are not an object", "r.jsonl", `{"name": "a", "arguments": "[1]"}` + "\n" + `{"name": "b", "arguments": "{\"a\":"}`, "", []loaded{
+			{Name: "a", Line: 1, Col: 1, Err: `r.jsonl:1:1: arguments: expected a JSON-encoded object, got "[1]"`},
+			{Name: "b", Line: 2, Col: 1, Err: `r.jsonl:2:1: arguments: not a JSON-encoded object: at offset 5: unexpected end of JSON input`},
+		}},
+		{"forced format", "requests.txt", "- name: a\n", FormatYAML, []loaded{{Name: "a", Line: 1, Col: 3}}},
+		{"stdin sniffs jsonl", "-", "{\"name\": \"a\"}\n{\"name\": \"b\"}\n", "", []loaded{
+			{Name: "a", Line: 1, Col: 1}, {Name: "b", Line: 2, Col: 1},
+		}},
+		{"stdin sniffs json", "-", "{\n \"name\": \"a\"\n}\n", "", []loaded{{Name: "a", Line: 1, Col: 1}}},
+		{"stdin sniffs a json list", "-", " [{\"name\": \"a\"}]", "", []loaded{{Name: "a", Line: 1, Col: 3}}},
+		{"stdin sniffs yaml", "-", "- name: a\n  args: {a: 1}\n", "", []loaded{{Name: "a", Args: map[string]any{"a": int64(1)}, Line: 1, Col: 3}}},
+		{"stdin empty", "-", "", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := loadString(t, tt.file, tt.content, tt.format)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("requests mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	t.Parallel()
+	laughs := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 'b'; i <= 'j'; i++ {
+		prev := string(i - 1)
+		laughs += string(i) + ": &" + string(i) + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
+	}
+	laughs = "- name: lol\n  args:\n" + indent(laughs, "    ") + "    z: *j\n"
+	tests := []struct {
+		name, file, content string
+		err                 string // a regexp
+		snippet             string // a regexp, when the error shows the line
+	}{
+		{"malformed yaml", "bad.yaml", "- name: a\n  args: {a: 1\n- name: b\n", `^.*bad\.yaml:\d+:\d+: invalid YAML: `, `\| `},
+		{"yaml with a tab", "bad.yaml", "name: a\nargs:\n\ta: 1\n", `bad\.yaml:3:\d+: invalid YAML`, ""},
+		{"yaml scalar", "bad.yaml", "hello\n", `bad\.yaml:1:1: expected a request, a list of requests, or \{session_id: \.\.\., requests: \[\.\.\.\]\}, got a string "hello"`, `^ 1 \| hello\n   \| \^$`},
+		{"yaml unknown wrapper key", "bad.yaml", "session_id: s\nrequest: []\nrequests: []\n", `bad\.yaml:2:1: unknown key "request"`, ""},
+		{"yaml requests not a list", "bad.yaml", "requests: {name: a}\n", `bad\.yaml:1:11: requests: expected a list of requests`, ""},
+		{"yaml session not a string", "bad.yaml", "session_id: [1]\nrequests: []\n", `bad\.yaml:1:13: session_id: expected a string, got a list`, ""},
+		{"yaml alias bomb", "bomb.yaml", laughs, `bomb\.yaml:\d+:\d+: invalid YAML: more than 1048576 values`, ""},
+		{"yaml deep flow nesting", "deep.yaml", "name: a\nargs: {x: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n", `deep\.yaml:2:\d+: invalid YAML: nesting deeper than 200 levels`, ""},
+		{"yaml deep block nesting", "deep.yaml", "name: a\nargs:\n  x:\n" + deepBlock(300), `deep\.yaml:\d+:\d+: invalid YAML: nesting deeper than 200 levels`, ""},
+		{"yaml deep dash nesting", "deep.yaml", "- name: a\n  args:\n    x: " + strings.Repeat("- ", 5000) + "x\n", `deep\.yaml:3:\d+: invalid YAML: nesting deeper than 1000 columns`, ""},
+		{"yaml unknown alias", "bad.yaml", "name: a\nargs: {x: *nope}\n", `bad\.yaml:2:\d+: invalid YAML`, ""},
+		{"malformed json", "bad.json", "[\n  {\"name\": \"a\"},\n  {\"name\": \"b\" \"args\": {}}\n]", `bad\.json:3:16: invalid JSON: invalid character '"' after object key:value pair`, `^ 3 \|   \{"name": "b" "args": \{\}\}\n   \|                \^$`},
+		{"truncated json", "bad.json", "[{\"name\": \"a\"", `bad\.json:1:14: invalid JSON: unexpected end of JSON input`, ""},
+		{"json deep nesting", "deep.json", `{"name": "a", "args": {"x": ` + strings.Repeat("[", 100000), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels`, ""},
+		{"json number", "bad.json", `{"name": "a", "args": {"x": 1e999}}`, `bad\.json:1:29: invalid JSON: number 1e999 is out of range`, ""},
+		{"json unknown wrapper key", "bad.json", `{"requests": [], "sessionid": "x"}`, `bad\.json:1:1: unknown key "sessionid"`, ""},
+		{"json scalar", "bad.json", `"x"`, `bad\.json:1:1: expected a request, a list of requests`, ""},
+		{"unknown extension", "r.txt", "- name: a", `unknown extension "\.txt"`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadString(t, tt.file, tt.content, "")
+			if err == nil || !regexp.MustCompile(tt.err).MatchString(err.Error()) {
+				t.Fatalf("error = %v, want one matching %q", err, tt.err)
+			}
+			if tt.snippet != "" {
+				var pe *ParseError
+				if !errors.As(err, &pe) || !regexp.MustCompile(tt.snippet).MatchString(pe.Snippet()) {
+					t.Errorf("snippet = %q, want one matching %q", pe.Snippet(), tt.snippet)
+				}
+			}
+		})
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+func deepBlock(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Repeat(" ", 4+i) + "k:\n")
+	}
+	b.WriteString(strings.Repeat(" ", 4+n) + "v\n")
+	return b.String()
+}
+
+func TestLoadJSONLLongLine(t *testing.T) {
+	t.Parallel()
+	long := `{"name": "a", "args": {"x": "` + strings.Repeat("y", MaxLine) + `"}}`
+	got, err := loadString(t, "r.jsonl", "{\"name\": \"first\"}\n"+long+"\n{\"name\": \"last\"}\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []loaded{
+		{Name: "first", Line: 1, Col: 1},
+		{Line: 2, Col: 1, Err: "r.jsonl:2:1: line longer than 16777216 bytes"},
+		{Name: "last", Line: 3, Col: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	t.Parallel()
+	if _, err := Open(filepath.Join(t.TempDir(), "missing.yaml"), "", nil); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: error = %v, want not exist", err)
+	}
+	if _, err := Open(t.TempDir(), FormatJSON, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: error = %v", err)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Format{"": "", "YAML": FormatYAML, "yml": FormatYAML, "json": FormatJSON, "ndjson": FormatJSONL, "jsonl": FormatJSONL} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Errorf("ParseFormat(xml) succeeded")
+	}
+}
