@@ -237,10 +237,19 @@ func (l Location) Display() string {
 	}
 }
 
-// Join returns the location of name, a slash-separated path relative to l,
-// as found by walking l's FS. It does not check name.
+// Join returns the location of name, an entry of the directory at l or a
+// slash-separated path below it. It does not check name: the location's
+// methods do, through the root.
 func (l Location) Join(name string) Location {
 	l.rel = filepath.Join(l.rel, filepath.FromSlash(name))
+	return l
+}
+
+// At returns the location of name in l's area: a slash-separated path
+// relative to the area's top, as walking FS gives it. Like Join, it leaves
+// the checking to the location's methods.
+func (l Location) At(name string) Location {
+	l.rel = filepath.Clean(filepath.FromSlash(name))
 	return l
 }
 

@@ -1,0 +1,32 @@
+//go:build unix
+
+package tools
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestFIFORefused names a FIFO: opening one would block until a writer
+// came, so the tools must refuse it before opening.
+func TestFIFORefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if err := syscall.Mkfifo(filepath.Join(f.awd, "pipe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx := context.Background()
+	if _, err := ReadFile(ctx, f.tc, "pipe", 1, 10); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("read_file of a FIFO: error = %v, want \"not a regular file\"", err)
+	}
+	if _, err := Grep(ctx, f.tc, "x", "pipe", "", false, 10); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("grep of a FIFO: error = %v, want \"not a regular file\"", err)
+	}
+	// A walk meets the FIFO and passes it by.
+	if _, err := Grep(ctx, f.tc, "x", "", "", false, 10); err != nil {
+		t.Errorf("grep of a tree holding a FIFO: %v", err)
+	}
+}

@@ -1,0 +1,218 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// maxAlternatives bounds brace expansion: "{a,b}{c,d}…" multiplies, and a
+// pattern is not a way to make the tool do unbounded work.
+const maxAlternatives = 256
+
+// globPattern is a compiled glob pattern: path.Match syntax per path
+// element, `**` for any number of elements, `{a,b}` for alternatives. It
+// is matched against slash-separated paths relative to where the search
+// starts.
+type globPattern struct {
+	alts [][]string // the alternatives, each split into elements
+}
+
+// compileGlob compiles pattern, reporting a malformed one.
+func compileGlob(pattern string) (globPattern, error) {
+	if pattern == "" {
+		return globPattern{}, errors.New("empty pattern")
+	}
+	alts, err := expandBraces(pattern)
+	if err != nil {
+		return globPattern{}, fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	var g globPattern
+	for _, a := range alts {
+		elems := splitPattern(a)
+		for _, e := range elems {
+			if _, err := path.Match(e, ""); err != nil {
+				return globPattern{}, fmt.Errorf("malformed pattern %q: bad element %q", pattern, e)
+			}
+		}
+		g.alts = append(g.alts, elems)
+	}
+	return g, nil
+}
+
+// splitPattern splits a pattern into elements, dropping empty and "."
+// elements and collapsing runs of `**`, which match the same.
+func splitPattern(p string) []string {
+	var elems []string
+	for e := range strings.SplitSeq(p, "/") {
+		if e == "" || e == "." {
+			continue
+		}
+		if e == "**" && len(elems) > 0 && elems[len(elems)-1] == "**" {
+			continue
+		}
+		elems = append(elems, e)
+	}
+	return elems
+}
+
+// match reports whether the slash-separated path rel matches any
+// alternative.
+func (g globPattern) match(rel string) bool {
+	names := strings.Split(rel, "/")
+	for _, a := range g.alts {
+		if matchElems(a, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayMatchBelow reports whether anything below the directory dir (a
+// slash-separated path relative to the search's start) can match, so
+// that a search skips directories that cannot.
+func (g globPattern) mayMatchBelow(dir string) bool {
+	if dir == "." {
+		return true
+	}
+	names := strings.Split(dir, "/")
+	for _, a := range g.alts {
+		if prefixMayMatch(a, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchElems matches names against pattern elements, `**` standing for
+// zero or more names. It is dynamic programming over both, so that
+// patterns with many `**` stay linear in their product.
+func matchElems(pat, names []string) bool {
+	// ok[j] reports whether pat[:i] matches names[:j], for the current i.
+	ok := make([]bool, len(names)+1)
+	ok[0] = true
+	for _, p := range pat {
+		if p == "**" {
+			// Once reachable, every longer prefix is reachable.
+			for j := 1; j <= len(names); j++ {
+				ok[j] = ok[j] || ok[j-1]
+			}
+			continue
+		}
+		for j := len(names); j >= 1; j-- {
+			ok[j] = ok[j-1] && elemMatch(p, names[j-1])
+		}
+		ok[0] = false
+	}
+	return ok[len(names)]
+}
+
+// prefixMayMatch reports whether names can be the start of a path that
+// pat matches.
+func prefixMayMatch(pat, names []string) bool {
+	for i, n := range names {
+		if i >= len(pat) {
+			return false
+		}
+		if pat[i] == "**" {
+			return true
+		}
+		if !elemMatch(pat[i], n) {
+			return false
+		}
+	}
+	return true
+}
+
+func elemMatch(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+// literalPrefix splits a pattern alternative into its leading elements
+// free of wildcards, the directory a search can start from, and the rest.
+func literalPrefix(elems []string) (base string, rest []string) {
+	i := 0
+	for i < len(elems) && !strings.ContainsAny(elems[i], `*?[\`) {
+		i++
+	}
+	return strings.Join(elems[:i], "/"), elems[i:]
+}
+
+// expandBraces expands `{a,b}` alternatives, nested or in sequence, as a
+// shell does. A brace without its partner, or without a comma inside, is
+// literal.
+func expandBraces(p string) ([]string, error) {
+	start, end, commas := findBraces(p)
+	if start < 0 {
+		return []string{p}, nil
+	}
+	prefix, suffix := p[:start], p[end+1:]
+	var out []string
+	from := start + 1
+	for _, c := range append(commas, end) {
+		alts, err := expandBraces(prefix + p[from:c] + suffix)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, alts...)
+		if len(out) > maxAlternatives {
+			return nil, fmt.Errorf("braces expand to more than %d alternatives", maxAlternatives)
+		}
+		from = c + 1
+	}
+	return out, nil
+}
+
+// findBraces finds the first `{` that has a matching `}` with a comma
+// between them at its own depth, skipping characters escaped by `\`.
+func findBraces(p string) (start, end int, commas []int) {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			depth := 0
+			var cs []int
+			for j := i; j < len(p); j++ {
+				switch p[j] {
+				case '\\':
+					j++
+				case '{':
+					depth++
+				case '}':
+					depth--
+					if depth == 0 {
+						if len(cs) > 0 {
+							return i, j, cs
+						}
+						j = len(p) // no comma: literal; look further on
+					}
+				case ',':
+					if depth == 1 {
+						cs = append(cs, j)
+					}
+				}
+			}
+		}
+	}
+	return -1, -1, nil
+}
+
+// matchFile matches a file's slash-separated path rel for grep's glob
+// filter: an alternative of one element ("*.go") matches the file's name
+// at any depth, as in ripgrep and .gitignore; a longer one the whole path.
+func (g globPattern) matchFile(rel string) bool {
+	names := strings.Split(rel, "/")
+	for _, a := range g.alts {
+		if len(a) == 1 && a[0] != "**" {
+			if elemMatch(a[0], names[len(names)-1]) {
+				return true
+			}
+		} else if matchElems(a, names) {
+			return true
+		}
+	}
+	return false
+}

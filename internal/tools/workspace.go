@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/workspace"
+)
+
+// openWorkspace opens the workspace of the call: its AWD (the current
+// directory when the call has none) and staging. It is opened per call,
+// not kept, because each call may come from a different session.
+func openWorkspace(tc *registry.ToolContext) (*workspace.Workspace, error) {
+	var awd, staging string
+	if tc != nil {
+		awd, staging = tc.AWD, tc.Staging
+	}
+	return workspace.New(awd, staging)
+}
+
+// locate resolves the path argument arg, turning a refusal into an invalid
+// argument and a missing file into an error that suggests a near name.
+func locate(ws *workspace.Workspace, arg, name string) (workspace.Location, error) {
+	loc, err := ws.Locate(name)
+	if err != nil {
+		return loc, pathArgErr(ws, arg, name, err)
+	}
+	return loc, nil
+}
+
+// pathArgErr classifies err about the path argument arg: a refusal is
+// the caller's invalid argument; anything else is the tool's failure, with
+// a "did you mean" when a file is missing and a sibling's name is close.
+func pathArgErr(ws *workspace.Workspace, arg, name string, err error) error {
+	if workspace.IsRefusal(err) {
+		return registry.InvalidArg(arg, err)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if s := suggestSibling(ws, name); s != "" {
+			return fmt.Errorf("%w (did you mean %q?)", err, s)
+		}
+	}
+	return err
+}
+
+// suggestSibling returns the path of an entry of name's directory whose
+// name is close to name's last element, or "".
+func suggestSibling(ws *workspace.Workspace, name string) string {
+	dir, base := filepath.Split(filepath.Clean(name))
+	if base == "" || base == "." || base == ".." {
+		return ""
+	}
+	if dir == "" {
+		dir = "."
+	}
+	loc, err := ws.Locate(dir)
+	if err != nil {
+		return ""
+	}
+	entries, err := loc.ReadDir()
+	if err != nil {
+		return ""
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	s := registry.Suggest(base, names)
+	if s == "" {
+		return ""
+	}
+	return loc.Join(s).Display()
+}
