@@ -2,7 +2,6 @@ package registry
 
 import (
 	"encoding/json"
-	"regexp"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"google.golang.org/genai"
@@ -50,15 +49,28 @@ func GeminiDeclaration(s *Spec) *genai.FunctionDeclaration {
 	return d
 }
 
-// geminiPropertyName is Gemini's rule for parameter names
-// (notes/providers.md §3).
-var geminiPropertyName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`)
+// geminiPropertyName reports whether name obeys Gemini's rule for
+// parameter names, ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$ (notes/providers.md §3).
+// It is written out rather than a regexp so that nothing is compiled at
+// start-up.
+func geminiPropertyName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // geminiFits reports whether the parameters can be declared exactly in
 // Gemini's `parameters` subset.
 func geminiFits(props []*Property, active map[*Schema]bool) bool {
 	for _, p := range props {
-		if !geminiPropertyName.MatchString(p.Name) || !geminiSchemaFits(p.Schema, active) {
+		if !geminiPropertyName(p.Name) || !geminiSchemaFits(p.Schema, active) {
 			return false
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -505,4 +506,14 @@ func FuzzUnescapeHTML(f *testing.F) {
 			t.Errorf("unescaping %s changed %q to %q", enc, want, got)
 		}
 	})
+}
+
+func TestGeminiPropertyName(t *testing.T) {
+	t.Parallel()
+	rule := regexp.MustCompile(geminiParamNameStr)
+	for _, name := range []string{"a", "_x", "snake_case1", "A9", "9a", "", "a-b", "a.b", "é", strings.Repeat("a", 64), strings.Repeat("a", 65)} {
+		if got, want := geminiPropertyName(name), rule.MatchString(name); got != want {
+			t.Errorf("geminiPropertyName(%q) = %v, want %v", name, got, want)
+		}
+	}
 }

@@ -1,0 +1,251 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+func init() { extraCommands = append(extraCommands, newToolsCmd) }
+
+func newToolsCmd(g *Globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "tools",
+		Short: "List the registered tools and print their declarations for a provider",
+		Long: `tools shows the tools kesoku knows: the built-in ones and every function
+registered by kesoku gen. "tools list" names them; "tools schema" prints
+their declarations exactly as a provider's API takes them.`,
+		Example: `  kesoku tools list
+  kesoku tools list --json | jq -r '.[].name'
+  kesoku tools schema calculate_sum --format gemini`,
+		// Without Args, an unknown subcommand would print the help and
+		// succeed; it is bad usage.
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newToolsListCmd(g, nil), newToolsSchemaCmd(g, nil))
+	return c
+}
+
+// toolsListOptions are what `kesoku tools list` was asked to do.
+type toolsListOptions struct {
+	IO       *IOStreams
+	Registry *registry.Registry
+	JSON     bool
+}
+
+func newToolsListCmd(g *Globals, runF func(*toolsListOptions) error) *cobra.Command {
+	opts := &toolsListOptions{Registry: registry.Default}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List every registered tool: name, summary, parameters",
+		Long: `list prints every registered tool, sorted by name: its name, the first
+sentence of its description, and its parameters as name:type, optional
+ones in brackets ([mode:string]).
+
+With --json it prints a JSON array instead, one object per tool with its
+name, summary, description, whether it writes files (sessions offer such
+tools only when named), and its parameters (name, type, required,
+description, enum, default).`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.IO = g.IO
+			if runF != nil {
+				return runF(opts)
+			}
+			return runToolsList(opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array instead of a table")
+	return c
+}
+
+func runToolsList(opts *toolsListOptions) error {
+	specs := opts.Registry.All()
+	if opts.JSON {
+		return writeToolsJSON(opts.IO.Out, specs)
+	}
+	// The same plain table on a terminal and in a pipe: columns that
+	// scripts can cut, and nothing to strip.
+	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
+	for _, s := range specs {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, oneLine(s.Summary), paramsText(s.Params))
+	}
+	return w.Flush()
+}
+
+// paramsText is the parameters column: `a:integer b:integer [mode:string]`,
+// or "-" for none.
+func paramsText(params []*registry.Property) string {
+	if len(params) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(params))
+	for i, p := range params {
+		parts[i] = p.Name + ":" + typeText(p.Schema)
+		if !p.Required {
+			parts[i] = "[" + parts[i] + "]"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// typeText names a schema's type briefly: string, integer, string[],
+// map[string]integer, object.
+func typeText(s *registry.Schema) string {
+	switch {
+	case s == nil:
+		return "any"
+	case s.Type == registry.TypeArray && s.Items != nil:
+		return typeText(s.Items) + "[]"
+	case s.Type == registry.TypeObject && s.AdditionalProperties != nil:
+		return "map[string]" + typeText(s.AdditionalProperties)
+	}
+	return string(s.Type)
+}
+
+// oneLine keeps a table row on one line whatever a summary holds.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// toolJSON is one tool in `kesoku tools list --json`.
+type toolJSON struct {
+	Name        string      `json:"name"`
+	Summary     string      `json:"summary"`
+	Description string      `json:"description"`
+	Writes      bool        `json:"writes"`
+	Parameters  []paramJSON `json:"parameters"`
+}
+
+type paramJSON struct {
+	Name        string          `json:"name"`
+	Type        string          `json:"type"`
+	Required    bool            `json:"required"`
+	Description string          `json:"description,omitempty"`
+	Enum        []string        `json:"enum,omitempty"`
+	Default     json.RawMessage `json:"default,omitempty"`
+}
+
+func writeToolsJSON(w io.Writer, specs []*registry.Spec) error {
+	out := make([]toolJSON, len(specs))
+	for i, s := range specs {
+		t := toolJSON{Name: s.Name, Summary: s.Summary, Description: s.Description, Writes: s.Writes, Parameters: []paramJSON{}}
+		for _, p := range s.Params {
+			pj := paramJSON{Name: p.Name, Type: typeText(p.Schema), Required: p.Required}
+			if p.Schema != nil {
+				pj.Description, pj.Enum = p.Schema.Description, p.Schema.Enum
+				if json.Valid(p.Schema.Default) {
+					pj.Default = p.Schema.Default
+				}
+			}
+			t.Parameters = append(t.Parameters, pj)
+		}
+		out[i] = t
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// defaultSchemaFormat is the provider-neutral format: plain JSON Schema,
+// which any client can read, when no provider is named.
+const defaultSchemaFormat = registry.FormatJSONSchema
+
+// toolsSchemaOptions are what `kesoku tools schema` was asked to do.
+type toolsSchemaOptions struct {
+	IO       *IOStreams
+	Registry *registry.Registry
+	Format   string
+	Names    []string
+}
+
+func newToolsSchemaCmd(g *Globals, runF func(*toolsSchemaOptions) error) *cobra.Command {
+	opts := &toolsSchemaOptions{Registry: registry.Default}
+	c := &cobra.Command{
+		Use:   "schema [NAME...] [--format FORMAT]",
+		Short: "Print the tools' declarations exactly as a provider's API takes them",
+		Long: fmt.Sprintf(`schema prints the declarations of the tools named (default: every tool,
+sorted by name) as indented JSON, exactly as the provider's API takes them:
+
+  gemini      the "tools" field of a generateContent request:
+              [{"functionDeclarations": [...]}], from the Gemini SDK's types;
+              each schema in "parameters" when Gemini's OpenAPI subset can
+              say it exactly, otherwise in "parametersJsonSchema"
+  claude      the "tools" field of a Messages request:
+              [{"name", "description", "input_schema"}], from the
+              Anthropic SDK's types
+  openai      the "tools" field of a Chat Completions request:
+              [{"type": "function", "function": {...}}]
+  mcp         the "tools" of an MCP tools/list result:
+              [{"name", "description", "inputSchema"}]
+  jsonschema  one JSON Schema (draft 2020-12) per tool, titled with its name
+
+The default format is %s, which names no provider. Every format is a JSON
+array, in the order the tools are named.
+
+EXIT STATUS
+  0  the declarations were printed
+  2  an unknown format or tool name; nothing was printed`, defaultSchemaFormat),
+		Example: `  kesoku tools schema --format claude
+  kesoku tools schema calculate_sum read_file --format gemini
+  kesoku tools schema --format openai | jq '.[0].function.parameters'`,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return opts.Registry.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.IO, opts.Names = g.IO, args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runToolsSchema(opts)
+		},
+	}
+	c.Flags().StringVarP(&opts.Format, "format", "f", defaultSchemaFormat, "one of "+strings.Join(registry.Formats, ", "))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(registry.Formats, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runToolsSchema(opts *toolsSchemaOptions) error {
+	if !slices.Contains(registry.Formats, opts.Format) {
+		return usageErr(&registry.UnknownFormatError{Format: opts.Format, Suggestion: registry.Suggest(opts.Format, registry.Formats)})
+	}
+	specs := opts.Registry.All()
+	if len(opts.Names) > 0 {
+		var err error
+		// A name given twice is declared once: providers refuse
+		// duplicate declarations.
+		if specs, err = opts.Registry.Select(uniq(opts.Names)); err != nil {
+			var ute *registry.UnknownToolError
+			if errors.As(err, &ute) {
+				return usageErr(err)
+			}
+			return err
+		}
+	}
+	out, err := registry.ExportJSON(opts.Format, specs)
+	if err != nil {
+		return err
+	}
+	_, err = opts.IO.Out.Write(out)
+	return err
+}
+
+// uniq drops repeated names, keeping the first of each.
+func uniq(names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,171 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// testRegistry holds hand-written tools, so that these tests do not depend
+// on the built-in ones.
+func testRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	call := func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil }
+	r := registry.New()
+	for _, s := range []*registry.Spec{
+		{
+			Name: "calculate_sum", Summary: "Add two integers.", Description: "Add two integers.", Call: call,
+			Params: []*registry.Property{
+				{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, Description: "The first."}},
+				{Name: "b", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, Description: "The second."}},
+				{Name: "mode", Schema: &registry.Schema{Type: registry.TypeString, Enum: []string{"exact", "saturating"}, Default: json.RawMessage(`"exact"`)}},
+			},
+		},
+		{
+			Name: "label", Summary: "Label files\n  by name.", Description: "Label files by name.", Call: call, Writes: true,
+			Params: []*registry.Property{
+				{Name: "labels", Required: true, Schema: &registry.Schema{Type: registry.TypeObject, AdditionalProperties: &registry.Schema{Type: registry.TypeString}}},
+				{Name: "paths", Schema: &registry.Schema{Type: registry.TypeArray, Items: &registry.Schema{Type: registry.TypeString}}},
+			},
+		},
+		{Name: "current_time", Summary: "Tell the time.", Description: "Tell the time.", Call: call},
+	} {
+		r.MustRegister(s)
+	}
+	return r
+}
+
+func TestToolsList(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	opts := &toolsListOptions{IO: &IOStreams{Out: &out}, Registry: testRegistry(t)}
+	if err := runToolsList(opts); err != nil {
+		t.Fatal(err)
+	}
+	want := `NAME           SUMMARY               PARAMETERS
+calculate_sum  Add two integers.     a:integer b:integer [mode:string]
+current_time   Tell the time.        -
+label          Label files by name.  labels:map[string]string [paths:string[]]
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolsListJSON(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	opts := &toolsListOptions{IO: &IOStreams{Out: &out}, Registry: testRegistry(t), JSON: true}
+	if err := runToolsList(opts); err != nil {
+		t.Fatal(err)
+	}
+	var got []toolJSON
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out.String())
+	}
+	want := []toolJSON{
+		{Name: "calculate_sum", Summary: "Add two integers.", Description: "Add two integers.", Parameters: []paramJSON{
+			{Name: "a", Type: "integer", Required: true, Description: "The first."},
+			{Name: "b", Type: "integer", Required: true, Description: "The second."},
+			{Name: "mode", Type: "string", Enum: []string{"exact", "saturating"}, Default: json.RawMessage(`"exact"`)},
+		}},
+		{Name: "current_time", Summary: "Tell the time.", Description: "Tell the time.", Parameters: []paramJSON{}},
+		{Name: "label", Summary: "Label files\n  by name.", Description: "Label files by name.", Writes: true, Parameters: []paramJSON{
+			{Name: "labels", Type: "map[string]string", Required: true},
+			{Name: "paths", Type: "string[]"},
+		}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(out.String(), `"parameters": []`) {
+		t.Errorf("a tool without parameters should list [] rather than null:\n%s", out.String())
+	}
+}
+
+func TestToolsSchema(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		format   string
+		names    []string
+		wantCode int
+		wantErr  string
+		wantOut  []string // tool names in the output, in order
+	}{
+		{name: "all, default format", format: defaultSchemaFormat, wantOut: []string{"calculate_sum", "current_time", "label"}},
+		{name: "named, in order given, once", format: "claude", names: []string{"label", "calculate_sum", "label"}, wantOut: []string{"label", "calculate_sum"}},
+		{name: "unknown format", format: "gemnii", wantCode: ExitUsage,
+			wantErr: `unknown format "gemnii" (did you mean "gemini"?): want one of gemini, claude, openai, mcp, jsonschema`},
+		{name: "unknown tool", format: "mcp", names: []string{"calculate_summ"}, wantCode: ExitUsage,
+			wantErr: `unknown tool "calculate_summ"; did you mean "calculate_sum"? known tools: calculate_sum, current_time, label`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			opts := &toolsSchemaOptions{IO: &IOStreams{Out: &out}, Registry: testRegistry(t), Format: tt.format, Names: tt.names}
+			err := runToolsSchema(opts)
+			if tt.wantErr != "" {
+				code, _ := exitCode(err)
+				if err == nil || err.Error() != tt.wantErr || code != tt.wantCode {
+					t.Fatalf("error = %v (exit %d), want %s (exit %d)", err, code, tt.wantErr, tt.wantCode)
+				}
+				if out.Len() > 0 {
+					t.Errorf("printed output despite the error:\n%s", out.String())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(out.String(), "}\n]\n") {
+				t.Errorf("output does not end in a newline after the array:\n%s", out.String())
+			}
+			var tools []map[string]any
+			if err := json.Unmarshal(out.Bytes(), &tools); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range tools {
+				name, _ := tool["name"].(string)
+				if name == "" {
+					name, _ = tool["title"].(string)
+				}
+				names = append(names, name)
+			}
+			if diff := cmp.Diff(tt.wantOut, names); diff != "" {
+				t.Errorf("tools mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestToolsFlags checks that the command line reaches the options.
+func TestToolsFlags(t *testing.T) {
+	t.Parallel()
+	var got *toolsSchemaOptions
+	c := newToolsSchemaCmd(&Globals{IO: &IOStreams{}}, func(o *toolsSchemaOptions) error { got = o; return nil })
+	c.SetArgs([]string{"-f", "openai", "read_file", "grep"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Format != "openai" || !cmp.Equal(got.Names, []string{"read_file", "grep"}) {
+		t.Errorf("got format %q names %q", got.Format, got.Names)
+	}
+	var list *toolsListOptions
+	lc := newToolsListCmd(&Globals{IO: &IOStreams{}}, func(o *toolsListOptions) error { list = o; return nil })
+	lc.SetArgs([]string{"--json"})
+	if err := lc.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !list.JSON {
+		t.Errorf("--json did not set JSON")
+	}
+}
