@@ -105,6 +105,9 @@ type Server struct {
 	// key is the API key the fake accepts; any non-empty key when "".
 	key string
 
+	// files is the fake Gemini Files API (files.go).
+	files fileStore
+
 	mu       sync.Mutex
 	replies  []Reply
 	served   int
@@ -156,6 +159,9 @@ func (s *Server) Bodies() []map[string]any {
 func (s *Server) Provider() Provider { return s.provider }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.provider == Gemini && s.serveFiles(w, r) {
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -1,0 +1,329 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/claude"
+	"github.com/kesoku/kesoku/internal/llm/gemini"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+// These tests send files through the real SDK clients to the fake servers
+// of llmtest, and check what went over the wire: the block, its MIME
+// type, the exact bytes and the prompt beside them.
+
+var (
+	_ media.Uploader = (*gemini.Provider)(nil)
+	_ llm.Provider   = (*claude.Provider)(nil)
+)
+
+const wireKey = "test-media-key-91c2"
+
+func newProvider(t *testing.T, srv *llmtest.Server) llm.Provider {
+	t.Helper()
+	opts := llm.ClientOptions{Model: string(srv.Provider()) + "-test", APIKey: wireKey, BaseURL: srv.URL, Retry: llm.Retry{MaxRetries: -1}}
+	var p llm.Provider
+	var err error
+	switch srv.Provider() {
+	case llmtest.Gemini:
+		p, err = gemini.New(context.Background(), opts)
+	default:
+		p, err = claude.New(opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// wirePart is one part of the user turn as it went over the wire, in
+// either provider's format.
+type wirePart struct {
+	// Block is the wire's own name: "image", "document" or "text" for
+	// Claude; "inlineData", "fileData" or "text" for Gemini.
+	Block string
+	MIME  string
+	Data  []byte
+	URI   string
+	Text  string
+}
+
+// sentParts decodes the parts of the first user turn of the only request
+// the fake received.
+func sentParts(t *testing.T, srv *llmtest.Server) []wirePart {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the fake received %d requests, want 1", len(reqs))
+	}
+	var parts []wirePart
+	if srv.Provider() == llmtest.Gemini {
+		var body struct {
+			Contents []struct {
+				Role  string `json:"role"`
+				Parts []struct {
+					Text       *string `json:"text"`
+					InlineData *struct {
+						MIMEType string `json:"mimeType"`
+						Data     []byte `json:"data"`
+					} `json:"inlineData"`
+					FileData *struct {
+						MIMEType string `json:"mimeType"`
+						FileURI  string `json:"fileUri"`
+					} `json:"fileData"`
+				} `json:"parts"`
+			} `json:"contents"`
+		}
+		if err := json.Unmarshal(reqs[0].Body, &body); err != nil || len(body.Contents) != 1 || body.Contents[0].Role != "user" {
+			t.Fatalf("request body %s: want one user turn (%v)", reqs[0].Body, err)
+		}
+		for _, p := range body.Contents[0].Parts {
+			switch {
+			case p.InlineData != nil:
+				parts = append(parts, wirePart{Block: "inlineData", MIME: p.InlineData.MIMEType, Data: p.InlineData.Data})
+			case p.FileData != nil:
+				parts = append(parts, wirePart{Block: "fileData", MIME: p.FileData.MIMEType, URI: p.FileData.FileURI})
+			case p.Text != nil:
+				parts = append(parts, wirePart{Block: "text", Text: *p.Text})
+			default:
+				t.Fatalf("unexpected part in %s", reqs[0].Body)
+			}
+		}
+		return parts
+	}
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type   string `json:"type"`
+				Text   string `json:"text"`
+				Source struct {
+					Type      string `json:"type"`
+					MediaType string `json:"media_type"`
+					Data      string `json:"data"`
+				} `json:"source"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil || len(body.Messages) != 1 || body.Messages[0].Role != "user" {
+		t.Fatalf("request body %s: want one user turn (%v)", reqs[0].Body, err)
+	}
+	for _, c := range body.Messages[0].Content {
+		p := wirePart{Block: c.Type, Text: c.Text, MIME: c.Source.MediaType}
+		switch c.Source.Type {
+		case "base64":
+			data, err := base64.StdEncoding.DecodeString(c.Source.Data)
+			if err != nil {
+				t.Fatalf("block data is not base64: %v", err)
+			}
+			p.Data = data
+		case "text":
+			p.Data = []byte(c.Source.Data)
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+func encode(t *testing.T, enc func(*bytes.Buffer, image.Image) error) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := range 8 {
+		img.Set(i, i, color.RGBA{255, 0, 0, 255})
+	}
+	var b bytes.Buffer
+	if err := enc(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func wireFixtures(t *testing.T) (pngData, jpegData, wav, pdf, mp4 []byte) {
+	t.Helper()
+	pngData = encode(t, func(b *bytes.Buffer, m image.Image) error { return png.Encode(b, m) })
+	jpegData = encode(t, func(b *bytes.Buffer, m image.Image) error { return jpeg.Encode(b, m, nil) })
+	// The smallest WAV that is one: a RIFF header, a PCM fmt chunk and four
+	// samples of data.
+	wav = []byte("RIFF\x2c\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x80\x3e\x00\x00\x02\x00\x10\x00data\x08\x00\x00\x00\x00\x00\xff\x7f\x00\x00\x01\x80")
+	pdf = []byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n")
+	var err error
+	if mp4, err = os.ReadFile(filepath.Join("..", "..", "testdata", "media", "tiny.mp4")); err != nil {
+		t.Fatal(err)
+	}
+	return pngData, jpegData, wav, pdf, mp4
+}
+
+func TestAnalyzeMediaOverTheWire(t *testing.T) {
+	t.Parallel()
+	pngData, jpegData, wav, pdf, mp4 := wireFixtures(t)
+	tests := []struct {
+		name     string
+		provider llmtest.Provider
+		file     string
+		data     []byte
+		prompt   string
+		want     []wirePart
+	}{
+		{"png to claude", llmtest.Claude, "a.png", pngData, "what colour is the line?",
+			[]wirePart{{Block: "image", MIME: "image/png", Data: pngData}, {Block: "text", Text: "what colour is the line?"}}},
+		{"jpeg to claude", llmtest.Claude, "a.jpg", jpegData, "describe",
+			[]wirePart{{Block: "image", MIME: "image/jpeg", Data: jpegData}, {Block: "text", Text: "describe"}}},
+		{"pdf to claude", llmtest.Claude, "doc.pdf", pdf, "summarise",
+			[]wirePart{{Block: "document", MIME: "application/pdf", Data: pdf}, {Block: "text", Text: "summarise"}}},
+		{"text to claude", llmtest.Claude, "notes.md", []byte("# Notes\n\nbuy milk\n"), "what must I buy?",
+			[]wirePart{{Block: "document", MIME: "text/plain", Data: []byte("# Notes\n\nbuy milk\n")}, {Block: "text", Text: "what must I buy?"}}},
+		{"a png named .txt is a png", llmtest.Claude, "notes.txt", pngData, "what is it?",
+			[]wirePart{{Block: "image", MIME: "image/png", Data: pngData}, {Block: "text", Text: "what is it?"}}},
+		{"png to gemini", llmtest.Gemini, "a.png", pngData, "what colour is the line?",
+			[]wirePart{{Block: "inlineData", MIME: "image/png", Data: pngData}, {Block: "text", Text: "what colour is the line?"}}},
+		{"jpeg named .png to gemini", llmtest.Gemini, "photo.png", jpegData, "describe",
+			[]wirePart{{Block: "inlineData", MIME: "image/jpeg", Data: jpegData}, {Block: "text", Text: "describe"}}},
+		{"wav to gemini", llmtest.Gemini, "tone.wav", wav, "what do you hear?",
+			[]wirePart{{Block: "inlineData", MIME: "audio/wav", Data: wav}, {Block: "text", Text: "what do you hear?"}}},
+		{"pdf to gemini", llmtest.Gemini, "doc.pdf", pdf, "summarise",
+			[]wirePart{{Block: "inlineData", MIME: "application/pdf", Data: pdf}, {Block: "text", Text: "summarise"}}},
+		{"mp4 to gemini", llmtest.Gemini, "clip.mp4", mp4, "what happens?",
+			[]wirePart{{Block: "inlineData", MIME: "video/mp4", Data: mp4}, {Block: "text", Text: "what happens?"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(tt.provider, wireKey, llmtest.Reply{Text: "It is a test file."})
+			defer srv.Close()
+			awd := t.TempDir()
+			if err := os.WriteFile(filepath.Join(awd, tt.file), tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc := &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}
+			got, err := media.AnalyzeMedia(t.Context(), tc, tt.file, &tt.prompt)
+			if err != nil {
+				t.Fatalf("AnalyzeMedia: %v", err)
+			}
+			if got != "It is a test file." {
+				t.Errorf("AnalyzeMedia = %q, want the model's answer", got)
+			}
+			if diff := cmp.Diff(tt.want, sentParts(t, srv)); diff != "" {
+				t.Errorf("user turn on the wire mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAnalyzeMediaRefusedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	_, _, wav, _, mp4 := wireFixtures(t)
+	tests := []struct {
+		name string
+		file string
+		data []byte
+		want string
+	}{
+		{"audio to claude", "tone.wav", wav, "args.path: invalid value: tone.wav: claude cannot take audio (audio/wav)"},
+		{"video to claude", "clip.mp4", mp4, "args.path: invalid value: clip.mp4: claude cannot take video (video/mp4)"},
+		{"audio named .png to claude", "tone.png", wav, "tone.png: claude cannot take audio (audio/wav)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.Claude, wireKey, llmtest.Reply{Text: "unused"})
+			defer srv.Close()
+			awd := t.TempDir()
+			if err := os.WriteFile(filepath.Join(awd, tt.file), tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc := &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}
+			_, err := media.AnalyzeMedia(t.Context(), tc, tt.file, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !registry.IsInvalidArgs(err) {
+				t.Fatalf("AnalyzeMedia = %v, want an invalid_args error saying %q", err, tt.want)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("the fake received %d requests, want none", n)
+			}
+		})
+	}
+}
+
+func TestAnalyzeMediaUploadsOverTheInlineLimit(t *testing.T) {
+	t.Parallel()
+	_, _, _, _, mp4 := wireFixtures(t)
+	video := append(append([]byte{}, mp4...), bytes.Repeat([]byte{0x42}, 4096)...)
+	srv := llmtest.NewServer(llmtest.Gemini, wireKey, llmtest.Reply{Text: "A long video."})
+	defer srv.Close()
+	awd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(awd, "long.mp4"), video, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The file is 4 KiB over an inline limit of 1 KiB.
+	tc := &registry.ToolContext{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024})}
+	got, err := media.AnalyzeMedia(t.Context(), tc, "long.mp4", nil)
+	if err != nil {
+		t.Fatalf("AnalyzeMedia: %v", err)
+	}
+	if got != "A long video." {
+		t.Errorf("AnalyzeMedia = %q", got)
+	}
+	ups := srv.Uploads()
+	if len(ups) != 1 {
+		t.Fatalf("%d files uploaded, want 1", len(ups))
+	}
+	if !bytes.Equal(ups[0].Data, video) || ups[0].MIMEType != "video/mp4" {
+		t.Errorf("uploaded %d bytes as %s, want the file's %d bytes as video/mp4", len(ups[0].Data), ups[0].MIMEType, len(video))
+	}
+	want := []wirePart{{Block: "fileData", MIME: "video/mp4", URI: ups[0].URI}, {Block: "text", Text: media.DefaultPrompt}}
+	if diff := cmp.Diff(want, sentParts(t, srv)); diff != "" {
+		t.Errorf("user turn on the wire mismatch (-want +got):\n%s", diff)
+	}
+	// The fake answers PROCESSING first: the request must have waited for
+	// a poll that said ACTIVE.
+	var polls int
+	for _, r := range srv.FileRequests() {
+		if r.Method == "GET" {
+			polls++
+		}
+	}
+	if polls == 0 {
+		t.Errorf("the file was used without waiting for it to be ACTIVE (Files API requests: %v)", srv.FileRequests())
+	}
+}
+
+func TestAnalyzeMediaProviderErrors(t *testing.T) {
+	t.Parallel()
+	pngData, _, _, _, _ := wireFixtures(t)
+	for _, p := range []llmtest.Provider{llmtest.Gemini, llmtest.Claude} {
+		t.Run(string(p), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(p, wireKey, llmtest.Reply{Status: 400, Error: "image could not be decoded"})
+			defer srv.Close()
+			awd := t.TempDir()
+			if err := os.WriteFile(filepath.Join(awd, "a.png"), pngData, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc := &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}
+			_, err := media.AnalyzeMedia(t.Context(), tc, "a.png", nil)
+			want := fmt.Sprintf("ask %s-test about a.png: ", p)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "image could not be decoded") {
+				t.Fatalf("AnalyzeMedia = %v, want an error starting %q with the provider's message", err, want)
+			}
+			if registry.IsInvalidArgs(err) {
+				t.Errorf("a provider's refusal is the tool's error, not invalid_args: %v", err)
+			}
+		})
+	}
+}
