@@ -122,7 +122,10 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 	}
 	var answer strings.Builder
 	for _, part := range resp.Message.Parts {
-		answer.WriteString(part.Text)
+		// A thought summary is the model's reasoning, not its answer.
+		if !part.Thought {
+			answer.WriteString(part.Text)
+		}
 	}
 	if answer.Len() == 0 {
 		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", p.ModelName(), a.Name, resp.StopReason)

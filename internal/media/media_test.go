@@ -40,7 +40,10 @@ func (p *recordingProvider) Generate(_ context.Context, req *llm.Request, _ func
 	if p.err != nil {
 		return nil, p.err
 	}
-	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Text: p.answer}}}, StopReason: "stop"}, nil
+	// A thought summary comes first, as Gemini sends it: it is no part of
+	// the answer.
+	parts := []llm.Part{{Text: "Let me look at the file.", Thought: true}, {Text: p.answer}}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: parts}, StopReason: "stop"}, nil
 }
 
 func (p *recordingProvider) sent() []*llm.Request {
