@@ -69,6 +69,11 @@ func (g *idGenerator) New() string {
 	return string(s[:])
 }
 
+// NewID returns a new time-ordered unique id (a UUIDv7): for a run's
+// session when none is given. It seeds a generator of its own, so it is
+// for occasional ids, not for one per record.
+func NewID() string { return newIDGenerator().New() }
+
 // IDSet is a set of request ids kept as 64-bit hashes: a million ids fit
 // in about 16 MiB, where the strings themselves would take several times
 // that. Two different ids share a hash with a chance of about n²/2⁶⁵ (one in

@@ -100,6 +100,15 @@ func (e *ParseError) Snippet() string {
 	return " " + n + " | " + src + caret
 }
 
+// RequestError says what is wrong with one request of a file, and where:
+// the request gets an invalid_request record, and the others run.
+type RequestError struct {
+	Pos Position
+	Msg string
+}
+
+func (e *RequestError) Error() string { return withPos(e.Pos, e.Msg) }
+
 // File is one request file, opened. A YAML or JSON file is parsed whole by
 // Open, so that a file that does not parse stops the run before anything
 // runs; a JSON Lines file is read line by line as its requests are taken.
@@ -266,7 +275,7 @@ func (f *File) streamJSONL(yield func(*Request) bool) {
 		pos := Position{File: f.Name, Line: n, Col: 1}
 		var req *Request
 		if tooLong {
-			req = &Request{Pos: pos, Err: fmt.Errorf("%s: line longer than %d bytes", pos, MaxLine)}
+			req = &Request{Pos: pos, Err: &RequestError{Pos: pos, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}}
 		} else if line := trimSpace(b); len(line) > 0 {
 			pos.Col += len(b) - len(trimLeftSpace(b))
 			req = parseRequestLine(p, line, pos)
@@ -419,7 +428,7 @@ func (b *requestBuilder) decodeArguments(s string) map[string]any {
 
 func (b *requestBuilder) finish() *Request {
 	if len(b.problems) > 0 {
-		b.req.Err = fmt.Errorf("%s: %s", b.req.Pos, strings.Join(b.problems, "; "))
+		b.req.Err = &RequestError{Pos: b.req.Pos, Msg: strings.Join(b.problems, "; ")}
 	}
 	return b.req
 }
@@ -430,12 +439,14 @@ func (b *requestBuilder) syntaxError(p *jsonParser, err error) *Request {
 	if errors.As(err, &je) {
 		col += je.off
 	}
-	b.req.Err = fmt.Errorf("%s:%d:%d: not a JSON request: %v", b.req.Pos.File, b.req.Pos.Line, col, err)
+	pos := b.req.Pos
+	pos.Col = col
+	b.req.Err = &RequestError{Pos: pos, Msg: "not a JSON request: " + err.Error()}
 	return b.req
 }
 
 func (b *requestBuilder) notAnObject(v any) *Request {
-	b.req.Err = fmt.Errorf("%s: expected a request object {\"name\": ..., \"args\": {...}}, got %s", b.req.Pos, describe(v))
+	b.req.Err = &RequestError{Pos: b.req.Pos, Msg: "expected a request object {\"name\": ..., \"args\": {...}}, got " + describe(v)}
 	return b.req
 }
 

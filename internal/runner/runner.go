@@ -7,6 +7,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"strconv"
@@ -318,26 +319,65 @@ func (ru *run) check(req *Request) *message.Record {
 	r := ru.r
 	// 1. Parse: the loader has parsed; what it could not make sense of
 	// comes as Err.
-	if req.Err != nil {
-		return r.failure(req, message.KindInvalidRequest, req.Err.Error())
-	}
-	if req.Name == "" {
-		return r.failure(req, message.KindInvalidRequest, withPos(req.Pos, `missing "name": a request names the tool to call`))
+	if p := checkRequest(req); p != nil {
+		return r.failure(req, p.Kind, p.String())
 	}
 	// 2. Interrupt check.
 	if ru.stopped() {
 		return r.aborted(req, ru.abortReason(), 0)
 	}
 	// 3. Validation.
+	if p := r.checkArgs(req); p != nil {
+		return r.failure(req, p.Kind, p.String())
+	}
+	return nil
+}
+
+// Problem is what is wrong with a request that must not run.
+type Problem struct {
+	Kind message.ErrorKind
+	// Pos is where the problem is, when known: the request's position, or
+	// a place inside it.
+	Pos     Position
+	Message string
+}
+
+func (p *Problem) String() string { return withPos(p.Pos, p.Message) }
+
+// Check runs steps 1 and 3 for req — is it a request, does its tool exist,
+// do its arguments fit — without running anything: what `kesoku validate`
+// reports. It returns nil for a request that would run.
+func (r *ToolRunner) Check(req *Request) *Problem {
+	if p := checkRequest(req); p != nil {
+		return p
+	}
+	return r.checkArgs(req)
+}
+
+func checkRequest(req *Request) *Problem {
+	if req.Err != nil {
+		var re *RequestError
+		if errors.As(req.Err, &re) {
+			return &Problem{message.KindInvalidRequest, re.Pos, re.Msg}
+		}
+		return &Problem{message.KindInvalidRequest, req.Pos, req.Err.Error()}
+	}
+	if req.Name == "" {
+		return &Problem{message.KindInvalidRequest, req.Pos, `missing "name": a request names the tool to call`}
+	}
+	return nil
+}
+
+func (r *ToolRunner) checkArgs(req *Request) *Problem {
 	spec, ok := r.reg.Lookup(req.Name)
 	if !ok {
-		return r.failure(req, message.KindUnknownTool, withPos(req.Pos, r.reg.UnknownTool(req.Name).Error()))
+		return &Problem{message.KindUnknownTool, req.Pos, r.reg.UnknownTool(req.Name).Error()}
 	}
 	if req.Args == nil {
 		req.Args = map[string]any{}
 	}
 	if err := spec.Validate(req.Args); err != nil {
-		return r.failure(req, message.KindInvalidArgs, withPos(req.Pos, err.Error()))
+		return &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
 	}
 	return nil
 }

@@ -1,0 +1,380 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/runner"
+)
+
+func init() { extraCommands = append(extraCommands, newRunCmd) }
+
+// runOptions are what `kesoku run` was asked to do.
+type runOptions struct {
+	g        *Globals
+	Registry *registry.Registry
+
+	Files     []string
+	Output    string
+	Session   string
+	Format    string
+	Jobs      int
+	Timeout   time.Duration
+	Grace     time.Duration
+	MaxOutput sizeValue
+	FailFast  bool
+	Resume    bool
+}
+
+// Defaults of SPEC §5 and §8.
+const (
+	defaultGrace     = 5 * time.Second
+	defaultMaxOutput = 1 << 20
+)
+
+func newRunCmd(g *Globals) *cobra.Command { return newRunCmdWith(g, nil) }
+
+// newRunCmdWith builds the command; tests pass runF to see the options the
+// flags made without running anything.
+func newRunCmdWith(g *Globals, runF func(context.Context, *runOptions) error) *cobra.Command {
+	opts := &runOptions{g: g, Registry: registry.Default, MaxOutput: defaultMaxOutput}
+	c := &cobra.Command{
+		Use:   "run FILE... [flags]",
+		Short: "Run the tool requests in files and write one record per request",
+		Long: `run executes the tool requests in each FILE and writes one Message record
+per request, as a JSON line, in request order: to standard output, or to
+the file of -o.
+
+A FILE is YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl, .ndjson);
+"-" is standard input, whose format is sniffed unless --format says it. A
+YAML or JSON file holds one request, a list of requests, or
+
+  session_id: demo
+  requests:
+    - id: call_1
+      name: calculate_sum
+      args: {a: 1, b: 2}
+
+A request has a name, args (or input, as in Claude's tool_use, or
+arguments, as in OpenAI, where it may be a JSON-encoded string), and an id
+(call_N, N its position in the run, where it has none). A JSON Lines file
+holds one request per line and is streamed: memory stays flat however long
+it is, and a bad line gets an invalid_request record without stopping the
+rest.
+
+Each request is parsed, checked against its tool's parameters (unknown
+tool, missing, unknown or wrongly typed arguments: an error record saying
+what was expected, with "did you mean"), then run in its own goroutine, up
+to --jobs at once. Every request gets exactly one record, whatever happens:
+a tool's error, a panic, a --timeout, an interrupt.
+
+Ctrl-C (SIGINT) or SIGTERM stops the run: requests not yet started are
+recorded as aborted at once, calls in flight are cancelled and get --grace
+to return, and a second signal ends the grace. Run the same command with
+--resume to finish the rest: requests whose id already has a finished
+record in the -o file are skipped, and new records are appended.
+
+A YAML or JSON file that cannot be parsed stops everything before anything
+runs, with file:line:column. Tool output larger than --max-output is cut to
+its head and tail; the record says so and where the whole output was saved
+(.kesoku/outputs/ under the working directory).`,
+		Example: `  # The bundled example: a success, a validation error and a file tool.
+  kesoku run testdata/requests.yaml
+
+  # A large batch, 8 at a time, into a file; pick the failures with jq.
+  kesoku run batch.jsonl --jobs 8 -o results.jsonl
+  jq 'select(.is_error)' results.jsonl
+
+  # Finish a batch that was interrupted.
+  kesoku run batch.jsonl --jobs 8 -o results.jsonl --resume
+
+  # A request from standard input.
+  echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Files = args
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runRun(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE` instead of standard output")
+	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id per run)")
+	f.StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
+	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "how many calls run at once")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "the longest a call may run, e.g. 30s (default: no limit)")
+	f.DurationVar(&opts.Grace, "grace", defaultGrace, "how long calls in flight get to return after an interrupt")
+	f.Var(&opts.MaxOutput, "max-output", "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB); larger output is cut to its head and tail and saved whole")
+	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest as an interrupt would")
+	f.BoolVar(&opts.Resume, "resume", false, "skip the requests that already have a finished record in the -o file, and append")
+	return c
+}
+
+// check refuses flag combinations that make no sense: bad usage, exit 2.
+func (o *runOptions) check() error {
+	if o.Jobs < 1 {
+		return usageErrf("--jobs %d: want at least 1", o.Jobs)
+	}
+	if o.Timeout < 0 || o.Grace < 0 {
+		return usageErrf("--timeout and --grace cannot be negative")
+	}
+	if o.Resume && (o.Output == "" || o.Output == "-") {
+		return usageErrf("--resume needs -o FILE: the records of the earlier run are read from it")
+	}
+	if _, err := runner.ParseFormat(o.Format); err != nil {
+		return usageErrf("--format: %w", err)
+	}
+	if n := countStdin(o.Files); n > 1 {
+		return usageErrf(`"-" (standard input) given %d times`, n)
+	}
+	return nil
+}
+
+func countStdin(files []string) int {
+	n := 0
+	for _, f := range files {
+		if f == "-" {
+			n++
+		}
+	}
+	return n
+}
+
+// runnerOptions turns the flags into the ToolRunner's options. It is the
+// one place that does, so that flags added later (a model for
+// analyze_media) are wired here.
+func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *runner.IDSet) (runner.Options, error) {
+	session := o.Session
+	if session == "" {
+		session = runner.NewID()
+	}
+	return runner.Options{
+		Jobs:          o.Jobs,
+		Timeout:       o.Timeout,
+		Grace:         o.Grace,
+		MaxOutput:     int64(o.MaxOutput),
+		OutputDir:     filepath.Join(o.g.AWD, ".kesoku", "outputs"),
+		FailFast:      o.FailFast,
+		IsInterrupted: ir.interrupted,
+		EndGrace:      ir.endGrace,
+		Finished:      finished,
+		SessionID:     session,
+		AWD:           o.g.AWD,
+		Staging:       o.g.StagingDir(),
+		Store:         store,
+	}, nil
+}
+
+func runRun(ctx context.Context, o *runOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	format, _ := runner.ParseFormat(o.Format)
+	files, err := openRequestFiles(o.Files, format, o.g.IO.In)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+
+	var finished *runner.IDSet
+	if o.Resume {
+		if finished, err = finishedIDs(o.Output); err != nil {
+			return usageErrf("--resume: %w", err)
+		}
+	}
+	out, err := openRecords(o.Output, o.Resume, o.g.IO.Out)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer out.Close()
+
+	ctx, ir := watchSignals(ctx)
+	defer ir.stop()
+	ropts, err := o.runnerOptions(ir, out, finished)
+	if err != nil {
+		return err
+	}
+	r := runner.New(o.Registry, ropts)
+
+	total := int64(0)
+	for _, f := range files {
+		if f.Len() < 0 {
+			total = -1
+			break
+		}
+		total += int64(f.Len())
+	}
+	if total > 0 && finished != nil {
+		total = -1 // skipped requests get no record: the count is not known
+	}
+	prog := newProgress(o.g, total, "running")
+	sum, runErr := r.Run(ctx, allRequests(files, o.Session != ""), func(rec *message.Record) error {
+		if err := out.Write(rec); err != nil {
+			return err
+		}
+		prog.record(rec)
+		return nil
+	})
+	prog.finish()
+	if err := out.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	for _, f := range files {
+		if err := f.Err(); err != nil {
+			return usageErr(err)
+		}
+	}
+	if !o.g.Quiet {
+		fmt.Fprintln(o.g.IO.Err, describeSummary(sum))
+	}
+	switch {
+	case sum.Interrupted:
+		return errInterrupted
+	case sum.Failed > 0:
+		return errFailures
+	}
+	return nil
+}
+
+// openRequestFiles opens every file before anything runs, so that a file
+// that cannot be read or parsed stops the run at once. Every such file is
+// reported, not only the first.
+func openRequestFiles(names []string, format runner.Format, stdin io.Reader) ([]*runner.File, error) {
+	var files []*runner.File
+	var errs []error
+	for _, name := range names {
+		f, err := runner.Open(name, format, stdin)
+		if err != nil {
+			errs = append(errs, fileError(err))
+			continue
+		}
+		files = append(files, f)
+	}
+	if len(errs) > 0 {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, usageErr(errors.Join(errs...))
+	}
+	return files, nil
+}
+
+// fileError is err with, for a parse error, the offending line and a caret
+// under the column.
+func fileError(err error) error {
+	var pe *runner.ParseError
+	if errors.As(err, &pe) {
+		if s := pe.Snippet(); s != "" {
+			return fmt.Errorf("%w\n%s", err, s)
+		}
+	}
+	return err
+}
+
+// allRequests chains the files' requests in order. With --session, the
+// flag's session wins over the files' own.
+func allRequests(files []*runner.File, sessionFlag bool) iter.Seq[*runner.Request] {
+	return func(yield func(*runner.Request) bool) {
+		for _, f := range files {
+			for req := range f.Requests() {
+				if sessionFlag {
+					req.SessionID = ""
+				}
+				if !yield(req) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// recordsOut is where records go: a file or standard output.
+type recordsOut interface {
+	message.Store
+	Write(*message.Record) error
+	Close() error
+}
+
+// openRecords opens the records' destination: standard output, a new
+// file, or (--resume) the end of an existing one.
+func openRecords(path string, resume bool, stdout io.Writer) (recordsOut, error) {
+	switch {
+	case path == "" || path == "-":
+		return message.NewJSONLWriter(stdout), nil
+	case resume:
+		return message.AppendFile(path)
+	}
+	return message.CreateFile(path)
+}
+
+// finishedIDs reads the ids of the requests that have a finished record
+// in the records file at path: any record but an aborted one. A file that
+// does not exist yet has none.
+func finishedIDs(path string) (*runner.IDSet, error) {
+	set := runner.NewIDSet()
+	err := message.ReadFile(path, func(rec *message.Record) error {
+		if rec.Type == message.TypeToolResult && rec.Status != message.StatusAborted && rec.ParentID != "" {
+			set.Add(rec.ParentID)
+		}
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return set, nil
+	}
+	return set, err
+}
+
+// describeSummary says in one line what a run did, for standard error.
+func describeSummary(s runner.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kesoku: %d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"), s.Records-s.Failed)
+	if s.Failed > 0 {
+		kinds := make([]string, 0, len(s.Kinds))
+		for k := range s.Kinds {
+			kinds = append(kinds, string(k))
+		}
+		slices.Sort(kinds)
+		for i, k := range kinds {
+			kinds[i] = fmt.Sprintf("%d %s", s.Kinds[message.ErrorKind(k)], k)
+		}
+		fmt.Fprintf(&b, ", %d failed (%s)", s.Failed, strings.Join(kinds, ", "))
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d skipped, finished by an earlier run", s.Skipped)
+	}
+	switch {
+	case s.Interrupted:
+		b.WriteString("; interrupted")
+	case s.FailedFast:
+		b.WriteString("; stopped by --fail-fast")
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/runner"
+)
+
+func init() { extraCommands = append(extraCommands, newValidateCmd) }
+
+// validateOptions are what `kesoku validate` was asked to do.
+type validateOptions struct {
+	g        *Globals
+	Registry *registry.Registry
+	Files    []string
+	Format   string
+}
+
+func newValidateCmd(g *Globals) *cobra.Command {
+	opts := &validateOptions{g: g, Registry: registry.Default}
+	c := &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check request files against the tools' parameters; run nothing",
+		Long: `validate parses each FILE as run would and checks every request against
+its tool's parameters: unknown tools, missing, unknown and wrongly typed
+arguments, values outside an enum, malformed and duplicate requests. It runs
+nothing, and reports every problem of every file at once, one per line on
+standard output:
+
+  FILE:LINE:COLUMN: ID: KIND: what is wrong
+
+KIND is the error kind run would record (invalid_request, unknown_tool,
+invalid_args). Files are read as run reads them: YAML, JSON or JSON Lines
+by extension, "-" for standard input (sniffed, or --format).`,
+		Example: `  kesoku validate testdata/requests.yaml
+  kesoku validate batch.jsonl more.yaml && kesoku run batch.jsonl more.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Files = args
+			return runValidate(c.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
+	return c
+}
+
+func runValidate(ctx context.Context, o *validateOptions) error {
+	format, err := runner.ParseFormat(o.Format)
+	if err != nil {
+		return usageErrf("--format: %w", err)
+	}
+	if n := countStdin(o.Files); n > 1 {
+		return usageErrf(`"-" (standard input) given %d times`, n)
+	}
+	io := o.g.IO
+	r := runner.New(o.Registry, runner.Options{})
+	seen := runner.NewIDSet()
+	requests, invalid, files := 0, 0, 0
+	var fileErrs []error
+	for _, name := range o.Files {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		// Each file on its own, so that one that cannot be parsed does not
+		// hide the problems of the others.
+		f, err := runner.Open(name, format, io.In)
+		if err != nil {
+			fileErrs = append(fileErrs, fileError(err))
+			continue
+		}
+		files++
+		for req := range f.Requests() {
+			requests++
+			if req.ID == "" {
+				// As run names it: by its position in the whole run.
+				req.ID = "call_" + strconv.Itoa(requests)
+			}
+			var p *runner.Problem
+			if seen.Add(req.ID) {
+				p = r.Check(req)
+			} else {
+				p = &runner.Problem{Kind: message.KindInvalidRequest, Pos: req.Pos,
+					Message: fmt.Sprintf("duplicate id %q: an earlier request has it; run would refuse this one", req.ID)}
+			}
+			if p == nil {
+				continue
+			}
+			invalid++
+			pos := p.Pos.String()
+			if pos == "" {
+				pos = f.Name
+			}
+			if _, err := fmt.Fprintf(io.Out, "%s: %s: %s: %s\n", pos, req.ID, p.Kind, p.Message); err != nil {
+				f.Close()
+				return fmt.Errorf("write: %w", err)
+			}
+		}
+		if err := f.Err(); err != nil {
+			fileErrs = append(fileErrs, err)
+		}
+		f.Close()
+	}
+	if !o.g.Quiet {
+		switch {
+		case invalid == 0:
+			fmt.Fprintf(io.Err, "kesoku: %d %s in %d %s: all valid\n", requests, plural(requests, "request", "requests"), files, plural(files, "file", "files"))
+		default:
+			fmt.Fprintf(io.Err, "kesoku: %d of %d %s invalid\n", invalid, requests, plural(requests, "request", "requests"))
+		}
+	}
+	switch {
+	case len(fileErrs) > 0:
+		return usageErr(errors.Join(fileErrs...))
+	case invalid > 0:
+		return errFailures
+	}
+	return nil
+}
