@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -312,5 +313,38 @@ func TestAskRefusesUploadWithoutUploader(t *testing.T) {
 	}
 	if n := len(p.sent()); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+// TestRegistered calls analyze_media as the runner does: through the
+// registration kesoku gen wrote, with arguments as a model sends them.
+func TestRegistered(t *testing.T) {
+	t.Parallel()
+	spec, ok := registry.Default.Lookup("analyze_media")
+	if !ok {
+		t.Fatal("analyze_media is not registered: run go generate ./internal/media")
+	}
+	var params []string
+	for _, p := range spec.Params {
+		params = append(params, fmt.Sprintf("%s %s required=%v default=%s", p.Name, p.Schema.Type, p.Required, p.Schema.Default))
+	}
+	want := []string{"path string required=true default=", `prompt string required=false default="Describe this file."`}
+	if diff := cmp.Diff(want, params); diff != "" {
+		t.Errorf("parameters mismatch (-want +got):\n%s", diff)
+	}
+
+	tc, p := newToolContext(t, "gemini", "a gradient")
+	png := pngBytes(t)
+	writeFile(t, tc.AWD, "a.png", png)
+	got, err := spec.Call(t.Context(), tc, map[string]any{"path": "a.png"})
+	if err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	if got != "a gradient" {
+		t.Errorf("Call = %v, want the model's answer", got)
+	}
+	wantReq := userTurn(&llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: png, Name: "a.png"}, DefaultPrompt)
+	if diff := cmp.Diff([]*llm.Request{wantReq}, p.sent()); diff != "" {
+		t.Errorf("requests mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // video or PDF file.
 //
 // The file's type is found from its content, not its name. Audio and
-// video need a Gemini model; Claude takes images and PDF.
+// video need a Gemini model; Claude takes images, PDF and text.
 //
 // Args:
 //
