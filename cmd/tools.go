@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/kesoku/kesoku/internal/registry"
 )
@@ -40,6 +42,8 @@ type toolsListOptions struct {
 	IO       *IOStreams
 	Registry *registry.Registry
 	JSON     bool
+	// Width is the terminal's width, 0 when the output is no terminal.
+	Width int
 }
 
 func newToolsListCmd(g *Globals, runF func(*toolsListOptions) error) *cobra.Command {
@@ -49,7 +53,8 @@ func newToolsListCmd(g *Globals, runF func(*toolsListOptions) error) *cobra.Comm
 		Short: "List every registered tool: name, summary, parameters",
 		Long: `list prints every registered tool, sorted by name: its name, the first
 sentence of its description, and its parameters as name:type, optional
-ones in brackets ([mode:string]).
+ones in brackets ([mode:string]). On a terminal, long summaries are
+shortened to fit its width.
 
 With --json it prints a JSON array instead, one object per tool with its
 name, summary, description, whether it writes files (sessions offer such
@@ -58,6 +63,9 @@ description, enum, default).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.IO = g.IO
+			if g.IO.OutTTY {
+				opts.Width = terminalWidth(g.IO.Out)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -73,14 +81,58 @@ func runToolsList(opts *toolsListOptions) error {
 	if opts.JSON {
 		return writeToolsJSON(opts.IO.Out, specs)
 	}
-	// The same plain table on a terminal and in a pipe: columns that
-	// scripts can cut, and nothing to strip.
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	// A plain table, on a terminal and in a pipe alike: columns that
+	// scripts can cut, and nothing to strip. On a terminal, summaries are
+	// shortened so that rows fit its width where they can; parameters are
+	// never shortened, they are what a call needs.
+	rows := make([][3]string, len(specs))
+	nameW, paramsW := len("NAME"), len("PARAMETERS")
+	for i, s := range specs {
+		rows[i] = [3]string{s.Name, oneLine(s.Summary), paramsText(s.Params)}
+		nameW, paramsW = max(nameW, len(rows[i][0])), max(paramsW, len(rows[i][2]))
+	}
+	if opts.Width > 0 {
+		room := max(opts.Width-nameW-paramsW-2*tableGap, minSummary)
+		for i := range rows {
+			rows[i][1] = shorten(rows[i][1], room)
+		}
+	}
+	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
-	for _, s := range specs {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, oneLine(s.Summary), paramsText(s.Params))
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], r[2])
 	}
 	return w.Flush()
+}
+
+const (
+	// tableGap is the space between columns.
+	tableGap = 2
+	// minSummary is as short as a summary gets on a narrow terminal.
+	minSummary = 30
+)
+
+// shorten cuts s to at most n characters, marking the cut with "…".
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// terminalWidth is the width of the terminal out writes to, 0 when it is
+// not a terminal or the width cannot be told.
+func terminalWidth(out io.Writer) int {
+	f, ok := out.(*os.File)
+	if !ok {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 // paramsText is the parameters column: `a:integer b:integer [mode:string]`,

@@ -169,3 +169,36 @@ func TestToolsFlags(t *testing.T) {
 		t.Errorf("--json did not set JSON")
 	}
 }
+
+func TestToolsListNarrowTerminal(t *testing.T) {
+	t.Parallel()
+	r := registry.New()
+	r.MustRegister(&registry.Spec{
+		Name:    "write_file",
+		Summary: "Writes text to a file in the working directory, creating the file and its parent directories as needed.",
+		Params:  []*registry.Property{{Name: "path", Required: true, Schema: &registry.Schema{Type: registry.TypeString}}},
+		Call:    func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil },
+	})
+	tests := []struct {
+		width int
+		want  string
+	}{
+		{0, "write_file  Writes text to a file in the working directory, creating the file and its parent directories as needed.  path:string\n"},
+		{80, "write_file  Writes text to a file in the working directory, creati…  path:string\n"},
+		{20, "write_file  Writes text to a file in the …  path:string\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		opts := &toolsListOptions{IO: &IOStreams{Out: &out}, Registry: r, Width: tt.width}
+		if err := runToolsList(opts); err != nil {
+			t.Fatal(err)
+		}
+		_, row, _ := strings.Cut(out.String(), "\n")
+		if diff := cmp.Diff(tt.want, row); diff != "" {
+			t.Errorf("width %d: mismatch (-want +got):\n%s", tt.width, diff)
+		}
+		if tt.width >= 80 && len([]rune(row)) != tt.width+1 {
+			t.Errorf("width %d: row is %d long", tt.width, len([]rune(row)))
+		}
+	}
+}
