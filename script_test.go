@@ -26,6 +26,12 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, scriptCommands)
 }
 
+// scriptCmds are the commands the scripts have besides testscript's own;
+// other files add theirs (fake provider servers, say) in an init.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"exits": cmdExits,
+}
+
 // TestScript runs the end-to-end scripts in testdata/script against the
 // real binary. Script names start with the command they test.
 func TestScript(t *testing.T) {
@@ -33,14 +39,13 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
-		},
+		Cmds:                scriptCmds,
 		Setup: func(env *testscript.Env) error {
 			// Keys of the developer's shell must never reach a script.
 			for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "NO_COLOR"} {
 				env.Setenv(k, "")
 			}
+			genScriptEnv(env)
 			return nil
 		},
 	})

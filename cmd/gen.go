@@ -1,0 +1,147 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/gen"
+)
+
+func init() { extraCommands = append(extraCommands, newGenCmd) }
+
+// genOptions are what `kesoku gen` was asked to do.
+type genOptions struct {
+	IO       *IOStreams
+	Quiet    bool
+	Check    bool
+	Patterns []string
+}
+
+func newGenCmd(g *Globals) *cobra.Command {
+	opts := &genOptions{}
+	c := &cobra.Command{
+		Use:   "gen [PACKAGES]",
+		Short: "Regenerate the tool registrations from the Go doc comments",
+		Long: `gen reads the Go packages named (default ./..., from the current directory),
+finds every function whose doc comment holds the line //kesoku:tool, and
+writes kesoku_gen.go beside it: the code that registers each tool with its
+description and JSON schema, and decodes a call's arguments into the typed
+parameters without reflection. A package with no tools gets no file, and a
+kesoku_gen.go left in a package that no longer has tools is removed.
+
+A tool is a function with a Google-style doc comment:
+
+	// CalculateSum adds two integers.
+	//
+	// Args:
+	//	a: the first integer.
+	//	b: the second integer. Defaults to 0.
+	//	mode: how to add. Must be one of: exact, saturating.
+	//
+	// Returns:
+	//	the sum of a and b.
+	//
+	//kesoku:tool
+	func CalculateSum(a, b int, mode string) int
+
+The tool's name is the function's in snake case (calculate_sum) unless the
+directive names one: //kesoku:tool name=add. The option writes marks a tool
+that changes files (//kesoku:tool name=save writes): sessions offer it only
+when it is named. Parameters of type context.Context and
+*registry.ToolContext are given by the runner and take no Args entry. A
+parameter is required unless it is a pointer or its entry says
+"Defaults to X." (X in JSON, or a bare word for a string).
+
+Mistakes (a parameter without an Args entry, an entry naming no parameter,
+an unsupported type, a duplicate name…) are all reported at once as
+file:line: message, and nothing is written.
+
+With --check nothing is written either: gen fails, naming each stale,
+missing or orphaned kesoku_gen.go, when running it would change a file.
+CI runs it so that a doc comment edited without regenerating fails the
+build.
+
+Exit status for gen: 0 done (or, with --check, everything up to date);
+1 a mistake in a tool's declaration, a package that does not load, or,
+with --check, a stale file; 2 bad usage.`,
+		Example: `  kesoku gen
+  kesoku gen ./internal/tools
+  kesoku gen --check ./...
+  //go:generate go run github.com/kesoku/kesoku gen .`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.IO, opts.Quiet, opts.Patterns = g.IO, g.Quiet, args
+			return runGen(c.Context(), opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.Check, "check", false, "write nothing; fail when a generated file is stale, missing or orphaned")
+	return c
+}
+
+func runGen(ctx context.Context, opts *genOptions) error {
+	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns})
+	var mistakes gen.Errors
+	if errors.As(err, &mistakes) {
+		for _, m := range mistakes {
+			fmt.Fprintln(opts.IO.Err, m)
+		}
+		noun := "mistakes"
+		if len(mistakes) == 1 {
+			noun = "mistake"
+		}
+		fmt.Fprintf(opts.IO.Err, "kesoku gen: %d %s in tool declarations; nothing written\n", len(mistakes), noun)
+		return errFailures
+	}
+	if err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	if opts.Check {
+		return checkGen(opts, files)
+	}
+	changed, err := gen.Write(files)
+	if !opts.Quiet {
+		for _, f := range changed {
+			if f.State() == gen.Orphaned {
+				fmt.Fprintf(opts.IO.Err, "removed %s/%s: the package has no tools any more\n", f.Dir, gen.FileName)
+				continue
+			}
+			fmt.Fprintf(opts.IO.Err, "wrote %s/%s (%s)\n", f.Dir, gen.FileName, genPlural(len(f.Tools), "tool"))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	return nil
+}
+
+func checkGen(opts *genOptions, files []*gen.File) error {
+	bad := 0
+	for _, f := range files {
+		var msg string
+		switch f.State() {
+		case gen.UpToDate:
+			continue
+		case gen.Missing:
+			msg = "%s is missing in %s: run kesoku gen"
+		case gen.Stale:
+			msg = "%s is stale in %s: run kesoku gen"
+		case gen.Orphaned:
+			msg = "%s in %s registers tools that no longer exist: run kesoku gen"
+		}
+		fmt.Fprintf(opts.IO.Err, msg+"\n", gen.FileName, f.Dir)
+		bad++
+	}
+	if bad > 0 {
+		return errFailures
+	}
+	return nil
+}
+
+func genPlural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

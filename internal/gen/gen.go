@@ -1,0 +1,437 @@
+// Package gen is kesoku gen: it reads Go packages, finds the functions
+// whose doc comment holds the directive //kesoku:tool, understands their
+// Google-style doc comments (a summary, Args:, Returns:) and signatures,
+// and writes one kesoku_gen.go per package that registers each tool in
+// registry.Default with its schema and a Call that decodes arguments into
+// the typed parameters without reflection.
+package gen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Error is a mistake in a tool's declaration, where it is.
+type Error struct {
+	// Pos is the place: its Filename is relative to the directory gen
+	// ran in when it is below it.
+	Pos token.Position
+	Msg string
+}
+
+func (e *Error) Error() string {
+	if e.Pos.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Pos.Filename, e.Pos.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Pos.Filename, e.Msg)
+}
+
+// Errors is every mistake found in one run, in file and line order: they
+// are all reported at once, so that one run shows everything to fix.
+type Errors []*Error
+
+func (e Errors) Error() string {
+	lines := make([]string, len(e))
+	for i, err := range e {
+		lines[i] = err.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (e Errors) sort() {
+	slices.SortStableFunc(e, func(a, b *Error) int {
+		if c := strings.Compare(a.Pos.Filename, b.Pos.Filename); c != 0 {
+			return c
+		}
+		return a.Pos.Line - b.Pos.Line
+	})
+}
+
+// Config says which packages to generate for.
+type Config struct {
+	// Dir is the directory the patterns are resolved in, and file names in
+	// messages are relative to; "" is the current directory.
+	Dir string
+	// Patterns name the packages, as the go command takes them; none
+	// means "./...".
+	Patterns []string
+}
+
+// State says how a package's generated file on disk compares with what
+// it should be.
+type State int
+
+// The states of a generated file.
+const (
+	UpToDate State = iota
+	// Missing: the package has tools and no generated file.
+	Missing
+	// Stale: the generated file differs from what gen would write.
+	Stale
+	// Orphaned: the package has no tools any more, but a generated file.
+	Orphaned
+)
+
+// File is one package's generated file: as it is on disk and as it
+// should be.
+type File struct {
+	// Dir is the package's directory as messages show it:
+	// "./internal/tools", relative to Config.Dir when below it.
+	Dir string
+	// Path is the generated file's absolute path.
+	Path string
+	// PkgPath is the package's import path.
+	PkgPath string
+	// Tools are the names of the package's tools, in source order.
+	Tools []string
+	// Want is what the file should hold; nil when the package has no
+	// tools and the file should not exist.
+	Want []byte
+	// Have is what the file holds now; nil when it does not exist.
+	Have []byte
+}
+
+// State compares the file on disk with what it should be.
+func (f *File) State() State {
+	switch {
+	case f.Want == nil && f.Have == nil:
+		return UpToDate
+	case f.Want == nil:
+		return Orphaned
+	case f.Have == nil:
+		return Missing
+	case !bytes.Equal(f.Want, f.Have):
+		return Stale
+	}
+	return UpToDate
+}
+
+// Generate loads the packages and computes each one's generated file. It
+// writes nothing: Write does. Mistakes in tool declarations come back
+// together as Errors.
+func Generate(ctx context.Context, cfg Config) ([]*File, error) {
+	dir, err := filepath.Abs(cmpOr(cfg.Dir, "."))
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", cfg.Dir, err)
+	}
+	patterns := cfg.Patterns
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	pkgs, fset, err := load(ctx, dir, patterns)
+	if err != nil {
+		return nil, err
+	}
+	rel := func(name string) string { return relPath(dir, name) }
+
+	var files []*File
+	var errs Errors
+	byName := map[string]*tool{}
+	for _, pkg := range pkgs {
+		if pkg.Dir == "" {
+			// A pattern that names no package: nothing was loaded to
+			// report about, only why.
+			msgs := make([]string, len(pkg.Errors))
+			for i, e := range pkg.Errors {
+				msgs[i] = e.Msg
+			}
+			if len(msgs) == 0 {
+				msgs = append(msgs, "no such package")
+			}
+			return nil, fmt.Errorf("load %s: %s", pkg.ID, strings.Join(msgs, "; "))
+		}
+		f := &File{Dir: relDir(dir, pkg.Dir), Path: filepath.Join(pkg.Dir, FileName), PkgPath: pkg.PkgPath}
+		have, err := os.ReadFile(f.Path)
+		switch {
+		case err == nil:
+			if !bytes.HasPrefix(have, []byte(Header)) {
+				// The user's own file that happens to have the name:
+				// neither read as generated nor overwritten.
+				if hasDirective(pkg.Syntax) {
+					errs = append(errs, &Error{Pos: token.Position{Filename: rel(f.Path)}, Msg: fmt.Sprintf("%s exists and was not written by kesoku gen: rename it, so that the tools' registrations can go there", FileName)})
+				}
+				continue
+			}
+			f.Have = have
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		if !hasDirective(pkg.Syntax) {
+			// A package without tools needs no file; one left from when
+			// it had some is orphaned. Nothing else about it matters, not
+			// even whether it compiles.
+			if f.Have != nil {
+				files = append(files, f)
+			}
+			continue
+		}
+		if len(pkg.Errors) > 0 || pkg.Types == nil {
+			for _, e := range pkg.Errors {
+				errs = append(errs, loadError(e, rel, f.Dir))
+			}
+			if len(pkg.Errors) == 0 {
+				errs = append(errs, &Error{Pos: token.Position{Filename: f.Dir}, Msg: "package has no type information"})
+			}
+			continue
+		}
+		mapper := &typeMapper{fieldDocs: map[token.Pos]string{}, pkg: pkg.Types}
+		fieldDocsOf(pkg.Syntax, mapper.fieldDocs)
+		finder := &toolFinder{fset: fset, pkg: pkg.Types, mapper: mapper, rel: rel}
+		tools := finder.find(sortedFiles(fset, pkg.Syntax))
+		errs = append(errs, finder.errs...)
+		for _, t := range tools {
+			if prev, ok := byName[t.spec.Name]; ok {
+				errs = append(errs, &Error{
+					Pos: token.Position{Filename: rel(t.directive.Filename), Line: t.directive.Line},
+					Msg: fmt.Sprintf("duplicate tool name %q: %s at %s:%d has it too", t.spec.Name, prev.funcName, rel(prev.pos.Filename), prev.pos.Line),
+				})
+				continue
+			}
+			byName[t.spec.Name] = t
+			f.Tools = append(f.Tools, t.spec.Name)
+		}
+		if len(finder.errs) > 0 || len(tools) == 0 {
+			// Nothing is written for a package with mistakes.
+			continue
+		}
+		src, err := newEmitter(pkg.Types).file(tools)
+		if err != nil {
+			return nil, fmt.Errorf("package %s: %w", pkg.PkgPath, err)
+		}
+		f.Want = src
+		files = append(files, f)
+	}
+	if len(errs) > 0 {
+		errs.sort()
+		return nil, errs
+	}
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	return files, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Write brings every file up to date: writes the missing and stale ones
+// and removes the orphaned ones. It returns the files it changed.
+func Write(files []*File) ([]*File, error) {
+	var changed []*File
+	for _, f := range files {
+		switch f.State() {
+		case UpToDate:
+			continue
+		case Orphaned:
+			if err := os.Remove(f.Path); err != nil {
+				return changed, fmt.Errorf("remove %s: %w", f.Path, err)
+			}
+		default:
+			if err := writeFile(f.Path, f.Want); err != nil {
+				return changed, err
+			}
+		}
+		changed = append(changed, f)
+	}
+	return changed, nil
+}
+
+// writeFile replaces path's content in one step, so that an interrupted
+// run never leaves half a file.
+func writeFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kesoku_gen-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedImports
+
+// load loads the packages with their generated files left out, so that a
+// stale generated file that no longer compiles never blocks the run that
+// replaces it. The packages gen reads are parsed with their generated file
+// emptied (parseFile); the build tag leaves generated files out of the
+// dependencies go list compiles. A generated file that still breaks the
+// load (one without the tag, edited by hand) is hidden by an overlay on a
+// second load, which makes go/packages type-check every dependency from
+// source: slower, but only then.
+func load(ctx context.Context, dir string, patterns []string) ([]*packages.Package, *token.FileSet, error) {
+	fset := token.NewFileSet()
+	cfg := &packages.Config{
+		Context:    ctx,
+		Mode:       loadMode,
+		Dir:        dir,
+		Fset:       fset,
+		BuildFlags: []string{"-tags=" + BuildTag},
+		ParseFile:  parseFile,
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load packages: %w", err)
+	}
+	// A generated file that fails to compile in a dependency, or that go
+	// list itself trips over, is hidden by an overlay on a second load.
+	overlay := map[string][]byte{}
+	packages.Visit(pkgs, nil, func(pkg *packages.Package) {
+		for _, e := range pkg.Errors {
+			for _, m := range genFileRE.FindAllString(e.Error(), -1) {
+				if !filepath.IsAbs(m) {
+					m = filepath.Join(dir, m)
+				}
+				if _, err := os.Stat(m); err == nil {
+					overlay[m] = nil
+				}
+			}
+		}
+	})
+	if len(overlay) == 0 {
+		return checkMatched(pkgs, patterns, fset)
+	}
+	for name := range overlay {
+		pkgName, err := packageNameBeside(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		overlay[name] = []byte("package " + pkgName + "\n")
+	}
+	fset = token.NewFileSet()
+	cfg.Fset, cfg.Overlay = fset, overlay
+	pkgs, err = packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load packages: %w", err)
+	}
+	return checkMatched(pkgs, patterns, fset)
+}
+
+var genFileRE = regexp.MustCompile(`[^\s:]*` + regexp.QuoteMeta(FileName))
+
+// parseFile parses a file for go/packages, leaving out a generated file's
+// content: its declarations are what gen is about to replace.
+func parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	if filepath.Base(filename) == FileName && bytes.HasPrefix(src, []byte(Header)) {
+		name, err := packageNameBeside(filename)
+		if err != nil {
+			return nil, err
+		}
+		src = []byte("package " + name + "\n")
+	}
+	return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+}
+
+// packageNameBeside reads the package name of a generated file's
+// neighbours, since the file itself may be broken.
+func packageNameBeside(genFile string) (string, error) {
+	dir := filepath.Dir(genFile)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || n == FileName || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, parser.PackageClauseOnly)
+		if err == nil && f.Name.Name != "documentation" {
+			return f.Name.Name, nil
+		}
+	}
+	// Only the generated file is left: its own clause, if it has one.
+	f, err := parser.ParseFile(token.NewFileSet(), genFile, nil, parser.PackageClauseOnly)
+	if err != nil {
+		return "", fmt.Errorf("find the package name of %s: %w", genFile, err)
+	}
+	return f.Name.Name, nil
+}
+
+// checkMatched refuses a run whose patterns matched nothing: a typo in a
+// package path must not pass --check.
+func checkMatched(pkgs []*packages.Package, patterns []string, fset *token.FileSet) ([]*packages.Package, *token.FileSet, error) {
+	if len(pkgs) == 0 {
+		return nil, nil, fmt.Errorf("no packages match %s", strings.Join(patterns, " "))
+	}
+	return pkgs, fset, nil
+}
+
+func hasDirective(files []*ast.File) bool {
+	for _, f := range files {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if strings.HasPrefix(c.Text, "//kesoku:") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func sortedFiles(fset *token.FileSet, files []*ast.File) []*ast.File {
+	out := slices.Clone(files)
+	slices.SortFunc(out, func(a, b *ast.File) int {
+		return strings.Compare(fset.Position(a.Pos()).Filename, fset.Position(b.Pos()).Filename)
+	})
+	return out
+}
+
+// loadError turns a go/packages error into an Error at its place, or at
+// the package's directory when it has none.
+func loadError(e packages.Error, rel func(string) string, dir string) *Error {
+	pos := token.Position{Filename: dir}
+	if e.Pos != "" && e.Pos != "-" {
+		parts := strings.Split(e.Pos, ":")
+		pos.Filename = rel(parts[0])
+		if len(parts) > 1 {
+			fmt.Sscan(parts[1], &pos.Line)
+		}
+	}
+	return &Error{Pos: pos, Msg: e.Msg}
+}
+
+// relPath writes name relative to dir when it is below it.
+func relPath(dir, name string) string {
+	if r, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return name
+}
+
+// relDir writes a package directory as the go command would take it:
+// "./internal/tools", or ".".
+func relDir(dir, pkgDir string) string {
+	r := relPath(dir, pkgDir)
+	if filepath.IsAbs(r) || r == "." {
+		return filepath.ToSlash(r)
+	}
+	return "./" + filepath.ToSlash(r)
+}
