@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/message"
 	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/runner"
@@ -36,6 +37,12 @@ type runOptions struct {
 	MaxOutput sizeValue
 	FailFast  bool
 	Resume    bool
+
+	// model is the active model of the calls (--model), for tools that
+	// ask one (analyze_media); resolved by check. See cmd/analyze.go.
+	model       modelFlags
+	resolved    *resolvedModel
+	InlineLimit sizeValue
 }
 
 // Defaults of SPEC §5 and §8.
@@ -49,7 +56,7 @@ func newRunCmd(g *Globals) *cobra.Command { return newRunCmdWith(g, nil) }
 // newRunCmdWith builds the command; tests pass runF to see the options the
 // flags made without running anything.
 func newRunCmdWith(g *Globals, runF func(context.Context, *runOptions) error) *cobra.Command {
-	opts := &runOptions{g: g, Registry: registry.Default, MaxOutput: defaultMaxOutput}
+	opts := &runOptions{g: g, Registry: registry.Default, MaxOutput: defaultMaxOutput, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "run FILE... [flags]",
 		Short: "Run the tool requests in files and write one record per request",
@@ -121,6 +128,7 @@ its head and tail; the record says so and where the whole output was saved
 	f.Var(&opts.MaxOutput, "max-output", "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB); larger output is cut to its head and tail and saved whole")
 	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest as an interrupt would")
 	f.BoolVar(&opts.Resume, "resume", false, "skip the requests that already have a finished record in the -o file, and append")
+	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	return c
 }
 
@@ -141,7 +149,9 @@ func (o *runOptions) check() error {
 	if n := countStdin(o.Files); n > 1 {
 		return usageErrf(`"-" (standard input) given %d times`, n)
 	}
-	return nil
+	var err error
+	o.resolved, err = resolveToolModel(&o.model)
+	return err
 }
 
 func countStdin(files []string) int {
@@ -162,6 +172,10 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 	if session == "" {
 		session = runner.NewID()
 	}
+	model, err := buildToolModel(o.resolved, int64(o.InlineLimit))
+	if err != nil {
+		return runner.Options{}, err
+	}
 	return runner.Options{
 		Jobs:          o.Jobs,
 		Timeout:       o.Timeout,
@@ -176,6 +190,7 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 		AWD:           o.g.AWD,
 		Staging:       o.g.StagingDir(),
 		Store:         store,
+		Model:         model,
 	}, nil
 }
 
