@@ -1,0 +1,258 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/runner"
+)
+
+// runTestRegistry holds a hand-written sum tool, so that these tests do
+// not depend on the built-in ones.
+func runTestRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	r := registry.New()
+	r.MustRegister(&registry.Spec{
+		Name: "sum",
+		Params: []*registry.Property{
+			{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger}},
+			{Name: "b", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger}},
+		},
+		Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+			a, _ := registry.DecodeInt[int64](args["a"])
+			b, _ := registry.DecodeInt[int64](args["b"])
+			return a + b, nil
+		},
+	})
+	return r
+}
+
+func TestRunFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want runOptions
+	}{
+		{"defaults", []string{"a.yaml"}, runOptions{Files: []string{"a.yaml"}, Jobs: 1, Grace: 5 * time.Second, MaxOutput: 1 << 20}},
+		{"everything", []string{"a.jsonl", "-", "-o", "out.jsonl", "--session", "s", "--format", "jsonl", "-j", "8", "--timeout", "300ms",
+			"--grace", "1s", "--max-output", "64KiB", "--fail-fast", "--resume"},
+			runOptions{Files: []string{"a.jsonl", "-"}, Output: "out.jsonl", Session: "s", Format: "jsonl", Jobs: 8, Timeout: 300 * time.Millisecond,
+				Grace: time.Second, MaxOutput: 64 << 10, FailFast: true, Resume: true}},
+		{"sizes in bytes and SI units", []string{"a.yaml", "--max-output", "1MB"}, runOptions{Files: []string{"a.yaml"}, Jobs: 1, Grace: 5 * time.Second, MaxOutput: 1e6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got *runOptions
+			c := newRunCmdWith(&Globals{}, func(_ context.Context, o *runOptions) error { got = o; return nil })
+			c.SetArgs(tt.args)
+			if err := c.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			// The flags of this file only: others add their own (--model).
+			mine := runOptions{Files: got.Files, Output: got.Output, Session: got.Session, Format: got.Format, Jobs: got.Jobs,
+				Timeout: got.Timeout, Grace: got.Grace, MaxOutput: got.MaxOutput, FailFast: got.FailFast, Resume: got.Resume}
+			if diff := cmp.Diff(tt.want, mine, cmp.AllowUnexported(runOptions{})); diff != "" {
+				t.Errorf("options mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// runKesoku runs `kesoku run` over the test registry with in-memory
+// streams, in dir as the AWD.
+func runKesoku(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir}
+	c := newRunCmdWith(g, func(ctx context.Context, o *runOptions) error {
+		o.Registry = runTestRegistry(t)
+		return runRun(ctx, o)
+	})
+	// As the root command does.
+	c.SilenceUsage, c.SilenceErrors = true, true
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	c.SetArgs(args)
+	c.SetOut(&errOut)
+	c.SetErr(&errOut)
+	err := c.Execute()
+	code, silent := exitCode(err)
+	if err != nil && !silent {
+		errOut.WriteString("kesoku: " + err.Error() + "\n")
+	}
+	return out.String(), errOut.String(), code
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func decodeRecords(t *testing.T, data string) []*message.Record {
+	t.Helper()
+	var recs []*message.Record
+	if err := message.Read(strings.NewReader(data), "out", func(r *message.Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestRunExitCodesAndRecords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		files   map[string]string
+		args    []string
+		stdin   string
+		code    int
+		results []string // parent_id=content or parent_id!kind
+		stderr  string   // a regexp
+	}{
+		{"all succeed", map[string]string{"a.yaml": "- {id: x, name: sum, args: {a: 1, b: 2}}\n- {name: sum, args: {a: 2, b: 2}}\n"},
+			[]string{"a.yaml"}, "", 0, []string{"x=3", "call_2=4"}, `2 records: 2 succeeded`},
+		{"a failure", map[string]string{"a.json": `[{"name": "sum", "args": {"a": 1}}, {"name": "sun", "args": {"a": 1, "b": 1}}]`},
+			[]string{"a.json"}, "", 1, []string{"call_1!invalid_args", "call_2!unknown_tool"}, `2 records: 0 succeeded, 2 failed \(1 invalid_args, 1 unknown_tool\)`},
+		{"files in order, ids across them", map[string]string{"a.jsonl": `{"name": "sum", "args": {"a": 1, "b": 1}}` + "\n", "b.yaml": "name: sum\nargs: {a: 5, b: 5}\n"},
+			[]string{"a.jsonl", "b.yaml"}, "", 0, []string{"call_1=2", "call_2=10"}, ``},
+		{"stdin", nil, []string{"-"}, `{"name": "sum", "args": {"a": 1, "b": 1}}`, 0, []string{"call_1=2"}, ``},
+		{"parse error: nothing runs", map[string]string{"a.yaml": "- {name: sum, args: {a: 1, b: 2}}\n", "b.yaml": "- name: sum\n  args: [1\n"},
+			[]string{"a.yaml", "b.yaml"}, "", 2, nil, `(?s)b\.yaml:2:9: invalid YAML: .*\n 2 \|   args: \[1\n   \|         \^`},
+		{"every unreadable file reported", nil, []string{"no.yaml", "nope.jsonl"}, "", 2, nil, `(?s)no\.yaml.*nope\.jsonl`},
+		{"resume needs -o", map[string]string{"a.yaml": "name: sum\n"}, []string{"a.yaml", "--resume"}, "", 2, nil, `--resume needs -o FILE`},
+		{"bad jobs", map[string]string{"a.yaml": "name: sum\n"}, []string{"a.yaml", "-j", "0"}, "", 2, nil, `--jobs 0`},
+		{"bad size", map[string]string{"a.yaml": "name: sum\n"}, []string{"a.yaml", "--max-output", "lots"}, "", 2, nil, `invalid size "lots"`},
+		{"stdin twice", nil, []string{"-", "-"}, "", 2, nil, `given 2 times`},
+		{"fail-fast", map[string]string{"a.jsonl": `{"name": "sum", "args": {"a": 1, "b": 1}}` + "\n" + `{"name": "sum"}` + "\n" + `{"name": "sum", "args": {"a": 1, "b": 1}}` + "\n"},
+			[]string{"a.jsonl", "--fail-fast"}, "", 1, []string{"call_1=2", "call_2!invalid_args", "call_3!aborted"}, `stopped by --fail-fast`},
+		{"duplicate ids", map[string]string{"a.jsonl": `{"id": "x", "name": "sum", "args": {"a": 1, "b": 1}}` + "\n" + `{"id": "x", "name": "sum", "args": {"a": 1, "b": 1}}` + "\n"},
+			[]string{"a.jsonl"}, "", 1, []string{"x=2", "x!invalid_request"}, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, content := range tt.files {
+				writeFile(t, dir, name, content)
+			}
+			args := make([]string, len(tt.args))
+			for i, a := range tt.args {
+				if _, ok := tt.files[a]; ok || strings.HasPrefix(a, "no") {
+					a = filepath.Join(dir, a)
+				}
+				args[i] = a
+			}
+			stdout, stderr, code := runKesoku(t, dir, tt.stdin, args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(stderr) {
+				t.Errorf("stderr %q does not match %q", stderr, tt.stderr)
+			}
+			var got []string
+			for _, r := range decodeRecords(t, stdout) {
+				if r.Error != nil {
+					got = append(got, r.ParentID+"!"+string(r.Error.Kind))
+				} else {
+					got = append(got, r.ParentID+"="+string(r.Content))
+				}
+			}
+			if diff := cmp.Diff(tt.results, got); diff != "" {
+				t.Errorf("records mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRunSessionIDs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", "session_id: from-file\nrequests:\n  - {name: sum, args: {a: 1, b: 1}}\n")
+	b := writeFile(t, dir, "b.jsonl", `{"name": "sum", "args": {"a": 1, "b": 1}}`+"\n")
+	sessions := func(args ...string) []string {
+		stdout, stderr, code := runKesoku(t, dir, "", args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var out []string
+		for _, r := range decodeRecords(t, stdout) {
+			out = append(out, r.SessionID)
+		}
+		return out
+	}
+	got := sessions(a, b)
+	if got[0] != "from-file" || !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(got[1]) {
+		t.Errorf("sessions = %q, want the file's, then a new id", got)
+	}
+	if diff := cmp.Diff([]string{"flag", "flag"}, sessions(a, b, "--session", "flag")); diff != "" {
+		t.Errorf("--session mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := writeFile(t, dir, "a.jsonl", `{"id": "1", "name": "sum", "args": {"a": 1, "b": 1}}
+{"id": "2", "name": "sum", "args": {"a": 2, "b": 2}}
+{"id": "3", "name": "sum", "args": {"a": 3, "b": 3}}
+`)
+	out := filepath.Join(dir, "out.jsonl")
+	// An earlier run finished 1, was interrupted before 2, and was killed
+	// while writing 3's record.
+	w, err := message.CreateFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(&message.Record{ID: "r1", ParentID: "1", Type: message.TypeToolResult, Status: message.StatusResponded, Content: json.RawMessage("2")})
+	w.Write(&message.Record{ID: "r2", ParentID: "2", Type: message.TypeToolResult, Status: message.StatusAborted, IsError: true,
+		Error: &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted"}})
+	w.Close()
+	f, _ := os.OpenFile(out, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id": "r3", "parent_id": "3", "ty`)
+	f.Close()
+
+	_, stderr, code := runKesoku(t, dir, "", in, "-o", out, "--resume")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "1 skipped") {
+		t.Errorf("stderr %q does not count the skipped request", stderr)
+	}
+	data, _ := os.ReadFile(out)
+	var got []string
+	for _, r := range decodeRecords(t, string(data)) {
+		got = append(got, r.ParentID+":"+string(r.Status))
+	}
+	want := []string{"1:responded", "2:aborted", "2:responded", "3:responded"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestDescribeSummary(t *testing.T) {
+	t.Parallel()
+	s := describeSummary(runnerSummary(3, 2, map[message.ErrorKind]int{"aborted": 1, "tool_error": 1}, true))
+	if want := "kesoku: 3 records: 1 succeeded, 2 failed (1 aborted, 1 tool_error); interrupted"; s != want {
+		t.Errorf("summary = %q, want %q", s, want)
+	}
+}
+
+func runnerSummary(records, failed int, kinds map[message.ErrorKind]int, interrupted bool) runner.Summary {
+	return runner.Summary{Records: records, Failed: failed, Kinds: kinds, Interrupted: interrupted}
+}
