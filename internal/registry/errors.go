@@ -28,7 +28,13 @@ type ArgError struct {
 
 func (e *ArgError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "args.%s: %s", e.Path, e.Problem)
+	// A path that starts with a quoted key reads args["a b"], not
+	// args.["a b"].
+	sep := "."
+	if strings.HasPrefix(e.Path, "[") {
+		sep = ""
+	}
+	fmt.Fprintf(&b, "args%s%s: %s", sep, e.Path, e.Problem)
 	if e.Expected != "" {
 		fmt.Fprintf(&b, ": expected %s", e.Expected)
 		if e.Got != "" {

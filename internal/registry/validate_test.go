@@ -154,6 +154,9 @@ func TestValidateJSON(t *testing.T) {
 			`args.c: unknown argument: expected one of a, b, mode, ratio, small, count, big, verbose, items, opts, labels, weights, tags, extra (did you mean "a"?)`,
 			`args.zz: unknown argument: expected one of a, b, mode, ratio, small, count, big, verbose, items, opts, labels, weights, tags, extra`,
 		}},
+		{name: "unknown key that needs quoting", args: `{"a": 1, "b": 2, "x y": 1}`, want: []string{
+			`args["x y"]: unknown argument: expected one of a, b, mode, ratio, small, count, big, verbose, items, opts, labels, weights, tags, extra`,
+		}},
 		{name: "array item fields", args: `{"a": 1, "b": 2, "items": [{"name": "x"}, {"name": "y"}, {"nam": "z", "size": "big"}]}`, want: []string{
 			`args.items[2].name: missing required field: expected string`,
 			`args.items[2].size: wrong type: expected integer (int), got string "big"`,

@@ -1,0 +1,9 @@
+package cmd
+
+// The packages whose generated code fills registry.Default with the
+// built-in tools (SPEC §2). Their init functions only register specs:
+// nothing heavy runs at start-up.
+import (
+	_ "github.com/kesoku/kesoku/internal/media"
+	_ "github.com/kesoku/kesoku/internal/tools"
+)
