@@ -395,3 +395,45 @@ func BenchmarkValidateInvalid(b *testing.B) {
 		}
 	}
 }
+
+// FuzzValidate feeds arbitrary JSON arguments: Validate must never panic,
+// and must either accept them or name at least one problem, each with a
+// path and a message.
+func FuzzValidate(f *testing.F) {
+	for _, s := range []string{
+		`{"a": 1, "b": 2}`,
+		`{"a": "1", "bb": 2, "x y": null}`,
+		`{"a": 1e300, "b": -0.5, "small": -129, "mode": "fsat"}`,
+		`{"items": [{"name": 1}, null, "x"], "opts": {"mode": null, "z": 1}, "labels": {"": 1, "a.b": null}}`,
+		`{"weights": {"x": null, "y": "1"}, "tags": [[]], "extra": {"k": [1, {}]}}`,
+	} {
+		f.Add(s)
+	}
+	spec := demoSpec()
+	f.Fuzz(func(t *testing.T, s string) {
+		var args map[string]any
+		d := json.NewDecoder(strings.NewReader(s))
+		if len(s)%2 == 0 {
+			d.UseNumber()
+		}
+		if d.Decode(&args) != nil {
+			t.Skip()
+		}
+		err := spec.Validate(args)
+		if err == nil {
+			return
+		}
+		var ae *ArgsError
+		if !errors.As(err, &ae) || len(ae.Problems) == 0 {
+			t.Fatalf("Validate = %T %v, want an *ArgsError with problems", err, err)
+		}
+		for _, p := range ae.Problems {
+			if p.Path == "" || p.Problem == "" {
+				t.Errorf("problem without path or message: %+v", p)
+			}
+		}
+		if again := spec.Validate(args); again.Error() != err.Error() {
+			t.Errorf("message changed between runs:\n%s\n%s", err, again)
+		}
+	})
+}
