@@ -130,16 +130,15 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	pkgs, fset, err := load(ctx, dir, patterns)
+	listed, err := list(ctx, dir, patterns)
 	if err != nil {
 		return nil, err
 	}
-	rel := func(name string) string { return relPath(dir, name) }
-
-	var files []*File
-	var errs Errors
-	byName := map[string]*tool{}
-	for _, pkg := range pkgs {
+	// Only packages whose files hold a directive are type-checked: that
+	// is what costs, and an unrelated package that does not compile must
+	// not stop the run.
+	var withTools []string
+	for _, pkg := range listed {
 		if pkg.Dir == "" {
 			// A pattern that names no package: nothing was loaded to
 			// report about, only why.
@@ -151,6 +150,36 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 				msgs = append(msgs, "no such package")
 			}
 			return nil, fmt.Errorf("load %s: %s", pkg.ID, strings.Join(msgs, "; "))
+		}
+		marked, err := mayHaveTools(pkg.GoFiles)
+		if err != nil {
+			return nil, err
+		}
+		if marked {
+			withTools = append(withTools, pkg.PkgPath)
+		}
+	}
+	loaded := map[string]*packages.Package{}
+	fset := token.NewFileSet()
+	if len(withTools) > 0 {
+		var pkgs []*packages.Package
+		pkgs, fset, err = load(ctx, dir, withTools)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pkgs {
+			loaded[p.PkgPath] = p
+		}
+	}
+	rel := func(name string) string { return relPath(dir, name) }
+
+	var files []*File
+	var errs Errors
+	byName := map[string]*tool{}
+	for _, lp := range listed {
+		pkg := loaded[lp.PkgPath]
+		if pkg == nil {
+			pkg = lp
 		}
 		f := &File{Dir: relDir(dir, pkg.Dir), Path: filepath.Join(pkg.Dir, FileName), PkgPath: pkg.PkgPath}
 		have, err := os.ReadFile(f.Path)
@@ -372,6 +401,47 @@ func packageNameBeside(genFile string) (string, error) {
 		return "", fmt.Errorf("find the package name of %s: %w", genFile, err)
 	}
 	return f.Name.Name, nil
+}
+
+// list lists the packages the patterns name, cheaply: names and files,
+// no types. Generated files count here (no build tag), so that a
+// directory left with nothing but one is found, and its file orphaned.
+func list(ctx context.Context, dir string, patterns []string) ([]*packages.Package, error) {
+	pkgs, err := packages.Load(&packages.Config{
+		Context: ctx,
+		Mode:    packages.NeedName | packages.NeedFiles,
+		Dir:     dir,
+	}, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("list packages: %w", err)
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no packages match %s", strings.Join(patterns, " "))
+	}
+	return pkgs, nil
+}
+
+// directiveRE finds a //kesoku: directive where a doc comment of a
+// top-level declaration puts it: at the start of a line.
+var directiveRE = regexp.MustCompile(`(?m)^//kesoku:`)
+
+// mayHaveTools reports whether any of files holds a //kesoku: line. It
+// reads bytes, not syntax: a match in a string literal costs a type check
+// that finds nothing, never a wrong result.
+func mayHaveTools(files []string) (bool, error) {
+	for _, name := range files {
+		if filepath.Base(name) == FileName {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", name, err)
+		}
+		if directiveRE.Match(src) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // checkMatched refuses a run whose patterns matched nothing: a typo in a
