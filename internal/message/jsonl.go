@@ -185,7 +185,8 @@ func (w *JSONLWriter) Close() error {
 }
 
 // AppendRecord appends the JSON encoding of rec to dst, without a newline.
-// It writes what encoding/json would, field by field, without reflection:
+// It writes what encoding/json would (with SetEscapeHTML(false)), field by
+// field, without reflection:
 // records are most of what a batch run spends its time on. Content and
 // ProviderData must be valid JSON; they are compacted when they span lines.
 func AppendRecord(dst []byte, rec *Record) ([]byte, error) {
@@ -296,18 +297,20 @@ func isSimpleNumber(b []byte) bool {
 	return true
 }
 
-// safe marks the ASCII bytes encoding/json writes as they are in a string
-// (it escapes <, > and & for HTML).
+// safe marks the ASCII bytes written as they are in a string. Unlike
+// encoding/json's default, <, > and & are not escaped for HTML: records
+// are read by people, jq and databases, and "<stdin>" should read so.
 var safe = func() (t [utf8.RuneSelf]bool) {
 	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+		t[b] = b != '"' && b != '\\'
 	}
 	return t
 }()
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string exactly as encoding/json does.
+// appendString appends s as a JSON string exactly as encoding/json does
+// with HTML escaping off.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
