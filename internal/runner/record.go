@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,11 +21,11 @@ func (r *ToolRunner) sessionID(req *Request) string {
 	return r.opts.SessionID
 }
 
-// record is the part every record of a request shares.
+// record is the part every record of a request shares. Its ID is given
+// as it is handed out (Run), so that ids increase in request order.
 func (r *ToolRunner) record(req *Request, d time.Duration) *message.Record {
 	ms := d.Milliseconds()
 	return &message.Record{
-		ID:         r.ids.New(),
 		SessionID:  r.sessionID(req),
 		ParentID:   req.ID,
 		Role:       message.RoleTool,
@@ -77,7 +78,7 @@ func (r *ToolRunner) success(req *Request, v any, d time.Duration) (*message.Rec
 	}
 	rec := r.record(req, d)
 	if r.opts.MaxOutput > 0 && int64(len(content)) > r.opts.MaxOutput {
-		content, rec.Truncated = r.truncate(rec.ID, content)
+		content, rec.Truncated = r.truncate(content)
 	}
 	rec.Content = content
 	return rec, nil
@@ -100,13 +101,25 @@ func encodeContent(v any) (json.RawMessage, error) {
 			return x, nil
 		}
 	}
-	return json.Marshal(v)
+	return marshal(v)
+}
+
+// marshal is json.Marshal without HTML escaping, as records are written:
+// a tool's "<html>" stays "<html>".
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // truncate cuts content to its head and tail within MaxOutput, as a JSON
 // string saying what was cut and where the whole of it was saved, so that
 // a model can read the rest with read_file.
-func (r *ToolRunner) truncate(recID string, content json.RawMessage) (json.RawMessage, *message.Truncation) {
+func (r *ToolRunner) truncate(content json.RawMessage) (json.RawMessage, *message.Truncation) {
 	whole, ext := []byte(content), ".json"
 	var s string
 	if len(content) > 0 && content[0] == '"' && json.Unmarshal(content, &s) == nil {
@@ -115,7 +128,7 @@ func (r *ToolRunner) truncate(recID string, content json.RawMessage) (json.RawMe
 	}
 	t := &message.Truncation{Bytes: int64(len(whole))}
 	saved := "it could not be saved"
-	if path, err := r.saveOutput(recID+ext, whole); err != nil {
+	if path, err := r.saveOutput(r.ids.New()+ext, whole); err != nil {
 		saved += ": " + err.Error()
 	} else {
 		t.SavedTo = path
@@ -123,7 +136,7 @@ func (r *ToolRunner) truncate(recID string, content json.RawMessage) (json.RawMe
 	}
 	head, tail := cut(string(whole), r.opts.MaxOutput)
 	marker := fmt.Sprintf("\n[... kesoku cut %d of %d bytes here; %s ...]\n", len(whole)-len(head)-len(tail), len(whole), saved)
-	cutContent, _ := json.Marshal(head + marker + tail)
+	cutContent, _ := marshal(head + marker + tail)
 	return cutContent, t
 }
 

@@ -236,6 +236,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func
 				}
 			}
 		}
+		rec.ID = r.ids.New()
 		summary.add(rec)
 		if err := emit(rec); err != nil {
 			emitErr = fmt.Errorf("write record: %w", err)

@@ -266,6 +266,11 @@ func TestRunKeepsRequestOrder(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("record order mismatch (-want +got):\n%s", diff)
 	}
+	for i := 1; i < len(recs); i++ {
+		if recs[i].ID <= recs[i-1].ID {
+			t.Fatalf("record %d has id %s after %s: ids must increase in request order", i, recs[i].ID, recs[i-1].ID)
+		}
+	}
 	if sum.Records != 300 || sum.Kinds[message.KindUnknownTool] != 43 || sum.Failed != 43 {
 		t.Errorf("summary = %+v, want 300 records, 43 unknown_tool", sum)
 	}
@@ -491,7 +496,10 @@ func TestRunTruncatesLargeOutput(t *testing.T) {
 	if rec.Truncated == nil {
 		t.Fatalf("10,000 bytes were not truncated at a 100-byte limit")
 	}
-	want := &message.Truncation{Bytes: 10000, SavedTo: filepath.Join(".kesoku", "outputs", rec.ID+".txt")}
+	if !regexp.MustCompile(`^\.kesoku/outputs/[0-9a-f-]{36}\.txt$`).MatchString(rec.Truncated.SavedTo) {
+		t.Errorf("saved to %q, want .kesoku/outputs/UUID.txt", rec.Truncated.SavedTo)
+	}
+	want := &message.Truncation{Bytes: 10000, SavedTo: rec.Truncated.SavedTo}
 	if diff := cmp.Diff(want, rec.Truncated); diff != "" {
 		t.Errorf("truncation mismatch (-want +got):\n%s", diff)
 	}
