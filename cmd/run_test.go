@@ -256,3 +256,46 @@ func TestDescribeSummary(t *testing.T) {
 func runnerSummary(records, failed int, kinds map[message.ErrorKind]int, interrupted bool) runner.Summary {
 	return runner.Summary{Records: records, Failed: failed, Kinds: kinds, Interrupted: interrupted}
 }
+
+// TestRunBundledExample runs testdata/requests.yaml, the README's first
+// command, with the built-in tools, from the repository's root.
+func TestRunBundledExample(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: root}
+	c := newRunCmdWith(g, runRun)
+	c.SetArgs([]string{filepath.Join(root, "testdata", "requests.yaml")})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	if code, _ := exitCode(c.Execute()); code != ExitFailures {
+		t.Errorf("exit code %d, want 1 (the example shows failures); stderr:\n%s", code, errOut.String())
+	}
+	var got []string
+	for _, r := range decodeRecords(t, out.String()) {
+		s := r.SessionID + " " + r.ParentID + " " + r.Name + " "
+		if r.Error != nil {
+			s += string(r.Error.Kind)
+		} else {
+			s += string(r.Content)
+		}
+		got = append(got, s)
+	}
+	hello, err := os.ReadFile(filepath.Join(root, "testdata", "hello.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, _ := json.Marshal(string(hello))
+	want := []string{
+		"demo call_1 calculate_sum 80235",
+		"demo call_2 calculate_sum invalid_args",
+		"demo call_3 calculate_summ unknown_tool",
+		`demo call_4 read_file {"path":"testdata/hello.txt","content":` + string(content) + `,"start_line":1,"end_line":2,"total_lines":2}`,
+		"demo call_5 calculate_sum 3",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records mismatch (-want +got):\n%s", diff)
+	}
+}
