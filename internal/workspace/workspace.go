@@ -312,24 +312,30 @@ func (w *Workspace) Tops() []Location {
 // name when it lies in either. Symbolic links are followed while they stay
 // inside, whether relative or absolute.
 func (w *Workspace) Locate(name string) (Location, error) {
+	loc, _, err := w.locate(name)
+	return loc, err
+}
+
+// locate is Locate, also returning the file information it found.
+func (w *Workspace) locate(name string) (Location, fs.FileInfo, error) {
 	cands, err := w.candidates(name)
 	if err != nil {
-		return Location{}, err
+		return Location{}, nil, err
 	}
 	var first error
 	for _, c := range cands {
-		loc, _, err := follow(w, name, c, statOp)
+		loc, fi, err := follow(w, name, c, statOp)
 		if err == nil {
-			return loc, nil
+			return loc, fi, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return Location{}, err
+			return Location{}, nil, err
 		}
 		if first == nil {
 			first = err
 		}
 	}
-	return Location{}, first
+	return Location{}, nil, first
 }
 
 // Resolve returns the absolute path of the existing file name resolves to
@@ -343,11 +349,16 @@ func (w *Workspace) Resolve(name string) (string, error) {
 	return loc.Abs(), nil
 }
 
-// Open opens the file name resolves to (see Locate) for reading.
+// Open opens the file or directory name resolves to (see Locate) for
+// reading. Anything else — a FIFO, a socket, a device — is an error:
+// opening a FIFO would block until a writer came.
 func (w *Workspace) Open(name string) (*os.File, error) {
-	loc, err := w.Locate(name)
+	loc, fi, err := w.locate(name)
 	if err != nil {
 		return nil, err
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, &Error{Path: name, Err: fmt.Errorf("is not a regular file (%v)", fi.Mode().Type())}
 	}
 	_, f, err := follow(w, name, loc, openOp)
 	return f, err
