@@ -20,6 +20,9 @@ func (e *UnknownToolError) Error() string {
 		fmt.Fprintf(&b, "; did you mean %q?", e.Suggestion)
 	}
 	if len(e.Known) > 0 {
+		if e.Suggestion == "" {
+			b.WriteByte(';')
+		}
 		fmt.Fprintf(&b, " known tools: %s", strings.Join(e.Known, ", "))
 	}
 	return b.String()
@@ -51,8 +54,11 @@ func Suggest(got string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
+// editDistance is the optimal string alignment distance between a and b,
+// in bytes: Levenshtein's insertions, deletions and substitutions, plus the
+// swap of two neighbours as one edit, the commonest typo ("nmae").
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -66,8 +72,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }
