@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -365,5 +366,41 @@ func TestRunAnalyzeMediaWithoutModel(t *testing.T) {
 	_, stderr, code := kesoku(t, "run", "--awd", dir, reqs, "--provider", "claude")
 	if code != 2 || !strings.Contains(stderr, "give --model too") {
 		t.Errorf("--provider without --model: exit %d, stderr %q; want 2", code, stderr)
+	}
+}
+
+// TestAnalyzeInterrupted: an interrupt while the model thinks cancels the
+// request and ends the command with 130; with --json the record says
+// aborted.
+func TestAnalyzeInterrupted(t *testing.T) {
+	setKeys(t)
+	path := writeBytes(t, t.TempDir(), "dot.png", pngFile(t))
+	srv := llmtest.NewServer(llmtest.Gemini, analyzeKey, llmtest.Reply{Text: "too late", Delay: llmtest.Duration(time.Minute)})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Interrupt once the request is in flight.
+		for len(srv.Requests()) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	var out, errOut bytes.Buffer
+	code := run(ctx, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut},
+		[]string{"analyze", path, "--json", "--model", "gemini-test", "--base-url", srv.URL})
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr %q", code, ExitInterrupted, errOut.String())
+	}
+	recs := decodeRecords(t, out.String())
+	if len(recs) != 1 || recs[0].Status != message.StatusAborted || recs[0].Error == nil || recs[0].Error.Kind != message.KindAborted {
+		t.Errorf("records %s, want one aborted record", out.String())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !srv.Requests()[0].Cancelled && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !srv.Requests()[0].Cancelled {
+		t.Error("the model request was not cancelled")
 	}
 }
