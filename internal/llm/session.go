@@ -56,6 +56,9 @@ type SessionOptions struct {
 	// OnText, when set, receives the model's text as it arrives (a
 	// streamed request); when nil, requests are not streamed.
 	OnText func(string)
+	// OnCalls, when set, is told of a turn's tool calls before they run
+	// (to show progress).
+	OnCalls func([]*ToolCall)
 }
 
 // Session is the agent loop: a conversation with a model whose tool calls
@@ -78,6 +81,10 @@ func NewSession(opts SessionOptions) *Session {
 	}
 	return &Session{opts: opts}
 }
+
+// SetRunner replaces the ToolRunner for the turns to come: a runner's
+// end-of-grace channel serves one interrupt.
+func (s *Session) SetRunner(r *runner.ToolRunner) { s.opts.Runner = r }
 
 // ID is the session's id.
 func (s *Session) ID() string { return s.opts.SessionID }
@@ -202,6 +209,13 @@ func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error
 // runCalls runs one turn's calls through the ToolRunner and records their
 // results, in the order of the calls.
 func (s *Session) runCalls(ctx context.Context, calls []call) error {
+	if s.opts.OnCalls != nil {
+		tcs := make([]*ToolCall, len(calls))
+		for i, c := range calls {
+			tcs[i] = c.call
+		}
+		s.opts.OnCalls(tcs)
+	}
 	reqs := make([]*runner.Request, len(calls))
 	for i, c := range calls {
 		req := &runner.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}

@@ -401,7 +401,7 @@ func TestSessionInterruptWhileThinking(t *testing.T) {
 		r := newRig(t, p, llmtest.Reply{Text: "too late", Delay: llmtest.Duration(time.Minute)}, llmtest.Reply{Text: "resumed"})
 		s := r.session(llm.SessionOptions{})
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(100*time.Millisecond, cancel)
+		cancelWhen(t, cancel, func() bool { return len(r.srv.Requests()) == 1 })
 		start := time.Now()
 		_, err := s.Send(ctx, "think hard")
 		if !errors.Is(err, llm.ErrInterrupted) {
@@ -429,8 +429,24 @@ func TestSessionInterruptWhileThinking(t *testing.T) {
 	})
 }
 
+// cancelWhen cancels once cond holds: an interrupt at a known moment, not
+// after a time that a loaded machine may not keep.
+func cancelWhen(t *testing.T, cancel context.CancelFunc, cond func() bool) {
+	t.Helper()
+	t.Cleanup(cancel)
+	go func() {
+		for range 2000 {
+			if cond() {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+}
+
 func waitCancelled(srv *llmtest.Server) bool {
-	for range 100 {
+	for range 1000 {
 		reqs := srv.Requests()
 		if len(reqs) > 0 && reqs[len(reqs)-1].Cancelled {
 			return true
@@ -454,7 +470,10 @@ func TestSessionInterruptWhileToolsRunThenResume(t *testing.T) {
 		run := runner.New(r.reg, runner.Options{Jobs: 1, Grace: 20 * time.Millisecond})
 		s := r.session(llm.SessionOptions{Runner: run})
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(200*time.Millisecond, cancel)
+		cancelWhen(t, cancel, func() bool {
+			data, _ := os.ReadFile(r.path)
+			return bytes.Count(data, []byte(`"type":"tool_call"`)) == 2
+		})
 		if _, err := s.Send(ctx, "sleep then add"); !errors.Is(err, llm.ErrInterrupted) {
 			t.Fatalf("error = %v, want ErrInterrupted", err)
 		}

@@ -1,0 +1,526 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/runner"
+)
+
+func init() { extraCommands = append(extraCommands, newSessionCmd) }
+
+// sessionOptions are what `kesoku session` was asked to do.
+type sessionOptions struct {
+	g     *Globals
+	model modelFlags
+	// Registry holds the tools; registry.Default but in tests.
+	Registry *registry.Registry
+
+	System    string
+	Tools     []string
+	toolsSet  bool
+	MaxTurns  int
+	Jobs      int
+	Timeout   time.Duration
+	Grace     time.Duration
+	MaxOutput sizeValue
+	JSON      bool
+	Output    string
+	Resume    string
+	Stream    bool
+	streamSet bool
+
+	Prompt string
+}
+
+func newSessionCmd(g *Globals) *cobra.Command {
+	opts := &sessionOptions{g: g, Registry: registry.Default, MaxOutput: 1 << 20}
+	c := &cobra.Command{
+		Use:   "session [PROMPT]",
+		Short: "Run an agent session: the model calls tools until it answers",
+		Long: `session runs the agent loop: the prompt goes to the model, the model's tool
+calls run through the ToolRunner (one turn's calls at once, up to --jobs),
+their results go back, and so on until the model answers with text. The
+answer goes to standard output, streamed as it arrives when standard output
+is a terminal; --json prints the session's Message records instead.
+
+The prompt is the argument, or standard input when it is not a terminal.
+With no prompt on a terminal, session is interactive: type a prompt per
+line; Ctrl-C interrupts the turn in progress (the model request is
+cancelled, tool calls not started are aborted and recorded) and Ctrl-D ends
+the session. Outside the interactive loop Ctrl-C ends the session (exit
+130) with a valid transcript.
+
+The whole transcript is written as it goes to -o FILE (default
+.kesoku/sessions/<session_id>.jsonl under the AWD): one Message record per
+user prompt, model text, tool call and tool result, each pointing to the
+message it answers by parent_id. --resume FILE continues a session from its
+transcript; a tool call left without a result (a kill, a crash) is answered
+with an aborted result first.
+
+The provider follows from the model's name (gemini-*, claude-*) or
+--provider. Keys come from GEMINI_API_KEY (or GOOGLE_API_KEY) and
+ANTHROPIC_API_KEY; a missing key is an error before anything runs. Rate
+limits (429) and server errors (5xx) are retried with backoff.
+
+The model is offered every built-in tool that only reads (see kesoku tools
+list); tools that write, such as write_file, only when named in --tools.
+--tools all offers every tool, --tools '' none.`,
+		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
+  echo "list the Go files here" | kesoku session --model claude-sonnet-4-5 --tools list_dir,glob
+  kesoku session --model gemini-2.5-flash          # interactive, on a terminal
+  kesoku session --resume .kesoku/sessions/0192….jsonl "go on" --model gemini-2.5-flash`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Prompt = args[0]
+			}
+			opts.toolsSet = c.Flags().Changed("tools")
+			opts.streamSet = c.Flags().Changed("stream")
+			return runSession(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	opts.model.register(f)
+	f.StringVar(&opts.System, "system", "", "the system instruction")
+	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every built-in tool that does not write)")
+	f.IntVar(&opts.MaxTurns, "max-turns", llm.DefaultMaxTurns, "the most model turns one prompt may take; reaching it is an error")
+	f.IntVar(&opts.Jobs, "jobs", 4, "how many tool calls of one turn run at once")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "bound on each tool call, e.g. 30s (default: none)")
+	f.DurationVar(&opts.Grace, "grace", 5*time.Second, "how long calls in flight get to return after an interrupt")
+	f.Var(&opts.MaxOutput, "max-output", "largest tool output given to the model; more is cut, head and tail kept, and saved under .kesoku/outputs")
+	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
+	f.StringVarP(&opts.Output, "output", "o", "", "the transcript file (default: .kesoku/sessions/<session_id>.jsonl under the AWD)")
+	f.StringVar(&opts.Resume, "resume", "", "continue the session whose transcript is FILE (new records are appended to it)")
+	f.BoolVar(&opts.Stream, "stream", false, "stream the answer as it arrives (default: when standard output is a terminal)")
+	return c
+}
+
+func runSession(ctx context.Context, opts *sessionOptions) error {
+	g := opts.g
+	// Everything that can be refused is refused before anything runs.
+	rm, err := opts.model.resolve()
+	if err != nil {
+		return err
+	}
+	tools, err := sessionTools(opts.Registry, opts.Tools, opts.toolsSet)
+	if err != nil {
+		return usageErr(err)
+	}
+	if opts.MaxTurns < 1 {
+		return usageErrf("--max-turns %d: want at least 1", opts.MaxTurns)
+	}
+	if opts.Jobs < 1 {
+		return usageErrf("--jobs %d: want at least 1", opts.Jobs)
+	}
+	var old []*message.Record
+	if opts.Resume != "" {
+		err := message.ReadFile(opts.Resume, func(r *message.Record) error { old = append(old, r); return nil })
+		if err != nil {
+			return usageErrf("--resume: %w", err)
+		}
+		if len(old) == 0 {
+			return usageErrf("--resume %s: the transcript holds no records", opts.Resume)
+		}
+	}
+	interactive := opts.Prompt == "" && g.IO.InTTY
+	if opts.Prompt == "" && !g.IO.InTTY {
+		data, err := io.ReadAll(g.IO.In)
+		if err != nil {
+			return usageErrf("read the prompt from standard input: %w", err)
+		}
+		opts.Prompt = strings.TrimSpace(string(data))
+		if opts.Prompt == "" && opts.Resume == "" {
+			return usageErrf("no prompt: give one as an argument or on standard input")
+		}
+	}
+
+	sessionID := ""
+	for _, r := range old {
+		if r.SessionID != "" {
+			sessionID = r.SessionID
+			break
+		}
+	}
+	if sessionID == "" {
+		sessionID = newSessionID()
+	}
+	path, w, err := openTranscript(g, opts, sessionID, old)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	var store message.Store = w
+	if opts.JSON {
+		out := message.NewJSONLWriter(g.IO.Out)
+		defer out.Flush()
+		store = sessionStores{w, out}
+	}
+
+	provider, err := rm.build(ctx)
+	if err != nil {
+		return err
+	}
+	stream := g.IO.OutTTY && !opts.JSON
+	if opts.streamSet {
+		stream = opts.Stream && !opts.JSON
+	}
+	out := &answerWriter{w: g.IO.Out}
+	sopts := llm.SessionOptions{
+		Provider:  provider,
+		Store:     store,
+		SessionID: sessionID,
+		System:    opts.System,
+		Tools:     tools,
+		MaxTurns:  opts.MaxTurns,
+	}
+	if stream {
+		sopts.OnText = out.text
+	}
+	sopts.OnCalls = func(calls []*llm.ToolCall) {
+		out.endLine()
+		if g.Quiet || !(g.IO.ErrTTY || g.Verbose) {
+			return
+		}
+		for _, c := range calls {
+			fmt.Fprintf(g.IO.Err, "  → %s %s\n", c.Name, sessionArgsLine(string(c.Args), 200))
+		}
+	}
+	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
+		return runner.New(opts.Registry, runner.Options{
+			Jobs:      opts.Jobs,
+			Timeout:   opts.Timeout,
+			Grace:     opts.Grace,
+			MaxOutput: int64(opts.MaxOutput),
+			EndGrace:  endGrace,
+			SessionID: sessionID,
+			AWD:       g.AWD,
+			Staging:   g.StagingDir(),
+			Store:     store,
+			Model:     provider,
+		})
+	}
+	s := llm.NewSession(sopts)
+	if len(old) > 0 {
+		if err := s.Resume(ctx, old); err != nil {
+			return err
+		}
+	}
+	if g.Verbose {
+		fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", sessionID, rm.flags.Model, rm.provider, path)
+	}
+
+	if interactive {
+		sig := newTurnSignals(func() { fmt.Fprint(g.IO.Err, "\n(Ctrl-D ends the session)\n> ") })
+		defer sig.stop()
+		s.SetRunner(newRunner(sig.endGrace()))
+		return interactiveSession(ctx, g, s, sig, out, opts.JSON, path, newRunner)
+	}
+	// One prompt: the first signal ends the session, the second the grace
+	// of the calls still running, as for kesoku run.
+	runCtx, ir := watchSignals(ctx)
+	defer ir.stop()
+	s.SetRunner(newRunner(ir.endGrace))
+	answer, err := s.Send(runCtx, opts.Prompt)
+	if errors.Is(err, llm.ErrInterrupted) {
+		out.endLine()
+		if !g.Quiet {
+			fmt.Fprintf(g.IO.Err, "kesoku: interrupted; the transcript is %s (continue with --resume %s)\n", path, path)
+		}
+		return &exitError{code: ExitInterrupted, silent: true}
+	}
+	if err != nil {
+		out.endLine()
+		return fmt.Errorf("session: %w (transcript: %s)", err, path)
+	}
+	return out.answer(answer, stream, opts.JSON)
+}
+
+// interactiveSession reads a prompt per line until end of input (Ctrl-D).
+// Ctrl-C interrupts the turn in progress and comes back to the prompt; an
+// error ends the turn, not the session.
+func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, sig *turnSignals, out *answerWriter, jsonOut bool, path string, newRunner func(<-chan struct{}) *runner.ToolRunner) error {
+	in := bufio.NewReader(g.IO.In)
+	if !g.Quiet {
+		fmt.Fprintln(g.IO.Err, "Type a prompt and press Enter; Ctrl-C interrupts a turn, Ctrl-D ends the session.")
+	}
+	for {
+		fmt.Fprint(g.IO.Err, "> ")
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			fmt.Fprintln(g.IO.Err)
+			if !g.Quiet {
+				fmt.Fprintf(g.IO.Err, "transcript: %s\n", path)
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("read the prompt: %w", err)
+		}
+		prompt := strings.TrimSpace(line)
+		if prompt == "" {
+			continue
+		}
+		turnCtx, cancel := sig.turn(ctx)
+		answer, err := s.Send(turnCtx, prompt)
+		cancel()
+		switch {
+		case errors.Is(err, llm.ErrInterrupted):
+			out.endLine()
+			fmt.Fprintln(g.IO.Err, "interrupted")
+			// The interrupt may have used up the runner's end of grace.
+			s.SetRunner(newRunner(sig.endGrace()))
+		case err != nil:
+			out.endLine()
+			fmt.Fprintf(g.IO.Err, "kesoku: %v\n", err)
+		default:
+			if err := out.answer(answer, out.streamed, jsonOut); err != nil {
+				return err
+			}
+		}
+		out.streamed = false
+	}
+}
+
+// sessionTools are the tools offered: the named ones, "all", or by default
+// every tool that does not write.
+func sessionTools(reg *registry.Registry, names []string, set bool) ([]*registry.Spec, error) {
+	if !set {
+		var out []*registry.Spec
+		for _, s := range reg.All() {
+			if !s.Writes {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	}
+	var want []string
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" {
+			want = append(want, n)
+		}
+	}
+	if len(want) == 1 && want[0] == "all" {
+		return reg.All(), nil
+	}
+	specs, err := reg.Select(want)
+	if err != nil {
+		return nil, fmt.Errorf("--tools: %w", err)
+	}
+	return specs, nil
+}
+
+// openTranscript opens the file the session's records go to: -o, or the
+// resumed transcript, or .kesoku/sessions/<id>.jsonl under the AWD. A
+// resumed session written to another file gets its old records first, so
+// that each file is a whole transcript.
+func openTranscript(g *Globals, opts *sessionOptions, sessionID string, old []*message.Record) (string, *message.JSONLWriter, error) {
+	path := opts.Output
+	switch {
+	case path == "" && opts.Resume != "":
+		path = opts.Resume
+	case path == "":
+		path = filepath.Join(g.AWD, ".kesoku", "sessions", sessionID+".jsonl")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, fmt.Errorf("transcript: %w", err)
+		}
+	}
+	if opts.Resume != "" && samePath(path, opts.Resume) {
+		w, err := message.AppendFile(path)
+		if err != nil {
+			return "", nil, fmt.Errorf("transcript: %w", err)
+		}
+		return path, w, nil
+	}
+	w, err := message.CreateFile(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("transcript: %w", err)
+	}
+	if len(old) > 0 {
+		if err := w.Append(context.Background(), old...); err != nil {
+			w.Close()
+			return "", nil, fmt.Errorf("transcript: %w", err)
+		}
+	}
+	return path, w, nil
+}
+
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
+}
+
+// sessionStores is a Store that appends to several: the transcript and,
+// with --json, standard output.
+type sessionStores []message.Store
+
+func (ss sessionStores) Append(ctx context.Context, recs ...*message.Record) error {
+	for _, s := range ss {
+		if err := s.Append(ctx, recs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answerWriter writes the model's text to standard output: streamed as it
+// arrives, or the answer at the end, always ending on a newline.
+type answerWriter struct {
+	mu       sync.Mutex
+	w        io.Writer
+	streamed bool
+	// open says the last text written did not end a line.
+	open bool
+}
+
+func (a *answerWriter) text(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	io.WriteString(a.w, s)
+	a.streamed = true
+	a.open = !strings.HasSuffix(s, "\n")
+}
+
+// endLine ends a streamed line, before tool calls or an error are shown.
+func (a *answerWriter) endLine() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.open {
+		io.WriteString(a.w, "\n")
+		a.open = false
+	}
+}
+
+// answer finishes a turn: a streamed answer is already out; otherwise it
+// is printed now.
+func (a *answerWriter) answer(answer string, streamed, jsonOut bool) error {
+	if jsonOut {
+		return nil
+	}
+	if streamed {
+		a.endLine()
+		return nil
+	}
+	if !strings.HasSuffix(answer, "\n") {
+		answer += "\n"
+	}
+	_, err := io.WriteString(a.w, answer)
+	return err
+}
+
+// turnSignals turns SIGINT and SIGTERM into interrupts of the turn in
+// progress, for the interactive loop: the first cancels the turn, the
+// second ends the grace of tool calls still running. Between turns (at the
+// prompt) a signal only calls idle.
+type turnSignals struct {
+	ch   chan os.Signal
+	done chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the turn in progress, nil between turns
+	count  int                // signals during this turn
+	grace  chan struct{}      // closed by the second signal of a turn
+	idle   func()
+}
+
+func newTurnSignals(idle func()) *turnSignals {
+	s := &turnSignals{ch: make(chan os.Signal, 4), done: make(chan struct{}), grace: make(chan struct{}), idle: idle}
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
+	go s.loop()
+	return s
+}
+
+func (s *turnSignals) loop() {
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.ch:
+		}
+		s.mu.Lock()
+		switch {
+		case s.cancel == nil:
+			if s.idle != nil {
+				s.idle()
+			}
+		case s.count == 0:
+			s.count++
+			s.cancel()
+		case s.count == 1:
+			s.count++
+			close(s.grace)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// endGrace is the channel the second signal of a turn closes; a new one
+// after every interrupted turn.
+func (s *turnSignals) endGrace() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.count >= 2 {
+		s.grace = make(chan struct{})
+	}
+	return s.grace
+}
+
+// turn starts a turn: its context is cancelled by the next signal.
+func (s *turnSignals) turn(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel, s.count = cancel, 0
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+func (s *turnSignals) stop() {
+	signal.Stop(s.ch)
+	close(s.done)
+}
+
+// sessionArgsLine is a call's arguments on one line, cut at limit bytes.
+func sessionArgsLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > limit {
+		s = s[:limit] + "…"
+	}
+	return s
+}
+
+// newSessionID is a new session's id: a UUIDv7, so that transcripts sort
+// by when they began.
+func newSessionID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}

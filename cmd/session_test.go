@@ -1,0 +1,200 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/registry"
+)
+
+func TestSessionToolsDefaultToReadOnly(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t)
+	names := func(specs []*registry.Spec) []string {
+		var out []string
+		for _, s := range specs {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		tools []string
+		set   bool
+		want  []string
+		err   string
+	}{
+		{name: "default leaves writing tools out", want: []string{"calculate_sum", "current_time"}},
+		{name: "a writing tool when named", tools: []string{"label", "calculate_sum"}, set: true, want: []string{"label", "calculate_sum"}},
+		{name: "all", tools: []string{"all"}, set: true, want: []string{"calculate_sum", "current_time", "label"}},
+		{name: "none", tools: []string{""}, set: true},
+		{name: "unknown", tools: []string{"calculate_summ"}, set: true, err: `--tools: unknown tool "calculate_summ"; did you mean "calculate_sum"?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := sessionTools(reg, tt.tools, tt.set)
+			if tt.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, names(got)); diff != "" {
+				t.Errorf("tools mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestProviderOf(t *testing.T) {
+	t.Parallel()
+	for model, want := range map[string]string{
+		"gemini-2.5-flash": "gemini", "models/gemini-3-pro": "gemini", "gemma-3-27b-it": "gemini",
+		"claude-sonnet-4-5": "claude", "Claude-Opus-4-1": "claude", "gpt-4o": "",
+	} {
+		if got := providerOf(model); got != want {
+			t.Errorf("providerOf(%q) = %q, want %q", model, got, want)
+		}
+	}
+}
+
+// syncBuffer is a buffer the session and the test may use at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// interruptOnRequest sends this process a SIGINT once srv has received n
+// requests, as Ctrl-C would. The session under test holds the signal, so
+// the test process lives on; these tests do not run in parallel, so no
+// other test sees it.
+func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int) {
+	t.Helper()
+	go func() {
+		for range 1000 {
+			if len(srv.Requests()) >= n {
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+}
+
+func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY bool) (*sessionOptions, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	t.Setenv("GEMINI_API_KEY", "test-key-cmd-5a0f")
+	dir := t.TempDir()
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir}
+	opts := &sessionOptions{
+		g: g, Registry: testRegistry(t), MaxTurns: 5, Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20,
+		Output: filepath.Join(dir, "t.jsonl"), Tools: []string{""}, toolsSet: true,
+		model: modelFlags{Model: "gemini-test", BaseURL: srv.URL},
+	}
+	return opts, out, errOut
+}
+
+func transcript(t *testing.T, path string) []string {
+	t.Helper()
+	var got []string
+	err := message.ReadFile(path, func(r *message.Record) error {
+		got = append(got, string(r.Role)+" "+string(r.Type)+" "+string(r.Content))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestSessionInterruptExits130: outside the interactive loop, Ctrl-C ends
+// the session with exit 130 and a valid transcript.
+func TestSessionInterruptExits130(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "too late", Delay: llmtest.Duration(time.Minute)})
+	defer srv.Close()
+	opts, out, errOut := sessionTestOptions(t, srv, strings.NewReader(""), false)
+	opts.Prompt = "think"
+	interruptOnRequest(t, srv, 1)
+	err := runSession(context.Background(), opts)
+	if code, _ := exitCode(err); code != ExitInterrupted {
+		t.Fatalf("exit code %d (%v), want %d", code, err, ExitInterrupted)
+	}
+	if !strings.Contains(errOut.String(), "interrupted; the transcript is") {
+		t.Errorf("stderr = %q", errOut.String())
+	}
+	if out.String() != "" {
+		t.Errorf("stdout = %q, want nothing", out.String())
+	}
+	if diff := cmp.Diff([]string{`user text "think"`}, transcript(t, opts.Output)); diff != "" {
+		t.Errorf("transcript mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestInteractiveSessionInterruptsTheTurn: in the interactive loop Ctrl-C
+// interrupts the turn and comes back to the prompt; end of input ends the
+// session.
+func TestInteractiveSessionInterruptsTheTurn(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Gemini, "",
+		llmtest.Reply{Text: "too late", Delay: llmtest.Duration(time.Minute)},
+		llmtest.Reply{Text: "Second answer."},
+	)
+	defer srv.Close()
+	in, w := io.Pipe()
+	opts, out, errOut := sessionTestOptions(t, srv, in, true)
+	go func() {
+		io.WriteString(w, "first\n")
+		for !strings.Contains(errOut.String(), "interrupted") {
+			time.Sleep(5 * time.Millisecond)
+		}
+		io.WriteString(w, "second\n")
+		w.Close()
+	}()
+	interruptOnRequest(t, srv, 1)
+	done := make(chan error, 1)
+	go func() { done <- runSession(context.Background(), opts) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("session: %v (stderr %q)", err, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		w.Close()
+		t.Fatalf("the session did not end; stderr %q", errOut.String())
+	}
+	if out.String() != "Second answer.\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	want := []string{`user text "first"`, `user text "second"`, `assistant text "Second answer."`}
+	if diff := cmp.Diff(want, transcript(t, opts.Output)); diff != "" {
+		t.Errorf("transcript mismatch (-want +got):\n%s", diff)
+	}
+}
