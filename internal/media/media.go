@@ -82,9 +82,13 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 		return a, nil
 	}
 	// Read exactly the size that was checked: a file that grows meanwhile
-	// must not slip past the limit.
+	// must not slip past the limit, nor one that shrinks go out padded.
 	a.data = make([]byte, size)
-	if _, err := f.ReadAt(a.data, 0); err != nil && !errors.Is(err, io.EOF) {
+	n, err := f.ReadAt(a.data, 0)
+	if n < len(a.data) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("it shrank from %d to %d bytes while being read", size, n)
+		}
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return a, nil
