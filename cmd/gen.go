@@ -64,6 +64,12 @@ missing or orphaned kesoku_gen.go, when running it would change a file.
 CI runs it so that a doc comment edited without regenerating fails the
 build.
 
+Generated files carry the build constraint !kesoku_nogen. When a stale one
+no longer compiles and so stops the program that would regenerate it
+(kesoku's own built-in tools are registered this way), build without them:
+
+	go run -tags kesoku_nogen github.com/kesoku/kesoku gen ./...
+
 Exit status for gen: 0 done (or, with --check, everything up to date);
 1 a mistake in a tool's declaration, a package that does not load, or,
 with --check, a stale file; 2 bad usage.`,

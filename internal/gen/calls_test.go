@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/gen/testdata/src/basic"
+	_ "github.com/kesoku/kesoku/internal/gen/testdata/src/clash"
 	_ "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds"
 	"github.com/kesoku/kesoku/internal/registry"
 )
@@ -109,6 +110,9 @@ func TestGeneratedCall(t *testing.T) {
 		{tool: "join", args: `{"sep": "-", "parts": ["a", "b", "c"]}`, want: `"a-b-c"`},
 		{tool: "join", args: `{"sep": "-"}`, want: `""`},
 		{tool: "join", args: `{"sep": "-", "parts": "a"}`, wantErr: `args.parts: wrong type: expected array, got string "a"`},
+
+		{tool: "echo", args: `{"err": "a", "ctx": 2, "items": [{"out": "b"}]}`, want: `"a, a, b"`},
+		{tool: "echo", args: `{"err": "a", "ctx": 1, "registry": "+", "time": 5, "items": [{"out": "b"}, {}]}`, wantErr: "args.items[1].out: missing required field"},
 	}
 	for i, tt := range tests {
 		t.Run(fmt.Sprintf("%d_%s", i, tt.tool), func(t *testing.T) {

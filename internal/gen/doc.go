@@ -440,10 +440,10 @@ func indentOf(s string) int {
 	return n
 }
 
-// paragraphs groups body lines into paragraphs. A paragraph that starts at
-// the base indentation is prose: its lines are joined, except that list
-// items keep their own lines. A more indented one (code, an indented list)
-// keeps its lines, less their common indentation.
+// paragraphs groups body lines into paragraphs. A paragraph with a line
+// at the base indentation is prose: its lines are joined, except that list
+// items keep their own lines. A paragraph indented as a whole (code, an
+// indented list) keeps its lines, less their common indentation.
 func paragraphs(lines []docLine, base int) []string {
 	var out []string
 	var cur []string
@@ -451,7 +451,13 @@ func paragraphs(lines []docLine, base int) []string {
 		if len(cur) == 0 {
 			return
 		}
-		if indentOf(cur[0]) > base {
+		least := -1
+		for _, l := range cur {
+			if ind := indentOf(l); least < 0 || ind < least {
+				least = ind
+			}
+		}
+		if least > base {
 			out = append(out, dedent(cur))
 		} else {
 			out = append(out, joinProseKeepingLists(cur))

@@ -304,9 +304,18 @@ func (e *emitter) callFunc(t *tool, name string) string {
 	for _, l := range e.locals {
 		taken[l] = true
 	}
+	// The decoders and type names first: they add the imports the body
+	// needs, whose names no local may hide.
+	decoders := make([]string, len(t.params))
+	typeExprs := make([]string, len(t.params))
+	for i, p := range t.params {
+		if p.inject == fromArgs {
+			decoders[i], typeExprs[i] = e.decoder(p.shape), e.typeExpr(p.shape.typ)
+		}
+	}
 	var callArgs []string
 	declaredV, declaredErr := false, false
-	for _, p := range t.params {
+	for i, p := range t.params {
 		switch p.inject {
 		case injectContext:
 			callArgs = append(callArgs, ctx)
@@ -333,7 +342,7 @@ func (e *emitter) callFunc(t *tool, name string) string {
 		}
 		if p.shape.kind == kindPointer || p.required || p.hasDefault && p.def != nil {
 			// The value is there, or the decoder takes null (a pointer).
-			fmt.Fprintf(&b, "%s, %s := %s(%s)\n", local, err, e.decoder(p.shape), v)
+			fmt.Fprintf(&b, "%s, %s := %s(%s)\n", local, err, decoders[i], v)
 			fmt.Fprintf(&b, "if %s != nil {\nreturn nil, %s.ArgAt(%s, %q)\n}\n", err, reg, err, p.name)
 		} else {
 			// An optional value that is not a pointer (variadic
@@ -341,8 +350,8 @@ func (e *emitter) callFunc(t *tool, name string) string {
 			if !declaredErr {
 				fmt.Fprintf(&b, "var %s error\n", err)
 			}
-			fmt.Fprintf(&b, "var %s %s\n", local, e.typeExpr(p.shape.typ))
-			fmt.Fprintf(&b, "if %s != nil {\nif %s, %s = %s(%s); %s != nil {\nreturn nil, %s.ArgAt(%s, %q)\n}\n}\n", v, local, err, e.decoder(p.shape), v, err, reg, err, p.name)
+			fmt.Fprintf(&b, "var %s %s\n", local, typeExprs[i])
+			fmt.Fprintf(&b, "if %s != nil {\nif %s, %s = %s(%s); %s != nil {\nreturn nil, %s.ArgAt(%s, %q)\n}\n}\n", v, local, err, decoders[i], v, err, reg, err, p.name)
 		}
 		declaredErr = true
 		if p.variadic {

@@ -12,7 +12,7 @@ var update = flag.Bool("update", false, "rewrite the golden generated files unde
 
 // goldenPackages are the test packages whose kesoku_gen.go is the golden
 // file of what gen writes for them.
-var goldenPackages = []string{"./testdata/src/basic", "./testdata/src/kinds"}
+var goldenPackages = []string{"./testdata/src/basic", "./testdata/src/kinds", "./testdata/src/clash"}
 
 // TestGolden generates the test packages' files and compares them with
 // the kesoku_gen.go checked in beside them; -update rewrites those.

@@ -25,11 +25,11 @@ func NoEntry(a, b int) int { return a + b }
 //kesoku:tool
 func ExtraEntry(a, b int) int { return a + b }
 
-// Typo has a near miss.
+// Typo names its parameter wrongly.
 //
 // Args:
 //
-//	cuont: the count.
+//	total: the count.
 //
 //kesoku:tool
 func Typo(count int) int { return count }
