@@ -1,0 +1,163 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/kesoku/kesoku/internal/message"
+)
+
+// memStore keeps records in memory.
+type memStore struct {
+	mu   sync.Mutex
+	recs []*message.Record
+}
+
+func (m *memStore) Append(_ context.Context, recs ...*message.Record) error {
+	m.mu.Lock()
+	m.recs = append(m.recs, recs...)
+	m.mu.Unlock()
+	return nil
+}
+
+// transcriptFrom turns fuzz bytes into a transcript: every byte is one
+// record of some kind, in any order a crash, a kill, a hand edit or a bug
+// could leave.
+func transcriptFrom(data []byte) []*message.Record {
+	var recs []*message.Record
+	var calls []*message.Record
+	last := ""
+	add := func(rec *message.Record) {
+		rec.ID = fmt.Sprintf("r%d", len(recs))
+		rec.SessionID = "s"
+		if rec.ParentID == "" {
+			rec.ParentID = last
+		}
+		rec.Status = message.StatusResponded
+		recs = append(recs, rec)
+		last = rec.ID
+	}
+	for i, b := range data {
+		pick := func() *message.Record {
+			if len(calls) == 0 {
+				return nil
+			}
+			return calls[int(b>>3)%len(calls)]
+		}
+		switch b % 8 {
+		case 0:
+			add(&message.Record{Role: message.RoleUser, Type: message.TypeText, Content: json.RawMessage(`"hi"`)})
+		case 1:
+			add(&message.Record{Role: message.RoleAssistant, Type: message.TypeText, Content: json.RawMessage(`"ok"`)})
+		case 2, 3:
+			rec := &message.Record{Role: message.RoleAssistant, Type: message.TypeToolCall, Name: "t",
+				CallID: fmt.Sprintf("c%d", i), Content: json.RawMessage(`{"x":1}`)}
+			if b&0x40 != 0 {
+				rec.CallID = "" // a call kesoku knows only by its record
+			}
+			add(rec)
+			calls = append(calls, rec)
+		case 4, 5:
+			if c := pick(); c != nil {
+				add(&message.Record{Role: message.RoleTool, Type: message.TypeToolResult, Name: c.Name,
+					CallID: c.CallID, ParentID: c.ID, Content: json.RawMessage(`1`)})
+			}
+		case 6:
+			add(&message.Record{Role: message.RoleTool, Type: message.TypeToolResult, Name: "t",
+				CallID: "nowhere", ParentID: "no-such-call", Content: json.RawMessage(`1`)})
+		case 7:
+			// Records of a kind the loop does not write: skipped.
+			add(&message.Record{Role: message.RoleTool, Type: message.TypeText, Content: json.RawMessage(`"?"`)})
+		}
+	}
+	return recs
+}
+
+// checkAnswered checks the invariant both providers hold a history to:
+// every model turn with tool calls is followed by one user message with
+// exactly one result per call, in the order of the calls, and results
+// appear nowhere else.
+func checkAnswered(t *testing.T, msgs []Message) {
+	t.Helper()
+	for i, m := range msgs {
+		var calls []string
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && (m.Role != RoleUser || i == 0 || !hasCalls(msgs[i-1])) {
+				t.Fatalf("message %d: a result that answers no call turn", i)
+			}
+			if p.ToolCall != nil {
+				calls = append(calls, p.ToolCall.ID)
+			}
+		}
+		if len(calls) == 0 {
+			continue
+		}
+		if i+1 >= len(msgs) {
+			t.Fatalf("message %d: calls %v left unanswered at the end", i, calls)
+		}
+		next := msgs[i+1]
+		if next.Role != RoleUser || len(next.Parts) != len(calls) {
+			t.Fatalf("message %d: calls %v answered by %+v", i, calls, next)
+		}
+		for j, p := range next.Parts {
+			if p.ToolResult == nil || p.ToolResult.CallID != calls[j] || p.ToolResult.CallID == "" {
+				t.Fatalf("message %d: result %d is %+v, want the answer to %s", i, j, p, calls[j])
+			}
+		}
+	}
+}
+
+func hasCalls(m Message) bool {
+	for _, p := range m.Parts {
+		if p.ToolCall != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzResume(f *testing.F) {
+	for _, seed := range [][]byte{
+		{0, 2, 2, 4, 12, 1},          // a turn with two calls, both answered
+		{0, 2, 2, 4},                 // the second call's result lost
+		{0, 2, 3, 0},                 // calls left unanswered, then a new prompt
+		{0, 2, 6, 4, 4, 1},           // a stray result and a duplicate
+		{0, 1, 2, 2, 7, 12, 4, 2, 1}, // text, calls, a record of another kind
+		{0x42, 0x42, 0x44},           // calls known only by their records
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs := transcriptFrom(data)
+		if len(recs) == 0 {
+			return
+		}
+		store := &memStore{}
+		s := NewSession(SessionOptions{Store: store})
+		if err := s.Resume(context.Background(), recs); err != nil {
+			t.Fatal(err)
+		}
+		checkAnswered(t, s.History())
+		if s.ID() != "s" {
+			t.Fatalf("session id %q, want the transcript's", s.ID())
+		}
+		for _, fix := range store.recs {
+			if fix.Status != message.StatusAborted || fix.Error == nil || fix.Error.Kind != message.KindAborted || fix.ParentID == "" {
+				t.Fatalf("appended record %+v is not an aborted result", fix)
+			}
+		}
+		// Resumed again with what was appended, nothing more is needed.
+		again := &memStore{}
+		s2 := NewSession(SessionOptions{Store: again})
+		if err := s2.Resume(context.Background(), append(recs, store.recs...)); err != nil {
+			t.Fatal(err)
+		}
+		if len(again.recs) != 0 {
+			t.Fatalf("a second resume appended %d records", len(again.recs))
+		}
+		checkAnswered(t, s2.History())
+	})
+}
