@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
@@ -102,7 +103,11 @@ written as one JSON line, a Message record.`,
 		root.AddCommand(add(g))
 	}
 	for _, c := range root.Commands() {
-		c.Long = longOr(c) + "\n" + exitStatusHelp
+		// A command whose exit codes differ from the usual ones says so
+		// in its own EXIT STATUS section.
+		if !strings.Contains(c.Long, "EXIT STATUS") {
+			c.Long = longOr(c) + "\n" + exitStatusHelp
+		}
 	}
 	return root
 }
