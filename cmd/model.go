@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"strings"
 
@@ -20,6 +22,11 @@ type modelFlags struct {
 	Provider  string
 	BaseURL   string
 	MaxTokens int
+
+	// sdkLog receives what the SDKs print through the standard logger
+	// (warnings, and genai's "Error context canceled" when a stream is
+	// interrupted); nil discards it. Commands set it under -v.
+	sdkLog io.Writer
 }
 
 // register adds --model, --provider, --base-url and --max-tokens to fs.
@@ -90,6 +97,13 @@ func providerOf(model string) string {
 // build makes the provider's client. It sends nothing; the SDKs are
 // touched only here, so commands without a model never pay for them.
 func (r *resolvedModel) build(ctx context.Context) (llm.Provider, error) {
+	// The SDKs print through the standard logger, which kesoku uses for
+	// nothing else: their noise stays out of the terminal unless asked for.
+	if r.flags.sdkLog != nil {
+		log.SetOutput(r.flags.sdkLog)
+	} else {
+		log.SetOutput(io.Discard)
+	}
 	opts := llm.ClientOptions{
 		Model:     r.flags.Model,
 		APIKey:    r.key,

@@ -114,6 +114,9 @@ list); tools that write, such as write_file, only when named in --tools.
 
 func runSession(ctx context.Context, opts *sessionOptions) error {
 	g := opts.g
+	if g.Verbose {
+		opts.model.sdkLog = g.IO.Err
+	}
 	// Everything that can be refused is refused before anything runs.
 	rm, err := opts.model.resolve()
 	if err != nil {
