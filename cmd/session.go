@@ -81,7 +81,16 @@ limits (429) and server errors (5xx) are retried with backoff.
 
 The model is offered every built-in tool that only reads (see kesoku tools
 list); tools that write, such as write_file, only when named in --tools.
---tools all offers every tool, --tools '' none.`,
+--tools all offers every tool, --tools '' none.
+
+EXIT STATUS
+  0    the model answered (tool calls that failed were told to the model)
+  1    the provider refused the request (its message is shown), the model
+       gave no answer, or --max-turns was reached
+  2    bad usage: no model, no key, no prompt, an unknown tool, a
+       transcript that cannot be read; nothing was sent
+  130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
+`,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
   echo "list the Go files here" | kesoku session --model claude-sonnet-4-5 --tools list_dir,glob
   kesoku session --model gemini-2.5-flash          # interactive, on a terminal
@@ -107,7 +116,7 @@ list); tools that write, such as write_file, only when named in --tools.
 	f.Var(&opts.MaxOutput, "max-output", "largest tool output given to the model; more is cut, head and tail kept, and saved under .kesoku/outputs")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript file (default: .kesoku/sessions/<session_id>.jsonl under the AWD)")
-	f.StringVar(&opts.Resume, "resume", "", "continue the session whose transcript is FILE (new records are appended to it)")
+	f.StringVar(&opts.Resume, "resume", "", "continue the session whose transcript is FILE: new records are appended to it (or, with -o, to a copy of it)")
 	f.BoolVar(&opts.Stream, "stream", false, "stream the answer as it arrives (default: when standard output is a terminal)")
 	return c
 }
