@@ -118,7 +118,7 @@ func TestSpecText(t *testing.T) {
 		search.Params[0].Schema.Properties[6].Schema.Description,
 	}
 	want := []string{
-		"计算两个整数的和。", "计算两个整数的和。", "第一个整数。", "basic.go:21",
+		"计算两个整数的和。", "计算两个整数的和。", "第一个整数。", "basic.go:23",
 		"Says hello to someone, in the style asked for.",
 		"Says hello to someone, in the style asked for.\n\nThe greeting is plain text. It is meant for tests, e.g. of defaults.",
 		"the greeting.", "how to greet. Must be one of: plain, loud. Defaults to plain.",

@@ -5,6 +5,8 @@ package basic
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/kesoku/kesoku/internal/registry"
@@ -77,11 +79,20 @@ func WhoAmI(tc *registry.ToolContext) (string, error) {
 //
 //kesoku:tool writes
 func Touch(path string) {
+	mu.Lock()
+	defer mu.Unlock()
 	touched = append(touched, path)
 }
 
 // touched records Touch's calls, for the tests.
-var touched []string
+var (
+	mu      sync.Mutex
+	touched []string
+)
 
 // Touched returns the paths Touch was called with.
-func Touched() []string { return touched }
+func Touched() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(touched)
+}

@@ -39,7 +39,7 @@ func init() {
 				},
 			},
 		},
-		Source: "basic.go:21",
+		Source: "basic.go:23",
 		Call:   kesokuCallCalculateSum,
 	})
 	registry.Default.MustRegister(&registry.Spec{
@@ -68,7 +68,7 @@ func init() {
 				},
 			},
 		},
-		Source: "basic.go:37",
+		Source: "basic.go:39",
 		Call:   kesokuCallGreet,
 	})
 	registry.Default.MustRegister(&registry.Spec{
@@ -86,14 +86,14 @@ func init() {
 				},
 			},
 		},
-		Source: "basic.go:51",
+		Source: "basic.go:53",
 		Call:   kesokuCallSleep,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "who_am_i",
 		Summary:     "Reports the session the call belongs to.",
 		Description: "Reports the session the call belongs to.",
-		Source:      "basic.go:65",
+		Source:      "basic.go:67",
 		Call:        kesokuCallWhoAmI,
 	})
 	registry.Default.MustRegister(&registry.Spec{
@@ -112,7 +112,7 @@ func init() {
 			},
 		},
 		Writes: true,
-		Source: "basic.go:79",
+		Source: "basic.go:81",
 		Call:   kesokuCallTouch,
 	})
 }
