@@ -617,3 +617,37 @@ func TestSessionNeverWritesTheKey(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionInterruptBeforeCallsStart is the seed's interruption case at
+// its sharpest: the user interjects after the model asked for tools but
+// before any started. None runs; each is recorded as aborted and answered
+// so, and the transcript stays whole.
+func TestSessionInterruptBeforeCallsStart(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p, llmtest.Reply{Calls: []llmtest.Call{
+			{ID: "q1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+			{ID: "q2", Name: "always_fails"},
+		}})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s := r.session(llm.SessionOptions{OnCalls: func([]*llm.ToolCall) { cancel() }})
+		if _, err := s.Send(ctx, "go"); !errors.Is(err, llm.ErrInterrupted) {
+			t.Fatalf("error = %v, want ErrInterrupted", err)
+		}
+		want := []shape{
+			{Role: "user", Type: "text", Status: "responded", Content: `"go"`, Parent: -1},
+			{Role: "assistant", Type: "tool_call", Status: "responded", Name: "calculate_sum", CallID: "q1", Content: `{"a":1,"b":2}`, Parent: 0, Model: true},
+			{Role: "assistant", Type: "tool_call", Status: "responded", Name: "always_fails", CallID: "q2", Content: `{}`, Parent: 0, Model: true},
+			{Role: "tool", Type: "tool_result", Status: "aborted", Name: "calculate_sum", CallID: "q1", ErrorKind: "aborted", Parent: 1},
+			{Role: "tool", Type: "tool_result", Status: "aborted", Name: "always_fails", CallID: "q2", ErrorKind: "aborted", Parent: 2},
+		}
+		if diff := cmp.Diff(want, shapes(r.records(t))); diff != "" {
+			t.Errorf("transcript mismatch (-want +got):\n%s", diff)
+		}
+		h := s.History()
+		if last := h[len(h)-1]; last.Role != llm.RoleUser || len(last.Parts) != 2 || !last.Parts[0].ToolResult.IsError {
+			t.Errorf("history ends with %+v, want the two aborted results", last)
+		}
+	})
+}
