@@ -112,6 +112,9 @@ func TestGeneratedCall(t *testing.T) {
 		{tool: "join", args: `{"sep": "-", "parts": "a"}`, wantErr: `args.parts: wrong type: expected array, got string "a"`},
 
 		{tool: "echo", args: `{"err": "a", "ctx": 2, "items": [{"out": "b"}]}`, want: `"a, a, b"`},
+		{tool: "measure", args: `{"w": {"from": 2, "to": 1}, "unit": "ft"}`, want: `"ft:||-|"`},
+		{tool: "measure", args: `{"w": {"from": 1}}`, want: `"m:|-end"`},
+		{tool: "measure", args: `{"w": {"from": 1}, "unit": "yd"}`, wantErr: `args.unit: not one of the allowed values: expected one of "m", "ft", got string "yd"`},
 		{tool: "echo", args: `{"err": "a", "ctx": 1, "registry": "+", "time": 5, "items": [{"out": "b"}, {}]}`, wantErr: "args.items[1].out: missing required field"},
 	}
 	for i, tt := range tests {

@@ -215,7 +215,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 			}
 			continue
 		}
-		mapper := &typeMapper{fieldDocs: map[token.Pos]string{}, pkg: pkg.Types}
+		mapper := &typeMapper{fieldDocs: map[token.Pos]string{}, fset: fset, pkg: pkg.Types}
 		fieldDocsOf(pkg.Syntax, mapper.fieldDocs)
 		finder := &toolFinder{fset: fset, pkg: pkg.Types, mapper: mapper, rel: rel}
 		tools := finder.find(sortedFiles(fset, pkg.Syntax))

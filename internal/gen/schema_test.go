@@ -89,6 +89,7 @@ func TestSchemas(t *testing.T) {
 			`mode?: string(kinds.Mode)[exact|prefix|fuzzy] = "fuzzy"`, "big?: integer(uint64) = 18446744073709551615",
 		}},
 		{"join", []string{"sep: string(string)", "parts?: array([]string) of string(string)"}},
+		{"measure", []string{"w: object(shared.Window){from: integer(int), to?: integer(*int)}", `unit?: string(shared.Unit)[m|ft] = "m"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -116,6 +117,7 @@ func TestSpecText(t *testing.T) {
 		hello.Summary, hello.Description, hello.Returns, hello.Params[1].Schema.Description,
 		search.Returns, search.Params[0].Schema.Properties[0].Schema.Description, search.Params[0].Schema.Properties[1].Schema.Description,
 		search.Params[0].Schema.Properties[6].Schema.Description,
+		lookup(t, "measure").Params[0].Schema.Properties[1].Schema.Description,
 	}
 	want := []string{
 		"计算两个整数的和。", "计算两个整数的和。", "第一个整数。", "basic.go:23",
@@ -124,6 +126,7 @@ func TestSpecText(t *testing.T) {
 		"the greeting.", "how to greet. Must be one of: plain, loud. Defaults to plain.",
 		"the query as it was understood.", "Asks for a trace of the query.", "Text is what to look for.",
 		"Weighs fields.",
+		"To is the last line, when given.",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)

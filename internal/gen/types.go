@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/constant"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"math"
@@ -75,6 +76,12 @@ type typeMapper struct {
 	// fieldDocs holds each struct field's description by the position of
 	// its name (or, embedded, its type).
 	fieldDocs map[token.Pos]string
+	// fset places the loaded objects, those of dependencies (read from
+	// export data) included.
+	fset *token.FileSet
+	// otherDocs caches the field descriptions of source files outside the
+	// loaded packages, by file name and line.
+	otherDocs map[string]map[int]map[string]string
 	// pkg is the package the generated file goes in: types from it are
 	// written without a qualifier, all others with their package's name.
 	pkg *types.Package
@@ -262,7 +269,7 @@ func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *re
 		if _, ok := ft.Underlying().(*types.Pointer); ok {
 			optional = true
 		}
-		if d := m.fieldDocs[f.Pos()]; d != "" {
+		if d := m.fieldDoc(f); d != "" {
 			cp := *fsc
 			// "Text is what to look for." stays; "Trace asks for a
 			// trace." becomes "Asks for a trace.", as for a tool.
@@ -498,6 +505,48 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return clip(string(b))
+}
+
+// fieldDoc is the description of a struct field: from the loaded syntax,
+// or, for a type declared in a dependency, from its source file, which
+// export data names with the field's line.
+func (m *typeMapper) fieldDoc(f *types.Var) string {
+	if d, ok := m.fieldDocs[f.Pos()]; ok {
+		return d
+	}
+	if m.fset == nil || !f.Pos().IsValid() {
+		return ""
+	}
+	pos := m.fset.Position(f.Pos())
+	if pos.Filename == "" || pos.Line == 0 {
+		return ""
+	}
+	byLine, ok := m.otherDocs[pos.Filename]
+	if !ok {
+		byLine = map[int]map[string]string{}
+		fset := token.NewFileSet()
+		if file, err := parser.ParseFile(fset, pos.Filename, nil, parser.ParseComments|parser.SkipObjectResolution); err == nil {
+			docs := map[token.Pos]string{}
+			fieldDocsOf([]*ast.File{file}, docs)
+			ast.Inspect(file, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if d, ok := docs[id.Pos()]; ok {
+						line := fset.Position(id.Pos()).Line
+						if byLine[line] == nil {
+							byLine[line] = map[string]string{}
+						}
+						byLine[line][id.Name] = d
+					}
+				}
+				return true
+			})
+		}
+		if m.otherDocs == nil {
+			m.otherDocs = map[string]map[int]map[string]string{}
+		}
+		m.otherDocs[pos.Filename] = byLine
+	}
+	return byLine[pos.Line][f.Name()]
 }
 
 // fieldDocsOf indexes the descriptions of every struct field declared in

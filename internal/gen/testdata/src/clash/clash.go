@@ -6,6 +6,8 @@ package clash
 import (
 	"strings"
 	"time"
+
+	"github.com/kesoku/kesoku/internal/gen/testdata/src/shared"
 )
 
 // registry, context and json take the names of the packages generated
@@ -49,3 +51,19 @@ func echo(err string, ctx int, registry string, time time.Duration, items []Item
 
 // Names lists the package's variables, so that they count as used.
 func Names() []any { return []any{registry, context, json, v, args, out, m, x} }
+
+// Measure measures a window of lines, in a unit of another package.
+//
+// Args:
+//
+//	w: the window.
+//	unit: the unit. Defaults to m.
+//
+//kesoku:tool
+func Measure(w shared.Window, unit shared.Unit) string {
+	to := "end"
+	if w.To != nil {
+		to = strings.Repeat("|", *w.To)
+	}
+	return string(unit) + ":" + strings.Repeat("|", w.From) + "-" + to
+}

@@ -12,6 +12,7 @@ import (
 	json2 "encoding/json"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/gen/testdata/src/shared"
 	registry2 "github.com/kesoku/kesoku/internal/registry"
 )
 
@@ -82,8 +83,55 @@ func init() {
 				},
 			},
 		},
-		Source: "clash.go:39",
+		Source: "clash.go:41",
 		Call:   kesokuCallEcho,
+	})
+	registry2.Default.MustRegister(&registry2.Spec{
+		Name:        "measure",
+		Summary:     "Measures a window of lines, in a unit of another package.",
+		Description: "Measures a window of lines, in a unit of another package.",
+		Params: []*registry2.Property{
+			{
+				Name:     "w",
+				Required: true,
+				Schema: &registry2.Schema{
+					Type:        registry2.TypeObject,
+					Description: "the window.",
+					Properties: []*registry2.Property{
+						{
+							Name:     "from",
+							Required: true,
+							Schema: &registry2.Schema{
+								Type:        registry2.TypeInteger,
+								Description: "From is the first line.",
+								GoType:      "int",
+							},
+						},
+						{
+							Name: "to",
+							Schema: &registry2.Schema{
+								Type:        registry2.TypeInteger,
+								Description: "To is the last line, when given.",
+								GoType:      "*int",
+							},
+						},
+					},
+					GoType: "shared.Window",
+				},
+			},
+			{
+				Name: "unit",
+				Schema: &registry2.Schema{
+					Type:        registry2.TypeString,
+					Description: "the unit. Defaults to m.",
+					Enum:        []string{"m", "ft"},
+					Default:     json2.RawMessage("\"m\""),
+					GoType:      "shared.Unit",
+				},
+			},
+		},
+		Source: "clash.go:63",
+		Call:   kesokuCallMeasure,
 	})
 }
 
@@ -132,6 +180,27 @@ func kesokuCallEcho(ctx context2.Context, tc *registry2.ToolContext, args_ map[s
 	return echo(errArg, ctxArg, registryArg, timeArg, items), nil
 }
 
+// kesokuCallMeasure decodes the arguments of measure and calls Measure.
+func kesokuCallMeasure(ctx context2.Context, tc *registry2.ToolContext, args_ map[string]any) (any, error) {
+	v_ := args_["w"]
+	if v_ == nil {
+		return nil, registry2.MissingArg("w")
+	}
+	w, err := kesokuDecodeWindow(v_)
+	if err != nil {
+		return nil, registry2.ArgAt(err, "w")
+	}
+	v_ = args_["unit"]
+	if v_ == nil {
+		v_ = "m"
+	}
+	unit, err := kesokuDecodeUnit(v_)
+	if err != nil {
+		return nil, registry2.ArgAt(err, "unit")
+	}
+	return Measure(w, unit), nil
+}
+
 // kesokuDecodeItem decodes a clash.Item.
 func kesokuDecodeItem(v_ any) (Item, error) {
 	var out_ Item
@@ -163,3 +232,45 @@ func kesokuDecodeSliceOfItem(v_ any) ([]Item, error) {
 	}
 	return out_, nil
 }
+
+// kesokuDecodePtrToInt decodes a *int.
+func kesokuDecodePtrToInt(v_ any) (*int, error) {
+	if v_ == nil {
+		return nil, nil
+	}
+	x_, err := registry2.DecodeInt[int](v_)
+	if err != nil {
+		return nil, err
+	}
+	return &x_, nil
+}
+
+// kesokuDecodeWindow decodes a shared.Window.
+func kesokuDecodeWindow(v_ any) (shared.Window, error) {
+	var out_ shared.Window
+	m_, err := registry2.DecodeObject(v_)
+	if err != nil {
+		return out_, err
+	}
+	if x_ := m_["from"]; x_ != nil {
+		if out_.From, err = registry2.DecodeInt[int](x_); err != nil {
+			return out_, registry2.ArgAt(err, "from")
+		}
+	} else {
+		return out_, registry2.MissingField("from")
+	}
+	if x_ := m_["to"]; x_ != nil {
+		if out_.To, err = kesokuDecodePtrToInt(x_); err != nil {
+			return out_, registry2.ArgAt(err, "to")
+		}
+	}
+	return out_, nil
+}
+
+// kesokuDecodeUnit decodes a shared.Unit, one of kesokuEnumUnit.
+func kesokuDecodeUnit(v_ any) (shared.Unit, error) {
+	return registry2.DecodeEnum[shared.Unit](v_, kesokuEnumUnit)
+}
+
+// kesokuEnumUnit are the values a shared.Unit may take.
+var kesokuEnumUnit = []string{"m", "ft"}
