@@ -23,10 +23,10 @@ type modelFlags struct {
 	BaseURL   string
 	MaxTokens int
 
-	// sdkLog receives what the SDKs print through the standard logger
+	// SDKLog receives what the SDKs print through the standard logger
 	// (warnings, and genai's "Error context canceled" when a stream is
 	// interrupted); nil discards it. Commands set it under -v.
-	sdkLog io.Writer
+	SDKLog io.Writer
 }
 
 // register adds --model, --provider, --base-url and --max-tokens to fs.
@@ -99,8 +99,8 @@ func providerOf(model string) string {
 func (r *resolvedModel) build(ctx context.Context) (llm.Provider, error) {
 	// The SDKs print through the standard logger, which kesoku uses for
 	// nothing else: their noise stays out of the terminal unless asked for.
-	if r.flags.sdkLog != nil {
-		log.SetOutput(r.flags.sdkLog)
+	if r.flags.SDKLog != nil {
+		log.SetOutput(r.flags.SDKLog)
 	} else {
 		log.SetOutput(io.Discard)
 	}

@@ -124,7 +124,7 @@ EXIT STATUS
 func runSession(ctx context.Context, opts *sessionOptions) error {
 	g := opts.g
 	if g.Verbose {
-		opts.model.sdkLog = g.IO.Err
+		opts.model.SDKLog = g.IO.Err
 	}
 	// Everything that can be refused is refused before anything runs.
 	rm, err := opts.model.resolve()
