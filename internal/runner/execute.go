@@ -20,31 +20,38 @@ type outcome struct {
 	panicked string
 }
 
-// execute is step 4 and 5 for one call, in its own goroutine: run the tool
-// with the call's context, then pack what came back into the slot's record.
+// execute is steps 4 and 5 for one call, on a worker: run the tool with
+// the call's context, then pack what came back into the slot's record.
 func (ru *run) execute(s *slot) {
 	r := ru.r
 	req := s.req
+	start := time.Now()
+	s.started.Store(start.UnixNano())
+
+	// The call's context is the run's, cancelled on interrupt; with its own
+	// deadline under --timeout, and its own cancel under --fail-fast.
+	ctx := ru.ctx
+	if r.opts.FailFast {
+		ctx, s.cancel = context.WithCancel(ctx)
+		ru.inflight.Store(s, struct{}{})
+		if ru.cut(s.index) {
+			s.cancel() // the failure came as it was stored
+		}
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			// Packing ran a MarshalJSON of the tool's result that panicked.
-			s.rec = r.errorRecord(req, message.KindPanic, fmt.Sprintf("panic: %v", v), time.Since(s.started))
+			s.rec = r.errorRecord(req, message.KindPanic, fmt.Sprintf("panic: %v", v), time.Since(start))
 		}
-		failed := s.rec.Error != nil && s.rec.Status != message.StatusAborted && r.opts.FailFast
-		if failed {
-			// Before the slot is freed, so that nothing more starts.
-			ru.failed.Store(true)
+		if s.cancel != nil {
+			ru.inflight.Delete(s)
+			s.cancel()
 		}
-		<-ru.sem
+		// Before the worker is free, so that nothing after a failure starts.
+		ru.noteRecord(s)
 		close(s.done)
-		if failed {
-			// After the record is in place, so that the writer does not
-			// take this call for one cut short.
-			ru.cancel()
-		}
 	}()
 
-	spec, _ := r.reg.Lookup(req.Name)
 	tc := &registry.ToolContext{
 		Store:         r.opts.Store,
 		SessionID:     r.sessionID(req),
@@ -53,17 +60,16 @@ func (ru *run) execute(s *slot) {
 		Staging:       r.opts.Staging,
 		Model:         r.opts.Model,
 	}
-
-	var ctx context.Context
-	var cancel context.CancelFunc
 	var o outcome
 	if r.opts.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(ru.ctx, r.opts.Timeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
+		defer cancel()
 		// The tool runs in a goroutine of its own so that the timeout holds
 		// even for a tool that ignores its context: the record is written
 		// at the deadline and the tool is left to return in its own time.
 		ch := make(chan outcome, 1)
-		go func() { ch <- call(ctx, spec, tc, req.Args) }()
+		go func() { ch <- call(ctx, s.spec, tc, req.Args) }()
 		select {
 		case o = <-ch:
 		case <-ctx.Done():
@@ -75,11 +81,9 @@ func (ru *run) execute(s *slot) {
 			}
 		}
 	} else {
-		ctx, cancel = context.WithCancel(ru.ctx)
-		o = call(ctx, spec, tc, req.Args)
+		o = call(ctx, s.spec, tc, req.Args)
 	}
-	defer cancel()
-	s.rec = ru.pack(ctx, req, o, time.Since(s.started))
+	s.rec = ru.pack(ctx, s, o, time.Since(start))
 }
 
 // call runs the tool, turning a panic into an outcome.
@@ -122,17 +126,20 @@ func shortStack() string {
 }
 
 // pack is step 5: one record for what the call came back with.
-func (ru *run) pack(ctx context.Context, req *Request, o outcome, d time.Duration) *message.Record {
-	r := ru.r
+func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *message.Record {
+	r, req := ru.r, s.req
 	if o.panicked != "" {
 		return r.errorRecord(req, message.KindPanic, o.panicked, d)
 	}
 	if o.err != nil {
 		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded) && ru.ctx.Err() == nil:
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && !ru.cut(s.index):
 			return r.errorRecord(req, message.KindTimeout,
 				fmt.Sprintf("timed out after %v (--timeout): %v", r.opts.Timeout, o.err), d)
-		case ru.ctx.Err() != nil && !registry.IsInvalidArgs(o.err):
+		case ru.cut(s.index) && !registry.IsInvalidArgs(o.err):
+			if s.index > ru.failAt.Load() && ru.parent.Err() == nil {
+				return r.aborted(req, "cancelled by --fail-fast after an earlier error: "+o.err.Error(), d)
+			}
 			return r.aborted(req, "interrupted while running: "+o.err.Error(), d)
 		case registry.IsInvalidArgs(o.err):
 			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)

@@ -21,6 +21,34 @@ type jsonParser struct {
 	data  []byte
 	i     int
 	depth int
+	// names keeps the short strings that recur from request to request
+	// (keys, tool names), so that a batch allocates each once.
+	names map[string]string
+}
+
+// internable bounds the strings a parser keeps: short ones, and not too
+// many, whatever the input.
+const (
+	maxInternLen   = 32
+	maxInternCount = 4096
+)
+
+// intern returns s as a string, the same one each time for a short s.
+func (p *jsonParser) intern(s []byte) string {
+	if len(s) > maxInternLen {
+		return string(s)
+	}
+	if v, ok := p.names[string(s)]; ok {
+		return v
+	}
+	v := string(s)
+	if p.names == nil {
+		p.names = make(map[string]string)
+	}
+	if len(p.names) < maxInternCount {
+		p.names[v] = v
+	}
+	return v
 }
 
 // jsonError is a syntax error at a byte offset of the input.
@@ -147,7 +175,7 @@ func (p *jsonParser) object(member func(key string) error) error {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
 			return p.unexpected("looking for beginning of object key string")
 		}
-		key, err := p.str()
+		key, err := p.key()
 		if err != nil {
 			return err
 		}
@@ -209,6 +237,22 @@ func (p *jsonParser) array(elem func() error) error {
 			return p.unexpected("after array element")
 		}
 	}
+}
+
+// key decodes an object key: str, interned when it has no escapes.
+func (p *jsonParser) key() (string, error) {
+	start := p.i + 1
+	for j := start; j < len(p.data); j++ {
+		c := p.data[j]
+		if c == '"' {
+			p.i = j + 1
+			return p.intern(p.data[start:j]), nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return p.str()
 }
 
 // str decodes the string at the current offset (at its opening quote).

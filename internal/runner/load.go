@@ -307,7 +307,7 @@ func trimSpace(b []byte) []byte {
 // parseRequestLine decodes one JSON Lines request. The top-level object is
 // walked key by key into the request, without a map in between.
 func parseRequestLine(p *jsonParser, line []byte, pos Position) *Request {
-	*p = jsonParser{data: line}
+	p.data, p.i, p.depth = line, 0, 0
 	b := newRequestBuilder(pos)
 	if line[0] != '{' {
 		v, err := p.value()
@@ -320,6 +320,15 @@ func parseRequestLine(p *jsonParser, line []byte, pos Position) *Request {
 		return b.notAnObject(v)
 	}
 	err := p.object(func(key string) error {
+		if key == "name" {
+			// Tool names recur on every line.
+			p.skipSpace()
+			if p.i < len(p.data) && p.data[p.i] == '"' {
+				name, err := p.key()
+				b.set(key, name)
+				return err
+			}
+		}
 		v, err := p.value()
 		if err == nil {
 			b.set(key, v)

@@ -10,7 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -156,20 +159,38 @@ func (r *ToolRunner) Options() Options { return r.opts }
 // when they refuse the request (done stays nil); a call that runs fills rec
 // and closes done when it returns.
 type slot struct {
-	req     *Request
-	rec     *message.Record
-	done    chan struct{}
-	started time.Time
+	req   *Request
+	index int64 // 1-based position in the run
+	spec  *registry.Spec
+	rec   *message.Record
+	done  chan struct{}
+	// started is when the call started, in Unix nanoseconds: written by the
+	// worker, read by the writer when the grace ends.
+	started atomic.Int64
+	// cancel cancels the call's own context: only with --fail-fast, which
+	// cancels the calls after the failed one and no others.
+	cancel context.CancelFunc
 }
 
 // run is the state of one Run.
 type run struct {
 	r      *ToolRunner
-	ctx    context.Context // cancelled on interrupt, fail-fast, or a failed emit
+	ctx    context.Context // cancelled on interrupt, or a failed emit
 	cancel context.CancelFunc
 	parent context.Context
-	failed atomic.Bool // --fail-fast fired
-	sem    chan struct{}
+	// failAt is the position of the first error record under --fail-fast
+	// (MaxInt64 while there is none): what comes after it is aborted, what
+	// comes before it runs. failed is closed when it is first set.
+	failAt   atomic.Int64
+	failed   chan struct{}
+	failOnce sync.Once
+	inflight sync.Map // *slot → struct{}: calls running, for --fail-fast
+	// work hands calls to the workers: Jobs goroutines at most, started as
+	// calls need them. Long-lived workers, rather than a goroutine per
+	// call, keep the stack they grew: a new goroutine's stack growth was a
+	// sixth of the batch path's time.
+	work    chan *slot
+	workers int
 }
 
 // Run executes the requests in order of arrival, up to Jobs at once, and
@@ -179,7 +200,11 @@ type run struct {
 // cancelled and get Grace to return. Run returns when every request has its
 // record; its error is emit's, the only failure that stops it early.
 func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func(*message.Record) error) (Summary, error) {
-	ru := &run{r: r, parent: ctx, sem: make(chan struct{}, r.opts.Jobs)}
+	// A buffer of one call per worker lets the dispatcher read the next
+	// request while the workers run: workers go from call to call without
+	// waiting to be woken.
+	ru := &run{r: r, parent: ctx, work: make(chan *slot, r.opts.Jobs), failed: make(chan struct{})}
+	ru.failAt.Store(math.MaxInt64)
 	ru.ctx, ru.cancel = context.WithCancel(ctx)
 	defer ru.cancel()
 
@@ -192,50 +217,17 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func
 	var skipped int
 	go func() {
 		defer close(pending)
+		defer close(ru.work)
 		skipped = ru.dispatch(reqs, pending, quit)
 	}()
 
 	var emitErr error
-	var grace <-chan time.Time
-	graceOver := false
+	w := &graceWatch{ru: ru}
 	for s := range pending {
 		if emitErr != nil {
 			continue // drain, so that the dispatcher can end
 		}
-		var rec *message.Record
-		if s.done == nil {
-			rec = s.rec // refused at steps 1–3: packed by the dispatcher
-		} else {
-			for rec == nil {
-				if graceOver {
-					select {
-					case <-s.done:
-						rec = s.rec
-					default:
-						rec = ru.abortedInFlight(s)
-					}
-					break
-				}
-				stopped := ru.ctx.Done()
-				if grace != nil {
-					stopped = nil
-				}
-				select {
-				case <-s.done:
-					rec = s.rec
-				case <-stopped:
-					t := time.NewTimer(r.opts.Grace)
-					defer t.Stop()
-					grace = t.C
-				case <-grace:
-					graceOver = true
-				case <-r.opts.EndGrace:
-					if grace != nil {
-						graceOver = true
-					}
-				}
-			}
-		}
+		rec := w.await(s)
 		rec.ID = r.ids.New()
 		summary.add(rec)
 		if err := emit(rec); err != nil {
@@ -244,37 +236,102 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func
 			ru.cancel()
 		}
 	}
+	w.stop()
 	summary.Skipped = skipped
-	summary.Interrupted = ctx.Err() != nil || (r.opts.IsInterrupted != nil && r.opts.IsInterrupted())
-	summary.FailedFast = ru.failed.Load()
+	summary.Interrupted = ru.interrupted() && emitErr == nil
+	summary.FailedFast = ru.failAt.Load() != math.MaxInt64
 	return summary, emitErr
+}
+
+// graceWatch waits for the records of calls in order, and keeps the grace
+// they get once the run is stopped.
+type graceWatch struct {
+	ru        *run
+	timer     *time.Timer
+	grace     <-chan time.Time
+	graceOver bool
+}
+
+// await returns s's record: the one packed at once, the one the call
+// returned, or an aborted one when a stopped call outlives the grace.
+func (w *graceWatch) await(s *slot) *message.Record {
+	ru := w.ru
+	if s.done == nil {
+		return s.rec // refused at steps 1–3: packed by the dispatcher
+	}
+	for {
+		// Only a call that is cut — everything once interrupted, what comes
+		// after the failure under --fail-fast — is given up on.
+		cut := ru.cut(s.index)
+		if w.graceOver && cut {
+			select {
+			case <-s.done:
+				return s.rec
+			default:
+				return ru.abortedInFlight(s)
+			}
+		}
+		var interrupted, failed, endGrace <-chan struct{}
+		var graceC <-chan time.Time
+		switch {
+		case w.grace == nil:
+			interrupted, failed = ru.ctx.Done(), ru.failed
+		case !w.graceOver:
+			endGrace = ru.r.opts.EndGrace
+			if cut {
+				graceC = w.grace
+			}
+		}
+		select {
+		case <-s.done:
+			return s.rec
+		case <-interrupted:
+			w.startGrace()
+		case <-failed:
+			w.startGrace()
+		case <-graceC:
+			w.graceOver = true
+		case <-endGrace:
+			w.graceOver = true
+		}
+	}
+}
+
+func (w *graceWatch) startGrace() {
+	w.timer = time.NewTimer(w.ru.r.opts.Grace)
+	w.grace = w.timer.C
+}
+
+func (w *graceWatch) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 // RunAll is Run over a slice, returning the records in request order: one
 // model turn's tool calls.
 func (r *ToolRunner) RunAll(ctx context.Context, reqs []*Request) ([]*message.Record, error) {
 	recs := make([]*message.Record, 0, len(reqs))
-	seq := func(yield func(*Request) bool) {
-		for _, q := range reqs {
-			if !yield(q) {
-				return
-			}
-		}
-	}
-	_, err := r.Run(ctx, seq, func(rec *message.Record) error {
+	_, err := r.Run(ctx, slices.Values(reqs), func(rec *message.Record) error {
 		recs = append(recs, rec)
 		return nil
 	})
 	return recs, err
 }
 
-// stopped reports whether nothing new may start: the seed's interrupt
-// check, widened to --fail-fast.
-func (ru *run) stopped() bool {
-	if ru.ctx.Err() != nil || ru.failed.Load() {
+// interrupted is the seed's interrupt check: the run's context cancelled,
+// or the IsInterrupted hook.
+func (ru *run) interrupted() bool {
+	if ru.ctx.Err() != nil {
 		return true
 	}
 	return ru.r.opts.IsInterrupted != nil && ru.r.opts.IsInterrupted()
+}
+
+// cut reports whether the request at index must not start (or, running,
+// may be given up on): the interrupt check, widened to --fail-fast.
+func (ru *run) cut(index int64) bool {
+	return index > ru.failAt.Load() || ru.interrupted()
 }
 
 // dispatch takes the requests one by one through steps 1–3 and starts the
@@ -283,27 +340,27 @@ func (ru *run) stopped() bool {
 func (ru *run) dispatch(reqs iter.Seq[*Request], pending chan<- *slot, quit <-chan struct{}) (skipped int) {
 	r := ru.r
 	seen := NewIDSet()
-	n := 0
+	var n int64
 	for req := range reqs {
 		n++
 		if req.ID == "" {
-			req.ID = "call_" + strconv.Itoa(n)
+			req.ID = "call_" + strconv.FormatInt(n, 10)
 		}
 		if r.opts.Finished != nil && r.opts.Finished.Has(req.ID) {
 			skipped++
 			continue
 		}
-		s := &slot{req: req}
+		s := &slot{req: req, index: n}
 		if !seen.Add(req.ID) {
 			s.rec = r.failure(req, message.KindInvalidRequest,
 				fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID))
 		} else {
-			s.rec = ru.check(req)
+			s.spec, s.rec = ru.check(s)
 		}
 		if s.rec == nil {
 			ru.start(s)
-		} else if s.rec.Error != nil && s.rec.Status != message.StatusAborted {
-			ru.noteFailure()
+		} else {
+			ru.noteRecord(s)
 		}
 		select {
 		case pending <- s:
@@ -314,24 +371,26 @@ func (ru *run) dispatch(reqs iter.Seq[*Request], pending chan<- *slot, quit <-ch
 	return skipped
 }
 
-// check runs steps 1–3 for req: parse, interrupt check, validation. It
-// returns the record of a request that must not run, nil for one that may.
-func (ru *run) check(req *Request) *message.Record {
-	r := ru.r
+// check runs steps 1–3 for a request: parse, interrupt check, validation.
+// It returns the tool of a request that may run, or the record of one that
+// must not.
+func (ru *run) check(s *slot) (*registry.Spec, *message.Record) {
+	r, req := ru.r, s.req
 	// 1. Parse: the loader has parsed; what it could not make sense of
 	// comes as Err.
 	if p := checkRequest(req); p != nil {
-		return r.failure(req, p.Kind, p.String())
+		return nil, r.failure(req, p.Kind, p.String())
 	}
 	// 2. Interrupt check.
-	if ru.stopped() {
-		return r.aborted(req, ru.abortReason(), 0)
+	if ru.cut(s.index) {
+		return nil, r.aborted(req, ru.abortReason(s.index), 0)
 	}
 	// 3. Validation.
-	if p := r.checkArgs(req); p != nil {
-		return r.failure(req, p.Kind, p.String())
+	spec, p := r.checkArgs(req)
+	if p != nil {
+		return nil, r.failure(req, p.Kind, p.String())
 	}
-	return nil
+	return spec, nil
 }
 
 // Problem is what is wrong with a request that must not run.
@@ -352,7 +411,8 @@ func (r *ToolRunner) Check(req *Request) *Problem {
 	if p := checkRequest(req); p != nil {
 		return p
 	}
-	return r.checkArgs(req)
+	_, p := r.checkArgs(req)
+	return p
 }
 
 func checkRequest(req *Request) *Problem {
@@ -369,18 +429,18 @@ func checkRequest(req *Request) *Problem {
 	return nil
 }
 
-func (r *ToolRunner) checkArgs(req *Request) *Problem {
+func (r *ToolRunner) checkArgs(req *Request) (*registry.Spec, *Problem) {
 	spec, ok := r.reg.Lookup(req.Name)
 	if !ok {
-		return &Problem{message.KindUnknownTool, req.Pos, r.reg.UnknownTool(req.Name).Error()}
+		return nil, &Problem{message.KindUnknownTool, req.Pos, r.reg.UnknownTool(req.Name).Error()}
 	}
 	if req.Args == nil {
 		req.Args = map[string]any{}
 	}
 	if err := spec.Validate(req.Args); err != nil {
-		return &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
+		return nil, &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
 	}
-	return nil
+	return spec, nil
 }
 
 func withPos(p Position, msg string) string {
@@ -390,44 +450,75 @@ func withPos(p Position, msg string) string {
 	return p.String() + ": " + msg
 }
 
-// start waits for a free slot and starts the call in its own goroutine
-// (step 4); an interrupt while waiting aborts the request instead.
+// start hands the call to the workers, starting one while fewer than Jobs
+// are running (step 4); an interrupt while waiting for room aborts the
+// request instead.
 func (ru *run) start(s *slot) {
-	select {
-	case ru.sem <- struct{}{}:
-	case <-ru.ctx.Done():
-		s.rec = ru.r.aborted(s.req, ru.abortReason(), 0)
-		return
-	}
-	// The interrupt may have come while waiting, and select picks at
-	// random among ready cases.
-	if ru.stopped() {
-		<-ru.sem
-		s.rec = ru.r.aborted(s.req, ru.abortReason(), 0)
-		return
-	}
 	s.done = make(chan struct{})
-	s.started = time.Now()
-	go ru.execute(s)
+	if ru.workers < ru.r.opts.Jobs {
+		ru.workers++
+		go ru.worker()
+	}
+	select {
+	case ru.work <- s:
+	case <-ru.ctx.Done():
+		s.done = nil
+		s.rec = ru.r.aborted(s.req, ru.abortReason(s.index), 0)
+	}
 }
 
-func (ru *run) abortReason() string {
-	if ru.failed.Load() && ru.parent.Err() == nil {
+// worker runs calls until the run has no more.
+func (ru *run) worker() {
+	for s := range ru.work {
+		// The interrupt (or the failure) may have come while the call
+		// waited for a worker.
+		if ru.cut(s.index) {
+			s.rec = ru.r.aborted(s.req, ru.abortReason(s.index), 0)
+			close(s.done)
+			continue
+		}
+		ru.execute(s)
+	}
+}
+
+func (ru *run) abortReason(index int64) string {
+	if index > ru.failAt.Load() && ru.parent.Err() == nil {
 		return "not started: --fail-fast stopped the run after an earlier error"
 	}
 	return "interrupted before it started"
 }
 
-// noteFailure is told of every error record as it is packed, so that
-// --fail-fast stops dispatch before the next call can start.
-func (ru *run) noteFailure() {
-	if ru.r.opts.FailFast && !ru.failed.Swap(true) {
-		ru.cancel()
+// noteRecord is told of every record as it is packed. Under --fail-fast,
+// the first error record stops what comes after it: nothing later starts,
+// and later calls in flight are cancelled. Earlier requests still run.
+func (ru *run) noteRecord(s *slot) {
+	if !ru.r.opts.FailFast || s.rec.Error == nil || s.rec.Status == message.StatusAborted {
+		return
 	}
+	for {
+		at := ru.failAt.Load()
+		if s.index >= at {
+			return
+		}
+		if ru.failAt.CompareAndSwap(at, s.index) {
+			break
+		}
+	}
+	ru.failOnce.Do(func() { close(ru.failed) })
+	ru.inflight.Range(func(k, _ any) bool {
+		if c := k.(*slot); c.index > s.index {
+			c.cancel()
+		}
+		return true
+	})
 }
 
-// abortedInFlight is the record of a call still running when the grace
-// ended.
+// abortedInFlight is the record of a call still running (or still waiting
+// for a worker held by such a call) when the grace ended.
 func (ru *run) abortedInFlight(s *slot) *message.Record {
-	return ru.r.aborted(s.req, fmt.Sprintf("interrupted: the call did not return within the %v grace", ru.r.opts.Grace), time.Since(s.started))
+	t := s.started.Load()
+	if t == 0 {
+		return ru.r.aborted(s.req, ru.abortReason(s.index), 0)
+	}
+	return ru.r.aborted(s.req, fmt.Sprintf("interrupted: the call did not return within the %v grace", ru.r.opts.Grace), time.Since(time.Unix(0, t)))
 }

@@ -358,7 +358,7 @@ func TestRunAbortsQueuedAtOnce(t *testing.T) {
 	r := New(reg, Options{Jobs: 4, Grace: 5 * time.Second})
 	reqs := make([]*Request, 10000)
 	for i := range reqs {
-		reqs[i] = &Request{Name: "sleep", Args: map[string]any{"ms": 50.0}}
+		reqs[i] = &Request{Name: "sleep", Args: map[string]any{"ms": 5000.0}}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -707,3 +707,67 @@ func TestIDSet(t *testing.T) {
 }
 
 var _ = cmpopts.EquateEmpty
+
+func TestIDSetGrows(t *testing.T) {
+	t.Parallel()
+	s := NewIDSet()
+	const n = 200_000
+	for i := range n {
+		if !s.Add(fmt.Sprint("call_", i)) {
+			t.Fatalf("id %d taken for one already in the set", i)
+		}
+	}
+	for i := range n {
+		if s.Add(fmt.Sprint("call_", i)) || !s.Has(fmt.Sprint("call_", i)) {
+			t.Fatalf("id %d lost after the set grew", i)
+		}
+	}
+	if s.Has("call_x") || s.Len() != n {
+		t.Errorf("Len = %d, want %d", s.Len(), n)
+	}
+}
+
+func BenchmarkIDSetAdd(b *testing.B) {
+	ids := make([]string, 1<<20)
+	for i := range ids {
+		ids[i] = fmt.Sprint("call_", i)
+	}
+	b.ReportAllocs()
+	s := NewIDSet()
+	for i := 0; b.Loop(); i++ {
+		if i&(1<<20-1) == 0 {
+			s = NewIDSet()
+		}
+		s.Add(ids[i&(1<<20-1)])
+	}
+}
+
+// TestRunFailFastRunsWhatCameBefore checks that --fail-fast aborts only
+// what comes after the failure: earlier calls still in flight finish, later
+// ones are cancelled.
+func TestRunFailFastRunsWhatCameBefore(t *testing.T) {
+	t.Parallel()
+	c := &calls{}
+	r := New(testRegistry(t, c), Options{FailFast: true, Jobs: 4, Grace: time.Second})
+	recs, sum := collect(t, context.Background(), r, []*Request{
+		{ID: "slow", Name: "sleep", Args: map[string]any{"ms": 100.0}},
+		{ID: "stubborn", Name: "stubborn", Args: map[string]any{"ms": 50.0}},
+		{ID: "bad", Name: "sum", Args: map[string]any{"a": 1.0}},
+		{ID: "later", Name: "sleep", Args: map[string]any{"ms": 5000.0}},
+		{ID: "queued", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+	})
+	var got []string
+	for _, rec := range recs {
+		got = append(got, rec.ParentID+":"+string(rec.Status))
+	}
+	want := []string{"slow:responded", "stubborn:responded", "bad:responded", "later:aborted", "queued:aborted"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records mismatch (-want +got):\n%s", diff)
+	}
+	if recs[0].Error != nil || recs[1].Error != nil {
+		t.Errorf("calls before the failure were cut short: %+v %+v", recs[0].Error, recs[1].Error)
+	}
+	if !sum.FailedFast || sum.Interrupted {
+		t.Errorf("summary = %+v, want FailedFast, not Interrupted", sum)
+	}
+}
