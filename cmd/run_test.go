@@ -39,19 +39,31 @@ func runTestRegistry(t *testing.T) *registry.Registry {
 	return r
 }
 
+// runFlags are the flags of run.go, as TestRunFlags compares them; other
+// files add their own (--model) and test them.
+type runFlags struct {
+	Files            []string
+	Output, Session  string
+	Format           string
+	Jobs             int
+	Timeout, Grace   time.Duration
+	MaxOutput        sizeValue
+	FailFast, Resume bool
+}
+
 func TestRunFlags(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
-		want runOptions
+		want runFlags
 	}{
-		{"defaults", []string{"a.yaml"}, runOptions{Files: []string{"a.yaml"}, Jobs: 1, Grace: 5 * time.Second, MaxOutput: 1 << 20}},
+		{"defaults", []string{"a.yaml"}, runFlags{Files: []string{"a.yaml"}, Jobs: 1, Grace: 5 * time.Second, MaxOutput: 1 << 20}},
 		{"everything", []string{"a.jsonl", "-", "-o", "out.jsonl", "--session", "s", "--format", "jsonl", "-j", "8", "--timeout", "300ms",
 			"--grace", "1s", "--max-output", "64KiB", "--fail-fast", "--resume"},
-			runOptions{Files: []string{"a.jsonl", "-"}, Output: "out.jsonl", Session: "s", Format: "jsonl", Jobs: 8, Timeout: 300 * time.Millisecond,
+			runFlags{Files: []string{"a.jsonl", "-"}, Output: "out.jsonl", Session: "s", Format: "jsonl", Jobs: 8, Timeout: 300 * time.Millisecond,
 				Grace: time.Second, MaxOutput: 64 << 10, FailFast: true, Resume: true}},
-		{"sizes in bytes and SI units", []string{"a.yaml", "--max-output", "1MB"}, runOptions{Files: []string{"a.yaml"}, Jobs: 1, Grace: 5 * time.Second, MaxOutput: 1e6}},
+		{"sizes in bytes and SI units", []string{"a.yaml", "--max-output", "1MB"}, runFlags{Files: []string{"a.yaml"}, Jobs: 1, Grace: 5 * time.Second, MaxOutput: 1e6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,10 +74,9 @@ func TestRunFlags(t *testing.T) {
 			if err := c.Execute(); err != nil {
 				t.Fatal(err)
 			}
-			// The flags of this file only: others add their own (--model).
-			mine := runOptions{Files: got.Files, Output: got.Output, Session: got.Session, Format: got.Format, Jobs: got.Jobs,
+			mine := runFlags{Files: got.Files, Output: got.Output, Session: got.Session, Format: got.Format, Jobs: got.Jobs,
 				Timeout: got.Timeout, Grace: got.Grace, MaxOutput: got.MaxOutput, FailFast: got.FailFast, Resume: got.Resume}
-			if diff := cmp.Diff(tt.want, mine, cmp.AllowUnexported(runOptions{})); diff != "" {
+			if diff := cmp.Diff(tt.want, mine); diff != "" {
 				t.Errorf("options mismatch (-want +got):\n%s", diff)
 			}
 		})
