@@ -70,13 +70,14 @@ no longer compiles and so stops the program that would regenerate it
 
 	go run -tags kesoku_nogen github.com/kesoku/kesoku gen ./...
 
-Exit status for gen: 0 done (or, with --check, everything up to date);
+EXIT STATUS
+  0 done (or, with --check, everything up to date);
 1 a mistake in a tool's declaration, a package that does not load, or,
 with --check, a stale file; 2 bad usage.`,
 		Example: `  kesoku gen
   kesoku gen ./internal/tools
   kesoku gen --check ./...
-  //go:generate go run github.com/kesoku/kesoku gen .`,
+  //go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Quiet, opts.Patterns = g.IO, g.Quiet, args
 			return runGen(c.Context(), opts)

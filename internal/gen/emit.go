@@ -284,6 +284,9 @@ func (e *emitter) schemaLit(s *registry.Schema) string {
 		fmt.Fprintf(&b, "AdditionalProperties: %s,\n", e.schemaLit(s.AdditionalProperties))
 	}
 	fmt.Fprintf(&b, "GoType: %q,\n", s.GoType)
+	if s.Kind != "" {
+		fmt.Fprintf(&b, "Kind: %q,\n", s.Kind)
+	}
 	b.WriteString("}")
 	return b.String()
 }

@@ -124,11 +124,11 @@ func (m *typeMapper) mapType(t types.Type) (*shape, *registry.Schema, error) {
 		case u.Kind() == types.Bool:
 			sh.kind, sc.Type = kindBool, registry.TypeBoolean
 		case u.Info()&types.IsInteger != 0 && u.Info()&types.IsUnsigned != 0:
-			sh.kind, sc.Type = kindUint, registry.TypeInteger
+			sh.kind, sc.Type, sc.Kind = kindUint, registry.TypeInteger, u.Name()
 		case u.Info()&types.IsInteger != 0:
-			sh.kind, sc.Type = kindInt, registry.TypeInteger
+			sh.kind, sc.Type, sc.Kind = kindInt, registry.TypeInteger, u.Name()
 		case u.Info()&types.IsFloat != 0:
-			sh.kind, sc.Type = kindFloat, registry.TypeNumber
+			sh.kind, sc.Type, sc.Kind = kindFloat, registry.TypeNumber, u.Name()
 		default:
 			return nil, nil, typeErrorf("unsupported type %s: JSON has no %s", goType, u.Name())
 		}

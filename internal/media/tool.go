@@ -10,7 +10,7 @@ import (
 	"github.com/kesoku/kesoku/internal/workspace"
 )
 
-//go:generate go run github.com/kesoku/kesoku gen .
+//go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .
 
 // AnalyzeMedia asks the session's multimodal model about an image, audio,
 // video or PDF file.

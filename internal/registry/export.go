@@ -264,7 +264,7 @@ func (c *converter) schema(s *Schema) *jsonSchema {
 		out.Default = s.Default
 	}
 	if s.Type == TypeInteger {
-		out.Minimum, out.Maximum = intLimits(s.GoType)
+		out.Minimum, out.Maximum = intLimits(s.numKind())
 	}
 	if c.active[s] {
 		return out

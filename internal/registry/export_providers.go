@@ -145,7 +145,7 @@ func geminiSchema(s *Schema) *genai.Schema {
 	}
 	switch s.Type {
 	case TypeInteger:
-		if lo, hi := intLimits(s.GoType); lo != nil {
+		if lo, hi := intLimits(s.numKind()); lo != nil {
 			min := float64(*lo)
 			out.Minimum = &min
 			if hi != nil {

@@ -7,6 +7,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/kesoku/kesoku/internal/message"
 )
@@ -44,6 +45,19 @@ type Schema struct {
 	// GoType names the Go type the schema was derived from ("int32",
 	// "[]string", "tools.Mode"), for error messages only.
 	GoType string
+	// Kind is the underlying Go kind of a number ("int8", "uint32",
+	// "float32"), which bounds its range whatever the type is named; empty
+	// for other types.
+	Kind string
+}
+
+// numKind is the Go kind that bounds a number's range: Kind, or for specs
+// written by hand without it, GoType.
+func (s *Schema) numKind() string {
+	if s.Kind != "" {
+		return s.Kind
+	}
+	return strings.TrimLeft(s.GoType, "*")
 }
 
 // Property is a named member of an object schema, or a tool parameter.

@@ -254,7 +254,7 @@ func (v *validator) integer(s *Schema, val any) {
 		v.wrongType(s, val)
 		return
 	}
-	lo, hi := intBounds(s.GoType)
+	lo, hi := intBounds(s.numKind())
 	if res == tooLarge || neg && mag > lo || !neg && mag > hi {
 		v.add(&ArgError{Problem: "out of range", Expected: expected(s) + " " + boundsText(lo, hi), Got: describe(val)})
 	}
@@ -269,7 +269,7 @@ func (v *validator) number(s *Schema, val any) {
 		return
 	}
 	limit := math.MaxFloat64
-	if strings.TrimLeft(s.GoType, "*") == "float32" {
+	if s.numKind() == "float32" {
 		limit = math.MaxFloat32
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > limit {

@@ -10,4 +10,4 @@
 // model can correct its call.
 package tools
 
-//go:generate go run github.com/kesoku/kesoku gen .
+//go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .

@@ -27,6 +27,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "第一个整数。",
 					GoType:      "int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -36,6 +37,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "第二个整数。",
 					GoType:      "int",
+					Kind:        "int",
 				},
 			},
 		},
@@ -83,6 +85,7 @@ func init() {
 					Description: "how long to wait, in seconds. Defaults to 0.05.",
 					Default:     json.RawMessage("0.05"),
 					GoType:      "float64",
+					Kind:        "float64",
 				},
 			},
 		},

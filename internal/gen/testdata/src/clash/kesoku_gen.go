@@ -38,6 +38,7 @@ func init() {
 					Type:        registry2.TypeInteger,
 					Description: "how many times.",
 					GoType:      "int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -56,6 +57,7 @@ func init() {
 					Description: "a pause, in nanoseconds. Defaults to 0.",
 					Default:     json2.RawMessage("0"),
 					GoType:      "time.Duration",
+					Kind:        "int64",
 				},
 			},
 			{
@@ -105,6 +107,7 @@ func init() {
 								Type:        registry2.TypeInteger,
 								Description: "From is the first line.",
 								GoType:      "int",
+								Kind:        "int",
 							},
 						},
 						{
@@ -113,6 +116,7 @@ func init() {
 								Type:        registry2.TypeInteger,
 								Description: "To is the last line, when given.",
 								GoType:      "*int",
+								Kind:        "int",
 							},
 						},
 					},

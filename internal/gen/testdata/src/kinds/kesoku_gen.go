@@ -46,6 +46,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "an int.",
 					GoType:      "int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -55,6 +56,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "an int8.",
 					GoType:      "int8",
+					Kind:        "int8",
 				},
 			},
 			{
@@ -64,6 +66,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "an int16.",
 					GoType:      "int16",
+					Kind:        "int16",
 				},
 			},
 			{
@@ -73,6 +76,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "an int32.",
 					GoType:      "int32",
+					Kind:        "int32",
 				},
 			},
 			{
@@ -82,6 +86,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "an int64.",
 					GoType:      "int64",
+					Kind:        "int64",
 				},
 			},
 			{
@@ -91,6 +96,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a uint.",
 					GoType:      "uint",
+					Kind:        "uint",
 				},
 			},
 			{
@@ -100,6 +106,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a uint8.",
 					GoType:      "uint8",
+					Kind:        "uint8",
 				},
 			},
 			{
@@ -109,6 +116,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a uint16.",
 					GoType:      "uint16",
+					Kind:        "uint16",
 				},
 			},
 			{
@@ -118,6 +126,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a uint32.",
 					GoType:      "uint32",
+					Kind:        "uint32",
 				},
 			},
 			{
@@ -127,6 +136,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a uint64.",
 					GoType:      "uint64",
+					Kind:        "uint64",
 				},
 			},
 			{
@@ -136,6 +146,7 @@ func init() {
 					Type:        registry.TypeNumber,
 					Description: "a float32.",
 					GoType:      "float32",
+					Kind:        "float32",
 				},
 			},
 			{
@@ -145,6 +156,7 @@ func init() {
 					Type:        registry.TypeNumber,
 					Description: "a float64.",
 					GoType:      "float64",
+					Kind:        "float64",
 				},
 			},
 			{
@@ -154,6 +166,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a named uint8.",
 					GoType:      "kinds.Count",
+					Kind:        "uint8",
 				},
 			},
 			{
@@ -163,6 +176,7 @@ func init() {
 					Type:        registry.TypeInteger,
 					Description: "a duration in nanoseconds.",
 					GoType:      "time.Duration",
+					Kind:        "int64",
 				},
 			},
 		},
@@ -215,6 +229,7 @@ func init() {
 								Type:        registry.TypeInteger,
 								Description: "Caps the results.",
 								GoType:      "*int",
+								Kind:        "int",
 							},
 						},
 						{
@@ -242,6 +257,7 @@ func init() {
 											Type:        registry.TypeNumber,
 											Description: "X is the horizontal position.",
 											GoType:      "float64",
+											Kind:        "float64",
 										},
 									},
 									{
@@ -251,6 +267,7 @@ func init() {
 											Type:        registry.TypeNumber,
 											Description: "Y is the vertical position.",
 											GoType:      "float64",
+											Kind:        "float64",
 										},
 									},
 								},
@@ -265,6 +282,7 @@ func init() {
 								AdditionalProperties: &registry.Schema{
 									Type:   registry.TypeNumber,
 									GoType: "float32",
+									Kind:   "float32",
 								},
 								GoType: "map[string]float32",
 							},
@@ -276,6 +294,7 @@ func init() {
 								Type:        registry.TypeInteger,
 								Description: "Keeps its Go name.",
 								GoType:      "int",
+								Kind:        "int",
 							},
 						},
 					},
@@ -289,6 +308,7 @@ func init() {
 					Description: "the page to return, from 1. Defaults to 1.",
 					Default:     json.RawMessage("1"),
 					GoType:      "int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -333,6 +353,7 @@ func init() {
 						Items: &registry.Schema{
 							Type:   registry.TypeInteger,
 							GoType: "int",
+							Kind:   "int",
 						},
 						GoType: "[]int",
 					},
@@ -355,6 +376,7 @@ func init() {
 									Type:        registry.TypeNumber,
 									Description: "X is the horizontal position.",
 									GoType:      "float64",
+									Kind:        "float64",
 								},
 							},
 							{
@@ -364,6 +386,7 @@ func init() {
 									Type:        registry.TypeNumber,
 									Description: "Y is the vertical position.",
 									GoType:      "float64",
+									Kind:        "float64",
 								},
 							},
 						},
@@ -388,6 +411,7 @@ func init() {
 									Type:        registry.TypeNumber,
 									Description: "X is the horizontal position.",
 									GoType:      "float64",
+									Kind:        "float64",
 								},
 							},
 							{
@@ -397,6 +421,7 @@ func init() {
 									Type:        registry.TypeNumber,
 									Description: "Y is the vertical position.",
 									GoType:      "float64",
+									Kind:        "float64",
 								},
 							},
 						},
@@ -414,6 +439,7 @@ func init() {
 					AdditionalProperties: &registry.Schema{
 						Type:   registry.TypeInteger,
 						GoType: "int",
+						Kind:   "int",
 					},
 					GoType: "map[string]int",
 				},
@@ -460,6 +486,7 @@ func init() {
 									Type:        registry.TypeInteger,
 									Description: "Caps the results.",
 									GoType:      "*int",
+									Kind:        "int",
 								},
 							},
 							{
@@ -487,6 +514,7 @@ func init() {
 												Type:        registry.TypeNumber,
 												Description: "X is the horizontal position.",
 												GoType:      "float64",
+												Kind:        "float64",
 											},
 										},
 										{
@@ -496,6 +524,7 @@ func init() {
 												Type:        registry.TypeNumber,
 												Description: "Y is the vertical position.",
 												GoType:      "float64",
+												Kind:        "float64",
 											},
 										},
 									},
@@ -510,6 +539,7 @@ func init() {
 									AdditionalProperties: &registry.Schema{
 										Type:   registry.TypeNumber,
 										GoType: "float32",
+										Kind:   "float32",
 									},
 									GoType: "map[string]float32",
 								},
@@ -521,6 +551,7 @@ func init() {
 									Type:        registry.TypeInteger,
 									Description: "Keeps its Go name.",
 									GoType:      "int",
+									Kind:        "int",
 								},
 							},
 						},
@@ -586,6 +617,7 @@ func init() {
 					Description: "an integer. Defaults to 3.",
 					Default:     json.RawMessage("3"),
 					GoType:      "int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -595,6 +627,7 @@ func init() {
 					Description: "a float. Defaults to 0.5.",
 					Default:     json.RawMessage("0.5"),
 					GoType:      "float64",
+					Kind:        "float64",
 				},
 			},
 			{
@@ -613,6 +646,7 @@ func init() {
 					Description: "an optional integer with a default. Defaults to 7.",
 					Default:     json.RawMessage("7"),
 					GoType:      "*int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -622,6 +656,7 @@ func init() {
 					Description: "an optional integer whose default is null. Defaults to null.",
 					Default:     json.RawMessage("null"),
 					GoType:      "*int",
+					Kind:        "int",
 				},
 			},
 			{
@@ -638,6 +673,7 @@ func init() {
 								Type:        registry.TypeNumber,
 								Description: "X is the horizontal position.",
 								GoType:      "float64",
+								Kind:        "float64",
 							},
 						},
 						{
@@ -647,6 +683,7 @@ func init() {
 								Type:        registry.TypeNumber,
 								Description: "Y is the vertical position.",
 								GoType:      "float64",
+								Kind:        "float64",
 							},
 						},
 					},
@@ -670,6 +707,7 @@ func init() {
 					Description: "a large unsigned integer. Defaults to 18446744073709551615.",
 					Default:     json.RawMessage("18446744073709551615"),
 					GoType:      "uint64",
+					Kind:        "uint64",
 				},
 			},
 		},
