@@ -154,7 +154,10 @@ func toPart(p llm.Part, generated map[string]bool) (*genai.Part, error) {
 	case p.Blob != nil:
 		return blobPart(p.Blob)
 	}
-	if p.Text == "" && d.ThoughtSignature == nil {
+	if p.Text == "" {
+		// A signature that came alone, with no text before it in its turn,
+		// has nothing to ride on: a part without data is refused, and a
+		// text part's signature is optional, unlike a call's.
 		return nil, nil
 	}
 	return &genai.Part{Text: p.Text, Thought: d.Thought || p.Thought, ThoughtSignature: d.ThoughtSignature}, nil
