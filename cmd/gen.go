@@ -71,9 +71,10 @@ no longer compiles and so stops the program that would regenerate it
 	go run -tags kesoku_nogen github.com/kesoku/kesoku gen ./...
 
 EXIT STATUS
-  0 done (or, with --check, everything up to date);
-1 a mistake in a tool's declaration, a package that does not load, or,
-with --check, a stale file; 2 bad usage.`,
+  0  done (with --check: everything up to date)
+  1  a mistake in a tool's declaration, a package that does not load, or,
+     with --check, a stale, missing or orphaned generated file
+  2  bad usage`,
 		Example: `  kesoku gen
   kesoku gen ./internal/tools
   kesoku gen --check ./...
