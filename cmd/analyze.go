@@ -55,7 +55,15 @@ What each provider takes:
           and text; inline up to --inline-limit, larger files through the
           Files API (up to 2 GiB), waiting until Gemini has processed them
 
-A file the model cannot take is refused before any request is sent (exit 2).`,
+A file the model cannot take is refused before any request is sent (exit 2).
+
+EXIT STATUS
+  0    the model answered
+  1    the provider refused the request (its message is shown) or the
+       model gave no answer
+  2    bad usage: no model, no key, a file that cannot be read, or a type
+       or size the model cannot take; nothing was sent
+  130  interrupted (SIGINT or SIGTERM)`,
 		Example: `  kesoku analyze photo.png "what is in this picture?" --model claude-sonnet-4-5
   kesoku analyze talk.mp3 "summarise the talk" --model gemini-2.5-flash
   kesoku analyze report.pdf --model gemini-2.5-flash --json | jq .content`,
