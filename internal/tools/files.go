@@ -19,11 +19,11 @@ type Written struct {
 	Appended bool `json:"appended,omitempty"`
 }
 
-// WriteFile writes text to a file in the working directory, creating the
-// file and its parent directories as needed.
+// WriteFile writes text to a file in the working directory.
 //
-// The file is replaced unless append is true. Staging, where the inputs
-// handed to the agent wait, is read-only.
+// The file and its parent directories are created as needed, and the file
+// is replaced unless append is true. Staging, where the inputs handed to
+// the agent wait, is read-only.
 //
 // Args:
 //

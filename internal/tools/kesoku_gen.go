@@ -54,8 +54,8 @@ func init() {
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "write_file",
-		Summary:     "Writes text to a file in the working directory, creating the file and its parent directories as needed.",
-		Description: "Writes text to a file in the working directory, creating the file and its parent directories as needed.\n\nThe file is replaced unless append is true. Staging, where the inputs handed to the agent wait, is read-only.",
+		Summary:     "Writes text to a file in the working directory.",
+		Description: "Writes text to a file in the working directory.\n\nThe file and its parent directories are created as needed, and the file is replaced unless append is true. Staging, where the inputs handed to the agent wait, is read-only.",
 		Params: []*registry.Property{
 			{
 				Name:     "path",
