@@ -49,7 +49,7 @@ func (ru *run) execute(s *slot) {
 		}
 		// Before the worker is free, so that nothing after a failure starts.
 		ru.noteRecord(s)
-		close(s.done)
+		s.finish()
 	}()
 
 	tc := &registry.ToolContext{

@@ -260,3 +260,17 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("ParseFormat(xml) succeeded")
 	}
 }
+
+// BenchmarkParseRequestLine is one JSON Lines request, parsed.
+func BenchmarkParseRequestLine(b *testing.B) {
+	line := []byte(`{"id": "call_12345", "name": "calculate_sum", "args": {"a": 12345, "b": 67890}}`)
+	p := &jsonParser{}
+	pos := Position{File: "batch.jsonl", Line: 1, Col: 1}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if r := parseRequestLine(p, line, pos); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+}

@@ -156,14 +156,19 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 func (r *ToolRunner) Options() Options { return r.opts }
 
 // slot is one request on its way to a record. Steps 1–3 fill rec at once
-// when they refuse the request (done stays nil); a call that runs fills rec
-// and closes done when it returns.
+// when they refuse the request; a call that runs (running) fills rec and
+// then finishes the slot.
 type slot struct {
-	req   *Request
-	index int64 // 1-based position in the run
-	spec  *registry.Spec
-	rec   *message.Record
-	done  chan struct{}
+	req     *Request
+	index   int64 // 1-based position in the run
+	spec    *registry.Spec
+	rec     *message.Record
+	running bool
+	// state says whether the call has finished, and whether the writer
+	// waits on wake for it: most calls finish before the writer reaches
+	// them, and need no channel.
+	state atomic.Int32
+	wake  chan struct{}
 	// started is when the call started, in Unix nanoseconds: written by the
 	// worker, read by the writer when the grace ends.
 	started atomic.Int64
@@ -243,6 +248,35 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func
 	return summary, emitErr
 }
 
+// The states of a slot whose call runs.
+const (
+	slotRunning int32 = iota
+	slotFinished
+	slotAwaited // running, and the writer waits on wake
+)
+
+// finish marks the call finished, after its record is in place (worker).
+func (s *slot) finish() {
+	if s.state.Swap(slotFinished) == slotAwaited {
+		close(s.wake)
+	}
+}
+
+// finished reports whether the call has finished, and its record may be
+// read (writer).
+func (s *slot) finished() bool { return s.state.Load() == slotFinished }
+
+// done returns a channel closed when the call finishes (writer).
+func (s *slot) done() <-chan struct{} {
+	if s.wake == nil {
+		s.wake = make(chan struct{})
+		if !s.state.CompareAndSwap(slotRunning, slotAwaited) {
+			close(s.wake) // it finished meanwhile
+		}
+	}
+	return s.wake
+}
+
 // graceWatch waits for the records of calls in order, and keeps the grace
 // they get once the run is stopped.
 type graceWatch struct {
@@ -256,20 +290,18 @@ type graceWatch struct {
 // returned, or an aborted one when a stopped call outlives the grace.
 func (w *graceWatch) await(s *slot) *message.Record {
 	ru := w.ru
-	if s.done == nil {
-		return s.rec // refused at steps 1–3: packed by the dispatcher
+	if !s.running || s.finished() {
+		return s.rec // refused at steps 1–3, or already returned
 	}
 	for {
 		// Only a call that is cut — everything once interrupted, what comes
 		// after the failure under --fail-fast — is given up on.
 		cut := ru.cut(s.index)
 		if w.graceOver && cut {
-			select {
-			case <-s.done:
+			if s.finished() {
 				return s.rec
-			default:
-				return ru.abortedInFlight(s)
 			}
+			return ru.abortedInFlight(s)
 		}
 		var interrupted, failed, endGrace <-chan struct{}
 		var graceC <-chan time.Time
@@ -283,7 +315,7 @@ func (w *graceWatch) await(s *slot) *message.Record {
 			}
 		}
 		select {
-		case <-s.done:
+		case <-s.done():
 			return s.rec
 		case <-interrupted:
 			w.startGrace()
@@ -454,7 +486,7 @@ func withPos(p Position, msg string) string {
 // are running (step 4); an interrupt while waiting for room aborts the
 // request instead.
 func (ru *run) start(s *slot) {
-	s.done = make(chan struct{})
+	s.running = true
 	if ru.workers < ru.r.opts.Jobs {
 		ru.workers++
 		go ru.worker()
@@ -462,7 +494,7 @@ func (ru *run) start(s *slot) {
 	select {
 	case ru.work <- s:
 	case <-ru.ctx.Done():
-		s.done = nil
+		s.running = false
 		s.rec = ru.r.aborted(s.req, ru.abortReason(s.index), 0)
 	}
 }
@@ -474,7 +506,7 @@ func (ru *run) worker() {
 		// waited for a worker.
 		if ru.cut(s.index) {
 			s.rec = ru.r.aborted(s.req, ru.abortReason(s.index), 0)
-			close(s.done)
+			s.finish()
 			continue
 		}
 		ru.execute(s)

@@ -771,3 +771,23 @@ func TestRunFailFastRunsWhatCameBefore(t *testing.T) {
 		t.Errorf("summary = %+v, want FailedFast, not Interrupted", sum)
 	}
 }
+
+// BenchmarkRun is the per-request path of the runner alone: steps 1–5 for
+// requests already parsed, with a tool that adds two numbers. One op is
+// one request.
+func BenchmarkRun(b *testing.B) {
+	for _, jobs := range []int{1, 8} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			r := New(testRegistry(b, nil), Options{Jobs: jobs, SessionID: "bench"})
+			b.ReportAllocs()
+			b.ResetTimer()
+			r.Run(context.Background(), func(yield func(*Request) bool) {
+				for i := range b.N {
+					if !yield(&Request{Name: "sum", Args: map[string]any{"a": int64(i), "b": int64(2)}}) {
+						return
+					}
+				}
+			}, func(*message.Record) error { return nil })
+		})
+	}
+}
