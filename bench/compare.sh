@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# bench/compare.sh: kesoku beside its performance peers on the SPEC §9
+# workloads, in one run on one machine, with the ratios the SPEC asks for.
+#
+#   bench/compare.sh [-n RUNS] [--mcp] [--quick]
+#
+# Needs only Go, Python 3 and coreutils. The peers are run from where they
+# live (KESOKU_BENCH_PEERS, default ../shared/bench beside the repository);
+# nothing of theirs is copied here. Workloads and binaries go to bench/out.
+#
+#   -n RUNS   timed runs of each program per workload; the median is shown
+#             (default 3)
+#   --mcp     also time the MCP Go SDK peer (its module is downloaded on
+#             first use), on 20,000 requests beside the Python reference
+#   --quick   a tenth of each workload, to check that the script works
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+peers=${KESOKU_BENCH_PEERS:-$repo/../shared/bench}
+out=$repo/bench/out
+runs=3
+mcp=0
+scale=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) runs=$2; shift 2 ;;
+	--mcp) mcp=1; shift ;;
+	--quick) scale=10; shift ;;
+	*) echo "usage: bench/compare.sh [-n RUNS] [--mcp] [--quick]" >&2; exit 2 ;;
+	esac
+done
+for f in "$peers/limit/main.go" "$peers/pyref/kesoku_ref.py"; do
+	[ -f "$f" ] || { echo "compare.sh: $f not found: set KESOKU_BENCH_PEERS to the peers' directory" >&2; exit 2; }
+done
+mkdir -p "$out"
+
+echo "== building" >&2
+export GOWORK=off
+go build -o "$out/kesoku" .
+(cd "$peers/limit" && go build -o "$out/limit" .)
+if [ "$mcp" = 1 ]; then
+	(cd "$peers/mcp" && go build -o "$out/mcp-peer" .)
+fi
+
+exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" <<'PY'
+import json, os, resource, signal, statistics, subprocess, sys, time
+
+out, peers, runs, mcp, scale = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
+kesoku, limit, pyref = f"{out}/kesoku", f"{out}/limit", f"{peers}/pyref/kesoku_ref.py"
+env = dict(os.environ)
+env.pop("GOMEMLIMIT", None)  # kesoku sets its own for streamed batches
+
+def workload(name, n, make):
+    """Writes n requests to a JSON Lines file once, and returns its path."""
+    path = f"{out}/{name}.jsonl"
+    if not (os.path.exists(path) and sum(1 for _ in open(path)) == n):
+        with open(path, "w") as f:
+            for i in range(1, n + 1):
+                f.write(json.dumps(make(i)) + "\n")
+    return path
+
+def sums(n):
+    return workload(f"sum_{n}", n, lambda i: {"id": f"call_{i}", "name": "calculate_sum", "args": {"a": i, "b": 2 * i}})
+
+def sleeps(n):
+    return workload(f"sleep_{n}", n, lambda i: {"id": f"call_{i}", "name": "sleep", "args": {"seconds": 0.05}})
+
+def measure(argv):
+    """Runs argv with its output to /dev/null; returns wall seconds and the
+    child's peak RSS in MiB (each measurement in a fresh process, so that
+    RUSAGE_CHILDREN holds this child alone)."""
+    code = ("import resource, subprocess, sys, time\n"
+            "t = time.perf_counter()\n"
+            "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+            "wall = time.perf_counter() - t\n"
+            "if p.returncode not in (0, 1): sys.exit('exit %d: %s' % (p.returncode, p.stderr.decode()[-500:]))\n"
+            "print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n")
+    res = subprocess.run([sys.executable, "-c", code] + argv, capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        sys.exit(f"compare.sh: {' '.join(argv)}: {res.stderr.strip()}")
+    wall, rss = res.stdout.split()
+    return float(wall), float(rss)
+
+def timed(programs):
+    """Times each program runs times, interleaved so that a noisy moment
+    falls on all of them; returns the median wall time of each."""
+    times = {name: [] for name in programs}
+    for _ in range(runs):
+        for name, argv in programs.items():
+            times[name].append(measure(argv)[0])
+    return {name: statistics.median(t) for name, t in times.items()}
+
+rows = []
+def row(workload, what, value, target, ok):
+    rows.append((workload, what, value, target, "yes" if ok else "NO"))
+    print(f"  {what}: {value}   (target {target}: {'met' if ok else 'NOT MET'})", file=sys.stderr)
+
+# 1. 200,000 calculate_sum requests from JSON Lines to records.
+n = 200_000 // scale
+print(f"== {n:,} x calculate_sum", file=sys.stderr)
+f = sums(n)
+t = timed({"kesoku": [kesoku, "run", f, "-q"], "limit": [limit, f], "pyref": [sys.executable, pyref, f]})
+per = lambda s: f"{s:.2f} s ({s / n * 1e6:.1f} µs each)"
+for name in ("kesoku", "limit", "pyref"):
+    print(f"  {name}: {per(t[name])}", file=sys.stderr)
+rows.append((f"{n:,} × calculate_sum", "kesoku / limit / pyref", f"{t['kesoku']:.2f} s / {t['limit']:.2f} s / {t['pyref']:.2f} s", "", ""))
+row(f"{n:,} × calculate_sum", "kesoku ÷ limit", f"{t['kesoku'] / t['limit']:.2f}×", "≤ 1.5×", t["kesoku"] <= 1.5 * t["limit"])
+row(f"{n:,} × calculate_sum", "pyref ÷ kesoku", f"{t['pyref'] / t['kesoku']:.1f}×", "≥ 5×", t["pyref"] >= 5 * t["kesoku"])
+
+if mcp:
+    m = 20_000 // scale
+    print(f"== {m:,} x calculate_sum, pyref vs mcp", file=sys.stderr)
+    f = sums(m)
+    tm = timed({"kesoku": [kesoku, "run", f, "-q"], "pyref": [sys.executable, pyref, f], "mcp": [f"{out}/mcp-peer", f]})
+    rows.append((f"{m:,} × calculate_sum", "kesoku / pyref / mcp", f"{tm['kesoku']:.2f} s / {tm['pyref']:.2f} s / {tm['mcp']:.2f} s", "", ""))
+    row(f"{m:,} × calculate_sum", "mcp ÷ kesoku", f"{tm['mcp'] / tm['kesoku']:.1f}×", "≥ 20×", tm["mcp"] >= 20 * tm["kesoku"])
+
+# 2. 1,000,000 requests: peak memory.
+n = 1_000_000 // scale
+print(f"== {n:,} x calculate_sum: peak memory", file=sys.stderr)
+f = sums(n)
+wall, rss = measure([kesoku, "run", f, "-q"])
+_, rss_limit = measure([limit, f])
+rows.append((f"{n:,} × calculate_sum", "kesoku time", f"{wall:.2f} s", "", ""))
+row(f"{n:,} × calculate_sum", "kesoku peak RSS", f"{rss:.1f} MiB (limit: {rss_limit:.1f} MiB)", "< 64 MiB", rss < 64)
+
+# 3. 1,000 x sleep(0.05), 64 at once.
+n = 1000 // scale
+ideal = n / 64 * 0.05  # the SPEC's 0.78 s: 1,000 sleeps spread evenly over 64 slots
+print(f"== {n:,} x sleep(0.05), --jobs 64", file=sys.stderr)
+f = sleeps(n)
+t = timed({"kesoku": [kesoku, "run", f, "-q", "--jobs", "64"]})
+tp = timed({"pyref": [sys.executable, pyref, f, "-j", "64"]}) if runs and scale == 1 else {"pyref": float("nan")}
+rows.append((f"{n:,} × sleep(0.05), 64 at once", "kesoku / pyref", f"{t['kesoku']:.2f} s / {tp['pyref']:.2f} s", "", ""))
+row(f"{n:,} × sleep(0.05), 64 at once", "kesoku ÷ ideal", f"{t['kesoku'] / ideal:.2f}× (ideal {ideal:.2f} s)", "≤ 1.3×", t["kesoku"] <= 1.3 * ideal)
+
+# 4. SIGINT with 10,000 requests queued: time to exit, every one recorded.
+n = 10_000 // scale
+print(f"== SIGINT with {n:,} queued", file=sys.stderr)
+f = sleeps(n)
+rec = f"{out}/interrupted.jsonl"
+stops = []
+for _ in range(runs):
+    if os.path.exists(rec):
+        os.remove(rec)
+    p = subprocess.Popen([kesoku, "run", f, "-q", "-o", rec], stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 10
+    while (not os.path.exists(rec) or os.path.getsize(rec) == 0) and time.monotonic() < deadline:
+        time.sleep(0.005)  # the first record is out: the batch is under way
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGINT)
+    code = p.wait()
+    stops.append(time.perf_counter() - t0)
+    lines = [json.loads(l) for l in open(rec)]
+    aborted = sum(1 for r in lines if r["status"] == "aborted")
+    if code != 130 or len(lines) != n:
+        sys.exit(f"compare.sh: interrupted run: exit {code}, {len(lines)} records for {n} requests")
+stop = statistics.median(stops)
+row(f"SIGINT, {n:,} queued", "time to exit", f"{stop * 1000:.0f} ms ({aborted:,} aborted, {len(lines):,} records)", "< 100 ms", stop < 0.1)
+
+print()
+print(f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPUs; medians of {runs} runs.")
+print()
+print("| workload | measure | value | target | met |")
+print("| --- | --- | --- | --- | --- |")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+PY
