@@ -191,10 +191,23 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 // sniff tells the format of standard input from its start: a first line
 // that is a JSON object on its own is JSON Lines (a single-line JSON file
 // holds the same one request), other input starting with { or [ is JSON,
-// and anything else YAML.
+// and anything else YAML. It reads no further than the end of the first
+// line with something on it, so that a stream's first request is not held
+// back waiting for more input.
 func sniff(br *bufio.Reader) Format {
-	peek, _ := br.Peek(br.Size())
-	peek = bytes.TrimLeft(peek, " \t\r\n")
+	var peek []byte
+	for n := 1; ; {
+		b, err := br.Peek(n) // waits for input only when n is more than is buffered
+		if err == nil && len(b) < br.Buffered() {
+			n = br.Buffered() // look at all that came before asking for more
+			continue
+		}
+		peek = bytes.TrimLeft(b, " \t\r\n")
+		if err != nil || len(b) == br.Size() || (len(peek) > 0 && bytes.IndexByte(peek, '\n') >= 0) {
+			break
+		}
+		n = len(b) + 1
+	}
 	if len(peek) == 0 {
 		return FormatJSONL
 	}

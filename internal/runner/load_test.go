@@ -2,11 +2,13 @@ package runner
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -272,5 +274,31 @@ func BenchmarkParseRequestLine(b *testing.B) {
 		if r := parseRequestLine(p, line, pos); r.Err != nil {
 			b.Fatal(r.Err)
 		}
+	}
+}
+
+// TestSniffDoesNotWaitForMoreThanALine checks that sniffing standard input
+// reads no further than its first line: a stream's first request must not
+// wait for the next.
+func TestSniffDoesNotWaitForMoreThanALine(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go pw.Write([]byte("\n  {\"name\": \"a\"}\n{\"name\": \"b\""))
+	got := make(chan Format, 1)
+	go func() {
+		f, err := Open("-", "", pr)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- f.Format
+	}()
+	select {
+	case f := <-got:
+		if f != FormatJSONL {
+			t.Errorf("format = %q, want jsonl", f)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("sniffing waited for input beyond the first line")
 	}
 }
