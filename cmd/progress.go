@@ -74,7 +74,7 @@ func (p *progress) tick(what string) {
 
 func (p *progress) draw(what string) {
 	if f := p.failed.Load(); f > 0 {
-		p.bar.Describe(fmt.Sprintf("%s (%d errors)", what, f))
+		p.bar.Describe(fmt.Sprintf("%s (%d failed)", what, f))
 	}
 	p.bar.Set64(p.done.Load())
 }

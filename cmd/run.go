@@ -200,8 +200,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	ctx, ir := watchSignals(ctx)
+	defer ir.stop()
+	stdin := &interruptibleReader{ctx: ctx, src: o.g.IO.In}
 	format, _ := runner.ParseFormat(o.Format)
-	files, err := openRequestFiles(o.Files, format, o.g.IO.In)
+	files, err := openRequestFiles(o.Files, format, stdin)
 	if err != nil {
 		return err
 	}
@@ -224,8 +227,6 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	defer out.Close()
 
-	ctx, ir := watchSignals(ctx)
-	defer ir.stop()
 	ropts, err := o.runnerOptions(ir, out, finished)
 	if err != nil {
 		return err
@@ -264,6 +265,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}
 	if !o.g.Quiet {
+		if stdin.abandoned {
+			fmt.Fprintf(o.g.IO.Err, "kesoku: stopped reading standard input: no more input came within %v of the interrupt\n", stdinLinger)
+		}
 		fmt.Fprintln(o.g.IO.Err, describeSummary(sum))
 	}
 	switch {
@@ -419,4 +423,68 @@ func boundMemory() {
 		live = int64(sample[0].Value.Uint64())
 	}
 	debug.SetMemoryLimit(streamingHeap + live)
+}
+
+// stdinLinger is how long, once a run is interrupted, a read of standard
+// input may wait for data before the input is taken to have ended.
+const stdinLinger = 200 * time.Millisecond
+
+// interruptibleReader reads standard input in a goroutine, so that once the
+// run is interrupted, a read waiting for input that may never come (a
+// terminal, an idle pipe) ends the stream rather than holding the run
+// open. Input that is there is still read, and its requests recorded as
+// aborted.
+type interruptibleReader struct {
+	ctx       context.Context
+	src       io.Reader
+	results   chan readResult
+	buf       []byte
+	waiting   bool
+	abandoned bool
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (r *interruptibleReader) Read(p []byte) (int, error) {
+	if r.abandoned {
+		return 0, io.EOF
+	}
+	if !r.waiting {
+		if r.results == nil {
+			r.results = make(chan readResult, 1)
+		}
+		if cap(r.buf) < len(p) {
+			r.buf = make([]byte, len(p))
+		}
+		buf := r.buf[:len(p)]
+		r.waiting = true
+		go func() {
+			n, err := r.src.Read(buf)
+			r.results <- readResult{n, err}
+		}()
+	}
+	select {
+	case res := <-r.results:
+		return r.take(p, res)
+	case <-r.ctx.Done():
+	}
+	t := time.NewTimer(stdinLinger)
+	defer t.Stop()
+	select {
+	case res := <-r.results:
+		return r.take(p, res)
+	case <-t.C:
+		// The goroutine keeps waiting on the read; the program ends soon.
+		r.abandoned = true
+		return 0, io.EOF
+	}
+}
+
+func (r *interruptibleReader) take(p []byte, res readResult) (int, error) {
+	r.waiting = false
+	n := copy(p, r.buf[:res.n])
+	return n, res.err
 }
