@@ -216,7 +216,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 	var finished *runner.IDSet
 	if o.Resume {
-		if finished, err = finishedIDs(o.Output); err != nil {
+		if finished, err = runner.ReadFinished(o.Output); err != nil {
 			return usageErrf("--resume: %w", err)
 		}
 	}
@@ -348,23 +348,6 @@ func openRecords(path string, resume bool, stdout io.Writer) (recordsOut, error)
 		return message.AppendFile(path)
 	}
 	return message.CreateFile(path)
-}
-
-// finishedIDs reads the ids of the requests that have a finished record
-// in the records file at path: any record but an aborted one. A file that
-// does not exist yet has none.
-func finishedIDs(path string) (*runner.IDSet, error) {
-	set := runner.NewIDSet()
-	err := message.ReadFile(path, func(rec *message.Record) error {
-		if rec.Type == message.TypeToolResult && rec.Status != message.StatusAborted && rec.ParentID != "" {
-			set.Add(rec.ParentID)
-		}
-		return nil
-	})
-	if errors.Is(err, os.ErrNotExist) {
-		return set, nil
-	}
-	return set, err
 }
 
 // describeSummary says in one line what a run did, for standard error.

@@ -140,6 +140,67 @@ func (p *jsonParser) value() (any, error) {
 	return nil, p.unexpected("looking for beginning of value")
 }
 
+// skip checks the value at the current offset and moves past it without
+// building it.
+func (p *jsonParser) skip() error {
+	p.skipSpace()
+	if p.i >= len(p.data) {
+		return p.unexpected("")
+	}
+	switch c := p.data[p.i]; {
+	case c == '"':
+		return p.skipString()
+	case c == '{':
+		return p.object(func(string) error { return p.skip() })
+	case c == '[':
+		return p.array(p.skip)
+	case c == '-' || '0' <= c && c <= '9':
+		_, err := p.number()
+		return err
+	case c == 't':
+		return p.word("true")
+	case c == 'f':
+		return p.word("false")
+	case c == 'n':
+		return p.word("null")
+	}
+	return p.unexpected("looking for beginning of value")
+}
+
+// skipString moves past the string at the current offset, checking its
+// escapes, without decoding it.
+func (p *jsonParser) skipString() error {
+	p.i++ // "
+	for p.i < len(p.data) {
+		switch c := p.data[p.i]; {
+		case c == '"':
+			p.i++
+			return nil
+		case c == '\\':
+			if p.i+1 >= len(p.data) {
+				return p.fail("unexpected end of JSON input")
+			}
+			switch p.data[p.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.i += 2
+			case 'u':
+				p.i += 2
+				if _, ok := p.hex4(); !ok {
+					return p.fail("invalid character in \\u hexadecimal character escape")
+				}
+			default:
+				p.i++
+				return p.unexpected("in string escape code")
+			}
+		case c < 0x20:
+			return p.fail("invalid character %s in string literal", quoteByte(c))
+		default:
+			p.i++
+		}
+	}
+	return p.fail("unexpected end of JSON input")
+}
+
 func (p *jsonParser) word(w string) error {
 	for k := 0; k < len(w); k++ {
 		if p.i >= len(p.data) || p.data[p.i] != w[k] {

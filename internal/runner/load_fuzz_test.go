@@ -27,6 +27,15 @@ func FuzzJSONParser(f *testing.F) {
 		if err == nil {
 			err = p.end()
 		}
+		// skip accepts what value accepts, and ends at the same place.
+		ps := &jsonParser{data: data}
+		serr := ps.skip()
+		if serr == nil {
+			serr = ps.end()
+		}
+		if (serr == nil) != (err == nil) || (err == nil && ps.i != p.i) {
+			t.Fatalf("skip: %v at %d, value: %v at %d", serr, ps.i, err, p.i)
+		}
 		var je *jsonError
 		if err != nil && !errors.As(err, &je) {
 			t.Fatalf("error of type %T: %v", err, err)
