@@ -98,7 +98,15 @@ record in the -o file are skipped, and new records are appended.
 A YAML or JSON file that cannot be parsed stops everything before anything
 runs, with file:line:column. Tool output larger than --max-output is cut to
 its head and tail; the record says so and where the whole output was saved
-(.kesoku/outputs/ under the working directory).`,
+(.kesoku/outputs/ under the working directory). On a terminal, a progress
+bar on standard error shows the records written, the rate and the failures.
+
+A record has id (a UUIDv7), session_id, parent_id (the request's id), role
+"tool", type "tool_result", status ("responded", or "aborted" when cut
+short), name, content (the tool's result as JSON) or, on error, is_error and
+error {kind, message}, created_at and duration_ms. The error kinds:
+invalid_request, unknown_tool, invalid_args, tool_error, panic, timeout and
+aborted.`,
 		Example: `  # The bundled example: a success, a validation error and a file tool.
   kesoku run testdata/requests.yaml
 
@@ -108,6 +116,9 @@ its head and tail; the record says so and where the whole output was saved
 
   # Finish a batch that was interrupted.
   kesoku run batch.jsonl --jobs 8 -o results.jsonl --resume
+
+  # Bound each call, stop at the first failure.
+  kesoku run checks.yaml --timeout 30s --fail-fast
 
   # A request from standard input.
   echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -`,
