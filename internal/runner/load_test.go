@@ -302,3 +302,12 @@ func TestSniffDoesNotWaitForMoreThanALine(t *testing.T) {
 		t.Fatal("sniffing waited for input beyond the first line")
 	}
 }
+
+func TestLoadRefusesHugeWholeFiles(t *testing.T) {
+	t.Parallel()
+	big := "- name: a\n  args: {x: \"" + strings.Repeat("y", maxYAMLFile) + "\"}\n"
+	_, err := loadString(t, "big.yaml", big, "")
+	if err == nil || !strings.Contains(err.Error(), "larger than 4 MiB: write large batches as JSON Lines") {
+		t.Errorf("error = %v, want the limit and the way out", err)
+	}
+}
