@@ -80,8 +80,9 @@ type Options struct {
 	// OutputDir is where whole outputs are saved (default .kesoku/outputs
 	// under the AWD).
 	OutputDir string
-	// FailFast aborts the rest of the run after the first error record,
-	// as an interrupt would.
+	// FailFast aborts what comes after the first error record, as an
+	// interrupt would (calls in flight cancelled, given Grace); what comes
+	// before it still runs.
 	FailFast bool
 	// IsInterrupted is the seed's hook, checked before each call starts.
 	// Cancelling Run's context is the other way to interrupt, and the one
