@@ -60,6 +60,10 @@ var errFailures = &exitError{code: ExitFailures, silent: true}
 // errInterrupted says the run was interrupted: exit 130.
 var errInterrupted = &exitError{code: ExitInterrupted, err: errors.New("interrupted")}
 
+// errInterruptedReported is errInterrupted after a summary that already
+// said so.
+var errInterruptedReported = &exitError{code: ExitInterrupted, err: errInterrupted, silent: true}
+
 // exitCode maps an error returned by a command to the process exit code.
 // Errors that carry no code are failures of the program's own work: 1.
 func exitCode(err error) (code int, silent bool) {

@@ -282,6 +282,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 		fmt.Fprintln(o.g.IO.Err, describeSummary(sum))
 	}
 	switch {
+	case sum.Interrupted && !o.g.Quiet:
+		return errInterruptedReported
 	case sum.Interrupted:
 		return errInterrupted
 	case sum.Failed > 0:
