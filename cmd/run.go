@@ -162,9 +162,34 @@ func (o *runOptions) check() error {
 	if n := countStdin(o.Files); n > 1 {
 		return usageErrf(`"-" (standard input) given %d times`, n)
 	}
+	if err := o.checkOutputIsNoInput(); err != nil {
+		return err
+	}
 	var err error
 	o.resolved, err = resolveToolModel(&o.model)
 	return err
+}
+
+// checkOutputIsNoInput refuses an -o file that is also a request file,
+// under whatever name: creating it would empty the requests before they
+// are read, and --resume would append records to them.
+func (o *runOptions) checkOutputIsNoInput() error {
+	if o.Output == "" || o.Output == "-" {
+		return nil
+	}
+	out, err := os.Stat(o.Output)
+	if err != nil {
+		return nil // a file that does not exist yet is no request file
+	}
+	for _, name := range o.Files {
+		if name == "-" {
+			continue
+		}
+		if in, err := os.Stat(name); err == nil && os.SameFile(in, out) {
+			return usageErrf("-o %s is also a request file (%s): the records would overwrite the requests", o.Output, name)
+		}
+	}
+	return nil
 }
 
 func countStdin(files []string) int {

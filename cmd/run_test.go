@@ -152,6 +152,10 @@ func TestRunExitCodesAndRecords(t *testing.T) {
 		{"stdin twice", nil, []string{"-", "-"}, "", 2, nil, `given 2 times`},
 		{"fail-fast", map[string]string{"a.jsonl": `{"name": "sum", "args": {"a": 1, "b": 1}}` + "\n" + `{"name": "sum"}` + "\n" + `{"name": "sum", "args": {"a": 1, "b": 1}}` + "\n"},
 			[]string{"a.jsonl", "--fail-fast"}, "", 1, []string{"call_1=2", "call_2!invalid_args", "call_3!aborted"}, `stopped by --fail-fast`},
+		{"-o is a request file", map[string]string{"a.jsonl": `{"name": "sum", "args": {"a": 1, "b": 1}}` + "\n"},
+			[]string{"a.jsonl", "-o", "a.jsonl"}, "", 2, nil, `-o .*a\.jsonl is also a request file`},
+		{"-o is a request file, resumed", map[string]string{"a.yaml": "name: sum\nargs: {a: 1, b: 1}\n"},
+			[]string{"a.yaml", "-o", "a.yaml", "--resume"}, "", 2, nil, `is also a request file`},
 		{"duplicate ids", map[string]string{"a.jsonl": `{"id": "x", "name": "sum", "args": {"a": 1, "b": 1}}` + "\n" + `{"id": "x", "name": "sum", "args": {"a": 1, "b": 1}}` + "\n"},
 			[]string{"a.jsonl"}, "", 1, []string{"x=2", "x!invalid_request"}, ``},
 	}
@@ -172,6 +176,12 @@ func TestRunExitCodesAndRecords(t *testing.T) {
 			stdout, stderr, code := runKesoku(t, dir, tt.stdin, args...)
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			for name, content := range tt.files {
+				// A run never touches its request files.
+				if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != content {
+					t.Errorf("request file %s changed to %q (%v)", name, got, err)
+				}
 			}
 			if !regexp.MustCompile(tt.stderr).MatchString(stderr) {
 				t.Errorf("stderr %q does not match %q", stderr, tt.stderr)
