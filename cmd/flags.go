@@ -46,7 +46,7 @@ func parseSize(v string) (int64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
+	if err != nil || !(f >= 0) { // NaN too
 		return 0, fmt.Errorf("invalid size %q: want bytes or a number with a unit (65536, 64KiB, 1MiB, 1MB)", v)
 	}
 	n := f * float64(mult)

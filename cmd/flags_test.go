@@ -22,6 +22,9 @@ func TestParseSize(t *testing.T) {
 		{in: "ten", bad: true},
 		{in: "1XB", bad: true},
 		{in: "1e30", bad: true},
+		{in: "NaN", bad: true},
+		{in: "nanKiB", bad: true},
+		{in: "inf", bad: true},
 	}
 	for _, tt := range tests {
 		got, err := parseSize(tt.in)

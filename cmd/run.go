@@ -138,7 +138,7 @@ aborted.`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "how many calls run at once")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "the longest a call may run, e.g. 30s (default: no limit)")
 	f.DurationVar(&opts.Grace, "grace", defaultGrace, "how long calls in flight get to return after an interrupt")
-	f.Var(&opts.MaxOutput, "max-output", "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB); larger output is cut to its head and tail and saved whole")
+	f.Var(&opts.MaxOutput, "max-output", "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB; 0 for no limit); larger output is cut to its head and tail and saved whole")
 	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest as an interrupt would")
 	f.BoolVar(&opts.Resume, "resume", false, "skip the requests that already have a finished record in the -o file, and append")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
