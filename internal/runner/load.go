@@ -193,8 +193,9 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 
 // sniff tells the format of standard input from its start: a first line
 // that is a JSON object on its own is JSON Lines (a single-line JSON file
-// holds the same one request), other input starting with { or [ is JSON,
-// and anything else YAML. It reads no further than the end of the first
+// holds the same one request) unless it is a whole {"requests": [...]}
+// file on one line, other input starting with { or [ is JSON, and anything
+// else YAML. It reads no further than the end of the first
 // line with something on it, so that a stream's first request is not held
 // back waiting for more input.
 func sniff(br *bufio.Reader) Format {
@@ -221,7 +222,12 @@ func sniff(br *bufio.Reader) Format {
 			line = peek[:i]
 		}
 		p := &jsonParser{data: line}
-		if _, err := p.value(); err == nil && p.end() == nil {
+		if v, err := p.value(); err == nil && p.end() == nil {
+			if m, _ := v.(map[string]any); m != nil {
+				if _, ok := m["requests"]; ok {
+					return FormatJSON
+				}
+			}
 			return FormatJSONL
 		}
 		return FormatJSON

@@ -141,6 +141,9 @@ requests:
 		{"stdin sniffs a json list", "-", " [{\"name\": \"a\"}]", "", []loaded{{Name: "a", Line: 1, Col: 3}}},
 		{"stdin sniffs yaml", "-", "- name: a\n  args: {a: 1}\n", "", []loaded{{Name: "a", Args: map[string]any{"a": int64(1)}, Line: 1, Col: 3}}},
 		{"stdin empty", "-", "", "", nil},
+		{"stdin sniffs a json wrapper on one line", "-", `{"session_id": "s", "requests": [{"name": "a"}, {"name": "b"}]}` + "\n", "", []loaded{
+			{Name: "a", Session: "s", Line: 1, Col: 34}, {Name: "b", Session: "s", Line: 1, Col: 49},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
