@@ -158,6 +158,7 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	skipByteOrderMark(br)
 	if format == "" {
 		format = sniff(br)
 	}
@@ -189,6 +190,19 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 		return nil, err
 	}
 	return file, nil
+}
+
+// skipByteOrderMark drops a UTF-8 byte order mark, which some editors
+// write at the start of a file: JSON does not allow it, and nobody means
+// it as part of the first request. It waits for a second byte only when
+// the first is the mark's.
+func skipByteOrderMark(br *bufio.Reader) {
+	if b, err := br.Peek(1); err != nil || b[0] != 0xEF {
+		return
+	}
+	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
+		br.Discard(3)
+	}
 }
 
 // sniff tells the format of standard input from its start: a first line

@@ -144,6 +144,12 @@ requests:
 		{"stdin sniffs a json wrapper on one line", "-", `{"session_id": "s", "requests": [{"name": "a"}, {"name": "b"}]}` + "\n", "", []loaded{
 			{Name: "a", Session: "s", Line: 1, Col: 34}, {Name: "b", Session: "s", Line: 1, Col: 49},
 		}},
+		{"json with a byte order mark", "r.json", "\uFEFF[{\"name\": \"a\"}]", "", []loaded{{Name: "a", Line: 1, Col: 2}}},
+		{"jsonl with a byte order mark", "r.jsonl", "\uFEFF{\"name\": \"a\"}\r\n{\"name\": \"b\"}\r\n", "", []loaded{
+			{Name: "a", Line: 1, Col: 1}, {Name: "b", Line: 2, Col: 1},
+		}},
+		{"yaml with a byte order mark", "r.yaml", "\uFEFFname: a\r\n", "", []loaded{{Name: "a", Line: 1, Col: 1}}},
+		{"stdin with a byte order mark", "-", "\uFEFF{\"name\": \"a\"}\n", "", []loaded{{Name: "a", Line: 1, Col: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
