@@ -115,6 +115,9 @@ func (p *jsonParser) value() (any, error) {
 	case c == '{':
 		m := make(map[string]any)
 		err := p.object(func(key string) error {
+			if _, dup := m[key]; dup {
+				return p.duplicateKey(key)
+			}
 			v, err := p.value()
 			m[key] = v
 			return err
@@ -199,6 +202,14 @@ func (p *jsonParser) skipString() error {
 		}
 	}
 	return p.fail("unexpected end of JSON input")
+}
+
+// duplicateKey is the error for a key given twice in one object: JSON
+// leaves its meaning open (encoding/json keeps the last), and a request
+// whose arguments say two things must not run with either. YAML refuses
+// it too.
+func (p *jsonParser) duplicateKey(key string) error {
+	return p.fail("duplicate key %s in an object", strconv.Quote(truncateForMessage(key)))
 }
 
 func (p *jsonParser) word(w string) error {

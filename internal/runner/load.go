@@ -356,6 +356,9 @@ func parseRequestLine(p *jsonParser, line []byte, pos Position) *Request {
 		return b.notAnObject(v)
 	}
 	err := p.object(func(key string) error {
+		if b.seen(key) {
+			return p.duplicateKey(key)
+		}
 		if key == "name" {
 			// Tool names recur on every line.
 			p.skipSpace()
@@ -386,10 +389,30 @@ type requestBuilder struct {
 	req      *Request
 	problems []string
 	argsKey  string
+	keySet
 }
 
 func newRequestBuilder(pos Position) *requestBuilder {
 	return &requestBuilder{req: &Request{Pos: pos}}
+}
+
+// keySet holds the keys of one JSON object read so far, so that a key
+// given twice is refused. Objects of requests have a handful of keys.
+type keySet struct {
+	keys []string
+	buf  [6]string
+}
+
+// seen reports whether key came before, and notes it.
+func (k *keySet) seen(key string) bool {
+	if slices.Contains(k.keys, key) {
+		return true
+	}
+	if k.keys == nil {
+		k.keys = k.buf[:0]
+	}
+	k.keys = append(k.keys, key)
+	return false
 }
 
 // requestKeys are the members a request object may have. "type" is
@@ -554,6 +577,9 @@ func (f *File) parseJSON(data []byte) error {
 			return b.notAnObject(v), nil
 		}
 		err := p.object(func(key string) error {
+			if b.seen(key) {
+				return p.duplicateKey(key)
+			}
 			v, err := p.value()
 			if err == nil {
 				b.set(key, v)
@@ -594,7 +620,11 @@ func (f *File) parseJSON(data []byte) error {
 		var members []member
 		wrapper := false
 		var reqsPos int
+		var top keySet
 		err = p.object(func(key string) error {
+			if top.seen(key) {
+				return p.duplicateKey(key)
+			}
 			p.skipSpace()
 			if key == "requests" {
 				wrapper, reqsPos = true, p.i

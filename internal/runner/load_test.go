@@ -126,6 +126,11 @@ requests:
 			{Name: "d", Line: 6, Col: 1, Err: `r.ndjson:6:15: not a JSON request: invalid character 'x' after top-level value`},
 			{Name: "e", Line: 7, Col: 1},
 		}},
+		{"jsonl keys given twice", "r.jsonl", `{"name": "a", "name": "b"}` + "\n" + `{"name": "a", "args": {"x": 1, "x": 2}}` + "\n" + `{"name": "a", "arguments": "{\"x\": 1, \"x\": 2}"}`, "", []loaded{
+			{Name: "a", Line: 1, Col: 1, Err: `r.jsonl:1:22: not a JSON request: duplicate key "name" in an object`},
+			{Name: "a", Line: 2, Col: 1, Err: `r.jsonl:2:36: not a JSON request: duplicate key "x" in an object`},
+			{Name: "a", Line: 3, Col: 1, Err: `r.jsonl:3:1: arguments: not a JSON-encoded object: at offset 13: duplicate key "x" in an object`},
+		}},
 		{"typo gets a suggestion", "r.jsonl", `{"name": "a", "arg": {}}`, "", []loaded{
 			{Name: "a", Line: 1, Col: 1, Err: `r.jsonl:1:1: unknown field "arg": a request has id, name and args (or input, or arguments) (did you mean "args"?)`},
 		}},
@@ -195,6 +200,10 @@ func TestLoadFileErrors(t *testing.T) {
 		{"json number", "bad.json", `{"name": "a", "args": {"x": 1e999}}`, `bad\.json:1:29: invalid JSON: number 1e999 is out of range`, ""},
 		{"json unknown wrapper key", "bad.json", `{"requests": [], "sessionid": "x"}`, `bad\.json:1:1: unknown key "sessionid"`, ""},
 		{"json scalar", "bad.json", `"x"`, `bad\.json:1:1: expected a request, a list of requests`, ""},
+		{"json request key twice", "bad.json", `[{"name": "a", "args": {}, "name": "b"}]`, `bad\.json:1:35: invalid JSON: duplicate key "name" in an object`, ""},
+		{"json argument twice", "bad.json", `{"name": "a", "args": {"x": 1, "x": 2}}`, `bad\.json:1:36: invalid JSON: duplicate key "x" in an object`, ""},
+		{"json wrapper key twice", "bad.json", `{"requests": [], "requests": [{"name": "a"}]}`, `bad\.json:1:29: invalid JSON: duplicate key "requests"`, ""},
+		{"yaml key twice", "bad.yaml", "name: a\nargs: {x: 1, x: 2}\n", `bad\.yaml:2:\d+: invalid YAML: mapping key "x" already defined`, ""},
 		{"unknown extension", "r.txt", "- name: a", `unknown extension "\.txt"`, ""},
 	}
 	for _, tt := range tests {
