@@ -1,12 +1,9 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -39,14 +36,10 @@ func DecodeEnum[T ~string](v any, allowed []string) (T, error) {
 		return "", decodeWrongType[T]("string", v)
 	}
 	if !slices.Contains(allowed, s) {
-		q := make([]string, len(allowed))
-		for i, a := range allowed {
-			q[i] = strconv.Quote(a)
-		}
 		return "", &ArgError{
 			Problem:    "not one of the allowed values",
-			Expected:   "one of " + strings.Join(q, ", "),
-			Got:        decodeDescribe(v),
+			Expected:   "one of " + quotedList(allowed),
+			Got:        describe(v),
 			Suggestion: Suggest(s, allowed),
 		}
 	}
@@ -82,13 +75,13 @@ func DecodeInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](v any) (T, error) {
 		}
 	}
 	var zero T
-	bits := uint(unsafe.Sizeof(zero)) * 8
-	neg, mag, res := decodeInteger(v)
+	negMag, hi := intRange(true, uint(unsafe.Sizeof(zero))*8)
+	neg, mag, res := asInteger(v)
 	switch {
-	case res == decodeNotNumber || res == decodeNotIntegral:
+	case res == notNumber || res == notIntegral:
 		return 0, decodeWrongType[T]("integer", v)
-	case res == decodeTooLarge, neg && mag > 1<<(bits-1), !neg && mag > 1<<(bits-1)-1:
-		return 0, decodeOutOfRange[T](v, 1<<(bits-1), 1<<(bits-1)-1)
+	case outOfRange(neg, mag, res, negMag, hi):
+		return 0, decodeOutOfRange[T](v, negMag, hi)
 	case neg:
 		// -(mag-1)-1 cannot overflow, even for the least int64.
 		return T(-int64(mag-1) - 1), nil
@@ -105,17 +98,13 @@ func DecodeUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](v any
 		}
 	}
 	var zero T
-	bits := uint(unsafe.Sizeof(zero)) * 8
-	hi := uint64(math.MaxUint64)
-	if bits < 64 {
-		hi = 1<<bits - 1
-	}
-	neg, mag, res := decodeInteger(v)
+	negMag, hi := intRange(false, uint(unsafe.Sizeof(zero))*8)
+	neg, mag, res := asInteger(v)
 	switch {
-	case res == decodeNotNumber || res == decodeNotIntegral:
+	case res == notNumber || res == notIntegral:
 		return 0, decodeWrongType[T]("integer", v)
-	case res == decodeTooLarge, neg && mag > 0, mag > hi:
-		return 0, decodeOutOfRange[T](v, 0, hi)
+	case outOfRange(neg, mag, res, negMag, hi):
+		return 0, decodeOutOfRange[T](v, negMag, hi)
 	}
 	return T(mag), nil
 }
@@ -123,13 +112,13 @@ func DecodeUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](v any
 // DecodeFloat decodes a number: any numeric kind, finite, and within
 // float32's range when T is a float32.
 func DecodeFloat[T ~float32 | ~float64](v any) (T, error) {
-	f, ok := decodeFloat(v)
+	f, ok := asFloat(v)
 	if !ok {
 		return 0, decodeWrongType[T]("number", v)
 	}
 	t := T(f)
 	if math.IsNaN(f) || math.IsInf(float64(t), 0) {
-		return 0, &ArgError{Problem: "out of range", Expected: "a finite number (" + decodeTypeName[T]() + ")", Got: decodeDescribe(v)}
+		return 0, &ArgError{Problem: "out of range", Expected: "a finite number (" + decodeTypeName[T]() + ")", Got: describe(v)}
 	}
 	return t, nil
 }
@@ -140,7 +129,7 @@ func DecodeArray(v any) ([]any, error) {
 	if a, ok := v.([]any); ok {
 		return a, nil
 	}
-	return nil, &ArgError{Problem: "wrong type", Expected: "array", Got: decodeDescribe(v)}
+	return nil, &ArgError{Problem: "wrong type", Expected: "array", Got: describe(v)}
 }
 
 // DecodeArrayLen decodes an array of exactly n items, for a Go array type.
@@ -150,7 +139,7 @@ func DecodeArrayLen(v any, n int) ([]any, error) {
 		return nil, err
 	}
 	if len(a) != n {
-		return nil, &ArgError{Problem: "wrong length", Expected: fmt.Sprintf("array of %d items", n), Got: decodeDescribe(v)}
+		return nil, &ArgError{Problem: "wrong length", Expected: fmt.Sprintf("array of %d items", n), Got: describe(v)}
 	}
 	return a, nil
 }
@@ -161,7 +150,7 @@ func DecodeObject(v any) (map[string]any, error) {
 	if m, ok := v.(map[string]any); ok {
 		return m, nil
 	}
-	return nil, &ArgError{Problem: "wrong type", Expected: "object", Got: decodeDescribe(v)}
+	return nil, &ArgError{Problem: "wrong type", Expected: "object", Got: describe(v)}
 }
 
 // MissingArg is the error for a required argument, named name, that is
@@ -184,19 +173,16 @@ func ArgAt(err error, name string) error {
 // ArgAtKey puts a map key in front of err's path, quoted when it is not a
 // plain name: `labels.en`, `labels["a b"]`.
 func ArgAtKey(err error, key string) error {
-	if decodePlainKey(key) {
-		return decodePrefix(err, key)
-	}
-	return decodePrefix(err, "["+strconv.Quote(key)+"]")
+	return decodePrefix(err, keyStep(key))
 }
 
 // ArgAtIndex puts an array index in front of err's path: `[2].name`.
 func ArgAtIndex(err error, i int) error {
-	return decodePrefix(err, "["+strconv.Itoa(i)+"]")
+	return decodePrefix(err, indexStep(i))
 }
 
-// decodePrefix joins step and err's path. An index step or a path that
-// starts with an index needs no dot between them.
+// decodePrefix puts step in front of err's path. An error that is not an
+// *ArgError becomes one, about step.
 func decodePrefix(err error, step string) error {
 	if err == nil {
 		return nil
@@ -205,154 +191,8 @@ func decodePrefix(err error, step string) error {
 	if !ok {
 		return &ArgError{Path: step, Problem: "invalid value", Err: err}
 	}
-	switch {
-	case ae.Path == "":
-		ae.Path = step
-	case strings.HasPrefix(ae.Path, "["):
-		ae.Path = step + ae.Path
-	default:
-		ae.Path = step + "." + ae.Path
-	}
+	ae.Path = joinPath(step, ae.Path)
 	return ae
-}
-
-// decodePlainKey reports whether a map key can follow a dot in a path
-// without ambiguity.
-func decodePlainKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeResult says what decodeInteger made of a value.
-type decodeResult uint8
-
-const (
-	decodeIsInteger decodeResult = iota
-	decodeNotNumber
-	decodeNotIntegral
-	// decodeTooLarge is an integral number beyond every Go integer kind.
-	decodeTooLarge
-)
-
-// decodeInteger reads v as an integer, as its sign and magnitude so that
-// the whole range from math.MinInt64 to math.MaxUint64 fits.
-func decodeInteger(v any) (neg bool, mag uint64, res decodeResult) {
-	switch n := v.(type) {
-	case int:
-		return decodeSigned(int64(n))
-	case int8:
-		return decodeSigned(int64(n))
-	case int16:
-		return decodeSigned(int64(n))
-	case int32:
-		return decodeSigned(int64(n))
-	case int64:
-		return decodeSigned(n)
-	case uint:
-		return false, uint64(n), decodeIsInteger
-	case uint8:
-		return false, uint64(n), decodeIsInteger
-	case uint16:
-		return false, uint64(n), decodeIsInteger
-	case uint32:
-		return false, uint64(n), decodeIsInteger
-	case uint64:
-		return false, n, decodeIsInteger
-	case uintptr:
-		return false, uint64(n), decodeIsInteger
-	case float64:
-		return decodeIntegral(n)
-	case float32:
-		return decodeIntegral(float64(n))
-	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			return decodeSigned(i)
-		}
-		if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
-			return false, u, decodeIsInteger
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil && !decodeRangeErr(err) {
-			return false, 0, decodeNotNumber
-		}
-		return decodeIntegral(f)
-	}
-	return false, 0, decodeNotNumber
-}
-
-func decodeSigned(i int64) (bool, uint64, decodeResult) {
-	if i < 0 {
-		return true, uint64(-(i + 1)) + 1, decodeIsInteger
-	}
-	return false, uint64(i), decodeIsInteger
-}
-
-func decodeIntegral(f float64) (bool, uint64, decodeResult) {
-	switch {
-	case math.IsNaN(f):
-		return false, 0, decodeNotIntegral
-	case math.IsInf(f, 0):
-		return f < 0, 0, decodeTooLarge
-	case f != math.Trunc(f):
-		return false, 0, decodeNotIntegral
-	case f >= 0x1p64 || f < -0x1p63:
-		return f < 0, 0, decodeTooLarge
-	case f < 0:
-		return true, uint64(-f), decodeIsInteger
-	}
-	return false, uint64(f), decodeIsInteger
-}
-
-func decodeRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
-}
-
-// decodeFloat reads v as a number of any Go numeric kind.
-func decodeFloat(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case float32:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int8:
-		return float64(n), true
-	case int16:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint:
-		return float64(n), true
-	case uint8:
-		return float64(n), true
-	case uint16:
-		return float64(n), true
-	case uint32:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
-	case uintptr:
-		return float64(n), true
-	case json.Number:
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil && !decodeRangeErr(err) {
-			return 0, false
-		}
-		return f, true
-	}
-	return 0, false
 }
 
 // decodeTypeName names T as Go writes it ("int8", "tools.Mode"). Only
@@ -363,65 +203,13 @@ func decodeTypeName[T any]() string {
 }
 
 func decodeWrongType[T any](want string, v any) *ArgError {
-	return &ArgError{Problem: "wrong type", Expected: want + " (" + decodeTypeName[T]() + ")", Got: decodeDescribe(v)}
+	return &ArgError{Problem: "wrong type", Expected: want + " (" + decodeTypeName[T]() + ")", Got: describe(v)}
 }
 
 func decodeOutOfRange[T any](v any, negMag, hi uint64) *ArgError {
-	lo := "0"
-	if negMag > 0 {
-		lo = "-" + strconv.FormatUint(negMag, 10)
-	}
 	return &ArgError{
 		Problem:  "out of range",
-		Expected: "integer (" + decodeTypeName[T]() + ") from " + lo + " to " + strconv.FormatUint(hi, 10),
-		Got:      decodeDescribe(v),
+		Expected: rangeText("integer ("+decodeTypeName[T]()+")", negMag, hi),
+		Got:      describe(v),
 	}
-}
-
-// decodeMaxShown bounds how much of a wrong string a message repeats.
-const decodeMaxShown = 60
-
-// decodeDescribe says what came, in JSON's words: `string "3"`,
-// `number 1.5`, `null`, `array of 3 items`.
-func decodeDescribe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(x) > decodeMaxShown {
-			n := decodeMaxShown
-			for n > 0 && x[n]&0xC0 == 0x80 {
-				n--
-			}
-			return fmt.Sprintf("string %q… (%d bytes)", x[:n], len(x))
-		}
-		return "string " + strconv.Quote(x)
-	case bool:
-		return "boolean " + strconv.FormatBool(x)
-	case float64:
-		return "number " + decodeFormatFloat(x, 64)
-	case float32:
-		return "number " + decodeFormatFloat(float64(x), 32)
-	case json.Number:
-		return "number " + string(x)
-	case []any:
-		if len(x) == 1 {
-			return "array of 1 item"
-		}
-		return fmt.Sprintf("array of %d items", len(x))
-	case map[string]any:
-		return "object"
-	}
-	if _, ok := decodeFloat(v); ok {
-		return fmt.Sprintf("number %v", v)
-	}
-	return fmt.Sprintf("%T value", v)
-}
-
-// decodeFormatFloat writes f as JSON would: 1000000, not 1e+06.
-func decodeFormatFloat(f float64, bits int) string {
-	if math.Abs(f) < 1e21 && f == math.Trunc(f) {
-		return strconv.FormatFloat(f, 'f', -1, bits)
-	}
-	return strconv.FormatFloat(f, 'g', -1, bits)
 }

@@ -1,11 +1,9 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -60,39 +58,8 @@ func (v *validator) add(p *ArgError) {
 // before: "name" + "[2].x" = "name[2].x", "[2]" + "name" = "[2].name".
 func (v *validator) prefix(before int, step string) {
 	for _, p := range v.problems[before:] {
-		switch {
-		case p.Path == "":
-			p.Path = step
-		case p.Path[0] == '[':
-			p.Path = step + p.Path
-		default:
-			p.Path = step + "." + p.Path
-		}
+		p.Path = joinPath(step, p.Path)
 	}
-}
-
-// keyStep writes a map key as a path step: `en`, or `["a b"]` when a dot
-// would be ambiguous.
-func keyStep(k string) string {
-	if isPlainKey(k) {
-		return k
-	}
-	return "[" + strconv.Quote(k) + "]"
-}
-
-// isPlainKey reports whether a map key can be written after a dot without
-// ambiguity.
-func isPlainKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // object checks the members of an object with declared members: the tool's
@@ -183,7 +150,7 @@ func (v *validator) value(s *Schema, val any) {
 			before := len(v.problems)
 			v.element(s.Items, item)
 			if len(v.problems) > before {
-				v.prefix(before, "["+strconv.Itoa(i)+"]")
+				v.prefix(before, indexStep(i))
 			}
 		}
 	case TypeObject:
@@ -254,9 +221,9 @@ func (v *validator) integer(s *Schema, val any) {
 		v.wrongType(s, val)
 		return
 	}
-	lo, hi := intBounds(s.numKind())
-	if res == tooLarge || neg && mag > lo || !neg && mag > hi {
-		v.add(&ArgError{Problem: "out of range", Expected: expected(s) + " " + boundsText(lo, hi), Got: describe(val)})
+	negMag, hi := intBounds(s.numKind())
+	if outOfRange(neg, mag, res, negMag, hi) {
+		v.add(&ArgError{Problem: "out of range", Expected: rangeText(expected(s), negMag, hi), Got: describe(val)})
 	}
 }
 
@@ -275,161 +242,6 @@ func (v *validator) number(s *Schema, val any) {
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > limit {
 		v.add(&ArgError{Problem: "out of range", Expected: "a finite " + expected(s), Got: describe(val)})
 	}
-}
-
-// intResult says what asInteger made of a value.
-type intResult uint8
-
-const (
-	isInteger intResult = iota
-	notNumber
-	notIntegral
-	// tooLarge is an integral number beyond every Go integer kind.
-	tooLarge
-)
-
-// asInteger reads val as an integer: its sign and magnitude, so that the
-// whole range from math.MinInt64 to math.MaxUint64 is representable.
-func asInteger(val any) (neg bool, mag uint64, res intResult) {
-	switch n := val.(type) {
-	case int:
-		return signed(int64(n))
-	case int8:
-		return signed(int64(n))
-	case int16:
-		return signed(int64(n))
-	case int32:
-		return signed(int64(n))
-	case int64:
-		return signed(n)
-	case uint:
-		return false, uint64(n), isInteger
-	case uint8:
-		return false, uint64(n), isInteger
-	case uint16:
-		return false, uint64(n), isInteger
-	case uint32:
-		return false, uint64(n), isInteger
-	case uint64:
-		return false, n, isInteger
-	case uintptr:
-		return false, uint64(n), isInteger
-	case float64:
-		return integralFloat(n)
-	case float32:
-		return integralFloat(float64(n))
-	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			return signed(i)
-		}
-		if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
-			return false, u, isInteger
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil && !isRangeErr(err) {
-			return false, 0, notNumber
-		}
-		return integralFloat(f)
-	}
-	return false, 0, notNumber
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
-}
-
-func signed(i int64) (bool, uint64, intResult) {
-	if i < 0 {
-		// -(i+1) cannot overflow, even for math.MinInt64.
-		return true, uint64(-(i + 1)) + 1, isInteger
-	}
-	return false, uint64(i), isInteger
-}
-
-func integralFloat(f float64) (bool, uint64, intResult) {
-	// The common case first; NaN fails every comparison and falls through.
-	if f >= 0 && f < 0x1p64 && f == math.Trunc(f) {
-		return false, uint64(f), isInteger
-	}
-	if f < 0 && f >= -0x1p63 && f == math.Trunc(f) {
-		return true, uint64(-f), isInteger
-	}
-	if math.IsInf(f, 0) || f == math.Trunc(f) {
-		// Infinite, or integral beyond every Go integer kind.
-		return f < 0, 0, tooLarge
-	}
-	return false, 0, notIntegral
-}
-
-// asFloat reads val as a number of any Go numeric kind.
-func asFloat(val any) (float64, bool) {
-	switch n := val.(type) {
-	case float64:
-		return n, true
-	case float32:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int8:
-		return float64(n), true
-	case int16:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint:
-		return float64(n), true
-	case uint8:
-		return float64(n), true
-	case uint16:
-		return float64(n), true
-	case uint32:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
-	case uintptr:
-		return float64(n), true
-	case json.Number:
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil && !isRangeErr(err) {
-			return 0, false
-		}
-		return f, true
-	}
-	return 0, false
-}
-
-// intBounds returns the range of a Go integer kind as the magnitude of its
-// least value and its greatest value. Types the name does not tell (a named
-// type, say) get int64's range.
-func intBounds(goType string) (negMag, hi uint64) {
-	switch strings.TrimLeft(goType, "*") {
-	case "int8":
-		return 1 << 7, 1<<7 - 1
-	case "int16":
-		return 1 << 15, 1<<15 - 1
-	case "int32", "rune":
-		return 1 << 31, 1<<31 - 1
-	case "uint8", "byte":
-		return 0, 1<<8 - 1
-	case "uint16":
-		return 0, 1<<16 - 1
-	case "uint32":
-		return 0, 1<<32 - 1
-	case "uint", "uint64", "uintptr":
-		return 0, math.MaxUint64
-	}
-	return 1 << 63, 1<<63 - 1
-}
-
-func boundsText(negMag, hi uint64) string {
-	lo := "0"
-	if negMag > 0 {
-		lo = "-" + strconv.FormatUint(negMag, 10)
-	}
-	return "from " + lo + " to " + strconv.FormatUint(hi, 10)
 }
 
 // expected describes what a schema accepts, in the words a model reads:
@@ -465,64 +277,4 @@ func expected(s *Schema) string {
 		}
 	}
 	return string(s.Type)
-}
-
-func quotedList(values []string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(v)
-	}
-	return strings.Join(q, ", ")
-}
-
-// maxShown bounds how much of a wrong string value a message repeats.
-const maxShown = 60
-
-// describe says what came, in JSON's words: `string "3"`, `number 1.5`,
-// `null`, `array of 3 items`.
-func describe(val any) string {
-	switch x := val.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(x) > maxShown {
-			return fmt.Sprintf("string %q… (%d bytes)", truncateUTF8(x, maxShown), len(x))
-		}
-		return "string " + strconv.Quote(x)
-	case bool:
-		return "boolean " + strconv.FormatBool(x)
-	case float64:
-		return "number " + formatFloat(x, 64)
-	case float32:
-		return "number " + formatFloat(float64(x), 32)
-	case json.Number:
-		return "number " + string(x)
-	case []any:
-		if len(x) == 1 {
-			return "array of 1 item"
-		}
-		return fmt.Sprintf("array of %d items", len(x))
-	case map[string]any:
-		return "object"
-	}
-	if _, ok := asFloat(val); ok {
-		return fmt.Sprintf("number %v", val)
-	}
-	return fmt.Sprintf("%T value", val)
-}
-
-// formatFloat writes f as JSON would: 1000000, not 1e+06.
-func formatFloat(f float64, bits int) string {
-	if math.Abs(f) < 1e21 && f == math.Trunc(f) {
-		return strconv.FormatFloat(f, 'f', -1, bits)
-	}
-	return strconv.FormatFloat(f, 'g', -1, bits)
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
