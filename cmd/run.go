@@ -78,7 +78,9 @@ YAML or JSON file holds one request, a list of requests, or
 
 A request has a name, args (or input, as in Claude's tool_use, or
 arguments, as in OpenAI, where it may be a JSON-encoded string), and an id
-(call_N, N its position in the run, where it has none). A JSON Lines file
+(call_N, N its position in the run, where it has none). A Claude tool_use
+block or an OpenAI tool call ({"id": ..., "type": "function", "function":
+{"name": ..., "arguments": "..."}}) may be pasted in as it is. A JSON Lines file
 holds one request per line and is streamed: memory stays flat however long
 it is, and a bad line gets an invalid_request record without stopping the
 rest.

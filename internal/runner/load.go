@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -388,7 +389,9 @@ func parseRequestLine(p *jsonParser, line []byte, pos Position) *Request {
 type requestBuilder struct {
 	req      *Request
 	problems []string
-	argsKey  string
+	// nameKey and argsKey are the keys the name and the arguments came
+	// from, once they have come.
+	nameKey, argsKey string
 	keySet
 }
 
@@ -416,9 +419,9 @@ func (k *keySet) seen(key string) bool {
 }
 
 // requestKeys are the members a request object may have. "type" is
-// accepted (and ignored) so that a Claude tool_use block can be pasted in
-// as it is.
-var requestKeys = []string{"id", "name", "args", "input", "arguments", "type"}
+// accepted (and ignored), and "function" read, so that a Claude tool_use
+// block or an OpenAI tool call can be pasted in as it is.
+var requestKeys = []string{"id", "name", "args", "input", "arguments", "type", "function"}
 
 func (b *requestBuilder) problem(format string, args ...any) {
 	b.problems = append(b.problems, fmt.Sprintf(format, args...))
@@ -439,30 +442,11 @@ func (b *requestBuilder) set(key string, v any) {
 			b.problem("id: expected a string, got %s", describe(v))
 		}
 	case "name":
-		if s, ok := v.(string); ok {
-			b.req.Name = s
-		} else if v != nil {
-			b.problem("name: expected a string, got %s", describe(v))
-		}
+		b.setName(key, v)
 	case "args", "input", "arguments":
-		if b.argsKey != "" {
-			b.problem("both %q and %q given: a request has one of args, input, arguments", b.argsKey, key)
-			return
-		}
-		b.argsKey = key
-		switch x := v.(type) {
-		case map[string]any:
-			b.req.Args = x
-		case nil:
-		case string:
-			if key != "arguments" {
-				b.problem("%s: expected an object, got a string (only arguments may be a JSON-encoded string)", key)
-				return
-			}
-			b.req.Args = b.decodeArguments(x)
-		default:
-			b.problem("%s: expected an object, got %s", key, describe(v))
-		}
+		b.setArgs(key, v)
+	case "function":
+		b.setFunction(v)
 	case "type":
 		// See requestKeys.
 	default:
@@ -474,10 +458,72 @@ func (b *requestBuilder) set(key string, v any) {
 	}
 }
 
-// decodeArguments decodes OpenAI's arguments: a JSON-encoded object.
+func (b *requestBuilder) setName(key string, v any) {
+	if b.nameKey != "" {
+		b.problem("both %q and %q given: a request names its tool once", b.nameKey, key)
+		return
+	}
+	b.nameKey = key
+	if s, ok := v.(string); ok {
+		b.req.Name = s
+	} else if v != nil {
+		b.problem("%s: expected a string, got %s", key, describe(v))
+	}
+}
+
+// setArgs sets the arguments from args, input or arguments (key), or
+// OpenAI's function.arguments.
+func (b *requestBuilder) setArgs(key string, v any) {
+	if b.argsKey != "" {
+		b.problem("both %q and %q given: a request has one of args, input, arguments", b.argsKey, key)
+		return
+	}
+	b.argsKey = key
+	switch x := v.(type) {
+	case map[string]any:
+		b.req.Args = x
+	case nil:
+	case string:
+		if key != "arguments" && key != "function.arguments" {
+			b.problem("%s: expected an object, got a string (only arguments may be a JSON-encoded string)", key)
+			return
+		}
+		b.req.Args = b.decodeArguments(x)
+	default:
+		b.problem("%s: expected an object, got %s", key, describe(v))
+	}
+}
+
+// setFunction takes the name and arguments from the function member of an
+// OpenAI tool call, {"id": ..., "type": "function", "function": {"name":
+// ..., "arguments": "..."}}, so that one can be pasted in as it is.
+func (b *requestBuilder) setFunction(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		b.problem(`function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got %s`, describe(v))
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		switch k {
+		case "name":
+			b.setName("function.name", m[k])
+		case "arguments":
+			b.setArgs("function.arguments", m[k])
+		default:
+			b.problem("unknown field %q in function: an OpenAI tool call's function has name and arguments", k)
+		}
+	}
+}
+
+// decodeArguments decodes OpenAI's arguments: a JSON-encoded object. An
+// empty string is taken for no arguments, as some OpenAI-compatible
+// servers send it for a function without parameters.
 func (b *requestBuilder) decodeArguments(s string) map[string]any {
 	p := &jsonParser{data: []byte(s)}
 	p.skipSpace()
+	if p.i == len(p.data) {
+		return nil
+	}
 	if p.i < len(p.data) && p.data[p.i] != '{' {
 		b.problem("arguments: expected a JSON-encoded object, got %s", strconv.Quote(truncateForMessage(s)))
 		return nil

@@ -114,7 +114,8 @@ func FuzzLoadYAML(f *testing.F) {
 // FuzzLoadJSONL streams JSON Lines: one request per non-blank line, each
 // either whole or carrying its error, never a panic.
 func FuzzLoadJSONL(f *testing.F) {
-	for _, s := range []string{"{\"name\":\"a\",\"args\":{\"a\":1}}\n{\"name\":\"b\"}\n", "{\"name\":\n\n[1]\n", "{\"a\":1}\r\n  \n{", "\xff\n{\"name\":\"\\u0000\"}"} {
+	for _, s := range []string{"{\"name\":\"a\",\"args\":{\"a\":1}}\n{\"name\":\"b\"}\n", "{\"name\":\n\n[1]\n", "{\"a\":1}\r\n  \n{", "\xff\n{\"name\":\"\\u0000\"}",
+		"\uFEFF\n{\"function\":{\"name\":\"a\",\"arguments\":\"{}\"}}\n{\"function\":{\"x\":1},\"name\":\"b\"}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -123,7 +124,8 @@ func FuzzLoadJSONL(f *testing.F) {
 			t.Fatal(err)
 		}
 		lines := 0
-		for _, l := range bytes.Split(data, []byte("\n")) {
+		// A byte order mark at the start is no part of the first line.
+		for _, l := range bytes.Split(bytes.TrimPrefix(data, []byte("\uFEFF")), []byte("\n")) {
 			if len(trimSpace(l)) > 0 {
 				lines++
 			}

@@ -138,6 +138,17 @@ requests:
 			{Name: "a", Line: 1, Col: 1, Err: `r.jsonl:1:1: arguments: expected a JSON-encoded object, got "[1]"`},
 			{Name: "b", Line: 2, Col: 1, Err: `r.jsonl:2:1: arguments: not a JSON-encoded object: at offset 5: unexpected end of JSON input`},
 		}},
+		{"openai tool calls", "r.jsonl", `{"id": "call_abc", "type": "function", "function": {"name": "calculate_sum", "arguments": "{\"a\": 1, \"b\": 2}"}}` + "\n" +
+			`{"name": "a", "function": {"name": "b", "arguments": {}, "x": 1}, "args": {}}` + "\n" + `{"function": "f"}`, "", []loaded{
+			{ID: "call_abc", Name: "calculate_sum", Args: sum12, Line: 1, Col: 1},
+			{Name: "a", Args: map[string]any{}, Line: 2, Col: 1, Err: `r.jsonl:2:1: both "name" and "function.name" given: a request names its tool once; ` +
+				`unknown field "x" in function: an OpenAI tool call's function has name and arguments; ` +
+				`both "function.arguments" and "args" given: a request has one of args, input, arguments`},
+			{Line: 3, Col: 1, Err: `r.jsonl:3:1: function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got a string "f"`},
+		}},
+		{"arguments empty", "r.jsonl", `{"name": "a", "arguments": ""}` + "\n" + `{"name": "b", "arguments": " "}`, "", []loaded{
+			{Name: "a", Line: 1, Col: 1}, {Name: "b", Line: 2, Col: 1},
+		}},
 		{"forced format", "requests.txt", "- name: a\n", FormatYAML, []loaded{{Name: "a", Line: 1, Col: 3}}},
 		{"stdin sniffs jsonl", "-", "{\"name\": \"a\"}\n{\"name\": \"b\"}\n", "", []loaded{
 			{Name: "a", Line: 1, Col: 1}, {Name: "b", Line: 2, Col: 1},
