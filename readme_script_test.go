@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() { scriptCmds["readme"] = cmdReadme }
+
+// cmdReadme copies a piece of README.md out for a script to hold the
+// README to what the program really does:
+//
+//	readme go TEXT FILE          the first ```go block holding TEXT
+//	readme console 'CMD' FILE    what the README shows CMD printing: the
+//	                             lines after "$ CMD" in a ```console
+//	                             block, up to the next "$ " line
+//
+// The README is read from $KESOKU_ROOT, the repository root.
+func cmdReadme(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: readme go|console TEXT FILE")
+	}
+	lang, text, out := args[0], args[1], args[2]
+	data, err := os.ReadFile(filepath.Join(ts.Getenv("KESOKU_ROOT"), "README.md"))
+	ts.Check(err)
+	var (
+		inBlock, found, taking bool
+		block                  []string
+	)
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+scan:
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case !inBlock && line == "```"+lang:
+			inBlock, block = true, block[:0]
+			continue
+		case inBlock && line == "```":
+			inBlock = false
+			found = taking || lang == "go" && strings.Contains(strings.Join(block, "\n"), text)
+			if found {
+				break scan
+			}
+		case inBlock && lang == "console" && strings.HasPrefix(line, "$ "):
+			if found = taking; found {
+				break scan
+			}
+			taking = line == "$ "+text
+		case inBlock && (lang == "go" || taking):
+			block = append(block, line)
+		}
+	}
+	ts.Check(sc.Err())
+	if !found {
+		ts.Fatalf("readme: no ```%s block in README.md holds %q", lang, text)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(out), []byte(strings.Join(block, "\n")+"\n"), 0o644))
+}
