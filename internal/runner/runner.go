@@ -385,8 +385,8 @@ func (ru *run) dispatch(reqs iter.Seq[*Request], pending chan<- *slot, quit <-ch
 		}
 		s := &slot{req: req, index: n}
 		if !seen.Add(req.ID) {
-			s.rec = r.failure(req, message.KindInvalidRequest,
-				fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID))
+			s.rec = r.failure(req, message.KindInvalidRequest, withPos(req.Pos,
+				fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID)))
 		} else {
 			s.spec, s.rec = ru.check(s)
 		}

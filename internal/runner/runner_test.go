@@ -575,7 +575,7 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 	r := New(testRegistry(t, c), Options{})
 	recs, _ := collect(t, context.Background(), r, []*Request{
 		{ID: "x", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
-		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}},
+		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: Position{File: "b.jsonl", Line: 2, Col: 1}},
 		{ID: "call_3", Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
 		{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}}, // becomes call_4
 	})
@@ -594,6 +594,9 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 	}
 	if c.n["x"] != 1 {
 		t.Errorf("id x ran %d times, want once", c.n["x"])
+	}
+	if want := `b.jsonl:2:1: duplicate id "x"`; !strings.HasPrefix(recs[1].Error.Message, want) {
+		t.Errorf("message %q does not start with %q", recs[1].Error.Message, want)
 	}
 }
 
