@@ -81,7 +81,8 @@ limits (429) and server errors (5xx) are retried with backoff.
 
 The model is offered every built-in tool that only reads (see kesoku tools
 list); tools that write, such as write_file, only when named in --tools.
---tools all offers every tool, --tools '' none.
+--tools all offers every tool, --tools '' none. A call to a tool that was
+not offered is answered with an unknown_tool error; it never runs.
 
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)
@@ -134,6 +135,10 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	tools, err := sessionTools(opts.Registry, opts.Tools, opts.toolsSet)
 	if err != nil {
 		return usageErr(err)
+	}
+	offered, err := offeredRegistry(tools)
+	if err != nil {
+		return err
 	}
 	if opts.MaxTurns < 1 {
 		return usageErrf("--max-turns %d: want at least 1", opts.MaxTurns)
@@ -215,7 +220,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		}
 	}
 	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
-		return runner.New(opts.Registry, runner.Options{
+		return runner.New(offered, runner.Options{
 			Jobs:      opts.Jobs,
 			Timeout:   opts.Timeout,
 			Grace:     opts.Grace,
@@ -336,6 +341,21 @@ func sessionTools(reg *registry.Registry, names []string, set bool) ([]*registry
 		return nil, fmt.Errorf("--tools: %w", err)
 	}
 	return specs, nil
+}
+
+// offeredRegistry holds the tools offered to the model and no others. The
+// session's runner runs calls from it alone: a model that names a tool it
+// was not given (write_file, when only the tools that read were offered)
+// gets an unknown_tool error listing the tools it has, never the tool's
+// effect.
+func offeredRegistry(specs []*registry.Spec) (*registry.Registry, error) {
+	reg := registry.New()
+	for _, s := range specs {
+		if err := reg.Register(s); err != nil {
+			return nil, fmt.Errorf("offered tools: %w", err)
+		}
+	}
+	return reg, nil
 }
 
 // openTranscript opens the file the session's records go to: -o, or the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -196,5 +197,60 @@ func TestInteractiveSessionInterruptsTheTurn(t *testing.T) {
 	want := []string{`user text "first"`, `user text "second"`, `assistant text "Second answer."`}
 	if diff := cmp.Diff(want, transcript(t, opts.Output)); diff != "" {
 		t.Errorf("transcript mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSessionRunsOnlyTheToolsOffered: a model that calls a tool it was not
+// offered — a writing tool, when by default only the tools that read are —
+// gets an unknown_tool error naming the tools it has, and the tool never
+// runs.
+func TestSessionRunsOnlyTheToolsOffered(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Gemini, "",
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "w1", Name: "label", Args: map[string]any{"labels": map[string]any{"a": "b"}}}}},
+		llmtest.Reply{Text: "I may not."},
+	)
+	defer srv.Close()
+	opts, out, errOut := sessionTestOptions(t, srv, strings.NewReader(""), false)
+	opts.Prompt = "label a"
+	opts.Tools, opts.toolsSet = nil, false
+	var ran atomic.Bool
+	reg := registry.New()
+	for _, s := range testRegistry(t).All() {
+		if s.Name == "label" {
+			spec := *s
+			spec.Call = func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+				ran.Store(true)
+				return "labelled", nil
+			}
+			s = &spec
+		}
+		reg.MustRegister(s)
+	}
+	opts.Registry = reg
+	if err := runSession(context.Background(), opts); err != nil {
+		t.Fatalf("session: %v (stderr %q)", err, errOut.String())
+	}
+	if out.String() != "I may not.\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if ran.Load() {
+		t.Errorf("the tool that was not offered ran")
+	}
+	var result *message.Record
+	err := message.ReadFile(opts.Output, func(r *message.Record) error {
+		if r.Type == message.TypeToolResult {
+			result = r
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &message.ErrorInfo{Kind: message.KindUnknownTool, Message: `unknown tool "label"; known tools: calculate_sum, current_time`}
+	if result == nil || result.CallID != "w1" {
+		t.Fatalf("result = %+v, want one for call w1", result)
+	}
+	if diff := cmp.Diff(want, result.Error); diff != "" {
+		t.Errorf("error mismatch (-want +got):\n%s", diff)
 	}
 }
