@@ -59,6 +59,10 @@ func toContents(msgs []llm.Message) ([]*genai.Content, error) {
 			order = order[:0]
 		}
 		c := &genai.Content{Role: role}
+		// answers holds, for each part, the id of the call it answers ("" for
+		// a part that is no function response), as kesoku knows it: the
+		// response itself loses a generated id.
+		var answers []string
 		for j, p := range m.Parts {
 			part, err := toPart(p, generated)
 			if err != nil {
@@ -70,46 +74,57 @@ func toContents(msgs []llm.Message) ([]*genai.Content, error) {
 			if p.ToolCall != nil {
 				order = append(order, p.ToolCall.ID)
 			}
+			answer := ""
+			if p.ToolResult != nil {
+				answer = p.ToolResult.CallID
+			}
 			c.Parts = append(c.Parts, part)
+			answers = append(answers, answer)
 		}
 		if len(c.Parts) == 0 {
 			continue
 		}
-		sortResponses(c.Parts, order)
+		sortResponses(c.Parts, answers, order)
 		out = append(out, c)
 	}
 	return out, nil
 }
 
 // sortResponses puts the function responses among parts in the order of
-// the calls (ids in order), keeping every other part where it is.
-func sortResponses(parts []*genai.Part, order []string) {
+// the calls (ids in order), keeping every other part where it is. answers
+// holds the id of the call each part answers: ranked by it, a response to
+// a call that came without an id keeps its place among the others, which
+// is all Gemini has to match it by.
+func sortResponses(parts []*genai.Part, answers, order []string) {
 	rank := make(map[string]int, len(order))
 	for i, id := range order {
 		rank[id] = i
 	}
-	var slots []int
-	var responses []*genai.Part
-	for i, p := range parts {
-		if p.FunctionResponse != nil {
-			slots = append(slots, i)
-			responses = append(responses, p)
-		}
+	type response struct {
+		part *genai.Part
+		rank int
 	}
-	key := func(p *genai.Part) int {
-		if r, ok := rank[p.FunctionResponse.ID]; ok {
-			return r
+	var slots []int
+	var responses []response
+	for i, p := range parts {
+		if p.FunctionResponse == nil {
+			continue
 		}
-		return len(order)
+		r, ok := rank[answers[i]]
+		if !ok {
+			r = len(order)
+		}
+		slots = append(slots, i)
+		responses = append(responses, response{p, r})
 	}
 	// A stable insertion sort: a turn has a handful of calls.
 	for i := 1; i < len(responses); i++ {
-		for j := i; j > 0 && key(responses[j]) < key(responses[j-1]); j-- {
+		for j := i; j > 0 && responses[j].rank < responses[j-1].rank; j-- {
 			responses[j], responses[j-1] = responses[j-1], responses[j]
 		}
 	}
 	for i, s := range slots {
-		parts[s] = responses[i]
+		parts[s] = responses[i].part
 	}
 }
 

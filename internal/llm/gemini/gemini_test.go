@@ -284,3 +284,45 @@ func decode(t *testing.T, s string) any {
 	}
 	return v
 }
+
+// TestResponsesFollowTheCalls: the function responses of a turn go back in
+// the order of the calls, whatever order the results come in — also when
+// some calls came without an id, whose responses Gemini matches by place.
+func TestResponsesFollowTheCalls(t *testing.T) {
+	t.Parallel()
+	generated := json.RawMessage(`{"generatedId":true}`)
+	calls := llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{
+		{ToolCall: &llm.ToolCall{ID: "call_gen1", Name: "first", Args: json.RawMessage(`{}`)}, ProviderData: generated},
+		{ToolCall: &llm.ToolCall{ID: "c2", Name: "second", Args: json.RawMessage(`{}`)}},
+		{ToolCall: &llm.ToolCall{ID: "call_gen3", Name: "third", Args: json.RawMessage(`{}`)}, ProviderData: generated},
+	}}
+	result := func(id, name string) llm.Part {
+		return llm.Part{ToolResult: &llm.ToolResult{CallID: id, Name: name, Content: json.RawMessage(`"` + name + `"`)}}
+	}
+	want := decode(t, `[
+	  {"functionResponse":{"name":"first","response":{"output":"first"}}},
+	  {"functionResponse":{"id":"c2","name":"second","response":{"output":"second"}}},
+	  {"functionResponse":{"name":"third","response":{"output":"third"}}}]`)
+	tests := map[string][]llm.Part{
+		"in order":        {result("call_gen1", "first"), result("c2", "second"), result("call_gen3", "third")},
+		"id first":        {result("c2", "second"), result("call_gen1", "first"), result("call_gen3", "third")},
+		"reversed":        {result("call_gen3", "third"), result("c2", "second"), result("call_gen1", "first")},
+		"generated swaps": {result("call_gen3", "third"), result("call_gen1", "first"), result("c2", "second")},
+	}
+	for name, results := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			contents, err := toContents([]llm.Message{calls, {Role: llm.RoleUser, Parts: results}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.Marshal(contents[1].Parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, decode(t, string(js))); diff != "" {
+				t.Errorf("responses mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
