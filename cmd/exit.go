@@ -13,11 +13,12 @@ const (
 	ExitInterrupted = 130
 )
 
-// exitStatusHelp is appended to every command's help.
+// exitStatusHelp is appended to the help of every command whose own help
+// has no EXIT STATUS section: the codes of a command that writes records.
 const exitStatusHelp = `
 EXIT STATUS
   0    every record succeeded
-  1    at least one error record (or, for validate, an invalid request)
+  1    at least one error record
   2    bad usage, or a file that cannot be read or parsed; nothing ran
   130  interrupted (SIGINT or SIGTERM); every request still has its record
 `
@@ -76,3 +77,11 @@ func exitCode(err error) (code int, silent bool) {
 	}
 	return ExitFailures, false
 }
+
+// completionExitStatus is the help's EXIT STATUS of Cobra's completion
+// command.
+const completionExitStatus = `
+EXIT STATUS
+  0  the script (or, without a shell, this help) was printed
+  2  an unknown shell
+`

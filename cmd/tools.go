@@ -24,7 +24,11 @@ func newToolsCmd(g *Globals) *cobra.Command {
 		Short: "List the registered tools and print their declarations for a provider",
 		Long: `tools shows the tools kesoku knows: the built-in ones and every function
 registered by kesoku gen. "tools list" names them; "tools schema" prints
-their declarations exactly as a provider's API takes them.`,
+their declarations exactly as a provider's API takes them.
+
+EXIT STATUS
+  0  the help was printed
+  2  an unknown subcommand`,
 		Example: `  kesoku tools list
   kesoku tools list --json | jq -r '.[].name'
   kesoku tools schema calculate_sum --format gemini`,
@@ -59,7 +63,11 @@ shortened to fit its width.
 With --json it prints a JSON array instead, one object per tool with its
 name, summary, description, whether it writes files (sessions offer such
 tools only when named), and its parameters (name, type, required,
-description, enum, default).`,
+description, enum, default).
+
+EXIT STATUS
+  0  the tools were listed
+  2  bad usage (an argument, an unknown flag)`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.IO = g.IO

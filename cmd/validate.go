@@ -38,7 +38,14 @@ standard output:
 
 KIND is the error kind run would record (invalid_request, unknown_tool,
 invalid_args). Files are read as run reads them: YAML, JSON or JSON Lines
-by extension, "-" for standard input (sniffed, or --format).`,
+by extension, "-" for standard input (sniffed, or --format).
+
+EXIT STATUS
+  0    every request is valid
+  1    at least one request is invalid
+  2    bad usage, or a file that cannot be read or parsed (the other files
+       are still checked)
+  130  interrupted (SIGINT or SIGTERM)`,
 		Example: `  kesoku validate testdata/requests.yaml
   kesoku validate batch.jsonl more.yaml && kesoku run batch.jsonl more.yaml`,
 		Args: cobra.MinimumNArgs(1),

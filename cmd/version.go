@@ -15,7 +15,13 @@ func newVersionCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print kesoku's version",
-		Args:  cobra.NoArgs,
+		Long: `version prints kesoku's version: the one a release was built with, or
+the module version and VCS revision the Go toolchain stamped.
+
+EXIT STATUS
+  0  the version was printed
+  2  bad usage (an argument, an unknown flag)`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(g.IO.Out, "kesoku", versionString())
 			return err
