@@ -48,6 +48,11 @@ func run(ctx context.Context, io *IOStreams, args []string) int {
 	started := false
 	pre := root.PersistentPreRunE
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		// Cobra checks flag groups (-q with -v) only after this hook, when
+		// the command has begun: check them first, as the bad usage they are.
+		if err := c.ValidateFlagGroups(); err != nil {
+			return usageErr(err)
+		}
 		started = true
 		return pre(c, args)
 	}
@@ -102,6 +107,14 @@ written as one JSON line, a Message record.`,
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))
 	}
+	// Cobra adds its completion command only when the program runs. Add it
+	// now, so that it states its exit status like the others, and an
+	// unknown shell is bad usage rather than help and success.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Long += completionExitStatus
+		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
 	for _, c := range root.Commands() {
 		// A command whose exit codes differ from the usual ones says so
 		// in its own EXIT STATUS section.
@@ -137,16 +150,35 @@ func (g *Globals) setUp(c *cobra.Command) error {
 	if err != nil {
 		return usageErrf("--awd %s: %w", g.AWD, err)
 	}
+	// Every file tool would fail on a working directory that is not
+	// there: say so once, before anything runs.
+	if fi, err := os.Stat(abs); err != nil {
+		return usageErrf("--awd: %w", err)
+	} else if !fi.IsDir() {
+		return usageErrf("--awd %s: not a directory", g.AWD)
+	}
 	g.AWD = abs
 	if g.Staging != "" {
 		if g.Staging, err = filepath.Abs(g.Staging); err != nil {
 			return usageErrf("--staging: %w", err)
 		}
 	}
-	return g.applyConfig(c)
+	config, err := g.applyConfig(c)
+	if err != nil {
+		return err
+	}
+	if g.Verbose {
+		if config == "" {
+			config = "none"
+		}
+		fmt.Fprintf(g.IO.Err, "kesoku: working directory %s, staging %s, config %s\n", g.AWD, g.StagingDir(), config)
+	}
+	return nil
 }
 
-func (g *Globals) applyConfig(c *cobra.Command) error {
+// applyConfig applies the config file's defaults and returns its path, ""
+// when there is none.
+func (g *Globals) applyConfig(c *cobra.Command) (string, error) {
 	path, explicit := g.Config, g.Config != ""
 	if !explicit {
 		path = filepath.Join(g.AWD, "kesoku.yaml")
@@ -154,13 +186,13 @@ func (g *Globals) applyConfig(c *cobra.Command) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if !explicit && errors.Is(err, os.ErrNotExist) {
-			return nil
+			return "", nil
 		}
-		return usageErrf("read config: %w", err)
+		return "", usageErrf("read config: %w", err)
 	}
 	var values map[string]any
 	if err := yaml.Unmarshal(data, &values); err != nil {
-		return usageErrf("config %s: %s", path, yaml.FormatError(err, false, true))
+		return "", usageErrf("config %s: %s", path, yaml.FormatError(err, false, true))
 	}
 	for key, v := range values {
 		f := c.Flags().Lookup(key)
@@ -173,10 +205,10 @@ func (g *Globals) applyConfig(c *cobra.Command) error {
 			continue
 		}
 		if err := setFlagFromConfig(f, v); err != nil {
-			return usageErrf("config %s: %s: %w", path, key, err)
+			return "", usageErrf("config %s: %s: %w", path, key, err)
 		}
 	}
-	return nil
+	return path, nil
 }
 
 func setFlagFromConfig(f *pflag.Flag, v any) error {

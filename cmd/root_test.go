@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// runArgs runs kesoku with args against in-memory streams.
+func runArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, args)
+	return code, out.String(), errOut.String()
+}
+
+// TestGlobalFlags checks the flags every command has (SPEC §1): the AWD,
+// the config file and its defaults, -q and -v, and that their misuse is
+// bad usage (exit 2) before anything runs.
+func TestGlobalFlags(t *testing.T) {
+	t.Parallel()
+	awd := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(awd, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	write("kesoku.yaml", "format: claude\n")
+	other := write("other.yaml", "format: mcp\n")
+	broken := write("broken.yaml", "format: [\n")
+	file := write("plain.txt", "not a directory\n")
+
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string // a regexp stdout must match
+		stderr   string // a regexp stderr must match
+		noStderr bool
+	}{
+		{name: "kesoku.yaml in the AWD gives defaults",
+			args: []string{"--awd", awd, "tools", "schema", "calculate_sum"}, stdout: `"input_schema"`, noStderr: true},
+		{name: "a flag on the command line wins over the config",
+			args: []string{"--awd", awd, "tools", "schema", "calculate_sum", "--format", "openai"}, stdout: `"function"`},
+		{name: "--config names another file",
+			args: []string{"--awd", awd, "--config", other, "tools", "schema", "calculate_sum"}, stdout: `"inputSchema"`},
+		{name: "a config that does not parse",
+			args: []string{"--awd", awd, "--config", broken, "tools", "list"}, code: ExitUsage, stderr: `^kesoku: config .*broken.yaml: `},
+		{name: "a config that is not there",
+			args: []string{"--awd", awd, "--config", filepath.Join(awd, "nope.yaml"), "tools", "list"}, code: ExitUsage, stderr: `^kesoku: read config: .*nope.yaml`},
+		{name: "an AWD that is not there",
+			args: []string{"--awd", filepath.Join(awd, "nope"), "tools", "list"}, code: ExitUsage, stderr: `^kesoku: --awd: .*no such file or directory\n$`},
+		{name: "an AWD that is a file",
+			args: []string{"--awd", file, "tools", "list"}, code: ExitUsage, stderr: `^kesoku: --awd .*plain.txt: not a directory\n$`},
+		{name: "-q with -v",
+			args: []string{"-q", "-v", "tools", "list"}, code: ExitUsage, stderr: `\[quiet verbose\]`},
+		{name: "-v says where kesoku works",
+			args: []string{"--awd", awd, "-v", "tools", "list"}, stdout: `^NAME `,
+			stderr: `^kesoku: working directory ` + regexp.QuoteMeta(awd) + `, staging ` + regexp.QuoteMeta(filepath.Join(awd, ".kesoku", "staging")) + `, config ` + regexp.QuoteMeta(filepath.Join(awd, "kesoku.yaml")) + `\n$`},
+		{name: "-v with --staging and --config",
+			args:   []string{"--awd", awd, "--staging", awd, "--config", other, "-v", "version"},
+			stderr: `staging ` + regexp.QuoteMeta(awd) + `, config ` + regexp.QuoteMeta(other) + `\n$`},
+		{name: "an unknown shell",
+			args: []string{"completion", "tcsh"}, code: ExitUsage, stderr: `unknown command "tcsh" for "kesoku completion"`},
+		{name: "a shell",
+			args: []string{"completion", "bash"}, stdout: `^# bash completion`, noStderr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runArgs(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if !regexp.MustCompile(tt.stdout).MatchString(stdout) {
+				t.Errorf("stdout does not match %q:\n%s", tt.stdout, stdout)
+			}
+			if tt.stderr != "" && !regexp.MustCompile(tt.stderr).MatchString(stderr) {
+				t.Errorf("stderr does not match %q:\n%s", tt.stderr, stderr)
+			}
+			if tt.noStderr && stderr != "" {
+				t.Errorf("stderr is not empty:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// TestHelpStatesExitStatus checks that every command's help has an EXIT
+// STATUS section, and that only the commands that write records speak of
+// records there.
+func TestHelpStatesExitStatus(t *testing.T) {
+	t.Parallel()
+	records := map[string]bool{"run": true}
+	root := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c == root || c.Name() == "help" || c.Parent().Name() == "completion" {
+			return
+		}
+		path := c.CommandPath()
+		_, status, ok := strings.Cut(c.Long, "EXIT STATUS\n")
+		if !ok {
+			t.Errorf("%s: the help has no EXIT STATUS section", path)
+			return
+		}
+		if !strings.Contains(status, "  0 ") {
+			t.Errorf("%s: EXIT STATUS does not say what 0 means:\n%s", path, status)
+		}
+		if got := strings.Contains(status, "record"); got != records[c.Name()] {
+			t.Errorf("%s: EXIT STATUS speaks of records: %v, want %v:\n%s", path, got, records[c.Name()], status)
+		}
+	}
+	walk(root)
+}
