@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -126,6 +127,8 @@ type File struct {
 	lines  *bufio.Reader
 	closer io.Closer
 	err    error
+	// path is the file's path, "" for standard input.
+	path string
 }
 
 // Open opens the request file name ("-" is stdin, read from stdin) in
@@ -164,6 +167,9 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 		format = sniff(br)
 	}
 	file := &File{Name: display, Format: format}
+	if name != "-" {
+		file.path = name
+	}
 	if format == FormatJSONL {
 		file.lines, file.closer = br, closer
 		return file, nil
@@ -260,6 +266,65 @@ func (f *File) Len() int {
 	}
 	return len(f.reqs)
 }
+
+// Count returns how many requests the file holds. For a JSON Lines file
+// it reads the file a second time, on its own, counting the lines that are
+// not blank without parsing them: for a progress bar's total, before or
+// while the requests are taken. Standard input cannot be read twice: for
+// a stream from it, Count returns -1.
+func (f *File) Count(ctx context.Context) (int64, error) {
+	if f.lines == nil {
+		return int64(len(f.reqs)), nil
+	}
+	if f.path == "" {
+		return -1, nil
+	}
+	r, err := os.Open(f.path)
+	if err != nil {
+		return -1, err
+	}
+	defer r.Close()
+	buf := make([]byte, 256<<10)
+	var n int64
+	inLine := false // a line with something on it has begun
+	first := true
+	for {
+		m, err := io.ReadFull(r, buf)
+		chunk := buf[:m]
+		if first {
+			chunk = bytes.TrimPrefix(chunk, []byte("\uFEFF"))
+			first = false
+		}
+		for len(chunk) > 0 {
+			if !inLine {
+				i := 0
+				for i < len(chunk) && isSpace(chunk[i]) {
+					i++
+				}
+				if chunk = chunk[i:]; len(chunk) == 0 {
+					break
+				}
+				inLine = true
+				n++
+			}
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				break
+			}
+			chunk, inLine = chunk[i+1:], false
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return n, nil
+		case err != nil:
+			return -1, err
+		case ctx.Err() != nil:
+			return -1, ctx.Err()
+		}
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // Err is the error that ended the reading of a stream early, if any.
 func (f *File) Err() error { return f.err }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -338,5 +339,55 @@ func TestLoadRefusesHugeWholeFiles(t *testing.T) {
 	_, err := loadString(t, "big.yaml", big, "")
 	if err == nil || !strings.Contains(err.Error(), "larger than 4 MiB: write large batches as JSON Lines") {
 		t.Errorf("error = %v, want the limit and the way out", err)
+	}
+}
+
+// TestCountMatchesTheRequests checks that File.Count, which counts lines
+// without parsing them, agrees with the requests a file yields.
+func TestCountMatchesTheRequests(t *testing.T) {
+	t.Parallel()
+	long := `{"name": "a", "args": {"s": "` + strings.Repeat("x", 600<<10) + `"}}`
+	tests := []struct {
+		name, file, content string
+		want                int64
+	}{
+		{"jsonl", "r.jsonl", "{\"name\": \"a\"}\n\n  \t\r\n{\"name\": \"b\"}\r\nnot json\n{\"name\": \"c\"}", 4},
+		{"blank", "r.jsonl", "\n \n\r\n", 0},
+		{"empty", "r.jsonl", "", 0},
+		{"byte order mark", "r.jsonl", "\uFEFF\n{\"name\": \"a\"}\n", 1},
+		{"lines longer than the buffer", "r.jsonl", long + "\n\n" + long + "\n  " + long, 3},
+		{"yaml", "r.yaml", "- name: a\n- name: b\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			n, err := f.Count(context.Background())
+			if err != nil || n != tt.want {
+				t.Errorf("Count = %d, %v; want %d", n, err, tt.want)
+			}
+			var got int64
+			for range f.Requests() {
+				got++
+			}
+			if got != n {
+				t.Errorf("Count = %d, but the file yields %d requests", n, got)
+			}
+		})
+	}
+	f, err := Open("-", FormatJSONL, strings.NewReader("{\"name\": \"a\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.Count(context.Background()); n != -1 || err != nil {
+		t.Errorf("Count of standard input = %d, %v; want -1: it cannot be read twice", n, err)
 	}
 }

@@ -94,6 +94,10 @@ type Options struct {
 	// Finished holds the ids of requests already finished by an earlier
 	// run (--resume): they are skipped and get no new record.
 	Finished *IDSet
+	// OnSkip, when set, is told of each request skipped as finished, as it
+	// is skipped (a progress bar's total shrinks by it). It is called from
+	// the goroutine that reads the requests.
+	OnSkip func(*Request)
 
 	// The rest is handed to tools through their ToolContext.
 
@@ -381,6 +385,9 @@ func (ru *run) dispatch(reqs iter.Seq[*Request], pending chan<- *slot, quit <-ch
 		}
 		if r.opts.Finished != nil && r.opts.Finished.Has(req.ID) {
 			skipped++
+			if r.opts.OnSkip != nil {
+				r.opts.OnSkip(req)
+			}
 			continue
 		}
 		s := &slot{req: req, index: n}

@@ -634,9 +634,19 @@ func TestRunResumeFinishesTheRest(t *testing.T) {
 					finished.Add(rec.ParentID)
 				}
 			}
-			second, sum := collect(t, context.Background(), New(reg, Options{Jobs: 4, Finished: finished}), newReqs())
+			var told atomic.Int64
+			onSkip := func(q *Request) {
+				if !finished.Has(q.ID) {
+					t.Errorf("told of skipping %s, which did not finish", q.ID)
+				}
+				told.Add(1)
+			}
+			second, sum := collect(t, context.Background(), New(reg, Options{Jobs: 4, Finished: finished, OnSkip: onSkip}), newReqs())
 			if sum.Skipped != finished.Len() || len(second)+finished.Len() != len(reqs) {
 				t.Errorf("second run: %d records, %d skipped; first finished %d of %d", len(second), sum.Skipped, finished.Len(), len(reqs))
+			}
+			if told.Load() != int64(sum.Skipped) {
+				t.Errorf("OnSkip told of %d skipped requests, want %d", told.Load(), sum.Skipped)
 			}
 			done := map[string]int{}
 			for _, rec := range append(first, second...) {
