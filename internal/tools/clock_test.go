@@ -12,9 +12,27 @@ func TestCalculateSum(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ a, b, want int }{
 		{1, 2, 3}, {-5, 5, 0}, {0, 0, 0}, {12345, 67890, 80235},
+		{math.MaxInt, 0, math.MaxInt}, {math.MaxInt, math.MinInt, -1},
+		{math.MinInt, 0, math.MinInt}, {math.MaxInt - 1, 1, math.MaxInt}, {math.MinInt + 1, -1, math.MinInt},
 	} {
-		if got := CalculateSum(tt.a, tt.b); got != tt.want {
-			t.Errorf("CalculateSum(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got, err := CalculateSum(tt.a, tt.b); err != nil || got != tt.want {
+			t.Errorf("CalculateSum(%d, %d) = %d, %v, want %d", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+}
+
+// TestCalculateSumOverflow checks that a sum beyond the int range is an
+// error the model can act on, never a wrapped wrong answer.
+func TestCalculateSumOverflow(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ a, b int }{
+		{math.MaxInt, 1}, {1, math.MaxInt}, {math.MaxInt, math.MaxInt},
+		{math.MinInt, -1}, {-1, math.MinInt}, {math.MinInt, math.MinInt},
+	} {
+		got, err := CalculateSum(tt.a, tt.b)
+		assertInvalidArg(t, err, "b", "overflows a")
+		if got != 0 {
+			t.Errorf("CalculateSum(%d, %d) = %d with its error, want 0", tt.a, tt.b, got)
 		}
 	}
 }

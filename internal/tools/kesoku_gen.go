@@ -253,7 +253,7 @@ func init() {
 				},
 			},
 		},
-		Source: "sum.go:11",
+		Source: "sum.go:18",
 		Call:   kesokuCallCalculateSum,
 	})
 }
@@ -467,5 +467,9 @@ func kesokuCallCalculateSum(ctx context.Context, tc *registry.ToolContext, args 
 	if err != nil {
 		return nil, registry.ArgAt(err, "b")
 	}
-	return CalculateSum(a, b), nil
+	r, err := CalculateSum(a, b)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
