@@ -144,7 +144,7 @@ func Grep(ctx context.Context, tc *registry.ToolContext, pattern, path, glob str
 	res := g.res
 	switch {
 	case res.Truncated:
-		notes = append(notes, fmt.Sprintf("stopped after %d matches; more remain: narrow the pattern, path or glob, or raise max_results", len(res.Matches)))
+		notes = append(notes, fmt.Sprintf("stopped after %s; more remain: narrow the pattern, path or glob, or raise max_results", plural(len(res.Matches), "match", "matches")))
 	case len(res.Matches) == 0:
 		note := fmt.Sprintf("no match in %s", plural(res.FilesSearched, "file", "files"))
 		if wk.ignored > 0 {

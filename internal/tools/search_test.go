@@ -255,6 +255,11 @@ func TestGrepCap(t *testing.T) {
 	if want := "stopped after 5 matches; more remain"; !strings.Contains(got.Note, want) {
 		t.Errorf("note %q does not contain %q", got.Note, want)
 	}
+	got, err = Grep(ctx, f.tc, "match", "", "", false, 1)
+	must(t, err)
+	if want := "stopped after 1 match; more remain"; !strings.Contains(got.Note, want) {
+		t.Errorf("note %q does not contain %q", got.Note, want)
+	}
 	got, err = Grep(ctx, f.tc, "match", "", "", false, 5000)
 	must(t, err)
 	if len(got.Matches) != grepMaxResults || !got.Truncated || !strings.Contains(got.Note, "max_results is at most 1000") {
