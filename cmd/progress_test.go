@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -75,5 +76,63 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 				t.Errorf("wrote %q to a non-terminal", out)
 			}
 		})
+	}
+}
+
+// TestProgressKeepsRecordsOffTheBar writes records to the terminal the bar
+// is on (standard output and error both the one terminal): every record
+// starts on a line the bar was cleared from, and the bar comes back below.
+func TestProgressKeepsRecordsOffTheBar(t *testing.T) {
+	t.Parallel()
+	var tty progressBuffer
+	g := &Globals{IO: &IOStreams{Out: &tty, Err: &tty, OutTTY: true, ErrTTY: true}}
+	p := newProgress(g, 10, "running")
+	out := p.around(&tty, true)
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(tty.String(), "0/10") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	const rec = "{\"id\":\"1\"}\n"
+	if _, err := io.WriteString(out, rec); err != nil {
+		t.Fatal(err)
+	}
+	p.finish()
+	screen := tty.String()
+	i := strings.Index(screen, rec)
+	if i < 0 {
+		t.Fatalf("the record is not on the terminal: %q", screen)
+	}
+	if !strings.HasSuffix(screen[:i], clearLine) {
+		t.Errorf("the record was written on the bar's line: %q", screen)
+	}
+	if after := screen[i+len(rec):]; !strings.Contains(after, "0/10") {
+		t.Errorf("the bar was not drawn again below the record: %q", after)
+	}
+	var other bytes.Buffer
+	if p.around(&other, false) != io.Writer(&other) {
+		t.Errorf("records that do not go to the terminal were wrapped")
+	}
+}
+
+// TestProgressTotalShrinksBySkipped checks that requests skipped by
+// --resume come off the bar's total rather than counting as done.
+func TestProgressTotalShrinksBySkipped(t *testing.T) {
+	t.Parallel()
+	var errOut progressBuffer
+	g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: true}}
+	p := newProgress(g, 10, "running")
+	defer p.finish()
+	p.skip()
+	p.skip()
+	p.record(&message.Record{})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errOut.String(), "1/8") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := p.bar.GetMax64(); got != 8 {
+		t.Errorf("bar total = %d, want 10 less 2 skipped", got)
+	}
+	if s := errOut.String(); !strings.Contains(s, "1/8") || !strings.Contains(s, "2 skipped") {
+		t.Errorf("bar %q does not show 1/8 and the skipped", s)
 	}
 }

@@ -259,7 +259,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}
 	boundMemory()
-	out, err := openRecords(o.Output, o.Resume, o.g.IO.Out)
+	barShown := o.g.IO.ErrTTY && !o.g.Quiet
+	prog := newProgress(o.g, requestTotal(ctx, files, barShown), "running")
+	defer prog.finish()
+	out, err := openRecords(o.Output, o.Resume, prog.around(o.g.IO.Out, o.g.IO.OutTTY))
 	if err != nil {
 		return usageErr(err)
 	}
@@ -269,20 +272,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	ropts.OnSkip = func(*runner.Request) { prog.skip() }
 	r := runner.New(o.Registry, ropts)
 
-	total := int64(0)
-	for _, f := range files {
-		if f.Len() < 0 {
-			total = -1
-			break
-		}
-		total += int64(f.Len())
-	}
-	if total > 0 && finished != nil {
-		total = -1 // skipped requests get no record: the count is not known
-	}
-	prog := newProgress(o.g, total, "running")
 	sum, runErr := r.Run(ctx, allRequests(files, o.Session != ""), func(rec *message.Record) error {
 		if err := out.Write(rec); err != nil {
 			return err
@@ -317,6 +309,34 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return errFailures
 	}
 	return nil
+}
+
+// countLimit bounds the time spent counting the requests of JSON Lines
+// files for the progress bar's total before the run starts: a file too
+// large to count in that time gets a bar without a total.
+const countLimit = time.Second
+
+// requestTotal is how many requests the files hold, for the progress bar,
+// or -1 when that is not known. Counting a JSON Lines file reads it once
+// more, so it is done only when count says a bar will show it.
+func requestTotal(ctx context.Context, files []*runner.File, count bool) int64 {
+	ctx, cancel := context.WithTimeout(ctx, countLimit)
+	defer cancel()
+	total := int64(0)
+	for _, f := range files {
+		n := int64(f.Len())
+		if n < 0 {
+			if !count {
+				return -1
+			}
+			var err error
+			if n, err = f.Count(ctx); err != nil || n < 0 {
+				return -1
+			}
+		}
+		total += n
+	}
+	return total
 }
 
 // openRequestFiles opens every file before anything runs, so that a file
