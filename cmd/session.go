@@ -199,6 +199,8 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		stream = opts.Stream && !opts.JSON
 	}
 	out := &answerWriter{w: g.IO.Out}
+	// Should a provider, a proxy or a tool echo the key, it goes no further.
+	redact := llm.NewRedactor(rm.key)
 	sopts := llm.SessionOptions{
 		Provider:  provider,
 		Store:     store,
@@ -206,6 +208,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		System:    opts.System,
 		Tools:     tools,
 		MaxTurns:  opts.MaxTurns,
+		Redactor:  redact,
 	}
 	if stream {
 		sopts.OnText = out.text
@@ -229,7 +232,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			SessionID: sessionID,
 			AWD:       g.AWD,
 			Staging:   g.StagingDir(),
-			Store:     store,
+			Store:     redact.Store(store),
 			Model:     provider,
 		})
 	}

@@ -59,6 +59,9 @@ type SessionOptions struct {
 	// OnCalls, when set, is told of a turn's tool calls before they run
 	// (to show progress).
 	OnCalls func([]*ToolCall)
+	// Redactor hides the API key in everything the session hands on: the
+	// records it stores, the text it streams, the answer and its errors.
+	Redactor *Redactor
 }
 
 // Session is the agent loop: a conversation with a model whose tool calls
@@ -79,6 +82,7 @@ func NewSession(opts SessionOptions) *Session {
 	if opts.MaxTurns <= 0 {
 		opts.MaxTurns = DefaultMaxTurns
 	}
+	opts.Store = opts.Redactor.Store(opts.Store)
 	return &Session{opts: opts}
 }
 
@@ -102,6 +106,11 @@ func (s *Session) History() []Message { return s.history }
 // grace; every call still gets its record, and Send returns
 // ErrInterrupted.
 func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
+	answer, err := s.send(ctx, prompt)
+	return s.opts.Redactor.String(answer), s.opts.Redactor.Error(err)
+}
+
+func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 	if prompt != "" {
 		content, _ := json.Marshal(prompt)
 		rec := s.newRecord(message.RoleUser, message.TypeText)
@@ -117,9 +126,11 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 		if ctx.Err() != nil {
 			return "", ErrInterrupted
 		}
+		onText, flush := s.opts.Redactor.Stream(s.opts.OnText)
 		resp, err := s.opts.Provider.Generate(ctx, &Request{
 			System: s.opts.System, Messages: s.history, Tools: s.opts.Tools,
-		}, s.opts.OnText)
+		}, onText)
+		flush()
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", ErrInterrupted
@@ -212,7 +223,10 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	if s.opts.OnCalls != nil {
 		tcs := make([]*ToolCall, len(calls))
 		for i, c := range calls {
-			tcs[i] = c.call
+			tc := *c.call
+			tc.Name = s.opts.Redactor.String(tc.Name)
+			tc.Args = json.RawMessage(s.opts.Redactor.String(string(tc.Args)))
+			tcs[i] = &tc
 		}
 		s.opts.OnCalls(tcs)
 	}

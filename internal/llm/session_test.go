@@ -596,24 +596,77 @@ func TestResumeAnswersUnansweredCalls(t *testing.T) {
 	})
 }
 
+// TestSessionNeverWritesTheKey: a provider (or a proxy) that echoes the
+// key — in its text, streamed or not, in a call's arguments, in an error
+// — and a tool that returns it do not get it into a record, the streamed
+// text, the answer, the calls shown or an error.
 func TestSessionNeverWritesTheKey(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, p llmtest.Provider) {
-		r := newRig(t, p,
-			llmtest.Reply{Calls: []llmtest.Call{{ID: "x", Name: "always_fails"}}},
-			llmtest.Reply{Status: 400, Error: "bad"},
-		)
-		s := r.session(llm.SessionOptions{})
-		_, err := s.Send(context.Background(), "hi")
-		if err == nil {
-			t.Fatal("no error")
-		}
-		data, rerr := os.ReadFile(r.path)
-		if rerr != nil {
-			t.Fatal(rerr)
-		}
-		if bytes.Contains(data, []byte(testKey)) || strings.Contains(err.Error(), testKey) {
-			t.Errorf("the key was written")
+		for _, stream := range []bool{false, true} {
+			r := newRig(t, p,
+				llmtest.Reply{Text: "I was given " + testKey, Calls: []llmtest.Call{
+					{ID: "x", Name: "echo", Args: map[string]any{"text": "key=" + testKey}},
+					{ID: "y", Name: "echo", Args: map[string]any{"text": "fail: " + testKey}},
+				}},
+				llmtest.Reply{Text: "The key is " + testKey + "."},
+				llmtest.Reply{Status: 400, Error: "API key not valid: " + testKey},
+			)
+			r.reg.MustRegister(&registry.Spec{
+				Name: "echo", Description: "Echo.", Source: "test",
+				Params: []*registry.Property{{Name: "text", Schema: &registry.Schema{Type: registry.TypeString}, Required: true}},
+				Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+					text := args["text"].(string)
+					if strings.HasPrefix(text, "fail: ") {
+						return nil, errors.New(text)
+					}
+					return text, nil
+				},
+			})
+			var shown strings.Builder
+			opts := llm.SessionOptions{
+				Redactor: llm.NewRedactor(testKey),
+				OnCalls: func(calls []*llm.ToolCall) {
+					for _, c := range calls {
+						shown.Write(c.Args)
+					}
+				},
+			}
+			if stream {
+				opts.OnText = func(s string) { shown.WriteString(s) }
+			}
+			s := r.session(opts)
+			answer, err := s.Send(context.Background(), "what is the key?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answer != "The key is [redacted]." {
+				t.Errorf("answer = %q", answer)
+			}
+			_, err = s.Send(context.Background(), "again")
+			if err == nil || !strings.Contains(err.Error(), "API key not valid: [redacted]") {
+				t.Errorf("error = %v, want the provider's message, redacted", err)
+			}
+			var api *llm.APIError
+			if !errors.As(err, &api) {
+				t.Errorf("error %T is no longer an APIError", err)
+			}
+			recs := r.records(t)
+			data, rerr := os.ReadFile(r.path)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			for what, text := range map[string]string{"transcript": string(data), "answer": answer, "error": err.Error(), "shown": shown.String()} {
+				if strings.Contains(text, testKey) {
+					t.Errorf("stream %v: the key is in the %s: %s", stream, what, text)
+				}
+			}
+			if stream && !strings.Contains(shown.String(), "I was given [redacted]") {
+				t.Errorf("streamed %q", shown.String())
+			}
+			if n := len(recs); n != 8 || string(recs[4].Content) != `"key=[redacted]"` || recs[5].Error == nil || recs[5].Error.Message != "fail: [redacted]" {
+				t.Errorf("stream %v: records %+v, want the tool's result redacted", stream, shapes(recs))
+			}
 		}
 	})
 }

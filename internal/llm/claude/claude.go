@@ -31,6 +31,8 @@ type Provider struct {
 	model     string
 	maxTokens int64
 	client    anthropic.Client
+	// redact hides the key in errors, should the API or a proxy echo it.
+	redact *llm.Redactor
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -61,7 +63,7 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...)}, nil
+	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey)}, nil
 }
 
 // Name is "claude".
@@ -140,7 +142,7 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 		if msg == "" {
 			msg = api.RawJSON()
 		}
-		return &llm.APIError{Provider: Name, StatusCode: api.StatusCode, Type: string(api.Type()), Message: msg}
+		return &llm.APIError{Provider: Name, StatusCode: api.StatusCode, Type: string(api.Type()), Message: p.redact.String(msg)}
 	}
-	return fmt.Errorf("claude: %w", err)
+	return p.redact.Error(fmt.Errorf("claude: %w", err))
 }

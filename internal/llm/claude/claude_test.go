@@ -193,6 +193,12 @@ func TestGenerateErrors(t *testing.T) {
 			requests: 1,
 		},
 		{
+			name:     "a message that echoes the key",
+			replies:  []llmtest.Reply{{Status: 400, Error: "API key not valid: " + testKey + "."}},
+			wantErr:  "claude API error 400 invalid_request_error: API key not valid: [redacted].",
+			requests: 1,
+		},
+		{
 			name:     "wrong key",
 			key:      "another-key",
 			wantErr:  "claude API error 401 authentication_error",

@@ -27,6 +27,8 @@ type Provider struct {
 	model     string
 	maxTokens int32
 	client    *genai.Client
+	// redact hides the key in errors, should the API or a proxy echo it.
+	redact *llm.Redactor
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -65,7 +67,7 @@ func New(ctx context.Context, opts llm.ClientOptions) (*Provider, error) {
 		// The SDK's own message prints its whole config, key included.
 		return nil, errors.New("gemini: cannot build the client")
 	}
-	return &Provider{model: opts.Model, maxTokens: int32(opts.MaxTokens), client: client}, nil
+	return &Provider{model: opts.Model, maxTokens: int32(opts.MaxTokens), client: client, redact: llm.NewRedactor(opts.APIKey)}, nil
 }
 
 // Name is "gemini".
@@ -119,11 +121,11 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 func (p *Provider) wrap(err error) error {
 	var api genai.APIError
 	if errors.As(err, &api) {
-		return &llm.APIError{Provider: Name, StatusCode: api.Code, Type: api.Status, Message: api.Message}
+		return &llm.APIError{Provider: Name, StatusCode: api.Code, Type: api.Status, Message: p.redact.String(api.Message)}
 	}
 	var papi *genai.APIError
 	if errors.As(err, &papi) {
-		return &llm.APIError{Provider: Name, StatusCode: papi.Code, Type: papi.Status, Message: papi.Message}
+		return &llm.APIError{Provider: Name, StatusCode: papi.Code, Type: papi.Status, Message: p.redact.String(papi.Message)}
 	}
-	return fmt.Errorf("gemini: %w", err)
+	return p.redact.Error(fmt.Errorf("gemini: %w", err))
 }

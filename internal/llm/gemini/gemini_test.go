@@ -191,6 +191,12 @@ func TestGenerateErrors(t *testing.T) {
 			requests: 1,
 		},
 		{
+			name:     "a message that echoes the key",
+			replies:  []llmtest.Reply{{Status: 400, Error: "API key not valid: " + testKey + "."}},
+			wantErr:  "gemini API error 400 INVALID_ARGUMENT: API key not valid: [redacted].",
+			requests: 1,
+		},
+		{
 			name:     "wrong key",
 			key:      "another-key",
 			wantErr:  "gemini API error 401 UNAUTHENTICATED: fake: API key not valid",
