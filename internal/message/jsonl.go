@@ -61,7 +61,8 @@ func CreateFile(path string) (*JSONLWriter, error) {
 // AppendFile opens the file at path for appending records, creating it if
 // need be. A torn last line — a record cut short by a crash or a kill — is
 // cut off first, so that the new records start on a line of their own and
-// the file stays valid JSON Lines. Close it when done.
+// the file stays valid JSON Lines; a whole record that only lacks its
+// line end (an edited file) is kept and given one. Close it when done.
 func AppendFile(path string) (*JSONLWriter, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -80,7 +81,9 @@ func AppendFile(path string) (*JSONLWriter, error) {
 	return jw, nil
 }
 
-// cutTornLine truncates f after its last newline.
+// cutTornLine truncates f after its last newline, unless what follows it
+// is a whole JSON value (ReadFile reads it as a record): that gets its
+// newline instead.
 func cutTornLine(f *os.File) error {
 	st, err := f.Stat()
 	if err != nil {
@@ -88,6 +91,7 @@ func cutTornLine(f *os.File) error {
 	}
 	size := st.Size()
 	buf := make([]byte, 4096)
+	cut := int64(0) // where the last line begins
 	for end := size; end > 0; {
 		start := max(end-int64(len(buf)), 0)
 		n, err := f.ReadAt(buf[:end-start], start)
@@ -95,17 +99,25 @@ func cutTornLine(f *os.File) error {
 			return err
 		}
 		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			if cut := start + int64(i) + 1; cut != size {
-				return f.Truncate(cut)
-			}
-			return nil
+			cut = start + int64(i) + 1
+			break
 		}
 		end = start
 	}
-	if size > 0 {
-		return f.Truncate(0) // not one whole line
+	if cut == size {
+		return nil
 	}
-	return nil
+	if size-cut <= maxRecordLine {
+		last := make([]byte, size-cut)
+		if _, err := f.ReadAt(last, cut); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if last = bytes.TrimSpace(last); len(last) > 0 && json.Valid(last) {
+			_, err := f.WriteAt([]byte("\n"), size)
+			return err
+		}
+	}
+	return f.Truncate(cut)
 }
 
 // Write buffers one record; it reaches the file within FlushInterval.

@@ -188,6 +188,8 @@ func TestAppendFileCutsATornLine(t *testing.T) {
 		{"only a torn line", string(line[:10]), 0},
 		{"empty", "", 0},
 		{"torn line longer than a read", string(line) + "\n" + strings.Repeat("x", 10000), 1},
+		{"a whole record without its line end", string(line) + "\n" + string(line), 2},
+		{"only a whole record without its line end", string(line), 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
