@@ -74,7 +74,19 @@ func DecodeInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](v any) (T, error) {
 			return t, nil
 		}
 	}
-	return decodeInteger[T](v, true)
+	var zero T
+	negMag, hi := intRange(true, uint(unsafe.Sizeof(zero))*8)
+	neg, mag, res := asInteger(v)
+	switch {
+	case res == notNumber || res == notIntegral:
+		return 0, decodeWrongType[T]("integer", v)
+	case outOfRange(neg, mag, res, negMag, hi):
+		return 0, decodeOutOfRange[T](v, negMag, hi)
+	case neg:
+		// -(mag-1)-1 cannot overflow, even for the least int64.
+		return T(-int64(mag-1) - 1), nil
+	}
+	return T(mag), nil
 }
 
 // DecodeUint decodes an unsigned integer of T's size: any numeric kind
@@ -85,25 +97,14 @@ func DecodeUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](v any
 			return t, nil
 		}
 	}
-	return decodeInteger[T](v, false)
-}
-
-// decodeInteger is the slow path of DecodeInt and DecodeUint, for every
-// numeric kind and for the values they refuse: T is signed or not as
-// isSigned says.
-func decodeInteger[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](v any, isSigned bool) (T, error) {
 	var zero T
-	negMag, hi := intRange(isSigned, uint(unsafe.Sizeof(zero))*8)
+	negMag, hi := intRange(false, uint(unsafe.Sizeof(zero))*8)
 	neg, mag, res := asInteger(v)
 	switch {
 	case res == notNumber || res == notIntegral:
 		return 0, decodeWrongType[T]("integer", v)
 	case outOfRange(neg, mag, res, negMag, hi):
 		return 0, decodeOutOfRange[T](v, negMag, hi)
-	case neg:
-		// Only a signed T gets here. -(mag-1)-1 cannot overflow, even
-		// for the least int64.
-		return T(-int64(mag-1) - 1), nil
 	}
 	return T(mag), nil
 }
