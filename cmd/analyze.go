@@ -67,7 +67,7 @@ EXIT STATUS
 		Example: `  kesoku analyze photo.png "what is in this picture?" --model claude-sonnet-4-5
   kesoku analyze talk.mp3 "summarise the talk" --model gemini-2.5-flash
   kesoku analyze report.pdf --model gemini-2.5-flash --json | jq .content`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: analyzeArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Path, opts.Prompt = args[0], media.DefaultPrompt
 			if len(args) == 2 && args[1] != "" {
@@ -79,6 +79,19 @@ EXIT STATUS
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the Message record (JSON) instead of the answer")
 	registerToolModelFlags(c.Flags(), &opts.model, &opts.InlineLimit)
 	return c
+}
+
+// analyzeArgs checks analyze's arguments, saying what to do about the
+// usual mistake: a prompt of several words left unquoted.
+func analyzeArgs(_ *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return errors.New("analyze needs the PATH of a file: kesoku analyze PATH [PROMPT] --model MODEL")
+	case len(args) > 2:
+		return fmt.Errorf("analyze takes a PATH and one PROMPT, not %d arguments: quote a prompt of several words, as in kesoku analyze %s %q",
+			len(args), args[0], strings.Join(args[1:], " "))
+	}
+	return nil
 }
 
 // registerToolModelFlags adds the flags that choose the model tools ask
