@@ -40,6 +40,9 @@ type runOptions struct {
 	FailFast  bool
 	Resume    bool
 
+	// resumedSession is the session of the records --resume goes on from.
+	resumedSession string
+
 	// model is the active model of the calls (--model), for tools that
 	// ask one (analyze_media); resolved by check. See cmd/analyze.go.
 	model       modelFlags
@@ -135,7 +138,7 @@ aborted.`,
 	}
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE` instead of standard output")
-	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id per run)")
+	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id per run; with --resume, the earlier run's)")
 	f.StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "how many calls run at once")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "the longest a call may run, e.g. 30s (default: no limit)")
@@ -210,6 +213,9 @@ func countStdin(files []string) int {
 func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *runner.IDSet) (runner.Options, error) {
 	session := o.Session
 	if session == "" {
+		session = o.resumedSession
+	}
+	if session == "" {
 		session = runner.NewID()
 	}
 	model, err := buildToolModel(o.resolved, int64(o.InlineLimit))
@@ -254,8 +260,15 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 	var finished *runner.IDSet
 	if o.Resume {
-		if finished, err = runner.ReadFinished(o.Output); err != nil {
+		var session string
+		if finished, session, err = runner.ReadFinished(o.Output); err != nil {
 			return usageErrf("--resume: %w", err)
+		}
+		if o.Session == "" {
+			// The resumed run goes on in the earlier run's session, so that
+			// one batch's records are one session. A file's own session_id
+			// still wins for its requests.
+			o.resumedSession = session
 		}
 	}
 	boundMemory()

@@ -240,8 +240,8 @@ func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(&message.Record{ID: "r1", ParentID: "1", Type: message.TypeToolResult, Status: message.StatusResponded, Content: json.RawMessage("2")})
-	w.Write(&message.Record{ID: "r2", ParentID: "2", Type: message.TypeToolResult, Status: message.StatusAborted, IsError: true,
+	w.Write(&message.Record{ID: "r1", SessionID: "earlier", ParentID: "1", Type: message.TypeToolResult, Status: message.StatusResponded, Content: json.RawMessage("2")})
+	w.Write(&message.Record{ID: "r2", SessionID: "earlier", ParentID: "2", Type: message.TypeToolResult, Status: message.StatusAborted, IsError: true,
 		Error: &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted"}})
 	w.Close()
 	f, _ := os.OpenFile(out, os.O_APPEND|os.O_WRONLY, 0)
@@ -258,9 +258,10 @@ func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
 	data, _ := os.ReadFile(out)
 	var got []string
 	for _, r := range decodeRecords(t, string(data)) {
-		got = append(got, r.ParentID+":"+string(r.Status))
+		// The resumed run goes on in the earlier run's session.
+		got = append(got, r.ParentID+":"+string(r.Status)+":"+r.SessionID)
 	}
-	want := []string{"1:responded", "2:aborted", "2:responded", "3:responded"}
+	want := []string{"1:responded:earlier", "2:aborted:earlier", "2:responded:earlier", "3:responded:earlier"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("records mismatch (-want +got):\n%s", diff)
 	}
