@@ -176,7 +176,6 @@ func (p *docParser) args(start int, inline string) int {
 		p.d.Args = append(p.d.Args, cur)
 		cur, text = nil, nil
 	}
-	entryIndent := -1
 	startEntry := func(line int, s string) bool {
 		m := entryRE.FindStringSubmatch(s)
 		if m == nil {
@@ -195,49 +194,28 @@ func (p *docParser) args(start int, inline string) int {
 			p.errorf(p.lines[start].Line, "Args: %q is not an entry of the form \"name: description\"", inline)
 		}
 	}
-	i := start + 1
-	sawBlank := false
-	for ; i < len(p.lines); i++ {
-		l := p.lines[i]
-		s := strings.TrimSpace(l.Text)
-		if s == "" {
-			sawBlank = true
-			continue
-		}
-		if k, _ := p.header(l.Text); k != sectionNone {
-			break
-		}
-		ind := indentOf(l.Text)
-		if entryIndent < 0 {
-			entryIndent = ind
-		}
+	n := p.section(start, -1, func(l docLine, s string, ind, entryIndent int, afterBlank bool) bool {
 		if ind < entryIndent {
-			break
+			return false
 		}
 		if ind == entryIndent {
 			if startEntry(l.Line, s) {
-				sawBlank = false
-				continue
+				return true
 			}
 			// Unindented entries end at a blank line followed by prose.
-			if sawBlank && entryIndent <= p.base {
-				break
+			if afterBlank && entryIndent <= p.base {
+				return false
 			}
 		}
 		if cur == nil {
 			p.errorf(l.Line, "Args: %q is not an entry of the form \"name: description\"", s)
-			sawBlank = false
-			continue
+			return true
 		}
 		text = append(text, s)
-		sawBlank = false
-	}
+		return true
+	})
 	finish()
-	// Trailing blank lines belong to the prose that follows.
-	for i > start+1 && strings.TrimSpace(p.lines[i-1].Text) == "" {
-		i--
-	}
-	return i - start
+	return n
 }
 
 // returns parses the Returns section whose header is at line i and returns
@@ -251,34 +229,16 @@ func (p *docParser) returns(start int, inline string) int {
 	if inline != "" {
 		contentIndent = p.base
 	}
-	i := start + 1
-	sawBlank := false
-	for ; i < len(p.lines); i++ {
-		l := p.lines[i]
-		s := strings.TrimSpace(l.Text)
-		if s == "" {
-			sawBlank = true
-			continue
+	n := p.section(start, contentIndent, func(_ docLine, s string, ind, indent int, afterBlank bool) bool {
+		if ind < indent || afterBlank && ind <= p.base && indent <= p.base {
+			return false
 		}
-		if k, _ := p.header(l.Text); k != sectionNone {
-			break
-		}
-		ind := indentOf(l.Text)
-		if contentIndent < 0 {
-			contentIndent = ind
-		}
-		if ind < contentIndent || sawBlank && ind <= p.base && contentIndent <= p.base {
-			break
-		}
-		if sawBlank {
+		if afterBlank {
 			text = append(text, "")
 		}
 		text = append(text, s)
-		sawBlank = false
-	}
-	for i > start+1 && strings.TrimSpace(p.lines[i-1].Text) == "" {
-		i--
-	}
+		return true
+	})
 	var paras []string
 	var cur []string
 	for _, t := range append(text, "") {
@@ -292,6 +252,41 @@ func (p *docParser) returns(start int, inline string) int {
 		cur = append(cur, t)
 	}
 	p.d.Returns = strings.Join(paras, "\n\n")
+	return n
+}
+
+// section walks the lines of the section whose header is at start,
+// calling line with each non-blank one: its text trimmed, its
+// indentation, the section's indentation (indent, or where that is
+// negative the first line's) and whether blank lines came before it. The
+// section ends at the next header, at the end of the comment, or where
+// line returns false. section returns how many lines it spans: blank lines
+// at its end belong to the prose that follows.
+func (p *docParser) section(start, indent int, line func(l docLine, s string, ind, indent int, afterBlank bool) bool) int {
+	i := start + 1
+	sawBlank := false
+	for ; i < len(p.lines); i++ {
+		l := p.lines[i]
+		s := strings.TrimSpace(l.Text)
+		if s == "" {
+			sawBlank = true
+			continue
+		}
+		if k, _ := p.header(l.Text); k != sectionNone {
+			break
+		}
+		ind := indentOf(l.Text)
+		if indent < 0 {
+			indent = ind
+		}
+		if !line(l, s, ind, indent, sawBlank) {
+			break
+		}
+		sawBlank = false
+	}
+	for i > start+1 && strings.TrimSpace(p.lines[i-1].Text) == "" {
+		i--
+	}
 	return i - start
 }
 
