@@ -163,8 +163,12 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			return usageErrf("read the prompt from standard input: %w", err)
 		}
 		opts.Prompt = strings.TrimSpace(string(data))
-		if opts.Prompt == "" && opts.Resume == "" {
+		switch {
+		case opts.Prompt != "":
+		case opts.Resume == "":
 			return usageErrf("no prompt: give one as an argument or on standard input")
+		case !llm.AwaitsModel(old):
+			return usageErrf("no prompt: the transcript %s ends with the model's answer; give a prompt to go on", opts.Resume)
 		}
 	}
 

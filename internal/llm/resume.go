@@ -102,6 +102,24 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 	return nil
 }
 
+// AwaitsModel reports whether the conversation rebuilt from a transcript's
+// records ends with the user — a prompt, tool results, or calls that
+// Resume will answer — so that the model can be asked again without a new
+// prompt. It writes nothing.
+func AwaitsModel(recs []*message.Record) bool {
+	s := NewSession(SessionOptions{Store: discardStore{}})
+	if s.Resume(context.Background(), recs) != nil {
+		return false
+	}
+	n := len(s.history)
+	return n > 0 && s.history[n-1].Role == RoleUser
+}
+
+// discardStore keeps nothing.
+type discardStore struct{}
+
+func (discardStore) Append(context.Context, ...*message.Record) error { return nil }
+
 // unanswered is the aborted tool_result of a call that has none.
 func (s *Session) unanswered(call *message.Record) *message.Record {
 	var zero int64

@@ -141,6 +141,10 @@ func FuzzResume(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkAnswered(t, s.History())
+		h := s.History()
+		if got, want := AwaitsModel(recs), len(h) > 0 && h[len(h)-1].Role == RoleUser; got != want {
+			t.Fatalf("AwaitsModel = %v, but the history ends with %+v", got, h[len(h)-1])
+		}
 		if s.ID() != "s" {
 			t.Fatalf("session id %q, want the transcript's", s.ID())
 		}
