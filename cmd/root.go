@@ -195,17 +195,33 @@ func (g *Globals) applyConfig(c *cobra.Command) (string, error) {
 		return "", usageErrf("config %s: %s", path, yaml.FormatError(err, false, true))
 	}
 	for key, v := range values {
+		switch key {
+		case "awd", "config":
+			// The config file is found through them: too late to change.
+			return "", usageErrf("config %s: %s: give --%s on the command line; the config file cannot set it", path, key, key)
+		}
 		f := c.Flags().Lookup(key)
 		if f == nil {
 			// A key for another command's flag is not an error: one file
 			// serves every command.
 			continue
 		}
-		if f.Changed {
+		if f.Changed || v == nil {
+			// "key:" with no value leaves the flag's own default, rather
+			// than setting it to the text "<nil>".
 			continue
 		}
 		if err := setFlagFromConfig(f, v); err != nil {
 			return "", usageErrf("config %s: %s: %w", path, key, err)
+		}
+		if key == "staging" && !filepath.IsAbs(g.Staging) {
+			// A path written in the file means the same wherever kesoku
+			// runs from: it is relative to the file's directory.
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return "", usageErrf("config %s: %w", path, err)
+			}
+			g.Staging = filepath.Join(filepath.Dir(abs), g.Staging)
 		}
 	}
 	return path, nil

@@ -36,6 +36,13 @@ func TestGlobalFlags(t *testing.T) {
 	other := write("other.yaml", "format: mcp\n")
 	broken := write("broken.yaml", "format: [\n")
 	file := write("plain.txt", "not a directory\n")
+	nested := filepath.Join(awd, "conf")
+	if err := os.Mkdir(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	relStaging := write("conf/staging.yaml", "staging: ../inputs\n")
+	setsAWD := write("awd.yaml", "awd: /\n")
+	null := write("null.yaml", "format:\nstaging:\n")
 
 	tests := []struct {
 		name     string
@@ -67,6 +74,15 @@ func TestGlobalFlags(t *testing.T) {
 		{name: "-v with --staging and --config",
 			args:   []string{"--awd", awd, "--staging", awd, "--config", other, "-v", "version"},
 			stderr: `staging ` + regexp.QuoteMeta(awd) + `, config ` + regexp.QuoteMeta(other) + `\n$`},
+		{name: "a relative staging in a config is relative to the file",
+			args:   []string{"--awd", awd, "--config", relStaging, "-v", "version"},
+			stderr: `staging ` + regexp.QuoteMeta(filepath.Join(awd, "inputs")) + `, config `},
+		{name: "a config cannot move the AWD it is found in",
+			args: []string{"--awd", awd, "--config", setsAWD, "tools", "list"}, code: ExitUsage,
+			stderr: `^kesoku: config .*awd.yaml: awd: give --awd on the command line; the config file cannot set it\n$`},
+		{name: "a key without a value leaves the default",
+			args: []string{"--awd", awd, "--config", null, "-v", "tools", "schema", "calculate_sum"}, stdout: `"\$schema"`,
+			stderr: `staging ` + regexp.QuoteMeta(filepath.Join(awd, ".kesoku", "staging")) + `, config `},
 		{name: "an unknown shell",
 			args: []string{"completion", "tcsh"}, code: ExitUsage, stderr: `unknown command "tcsh" for "kesoku completion"`},
 		{name: "a shell",
