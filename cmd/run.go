@@ -250,6 +250,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	format, _ := runner.ParseFormat(o.Format)
 	files, err := openRequestFiles(o.Files, format, stdin)
 	if err != nil {
+		if ctx.Err() != nil {
+			// An interrupt cut standard input short: what did not parse is
+			// what the interrupt left, not the user's mistake.
+			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while reading the requests: nothing ran")}
+		}
 		return err
 	}
 	defer func() {

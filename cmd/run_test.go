@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -358,5 +359,36 @@ func TestRequestTotal(t *testing.T) {
 				t.Errorf("total = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRunInterruptedWhileReading interrupts a run while a JSON file on
+// standard input is still arriving: the input is cut short by the
+// interrupt, which is what the exit status and the message say, not a
+// parse error.
+func TestRunInterruptedWhileReading(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go pw.Write([]byte("[\n  {\"name\": \"sum\", \"args\": {\"a\": 1, \"b\": 2}},\n"))
+	var out, errOut bytes.Buffer
+	g := &Globals{IO: &IOStreams{In: pr, Out: &out, Err: &errOut}, AWD: t.TempDir()}
+	c := newRunCmdWith(g, func(ctx context.Context, o *runOptions) error {
+		o.Registry = runTestRegistry(t)
+		return runRun(ctx, o)
+	})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	c.SetArgs([]string{"-", "--format", "json"})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := c.ExecuteContext(ctx)
+	if code, _ := exitCode(err); code != ExitInterrupted {
+		t.Errorf("exit code %d (%v), want 130", code, err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "interrupted while reading the requests") {
+		t.Errorf("error = %v, want one saying the input was cut short", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("records written: %q", out.String())
 	}
 }
