@@ -704,3 +704,68 @@ func TestSessionInterruptBeforeCallsStart(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeWithTheOtherProvider: a transcript goes on with the other
+// provider's model. What only its own provider understands (Gemini's
+// thought signatures, Claude's thinking blocks) stays behind; the text,
+// the calls and their results go over whole.
+func TestResumeWithTheOtherProvider(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		from, to llmtest.Provider
+		first    llmtest.Reply
+		want     string // the model's turn as the second provider gets it
+	}{
+		{
+			from: llmtest.Gemini, to: llmtest.Claude,
+			first: llmtest.Reply{Text: "Adding.", ThoughtSignature: "c2lnMA==", Calls: []llmtest.Call{
+				{Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}, ThoughtSignature: "c2lnMQ=="},
+			}},
+			want: `{"role":"assistant","content":[{"type":"text","text":"Adding."},{"type":"tool_use","id":"<call>","name":"calculate_sum","input":{"a":1,"b":2}}]}`,
+		},
+		{
+			from: llmtest.Claude, to: llmtest.Gemini,
+			first: llmtest.Reply{Text: "Adding.", Calls: []llmtest.Call{
+				{ID: "toolu_1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+			}},
+			want: `{"role":"model","parts":[{"text":"Adding."},{"functionCall":{"id":"<call>","name":"calculate_sum","args":{"a":1,"b":2}}}]}`,
+		},
+	} {
+		t.Run(string(tt.from)+" to "+string(tt.to), func(t *testing.T) {
+			t.Parallel()
+			first := newRig(t, tt.from, tt.first, llmtest.Reply{Text: "3."})
+			if _, err := first.session(llm.SessionOptions{}).Send(context.Background(), "add"); err != nil {
+				t.Fatal(err)
+			}
+			recs := first.records(t)
+			callID := recs[2].CallID
+
+			next := newRig(t, tt.to, llmtest.Reply{Text: "Still 3."})
+			s := next.session(llm.SessionOptions{})
+			if err := s.Resume(context.Background(), recs); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Send(context.Background(), "sure?"); err != nil {
+				t.Fatal(err)
+			}
+			key := "contents"
+			if tt.to == llmtest.Claude {
+				key = "messages"
+			}
+			// add, the model's turn, the results, "3.", "sure?"
+			msgs := next.srv.Bodies()[0][key].([]any)
+			if len(msgs) != 5 {
+				t.Fatalf("%d messages sent, want 5: %v", len(msgs), msgs)
+			}
+			turn := msgs[1]
+			var want any
+			if err := json.Unmarshal([]byte(strings.ReplaceAll(tt.want, "<call>", callID)), &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, turn); diff != "" {
+				t.Errorf("the model's turn mismatch (-want +got):\n%s", diff)
+			}
+			checkResultsSent(t, tt.to, map[string]any{key: msgs[:3]}, []sentResult{{callID, "3", false}})
+		})
+	}
+}

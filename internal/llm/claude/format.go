@@ -72,7 +72,7 @@ func toBlock(p llm.Part) (*anthropic.ContentBlockParamUnion, error) {
 		b = anthropic.ContentBlockParamUnion{OfToolResult: &tr}
 	case p.Blob != nil:
 		return blobBlock(p.Blob)
-	case len(p.ProviderData) > 0:
+	case isBlock(p.ProviderData):
 		b = param.Override[anthropic.ContentBlockParamUnion](p.ProviderData)
 	case p.Text != "":
 		// Claude refuses empty text blocks, hence the case above.
@@ -81,6 +81,17 @@ func toBlock(p llm.Part) (*anthropic.ContentBlockParamUnion, error) {
 		return nil, nil
 	}
 	return &b, nil
+}
+
+// isBlock reports whether a part's provider data is a content block of
+// Claude's own, to be echoed as it came. Another provider's data — a
+// transcript of a Gemini session resumed with Claude carries Gemini's
+// thought signatures — is no block: the part goes as its text.
+func isBlock(data json.RawMessage) bool {
+	var head struct {
+		Type string `json:"type"`
+	}
+	return len(data) > 0 && json.Unmarshal(data, &head) == nil && head.Type != ""
 }
 
 // resultText is a tool's result as the text Claude reads: a string as
