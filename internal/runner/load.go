@@ -163,7 +163,8 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipByteOrderMark(br)
-	if format == "" {
+	sniffed := format == ""
+	if sniffed {
 		format = sniff(br)
 	}
 	file := &File{Name: display, Format: format}
@@ -190,8 +191,14 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 	}
 	if format == FormatYAML {
 		err = file.parseYAML(data)
-	} else {
-		err = file.parseJSON(data)
+	} else if err = file.parseJSON(data); err != nil && sniffed && len(data) <= maxYAMLFile {
+		// Sniffed input that starts with { or [ may be YAML in flow style
+		// ({name: a, args: {x: 1}}), which is not JSON: read as YAML, it is
+		// taken as YAML; otherwise the JSON error is the one to show.
+		yf := &File{Name: display, Format: FormatYAML}
+		if yf.parseYAML(data) == nil {
+			return yf, nil
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -215,8 +222,9 @@ func skipByteOrderMark(br *bufio.Reader) {
 // sniff tells the format of standard input from its start: a first line
 // that is a JSON object on its own is JSON Lines (a single-line JSON file
 // holds the same one request) unless it is a whole {"requests": [...]}
-// file on one line, other input starting with { or [ is JSON, and anything
-// else YAML. It reads no further than the end of the first
+// file on one line, other input starting with { or [ is JSON (or, if it
+// does not parse as JSON, YAML in flow style: see Open), and anything else
+// YAML. It reads no further than the end of the first
 // line with something on it, so that a stream's first request is not held
 // back waiting for more input.
 func sniff(br *bufio.Reader) Format {

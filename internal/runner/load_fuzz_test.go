@@ -146,6 +146,24 @@ func FuzzLoadJSONL(f *testing.F) {
 	})
 }
 
+// FuzzLoadSniffed loads standard input whose format is sniffed: JSON
+// Lines, JSON, YAML, and YAML in flow style that looks like JSON.
+func FuzzLoadSniffed(f *testing.F) {
+	for _, s := range []string{"{name: a, args: {x: 1}}\n", "[{name: a}, {\"name\": \"b\"}]", "{\"name\": \"a\"}\n{name: b}\n",
+		`{"session_id": "s", "requests": [{"name": "a"}]}`, "\uFEFF- name: a\n", "[1,", "{\n", "\uFEFF"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Open("-", "", bytes.NewReader(data))
+		if err == nil && file.Format == FormatJSONL {
+			for range file.Requests() {
+			}
+			return
+		}
+		checkLoad(t, file, err)
+	})
+}
+
 func checkLoad(t *testing.T, file *File, err error) {
 	t.Helper()
 	if err != nil {

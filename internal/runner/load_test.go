@@ -158,6 +158,8 @@ requests:
 		{"stdin sniffs a json list", "-", " [{\"name\": \"a\"}]", "", []loaded{{Name: "a", Line: 1, Col: 3}}},
 		{"stdin sniffs yaml", "-", "- name: a\n  args: {a: 1}\n", "", []loaded{{Name: "a", Args: map[string]any{"a": int64(1)}, Line: 1, Col: 3}}},
 		{"stdin empty", "-", "", "", nil},
+		{"stdin sniffs yaml in flow style", "-", "{name: a, args: {x: 1}}\n", "", []loaded{{Name: "a", Args: map[string]any{"x": int64(1)}, Line: 1, Col: 2}}},
+		{"stdin sniffs a yaml flow list", "-", "[{name: a}, {name: b}]", "", []loaded{{Name: "a", Line: 1, Col: 3}, {Name: "b", Line: 1, Col: 14}}},
 		{"stdin sniffs a json wrapper on one line", "-", `{"session_id": "s", "requests": [{"name": "a"}, {"name": "b"}]}` + "\n", "", []loaded{
 			{Name: "a", Session: "s", Line: 1, Col: 34}, {Name: "b", Session: "s", Line: 1, Col: 49},
 		}},
