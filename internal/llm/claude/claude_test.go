@@ -300,3 +300,34 @@ func decode(t *testing.T, s string) any {
 	}
 	return v
 }
+
+// TestMessagesOfOneRoleInARowBecomeOne: after an interrupt or a resume the
+// conversation may hold two user messages in a row; they go as one, with
+// the tool results first.
+func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
+	t.Parallel()
+	text := func(role llm.Role, s string) llm.Message { return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}} }
+	msgs, err := toMessages([]llm.Message{
+		text(llm.RoleUser, "think hard"),
+		text(llm.RoleUser, "never mind; add 1 and 2"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
+		text(llm.RoleUser, "what happened?"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, `[
+	  {"role":"user","content":[{"type":"text","text":"think hard"},{"type":"text","text":"never mind; add 1 and 2"}]},
+	  {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"calculate_sum","input":{"a":1,"b":2}}]},
+	  {"role":"user","content":[
+	    {"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"aborted"}]},
+	    {"type":"text","text":"what happened?"}]}]`)
+	if diff := cmp.Diff(want, decode(t, string(js))); diff != "" {
+		t.Errorf("messages mismatch (-want +got):\n%s", diff)
+	}
+}

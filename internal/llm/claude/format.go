@@ -19,11 +19,30 @@ import (
 
 // toMessages translates the conversation. Tool results go in the user
 // message that follows the calls, one tool_result per tool_use, before any
-// other block of that message.
+// other block of that message. Messages of one role in a row (tool
+// results and then a prompt, after an interrupt or a resume; two prompts,
+// after an interrupt while the model was thinking) become one message, so
+// that roles alternate and the results still come first.
 func toMessages(msgs []llm.Message) ([]anthropic.MessageParam, error) {
 	out := make([]anthropic.MessageParam, 0, len(msgs))
+	var role llm.Role
+	var results, rest []anthropic.ContentBlockParamUnion
+	emit := func() {
+		blocks := append(results, rest...)
+		results, rest = nil, nil
+		switch {
+		case len(blocks) == 0:
+		case role == llm.RoleAssistant:
+			out = append(out, anthropic.NewAssistantMessage(blocks...))
+		default:
+			out = append(out, anthropic.NewUserMessage(blocks...))
+		}
+	}
 	for i, m := range msgs {
-		var results, rest []anthropic.ContentBlockParamUnion
+		if m.Role != role {
+			emit()
+			role = m.Role
+		}
 		for j, p := range m.Parts {
 			b, err := toBlock(p)
 			if err != nil {
@@ -38,16 +57,8 @@ func toMessages(msgs []llm.Message) ([]anthropic.MessageParam, error) {
 				rest = append(rest, *b)
 			}
 		}
-		blocks := append(results, rest...)
-		if len(blocks) == 0 {
-			continue
-		}
-		if m.Role == llm.RoleAssistant {
-			out = append(out, anthropic.NewAssistantMessage(blocks...))
-		} else {
-			out = append(out, anthropic.NewUserMessage(blocks...))
-		}
 	}
+	emit()
 	return out, nil
 }
 

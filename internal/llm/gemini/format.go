@@ -48,6 +48,7 @@ func decodeData(raw json.RawMessage) (partData, error) {
 // toContents translates the conversation. Function responses go back in
 // one content per turn, in the order of the calls they answer, and a call
 // whose id kesoku generated goes back without one, as the model sent it.
+// Messages of one role in a row become one content.
 func toContents(msgs []llm.Message) ([]*genai.Content, error) {
 	generated := make(map[string]bool)
 	var order []string // call ids of the last model turn, in order
@@ -85,6 +86,13 @@ func toContents(msgs []llm.Message) ([]*genai.Content, error) {
 			continue
 		}
 		sortResponses(c.Parts, answers, order)
+		if n := len(out); n > 0 && out[n-1].Role == c.Role {
+			// Contents of one role in a row (function responses and then a
+			// prompt, after an interrupt or a resume) become one, so that
+			// roles alternate.
+			out[n-1].Parts = append(out[n-1].Parts, c.Parts...)
+			continue
+		}
 		out = append(out, c)
 	}
 	return out, nil

@@ -332,3 +332,34 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestContentsOfOneRoleInARowBecomeOne: after an interrupt or a resume the
+// conversation may hold two user messages in a row; they go as one
+// content, the function responses first.
+func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
+	t.Parallel()
+	text := func(role llm.Role, s string) llm.Message { return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}} }
+	contents, err := toContents([]llm.Message{
+		text(llm.RoleUser, "think hard"),
+		text(llm.RoleUser, "never mind; add 1 and 2"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
+		text(llm.RoleUser, "what happened?"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, `[
+	  {"role":"user","parts":[{"text":"think hard"},{"text":"never mind; add 1 and 2"}]},
+	  {"role":"model","parts":[{"functionCall":{"id":"t1","name":"calculate_sum","args":{"a":1,"b":2}}}]},
+	  {"role":"user","parts":[
+	    {"functionResponse":{"id":"t1","name":"calculate_sum","response":{"error":"aborted"}}},
+	    {"text":"what happened?"}]}]`)
+	if diff := cmp.Diff(want, decode(t, string(js))); diff != "" {
+		t.Errorf("contents mismatch (-want +got):\n%s", diff)
+	}
+}
