@@ -306,7 +306,9 @@ func decode(t *testing.T, s string) any {
 // the tool results first.
 func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
 	t.Parallel()
-	text := func(role llm.Role, s string) llm.Message { return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}} }
+	text := func(role llm.Role, s string) llm.Message {
+		return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}}
+	}
 	msgs, err := toMessages([]llm.Message{
 		text(llm.RoleUser, "think hard"),
 		text(llm.RoleUser, "never mind; add 1 and 2"),

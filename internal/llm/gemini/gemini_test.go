@@ -338,7 +338,9 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 // content, the function responses first.
 func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
 	t.Parallel()
-	text := func(role llm.Role, s string) llm.Message { return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}} }
+	text := func(role llm.Role, s string) llm.Message {
+		return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}}
+	}
 	contents, err := toContents([]llm.Message{
 		text(llm.RoleUser, "think hard"),
 		text(llm.RoleUser, "never mind; add 1 and 2"),
