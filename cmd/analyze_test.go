@@ -229,7 +229,7 @@ func TestAnalyzeRefusals(t *testing.T) {
 			stderr: "no API key for claude: set ANTHROPIC_API_KEY"},
 		{name: "no model", provider: llmtest.Claude, args: []string{"tone.png", "--model", ""}, code: 2,
 			stderr: "--model is required"},
-		{name: "no path", provider: llmtest.Claude, args: []string{}, code: 2, stderr: "accepts between 1 and 2 arg(s), received 0"},
+		{name: "no path", provider: llmtest.Claude, args: []string{}, code: 2, stderr: "analyze needs the PATH of a file"},
 		{name: "the provider's own refusal", provider: llmtest.Gemini, args: []string{"tone.wav"}, code: 1,
 			stderr: "audio too long", kind: message.KindToolError},
 	}
