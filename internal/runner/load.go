@@ -278,14 +278,18 @@ func (f *File) Len() int {
 // Count returns how many requests the file holds. For a JSON Lines file
 // it reads the file a second time, on its own, counting the lines that are
 // not blank without parsing them: for a progress bar's total, before or
-// while the requests are taken. Standard input cannot be read twice: for
-// a stream from it, Count returns -1.
+// while the requests are taken. Only a regular file can be read twice:
+// for standard input, a named pipe or a device, Count returns -1 (reading
+// a pipe again would take its requests from the run).
 func (f *File) Count(ctx context.Context) (int64, error) {
 	if f.lines == nil {
 		return int64(len(f.reqs)), nil
 	}
 	if f.path == "" {
 		return -1, nil
+	}
+	if st, err := os.Stat(f.path); err != nil || !st.Mode().IsRegular() {
+		return -1, err
 	}
 	r, err := os.Open(f.path)
 	if err != nil {
