@@ -33,8 +33,9 @@ type Retry struct {
 	// try; 0 means the default (DefaultMaxRetries), a negative value none.
 	MaxRetries int
 	// InitialDelay and MaxDelay bound the exponential backoff where the SDK
-	// lets us set it (Gemini); 0 means the defaults. Claude's SDK keeps its
-	// own backoff and honours the server's retry-after.
+	// lets us set it (Gemini), and of Claude's errors inside a stream; 0
+	// means the defaults. Claude's SDK keeps its own backoff for the rest
+	// and honours the server's retry-after.
 	InitialDelay, MaxDelay time.Duration
 	// NoJitter makes the backoff exact, for tests.
 	NoJitter bool
@@ -75,7 +76,8 @@ func (r Retry) Delays() (initial, maxDelay time.Duration) {
 type APIError struct {
 	// Provider is "gemini" or "claude".
 	Provider string
-	// StatusCode is the HTTP status.
+	// StatusCode is the HTTP status; 0 for an error that came inside a
+	// stream already begun (status 200).
 	StatusCode int
 	// Type is the provider's word for the error: Gemini's status
 	// ("INVALID_ARGUMENT"), Claude's error type ("invalid_request_error").
@@ -86,7 +88,10 @@ type APIError struct {
 
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s API error %d", e.Provider, e.StatusCode)
+	fmt.Fprintf(&b, "%s API error", e.Provider)
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, " %d", e.StatusCode)
+	}
 	if e.Type != "" {
 		fmt.Fprintf(&b, " %s", e.Type)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -33,6 +34,8 @@ type Provider struct {
 	client    anthropic.Client
 	// redact hides the key in errors, should the API or a proxy echo it.
 	redact *llm.Redactor
+	// retry is how a stream that fails before any text is tried again.
+	retry llm.Retry
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -63,7 +66,7 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey)}, nil
+	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey), retry: opts.Retry}, nil
 }
 
 // Name is "claude".
@@ -100,6 +103,27 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		}
 		return fromMessage(msg)
 	}
+	// The SDK retries a request that fails at once (429, 5xx); an error
+	// that comes inside a stream already begun (Claude says it is
+	// overloaded that way) is retried here, as long as no text has been
+	// handed on, which could not be taken back.
+	initial, maxDelay := p.retry.Delays()
+	for attempt := 0; ; attempt++ {
+		resp, began, err := p.stream(ctx, params, onText)
+		if err == nil || began || attempt >= p.retry.Retries() || !transientInStream(err) {
+			return resp, err
+		}
+		delay := min(initial<<attempt, maxDelay)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// stream makes one streamed request; began says text was handed on.
+func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams, onText func(string)) (resp *llm.Response, began bool, err error) {
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var msg anthropic.Message
@@ -107,11 +131,12 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 	for stream.Next() {
 		ev := stream.Current()
 		if err := msg.Accumulate(ev); err != nil {
-			return nil, fmt.Errorf("claude: stream: %w", err)
+			return nil, began, fmt.Errorf("claude: stream: %w", err)
 		}
 		switch ev.Type {
 		case "content_block_delta":
 			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+				began = true
 				onText(ev.Delta.Text)
 			}
 		case "message_stop":
@@ -119,15 +144,31 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return nil, p.wrap(ctx, err)
+		return nil, began, p.wrap(ctx, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, began, err
 	}
 	if !stopped {
-		return nil, errors.New("claude: the stream ended before the message did")
+		return nil, began, errors.New("claude: the stream ended before the message did")
 	}
-	return fromMessage(&msg)
+	resp, err = fromMessage(&msg)
+	return resp, began, err
+}
+
+// transientInStream reports whether err is an error event inside a stream
+// that is worth trying again: Claude overloaded, rate limited, or failing
+// on its side.
+func transientInStream(err error) bool {
+	var api *llm.APIError
+	if !errors.As(err, &api) || api.StatusCode != 0 {
+		return false
+	}
+	switch api.Type {
+	case "overloaded_error", "rate_limit_error", "api_error", "timeout_error":
+		return true
+	}
+	return false
 }
 
 // wrap turns the SDK's errors into llm.APIError, which shows the
@@ -142,7 +183,13 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 		if msg == "" {
 			msg = api.RawJSON()
 		}
-		return &llm.APIError{Provider: Name, StatusCode: api.StatusCode, Type: string(api.Type()), Message: p.redact.String(msg)}
+		status := api.StatusCode
+		if status < 300 {
+			// An error event inside a stream that began well: no status
+			// says what went wrong, only the error's type.
+			status = 0
+		}
+		return &llm.APIError{Provider: Name, StatusCode: status, Type: string(api.Type()), Message: p.redact.String(msg)}
 	}
 	return p.redact.Error(fmt.Errorf("claude: %w", err))
 }

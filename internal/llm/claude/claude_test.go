@@ -19,7 +19,7 @@ const testKey = "test-claude-key-93ab"
 
 func newProvider(t *testing.T, srv *llmtest.Server) *Provider {
 	t.Helper()
-	p, err := New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: srv.URL, Retry: llm.Retry{MaxRetries: 2}})
+	p, err := New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: srv.URL, Retry: llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +190,29 @@ func TestGenerateErrors(t *testing.T) {
 			name:     "400 reported with its message, not retried",
 			replies:  []llmtest.Reply{{Status: 400, Error: "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}},
 			wantErr:  "claude API error 400 invalid_request_error: messages.2: `tool_use` ids were found without `tool_result` blocks immediately after",
+			requests: 1,
+		},
+		{
+			// Streamed, the error comes inside a stream begun with status
+			// 200; plain, as a 529.
+			name:     "overloaded retried",
+			replies:  []llmtest.Reply{{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast}, {Text: "fine"}},
+			requests: 2,
+		},
+		{
+			name: "overloaded reported once retries are spent",
+			replies: []llmtest.Reply{
+				{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast},
+				{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast},
+				{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast},
+			},
+			wantErr:  "overloaded_error: Overloaded",
+			requests: 3,
+		},
+		{
+			name:     "an error inside a stream that is not transient",
+			replies:  []llmtest.Reply{{StreamError: "invalid_request_error", Error: "prompt is too long", Headers: fast}, {Text: "never"}},
+			wantErr:  "invalid_request_error: prompt is too long",
 			requests: 1,
 		},
 		{

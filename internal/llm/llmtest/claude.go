@@ -81,6 +81,10 @@ func (claudeWire) events(t *turn) [][]byte {
 	start["usage"] = map[string]any{"input_tokens": 50, "output_tokens": 1}
 	add("message_start", map[string]any{"message": start})
 	out = append(out, []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"))
+	if t.StreamError != "" {
+		add("error", map[string]any{"error": map[string]any{"type": t.StreamError, "message": t.Error}})
+		return out
+	}
 	index := 0
 	if t.Text != "" {
 		add("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
@@ -117,6 +121,17 @@ func (claudeWire) events(t *turn) [][]byte {
 var claudeErrorType = map[int]string{
 	400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
 	413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error",
+}
+
+// statusOf is the HTTP status of a Claude error type; 529 (overloaded) for
+// one it does not know.
+func statusOf(errorType string) int {
+	for status, typ := range claudeErrorType {
+		if typ == errorType {
+			return status
+		}
+	}
+	return 529
 }
 
 func (claudeWire) writeError(w http.ResponseWriter, status int, msg string) {

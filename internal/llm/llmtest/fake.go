@@ -56,6 +56,13 @@ type Reply struct {
 	Error  string `json:"error,omitempty" yaml:"error"`
 	// Headers are added to the response (retry-after-ms, say).
 	Headers map[string]string `json:"headers,omitempty" yaml:"headers"`
+	// StreamError, when set, is the type of an error that comes inside a
+	// streamed answer already begun (status 200), as Claude reports being
+	// overloaded mid-stream: message_start, then an error event of this
+	// type ("overloaded_error") with Error as its message. A plain
+	// request, and Gemini, get the error with the status of its type
+	// instead (529 for overloaded_error).
+	StreamError string `json:"stream_error,omitempty" yaml:"stream_error"`
 
 	// Delay holds the answer back: the model "thinks". A streamed reply
 	// sends its headers first. A client that gives up ends the wait.
@@ -221,6 +228,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	for k, v := range reply.Headers {
 		w.Header().Set(k, v)
+	}
+	if reply.StreamError != "" && (!stream || s.provider != Claude) {
+		reply.Status = statusOf(reply.StreamError)
 	}
 	if reply.Status >= 400 {
 		if !s.wait(r, req, reply.Delay) {
