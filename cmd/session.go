@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -545,10 +546,14 @@ func (s *turnSignals) stop() {
 	close(s.done)
 }
 
-// sessionArgsLine is a call's arguments on one line, cut at limit bytes.
+// sessionArgsLine is a call's arguments on one line, cut at limit bytes
+// (never inside a character).
 func sessionArgsLine(s string, limit int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > limit {
+		for limit > 0 && !utf8.RuneStart(s[limit]) {
+			limit--
+		}
 		s = s[:limit] + "…"
 	}
 	return s
