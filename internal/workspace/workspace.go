@@ -405,6 +405,9 @@ func (w *Workspace) write(name string, data []byte, mode int) (Location, error) 
 	if loc.rel == "." {
 		return Location{}, &Error{Path: name, Err: errors.New("is a directory")}
 	}
+	if w.reachesStaging(loc) {
+		return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: "through a symbolic link"}
+	}
 	// The parents are created first, through the root, so that a link
 	// among them that leads out is refused before anything is made.
 	if dir := filepath.Dir(loc.rel); dir != "." {
@@ -452,6 +455,61 @@ func (w *Workspace) writable(name string) (Location, error) {
 		return c, nil
 	}
 	return Location{}, &Error{Path: name, Err: ErrReadOnly}
+}
+
+// reachesStaging reports whether the AWD location loc, its symbolic links
+// followed, lies in staging. When staging is inside the AWD (the default,
+// .kesoku/staging), a link in the AWD that points into it stays inside the
+// AWD's root, so os.Root follows it: this check keeps staging read-only
+// all the same. Links are followed as far as they lead; the part of the
+// path that does not exist yet is taken as written.
+func (w *Workspace) reachesStaging(loc Location) bool {
+	if w.stagingDir == "" {
+		return false
+	}
+	if _, in := within(w.awd.dir, w.stagingDir); !in {
+		// Staging outside the AWD: every link into it leaves the AWD's
+		// root, and os.Root refuses it.
+		return false
+	}
+	real := resolveExisting(loc.Abs())
+	if _, in := within(w.stagingDir, real); in {
+		return true
+	}
+	if stagingReal, err := filepath.EvalSymlinks(w.stagingDir); err == nil {
+		_, in := within(stagingReal, real)
+		return in
+	}
+	return false
+}
+
+// resolveExisting returns the absolute, clean path p with the symbolic
+// links of its longest existing prefix evaluated, a dangling link as its
+// last existing element followed by its text, and the rest kept as
+// written.
+func resolveExisting(p string) string {
+	rest := ""
+	for range maxLinks {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := os.Readlink(p); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(p), target)
+				}
+				p = filepath.Clean(target)
+				continue
+			}
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+	return filepath.Join(p, rest)
 }
 
 // candidates returns where name may be, in the order to try: for a

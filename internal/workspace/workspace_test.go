@@ -377,6 +377,62 @@ func TestStagingInsideAWD(t *testing.T) {
 	}
 }
 
+// TestStagingLinkedFromAWD checks that a symbolic link in the AWD cannot
+// make staging writable when staging lies inside the AWD, where os.Root
+// alone would follow the link; reading through it stays allowed, and a
+// link to another file of the AWD stays writable.
+func TestStagingLinkedFromAWD(t *testing.T) {
+	t.Parallel()
+	awd := t.TempDir()
+	staging := filepath.Join(awd, ".kesoku", "staging")
+	must(t, os.MkdirAll(filepath.Join(staging, "dir"), 0o755))
+	must(t, os.WriteFile(filepath.Join(staging, "in.txt"), []byte("in"), 0o644))
+	must(t, os.WriteFile(filepath.Join(awd, "mine.txt"), []byte("mine"), 0o644))
+	for name, target := range map[string]string{
+		"to-file":     ".kesoku/staging/in.txt",
+		"to-file-abs": filepath.Join(staging, "in.txt"),
+		"to-dir":      ".kesoku/staging",
+		"to-subdir":   filepath.Join(staging, "dir"),
+		"to-new":      ".kesoku/staging/new.txt",
+		"to-chain":    "to-file",
+		"to-mine":     "mine.txt",
+		"kesoku":      ".kesoku",
+	} {
+		must(t, os.Symlink(target, filepath.Join(awd, name)))
+	}
+	w, err := New(awd, staging)
+	must(t, err)
+	defer w.Close()
+	for _, path := range []string{"to-file", "to-file-abs", "to-dir/in.txt", "to-dir/new.txt", "to-dir/deep/new.txt",
+		"to-subdir/x", "to-new", "to-chain", "kesoku/staging/in.txt", filepath.Join(awd, "to-file")} {
+		if _, err := w.WriteFile(path, []byte("x")); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("WriteFile(%q) error = %v, want ErrReadOnly", path, err)
+		}
+		if _, err := w.AppendFile(path, []byte("x")); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("AppendFile(%q) error = %v, want ErrReadOnly", path, err)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(staging, "in.txt"))
+	must(t, err)
+	if string(got) != "in" {
+		t.Errorf("staging's in.txt now holds %q", got)
+	}
+	for _, name := range []string{"new.txt", "deep", filepath.Join("dir", "x")} {
+		if _, err := os.Lstat(filepath.Join(staging, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("staging/%s was created (Lstat error %v)", name, err)
+		}
+	}
+	f, err := w.Open("to-file")
+	must(t, err)
+	f.Close()
+	if _, err := w.WriteFile("to-mine", []byte("changed")); err != nil {
+		t.Errorf("WriteFile through a link to a file of the AWD: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(awd, "mine.txt")); string(got) != "changed" {
+		t.Errorf("mine.txt holds %q, want the write through the link", got)
+	}
+}
+
 func TestMissingStaging(t *testing.T) {
 	t.Parallel()
 	awd := t.TempDir()
