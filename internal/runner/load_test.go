@@ -88,6 +88,12 @@ requests:
 			{Name: "s", Args: map[string]any{"a": int64(1), "b": int64(5)}, Line: 1, Col: 3},
 			{Name: "s", Args: sum12, Line: 3, Col: 3},
 		}},
+		{"yaml requests from anchors", "r.yaml", "- &base {name: s, args: {a: 1, b: 2}}\n- <<: *base\n  id: x\n  args: {a: 5}\n- *base\n- <<: [*base, {id: y}]\n", "", []loaded{
+			{Name: "s", Args: sum12, Line: 1, Col: 3},
+			{ID: "x", Name: "s", Args: map[string]any{"a": int64(5)}, Line: 2, Col: 3},
+			{Name: "s", Args: sum12, Line: 5, Col: 3},
+			{ID: "y", Name: "s", Args: sum12, Line: 6, Col: 3},
+		}},
 		{"yaml documents", "r.yaml", "name: a\n---\n- name: b\n", "", []loaded{
 			{Name: "a", Line: 1, Col: 1},
 			{Name: "b", Line: 3, Col: 3},

@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -93,15 +95,26 @@ func (f *File) yamlDocument(c *yamlConverter, body ast.Node) error {
 		n = c.unwrap(n)
 		b := newRequestBuilder(pos(n))
 		pairs, ok := c.pairs(n)
-		if !ok {
+		if len(pairs) > 0 {
+			b.req.Pos = pos(pairs[0].Key)
+		}
+		if !ok || slices.ContainsFunc(pairs, isMergePair) {
+			// An alias (- *base) or a merge (- <<: *base): the request is
+			// the value they make, its keys in order of name.
 			v, err := c.value(n, 0)
 			if err != nil {
 				return nil, err
 			}
-			return b.notAnObject(v), nil
-		}
-		if len(pairs) > 0 {
-			b.req.Pos = pos(pairs[0].Key)
+			m, ok := v.(map[string]any)
+			if !ok {
+				return b.notAnObject(v), nil
+			}
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				b.set(k, m[k])
+			}
+			r := b.finish()
+			r.SessionID = session
+			return r, nil
 		}
 		for _, kv := range pairs {
 			key, err := c.key(kv.Key)
@@ -184,6 +197,8 @@ func (f *File) yamlDocument(c *yamlConverter, body ast.Node) error {
 	}
 	return c.fail(body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+describe(v))
 }
+
+func isMergePair(kv *ast.MappingValueNode) bool { return kv.Key != nil && kv.Key.IsMergeKey() }
 
 // yamlAnchor is a converted anchor: its value, shared by every alias, and
 // how many values it stands for, counted against the budget at each use.
