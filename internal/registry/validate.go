@@ -235,11 +235,14 @@ func (v *validator) number(s *Schema, val any) {
 		v.wrongType(s, val)
 		return
 	}
-	limit := math.MaxFloat64
+	// A float32 takes what rounds to a finite float32, as DecodeFloat and
+	// encoding/json do: 3.4028235e38, the way Go prints its maximum, is
+	// a little above math.MaxFloat32 and still fits.
+	outside := math.IsNaN(f) || math.IsInf(f, 0)
 	if s.numKind() == "float32" {
-		limit = math.MaxFloat32
+		outside = outside || math.IsInf(float64(float32(f)), 0)
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > limit {
+	if outside {
 		v.add(&ArgError{Problem: "out of range", Expected: "a finite " + expected(s), Got: describe(val)})
 	}
 }

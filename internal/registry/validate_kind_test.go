@@ -23,3 +23,29 @@ func TestValidateNamedIntegerKind(t *testing.T) {
 		t.Errorf("schema of an int8 kind has no maximum 127: %s", in)
 	}
 }
+
+// Validate and the generated decoder agree on float32's edge: what rounds
+// to a finite float32 fits.
+func TestValidateFloat32Edge(t *testing.T) {
+	t.Parallel()
+	s := &Spec{Name: "t", Params: []*Property{{
+		Name: "x", Required: true,
+		Schema: &Schema{Type: TypeNumber, GoType: "float32", Kind: "float32"},
+	}}}
+	for _, v := range []float64{3.4028235e38, -3.4028235e38, 1.5} {
+		if err := s.Validate(map[string]any{"x": v}); err != nil {
+			t.Errorf("Validate(%v): %v", v, err)
+		}
+		if _, err := DecodeFloat[float32](v); err != nil {
+			t.Errorf("DecodeFloat(%v): %v", v, err)
+		}
+	}
+	for _, v := range []float64{3.5e38, -1e39} {
+		if err := s.Validate(map[string]any{"x": v}); err == nil {
+			t.Errorf("Validate(%v) = nil, want out of range", v)
+		}
+		if _, err := DecodeFloat[float32](v); err == nil {
+			t.Errorf("DecodeFloat(%v) = nil error, want out of range", v)
+		}
+	}
+}
