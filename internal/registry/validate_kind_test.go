@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,24 @@ func TestValidateFloat32Edge(t *testing.T) {
 		if _, err := DecodeFloat[float32](v); err == nil {
 			t.Errorf("DecodeFloat(%v) = nil error, want out of range", v)
 		}
+	}
+}
+
+// An integer literal beyond int64 or uint64 is out of range, never rounded
+// into range through a float.
+func TestValidateIntegerLiteralBeyondRange(t *testing.T) {
+	t.Parallel()
+	s := &Spec{Name: "t", Params: []*Property{{
+		Name: "n", Required: true,
+		Schema: &Schema{Type: TypeInteger, GoType: "int64", Kind: "int64"},
+	}}}
+	for _, lit := range []string{"-9223372036854775809", "18446744073709551616", "-99999999999999999999"} {
+		err := s.Validate(map[string]any{"n": json.Number(lit)})
+		if err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("Validate(%s) = %v, want out of range", lit, err)
+		}
+	}
+	if err := s.Validate(map[string]any{"n": json.Number("-9223372036854775808")}); err != nil {
+		t.Errorf("Validate(MinInt64) = %v", err)
 	}
 }

@@ -61,11 +61,19 @@ func asInteger(v any) (neg bool, mag uint64, res intResult) {
 	case float32:
 		return integralFloat(float64(n))
 	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if err == nil {
 			return signed(i)
+		}
+		if isRangeErr(err) && strings.HasPrefix(string(n), "-") {
+			// An integer literal below math.MinInt64: as a float it would
+			// round to MinInt64 and pass.
+			return true, 0, tooLarge
 		}
 		if u, err := strconv.ParseUint(string(n), 10, 64); err == nil {
 			return false, u, isInteger
+		} else if isRangeErr(err) {
+			return false, 0, tooLarge
 		}
 		f, err := strconv.ParseFloat(string(n), 64)
 		if err != nil && !isRangeErr(err) {
