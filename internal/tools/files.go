@@ -23,7 +23,8 @@ type Written struct {
 //
 // The file and its parent directories are created as needed, and the file
 // is replaced unless append is true. Staging, where the inputs handed to
-// the agent wait, is read-only.
+// the agent wait, and .kesoku, where kesoku keeps transcripts and saved
+// outputs, are read-only.
 //
 // Args:
 //

@@ -57,7 +57,10 @@ func TestWriteFileRefused(t *testing.T) {
 	f := newFixture(t)
 	writeFiles(t, f.staging, map[string]string{"input.txt": "input"})
 	_, err := WriteFile(f.tc, filepath.Join(f.staging, "input.txt"), "x", false)
-	assertInvalidArg(t, err, "path", "is in staging, which is read-only")
+	assertInvalidArg(t, err, "path", "is read-only to tools (it is in staging")
+	// The transcript being written and the saved outputs are kesoku's own.
+	_, err = WriteFile(f.tc, ".kesoku/sessions/s.jsonl", "x", false)
+	assertInvalidArg(t, err, "path", "is read-only to tools (it is in .kesoku")
 	_, err = WriteFile(f.tc, "", "x", false)
 	assertInvalidArg(t, err, "path", "is not a valid path")
 	if _, err := WriteFile(f.tc, "sub", "x", false); err == nil || !strings.Contains(err.Error(), "is a directory") {

@@ -31,8 +31,10 @@ var (
 	// ErrOutside is a path that leads outside the AWD and staging: through
 	// `..`, as an absolute path elsewhere, or through a symbolic link.
 	ErrOutside = errors.New("leads outside the working directory")
-	// ErrReadOnly is a path to write that lies in staging.
-	ErrReadOnly = errors.New("is in staging, which is read-only")
+	// ErrReadOnly is a path to write that lies in staging, or in the AWD's
+	// .kesoku directory, where kesoku keeps its own transcripts and saved
+	// outputs.
+	ErrReadOnly = errors.New("is read-only to tools")
 	// ErrBadPath is a path that names no file at all: empty, or holding a
 	// NUL byte.
 	ErrBadPath = errors.New("is not a valid path")
@@ -405,8 +407,8 @@ func (w *Workspace) write(name string, data []byte, mode int) (Location, error) 
 	if loc.rel == "." {
 		return Location{}, &Error{Path: name, Err: errors.New("is a directory")}
 	}
-	if w.reachesStaging(loc) {
-		return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: "through a symbolic link"}
+	if dir, ok := w.reachesReadOnly(loc); ok {
+		return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: readOnlyWhy(dir, w) + ", reached through a symbolic link"}
 	}
 	// The parents are created first, through the root, so that a link
 	// among them that leads out is refused before anything is made.
@@ -447,40 +449,60 @@ func (w *Workspace) writable(name string) (Location, error) {
 		if c.area != w.awd {
 			continue
 		}
-		if w.stagingDir != "" {
-			if _, in := within(w.stagingDir, c.Abs()); in {
-				return Location{}, &Error{Path: name, Err: ErrReadOnly}
+		for _, dir := range w.readOnlyDirs() {
+			if _, in := within(dir, c.Abs()); in {
+				return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: readOnlyWhy(dir, w)}
 			}
 		}
 		return c, nil
 	}
-	return Location{}, &Error{Path: name, Err: ErrReadOnly}
+	return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: readOnlyWhy(w.stagingDir, w)}
 }
 
-// reachesStaging reports whether the AWD location loc, its symbolic links
-// followed, lies in staging. When staging is inside the AWD (the default,
-// .kesoku/staging), a link in the AWD that points into it stays inside the
-// AWD's root, so os.Root follows it: this check keeps staging read-only
-// all the same. Links are followed as far as they lead; the part of the
-// path that does not exist yet is taken as written.
-func (w *Workspace) reachesStaging(loc Location) bool {
-	if w.stagingDir == "" {
-		return false
+// readOnlyDirs are the directories tools may read but never write:
+// staging, which holds the inputs handed to the agent, and the AWD's
+// .kesoku, where the transcript being written and the saved outputs live.
+func (w *Workspace) readOnlyDirs() []string {
+	dirs := []string{filepath.Join(w.awd.dir, ".kesoku")}
+	if w.stagingDir != "" {
+		dirs = append(dirs, w.stagingDir)
 	}
-	if _, in := within(w.awd.dir, w.stagingDir); !in {
-		// Staging outside the AWD: every link into it leaves the AWD's
-		// root, and os.Root refuses it.
-		return false
+	return dirs
+}
+
+// readOnlyWhy says why dir is read-only, for an error's detail.
+func readOnlyWhy(dir string, w *Workspace) string {
+	if dir == w.stagingDir {
+		return "it is in staging, which holds the inputs handed to the agent"
 	}
+	return "it is in .kesoku, where kesoku keeps transcripts and saved outputs"
+}
+
+// reachesReadOnly reports which read-only directory the AWD location loc,
+// its symbolic links followed, lies in. When such a directory is inside the
+// AWD (.kesoku always; staging by default, .kesoku/staging), a link in the
+// AWD that points into it stays inside the AWD's root, so os.Root follows
+// it: this check keeps the directory read-only all the same. Links are
+// followed as far as they lead; the part of the path that does not exist
+// yet is taken as written.
+func (w *Workspace) reachesReadOnly(loc Location) (string, bool) {
 	real := resolveExisting(loc.Abs())
-	if _, in := within(w.stagingDir, real); in {
-		return true
+	for _, dir := range w.readOnlyDirs() {
+		if _, in := within(w.awd.dir, dir); !in {
+			// Outside the AWD: every link into it leaves the AWD's root,
+			// and os.Root refuses it.
+			continue
+		}
+		if _, in := within(dir, real); in {
+			return dir, true
+		}
+		if dirReal, err := filepath.EvalSymlinks(dir); err == nil {
+			if _, in := within(dirReal, real); in {
+				return dir, true
+			}
+		}
 	}
-	if stagingReal, err := filepath.EvalSymlinks(w.stagingDir); err == nil {
-		_, in := within(stagingReal, real)
-		return in
-	}
-	return false
+	return "", false
 }
 
 // resolveExisting returns the absolute, clean path p with the symbolic
