@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ var fakeServers sync.Map // *testscript.TestScript → *llmtest.Server
 //	                              FILE, one JSON object a line, for grep
 //	fakellm waitfor FILE REGEXP   wait (up to 20s) until FILE, written by
 //	                              a command in the background, matches
+//	fakellm waitrequests N        wait (up to 20s) until the server has
+//	                              received N requests
 //
 // The server speaks the provider's real REST format, plain and streamed,
 // and lives until the script ends. A request line holds the method, path,
@@ -37,7 +40,7 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! fakellm")
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: fakellm start SCENARIO | requests FILE | waitfor FILE REGEXP")
+		ts.Fatalf("usage: fakellm start SCENARIO | requests FILE | waitfor FILE REGEXP | waitrequests N")
 	}
 	switch args[0] {
 	case "start":
@@ -84,6 +87,24 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			if time.Now().After(deadline) {
 				ts.Fatalf("fakellm waitfor: %s does not match %q after 20s", args[1], args[2])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	case "waitrequests":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fakellm waitrequests N")
+		}
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		v, ok := fakeServers.Load(ts)
+		if !ok {
+			ts.Fatalf("fakellm waitrequests: no server started")
+		}
+		srv := v.(*llmtest.Server)
+		deadline := time.Now().Add(20 * time.Second)
+		for len(srv.Requests()) < n {
+			if time.Now().After(deadline) {
+				ts.Fatalf("fakellm waitrequests: %d requests after 20s, want %d", len(srv.Requests()), n)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
