@@ -44,7 +44,7 @@ func TestBuiltinsValidate(t *testing.T) {
 	err := s.Validate(map[string]any{"a": "1", "c": 2.0})
 	want := `tool "calculate_sum": args.a: wrong type: expected integer (int), got string "1"; ` +
 		`args.b: missing required argument: expected integer (int); ` +
-		`args.c: unknown argument: expected one of a, b (did you mean "a"?)`
+		`args.c: unknown argument: expected one of a, b (did you mean "b"?)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate =\n%v\nwant\n%s", err, want)
 	}

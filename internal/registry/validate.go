@@ -107,8 +107,18 @@ func (v *validator) object(props []*Property, m map[string]any, noun string) {
 	if len(names) > 0 {
 		want = "one of " + strings.Join(names, ", ")
 	}
+	// An unknown name is likely a misspelling of one not given: {a, c}
+	// for (a, b) suggests b, never a.
+	var free []string
+	if len(unknown) > 0 {
+		for _, n := range names {
+			if _, given := m[n]; !given {
+				free = append(free, n)
+			}
+		}
+	}
 	for _, k := range unknown {
-		v.add(&ArgError{Path: keyStep(k), Problem: "unknown " + noun, Expected: want, Suggestion: Suggest(k, names)})
+		v.add(&ArgError{Path: keyStep(k), Problem: "unknown " + noun, Expected: want, Suggestion: Suggest(k, free)})
 	}
 }
 

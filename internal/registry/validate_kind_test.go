@@ -69,3 +69,16 @@ func TestValidateIntegerLiteralBeyondRange(t *testing.T) {
 		t.Errorf("Validate(MinInt64) = %v", err)
 	}
 }
+
+// The suggestion for an unknown argument is one that was not given.
+func TestValidateSuggestsFreeName(t *testing.T) {
+	t.Parallel()
+	s := &Spec{Name: "calculate_sum", Params: []*Property{
+		{Name: "a", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int", Kind: "int"}},
+		{Name: "b", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int", Kind: "int"}},
+	}}
+	err := s.Validate(map[string]any{"a": float64(1), "c": float64(2)})
+	if err == nil || !strings.Contains(err.Error(), `args.c: unknown argument: expected one of a, b (did you mean "b"?)`) {
+		t.Errorf("got %v, want a suggestion of b for c", err)
+	}
+}

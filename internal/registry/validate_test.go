@@ -151,7 +151,7 @@ func TestValidateJSON(t *testing.T) {
 		}},
 		{name: "unknown sorted, with missing", args: `{"zz": 1, "c": 2, "a": 1}`, want: []string{
 			`args.b: missing required argument: expected integer (int32)`,
-			`args.c: unknown argument: expected one of a, b, mode, ratio, small, count, big, verbose, items, opts, labels, weights, tags, extra (did you mean "a"?)`,
+			`args.c: unknown argument: expected one of a, b, mode, ratio, small, count, big, verbose, items, opts, labels, weights, tags, extra (did you mean "b"?)`,
 			`args.zz: unknown argument: expected one of a, b, mode, ratio, small, count, big, verbose, items, opts, labels, weights, tags, extra`,
 		}},
 		{name: "unknown key that needs quoting", args: `{"a": 1, "b": 2, "x y": 1}`, want: []string{
