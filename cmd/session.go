@@ -15,7 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/llm"
@@ -561,10 +560,4 @@ func sessionArgsLine(s string, limit int) string {
 
 // newSessionID is a new session's id: a UUIDv7, so that transcripts sort
 // by when they began.
-func newSessionID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
-}
+func newSessionID() string { return runner.NewID() }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/kesoku/kesoku/internal/message"
 	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/runner"
@@ -336,11 +334,6 @@ func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// newID is a record or session id: a UUIDv7, time-ordered.
-func newID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
-}
+// newID is a record or session id: a UUIDv7 from the runner's generator,
+// so that a turn's records and its tool results sort in the order made.
+func newID() string { return runner.NewID() }

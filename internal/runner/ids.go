@@ -69,10 +69,14 @@ func (g *idGenerator) New() string {
 	return string(s[:])
 }
 
-// NewID returns a new time-ordered unique id (a UUIDv7): for a run's
-// session when none is given. It seeds a generator of its own, so it is
-// for occasional ids, not for one per record.
-func NewID() string { return newIDGenerator().New() }
+// ids is the process's one generator: every record id, whether a tool
+// result's or a session turn's, comes from it, so that ids sort in the
+// order they were made even within one millisecond.
+var ids = sync.OnceValue(newIDGenerator)
+
+// NewID returns a new time-ordered unique id (a UUIDv7), from the same
+// generator as the runner's records.
+func NewID() string { return ids().New() }
 
 // IDSet is a set of request ids kept as 64-bit hashes, in an extendible
 // hash table of fixed-size, pointer-free tables: a million ids take 12 to

@@ -154,7 +154,7 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
 	}
-	return &ToolRunner{reg: reg, opts: opts, ids: newIDGenerator()}
+	return &ToolRunner{reg: reg, opts: opts, ids: ids()}
 }
 
 // Options returns the options the runner was built with, defaults applied.
