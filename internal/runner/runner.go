@@ -157,9 +157,6 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 	return &ToolRunner{reg: reg, opts: opts, ids: ids()}
 }
 
-// Options returns the options the runner was built with, defaults applied.
-func (r *ToolRunner) Options() Options { return r.opts }
-
 // slot is one request on its way to a record. Steps 1–3 fill rec at once
 // when they refuse the request; a call that runs (running) fills rec and
 // then finishes the slot.
