@@ -231,7 +231,7 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	reqs := make([]*runner.Request, len(calls))
 	for i, c := range calls {
 		req := &runner.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
-		args, err := decodeArgs(c.call.Args)
+		args, err := DecodeArgs(c.call.Args)
 		if err != nil {
 			req.Err = fmt.Errorf("tool %q: the arguments are not a JSON object: %v", c.call.Name, err)
 		}
@@ -310,9 +310,11 @@ func answerText(m Message) string {
 	return b.String()
 }
 
-// decodeArgs decodes a call's arguments, numbers kept as written so that
-// validation sees 1 and 1.0 as the model sent them.
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+// DecodeArgs decodes a call's arguments, numbers kept as written so that
+// validation sees 1 and 1.0 as the model sent them, and an int64 id does
+// not pass through a float on its way back to a provider. Empty and null
+// arguments are the empty object.
+func DecodeArgs(raw json.RawMessage) (map[string]any, error) {
 	args := map[string]any{}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {

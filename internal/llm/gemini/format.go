@@ -143,9 +143,9 @@ func toPart(p llm.Part, generated map[string]bool) (*genai.Part, error) {
 	}
 	switch {
 	case p.ToolCall != nil:
-		args, err := decodeArgs(p.ToolCall.Args)
+		args, err := llm.DecodeArgs(p.ToolCall.Args)
 		if err != nil {
-			return nil, fmt.Errorf("tool call %s: %w", p.ToolCall.Name, err)
+			return nil, fmt.Errorf("tool call %s: arguments: %w", p.ToolCall.Name, err)
 		}
 		fc := &genai.FunctionCall{ID: p.ToolCall.ID, Name: p.ToolCall.Name, Args: args}
 		if d.GeneratedID {
@@ -200,20 +200,6 @@ func blobPart(b *llm.Blob) (*genai.Part, error) {
 		return &genai.Part{InlineData: &genai.Blob{Data: b.Data, MIMEType: mime}}, nil
 	}
 	return nil, fmt.Errorf("%s %s: no data and no URI", b.Kind, b.Name)
-}
-
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	args := map[string]any{}
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return args, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	// Numbers stay as written: an int64 id must not pass through a float.
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil {
-		return nil, fmt.Errorf("arguments: %w", err)
-	}
-	return args, nil
 }
 
 // accumulator builds one model turn from the chunks of a stream, or from
