@@ -404,7 +404,7 @@ func (f *File) streamJSONL(yield func(*Request) bool) {
 }
 
 func trimLeftSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+	for len(b) > 0 && isSpace(b[0]) {
 		b = b[1:]
 	}
 	return b
@@ -412,7 +412,7 @@ func trimLeftSpace(b []byte) []byte {
 
 func trimSpace(b []byte) []byte {
 	b = trimLeftSpace(b)
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
 		b = b[:len(b)-1]
 	}
 	return b
