@@ -242,7 +242,7 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 		t.spec.Name = snakeCase(fd.Name.Name)
 	}
 	if !registry.ValidName(t.spec.Name) {
-		f.errorf(dirPos, "tool name %q is invalid: names must match ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$ (set one with //kesoku:tool name=NAME)", t.spec.Name)
+		f.errorf(dirPos, "tool name %q is invalid: names must match %s (set one with //kesoku:tool name=NAME)", t.spec.Name, registry.NamePattern)
 	}
 
 	var lines []docLine

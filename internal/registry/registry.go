@@ -2,17 +2,30 @@ package registry
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 )
 
-// nameRule is the tool name rule every provider accepts at once (SPEC §3).
-var nameRule = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
+// NamePattern is the tool name rule every provider accepts at once (SPEC §3),
+// as messages quote it.
+const NamePattern = `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`
 
-// ValidName reports whether name obeys every provider's tool name rule.
-func ValidName(name string) bool { return nameRule.MatchString(name) }
+// ValidName reports whether name matches NamePattern. It is written out
+// rather than compiled from the pattern: every tool's registration runs it
+// at start-up, and the compiled pattern cost more than all of them.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && (c == '-' || '0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
 
 // Registry holds tools by name.
 type Registry struct {
@@ -32,7 +45,7 @@ var Default = New()
 // registered something wrong.
 func (r *Registry) Register(s *Spec) error {
 	if !ValidName(s.Name) {
-		return fmt.Errorf("register %s: tool name %q does not match %s", s.Source, s.Name, nameRule)
+		return fmt.Errorf("register %s: tool name %q does not match %s", s.Source, s.Name, NamePattern)
 	}
 	if s.Call == nil {
 		return fmt.Errorf("register %s: tool %q has no Call", s.Source, s.Name)
