@@ -137,7 +137,7 @@ func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *m
 			return r.errorRecord(req, message.KindTimeout,
 				fmt.Sprintf("timed out after %v (--timeout): %v", r.opts.Timeout, o.err), d)
 		case ru.cut(s.index) && !registry.IsInvalidArgs(o.err):
-			if s.index > ru.failAt.Load() && ru.parent.Err() == nil {
+			if ru.cutByFailFast(s.index) {
 				return r.aborted(req, "cancelled by --fail-fast after an earlier error: "+o.err.Error(), d)
 			}
 			return r.aborted(req, "interrupted while running: "+o.err.Error(), d)

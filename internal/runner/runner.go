@@ -518,8 +518,15 @@ func (ru *run) worker() {
 	}
 }
 
+// cutByFailFast reports whether the request at index is cut by
+// --fail-fast rather than by an interrupt: it comes after the failure and
+// the run itself was not interrupted.
+func (ru *run) cutByFailFast(index int64) bool {
+	return index > ru.failAt.Load() && ru.parent.Err() == nil
+}
+
 func (ru *run) abortReason(index int64) string {
-	if index > ru.failAt.Load() && ru.parent.Err() == nil {
+	if ru.cutByFailFast(index) {
 		return "not started: --fail-fast stopped the run after an earlier error"
 	}
 	return "interrupted before it started"
