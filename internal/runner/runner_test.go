@@ -520,6 +520,40 @@ func TestRunTruncatesLargeOutput(t *testing.T) {
 	}
 }
 
+// TestRunClipsLargeErrors pins that an error message, which a tool may
+// fill with anything (a whole failed command's output), is held to
+// --max-output as content is: head and tail, with a note of what was cut
+// (SPEC §8: a huge output gets a clear record, never an unbounded line).
+func TestRunClipsLargeErrors(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	reg.MustRegister(&registry.Spec{Name: "loud_failure", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		return nil, errors.New(strings.Repeat("a", 5000) + strings.Repeat("z", 5000))
+	}})
+	reg.MustRegister(&registry.Spec{Name: "quiet_failure", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		return nil, errors.New(strings.Repeat("q", 100))
+	}})
+	r := New(reg, Options{MaxOutput: 100, AWD: t.TempDir()})
+	recs, _ := collect(t, context.Background(), r, []*Request{
+		{Name: "loud_failure"},
+		{Name: "quiet_failure"},
+	})
+	want := []*message.ErrorInfo{
+		{Kind: message.KindToolError, Message: strings.Repeat("a", 50) + "\n[... 9900 bytes cut ...]\n" + strings.Repeat("z", 50)},
+		{Kind: message.KindToolError, Message: strings.Repeat("q", 100)}, // at the limit: whole
+	}
+	var got []*message.ErrorInfo
+	for _, rec := range recs {
+		got = append(got, rec.Error)
+		if !rec.IsError || rec.Content != nil || rec.Truncated != nil {
+			t.Errorf("%s: is_error %v, content %s, truncated %+v; want an error record only", rec.Name, rec.IsError, rec.Content, rec.Truncated)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestCutKeepsRunesWhole(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("é", 100) // two bytes each
