@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -73,14 +74,22 @@ const (
 	sectionReturns
 )
 
+// lazyRegexp compiles pattern on first use. kesoku gen is one command of
+// many in the binary that imports this package, and compiling its patterns
+// at init made this package's the costliest init of every other command,
+// `kesoku tools list` included.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
 // headerRE matches a section header: "Args:", "Returns: the sum.". A
 // full-width colon is accepted, as Chinese text is written with one.
-var headerRE = regexp.MustCompile(`^(Args|Arguments|Parameters|Params|Returns|Return|Yields|参数|返回|返回值)\s*[:：]\s*(.*)$`)
+var headerRE = lazyRegexp(`^(Args|Arguments|Parameters|Params|Returns|Return|Yields|参数|返回|返回值)\s*[:：]\s*(.*)$`)
 
 // entryRE matches the first line of an Args entry: "name: text", "name
 // (int): text", "名字：text". An ASCII colon must be followed by a space or
 // the end of the line, so that "see http://x" is not an entry.
-var entryRE = regexp.MustCompile(`^([\p{L}_][\p{L}\p{N}_]*)\s*(?:\([^()]*\))?\s*(?::(?:\s+|$)|：\s*)(.*)$`)
+var entryRE = lazyRegexp(`^([\p{L}_][\p{L}\p{N}_]*)\s*(?:\([^()]*\))?\s*(?::(?:\s+|$)|：\s*)(.*)$`)
 
 // parseDoc parses the lines of a doc comment (directives already removed).
 func parseDoc(lines []docLine) (*doc, []docError) {
@@ -151,7 +160,7 @@ func (p *docParser) header(text string) (sectionKind, string) {
 	if strings.TrimSpace(text) == "" || indentOf(text) != p.base {
 		return sectionNone, ""
 	}
-	m := headerRE.FindStringSubmatch(strings.TrimSpace(text))
+	m := headerRE().FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return sectionNone, ""
 	}
@@ -177,7 +186,7 @@ func (p *docParser) args(start int, inline string) int {
 		cur, text = nil, nil
 	}
 	startEntry := func(line int, s string) bool {
-		m := entryRE.FindStringSubmatch(s)
+		m := entryRE().FindStringSubmatch(s)
 		if m == nil {
 			return false
 		}
@@ -293,7 +302,7 @@ func (p *docParser) section(start, indent int, line func(l docLine, s string, in
 // entryDetails reads "Defaults to X." and "Must be one of: a, b." from an
 // entry's text.
 func (p *docParser) entryDetails(a *argDoc) {
-	if loc := defaultsRE.FindStringIndex(a.Text); loc != nil {
+	if loc := defaultsRE().FindStringIndex(a.Text); loc != nil {
 		v, raw, bare, err := parseDefault(a.Text[loc[1]:])
 		if err != nil {
 			p.errorf(a.Line, "Args entry %q: Defaults to: %v", a.Name, err)
@@ -301,7 +310,7 @@ func (p *docParser) entryDetails(a *argDoc) {
 			a.HasDefault, a.Default, a.DefaultText, a.DefaultBare = true, v, raw, bare
 		}
 	}
-	if loc := enumRE.FindStringIndex(a.Text); loc != nil {
+	if loc := enumRE().FindStringIndex(a.Text); loc != nil {
 		values, err := parseEnum(a.Text[loc[1]:])
 		if err != nil {
 			p.errorf(a.Line, "Args entry %q: Must be one of: %v", a.Name, err)
@@ -312,8 +321,8 @@ func (p *docParser) entryDetails(a *argDoc) {
 }
 
 var (
-	defaultsRE = regexp.MustCompile(`(?:^|[\s(（])[Dd]efaults to(?:\s+|$)`)
-	enumRE     = regexp.MustCompile(`(?:^|[\s(（])[Mm]ust be one of\s*[:：]?\s*`)
+	defaultsRE = lazyRegexp(`(?:^|[\s(（])[Dd]efaults to(?:\s+|$)`)
+	enumRE     = lazyRegexp(`(?:^|[\s(（])[Mm]ust be one of\s*[:：]?\s*`)
 )
 
 // parseDefault reads the X of "Defaults to X." from s, which starts at X.
@@ -360,7 +369,7 @@ func parseEnum(s string) ([]string, error) {
 	}
 	var values []string
 	seen := map[string]bool{}
-	for _, part := range enumSepRE.Split(list, -1) {
+	for _, part := range enumSepRE().Split(list, -1) {
 		v := strings.TrimSpace(part)
 		v = strings.TrimPrefix(v, "or ")
 		v = strings.TrimSpace(v)
@@ -379,7 +388,7 @@ func parseEnum(s string) ([]string, error) {
 	return values, nil
 }
 
-var enumSepRE = regexp.MustCompile(`\s*[,，、]\s*|\s+or\s+`)
+var enumSepRE = lazyRegexp(`\s*[,，、]\s*|\s+or\s+`)
 
 // sentenceEnd returns where the sentence that s starts ends: at a full stop
 // followed by a space or the end, an ideographic full stop, or, for a
@@ -498,14 +507,14 @@ func dedent(lines []string) string {
 	return b.String()
 }
 
-var listItemRE = regexp.MustCompile(`^(?:[-*+•]|\d+[.)])\s`)
+var listItemRE = lazyRegexp(`^(?:[-*+•]|\d+[.)])\s`)
 
 func joinProseKeepingLists(lines []string) string {
 	var parts []string
 	var cur []string
 	for _, l := range lines {
 		s := strings.TrimSpace(l)
-		if listItemRE.MatchString(s) && len(cur) > 0 {
+		if listItemRE().MatchString(s) && len(cur) > 0 {
 			parts = append(parts, joinProse(cur))
 			cur = nil
 		}

@@ -399,7 +399,7 @@ func FuzzParseDoc(f *testing.F) {
 			}
 		}
 		for _, a := range d.Args {
-			if !entryRE.MatchString(a.Name + ": x") {
+			if !entryRE().MatchString(a.Name + ": x") {
 				t.Errorf("entry name %q is not a name", a.Name)
 			}
 			if a.Line < 1 || a.Line > len(lines) {

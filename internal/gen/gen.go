@@ -333,7 +333,7 @@ func load(ctx context.Context, dir string, patterns []string) ([]*packages.Packa
 	overlay := map[string][]byte{}
 	packages.Visit(pkgs, nil, func(pkg *packages.Package) {
 		for _, e := range pkg.Errors {
-			for _, m := range genFileRE.FindAllString(e.Error(), -1) {
+			for _, m := range genFileRE().FindAllString(e.Error(), -1) {
 				if !filepath.IsAbs(m) {
 					m = filepath.Join(dir, m)
 				}
@@ -362,7 +362,7 @@ func load(ctx context.Context, dir string, patterns []string) ([]*packages.Packa
 	return checkMatched(pkgs, patterns, fset)
 }
 
-var genFileRE = regexp.MustCompile(`[^\s:]*` + regexp.QuoteMeta(FileName))
+var genFileRE = lazyRegexp(`[^\s:]*` + regexp.QuoteMeta(FileName))
 
 // parseFile parses a file for go/packages, leaving out a generated file's
 // content: its declarations are what gen is about to replace.
@@ -423,7 +423,7 @@ func list(ctx context.Context, dir string, patterns []string) ([]*packages.Packa
 
 // directiveRE finds a //kesoku: directive where a doc comment of a
 // top-level declaration puts it: at the start of a line.
-var directiveRE = regexp.MustCompile(`(?m)^//kesoku:`)
+var directiveRE = lazyRegexp(`(?m)^//kesoku:`)
 
 // mayHaveTools reports whether any of files holds a //kesoku: line. It
 // reads bytes, not syntax: a match in a string literal costs a type check
@@ -437,7 +437,7 @@ func mayHaveTools(files []string) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("read %s: %w", name, err)
 		}
-		if directiveRE.Match(src) {
+		if directiveRE().Match(src) {
 			return true, nil
 		}
 	}
