@@ -172,15 +172,12 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		}
 	}
 
-	sessionID := ""
-	for _, r := range old {
-		if r.SessionID != "" {
-			sessionID = r.SessionID
-			break
-		}
-	}
+	// The transcript's path is named after the session: its id is needed
+	// before the session is made. A UUIDv7, so that transcripts sort by
+	// when they began.
+	sessionID := llm.SessionIDOf(old)
 	if sessionID == "" {
-		sessionID = newSessionID()
+		sessionID = runner.NewID()
 	}
 	path, w, err := openTranscript(g, opts, sessionID, old)
 	if err != nil {
@@ -557,7 +554,3 @@ func sessionArgsLine(s string, limit int) string {
 	}
 	return s
 }
-
-// newSessionID is a new session's id: a UUIDv7, so that transcripts sort
-// by when they began.
-func newSessionID() string { return runner.NewID() }

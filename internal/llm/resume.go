@@ -24,11 +24,8 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 	if len(recs) == 0 {
 		return errors.New("resume: the transcript holds no records")
 	}
-	for _, rec := range recs {
-		if rec.SessionID != "" {
-			s.opts.SessionID = rec.SessionID
-			break
-		}
+	if id := SessionIDOf(recs); id != "" {
+		s.opts.SessionID = id
 	}
 	results := make(map[string]*message.Record)
 	for _, rec := range recs {
@@ -100,6 +97,17 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 		}
 	}
 	return nil
+}
+
+// SessionIDOf is the id of the session a transcript's records belong to:
+// that of the first record that has one, "" when none has.
+func SessionIDOf(recs []*message.Record) string {
+	for _, rec := range recs {
+		if rec.SessionID != "" {
+			return rec.SessionID
+		}
+	}
+	return ""
 }
 
 // AwaitsModel reports whether the conversation rebuilt from a transcript's

@@ -165,3 +165,23 @@ func FuzzResume(f *testing.F) {
 		checkAnswered(t, s2.History())
 	})
 }
+
+func TestSessionIDOf(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		recs []*message.Record
+		want string
+	}{
+		"none":          {nil, ""},
+		"no id":         {[]*message.Record{{ID: "a"}}, ""},
+		"first with id": {[]*message.Record{{ID: "a"}, {ID: "b", SessionID: "s1"}, {ID: "c", SessionID: "s2"}}, "s1"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := SessionIDOf(tt.recs); got != tt.want {
+				t.Errorf("SessionIDOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
