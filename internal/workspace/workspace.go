@@ -340,17 +340,6 @@ func (w *Workspace) locate(name string) (Location, fs.FileInfo, error) {
 	return Location{}, nil, first
 }
 
-// Resolve returns the absolute path of the existing file name resolves to
-// (see Locate), for consumers that must hand a path on rather than open
-// it, such as a model request naming its attachment.
-func (w *Workspace) Resolve(name string) (string, error) {
-	loc, err := w.Locate(name)
-	if err != nil {
-		return "", err
-	}
-	return loc.Abs(), nil
-}
-
 // Open opens the file or directory name resolves to (see Locate) for
 // reading. Anything else — a FIFO, a socket, a device — is an error:
 // opening a FIFO would block until a writer came.
@@ -364,25 +353,6 @@ func (w *Workspace) Open(name string) (*os.File, error) {
 	}
 	_, f, err := follow(w, name, loc, openOp)
 	return f, err
-}
-
-// Stat returns the file information of what name resolves to (see Locate).
-func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
-	loc, err := w.Locate(name)
-	if err != nil {
-		return nil, err
-	}
-	return loc.Stat()
-}
-
-// ReadDir reads the directory name resolves to (see Locate), sorted by
-// name.
-func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
-	loc, err := w.Locate(name)
-	if err != nil {
-		return nil, err
-	}
-	return loc.ReadDir()
 }
 
 // WriteFile writes data to the file name in the AWD, replacing what it
