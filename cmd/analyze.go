@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -173,8 +171,9 @@ func analyze(ctx context.Context, opts *analyzeOptions, rm *resolvedModel) (stri
 		fmt.Fprintf(opts.g.IO.Err, "uploading %s (%d bytes) to the %s Files API…\n", opts.Path, a.Size, rm.provider)
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first signal cancels the request, as for kesoku run and session.
+	ctx, ir := watchSignals(ctx)
+	defer ir.stop()
 	p, err := rm.build(ctx)
 	if err != nil {
 		return "", err
