@@ -31,22 +31,13 @@ func ReadFinished(path string) (finished *IDSet, session string, err error) {
 		return nil, "", err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A record with a large content is read whole: no limit.
+	lines := &lineReader{br: bufio.NewReaderSize(f, 64<<10)}
 	p := &jsonParser{}
-	var long []byte
 	results := 0   // tool_result records read
 	shared := true // and all of them in one session
 	for n := 1; ; n++ {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A record with a large content: read it whole.
-			long = append(long[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		}
+		b, _, err := lines.next()
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, "", fmt.Errorf("read %s: %w", path, err)
 		}
