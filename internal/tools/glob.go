@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -157,18 +156,6 @@ func Glob(ctx context.Context, tc *registry.ToolContext, pattern, path string) (
 		}
 	}
 	return res, nil
-}
-
-// compileAlt splits one brace-free alternative of a pattern into its
-// elements and checks each.
-func compileAlt(alt string) ([]string, error) {
-	elems := splitPattern(alt)
-	for _, e := range elems {
-		if _, err := path.Match(e, ""); err != nil {
-			return nil, fmt.Errorf("malformed element %q", e)
-		}
-	}
-	return elems, nil
 }
 
 // globStarts returns where an alternative of pattern whose literal prefix

@@ -30,15 +30,25 @@ func compileGlob(pattern string) (globPattern, error) {
 	}
 	var g globPattern
 	for _, a := range alts {
-		elems := splitPattern(a)
-		for _, e := range elems {
-			if _, err := path.Match(e, ""); err != nil {
-				return globPattern{}, fmt.Errorf("malformed pattern %q: bad element %q", pattern, e)
-			}
+		elems, err := compileAlt(a)
+		if err != nil {
+			return globPattern{}, fmt.Errorf("pattern %q: %w", pattern, err)
 		}
 		g.alts = append(g.alts, elems)
 	}
 	return g, nil
+}
+
+// compileAlt splits one brace-free alternative of a pattern into its
+// elements and checks each.
+func compileAlt(alt string) ([]string, error) {
+	elems := splitPattern(alt)
+	for _, e := range elems {
+		if _, err := path.Match(e, ""); err != nil {
+			return nil, fmt.Errorf("malformed element %q", e)
+		}
+	}
+	return elems, nil
 }
 
 // splitPattern splits a pattern into elements, dropping empty and "."

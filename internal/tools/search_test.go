@@ -280,6 +280,8 @@ func TestGrepErrors(t *testing.T) {
 	assertInvalidArg(t, err, "pattern", "missing closing )")
 	_, err = Grep(ctx, f.tc, "a", "", "[", false, 100)
 	assertInvalidArg(t, err, "glob", "malformed")
+	// The same words as glob's own refusal of the pattern.
+	assertInvalidArg(t, err, "glob", `pattern "[": malformed element "["`)
 	_, err = Grep(ctx, f.tc, "a", "", "", false, 0)
 	assertInvalidArg(t, err, "max_results", "ask for at least 1")
 	if _, err := Grep(ctx, f.tc, "a", "nowhere", "", false, 100); !errors.Is(err, os.ErrNotExist) {
