@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/message"
 	"github.com/kesoku/kesoku/internal/registry"
@@ -112,19 +115,60 @@ func resolveToolModel(m *modelFlags) (*resolvedModel, error) {
 	return m.resolve()
 }
 
-// buildToolModel builds the resolved model as tools see it: the provider
+// buildToolModel is the resolved model as tools see it: the provider
 // carrying the media options, so that analyze_media follows
-// --inline-limit. No model is nil.
+// --inline-limit. Its SDK client is built when a tool first asks the
+// model, not before: a run whose requests never do pays nothing for it.
+// No model is nil.
 func buildToolModel(r *resolvedModel, inlineLimit int64) (registry.Model, error) {
 	if r == nil {
 		return nil, nil
 	}
-	// Building sends nothing: the context only reaches the SDK's set-up.
-	p, err := r.build(context.Background())
+	return media.WithOptions(&lazyModel{r: r}, media.Options{InlineLimit: inlineLimit}), nil
+}
+
+// lazyModel is a resolved model whose client is built on first use. What
+// is known from the flags (the provider's name, the model's) needs no
+// client.
+type lazyModel struct {
+	r    *resolvedModel
+	once sync.Once
+	p    llm.Provider
+	err  error
+}
+
+func (m *lazyModel) provider() (llm.Provider, error) {
+	m.once.Do(func() {
+		// Building sends nothing; the client outlives the call that
+		// needed it first, so it is not built under that call's context.
+		m.p, m.err = m.r.build(context.Background())
+	})
+	return m.p, m.err
+}
+
+func (m *lazyModel) Name() string      { return m.r.provider }
+func (m *lazyModel) ModelName() string { return m.r.flags.Model }
+
+func (m *lazyModel) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	p, err := m.provider()
 	if err != nil {
 		return nil, err
 	}
-	return media.WithOptions(p, media.Options{InlineLimit: inlineLimit}), nil
+	return p.Generate(ctx, req, onText)
+}
+
+// Upload hands the file to the provider's Files API; media routes a file
+// there only for a provider that has one.
+func (m *lazyModel) Upload(ctx context.Context, r io.Reader, mimeType, name string) (string, error) {
+	p, err := m.provider()
+	if err != nil {
+		return "", err
+	}
+	up, ok := p.(media.Uploader)
+	if !ok {
+		return "", fmt.Errorf("provider %s cannot take uploaded files", p.Name())
+	}
+	return up.Upload(ctx, r, mimeType, name)
 }
 
 func runAnalyze(ctx context.Context, opts *analyzeOptions) error {

@@ -16,7 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/message"
 )
 
@@ -402,5 +404,50 @@ func TestAnalyzeInterrupted(t *testing.T) {
 	}
 	if !srv.Requests()[0].Cancelled {
 		t.Error("the model request was not cancelled")
+	}
+}
+
+// TestToolModelIsBuiltOnFirstUse: kesoku run --model builds the SDK client
+// only when a tool asks the model, yet knows the model's names before.
+func TestToolModelIsBuiltOnFirstUse(t *testing.T) {
+	t.Parallel()
+	r := &resolvedModel{flags: modelFlags{Model: "gemini-test"}, provider: "gemini", key: analyzeKey}
+	m, err := buildToolModel(r, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := m.(llm.Provider)
+	if !ok {
+		t.Fatalf("tool model %T is no llm.Provider", m)
+	}
+	if _, ok := m.(media.Uploader); !ok {
+		t.Errorf("tool model %T is no media.Uploader", m)
+	}
+	if got := []string{p.Name(), p.ModelName()}; !cmp.Equal(got, []string{"gemini", "gemini-test"}) {
+		t.Errorf("names %q, want gemini, gemini-test", got)
+	}
+	if got := media.OptionsOf(m).InlineLimit; got != 1024 {
+		t.Errorf("inline limit %d, want 1024", got)
+	}
+
+	srv := llmtest.NewServer(llmtest.Gemini, analyzeKey, llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Hello."})
+	defer srv.Close()
+	r.flags.BaseURL = srv.URL
+	lm := &lazyModel{r: r}
+	if lm.Name() != "gemini" || lm.ModelName() != "gemini-test" || lm.p != nil {
+		t.Fatalf("before use: names %q %q, client %v; want gemini, gemini-test and no client", lm.Name(), lm.ModelName(), lm.p)
+	}
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
+	for range 2 {
+		resp, err := lm.Generate(context.Background(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Message.Parts[0].Text; got != "Hello." {
+			t.Errorf("answer %q, want Hello.", got)
+		}
+	}
+	if lm.p == nil {
+		t.Error("no client after use")
 	}
 }
