@@ -596,18 +596,6 @@ func abbreviation(before string) bool {
 	return len(word) == 1 && word[0] >= 'A' && word[0] <= 'Z'
 }
 
-// splitDocText splits text into docLines numbered from first. The fuzz and
-// table tests use it; real comments come from the AST with their own
-// lines.
-func splitDocText(text string, first int) []docLine {
-	raw := strings.Split(text, "\n")
-	lines := make([]docLine, len(raw))
-	for i, r := range raw {
-		lines[i] = docLine{Text: strings.TrimRight(r, "\r"), Line: first + i}
-	}
-	return lines
-}
-
 // encodeJSON encodes v compactly, without HTML escapes.
 func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer

@@ -417,3 +417,14 @@ func FuzzParseDoc(f *testing.F) {
 		}
 	})
 }
+
+// splitDocText splits text into docLines numbered from first, as the
+// lines of a comment in the AST come.
+func splitDocText(text string, first int) []docLine {
+	raw := strings.Split(text, "\n")
+	lines := make([]docLine, len(raw))
+	for i, r := range raw {
+		lines[i] = docLine{Text: strings.TrimRight(r, "\r"), Line: first + i}
+	}
+	return lines
+}
