@@ -186,9 +186,6 @@ func (w *Workspace) Close() error {
 	return err
 }
 
-// Dir returns the AWD as an absolute path.
-func (w *Workspace) Dir() string { return w.awd.dir }
-
 // StagingDir returns the staging directory as an absolute path, or "" when
 // it does not exist.
 func (w *Workspace) StagingDir() string {
