@@ -40,6 +40,8 @@ type runOptions struct {
 	FailFast  bool
 	Resume    bool
 
+	// format is the format --format forces, "" for none; set by check.
+	format runner.Format
 	// resumedSession is the session of the records --resume goes on from.
 	resumedSession string
 
@@ -161,18 +163,29 @@ func (o *runOptions) check() error {
 	if o.Resume && (o.Output == "" || o.Output == "-") {
 		return usageErrf("--resume needs -o FILE: the records of the earlier run are read from it")
 	}
-	if _, err := runner.ParseFormat(o.Format); err != nil {
-		return usageErrf("--format: %w", err)
-	}
-	if n := countStdin(o.Files); n > 1 {
-		return usageErrf(`"-" (standard input) given %d times`, n)
+	var err error
+	if o.format, err = requestFormat(o.Format, o.Files); err != nil {
+		return err
 	}
 	if err := o.checkOutputIsNoInput(); err != nil {
 		return err
 	}
-	var err error
 	o.resolved, err = resolveToolModel(&o.model)
 	return err
+}
+
+// requestFormat checks what run and validate share: --format, and the
+// FILE arguments reading standard input at most once. It returns the
+// format --format forces ("" for none); its errors are bad usage.
+func requestFormat(flag string, files []string) (runner.Format, error) {
+	format, err := runner.ParseFormat(flag)
+	if err != nil {
+		return "", usageErrf("--format: %w", err)
+	}
+	if n := countStdin(files); n > 1 {
+		return "", usageErrf(`"-" (standard input) given %d times`, n)
+	}
+	return format, nil
 }
 
 // checkOutputIsNoInput refuses an -o file that is also a request file,
@@ -247,8 +260,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	ctx, ir := watchSignals(ctx)
 	defer ir.stop()
 	stdin := &interruptibleReader{ctx: ctx, src: o.g.IO.In}
-	format, _ := runner.ParseFormat(o.Format)
-	files, err := openRequestFiles(o.Files, format, stdin)
+	files, err := openRequestFiles(o.Files, o.format, stdin)
 	if err != nil {
 		if ctx.Err() != nil {
 			// An interrupt cut standard input short: what did not parse is

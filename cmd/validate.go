@@ -59,12 +59,9 @@ EXIT STATUS
 }
 
 func runValidate(ctx context.Context, o *validateOptions) error {
-	format, err := runner.ParseFormat(o.Format)
+	format, err := requestFormat(o.Format, o.Files)
 	if err != nil {
-		return usageErrf("--format: %w", err)
-	}
-	if n := countStdin(o.Files); n > 1 {
-		return usageErrf(`"-" (standard input) given %d times`, n)
+		return err
 	}
 	io := o.g.IO
 	r := runner.New(o.Registry, runner.Options{})
