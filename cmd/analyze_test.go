@@ -371,6 +371,34 @@ func TestRunAnalyzeMediaWithoutModel(t *testing.T) {
 	}
 }
 
+// TestRunAnalyzeMediaProvider: kesoku run takes --provider as analyze
+// does (SPEC §7), for a model whose name does not say its provider (a
+// proxy's); the tool asks that provider, and sends audio only Gemini takes.
+func TestRunAnalyzeMediaProvider(t *testing.T) {
+	setKeys(t)
+	dir := t.TempDir()
+	writeBytes(t, dir, "tone.wav", wavFile)
+	reqs := writeFile(t, dir, "reqs.yaml", "{id: a, name: analyze_media, args: {path: tone.wav, prompt: what note?}}\n")
+	srv := llmtest.NewServer(llmtest.Gemini, analyzeKey, llmtest.Reply{Text: "An A."})
+	defer srv.Close()
+
+	_, stderr, code := kesoku(t, "run", "--awd", dir, reqs, "--model", "house-model", "--base-url", srv.URL)
+	if code != 2 || !strings.Contains(stderr, "--provider") {
+		t.Errorf("a model whose name says no provider: exit %d, stderr %q; want 2 asking for --provider", code, stderr)
+	}
+	stdout, stderr, code := kesoku(t, "run", "--awd", dir, reqs, "--model", "house-model", "--provider", "gemini", "--base-url", srv.URL)
+	recs := decodeRecords(t, stdout)
+	if code != 0 || len(recs) != 1 || string(recs[0].Content) != `"An A."` {
+		t.Fatalf("exit %d, records %s, stderr %q; want the model's answer", code, stdout, stderr)
+	}
+	if mime, text := userTurn(t, srv); mime != "audio/wav" || text != "what note?" {
+		t.Errorf("sent %s with %q, want audio/wav with the prompt", mime, text)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Path, "house-model") {
+		t.Errorf("requests %+v, want one to the model house-model", reqs)
+	}
+}
+
 // TestAnalyzeInterrupted: an interrupt while the model thinks cancels the
 // request and ends the command with 130; with --json the record says
 // aborted.
