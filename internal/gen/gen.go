@@ -8,6 +8,7 @@ package gen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -122,7 +123,7 @@ func (f *File) State() State {
 // writes nothing: Write does. Mistakes in tool declarations come back
 // together as Errors.
 func Generate(ctx context.Context, cfg Config) ([]*File, error) {
-	dir, err := filepath.Abs(cmpOr(cfg.Dir, "."))
+	dir, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", cfg.Dir, err)
 	}
@@ -248,13 +249,6 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	}
 	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	return files, nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Write brings every file up to date: writes the missing and stale ones
