@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/format"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -552,7 +553,7 @@ func goLiteral(v any) string {
 		return "[]any{" + strings.Join(items, ", ") + "}"
 	case map[string]any:
 		var items []string
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			items = append(items, strconv.Quote(k)+": "+goLiteral(x[k]))
 		}
 		return "map[string]any{" + strings.Join(items, ", ") + "}"

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -403,7 +404,7 @@ func normalize(sh *shape, v any) (any, error) {
 			return nil, fmt.Errorf("%s is not an object", jsonText(v))
 		}
 		out := make(map[string]any, len(obj))
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			n, err := normalize(sh.elem, obj[k])
 			if err != nil {
 				return nil, fmt.Errorf("key %q: %w", k, err)
@@ -433,7 +434,7 @@ func normalize(sh *shape, v any) (any, error) {
 			}
 			out[f.jsonName] = n
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if !known[k] {
 				return nil, fmt.Errorf("%s has no field %q", goTypeString(sh.typ), k)
 			}
@@ -488,15 +489,6 @@ func intBits(b *types.Basic) int {
 		return 32
 	}
 	return 64
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func jsonText(v any) string {

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -203,12 +204,7 @@ func (v *validator) mapValues(elem *Schema, m map[string]any) {
 		return
 	}
 	v.problems, v.omitted = v.problems[:before], omitted
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		at := len(v.problems)
 		v.element(elem, m[k])
 		if len(v.problems) > at {
