@@ -321,6 +321,11 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendString appends s as a JSON string exactly as encoding/json does
+// with HTML escaping off: as records write their strings, for a caller
+// that encodes a string of its own (a tool's result) the same way.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 // appendString appends s as a JSON string exactly as encoding/json does
 // with HTML escaping off.
 func appendString(dst []byte, s string) []byte {

@@ -84,12 +84,14 @@ func (r *ToolRunner) success(req *Request, v any, d time.Duration) (*message.Rec
 	return rec, nil
 }
 
-// encodeContent is json.Marshal with the common results (numbers, short
+// encodeContent is json.Marshal with the common results (numbers,
 // strings, booleans) written directly: they are most calls of a batch.
 func encodeContent(v any) (json.RawMessage, error) {
 	switch x := v.(type) {
 	case nil:
 		return json.RawMessage("null"), nil
+	case string:
+		return message.AppendString(nil, x), nil
 	case int:
 		return strconv.AppendInt(nil, int64(x), 10), nil
 	case int64:

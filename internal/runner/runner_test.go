@@ -554,6 +554,28 @@ func TestRunClipsLargeErrors(t *testing.T) {
 	}
 }
 
+// TestEncodeContentIsMarshal holds the shortcuts of encodeContent to what
+// marshal (encoding/json without HTML escaping) writes for the same value.
+func TestEncodeContentIsMarshal(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{nil, 0, -7, int64(1) << 62, true, false,
+		"", "plain", "<html>&", "line\nbreak\t\x00", "é\u2028\u2029", "\xff\xfe", `"\`,
+		json.RawMessage(`{"a":[1,2]}`), 1.5, []any{"x", 1.0}} {
+		want, err := marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeContent(v)
+		if err != nil {
+			t.Errorf("encodeContent(%#v): %v", v, err)
+			continue
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("encodeContent(%#v) mismatch (-want +got):\n%s", v, diff)
+		}
+	}
+}
+
 func TestCutKeepsRunesWhole(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("é", 100) // two bytes each
