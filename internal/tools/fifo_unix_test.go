@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestFIFORefused names a FIFO: opening one would block until a writer
@@ -28,5 +29,28 @@ func TestFIFORefused(t *testing.T) {
 	// A walk meets the FIFO and passes it by.
 	if _, err := Grep(ctx, f.tc, "x", "", "", false, 10); err != nil {
 		t.Errorf("grep of a tree holding a FIFO: %v", err)
+	}
+}
+
+// TestFIFOGitignore puts a FIFO where a walk looks for .gitignore rules:
+// the walk must pass it by rather than wait for a writer that never comes.
+func TestFIFOGitignore(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	if err := syscall.Mkfifo(filepath.Join(f.awd, ".gitignore"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Grep(context.Background(), f.tc, "x", "", "", false, 10)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("grep of a tree whose .gitignore is a FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("grep of a tree whose .gitignore is a FIFO still runs after 10s: it opened the FIFO")
 	}
 }

@@ -75,11 +75,13 @@ func (s *ignoreSet) rulesOf(dir string) []ignoreRule {
 		return rules
 	}
 	var rules []ignoreRule
-	if f, err := s.fsys.Open(path.Join(dir, ".gitignore")); err == nil {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	name := path.Join(dir, ".gitignore")
+	// Stat before opening: opening a FIFO would block until a writer came.
+	if fi, err := fs.Stat(s.fsys, name); err == nil && fi.Mode().IsRegular() {
+		if f, err := s.fsys.Open(name); err == nil {
 			rules = parseIgnore(f)
+			f.Close()
 		}
-		f.Close()
 	}
 	s.rules[dir] = rules
 	return rules
