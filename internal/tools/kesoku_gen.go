@@ -131,7 +131,7 @@ func init() {
 				},
 			},
 		},
-		Source: "glob.go:51",
+		Source: "glob.go:50",
 		Call:   kesokuCallGlob,
 	})
 	registry.Default.MustRegister(&registry.Spec{
