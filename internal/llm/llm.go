@@ -8,6 +8,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/kesoku/kesoku/internal/registry"
 )
@@ -44,6 +45,16 @@ type Blob struct {
 	URI string
 	// Name is the file's name, for display and error messages.
 	Name string
+}
+
+// BareMIME is the blob's MIME type without its parameters ("text/plain;
+// charset=utf-8" is "text/plain"): the type alone is what both providers
+// take.
+func (b *Blob) BareMIME() string {
+	if t, _, ok := strings.Cut(b.MIMEType, ";"); ok {
+		return strings.TrimSpace(t)
+	}
+	return b.MIMEType
 }
 
 // ToolCall is a model's request to run a tool.

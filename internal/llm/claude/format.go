@@ -122,10 +122,7 @@ func resultText(content json.RawMessage) string {
 // blobBlock is a file as Claude takes it: an image block, or a document
 // block for PDF and text. Claude takes neither audio nor video.
 func blobBlock(b *llm.Blob) (*anthropic.ContentBlockParamUnion, error) {
-	mime := b.MIMEType
-	if i := strings.IndexByte(mime, ';'); i >= 0 {
-		mime = strings.TrimSpace(mime[:i])
-	}
+	mime := b.BareMIME()
 	url := strings.HasPrefix(b.URI, "https://") || strings.HasPrefix(b.URI, "http://")
 	var block anthropic.ContentBlockParamUnion
 	switch {

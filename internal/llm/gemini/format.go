@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"google.golang.org/genai"
 
@@ -189,10 +188,7 @@ func toPart(p llm.Part, generated map[string]bool) (*genai.Part, error) {
 // blobPart is a file: inline bytes, or a reference to a file Gemini holds
 // (the Files API's URI, or a URL it can fetch).
 func blobPart(b *llm.Blob) (*genai.Part, error) {
-	mime := b.MIMEType
-	if i := strings.IndexByte(mime, ';'); i >= 0 {
-		mime = strings.TrimSpace(mime[:i])
-	}
+	mime := b.BareMIME()
 	switch {
 	case b.URI != "":
 		return &genai.Part{FileData: &genai.FileData{FileURI: b.URI, MIMEType: mime}}, nil
