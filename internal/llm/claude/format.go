@@ -66,11 +66,7 @@ func toBlock(p llm.Part) (*anthropic.ContentBlockParamUnion, error) {
 	var b anthropic.ContentBlockParamUnion
 	switch {
 	case p.ToolCall != nil:
-		input := json.RawMessage(bytes.TrimSpace(p.ToolCall.Args))
-		if len(input) == 0 || string(input) == "null" {
-			input = json.RawMessage("{}")
-		}
-		b = anthropic.NewToolUseBlock(p.ToolCall.ID, input, p.ToolCall.Name)
+		b = anthropic.NewToolUseBlock(p.ToolCall.ID, inputOf(p.ToolCall.Args), p.ToolCall.Name)
 	case p.ToolResult != nil:
 		r := p.ToolResult
 		tr := anthropic.ToolResultBlockParam{ToolUseID: r.CallID}
@@ -92,6 +88,16 @@ func toBlock(p llm.Part) (*anthropic.ContentBlockParamUnion, error) {
 		return nil, nil
 	}
 	return &b, nil
+}
+
+// inputOf is a tool_use block's input, both ways: no input, or null, is
+// the empty object Claude requires.
+func inputOf(raw json.RawMessage) json.RawMessage {
+	input := json.RawMessage(bytes.TrimSpace(raw))
+	if len(input) == 0 || string(input) == "null" {
+		return json.RawMessage("{}")
+	}
+	return input
 }
 
 // isBlock reports whether a part's provider data is a content block of
@@ -168,11 +174,7 @@ func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
 				parts = append(parts, llm.Part{Text: block.Text})
 			}
 		case "tool_use":
-			args := json.RawMessage(bytes.TrimSpace(block.Input))
-			if len(args) == 0 || string(args) == "null" {
-				args = json.RawMessage("{}")
-			}
-			parts = append(parts, llm.Part{ToolCall: &llm.ToolCall{ID: block.ID, Name: block.Name, Args: args}})
+			parts = append(parts, llm.Part{ToolCall: &llm.ToolCall{ID: block.ID, Name: block.Name, Args: inputOf(block.Input)}})
 		default:
 			raw := block.RawJSON()
 			if raw == "" {
