@@ -44,7 +44,7 @@ if [ "$mcp" = 1 ]; then
 fi
 
 exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" <<'PY'
-import json, os, resource, signal, statistics, subprocess, sys, time
+import json, os, signal, statistics, subprocess, sys, time
 
 out, peers, runs, mcp, scale = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
 kesoku, limit, pyref = f"{out}/kesoku", f"{out}/limit", f"{peers}/pyref/kesoku_ref.py"
