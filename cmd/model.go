@@ -117,13 +117,3 @@ func (r *resolvedModel) build(ctx context.Context) (llm.Provider, error) {
 		return claude.New(opts)
 	}
 }
-
-// buildModel resolves and builds the model the flags choose: for commands
-// that need nothing checked in between.
-func (m *modelFlags) buildModel(ctx context.Context) (llm.Provider, error) {
-	r, err := m.resolve()
-	if err != nil {
-		return nil, err
-	}
-	return r.build(ctx)
-}

@@ -100,9 +100,3 @@ func (e *APIError) Error() string {
 	}
 	return b.String()
 }
-
-// Transient reports whether the error is one worth retrying later: rate
-// limits and server errors.
-func (e *APIError) Transient() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusRequestTimeout || e.StatusCode >= 500
-}

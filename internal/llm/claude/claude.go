@@ -75,9 +75,6 @@ func (p *Provider) Name() string { return Name }
 // ModelName is the model's name as the user gave it.
 func (p *Provider) ModelName() string { return p.model }
 
-// Client is the SDK client, for what lies beyond messages.
-func (p *Provider) Client() *anthropic.Client { return &p.client }
-
 // Generate sends the conversation and returns the model's turn; with onText
 // it streams (an SSE event stream) and hands text on as it comes.
 func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {

@@ -76,10 +76,6 @@ func (p *Provider) Name() string { return Name }
 // ModelName is the model's name as the user gave it.
 func (p *Provider) ModelName() string { return p.model }
 
-// Client is the SDK client, for what lies beyond generating content (the
-// Files API).
-func (p *Provider) Client() *genai.Client { return p.client }
-
 // Generate sends the conversation and returns the model's turn; with onText
 // it streams (streamGenerateContent over SSE) and hands text on as it comes.
 func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
