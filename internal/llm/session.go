@@ -140,7 +140,7 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 			return "", err
 		}
 		if len(calls) == 0 {
-			answer := answerText(resp.Message)
+			answer := AnswerText(resp.Message)
 			if answer == "" {
 				return "", fmt.Errorf("%s: the model gave no answer (stop reason %q)", s.opts.Provider.ModelName(), resp.StopReason)
 			}
@@ -299,8 +299,9 @@ func (s *Session) append(ctx context.Context, recs ...*message.Record) error {
 	return nil
 }
 
-// answerText is the text of a model turn, thoughts left out.
-func answerText(m Message) string {
+// AnswerText is the text of a model turn, thoughts left out: what the
+// user reads as its answer.
+func AnswerText(m Message) string {
 	var b strings.Builder
 	for _, p := range m.Parts {
 		if p.ToolCall == nil && p.ToolResult == nil && !p.Thought {

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/kesoku/kesoku/internal/llm"
 )
@@ -124,15 +123,9 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 	if err != nil {
 		return "", fmt.Errorf("ask %s about %s: %w", p.ModelName(), a.Name, err)
 	}
-	var answer strings.Builder
-	for _, part := range resp.Message.Parts {
-		// A thought summary is the model's reasoning, not its answer.
-		if !part.Thought {
-			answer.WriteString(part.Text)
-		}
-	}
-	if answer.Len() == 0 {
+	answer := llm.AnswerText(resp.Message)
+	if answer == "" {
 		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", p.ModelName(), a.Name, resp.StopReason)
 	}
-	return answer.String(), nil
+	return answer, nil
 }
