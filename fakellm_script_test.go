@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -62,12 +63,8 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {
 			ts.Fatalf("usage: fakellm requests FILE")
 		}
-		v, ok := fakeServers.Load(ts)
-		if !ok {
-			ts.Fatalf("fakellm requests: no server started")
-		}
 		var b bytes.Buffer
-		for _, r := range v.(*llmtest.Server).Requests() {
+		for _, r := range startedServer(ts, "requests").Requests() {
 			line, err := json.Marshal(r)
 			ts.Check(err)
 			b.Write(append(line, '\n'))
@@ -79,36 +76,43 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		re, err := regexp.Compile(args[2])
 		ts.Check(err)
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		waitUntil(ts, func() bool {
 			data, _ := os.ReadFile(ts.MkAbs(args[1]))
-			if re.Match(data) {
-				return
-			}
-			if time.Now().After(deadline) {
-				ts.Fatalf("fakellm waitfor: %s does not match %q after 20s", args[1], args[2])
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return re.Match(data)
+		}, func() string { return fmt.Sprintf("fakellm waitfor: %s does not match %q after 20s", args[1], args[2]) })
 	case "waitrequests":
 		if len(args) != 2 {
 			ts.Fatalf("usage: fakellm waitrequests N")
 		}
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
-		v, ok := fakeServers.Load(ts)
-		if !ok {
-			ts.Fatalf("fakellm waitrequests: no server started")
-		}
-		srv := v.(*llmtest.Server)
-		deadline := time.Now().Add(20 * time.Second)
-		for len(srv.Requests()) < n {
-			if time.Now().After(deadline) {
-				ts.Fatalf("fakellm waitrequests: %d requests after 20s, want %d", len(srv.Requests()), n)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		srv := startedServer(ts, "waitrequests")
+		waitUntil(ts, func() bool { return len(srv.Requests()) >= n },
+			func() string {
+				return fmt.Sprintf("fakellm waitrequests: %d requests after 20s, want %d", len(srv.Requests()), n)
+			})
 	default:
 		ts.Fatalf("fakellm: unknown subcommand %q", args[0])
+	}
+}
+
+// startedServer is the server the script started, for subcommand sub.
+func startedServer(ts *testscript.TestScript, sub string) *llmtest.Server {
+	v, ok := fakeServers.Load(ts)
+	if !ok {
+		ts.Fatalf("fakellm %s: no server started", sub)
+	}
+	return v.(*llmtest.Server)
+}
+
+// waitUntil polls done for up to 20s, and fails the script with failure's
+// message when it never holds.
+func waitUntil(ts *testscript.TestScript, done func() bool, failure func() string) {
+	deadline := time.Now().Add(20 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s", failure())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
