@@ -512,7 +512,6 @@ type interruptibleReader struct {
 	src       io.Reader
 	results   chan readResult
 	buf       []byte
-	waiting   bool
 	abandoned bool
 }
 
@@ -525,39 +524,32 @@ func (r *interruptibleReader) Read(p []byte) (int, error) {
 	if r.abandoned {
 		return 0, io.EOF
 	}
-	if !r.waiting {
-		if r.results == nil {
-			r.results = make(chan readResult, 1)
-		}
-		if cap(r.buf) < len(p) {
-			r.buf = make([]byte, len(p))
-		}
-		buf := r.buf[:len(p)]
-		r.waiting = true
-		go func() {
-			n, err := r.src.Read(buf)
-			r.results <- readResult{n, err}
-		}()
+	// A read in flight is left behind only when the reader is abandoned,
+	// so every Read that gets here starts one.
+	if r.results == nil {
+		r.results = make(chan readResult, 1)
 	}
+	if cap(r.buf) < len(p) {
+		r.buf = make([]byte, len(p))
+	}
+	buf := r.buf[:len(p)]
+	go func() {
+		n, err := r.src.Read(buf)
+		r.results <- readResult{n, err}
+	}()
 	select {
 	case res := <-r.results:
-		return r.take(p, res)
+		return copy(p, buf[:res.n]), res.err
 	case <-r.ctx.Done():
 	}
 	t := time.NewTimer(stdinLinger)
 	defer t.Stop()
 	select {
 	case res := <-r.results:
-		return r.take(p, res)
+		return copy(p, buf[:res.n]), res.err
 	case <-t.C:
 		// The goroutine keeps waiting on the read; the program ends soon.
 		r.abandoned = true
 		return 0, io.EOF
 	}
-}
-
-func (r *interruptibleReader) take(p []byte, res readResult) (int, error) {
-	r.waiting = false
-	n := copy(p, r.buf[:res.n])
-	return n, res.err
 }
