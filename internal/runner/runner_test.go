@@ -659,6 +659,32 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 // TestRunResumeFinishesTheRest interrupts a run, then runs the same
 // requests again with the finished ids skipped, as --resume does: every
 // request ends with exactly one finished record and no call ran twice.
+// TestRunResumeNamesByPosition pins that a request without an id is
+// call_N by its position in the whole run, skipped requests counted: the
+// same request gets the same id when the run is resumed, so --resume can
+// finish a batch whose requests have no ids (SPEC §4, §5).
+func TestRunResumeNamesByPosition(t *testing.T) {
+	t.Parallel()
+	finished := NewIDSet()
+	finished.Add("call_1")
+	finished.Add("call_3")
+	reqs := make([]*Request, 4)
+	for i := range reqs {
+		reqs[i] = &Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": float64(i)}}
+	}
+	recs, sum := collect(t, context.Background(), New(testRegistry(t, nil), Options{Finished: finished}), reqs)
+	var got []string
+	for _, rec := range recs {
+		got = append(got, rec.ParentID+"="+string(rec.Content))
+	}
+	if diff := cmp.Diff([]string{"call_2=2", "call_4=4"}, got); diff != "" {
+		t.Errorf("records mismatch (-want +got):\n%s", diff)
+	}
+	if sum.Skipped != 2 {
+		t.Errorf("skipped %d, want 2", sum.Skipped)
+	}
+}
+
 func TestRunResumeFinishesTheRest(t *testing.T) {
 	t.Parallel()
 	for round := range 10 {
