@@ -132,17 +132,20 @@ func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *m
 		return r.errorRecord(req, message.KindPanic, o.panicked, d)
 	}
 	if o.err != nil {
+		// One reading of the interrupt for the whole choice, so that a
+		// signal arriving meanwhile cannot make it contradict itself.
+		cut, invalidArgs := ru.cut(s.index), registry.IsInvalidArgs(o.err)
 		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded) && !ru.cut(s.index):
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && !cut:
 			return r.errorRecord(req, message.KindTimeout,
 				fmt.Sprintf("timed out after %v (--timeout): %v", r.opts.Timeout, o.err), d)
-		case ru.cut(s.index) && !registry.IsInvalidArgs(o.err):
+		case invalidArgs:
+			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)
+		case cut:
 			if ru.cutByFailFast(s.index) {
 				return r.aborted(req, "cancelled by --fail-fast after an earlier error: "+o.err.Error(), d)
 			}
 			return r.aborted(req, "interrupted while running: "+o.err.Error(), d)
-		case registry.IsInvalidArgs(o.err):
-			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)
 		}
 		var unknown *registry.UnknownToolError
 		if errors.As(o.err, &unknown) {
