@@ -124,17 +124,24 @@ func buildToolModel(r *resolvedModel, inlineLimit int64) (registry.Model, error)
 	if r == nil {
 		return nil, nil
 	}
-	return media.WithOptions(&lazyModel{r: r}, media.Options{InlineLimit: inlineLimit}), nil
+	return media.WithOptions(newLazyModel(r), media.Options{InlineLimit: inlineLimit}), nil
 }
 
-// lazyModel is a resolved model whose client is built on first use. What
-// is known from the flags (the provider's name, the model's) needs no
-// client.
+// lazyModel is a resolved model as a tool asks it: its client is built on
+// first use, and what the model says is redacted of the key before the
+// tool records it or prints it, as the session does for its own turns.
+// What is known from the flags (the provider's name, the model's) needs
+// no client.
 type lazyModel struct {
-	r    *resolvedModel
-	once sync.Once
-	p    llm.Provider
-	err  error
+	r      *resolvedModel
+	redact *llm.Redactor
+	once   sync.Once
+	p      llm.Provider
+	err    error
+}
+
+func newLazyModel(r *resolvedModel) *lazyModel {
+	return &lazyModel{r: r, redact: llm.NewRedactor(r.key)}
 }
 
 func (m *lazyModel) provider() (llm.Provider, error) {
@@ -154,7 +161,16 @@ func (m *lazyModel) Generate(ctx context.Context, req *llm.Request, onText func(
 	if err != nil {
 		return nil, err
 	}
-	return p.Generate(ctx, req, onText)
+	onText, flush := m.redact.Stream(onText)
+	resp, err := p.Generate(ctx, req, onText)
+	flush()
+	if err != nil {
+		return nil, m.redact.Error(err)
+	}
+	for i := range resp.Message.Parts {
+		resp.Message.Parts[i].Text = m.redact.String(resp.Message.Parts[i].Text)
+	}
+	return resp, nil
 }
 
 // Upload hands the file to the provider's Files API; media routes a file
@@ -218,11 +234,7 @@ func analyze(ctx context.Context, opts *analyzeOptions, rm *resolvedModel) (stri
 	// The first signal cancels the request, as for kesoku run and session.
 	ctx, ir := watchSignals(ctx)
 	defer ir.stop()
-	p, err := rm.build(ctx)
-	if err != nil {
-		return "", err
-	}
-	answer, err := media.Ask(ctx, p, a, opts.Prompt)
+	answer, err := media.Ask(ctx, newLazyModel(rm), a, opts.Prompt)
 	if err != nil && ctx.Err() != nil {
 		return "", errInterrupted
 	}

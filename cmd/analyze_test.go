@@ -399,6 +399,35 @@ func TestRunAnalyzeMediaProvider(t *testing.T) {
 	}
 }
 
+// TestAnalyzeRedactsTheKey: a model (or a proxy) that echoes the key gets
+// it into no answer and no record (SPEC §6), from kesoku analyze or from
+// analyze_media in kesoku run.
+func TestAnalyzeRedactsTheKey(t *testing.T) {
+	setKeys(t)
+	dir := t.TempDir()
+	writeBytes(t, dir, "dot.png", pngFile(t))
+	reqs := writeFile(t, dir, "reqs.yaml", "{id: a, name: analyze_media, args: {path: dot.png}}\n")
+	echo := llmtest.Reply{Text: "Your key is " + analyzeKey + "."}
+	runs := map[string][]string{
+		"analyze":        {"analyze", filepath.Join(dir, "dot.png")},
+		"analyze --json": {"analyze", filepath.Join(dir, "dot.png"), "--json"},
+		"run":            {"run", "--awd", dir, reqs},
+	}
+	for name, args := range runs {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.Claude, analyzeKey, echo)
+			defer srv.Close()
+			stdout, stderr, code := kesoku(t, append(args, "--model", "claude-test", "--base-url", srv.URL)...)
+			if code != 0 || !strings.Contains(stdout, "Your key is [redacted].") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want the answer with the key redacted", code, stdout, stderr)
+			}
+			if strings.Contains(stdout+stderr, analyzeKey) {
+				t.Errorf("the key got out: stdout %q, stderr %q", stdout, stderr)
+			}
+		})
+	}
+}
+
 // TestAnalyzeInterrupted: an interrupt while the model thinks cancels the
 // request and ends the command with 130; with --json the record says
 // aborted.
@@ -461,7 +490,7 @@ func TestToolModelIsBuiltOnFirstUse(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Gemini, analyzeKey, llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Hello."})
 	defer srv.Close()
 	r.flags.BaseURL = srv.URL
-	lm := &lazyModel{r: r}
+	lm := newLazyModel(r)
 	if lm.Name() != "gemini" || lm.ModelName() != "gemini-test" || lm.p != nil {
 		t.Fatalf("before use: names %q %q, client %v; want gemini, gemini-test and no client", lm.Name(), lm.ModelName(), lm.p)
 	}
