@@ -33,10 +33,7 @@ func (f *File) parseYAML(data []byte) (err error) {
 	}()
 	idx := newLineIndex(data)
 	fail := func(tk *token.Token, msg string) error {
-		pos := Position{File: f.Name}
-		if tk != nil && tk.Position != nil {
-			pos.Line, pos.Col = tk.Position.Line, tk.Position.Column
-		}
+		pos := tokenPos(f.Name, tk)
 		return &ParseError{Pos: pos, Msg: msg, Source: sourceLine(data, idx, pos.Line)}
 	}
 
@@ -81,16 +78,20 @@ func (f *File) parseYAML(data []byte) (err error) {
 	return nil
 }
 
+// tokenPos is where tk was written in file; the file alone when the
+// token or its position is missing.
+func tokenPos(file string, tk *token.Token) Position {
+	p := Position{File: file}
+	if tk != nil && tk.Position != nil {
+		p.Line, p.Col = tk.Position.Line, tk.Position.Column
+	}
+	return p
+}
+
 // yamlDocument adds the requests of one document.
 func (f *File) yamlDocument(c *yamlConverter, body ast.Node) error {
 	body = c.unwrap(body)
-	pos := func(n ast.Node) Position {
-		p := Position{File: f.Name}
-		if tk := n.GetToken(); tk != nil && tk.Position != nil {
-			p.Line, p.Col = tk.Position.Line, tk.Position.Column
-		}
-		return p
-	}
+	pos := func(n ast.Node) Position { return tokenPos(f.Name, n.GetToken()) }
 	request := func(n ast.Node, session string) (*Request, error) {
 		n = c.unwrap(n)
 		b := newRequestBuilder(pos(n))
