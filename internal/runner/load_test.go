@@ -220,6 +220,8 @@ func TestLoadFileErrors(t *testing.T) {
 		{"json number", "bad.json", `{"name": "a", "args": {"x": 1e999}}`, `bad\.json:1:29: invalid JSON: number 1e999 is out of range`, ""},
 		{"json unknown wrapper key", "bad.json", `{"requests": [], "sessionid": "x"}`, `bad\.json:1:1: unknown key "sessionid"`, ""},
 		{"json scalar", "bad.json", `"x"`, `bad\.json:1:1: expected a request, a list of requests`, ""},
+		{"json requests not a list", "bad.json", "{\"session_id\": \"s\",\n \"requests\": {\"name\": \"a\"}}", `bad\.json:2:14: requests: expected a list of requests, got an object`, `^ 2 \|  "requests": \{"name": "a"\}\}\n   \|              \^$`},
+		{"json session not a string", "bad.json", `{"session_id": [1], "requests": []}`, `bad\.json:1:1: session_id: expected a string, got a list`, ""},
 		{"json request key twice", "bad.json", `[{"name": "a", "args": {}, "name": "b"}]`, `bad\.json:1:35: invalid JSON: duplicate key "name" in an object`, ""},
 		{"json argument twice", "bad.json", `{"name": "a", "args": {"x": 1, "x": 2}}`, `bad\.json:1:36: invalid JSON: duplicate key "x" in an object`, ""},
 		{"json wrapper key twice", "bad.json", `{"requests": [], "requests": [{"name": "a"}]}`, `bad\.json:1:29: invalid JSON: duplicate key "requests"`, ""},
