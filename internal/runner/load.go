@@ -697,6 +697,11 @@ func (f *File) parseJSON(data []byte) error {
 		line, col := idx.pos(off)
 		return Position{File: f.Name, Line: line, Col: col}
 	}
+	// errAt is the error of a file that does not parse, at offset off.
+	errAt := func(off int, msg string) error {
+		pos := posAt(off)
+		return &ParseError{Pos: pos, Msg: msg, Source: sourceLine(data, idx, pos.Line)}
+	}
 	p := &jsonParser{data: data}
 	fail := func(err error) error {
 		off := p.i
@@ -704,8 +709,7 @@ func (f *File) parseJSON(data []byte) error {
 		if errors.As(err, &je) {
 			off = je.off
 		}
-		pos := posAt(off)
-		return &ParseError{Pos: pos, Msg: "invalid JSON: " + err.Error(), Source: sourceLine(data, idx, pos.Line)}
+		return errAt(off, "invalid JSON: "+err.Error())
 	}
 	// request decodes the object at the offset as one request.
 	request := func() (*Request, error) {
@@ -791,18 +795,15 @@ func (f *File) parseJSON(data []byte) error {
 		for _, m := range members {
 			switch m.key {
 			case "requests":
-				pos := posAt(reqsPos)
-				return &ParseError{Pos: pos, Msg: "requests: expected a list of requests, got " + describe(m.v), Source: sourceLine(data, idx, pos.Line)}
+				return errAt(reqsPos, "requests: expected a list of requests, got "+describe(m.v))
 			case "session_id":
 				s, ok := m.v.(string)
 				if !ok {
-					pos := posAt(start)
-					return &ParseError{Pos: pos, Msg: "session_id: expected a string, got " + describe(m.v), Source: sourceLine(data, idx, pos.Line)}
+					return errAt(start, "session_id: expected a string, got "+describe(m.v))
 				}
 				f.SessionID = s
 			default:
-				pos := posAt(start)
-				return &ParseError{Pos: pos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", m.key), Source: sourceLine(data, idx, pos.Line)}
+				return errAt(start, fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", m.key))
 			}
 		}
 	default:
@@ -811,8 +812,7 @@ func (f *File) parseJSON(data []byte) error {
 			err = verr
 			break
 		}
-		pos := posAt(start)
-		return &ParseError{Pos: pos, Msg: "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got " + describe(v), Source: sourceLine(data, idx, pos.Line)}
+		return errAt(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+describe(v))
 	}
 	if err == nil {
 		err = p.end()
