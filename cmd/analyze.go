@@ -16,9 +16,8 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
-	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func init() { extraCommands = append(extraCommands, newAnalyzeCmd) }
@@ -254,8 +253,8 @@ func routeName(r media.Route) string {
 func writeAnalyzeRecord(opts *analyzeOptions, rm *resolvedModel, answer string, callErr error, d time.Duration) error {
 	ms := d.Milliseconds()
 	rec := &message.Record{
-		ID:         runner.NewID(),
-		SessionID:  runner.NewID(),
+		ID:         message.NewID(),
+		SessionID:  message.NewID(),
 		Role:       message.RoleTool,
 		Type:       message.TypeToolResult,
 		Status:     message.StatusResponded,

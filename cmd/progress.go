@@ -10,7 +10,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // progress counts records as they are written and, on a terminal, draws a

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // progressBuffer is a bytes.Buffer the bar's ticker may write while the test

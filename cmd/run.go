@@ -17,9 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd) }
@@ -41,7 +42,7 @@ type runOptions struct {
 	Resume    bool
 
 	// format is the format --format forces, "" for none; set by check.
-	format runner.Format
+	format request.Format
 	// resumedSession is the session of the records --resume goes on from.
 	resumedSession string
 
@@ -177,8 +178,8 @@ func (o *runOptions) check() error {
 // requestFormat checks what run and validate share: --format, and the
 // FILE arguments reading standard input at most once. It returns the
 // format --format forces ("" for none); its errors are bad usage.
-func requestFormat(flag string, files []string) (runner.Format, error) {
-	format, err := runner.ParseFormat(flag)
+func requestFormat(flag string, files []string) (request.Format, error) {
+	format, err := request.ParseFormat(flag)
 	if err != nil {
 		return "", usageErrf("--format: %w", err)
 	}
@@ -223,13 +224,13 @@ func countStdin(files []string) int {
 // runnerOptions turns the flags into the ToolRunner's options. It is the
 // one place that does, so that flags added later (a model for
 // analyze_media) are wired here.
-func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *runner.IDSet) (runner.Options, error) {
+func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *request.IDSet) (runner.Options, error) {
 	session := o.Session
 	if session == "" {
 		session = o.resumedSession
 	}
 	if session == "" {
-		session = runner.NewID()
+		session = message.NewID()
 	}
 	model, err := buildToolModel(o.resolved, int64(o.InlineLimit))
 	if err != nil {
@@ -275,10 +276,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}()
 
-	var finished *runner.IDSet
+	var finished *request.IDSet
 	if o.Resume {
 		var session string
-		if finished, session, err = runner.ReadFinished(o.Output); err != nil {
+		if finished, session, err = request.ReadFinished(o.Output); err != nil {
 			return usageErrf("--resume: %w", err)
 		}
 		if o.Session == "" {
@@ -302,7 +303,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts.OnSkip = func(*runner.Request) { prog.skip() }
+	ropts.OnSkip = func(*request.Request) { prog.skip() }
 	r := runner.New(o.Registry, ropts)
 
 	sum, runErr := r.Run(ctx, allRequests(files, o.Session != ""), func(rec *message.Record) error {
@@ -349,7 +350,7 @@ const countLimit = time.Second
 // requestTotal is how many requests the files hold, for the progress bar,
 // or -1 when that is not known. Counting a JSON Lines file reads it once
 // more, so it is done only when count says a bar will show it.
-func requestTotal(ctx context.Context, files []*runner.File, count bool) int64 {
+func requestTotal(ctx context.Context, files []*request.File, count bool) int64 {
 	ctx, cancel := context.WithTimeout(ctx, countLimit)
 	defer cancel()
 	total := int64(0)
@@ -372,11 +373,11 @@ func requestTotal(ctx context.Context, files []*runner.File, count bool) int64 {
 // openRequestFiles opens every file before anything runs, so that a file
 // that cannot be read or parsed stops the run at once. Every such file is
 // reported, not only the first.
-func openRequestFiles(names []string, format runner.Format, stdin io.Reader) ([]*runner.File, error) {
-	var files []*runner.File
+func openRequestFiles(names []string, format request.Format, stdin io.Reader) ([]*request.File, error) {
+	var files []*request.File
 	var errs []error
 	for _, name := range names {
-		f, err := runner.Open(name, format, stdin)
+		f, err := request.Open(name, format, stdin)
 		if err != nil {
 			errs = append(errs, fileError(err))
 			continue
@@ -395,7 +396,7 @@ func openRequestFiles(names []string, format runner.Format, stdin io.Reader) ([]
 // fileError is err with, for a parse error, the offending line and a caret
 // under the column.
 func fileError(err error) error {
-	var pe *runner.ParseError
+	var pe *request.ParseError
 	if errors.As(err, &pe) {
 		if s := pe.Snippet(); s != "" {
 			return fmt.Errorf("%w\n%s", err, s)
@@ -406,8 +407,8 @@ func fileError(err error) error {
 
 // allRequests chains the files' requests in order. With --session, the
 // flag's session wins over the files' own.
-func allRequests(files []*runner.File, sessionFlag bool) iter.Seq[*runner.Request] {
-	return func(yield func(*runner.Request) bool) {
+func allRequests(files []*request.File, sessionFlag bool) iter.Seq[*request.Request] {
+	return func(yield func(*request.Request) bool) {
 		for _, f := range files {
 			for req := range f.Requests() {
 				if sessionFlag {

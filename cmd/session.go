@@ -18,9 +18,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func init() { extraCommands = append(extraCommands, newSessionCmd) }
@@ -177,7 +177,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	// when they began.
 	sessionID := llm.SessionIDOf(old)
 	if sessionID == "" {
-		sessionID = runner.NewID()
+		sessionID = message.NewID()
 	}
 	path, w, err := openTranscript(g, opts, sessionID, old)
 	if err != nil {

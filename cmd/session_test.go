@@ -17,8 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func TestSessionToolsDefaultToReadOnly(t *testing.T) {

@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/schema"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func init() { extraCommands = append(extraCommands, newToolsCmd) }
@@ -218,7 +219,7 @@ func writeToolsJSON(w io.Writer, specs []*registry.Spec) error {
 
 // defaultSchemaFormat is the provider-neutral format: plain JSON Schema,
 // which any client can read, when no provider is named.
-const defaultSchemaFormat = registry.FormatJSONSchema
+const defaultSchemaFormat = schema.FormatJSONSchema
 
 // toolsSchemaOptions are what `kesoku tools schema` was asked to do.
 type toolsSchemaOptions struct {
@@ -269,14 +270,14 @@ EXIT STATUS
 			return runToolsSchema(opts)
 		},
 	}
-	c.Flags().StringVarP(&opts.Format, "format", "f", defaultSchemaFormat, "one of "+strings.Join(registry.Formats, ", "))
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(registry.Formats, cobra.ShellCompDirectiveNoFileComp))
+	c.Flags().StringVarP(&opts.Format, "format", "f", defaultSchemaFormat, "one of "+strings.Join(schema.Formats, ", "))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(schema.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runToolsSchema(opts *toolsSchemaOptions) error {
-	if !slices.Contains(registry.Formats, opts.Format) {
-		return usageErr(&registry.UnknownFormatError{Format: opts.Format, Suggestion: registry.Suggest(opts.Format, registry.Formats)})
+	if !slices.Contains(schema.Formats, opts.Format) {
+		return usageErr(&schema.UnknownFormatError{Format: opts.Format, Suggestion: registry.Suggest(opts.Format, schema.Formats)})
 	}
 	specs := opts.Registry.All()
 	if len(opts.Names) > 0 {
@@ -291,7 +292,7 @@ func runToolsSchema(opts *toolsSchemaOptions) error {
 			return err
 		}
 	}
-	out, err := registry.ExportJSON(opts.Format, specs)
+	out, err := schema.JSON(opts.Format, specs)
 	if err != nil {
 		return err
 	}

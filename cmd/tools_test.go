@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // testRegistry holds hand-written tools, so that these tests do not depend

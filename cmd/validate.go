@@ -8,9 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func init() { extraCommands = append(extraCommands, newValidateCmd) }
@@ -65,7 +66,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	}
 	io := o.g.IO
 	r := runner.New(o.Registry, runner.Options{})
-	seen := runner.NewIDSet()
+	seen := request.NewIDSet()
 	requests, invalid, files := 0, 0, 0
 	var fileErrs []error
 	for _, name := range o.Files {
@@ -74,7 +75,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		}
 		// Each file on its own, so that one that cannot be parsed does not
 		// hide the problems of the others.
-		f, err := runner.Open(name, format, io.In)
+		f, err := request.Open(name, format, io.In)
 		if err != nil {
 			fileErrs = append(fileErrs, fileError(err))
 			continue

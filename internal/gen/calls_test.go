@@ -13,7 +13,7 @@ import (
 	"github.com/kesoku/kesoku/internal/gen/testdata/src/basic"
 	_ "github.com/kesoku/kesoku/internal/gen/testdata/src/clash"
 	_ "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // The test packages' generated files (the golden files, which TestGolden

@@ -11,13 +11,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // directive is the comment line that makes a function a tool.
 const directive = "kesoku:tool"
 
-const registryPath = "github.com/kesoku/kesoku/internal/registry"
+const registryPath = "github.com/kesoku/kesoku/registry"
 
 // injectKind says how a parameter is filled: from the arguments, or by the
 // runner.

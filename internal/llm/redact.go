@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // Redacted is what stands in for a secret that was redacted.

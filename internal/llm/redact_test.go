@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 const secret = "AIzaSy-secret-key-0123"

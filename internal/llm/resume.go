@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // unansweredMessage is what the model reads for a call whose result never

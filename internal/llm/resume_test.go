@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // memStore keeps records in memory.

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // DefaultMaxTurns is how many model turns one prompt may take when
@@ -228,9 +229,9 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 		}
 		s.opts.OnCalls(tcs)
 	}
-	reqs := make([]*runner.Request, len(calls))
+	reqs := make([]*request.Request, len(calls))
 	for i, c := range calls {
-		req := &runner.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
+		req := &request.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
 		args, err := DecodeArgs(c.call.Args)
 		if err != nil {
 			req.Err = fmt.Errorf("tool %q: the arguments are not a JSON object: %v", c.call.Name, err)
@@ -339,4 +340,4 @@ func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 
 // newID is a record or session id: a UUIDv7 from the runner's generator,
 // so that a turn's records and its tool results sort in the order made.
-func newID() string { return runner.NewID() }
+func newID() string { return message.NewID() }

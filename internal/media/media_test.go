@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // recordingProvider is an llm.Provider that records what it is asked and

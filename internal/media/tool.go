@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/workspace"
+	"github.com/kesoku/kesoku/registry"
 )
 
 //go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .

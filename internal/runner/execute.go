@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // outcome is what a call came back with.

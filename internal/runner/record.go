@@ -11,10 +11,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/message"
 )
 
-func (r *ToolRunner) sessionID(req *Request) string {
+func (r *ToolRunner) sessionID(req *request.Request) string {
 	if req.SessionID != "" {
 		return req.SessionID
 	}
@@ -23,7 +24,7 @@ func (r *ToolRunner) sessionID(req *Request) string {
 
 // record is the part every record of a request shares. Its ID is given
 // as it is handed out (Run), so that ids increase in request order.
-func (r *ToolRunner) record(req *Request, d time.Duration) *message.Record {
+func (r *ToolRunner) record(req *request.Request, d time.Duration) *message.Record {
 	ms := d.Milliseconds()
 	return &message.Record{
 		SessionID:  r.sessionID(req),
@@ -39,7 +40,7 @@ func (r *ToolRunner) record(req *Request, d time.Duration) *message.Record {
 }
 
 // errorRecord is the record of a call that failed after d.
-func (r *ToolRunner) errorRecord(req *Request, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
+func (r *ToolRunner) errorRecord(req *request.Request, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
 	rec := r.record(req, d)
 	rec.IsError = true
 	rec.Error = &message.ErrorInfo{Kind: kind, Message: r.clip(msg)}
@@ -47,13 +48,13 @@ func (r *ToolRunner) errorRecord(req *Request, kind message.ErrorKind, msg strin
 }
 
 // failure is the record of a request refused before it ran.
-func (r *ToolRunner) failure(req *Request, kind message.ErrorKind, msg string) *message.Record {
+func (r *ToolRunner) failure(req *request.Request, kind message.ErrorKind, msg string) *message.Record {
 	return r.errorRecord(req, kind, msg, 0)
 }
 
 // aborted is the record of a request cut short by an interrupt (or
 // --fail-fast) after d.
-func (r *ToolRunner) aborted(req *Request, msg string, d time.Duration) *message.Record {
+func (r *ToolRunner) aborted(req *request.Request, msg string, d time.Duration) *message.Record {
 	rec := r.errorRecord(req, message.KindAborted, msg, d)
 	rec.Status = message.StatusAborted
 	return rec
@@ -71,7 +72,7 @@ func (r *ToolRunner) clip(msg string) string {
 }
 
 // success is the record of a call that returned v after d.
-func (r *ToolRunner) success(req *Request, v any, d time.Duration) (*message.Record, error) {
+func (r *ToolRunner) success(req *request.Request, v any, d time.Duration) (*message.Record, error) {
 	content, err := encodeContent(v)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q returned a value that is not JSON: %w", req.Name, err)
@@ -130,7 +131,7 @@ func (r *ToolRunner) truncate(content json.RawMessage) (json.RawMessage, *messag
 	}
 	t := &message.Truncation{Bytes: int64(len(whole))}
 	saved := "it could not be saved"
-	if path, err := r.saveOutput(r.ids.New()+ext, whole); err != nil {
+	if path, err := r.saveOutput(message.NewID()+ext, whole); err != nil {
 		saved += ": " + err.Error()
 	} else {
 		t.SavedTo = path

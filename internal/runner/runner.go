@@ -17,52 +17,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
-
-// Position is where a request was written: file:line:column. The zero
-// Position belongs to requests that come from no file (a model's calls).
-type Position struct {
-	File      string
-	Line, Col int
-}
-
-// IsZero reports whether p names no place.
-func (p Position) IsZero() bool { return p.File == "" && p.Line == 0 }
-
-func (p Position) String() string {
-	switch {
-	case p.IsZero():
-		return ""
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return p.File + ":" + strconv.Itoa(p.Line)
-	}
-	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
-}
-
-// Request is one tool call to run: a request from a file, or a model's
-// tool call in a session.
-type Request struct {
-	// ID is the request's id; it becomes the record's parent_id. Run gives
-	// a request without one the id call_N, N its 1-based position in the
-	// run.
-	ID   string
-	Name string
-	Args map[string]any
-	// CallID is a provider's own call id, copied to the record's call_id.
-	CallID string
-	// SessionID, when set, overrides Options.SessionID for this request's
-	// record (a file's own session_id).
-	SessionID string
-	// Pos is where the request was written; zero for a model's calls.
-	Pos Position
-	// Err says the request itself is invalid (a bad line, a missing name):
-	// it gets an invalid_request record and nothing runs.
-	Err error
-}
 
 // Options configure a ToolRunner.
 type Options struct {
@@ -93,11 +51,11 @@ type Options struct {
 	EndGrace <-chan struct{}
 	// Finished holds the ids of requests already finished by an earlier
 	// run (--resume): they are skipped and get no new record.
-	Finished *IDSet
+	Finished *request.IDSet
 	// OnSkip, when set, is told of each request skipped as finished, as it
 	// is skipped (a progress bar's total shrinks by it). It is called from
 	// the goroutine that reads the requests.
-	OnSkip func(*Request)
+	OnSkip func(*request.Request)
 
 	// The rest is handed to tools through their ToolContext.
 
@@ -146,7 +104,6 @@ func (s *Summary) add(rec *message.Record) {
 type ToolRunner struct {
 	reg  *registry.Registry
 	opts Options
-	ids  *idGenerator
 }
 
 // New returns a ToolRunner over reg.
@@ -154,14 +111,14 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
 	}
-	return &ToolRunner{reg: reg, opts: opts, ids: ids()}
+	return &ToolRunner{reg: reg, opts: opts}
 }
 
 // slot is one request on its way to a record. Steps 1–3 fill rec at once
 // when they refuse the request; a call that runs (running) fills rec and
 // then finishes the slot.
 type slot struct {
-	req     *Request
+	req     *request.Request
 	index   int64 // 1-based position in the run
 	spec    *registry.Spec
 	rec     *message.Record
@@ -206,7 +163,7 @@ type run struct {
 // aborted records at once, and calls in flight have their contexts
 // cancelled and get Grace to return. Run returns when every request has its
 // record; its error is emit's, the only failure that stops it early.
-func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func(*message.Record) error) (Summary, error) {
+func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (Summary, error) {
 	// A buffer of one call per worker lets the dispatcher read the next
 	// request while the workers run: workers go from call to call without
 	// waiting to be woken.
@@ -235,7 +192,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*Request], emit func
 			continue // drain, so that the dispatcher can end
 		}
 		rec := w.await(s)
-		rec.ID = r.ids.New()
+		rec.ID = message.NewID()
 		summary.add(rec)
 		if err := emit(rec); err != nil {
 			emitErr = fmt.Errorf("write record: %w", err)
@@ -344,7 +301,7 @@ func (w *graceWatch) stop() {
 
 // RunAll is Run over a slice, returning the records in request order: one
 // model turn's tool calls.
-func (r *ToolRunner) RunAll(ctx context.Context, reqs []*Request) ([]*message.Record, error) {
+func (r *ToolRunner) RunAll(ctx context.Context, reqs []*request.Request) ([]*message.Record, error) {
 	recs := make([]*message.Record, 0, len(reqs))
 	_, err := r.Run(ctx, slices.Values(reqs), func(rec *message.Record) error {
 		recs = append(recs, rec)
@@ -371,9 +328,9 @@ func (ru *run) cut(index int64) bool {
 // dispatch takes the requests one by one through steps 1–3 and starts the
 // calls that pass, sending every slot to pending in request order. It
 // returns how many requests it skipped as already finished.
-func (ru *run) dispatch(reqs iter.Seq[*Request], pending chan<- *slot, quit <-chan struct{}) (skipped int) {
+func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped int) {
 	r := ru.r
-	seen := NewIDSet()
+	seen := request.NewIDSet()
 	var n int64
 	for req := range reqs {
 		n++
@@ -389,7 +346,7 @@ func (ru *run) dispatch(reqs iter.Seq[*Request], pending chan<- *slot, quit <-ch
 		}
 		s := &slot{req: req, index: n}
 		if !seen.Add(req.ID) {
-			s.rec = r.failure(req, message.KindInvalidRequest, withPos(req.Pos,
+			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(
 				fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID)))
 		} else {
 			s.spec, s.rec = ru.check(s)
@@ -435,16 +392,16 @@ type Problem struct {
 	Kind message.ErrorKind
 	// Pos is where the problem is, when known: the request's position, or
 	// a place inside it.
-	Pos     Position
+	Pos     request.Position
 	Message string
 }
 
-func (p *Problem) String() string { return withPos(p.Pos, p.Message) }
+func (p *Problem) String() string { return p.Pos.Prefix(p.Message) }
 
 // Check runs steps 1 and 3 for req — is it a request, does its tool exist,
 // do its arguments fit — without running anything: what `kesoku validate`
 // reports. It returns nil for a request that would run.
-func (r *ToolRunner) Check(req *Request) *Problem {
+func (r *ToolRunner) Check(req *request.Request) *Problem {
 	if p := checkRequest(req); p != nil {
 		return p
 	}
@@ -452,9 +409,9 @@ func (r *ToolRunner) Check(req *Request) *Problem {
 	return p
 }
 
-func checkRequest(req *Request) *Problem {
+func checkRequest(req *request.Request) *Problem {
 	if req.Err != nil {
-		var re *RequestError
+		var re *request.RequestError
 		if errors.As(req.Err, &re) {
 			return &Problem{message.KindInvalidRequest, re.Pos, re.Msg}
 		}
@@ -466,7 +423,7 @@ func checkRequest(req *Request) *Problem {
 	return nil
 }
 
-func (r *ToolRunner) checkArgs(req *Request) (*registry.Spec, *Problem) {
+func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) {
 	spec, ok := r.reg.Lookup(req.Name)
 	if !ok {
 		return nil, &Problem{message.KindUnknownTool, req.Pos, r.reg.UnknownTool(req.Name).Error()}
@@ -478,13 +435,6 @@ func (r *ToolRunner) checkArgs(req *Request) (*registry.Spec, *Problem) {
 		return nil, &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
 	}
 	return spec, nil
-}
-
-func withPos(p Position, msg string) string {
-	if p.IsZero() {
-		return msg
-	}
-	return p.String() + ": " + msg
 }
 
 // start hands the call to the workers, starting one while fewer than Jobs

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/kesoku/kesoku/internal/message"
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // calls counts how often each request id reached a tool, across the runs
@@ -133,10 +133,10 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 }
 
 // collect runs reqs and returns their records in the order emitted.
-func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*Request) ([]*message.Record, Summary) {
+func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*request.Request) ([]*message.Record, Summary) {
 	t.Helper()
 	var recs []*message.Record
-	sum, err := r.Run(ctx, func(yield func(*Request) bool) {
+	sum, err := r.Run(ctx, func(yield func(*request.Request) bool) {
 		for _, q := range reqs {
 			if !yield(q) {
 				return
@@ -177,40 +177,40 @@ func TestRunOneRecordPerRequest(t *testing.T) {
 	reg := testRegistry(t, nil)
 	tests := []struct {
 		name    string
-		req     *Request
+		req     *request.Request
 		want    shape
 		message string // a regexp the error message must match
 	}{
-		{"success", &Request{ID: "c1", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+		{"success", &request.Request{ID: "c1", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
 			shape{ParentID: "c1", Name: "sum", Session: "s", Status: "responded", Content: "3"}, ""},
-		{"invalid request", &Request{ID: "c2", Name: "sum", Err: errors.New("f.yaml:3:1: args: expected an object")},
+		{"invalid request", &request.Request{ID: "c2", Name: "sum", Err: errors.New("f.yaml:3:1: args: expected an object")},
 			shape{ParentID: "c2", Name: "sum", Session: "s", Status: "responded", Kind: "invalid_request", IsError: true}, `^f\.yaml:3:1: args`},
-		{"missing name", &Request{ID: "c3", Pos: Position{File: "f.yaml", Line: 4, Col: 3}},
+		{"missing name", &request.Request{ID: "c3", Pos: request.Position{File: "f.yaml", Line: 4, Col: 3}},
 			shape{ParentID: "c3", Session: "s", Status: "responded", Kind: "invalid_request", IsError: true}, `^f\.yaml:4:3: missing "name"`},
-		{"unknown tool", &Request{ID: "c4", Name: "summ"},
+		{"unknown tool", &request.Request{ID: "c4", Name: "summ"},
 			shape{ParentID: "c4", Name: "summ", Session: "s", Status: "responded", Kind: "unknown_tool", IsError: true}, `unknown tool "summ"; did you mean "sum"\? known tools: .*sum`},
-		{"arguments the tool refuses", &Request{ID: "c5", Name: "sum", Args: map[string]any{"a": 1.0}},
+		{"arguments the tool refuses", &request.Request{ID: "c5", Name: "sum", Args: map[string]any{"a": 1.0}},
 			shape{ParentID: "c5", Name: "sum", Session: "s", Status: "responded", Kind: "invalid_args", IsError: true}, `args\.b: missing required argument`},
-		{"a path the tool refuses", &Request{ID: "c6", Name: "bad_path"},
+		{"a path the tool refuses", &request.Request{ID: "c6", Name: "bad_path"},
 			shape{ParentID: "c6", Name: "bad_path", Session: "s", Status: "responded", Kind: "invalid_args", IsError: true}, `leads out`},
-		{"tool error", &Request{ID: "c7", Name: "fail"},
+		{"tool error", &request.Request{ID: "c7", Name: "fail"},
 			shape{ParentID: "c7", Name: "fail", Session: "s", Status: "responded", Kind: "tool_error", IsError: true}, `^disk on fire$`},
-		{"runtime panic", &Request{ID: "c8", Name: "boom"},
+		{"runtime panic", &request.Request{ID: "c8", Name: "boom"},
 			shape{ParentID: "c8", Name: "boom", Session: "s", Status: "responded", Kind: "panic", IsError: true}, `(?s)^panic: assignment to entry in nil map\n.*runner_test\.go:\d+`},
-		{"panic with a value", &Request{ID: "c9", Name: "boom_value"},
+		{"panic with a value", &request.Request{ID: "c9", Name: "boom_value"},
 			shape{ParentID: "c9", Name: "boom_value", Session: "s", Status: "responded", Kind: "panic", IsError: true}, `^panic: the tool gave up\n`},
-		{"result that is not JSON", &Request{ID: "c10", Name: "not_json"},
+		{"result that is not JSON", &request.Request{ID: "c10", Name: "not_json"},
 			shape{ParentID: "c10", Name: "not_json", Session: "s", Status: "responded", Kind: "tool_error", IsError: true}, `not JSON`},
-		{"file session wins", &Request{ID: "c11", Name: "sum", SessionID: "file", Args: map[string]any{"a": 1.0, "b": 1.0}},
+		{"file session wins", &request.Request{ID: "c11", Name: "sum", SessionID: "file", Args: map[string]any{"a": 1.0, "b": 1.0}},
 			shape{ParentID: "c11", Name: "sum", Session: "file", Status: "responded", Content: "2"}, ""},
-		{"missing id", &Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
+		{"missing id", &request.Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
 			shape{ParentID: "call_1", Name: "sum", Session: "s", Status: "responded", Content: "2"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := New(reg, Options{SessionID: "s"})
-			recs, _ := collect(t, context.Background(), r, []*Request{tt.req})
+			recs, _ := collect(t, context.Background(), r, []*request.Request{tt.req})
 			if len(recs) != 1 {
 				t.Fatalf("got %d records, want 1", len(recs))
 			}
@@ -247,11 +247,11 @@ func TestRunKeepsRequestOrder(t *testing.T) {
 	t.Parallel()
 	reg := testRegistry(t, nil)
 	r := New(reg, Options{Jobs: 8})
-	var reqs []*Request
+	var reqs []*request.Request
 	var want []string
 	for i := range 300 {
 		id := fmt.Sprintf("r%d", i)
-		q := &Request{ID: id, Name: "sleep", Args: map[string]any{"ms": rand.Float64() * 3}}
+		q := &request.Request{ID: id, Name: "sleep", Args: map[string]any{"ms": rand.Float64() * 3}}
 		if i%7 == 0 {
 			q.Name = "nope" // refused at once, while earlier calls still run
 		}
@@ -292,9 +292,9 @@ func TestRunRunsUpToJobsAtOnce(t *testing.T) {
 		now.Add(-1)
 		return nil, nil
 	}})
-	reqs := make([]*Request, 100)
+	reqs := make([]*request.Request, 100)
 	for i := range reqs {
-		reqs[i] = &Request{Name: "probe"}
+		reqs[i] = &request.Request{Name: "probe"}
 	}
 	collect(t, context.Background(), New(reg, Options{Jobs: 5}), reqs)
 	if p := peak.Load(); p != 5 {
@@ -313,13 +313,13 @@ func TestRunInterruptAtRandomMoments(t *testing.T) {
 			t.Parallel()
 			jobs := 1 + rand.IntN(8)
 			r := New(reg, Options{Jobs: jobs, Grace: time.Duration(rand.IntN(5)) * time.Millisecond})
-			var reqs []*Request
+			var reqs []*request.Request
 			for i := range 200 {
 				name := "sleep"
 				if i%3 == 0 {
 					name = "stubborn" // ignores its context: only the grace ends it
 				}
-				reqs = append(reqs, &Request{ID: fmt.Sprint(i), Name: name, Args: map[string]any{"ms": rand.Float64() * 2}})
+				reqs = append(reqs, &request.Request{ID: fmt.Sprint(i), Name: name, Args: map[string]any{"ms": rand.Float64() * 2}})
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Duration(rand.IntN(40))*time.Millisecond, cancel)
@@ -356,9 +356,9 @@ func TestRunAbortsQueuedAtOnce(t *testing.T) {
 	t.Parallel()
 	reg := testRegistry(t, nil)
 	r := New(reg, Options{Jobs: 4, Grace: 5 * time.Second})
-	reqs := make([]*Request, 10000)
+	reqs := make([]*request.Request, 10000)
 	for i := range reqs {
-		reqs[i] = &Request{Name: "sleep", Args: map[string]any{"ms": 5000.0}}
+		reqs[i] = &request.Request{Name: "sleep", Args: map[string]any{"ms": 5000.0}}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -404,7 +404,7 @@ func TestRunGrace(t *testing.T) {
 				}
 			})
 			start := time.Now()
-			recs, _ := collect(t, ctx, r, []*Request{
+			recs, _ := collect(t, ctx, r, []*request.Request{
 				{ID: "a", Name: "stubborn", Args: map[string]any{"ms": tt.ms}},
 				{ID: "b", Name: "sleep", Args: map[string]any{"ms": 5000.0}},
 				{ID: "c", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
@@ -429,7 +429,7 @@ func TestRunTimeout(t *testing.T) {
 			t.Parallel()
 			r := New(reg, Options{Timeout: 30 * time.Millisecond})
 			start := time.Now()
-			recs, sum := collect(t, context.Background(), r, []*Request{
+			recs, sum := collect(t, context.Background(), r, []*request.Request{
 				{ID: "slow", Name: name, Args: map[string]any{"ms": 3000.0}},
 				{ID: "fast", Name: name, Args: map[string]any{"ms": 1.0}},
 			})
@@ -462,7 +462,7 @@ func (memStore) Append(context.Context, ...*message.Record) error { return nil }
 func TestRunInjectsToolContext(t *testing.T) {
 	t.Parallel()
 	r := New(testRegistry(t, nil), Options{SessionID: "sess", AWD: "/awd", Staging: "/stage", Store: memStore{}, Model: fakeModel{}})
-	recs, err := r.RunAll(context.Background(), []*Request{
+	recs, err := r.RunAll(context.Background(), []*request.Request{
 		{ID: "tool_call_7", Name: "whoami", CallID: "toolu_01"},
 	})
 	if err != nil {
@@ -485,7 +485,7 @@ func TestRunTruncatesLargeOutput(t *testing.T) {
 	t.Parallel()
 	awd := t.TempDir()
 	r := New(testRegistry(t, nil), Options{MaxOutput: 100, AWD: awd})
-	recs, _ := collect(t, context.Background(), r, []*Request{
+	recs, _ := collect(t, context.Background(), r, []*request.Request{
 		{ID: "small", Name: "big", Args: map[string]any{"n": 50.0}},
 		{ID: "large", Name: "big", Args: map[string]any{"n": 10000.0}},
 	})
@@ -534,7 +534,7 @@ func TestRunClipsLargeErrors(t *testing.T) {
 		return nil, errors.New(strings.Repeat("q", 100))
 	}})
 	r := New(reg, Options{MaxOutput: 100, AWD: t.TempDir()})
-	recs, _ := collect(t, context.Background(), r, []*Request{
+	recs, _ := collect(t, context.Background(), r, []*request.Request{
 		{Name: "loud_failure"},
 		{Name: "quiet_failure"},
 	})
@@ -595,7 +595,7 @@ func TestRunFailFast(t *testing.T) {
 	t.Parallel()
 	c := &calls{}
 	r := New(testRegistry(t, c), Options{FailFast: true})
-	recs, sum := collect(t, context.Background(), r, []*Request{
+	recs, sum := collect(t, context.Background(), r, []*request.Request{
 		{ID: "1", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
 		{ID: "2", Name: "fail"},
 		{ID: "3", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
@@ -629,9 +629,9 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 	t.Parallel()
 	c := &calls{}
 	r := New(testRegistry(t, c), Options{})
-	recs, _ := collect(t, context.Background(), r, []*Request{
+	recs, _ := collect(t, context.Background(), r, []*request.Request{
 		{ID: "x", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
-		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: Position{File: "b.jsonl", Line: 2, Col: 1}},
+		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: request.Position{File: "b.jsonl", Line: 2, Col: 1}},
 		{ID: "call_3", Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
 		{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}}, // becomes call_4
 	})
@@ -665,12 +665,12 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 // finish a batch whose requests have no ids (SPEC §4, §5).
 func TestRunResumeNamesByPosition(t *testing.T) {
 	t.Parallel()
-	finished := NewIDSet()
+	finished := request.NewIDSet()
 	finished.Add("call_1")
 	finished.Add("call_3")
-	reqs := make([]*Request, 4)
+	reqs := make([]*request.Request, 4)
 	for i := range reqs {
-		reqs[i] = &Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": float64(i)}}
+		reqs[i] = &request.Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": float64(i)}}
 	}
 	recs, sum := collect(t, context.Background(), New(testRegistry(t, nil), Options{Finished: finished}), reqs)
 	var got []string
@@ -692,12 +692,12 @@ func TestRunResumeFinishesTheRest(t *testing.T) {
 			t.Parallel()
 			c := &calls{}
 			reg := testRegistry(t, c)
-			var reqs []*Request
-			newReqs := func() []*Request {
+			var reqs []*request.Request
+			newReqs := func() []*request.Request {
 				// A new run reads the file anew: fresh requests, same ids.
-				out := make([]*Request, 300)
+				out := make([]*request.Request, 300)
 				for i := range out {
-					out[i] = &Request{ID: fmt.Sprint("r", i), Name: "sleep", Args: map[string]any{"ms": 0.2}}
+					out[i] = &request.Request{ID: fmt.Sprint("r", i), Name: "sleep", Args: map[string]any{"ms": 0.2}}
 				}
 				return out
 			}
@@ -710,14 +710,14 @@ func TestRunResumeFinishesTheRest(t *testing.T) {
 			c.mu.Lock()
 			ranFirst := maps.Clone(c.n)
 			c.mu.Unlock()
-			finished := NewIDSet()
+			finished := request.NewIDSet()
 			for _, rec := range first {
 				if rec.Status != message.StatusAborted {
 					finished.Add(rec.ParentID)
 				}
 			}
 			var told atomic.Int64
-			onSkip := func(q *Request) {
+			onSkip := func(q *request.Request) {
 				if !finished.Has(q.ID) {
 					t.Errorf("told of skipping %s, which did not finish", q.ID)
 				}
@@ -755,9 +755,9 @@ func TestRunStopsOnEmitError(t *testing.T) {
 	r := New(testRegistry(t, nil), Options{Jobs: 3})
 	broken := errors.New("disk full")
 	n := 0
-	_, err := r.Run(context.Background(), func(yield func(*Request) bool) {
+	_, err := r.Run(context.Background(), func(yield func(*request.Request) bool) {
 		for {
-			if !yield(&Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}}) {
+			if !yield(&request.Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}}) {
 				return
 			}
 		}
@@ -772,79 +772,11 @@ func TestRunStopsOnEmitError(t *testing.T) {
 	}
 }
 
-func TestIDsAreOrderedUUIDv7(t *testing.T) {
-	t.Parallel()
-	g := newIDGenerator()
-	prev := ""
-	seen := map[string]bool{}
-	for range 20000 {
-		id := g.New()
-		if !uuidV7.MatchString(id) {
-			t.Fatalf("%q is not a UUIDv7", id)
-		}
-		if id <= prev || seen[id] {
-			t.Fatalf("%q after %q: ids must increase", id, prev)
-		}
-		seen[id], prev = true, id
-	}
-}
-
-func TestIDSet(t *testing.T) {
-	t.Parallel()
-	s := NewIDSet()
-	if !s.Add("a") || s.Add("a") || !s.Has("a") || s.Has("b") || s.Len() != 1 {
-		t.Errorf("IDSet does not behave as a set")
-	}
-	var none *IDSet
-	if none.Has("a") {
-		t.Errorf("a nil IDSet has an id")
-	}
-}
-
-var _ = cmpopts.EquateEmpty
-
-func TestIDSetGrows(t *testing.T) {
-	t.Parallel()
-	s := NewIDSet()
-	const n = 200_000
-	for i := range n {
-		if !s.Add(fmt.Sprint("call_", i)) {
-			t.Fatalf("id %d taken for one already in the set", i)
-		}
-	}
-	for i := range n {
-		if s.Add(fmt.Sprint("call_", i)) || !s.Has(fmt.Sprint("call_", i)) {
-			t.Fatalf("id %d lost after the set grew", i)
-		}
-	}
-	if s.Has("call_x") || s.Len() != n {
-		t.Errorf("Len = %d, want %d", s.Len(), n)
-	}
-}
-
-func BenchmarkIDSetAdd(b *testing.B) {
-	ids := make([]string, 1<<20)
-	for i := range ids {
-		ids[i] = fmt.Sprint("call_", i)
-	}
-	b.ReportAllocs()
-	s := NewIDSet()
-	for i := 0; b.Loop(); i++ {
-		if i&(1<<20-1) == 0 {
-			s = NewIDSet()
-		}
-		s.Add(ids[i&(1<<20-1)])
-	}
-}
-
-// TestRunFailFastRunsWhatCameBefore checks that --fail-fast aborts only
-// what comes after the failure: earlier calls still in flight finish, later
-// ones are cancelled.
 func TestRunFailFastRunsWhatCameBefore(t *testing.T) {
 	t.Parallel()
 	c := &calls{}
 	r := New(testRegistry(t, c), Options{FailFast: true, Jobs: 4, Grace: time.Second})
-	recs, sum := collect(t, context.Background(), r, []*Request{
+	recs, sum := collect(t, context.Background(), r, []*request.Request{
 		{ID: "slow", Name: "sleep", Args: map[string]any{"ms": 100.0}},
 		{ID: "stubborn", Name: "stubborn", Args: map[string]any{"ms": 50.0}},
 		{ID: "bad", Name: "sum", Args: map[string]any{"a": 1.0}},
@@ -876,9 +808,9 @@ func BenchmarkRun(b *testing.B) {
 			r := New(testRegistry(b, nil), Options{Jobs: jobs, SessionID: "bench"})
 			b.ReportAllocs()
 			b.ResetTimer()
-			r.Run(context.Background(), func(yield func(*Request) bool) {
+			r.Run(context.Background(), func(yield func(*request.Request) bool) {
 				for i := range b.N {
-					if !yield(&Request{Name: "sum", Args: map[string]any{"a": int64(i), "b": int64(2)}}) {
+					if !yield(&request.Request{Name: "sum", Args: map[string]any{"a": int64(i), "b": int64(2)}}) {
 						return
 					}
 				}

@@ -9,7 +9,7 @@ import (
 	// zone on machines without /usr/share/zoneinfo (containers, Windows).
 	_ "time/tzdata"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // Now is the time current_time reports.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // secret is what every file outside the workspace holds: no tool may ever

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/workspace"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // globMaxMatches bounds a glob's result: past a few hundred paths a model

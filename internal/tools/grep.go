@@ -10,8 +10,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/workspace"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // The bounds of a grep. Lines longer than grepMaxLineBytes are searched in

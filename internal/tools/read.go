@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // The bounds of one read_file call. A page is at most readMaxLines lines

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // numbered returns n lines "line 1\n" … "line n\n".

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // searchFixture is a small source tree with the things a search must skip.

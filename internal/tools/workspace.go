@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/kesoku/kesoku/internal/registry"
 	"github.com/kesoku/kesoku/internal/workspace"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // openWorkspace opens the workspace of the call: its AWD (the current

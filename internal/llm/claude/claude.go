@@ -14,7 +14,6 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/registry"
 )
 
 // Name is the provider's name.
@@ -91,7 +90,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
 	if len(req.Tools) > 0 {
-		params.Tools = registry.ClaudeTools(req.Tools)
+		params.Tools = Tools(req.Tools)
 	}
 	if onText == nil {
 		msg, err := p.client.Messages.New(ctx, params)

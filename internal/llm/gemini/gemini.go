@@ -12,7 +12,6 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/registry"
 )
 
 // Name is the provider's name.
@@ -88,7 +87,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		cfg.SystemInstruction = genai.NewContentFromText(req.System, genai.RoleUser)
 	}
 	if len(req.Tools) > 0 {
-		cfg.Tools = registry.GeminiTools(req.Tools)
+		cfg.Tools = Tools(req.Tools)
 	}
 	if onText == nil {
 		resp, err := p.client.Models.GenerateContent(ctx, p.model, contents, cfg)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // CalculateSum 计算两个整数的和。

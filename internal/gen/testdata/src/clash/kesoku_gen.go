@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/gen/testdata/src/shared"
-	registry2 "github.com/kesoku/kesoku/internal/registry"
+	registry2 "github.com/kesoku/kesoku/registry"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // Mode is how a search matches.

@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // Format is a request file's format.
@@ -112,7 +112,7 @@ type RequestError struct {
 	Msg string
 }
 
-func (e *RequestError) Error() string { return withPos(e.Pos, e.Msg) }
+func (e *RequestError) Error() string { return e.Pos.Prefix(e.Msg) }
 
 // File is one request file, opened. A YAML or JSON file is parsed whole by
 // Open, so that a file that does not parse stops the run before anything

@@ -1,4 +1,4 @@
-package registry
+package schema
 
 import (
 	"bytes"
@@ -10,107 +10,56 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genai"
+
+	"github.com/kesoku/kesoku/internal/llm/gemini"
+	"github.com/kesoku/kesoku/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // fixtureSpecs are hand-written tools that cover every shape a schema can
 // take, so that the exports are tested before and beside the built-ins.
-func fixtureSpecs() []*Spec {
-	item := &Schema{Type: TypeObject, GoType: "tools.Item", Description: "One thing to look at.", Properties: []*Property{
-		{Name: "name", Required: true, Schema: &Schema{Type: TypeString, GoType: "string", Description: "Its name."}},
-		{Name: "weight", Schema: &Schema{Type: TypeNumber, GoType: "*float64", Description: "How much it counts."}},
+func fixtureSpecs() []*registry.Spec {
+	item := &registry.Schema{Type: registry.TypeObject, GoType: "tools.Item", Description: "One thing to look at.", Properties: []*registry.Property{
+		{Name: "name", Required: true, Schema: &registry.Schema{Type: registry.TypeString, GoType: "string", Description: "Its name."}},
+		{Name: "weight", Schema: &registry.Schema{Type: registry.TypeNumber, GoType: "*float64", Description: "How much it counts."}},
 	}}
-	return []*Spec{
+	return []*registry.Spec{
 		{
 			Name: "calculate_sum", Summary: "Add two integers.",
 			Description: "Add two integers.",
-			Params: []*Property{
-				{Name: "a", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int", Description: "The first integer."}},
-				{Name: "b", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int", Description: "The second integer."}},
+			Params: []*registry.Property{
+				{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "int", Description: "The first integer."}},
+				{Name: "b", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "int", Description: "The second integer."}},
 			},
 		},
 		{
 			Name: "search", Summary: "Search the notes.",
 			Description: "Search the notes.\n\nMatches are ranked by <relevance> & age.",
-			Params: []*Property{
-				{Name: "query", Required: true, Schema: &Schema{Type: TypeString, GoType: "string", Description: "What to look for."}},
-				{Name: "mode", Schema: &Schema{Type: TypeString, GoType: "tools.Mode", Description: "How to match. Defaults to fast.", Enum: []string{"fast", "exact"}, Default: json.RawMessage(`"fast"`)}},
-				{Name: "limit", Schema: &Schema{Type: TypeInteger, GoType: "uint16", Description: "At most this many results.", Default: json.RawMessage(`10`)}},
-				{Name: "offset", Schema: &Schema{Type: TypeInteger, GoType: "*uint64", Description: "Results to skip."}},
-				{Name: "tags", Schema: &Schema{Type: TypeArray, GoType: "[]string", Description: "Only notes with these tags.", Items: &Schema{Type: TypeString, GoType: "string"}}},
-				{Name: "items", Schema: &Schema{Type: TypeArray, GoType: "[]tools.Item", Description: "Things to look at.", Items: item}},
-				{Name: "exact", Schema: &Schema{Type: TypeBoolean, GoType: "*bool", Description: "Match case."}},
+			Params: []*registry.Property{
+				{Name: "query", Required: true, Schema: &registry.Schema{Type: registry.TypeString, GoType: "string", Description: "What to look for."}},
+				{Name: "mode", Schema: &registry.Schema{Type: registry.TypeString, GoType: "tools.Mode", Description: "How to match. Defaults to fast.", Enum: []string{"fast", "exact"}, Default: json.RawMessage(`"fast"`)}},
+				{Name: "limit", Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "uint16", Description: "At most this many results.", Default: json.RawMessage(`10`)}},
+				{Name: "offset", Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "*uint64", Description: "Results to skip."}},
+				{Name: "tags", Schema: &registry.Schema{Type: registry.TypeArray, GoType: "[]string", Description: "Only notes with these tags.", Items: &registry.Schema{Type: registry.TypeString, GoType: "string"}}},
+				{Name: "items", Schema: &registry.Schema{Type: registry.TypeArray, GoType: "[]tools.Item", Description: "Things to look at.", Items: item}},
+				{Name: "exact", Schema: &registry.Schema{Type: registry.TypeBoolean, GoType: "*bool", Description: "Match case."}},
 			},
 		},
 		{
 			Name: "label", Summary: "Label files.",
 			Description: "Label files.",
-			Params: []*Property{
-				{Name: "labels", Required: true, Schema: &Schema{Type: TypeObject, GoType: "map[string]string", Description: "Label per file.", AdditionalProperties: &Schema{Type: TypeString, GoType: "string"}}},
-				{Name: "meta", Schema: &Schema{Type: TypeObject, GoType: "map[string]any", Description: "Anything else."}},
+			Params: []*registry.Property{
+				{Name: "labels", Required: true, Schema: &registry.Schema{Type: registry.TypeObject, GoType: "map[string]string", Description: "Label per file.", AdditionalProperties: &registry.Schema{Type: registry.TypeString, GoType: "string"}}},
+				{Name: "meta", Schema: &registry.Schema{Type: registry.TypeObject, GoType: "map[string]any", Description: "Anything else."}},
 			},
 		},
 		{Name: "current_time", Summary: "Tell the time.", Description: "Tell the time."},
-	}
-}
-
-func TestInputSchema(t *testing.T) {
-	t.Parallel()
-	self := &Schema{Type: TypeObject, GoType: "tools.Node"}
-	self.Properties = []*Property{{Name: "next", Schema: self}}
-	tests := []struct {
-		name   string
-		schema *Schema
-		want   string
-	}{
-		{"string", &Schema{Type: TypeString, GoType: "string", Description: "A name."},
-			`{"type":"string","description":"A name."}`},
-		{"enum with default", &Schema{Type: TypeString, Enum: []string{"a", "b"}, Default: json.RawMessage(`"a"`)},
-			`{"type":"string","enum":["a","b"],"default":"a"}`},
-		{"bad default left out", &Schema{Type: TypeString, Default: json.RawMessage(`not json`)},
-			`{"type":"string"}`},
-		{"int", &Schema{Type: TypeInteger, GoType: "int"}, `{"type":"integer"}`},
-		{"int8", &Schema{Type: TypeInteger, GoType: "*int8"}, `{"type":"integer","minimum":-128,"maximum":127}`},
-		{"uint32", &Schema{Type: TypeInteger, GoType: "uint32"}, `{"type":"integer","minimum":0,"maximum":4294967295}`},
-		{"uint64", &Schema{Type: TypeInteger, GoType: "uint64"}, `{"type":"integer","minimum":0}`},
-		{"number", &Schema{Type: TypeNumber, GoType: "float32", Default: json.RawMessage(`0.5`)}, `{"type":"number","default":0.5}`},
-		{"array", &Schema{Type: TypeArray, Items: &Schema{Type: TypeInteger, GoType: "int32"}},
-			`{"type":"array","items":{"type":"integer","minimum":-2147483648,"maximum":2147483647}}`},
-		{"struct", &Schema{Type: TypeObject, Properties: []*Property{
-			{Name: "z", Required: true, Schema: &Schema{Type: TypeBoolean}},
-			{Name: "a", Schema: &Schema{Type: TypeString}},
-		}}, `{"type":"object","properties":{"z":{"type":"boolean"},"a":{"type":"string"}},"required":["z"],"additionalProperties":false}`},
-		{"map", &Schema{Type: TypeObject, AdditionalProperties: &Schema{Type: TypeArray, Items: &Schema{Type: TypeString}}},
-			`{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}`},
-		{"free-form object", &Schema{Type: TypeObject, Description: "Anything."}, `{"type":"object","description":"Anything."}`},
-		{"cycle ends", self,
-			`{"type":"object","properties":{"next":{"type":"object"}},"additionalProperties":false}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := &Spec{Name: "t", Params: []*Property{{Name: "p", Required: true, Schema: tt.schema}}}
-			want := `{"type":"object","properties":{"p":` + tt.want + `},"required":["p"],"additionalProperties":false}`
-			if diff := cmp.Diff(want, string(s.InputSchema())); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestInputSchemaNoParams(t *testing.T) {
-	t.Parallel()
-	got := string((&Spec{Name: "current_time"}).InputSchema())
-	want := `{"type":"object","properties":{},"additionalProperties":false}`
-	if got != want {
-		t.Errorf("InputSchema = %s, want %s", got, want)
 	}
 }
 
@@ -118,25 +67,25 @@ func TestInputSchemaNoParams(t *testing.T) {
 // parameters in the order the function declares them, not sorted.
 func TestExportKeepsDeclarationOrder(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "t", Params: []*Property{
-		{Name: "zeta", Schema: &Schema{Type: TypeString}},
-		{Name: "alpha", Schema: &Schema{Type: TypeString}},
-		{Name: "mu", Schema: &Schema{Type: TypeObject, Properties: []*Property{
-			{Name: "y", Schema: &Schema{Type: TypeString}},
-			{Name: "b", Schema: &Schema{Type: TypeString}},
+	s := &registry.Spec{Name: "t", Params: []*registry.Property{
+		{Name: "zeta", Schema: &registry.Schema{Type: registry.TypeString}},
+		{Name: "alpha", Schema: &registry.Schema{Type: registry.TypeString}},
+		{Name: "mu", Schema: &registry.Schema{Type: registry.TypeObject, Properties: []*registry.Property{
+			{Name: "y", Schema: &registry.Schema{Type: registry.TypeString}},
+			{Name: "b", Schema: &registry.Schema{Type: registry.TypeString}},
 		}}},
 	}}
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			out, err := ExportJSON(format, []*Spec{s})
+			out, err := JSON(format, []*registry.Spec{s})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if format == FormatGemini {
 				// Gemini's properties are a Go map in the SDK: the order
 				// travels in propertyOrdering.
-				d := GeminiDeclaration(s)
+				d := gemini.Declaration(s)
 				if diff := cmp.Diff([]string{"zeta", "alpha", "mu"}, d.Parameters.PropertyOrdering); diff != "" {
 					t.Errorf("propertyOrdering mismatch (-want +got):\n%s", diff)
 				}
@@ -170,9 +119,9 @@ func TestExportUnknownFormat(t *testing.T) {
 func TestExportNoSpecs(t *testing.T) {
 	t.Parallel()
 	for _, format := range Formats {
-		out, err := ExportJSON(format, nil)
+		out, err := JSON(format, nil)
 		if err != nil || string(out) != "[]\n" {
-			t.Errorf("ExportJSON(%s, nil) = %q, %v; want an empty list", format, out, err)
+			t.Errorf("JSON(%s, nil) = %q, %v; want an empty list", format, out, err)
 		}
 	}
 }
@@ -180,7 +129,7 @@ func TestExportNoSpecs(t *testing.T) {
 func TestGeminiChoosesField(t *testing.T) {
 	t.Parallel()
 	byName := map[string]*genai.FunctionDeclaration{}
-	for _, d := range GeminiTools(fixtureSpecs())[0].FunctionDeclarations {
+	for _, d := range gemini.Tools(fixtureSpecs())[0].FunctionDeclarations {
 		byName[d.Name] = d
 	}
 	tests := []struct {
@@ -199,8 +148,8 @@ func TestGeminiChoosesField(t *testing.T) {
 				tt.tool, d.Parameters != nil, d.ParametersJsonSchema != nil, tt.params, tt.jsonSchm)
 		}
 	}
-	odd := &Spec{Name: "odd", Params: []*Property{{Name: "not-gemini", Schema: &Schema{Type: TypeString}}}}
-	if d := GeminiDeclaration(odd); d.Parameters != nil || d.ParametersJsonSchema == nil {
+	odd := &registry.Spec{Name: "odd", Params: []*registry.Property{{Name: "not-gemini", Schema: &registry.Schema{Type: registry.TypeString}}}}
+	if d := gemini.Declaration(odd); d.Parameters != nil || d.ParametersJsonSchema == nil {
 		t.Errorf("a property name outside Gemini's rule went to parameters")
 	}
 }
@@ -216,11 +165,11 @@ func TestExportFixtures(t *testing.T) {
 // (rewritten with -update), that the gemini and claude outputs are what
 // the SDKs themselves would send, and that no Gemini `parameters` schema
 // holds a keyword Gemini refuses. The built-in tools' test calls it too.
-func CheckExports(t *testing.T, dir string, specs []*Spec) {
+func CheckExports(t *testing.T, dir string, specs []*registry.Spec) {
 	t.Helper()
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
-			got, err := ExportJSON(format, specs)
+			got, err := JSON(format, specs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +233,7 @@ func CheckSDKRoundTrip[T any](t *testing.T, out []byte) {
 	}
 }
 
-// geminiKeys are the only keys Gemini's `parameters` Schema accepts; any
+// geminiKeys are the only keys Gemini's `parameters` registry.Schema accepts; any
 // other is a hard 400 (notes/providers.md §3).
 var geminiKeys = []string{
 	"type", "format", "title", "description", "nullable", "enum", "items", "properties",
@@ -506,14 +455,4 @@ func FuzzUnescapeHTML(f *testing.F) {
 			t.Errorf("unescaping %s changed %q to %q", enc, want, got)
 		}
 	})
-}
-
-func TestGeminiPropertyName(t *testing.T) {
-	t.Parallel()
-	rule := regexp.MustCompile(geminiParamNameStr)
-	for _, name := range []string{"a", "_x", "snake_case1", "A9", "9a", "", "a-b", "a.b", "é", strings.Repeat("a", 64), strings.Repeat("a", 65)} {
-		if got, want := geminiPropertyName(name), rule.MatchString(name); got != want {
-			t.Errorf("geminiPropertyName(%q) = %v, want %v", name, got, want)
-		}
-	}
 }

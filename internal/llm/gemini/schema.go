@@ -1,13 +1,14 @@
-package registry
+package gemini
 
 import (
 	"encoding/json"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
 	"google.golang.org/genai"
+
+	"github.com/kesoku/kesoku/registry"
 )
 
-// GeminiTools returns the value of the `tools` field of a Gemini
+// Tools returns the value of the `tools` field of a Gemini
 // generateContent request: one Tool holding a FunctionDeclaration per spec,
 // in the SDK's own types so that a session passes it straight to the
 // client. No specs give an empty list.
@@ -21,27 +22,27 @@ import (
 // its value type), a free-form object (an OBJECT without properties is
 // refused) or a property name outside Gemini's rule sends the whole schema
 // as JSON Schema instead. The one thing `parameters` loses is
-// `additionalProperties: false` on closed objects, which Validate enforces
+// `additionalProperties: false` on closed objects, which registry.Validate enforces
 // anyway. A tool without parameters declares neither field, as the API
 // allows.
-func GeminiTools(specs []*Spec) []*genai.Tool {
+func Tools(specs []*registry.Spec) []*genai.Tool {
 	if len(specs) == 0 {
 		return []*genai.Tool{}
 	}
 	decls := make([]*genai.FunctionDeclaration, len(specs))
 	for i, s := range specs {
-		decls[i] = GeminiDeclaration(s)
+		decls[i] = Declaration(s)
 	}
 	return []*genai.Tool{{FunctionDeclarations: decls}}
 }
 
-// GeminiDeclaration returns the FunctionDeclaration of one tool, as
-// GeminiTools explains.
-func GeminiDeclaration(s *Spec) *genai.FunctionDeclaration {
+// Declaration returns the FunctionDeclaration of one tool, as Tools
+// explains.
+func Declaration(s *registry.Spec) *genai.FunctionDeclaration {
 	d := &genai.FunctionDeclaration{Name: s.Name, Description: s.Description}
 	switch {
 	case len(s.Params) == 0:
-	case geminiFits(s.Params, map[*Schema]bool{}):
+	case geminiFits(s.Params, map[*registry.Schema]bool{}):
 		d.Parameters = geminiObject(s.Params)
 	default:
 		d.ParametersJsonSchema = s.InputSchema()
@@ -68,7 +69,7 @@ func geminiPropertyName(name string) bool {
 
 // geminiFits reports whether the parameters can be declared exactly in
 // Gemini's `parameters` subset.
-func geminiFits(props []*Property, active map[*Schema]bool) bool {
+func geminiFits(props []*registry.Property, active map[*registry.Schema]bool) bool {
 	for _, p := range props {
 		if !geminiPropertyName(p.Name) || !geminiSchemaFits(p.Schema, active) {
 			return false
@@ -77,7 +78,7 @@ func geminiFits(props []*Property, active map[*Schema]bool) bool {
 	return true
 }
 
-func geminiSchemaFits(s *Schema, active map[*Schema]bool) bool {
+func geminiSchemaFits(s *registry.Schema, active map[*registry.Schema]bool) bool {
 	if s == nil || s.Type == "" || active[s] {
 		return false
 	}
@@ -87,11 +88,11 @@ func geminiSchemaFits(s *Schema, active map[*Schema]bool) bool {
 	active[s] = true
 	defer delete(active, s)
 	switch s.Type {
-	case TypeArray:
+	case registry.TypeArray:
 		return s.Items != nil && geminiSchemaFits(s.Items, active)
-	case TypeObject:
+	case registry.TypeObject:
 		return s.AdditionalProperties == nil && len(s.Properties) > 0 && geminiFits(s.Properties, active)
-	case TypeString:
+	case registry.TypeString:
 		return true
 	}
 	// Gemini takes enums of strings only on STRING and INTEGER; ours are
@@ -102,7 +103,7 @@ func geminiSchemaFits(s *Schema, active map[*Schema]bool) bool {
 // geminiObject is the `parameters` schema of the given properties. Its
 // properties are a Go map, so their declaration order travels in
 // propertyOrdering.
-func geminiObject(props []*Property) *genai.Schema {
+func geminiObject(props []*registry.Property) *genai.Schema {
 	out := &genai.Schema{
 		Type:             genai.TypeObject,
 		Properties:       make(map[string]*genai.Schema, len(props)),
@@ -118,19 +119,19 @@ func geminiObject(props []*Property) *genai.Schema {
 	return out
 }
 
-var geminiTypes = map[Type]genai.Type{
-	TypeString:  genai.TypeString,
-	TypeInteger: genai.TypeInteger,
-	TypeNumber:  genai.TypeNumber,
-	TypeBoolean: genai.TypeBoolean,
-	TypeArray:   genai.TypeArray,
-	TypeObject:  genai.TypeObject,
+var geminiTypes = map[registry.Type]genai.Type{
+	registry.TypeString:  genai.TypeString,
+	registry.TypeInteger: genai.TypeInteger,
+	registry.TypeNumber:  genai.TypeNumber,
+	registry.TypeBoolean: genai.TypeBoolean,
+	registry.TypeArray:   genai.TypeArray,
+	registry.TypeObject:  genai.TypeObject,
 }
 
 // geminiSchema converts a schema that geminiSchemaFits accepted.
-func geminiSchema(s *Schema) *genai.Schema {
+func geminiSchema(s *registry.Schema) *genai.Schema {
 	var out *genai.Schema
-	if s.Type == TypeObject {
+	if s.Type == registry.TypeObject {
 		out = geminiObject(s.Properties)
 	} else {
 		out = &genai.Schema{Type: geminiTypes[s.Type]}
@@ -144,8 +145,8 @@ func geminiSchema(s *Schema) *genai.Schema {
 		out.Default = json.RawMessage(s.Default)
 	}
 	switch s.Type {
-	case TypeInteger:
-		if lo, hi := intLimits(s.numKind()); lo != nil {
+	case registry.TypeInteger:
+		if lo, hi := s.IntRange(); lo != nil {
 			min := float64(*lo)
 			out.Minimum = &min
 			if hi != nil {
@@ -153,38 +154,8 @@ func geminiSchema(s *Schema) *genai.Schema {
 				out.Maximum = &max
 			}
 		}
-	case TypeArray:
+	case registry.TypeArray:
 		out.Items = geminiSchema(s.Items)
 	}
 	return out
-}
-
-// ClaudeTools returns the value of the `tools` field of a Claude Messages
-// request, in the Anthropic SDK's own types so that a session passes it
-// straight to the client. The input schema is the canonical one: Claude
-// takes JSON Schema as it is.
-func ClaudeTools(specs []*Spec) []anthropic.ToolUnionParam {
-	out := make([]anthropic.ToolUnionParam, len(specs))
-	for i, s := range specs {
-		out[i] = anthropic.ToolUnionParam{OfTool: ClaudeTool(s)}
-	}
-	return out
-}
-
-// ClaudeTool returns the ToolParam of one tool.
-func ClaudeTool(s *Spec) *anthropic.ToolParam {
-	root := paramsSchema(s.Params)
-	t := &anthropic.ToolParam{
-		Name: s.Name,
-		InputSchema: anthropic.ToolInputSchemaParam{
-			// Raw JSON keeps the properties in declaration order.
-			Properties:  mustMarshal(root.Properties),
-			Required:    root.Required,
-			ExtraFields: map[string]any{"additionalProperties": false},
-		},
-	}
-	if s.Description != "" {
-		t.Description = anthropic.String(s.Description)
-	}
-	return t
 }

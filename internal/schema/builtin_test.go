@@ -1,9 +1,10 @@
-package registry_test
+package schema_test
 
 import (
 	"testing"
 
-	"github.com/kesoku/kesoku/internal/registry"
+	"github.com/kesoku/kesoku/internal/schema"
+	"github.com/kesoku/kesoku/registry"
 	// The built-in tools, registered into registry.Default by their
 	// generated code, as cmd/builtins.go does for the program.
 	_ "github.com/kesoku/kesoku/internal/media"
@@ -21,7 +22,7 @@ func TestExportBuiltins(t *testing.T) {
 	if _, err := registry.Default.Select(builtins); err != nil {
 		t.Fatalf("built-in tool missing from registry.Default: %v", err)
 	}
-	registry.CheckExports(t, "../../testdata/schema", registry.Default.All())
+	schema.CheckExports(t, "../../testdata/schema", registry.Default.All())
 }
 
 // TestBuiltinsValidate runs each built-in's own schema against a call a

@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // Type is a JSON Schema type name.
@@ -117,3 +117,9 @@ type ToolContext struct {
 	// Model is the active model, nil when there is none.
 	Model Model
 }
+
+// IntRange returns the bounds worth declaring for an integer schema of
+// its Go kind: both for the kinds narrower than 64 bits, the lower one for
+// the unsigned kinds, none for int and int64, whose bounds no model
+// reaches.
+func (s *Schema) IntRange() (min *int64, max *uint64) { return intLimits(s.numKind()) }

@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"bufio"
@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/kesoku/kesoku/internal/message"
+	"github.com/kesoku/kesoku/message"
 )
 
 // ReadFinished returns the ids of the requests that have a finished record

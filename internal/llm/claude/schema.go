@@ -1,0 +1,47 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/kesoku/kesoku/registry"
+)
+
+// Tools returns the value of the `tools` field of a Claude Messages
+// request, in the Anthropic SDK's own types so that a session passes it
+// straight to the client. The input schema is the canonical one: Claude
+// takes JSON Schema as it is.
+func Tools(specs []*registry.Spec) []anthropic.ToolUnionParam {
+	out := make([]anthropic.ToolUnionParam, len(specs))
+	for i, s := range specs {
+		out[i] = anthropic.ToolUnionParam{OfTool: Tool(s)}
+	}
+	return out
+}
+
+// Tool returns the ToolParam of one tool.
+func Tool(s *registry.Spec) *anthropic.ToolParam {
+	// The properties stay raw JSON, which keeps them in declaration order;
+	// the SDK's own type would make them a Go map.
+	var root struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if err := json.Unmarshal(s.InputSchema(), &root); err != nil {
+		panic(fmt.Sprintf("claude: decode the input schema of %s: %v", s.Name, err))
+	}
+	t := &anthropic.ToolParam{
+		Name: s.Name,
+		InputSchema: anthropic.ToolInputSchemaParam{
+			Properties:  root.Properties,
+			Required:    root.Required,
+			ExtraFields: map[string]any{"additionalProperties": false},
+		},
+	}
+	if s.Description != "" {
+		t.Description = anthropic.String(s.Description)
+	}
+	return t
+}
