@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -127,24 +128,40 @@ func shortStack() string {
 
 // pack is step 5: one record for what the call came back with.
 func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *message.Record {
-	r, req := ru.r, s.req
+	var st callState
+	if o.err != nil {
+		// One reading of the interrupt for the whole choice, so that a
+		// signal arriving meanwhile cannot make it contradict itself.
+		st.cut = ru.cut(s.index)
+		st.timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		st.byFailFast = st.cut && ru.cutByFailFast(s.index)
+	}
+	return ru.r.pack(s.req, o, d, st)
+}
+
+// callState is what the run knew of a call that failed, when it failed.
+type callState struct {
+	// cut: the call was interrupted (or cut by --fail-fast, byFailFast);
+	// timedOut: its --timeout passed.
+	cut, byFailFast, timedOut bool
+}
+
+// pack is the one mapping from what a call came back with to its record
+// and, for an error, its kind.
+func (r *ToolRunner) pack(req *request.Request, o outcome, d time.Duration, st callState) *message.Record {
 	if o.panicked != "" {
 		return r.errorRecord(req, message.KindPanic, o.panicked, d)
 	}
 	if o.err != nil {
-		// One reading of the interrupt for the whole choice, so that a
-		// signal arriving meanwhile cannot make it contradict itself.
-		cut, invalidArgs := ru.cut(s.index), registry.IsInvalidArgs(o.err)
 		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded) && !cut:
+		case st.timedOut && !st.cut:
 			return r.errorRecord(req, message.KindTimeout,
 				fmt.Sprintf("timed out after %v (--timeout): %v", r.opts.Timeout, o.err), d)
-		case invalidArgs:
+		case registry.IsInvalidArgs(o.err):
 			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)
-		case cut:
-			if ru.cutByFailFast(s.index) {
-				return r.aborted(req, "cancelled by --fail-fast after an earlier error: "+o.err.Error(), d)
-			}
+		case st.byFailFast:
+			return r.aborted(req, "cancelled by --fail-fast after an earlier error: "+o.err.Error(), d)
+		case st.cut:
 			return r.aborted(req, "interrupted while running: "+o.err.Error(), d)
 		}
 		var unknown *registry.UnknownToolError
@@ -157,5 +174,16 @@ func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *m
 	if err != nil {
 		return r.errorRecord(req, message.KindToolError, err.Error(), d)
 	}
+	return rec
+}
+
+// Pack is step 5 for a call made outside a Run: the record of a call of
+// req's tool that returned v and err after d, interrupted or not. A
+// command that makes a call itself (kesoku analyze --json) writes with it
+// the record kesoku run would have written: the same fields, the same
+// error kinds.
+func (r *ToolRunner) Pack(req *request.Request, v any, err error, interrupted bool, d time.Duration) *message.Record {
+	rec := r.pack(req, outcome{value: v, err: err}, d, callState{cut: interrupted})
+	rec.ID = message.NewID()
 	return rec
 }

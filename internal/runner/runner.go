@@ -330,13 +330,9 @@ func (ru *run) cut(index int64) bool {
 // returns how many requests it skipped as already finished.
 func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped int) {
 	r := ru.r
-	seen := request.NewIDSet()
-	var n int64
+	ids := newNumbering()
 	for req := range reqs {
-		n++
-		if req.ID == "" {
-			req.ID = "call_" + strconv.FormatInt(n, 10)
-		}
+		n := ids.next(req)
 		if r.opts.Finished != nil && r.opts.Finished.Has(req.ID) {
 			skipped++
 			if r.opts.OnSkip != nil {
@@ -345,9 +341,8 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 			continue
 		}
 		s := &slot{req: req, index: n}
-		if !seen.Add(req.ID) {
-			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(
-				fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID)))
+		if p := ids.duplicate(req); p != nil {
+			s.rec = r.failure(req, p.Kind, p.String())
 		} else {
 			s.spec, s.rec = ru.check(s)
 		}
@@ -398,14 +393,60 @@ type Problem struct {
 
 func (p *Problem) String() string { return p.Pos.Prefix(p.Message) }
 
-// Check runs steps 1 and 3 for req — is it a request, does its tool exist,
-// do its arguments fit — without running anything: what `kesoku validate`
-// reports. It returns nil for a request that would run.
-func (r *ToolRunner) Check(req *request.Request) *Problem {
+// numbering gives a run's requests their positions, and the requests
+// without an id their id (call_N, N the position), and finds the ids given
+// twice. Run and Checker share it, so that kesoku validate names and
+// refuses exactly what kesoku run would.
+type numbering struct {
+	n    int64
+	seen *request.IDSet
+}
+
+func newNumbering() *numbering { return &numbering{seen: request.NewIDSet()} }
+
+// next numbers req, the next request of the run, and returns its 1-based
+// position.
+func (nb *numbering) next(req *request.Request) int64 {
+	nb.n++
+	if req.ID == "" {
+		req.ID = "call_" + strconv.FormatInt(nb.n, 10)
+	}
+	return nb.n
+}
+
+// duplicate notes req's id and returns the problem of a request whose id
+// an earlier one had: it never runs.
+func (nb *numbering) duplicate(req *request.Request) *Problem {
+	if nb.seen.Add(req.ID) {
+		return nil
+	}
+	return &Problem{message.KindInvalidRequest, req.Pos,
+		fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID)}
+}
+
+// Checker runs steps 1 and 3 over the requests of one run, in order — is
+// it a request, is its id new, does its tool exist, do its arguments fit
+// — without running anything: what kesoku validate reports.
+type Checker struct {
+	r   *ToolRunner
+	ids *numbering
+}
+
+// Checker returns a Checker for one run's requests.
+func (r *ToolRunner) Checker() *Checker { return &Checker{r: r, ids: newNumbering()} }
+
+// Check returns what is wrong with req, the next request of the run, or
+// nil for a request that would run. A request without an id gets the one
+// Run would give it.
+func (c *Checker) Check(req *request.Request) *Problem {
+	c.ids.next(req)
+	if p := c.ids.duplicate(req); p != nil {
+		return p
+	}
 	if p := checkRequest(req); p != nil {
 		return p
 	}
-	_, p := r.checkArgs(req)
+	_, p := c.r.checkArgs(req)
 	return p
 }
 

@@ -818,3 +818,71 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// TestCheckerAgreesWithRun: the Checker (kesoku validate) names the
+// requests without an id and refuses duplicates exactly as Run does, and
+// finds what Run's steps 1 and 3 would refuse.
+func TestCheckerAgreesWithRun(t *testing.T) {
+	t.Parallel()
+	reqs := func() []*request.Request {
+		return []*request.Request{
+			{ID: "x", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+			{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: request.Position{File: "b.jsonl", Line: 2, Col: 1}},
+			{Name: "sum", Args: map[string]any{"a": 1.0}},       // call_3
+			{Name: "summ", Args: map[string]any{"a": 1.0}},      // call_4
+			{ID: "call_4", Name: "sum", Args: map[string]any{}}, // call_4 again
+			{Err: errors.New("not an object")},                  // call_6
+			{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
+		}
+	}
+	r := New(testRegistry(t, nil), Options{})
+	recs, _ := collect(t, context.Background(), r, reqs())
+	check := r.Checker()
+	for i, req := range reqs() {
+		p := check.Check(req)
+		rec := recs[i]
+		if req.ID != rec.ParentID {
+			t.Errorf("request %d: Checker names it %q, Run %q", i+1, req.ID, rec.ParentID)
+		}
+		switch {
+		case p == nil && rec.Error != nil:
+			t.Errorf("request %d: Checker finds nothing, Run records %s: %s", i+1, rec.Error.Kind, rec.Error.Message)
+		case p != nil && rec.Error == nil:
+			t.Errorf("request %d: Checker finds %s: %s, Run ran it", i+1, p.Kind, p)
+		case p != nil && (p.Kind != rec.Error.Kind || p.String() != rec.Error.Message):
+			t.Errorf("request %d: Checker finds %s: %s, Run records %s: %s", i+1, p.Kind, p, rec.Error.Kind, rec.Error.Message)
+		}
+	}
+}
+
+// TestPack: a call made outside a Run gets the record Run would have
+// packed: the same fields and the same error kinds.
+func TestPack(t *testing.T) {
+	t.Parallel()
+	r := New(registry.New(), Options{SessionID: "s"})
+	tests := []struct {
+		name        string
+		v           any
+		err         error
+		interrupted bool
+		want        shape
+	}{
+		{name: "a result", v: "<b>", want: shape{Name: "t", Session: "s", Status: "responded", Content: `"<b>"`}},
+		{name: "the arguments' fault", err: registry.InvalidArg("path", errors.New("no")),
+			want: shape{Name: "t", Session: "s", Status: "responded", Kind: "invalid_args", IsError: true}},
+		{name: "a tool error", err: errors.New("down"), want: shape{Name: "t", Session: "s", Status: "responded", Kind: "tool_error", IsError: true}},
+		{name: "interrupted", err: context.Canceled, interrupted: true, want: shape{Name: "t", Session: "s", Status: "aborted", Kind: "aborted", IsError: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := r.Pack(&request.Request{Name: "t"}, tt.v, tt.err, tt.interrupted, time.Millisecond)
+			if diff := cmp.Diff(tt.want, shapeOf(rec)); diff != "" {
+				t.Errorf("record mismatch (-want +got):\n%s", diff)
+			}
+			if rec.ID == "" || rec.SessionID != "s" || rec.Role != message.RoleTool || rec.Type != message.TypeToolResult {
+				t.Errorf("record %+v lacks what Run's records have", rec)
+			}
+		})
+	}
+}
