@@ -18,21 +18,22 @@ const module = "github.com/kesoku/kesoku"
 // (the record, the confinement of paths) so that the layers above can share
 // them without importing each other.
 var allowed = map[string][]string{
-	".":                    {"cmd"},
-	"cmd":                  {"*"},
-	"message":              {},
-	"registry":             {"message"},
-	"internal/workspace":   {},
-	"internal/gen":         {"registry"},
-	"internal/tools":       {"registry", "message", "internal/workspace"},
-	"internal/request":     {"registry", "message"},
-	"internal/runner":      {"registry", "message", "internal/request"},
-	"internal/llm":         {"registry", "internal/runner", "internal/request", "message"},
-	"internal/llm/gemini":  {"internal/llm", "registry", "message"},
-	"internal/llm/claude":  {"internal/llm", "registry", "message"},
-	"internal/llm/llmtest": {"message"},
-	"internal/schema":      {"registry", "internal/llm/gemini", "internal/llm/claude"},
-	"internal/media":       {"internal/llm", "registry", "message", "internal/workspace"},
+	".":                     {"cmd"},
+	"cmd":                   {"*"},
+	"message":               {},
+	"registry":              {"message"},
+	"internal/workspace":    {},
+	"internal/gen":          {"registry"},
+	"internal/tools":        {"registry", "message", "internal/workspace"},
+	"internal/request":      {"registry", "message"},
+	"internal/runner":       {"registry", "message", "internal/request"},
+	"internal/llm":          {"registry", "internal/runner", "internal/request", "message"},
+	"internal/llm/gemini":   {"internal/llm", "registry", "message"},
+	"internal/llm/claude":   {"internal/llm", "registry", "message"},
+	"internal/llm/llmtest":  {"message"},
+	"internal/llm/provider": {"internal/llm", "internal/llm/gemini", "internal/llm/claude"},
+	"internal/schema":       {"registry", "internal/llm/gemini", "internal/llm/claude"},
+	"internal/media":        {"internal/llm", "registry", "message", "internal/workspace"},
 }
 
 // TestLayering fails when a package imports against the layering of

@@ -1,0 +1,175 @@
+// Package provider chooses a model's provider and builds its client: the
+// model's name (or an explicit provider) picks the provider, its key comes
+// from the environment, and its SDK client is built only when it is first
+// needed. Every provider kesoku knows is one entry of its table, so that
+// adding one (OpenAI, say) touches this package and not the commands.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/claude"
+	"github.com/kesoku/kesoku/internal/llm/gemini"
+)
+
+// Config is what the user asked for: the flags --model, --provider,
+// --base-url and --max-tokens.
+type Config struct {
+	// Model is the model's name, e.g. gemini-2.5-flash.
+	Model string
+	// Provider names the provider; "" means the one the model's name
+	// belongs to.
+	Provider string
+	// BaseURL replaces the provider's endpoint (a proxy, a fake in tests).
+	BaseURL string
+	// MaxTokens bounds one model turn; 0 means the provider's default.
+	MaxTokens int
+	// SDKLog receives what the SDKs print through the standard logger
+	// (warnings, and genai's "Error context canceled" when a stream is
+	// interrupted); nil discards it.
+	SDKLog io.Writer
+}
+
+// entry is one provider kesoku can talk to.
+type entry struct {
+	name string
+	// prefixes are the beginnings of its models' names, lower case.
+	prefixes []string
+	// keyVars are the environment variables its key is read from, the
+	// first one set winning.
+	keyVars []string
+	build   func(context.Context, llm.ClientOptions) (llm.Provider, error)
+}
+
+// providers is every provider, in the order messages list them.
+var providers = []entry{
+	{
+		name:     gemini.Name,
+		prefixes: []string{"gemini-", "gemma-", "learnlm-"},
+		keyVars:  gemini.KeyVars,
+		build: func(ctx context.Context, o llm.ClientOptions) (llm.Provider, error) {
+			return gemini.New(ctx, o)
+		},
+	},
+	{
+		name:     claude.Name,
+		prefixes: []string{"claude-"},
+		keyVars:  claude.KeyVars,
+		build: func(_ context.Context, o llm.ClientOptions) (llm.Provider, error) {
+			return claude.New(o)
+		},
+	},
+}
+
+// Names are the providers' names: "gemini", "claude".
+func Names() []string {
+	names := make([]string, len(providers))
+	for i, p := range providers {
+		names[i] = p.name
+	}
+	return names
+}
+
+// Of is the provider a model's name belongs to, "" when the name does not
+// say.
+func Of(model string) string {
+	name := strings.ToLower(strings.TrimPrefix(model, "models/"))
+	for _, p := range providers {
+		for _, prefix := range p.prefixes {
+			if strings.HasPrefix(name, prefix) {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
+
+func lookup(name string) (entry, bool) {
+	for _, p := range providers {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return entry{}, false
+}
+
+// Model is a model the config chose, ready to be built: its provider and
+// the key read from the environment.
+type Model struct {
+	cfg   Config
+	entry entry
+	key   string
+}
+
+// Resolve works out the provider and finds its key, checking everything
+// that can be wrong before anything runs. Every error it returns is the
+// user's to fix (a missing model, an unknown provider, a missing key), and
+// says how.
+func Resolve(cfg Config) (*Model, error) {
+	if cfg.Model == "" {
+		return nil, fmt.Errorf("--model is required (e.g. --model gemini-2.5-flash)")
+	}
+	name := strings.ToLower(cfg.Provider)
+	if name == "" {
+		if name = Of(cfg.Model); name == "" {
+			return nil, fmt.Errorf("cannot tell the provider of model %q from its name: add %s", cfg.Model, providerFlags())
+		}
+	}
+	e, ok := lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("--provider %q: want %s", cfg.Provider, strings.Join(Names(), " or "))
+	}
+	for _, v := range e.keyVars {
+		if key := os.Getenv(v); key != "" {
+			return &Model{cfg: cfg, entry: e, key: key}, nil
+		}
+	}
+	msg := fmt.Sprintf("no API key for %s: set %s", e.name, e.keyVars[0])
+	if len(e.keyVars) > 1 {
+		msg += fmt.Sprintf(" (or %s)", strings.Join(e.keyVars[1:], ", "))
+	}
+	return nil, fmt.Errorf("%s", msg)
+}
+
+// providerFlags is "--provider gemini or --provider claude".
+func providerFlags() string {
+	flags := make([]string, len(providers))
+	for i, p := range providers {
+		flags[i] = "--provider " + p.name
+	}
+	return strings.Join(flags, " or ")
+}
+
+// Provider is the provider's name: "gemini", "claude".
+func (m *Model) Provider() string { return m.entry.name }
+
+// Name is the model's name as the user gave it.
+func (m *Model) Name() string { return m.cfg.Model }
+
+// Redactor hides the model's key in whatever comes back, should a
+// provider, a proxy or a tool echo it.
+func (m *Model) Redactor() *llm.Redactor { return llm.NewRedactor(m.key) }
+
+// Build makes the provider's client. It sends nothing; the SDKs are
+// touched only here, so commands without a model never pay for them.
+func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
+	// The SDKs print through the standard logger, which kesoku uses for
+	// nothing else: their noise stays out of the terminal unless asked for.
+	if m.cfg.SDKLog != nil {
+		log.SetOutput(m.cfg.SDKLog)
+	} else {
+		log.SetOutput(io.Discard)
+	}
+	return m.entry.build(ctx, llm.ClientOptions{
+		Model:     m.cfg.Model,
+		APIKey:    m.key,
+		BaseURL:   m.cfg.BaseURL,
+		MaxTokens: m.cfg.MaxTokens,
+	})
+}

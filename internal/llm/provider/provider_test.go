@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+)
+
+func TestOf(t *testing.T) {
+	t.Parallel()
+	for model, want := range map[string]string{
+		"gemini-2.5-flash": "gemini", "models/gemini-3-pro": "gemini", "gemma-3-27b-it": "gemini", "learnlm-2.0": "gemini",
+		"claude-sonnet-4-5": "claude", "Claude-Opus-4-1": "claude", "gpt-4o": "", "": "",
+	} {
+		if got := Of(model); got != want {
+			t.Errorf("Of(%q) = %q, want %q", model, got, want)
+		}
+	}
+}
+
+// TestResolve: everything that can be wrong is found before anything is
+// built, and the error says what to do.
+func TestResolve(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "google-key-1234")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	tests := []struct {
+		name     string
+		cfg      Config
+		provider string
+		err      string
+	}{
+		{name: "no model", cfg: Config{}, err: "--model is required (e.g. --model gemini-2.5-flash)"},
+		{name: "a name that says no provider", cfg: Config{Model: "house-model"},
+			err: `cannot tell the provider of model "house-model" from its name: add --provider gemini or --provider claude`},
+		{name: "an unknown provider", cfg: Config{Model: "x", Provider: "mistral"}, err: `--provider "mistral": want gemini or claude`},
+		{name: "no key", cfg: Config{Model: "claude-sonnet-4-5"}, err: "no API key for claude: set ANTHROPIC_API_KEY"},
+		{name: "the second of two key variables", cfg: Config{Model: "gemini-2.5-flash"}, provider: "gemini"},
+		{name: "--provider wins over the name", cfg: Config{Model: "house-model", Provider: "Gemini"}, provider: "gemini"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Resolve(tt.cfg)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Provider() != tt.provider || m.Name() != tt.cfg.Model {
+				t.Errorf("resolved %s %s, want %s %s", m.Provider(), m.Name(), tt.provider, tt.cfg.Model)
+			}
+		})
+	}
+	t.Setenv("GOOGLE_API_KEY", "")
+	if _, err := Resolve(Config{Model: "gemini-2.5-flash"}); err == nil || err.Error() != "no API key for gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY)" {
+		t.Errorf("no gemini key: error %v", err)
+	}
+}
+
+// TestLazy: the lazy model knows its names without a client, builds the
+// client once on first use, and redacts the key from what the model says.
+func TestLazy(t *testing.T) {
+	const key = "test-lazy-key-93c1"
+	t.Setenv("GEMINI_API_KEY", key)
+	srv := llmtest.NewServer(llmtest.Gemini, key, llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Your key is " + key + "."})
+	defer srv.Close()
+	m, err := Resolve(Config{Model: "gemini-test", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Lazy()
+	if l.Name() != "gemini" || l.ModelName() != "gemini-test" || l.p != nil {
+		t.Fatalf("before use: names %q %q, client %v; want gemini, gemini-test and no client", l.Name(), l.ModelName(), l.p)
+	}
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
+	var answers []string
+	for range 2 {
+		resp, err := l.Generate(context.Background(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, resp.Message.Parts[0].Text)
+	}
+	if answers[0] != "Hello." || answers[1] != "Your key is [redacted]." {
+		t.Errorf("answers %q, want Hello. and the key redacted", answers)
+	}
+	if l.p == nil {
+		t.Error("no client after use")
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+	if strings.Contains(strings.Join(answers, ""), key) {
+		t.Error("the key got out")
+	}
+}
