@@ -2,37 +2,35 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
-func init() { extraCommands = append(extraCommands, newAnalyzeCmd) }
-
 // analyzeOptions are what `kesoku analyze` was asked to do.
 type analyzeOptions struct {
 	g           *Globals
-	model       modelFlags
+	model       provider.Config
 	JSON        bool
 	InlineLimit sizeValue
 
 	Path, Prompt string
 }
 
-func newAnalyzeCmd(g *Globals) *cobra.Command {
+// newAnalyzeCmd builds `kesoku analyze`; tests pass runF to see the
+// options the flags and arguments made.
+func newAnalyzeCmd(g *Globals, runF func(context.Context, *analyzeOptions) error) *cobra.Command {
 	opts := &analyzeOptions{g: g, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "analyze PATH [PROMPT]",
@@ -73,6 +71,9 @@ EXIT STATUS
 			if len(args) == 2 && args[1] != "" {
 				opts.Prompt = args[1]
 			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runAnalyze(c.Context(), opts)
 		},
 	}
@@ -94,107 +95,19 @@ func analyzeArgs(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// registerToolModelFlags adds the flags that choose the model tools ask
-// (analyze_media), and how files go to it: kesoku analyze and kesoku run.
-func registerToolModelFlags(fs *pflag.FlagSet, m *modelFlags, inlineLimit *sizeValue) {
-	m.register(fs)
-	fs.Var(inlineLimit, "inline-limit", "the largest Gemini request that carries a file inline (20MB, 64MiB); larger files go through the Files API")
-}
-
-// resolveToolModel resolves the model of kesoku run's --model, which is
-// optional there: without it, tools run with no model, and analyze_media
-// says it needs one. The other model flags mean nothing without it.
-func resolveToolModel(m *modelFlags) (*resolvedModel, error) {
-	if m.Model == "" {
-		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 {
-			return nil, usageErrf("--provider, --base-url and --max-tokens choose how to reach --model: give --model too")
-		}
-		return nil, nil
-	}
-	return m.resolve()
-}
-
-// buildToolModel is the resolved model as tools see it: the provider
-// carrying the media options, so that analyze_media follows
-// --inline-limit. Its SDK client is built when a tool first asks the
-// model, not before: a run whose requests never do pays nothing for it.
-// No model is nil.
-func buildToolModel(r *resolvedModel, inlineLimit int64) (registry.Model, error) {
-	if r == nil {
-		return nil, nil
-	}
-	return media.WithOptions(newLazyModel(r), media.Options{InlineLimit: inlineLimit}), nil
-}
-
-// lazyModel is a resolved model as a tool asks it: its client is built on
-// first use, and what the model says is redacted of the key before the
-// tool records it or prints it, as the session does for its own turns.
-// What is known from the flags (the provider's name, the model's) needs
-// no client.
-type lazyModel struct {
-	r      *resolvedModel
-	redact *llm.Redactor
-	once   sync.Once
-	p      llm.Provider
-	err    error
-}
-
-func newLazyModel(r *resolvedModel) *lazyModel {
-	return &lazyModel{r: r, redact: llm.NewRedactor(r.key)}
-}
-
-func (m *lazyModel) provider() (llm.Provider, error) {
-	m.once.Do(func() {
-		// Building sends nothing; the client outlives the call that
-		// needed it first, so it is not built under that call's context.
-		m.p, m.err = m.r.build(context.Background())
-	})
-	return m.p, m.err
-}
-
-func (m *lazyModel) Name() string      { return m.r.provider }
-func (m *lazyModel) ModelName() string { return m.r.flags.Model }
-
-func (m *lazyModel) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
-	p, err := m.provider()
-	if err != nil {
-		return nil, err
-	}
-	onText, flush := m.redact.Stream(onText)
-	resp, err := p.Generate(ctx, req, onText)
-	flush()
-	if err != nil {
-		return nil, m.redact.Error(err)
-	}
-	for i := range resp.Message.Parts {
-		resp.Message.Parts[i].Text = m.redact.String(resp.Message.Parts[i].Text)
-	}
-	return resp, nil
-}
-
-// Upload hands the file to the provider's Files API; media routes a file
-// there only for a provider that has one.
-func (m *lazyModel) Upload(ctx context.Context, r io.Reader, mimeType, name string) (string, error) {
-	p, err := m.provider()
-	if err != nil {
-		return "", err
-	}
-	up, ok := p.(media.Uploader)
-	if !ok {
-		return "", fmt.Errorf("provider %s cannot take uploaded files", p.Name())
-	}
-	return up.Upload(ctx, r, mimeType, name)
-}
-
 func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
-	rm, err := opts.model.resolve()
+	rm, err := resolveModel(opts.model)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	answer, err := analyze(ctx, opts, rm)
+	answer, callErr, interrupted := analyze(ctx, opts, rm)
+	err = callErr
+	if interrupted {
+		err = errInterrupted
+	}
 	if opts.JSON {
-		if werr := writeAnalyzeRecord(opts, rm, answer, err, time.Since(start)); werr != nil && err == nil {
+		if werr := writeAnalyzeRecord(opts, rm, answer, callErr, interrupted, time.Since(start)); werr != nil && err == nil {
 			err = werr
 		}
 	} else if err == nil {
@@ -208,36 +121,35 @@ func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
 
 // analyze checks the file, then asks the model. Everything that can be
 // refused is refused before the model's client is even built: exit 2, and
-// nothing spent.
-func analyze(ctx context.Context, opts *analyzeOptions, rm *resolvedModel) (string, error) {
-	c, err := media.CapabilityOf(rm.provider, media.Options{InlineLimit: int64(opts.InlineLimit)})
+// nothing spent. interrupted says a signal cut the call short.
+func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (answer string, err error, interrupted bool) {
+	c, err := media.CapabilityOf(rm.Provider(), media.Options{InlineLimit: int64(opts.InlineLimit)})
 	if err != nil {
-		return "", usageErr(err)
+		return "", usageErr(err), false
 	}
 	f, err := os.Open(opts.Path)
 	if err != nil {
-		return "", usageErr(err)
+		return "", usageErr(err), false
 	}
 	defer f.Close()
 	a, err := media.Prepare(f, opts.Path, c, len(opts.Prompt))
 	if err != nil {
-		return "", usageErr(err)
+		return "", usageErr(err), false
 	}
 	if opts.g.Verbose {
 		fmt.Fprintf(opts.g.IO.Err, "analyze: %s is %s (%s, %d bytes), sent %s to %s\n",
-			opts.Path, a.Type.MIME, a.Type.Kind, a.Size, routeName(a.Route), rm.flags.Model)
+			opts.Path, a.Type.MIME, a.Type.Kind, a.Size, routeName(a.Route), rm.Name())
 	} else if a.Route == media.Upload && !opts.g.Quiet && opts.g.IO.ErrTTY {
-		fmt.Fprintf(opts.g.IO.Err, "uploading %s (%d bytes) to the %s Files API…\n", opts.Path, a.Size, rm.provider)
+		fmt.Fprintf(opts.g.IO.Err, "uploading %s (%d bytes) to the %s Files API…\n", opts.Path, a.Size, rm.Provider())
 	}
 
 	// The first signal cancels the request, as for kesoku run and session.
-	ctx, ir := watchSignals(ctx)
+	ir := opts.g.watchSignals(nil)
 	defer ir.stop()
-	answer, err := media.Ask(ctx, newLazyModel(rm), a, opts.Prompt)
-	if err != nil && ctx.Err() != nil {
-		return "", errInterrupted
-	}
-	return answer, err
+	ctx, end := ir.turn(ctx)
+	defer end()
+	answer, err = media.Ask(ctx, rm.Lazy(), a, opts.Prompt)
+	return answer, err, err != nil && ctx.Err() != nil
 }
 
 func routeName(r media.Route) string {
@@ -247,44 +159,21 @@ func routeName(r media.Route) string {
 	return "inline"
 }
 
-// writeAnalyzeRecord prints the call as `kesoku run` would have recorded
-// an analyze_media request: one Message record, an error record when the
-// call failed.
-func writeAnalyzeRecord(opts *analyzeOptions, rm *resolvedModel, answer string, callErr error, d time.Duration) error {
-	ms := d.Milliseconds()
-	rec := &message.Record{
-		ID:         message.NewID(),
-		SessionID:  message.NewID(),
-		Role:       message.RoleTool,
-		Type:       message.TypeToolResult,
-		Status:     message.StatusResponded,
-		Name:       "analyze_media",
-		CreatedAt:  time.Now().UTC(),
-		DurationMS: &ms,
-		Model:      rm.flags.Model,
+// writeAnalyzeRecord prints the call as kesoku run would have recorded an
+// analyze_media request: one Message record, packed by the runner, an
+// error record when the call failed.
+func writeAnalyzeRecord(opts *analyzeOptions, rm *provider.Model, answer string, callErr error, interrupted bool, d time.Duration) error {
+	if code, _ := exitCode(callErr); code == ExitUsage {
+		// What was refused before the model was asked is the file's fault:
+		// analyze_media's argument "path".
+		callErr = registry.InvalidArg("path", callErr)
 	}
-	var ee *exitError
-	switch {
-	case callErr == nil:
-		content, err := json.Marshal(answer)
-		if err != nil {
-			return err
-		}
-		rec.Content = content
-	case errors.Is(callErr, errInterrupted):
-		rec.Status, rec.IsError = message.StatusAborted, true
-		rec.Error = &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted"}
-	case errors.As(callErr, &ee) && ee.code == ExitUsage:
-		rec.IsError = true
-		rec.Error = &message.ErrorInfo{Kind: message.KindInvalidArgs, Message: callErr.Error()}
-	default:
-		rec.IsError = true
-		rec.Error = &message.ErrorInfo{Kind: message.KindToolError, Message: callErr.Error()}
-	}
-	line, err := json.Marshal(rec)
-	if err != nil {
+	r := runner.New(registry.New(), runner.Options{SessionID: message.NewID()})
+	rec := r.Pack(&request.Request{Name: "analyze_media"}, answer, callErr, interrupted, d)
+	rec.Model = rm.Name()
+	w := message.NewJSONLWriter(opts.g.IO.Out)
+	if err := w.Write(rec); err != nil {
 		return err
 	}
-	_, err = opts.g.IO.Out.Write(append(line, '\n'))
-	return err
+	return w.Flush()
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/message"
 )
@@ -64,7 +65,7 @@ func writeBytes(t *testing.T, dir, name string, data []byte) string {
 func kesoku(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, args)
+	code = run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, args)
 	return out.String(), errOut.String(), code
 }
 
@@ -446,7 +447,7 @@ func TestAnalyzeInterrupted(t *testing.T) {
 		cancel()
 	}()
 	var out, errOut bytes.Buffer
-	code := run(ctx, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut},
+	code := run(ctx, &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}},
 		[]string{"analyze", path, "--json", "--model", "gemini-test", "--base-url", srv.URL})
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr %q", code, ExitInterrupted, errOut.String())
@@ -464,15 +465,16 @@ func TestAnalyzeInterrupted(t *testing.T) {
 	}
 }
 
-// TestToolModelIsBuiltOnFirstUse: kesoku run --model builds the SDK client
-// only when a tool asks the model, yet knows the model's names before.
-func TestToolModelIsBuiltOnFirstUse(t *testing.T) {
-	t.Parallel()
-	r := &resolvedModel{flags: modelFlags{Model: "gemini-test"}, provider: "gemini", key: analyzeKey}
-	m, err := buildToolModel(r, 1024)
+// TestToolModel: kesoku run --model hands tools the model with its
+// media options, as an Uploader, knowing its names before any client is
+// built (internal/llm/provider tests that it is built on first use).
+func TestToolModel(t *testing.T) {
+	setKeys(t)
+	rm, err := resolveToolModel(provider.Config{Model: "gemini-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := toolModel(rm, 1024)
 	p, ok := m.(llm.Provider)
 	if !ok {
 		t.Fatalf("tool model %T is no llm.Provider", m)
@@ -486,25 +488,7 @@ func TestToolModelIsBuiltOnFirstUse(t *testing.T) {
 	if got := media.OptionsOf(m).InlineLimit; got != 1024 {
 		t.Errorf("inline limit %d, want 1024", got)
 	}
-
-	srv := llmtest.NewServer(llmtest.Gemini, analyzeKey, llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Hello."})
-	defer srv.Close()
-	r.flags.BaseURL = srv.URL
-	lm := newLazyModel(r)
-	if lm.Name() != "gemini" || lm.ModelName() != "gemini-test" || lm.p != nil {
-		t.Fatalf("before use: names %q %q, client %v; want gemini, gemini-test and no client", lm.Name(), lm.ModelName(), lm.p)
-	}
-	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
-	for range 2 {
-		resp, err := lm.Generate(context.Background(), req, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := resp.Message.Parts[0].Text; got != "Hello." {
-			t.Errorf("answer %q, want Hello.", got)
-		}
-	}
-	if lm.p == nil {
-		t.Error("no client after use")
+	if m := toolModel(nil, 1024); m != nil {
+		t.Errorf("no --model gives tool model %v, want nil", m)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"github.com/kesoku/kesoku/internal/gen"
 )
 
-func init() { extraCommands = append(extraCommands, newGenCmd) }
-
 // genOptions are what `kesoku gen` was asked to do.
 type genOptions struct {
 	IO       *IOStreams
@@ -20,7 +18,9 @@ type genOptions struct {
 	Patterns []string
 }
 
-func newGenCmd(g *Globals) *cobra.Command {
+// newGenCmd builds `kesoku gen`; tests pass runF to see the options the
+// flags made.
+func newGenCmd(g *Globals, runF func(context.Context, *genOptions) error) *cobra.Command {
 	opts := &genOptions{}
 	c := &cobra.Command{
 		Use:   "gen [PACKAGES]",
@@ -81,6 +81,9 @@ EXIT STATUS
   //go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Quiet, opts.Patterns = g.IO, g.Quiet, args
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runGen(c.Context(), opts)
 		},
 	}

@@ -25,6 +25,10 @@ type Globals struct {
 	Config  string
 	Quiet   bool
 	Verbose bool
+
+	// Signals is where interrupts come from: the process's own signals in
+	// Main, a channel of the test's in tests, none when nil.
+	Signals signalSource
 }
 
 // StagingDir is the staging directory: --staging, or .kesoku/staging under
@@ -39,11 +43,13 @@ func (g *Globals) StagingDir() string {
 // Main runs kesoku with the process's arguments and streams and returns
 // the exit code. Only here are errors printed.
 func Main() int {
-	return run(context.Background(), System(), os.Args[1:])
+	return run(context.Background(), &Globals{IO: System(), Signals: notifySignals}, os.Args[1:])
 }
 
-func run(ctx context.Context, io *IOStreams, args []string) int {
-	root := newRootCmd(io)
+// run runs kesoku with args and returns the exit code.
+func run(ctx context.Context, g *Globals, args []string) int {
+	io := g.IO
+	root := newRootCmd(g)
 	root.SetArgs(args)
 	started := false
 	pre := root.PersistentPreRunE
@@ -70,8 +76,9 @@ func run(ctx context.Context, io *IOStreams, args []string) int {
 	return code
 }
 
-func newRootCmd(io *IOStreams) *cobra.Command {
-	g := &Globals{IO: io}
+// newRootCmd builds the whole command tree over g.
+func newRootCmd(g *Globals) *cobra.Command {
+	io := g.IO
 	root := &cobra.Command{
 		Use:   "kesoku",
 		Short: "Turn Go functions into LLM tools and run their calls",
@@ -103,10 +110,15 @@ written as one JSON line, a Message record.`,
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "print what is being done on standard error")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 
-	root.AddCommand(newVersionCmd(g))
-	for _, add := range extraCommands {
-		root.AddCommand(add(g))
-	}
+	root.AddCommand(
+		newToolsCmd(g),
+		newRunCmd(g, nil),
+		newValidateCmd(g, nil),
+		newSessionCmd(g, nil),
+		newAnalyzeCmd(g, nil),
+		newGenCmd(g, nil),
+		newVersionCmd(g, nil),
+	)
 	// Cobra adds its completion command only when the program runs. Add it
 	// now, so that it states its exit status like the others, and an
 	// unknown shell is bad usage rather than help and success.
@@ -124,10 +136,6 @@ written as one JSON line, a Message record.`,
 	}
 	return root
 }
-
-// extraCommands are the commands, each added by an init in its own file so
-// that adding a command touches no other file.
-var extraCommands []func(*Globals) *cobra.Command
 
 func longOr(c *cobra.Command) string {
 	if c.Long != "" {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
@@ -23,23 +23,18 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-func init() { extraCommands = append(extraCommands, newRunCmd) }
-
 // runOptions are what `kesoku run` was asked to do.
 type runOptions struct {
 	g        *Globals
 	Registry *registry.Registry
 
-	Files     []string
-	Output    string
-	Session   string
-	Format    string
-	Jobs      int
-	Timeout   time.Duration
-	Grace     time.Duration
-	MaxOutput sizeValue
-	FailFast  bool
-	Resume    bool
+	Files    []string
+	Output   string
+	Session  string
+	Format   string
+	FailFast bool
+	Resume   bool
+	callFlags
 
 	// format is the format --format forces, "" for none; set by check.
 	format request.Format
@@ -48,23 +43,15 @@ type runOptions struct {
 
 	// model is the active model of the calls (--model), for tools that
 	// ask one (analyze_media); resolved by check. See cmd/analyze.go.
-	model       modelFlags
-	resolved    *resolvedModel
+	model       provider.Config
+	resolved    *provider.Model
 	InlineLimit sizeValue
 }
 
-// Defaults of SPEC §5 and §8.
-const (
-	defaultGrace     = 5 * time.Second
-	defaultMaxOutput = 1 << 20
-)
-
-func newRunCmd(g *Globals) *cobra.Command { return newRunCmdWith(g, nil) }
-
-// newRunCmdWith builds the command; tests pass runF to see the options the
+// newRunCmd builds `kesoku run`; tests pass runF to see the options the
 // flags made without running anything.
-func newRunCmdWith(g *Globals, runF func(context.Context, *runOptions) error) *cobra.Command {
-	opts := &runOptions{g: g, Registry: registry.Default, MaxOutput: defaultMaxOutput, InlineLimit: media.DefaultInlineLimit}
+func newRunCmd(g *Globals, runF func(context.Context, *runOptions) error) *cobra.Command {
+	opts := &runOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "run FILE... [flags]",
 		Short: "Run the tool requests in files and write one record per request",
@@ -143,10 +130,7 @@ aborted.`,
 	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE` instead of standard output")
 	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id per run; with --resume, the earlier run's)")
 	f.StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
-	f.IntVarP(&opts.Jobs, "jobs", "j", 1, "how many calls run at once")
-	f.DurationVar(&opts.Timeout, "timeout", 0, "the longest a call may run, e.g. 30s (default: no limit)")
-	f.DurationVar(&opts.Grace, "grace", defaultGrace, "how long calls in flight get to return after an interrupt")
-	f.Var(&opts.MaxOutput, "max-output", "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB; 0 for no limit); larger output is cut to its head and tail and saved whole")
+	opts.callFlags.register(f, 1, "how many calls run at once")
 	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest as an interrupt would")
 	f.BoolVar(&opts.Resume, "resume", false, "skip the requests that already have a finished record in the -o file, and append")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
@@ -155,11 +139,8 @@ aborted.`,
 
 // check refuses flag combinations that make no sense: bad usage, exit 2.
 func (o *runOptions) check() error {
-	if o.Jobs < 1 {
-		return usageErrf("--jobs %d: want at least 1", o.Jobs)
-	}
-	if o.Timeout < 0 || o.Grace < 0 {
-		return usageErrf("--timeout and --grace cannot be negative")
+	if err := o.callFlags.check(); err != nil {
+		return err
 	}
 	if o.Resume && (o.Output == "" || o.Output == "-") {
 		return usageErrf("--resume needs -o FILE: the records of the earlier run are read from it")
@@ -171,7 +152,7 @@ func (o *runOptions) check() error {
 	if err := o.checkOutputIsNoInput(); err != nil {
 		return err
 	}
-	o.resolved, err = resolveToolModel(&o.model)
+	o.resolved, err = resolveToolModel(o.model)
 	return err
 }
 
@@ -221,10 +202,8 @@ func countStdin(files []string) int {
 	return n
 }
 
-// runnerOptions turns the flags into the ToolRunner's options. It is the
-// one place that does, so that flags added later (a model for
-// analyze_media) are wired here.
-func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *request.IDSet) (runner.Options, error) {
+// runnerOptions turns the flags into the ToolRunner's options.
+func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *request.IDSet) runner.Options {
 	session := o.Session
 	if session == "" {
 		session = o.resumedSession
@@ -232,34 +211,25 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 	if session == "" {
 		session = message.NewID()
 	}
-	model, err := buildToolModel(o.resolved, int64(o.InlineLimit))
-	if err != nil {
-		return runner.Options{}, err
-	}
-	return runner.Options{
-		Jobs:          o.Jobs,
-		Timeout:       o.Timeout,
-		Grace:         o.Grace,
-		MaxOutput:     int64(o.MaxOutput),
-		OutputDir:     filepath.Join(o.g.AWD, ".kesoku", "outputs"),
-		FailFast:      o.FailFast,
-		IsInterrupted: ir.interrupted,
-		EndGrace:      ir.endGrace,
-		Finished:      finished,
-		SessionID:     session,
-		AWD:           o.g.AWD,
-		Staging:       o.g.StagingDir(),
-		Store:         store,
-		Model:         model,
-	}, nil
+	opts := o.callFlags.options(o.g)
+	opts.FailFast = o.FailFast
+	opts.IsInterrupted = ir.interrupted
+	opts.EndGrace = ir.endGrace()
+	opts.Finished = finished
+	opts.SessionID = session
+	opts.Store = store
+	opts.Model = toolModel(o.resolved, int64(o.InlineLimit))
+	return opts
 }
 
 func runRun(ctx context.Context, o *runOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	ctx, ir := watchSignals(ctx)
+	ir := o.g.watchSignals(nil)
 	defer ir.stop()
+	ctx, end := ir.turn(ctx)
+	defer end()
 	stdin := &interruptibleReader{ctx: ctx, src: o.g.IO.In}
 	files, err := openRequestFiles(o.Files, o.format, stdin)
 	if err != nil {
@@ -299,10 +269,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	defer out.Close()
 
-	ropts, err := o.runnerOptions(ir, out, finished)
-	if err != nil {
-		return err
-	}
+	ropts := o.runnerOptions(ir, out, finished)
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
 	r := runner.New(o.Registry, ropts)
 

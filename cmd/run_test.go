@@ -70,7 +70,7 @@ func TestRunFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got *runOptions
-			c := newRunCmdWith(&Globals{}, func(_ context.Context, o *runOptions) error { got = o; return nil })
+			c := newRunCmd(&Globals{}, func(_ context.Context, o *runOptions) error { got = o; return nil })
 			c.SetArgs(tt.args)
 			if err := c.Execute(); err != nil {
 				t.Fatal(err)
@@ -90,7 +90,7 @@ func runKesoku(t *testing.T, dir, stdin string, args ...string) (stdout, stderr 
 	t.Helper()
 	var out, errOut bytes.Buffer
 	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir}
-	c := newRunCmdWith(g, func(ctx context.Context, o *runOptions) error {
+	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = runTestRegistry(t)
 		return runRun(ctx, o)
 	})
@@ -290,7 +290,7 @@ func TestRunBundledExample(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: root}
-	c := newRunCmdWith(g, runRun)
+	c := newRunCmd(g, runRun)
 	c.SetArgs([]string{filepath.Join(root, "testdata", "requests.yaml")})
 	c.SilenceUsage, c.SilenceErrors = true, true
 	if code, _ := exitCode(c.Execute()); code != ExitFailures {
@@ -373,7 +373,7 @@ func TestRunInterruptedWhileReading(t *testing.T) {
 	go pw.Write([]byte("[\n  {\"name\": \"sum\", \"args\": {\"a\": 1, \"b\": 2}},\n"))
 	var out, errOut bytes.Buffer
 	g := &Globals{IO: &IOStreams{In: pr, Out: &out, Err: &errOut}, AWD: t.TempDir()}
-	c := newRunCmdWith(g, func(ctx context.Context, o *runOptions) error {
+	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = runTestRegistry(t)
 		return runRun(ctx, o)
 	})

@@ -7,39 +7,32 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
-func init() { extraCommands = append(extraCommands, newSessionCmd) }
-
 // sessionOptions are what `kesoku session` was asked to do.
 type sessionOptions struct {
 	g     *Globals
-	model modelFlags
+	model provider.Config
 	// Registry holds the tools; registry.Default but in tests.
 	Registry *registry.Registry
 
-	System    string
-	Tools     []string
-	toolsSet  bool
-	MaxTurns  int
-	Jobs      int
-	Timeout   time.Duration
-	Grace     time.Duration
-	MaxOutput sizeValue
+	System   string
+	Tools    []string
+	toolsSet bool
+	MaxTurns int
+	callFlags
 	JSON      bool
 	Output    string
 	Resume    string
@@ -49,8 +42,10 @@ type sessionOptions struct {
 	Prompt string
 }
 
-func newSessionCmd(g *Globals) *cobra.Command {
-	opts := &sessionOptions{g: g, Registry: registry.Default, MaxOutput: 1 << 20}
+// newSessionCmd builds `kesoku session`; tests pass runF to see the
+// options the flags made.
+func newSessionCmd(g *Globals, runF func(context.Context, *sessionOptions) error) *cobra.Command {
+	opts := &sessionOptions{g: g, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "session [PROMPT]",
 		Short: "Run an agent session: the model calls tools until it answers",
@@ -103,18 +98,18 @@ EXIT STATUS
 			}
 			opts.toolsSet = c.Flags().Changed("tools")
 			opts.streamSet = c.Flags().Changed("stream")
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runSession(c.Context(), opts)
 		},
 	}
 	f := c.Flags()
-	opts.model.register(f)
+	registerModelFlags(f, &opts.model)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
 	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every built-in tool that does not write)")
 	f.IntVar(&opts.MaxTurns, "max-turns", llm.DefaultMaxTurns, "the most model turns one prompt may take; reaching it is an error")
-	f.IntVar(&opts.Jobs, "jobs", 4, "how many tool calls of one turn run at once")
-	f.DurationVar(&opts.Timeout, "timeout", 0, "bound on each tool call, e.g. 30s (default: none)")
-	f.DurationVar(&opts.Grace, "grace", 5*time.Second, "how long calls in flight get to return after an interrupt")
-	f.Var(&opts.MaxOutput, "max-output", "largest tool output given to the model; more is cut, head and tail kept, and saved under .kesoku/outputs")
+	opts.callFlags.register(f, 4, "how many tool calls of one turn run at once")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript file (default: .kesoku/sessions/<session_id>.jsonl under the AWD)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session whose transcript is FILE: new records are appended to it (or, with -o, to a copy of it)")
@@ -128,7 +123,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		opts.model.SDKLog = g.IO.Err
 	}
 	// Everything that can be refused is refused before anything runs.
-	rm, err := opts.model.resolve()
+	rm, err := resolveModel(opts.model)
 	if err != nil {
 		return err
 	}
@@ -143,8 +138,8 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if opts.MaxTurns < 1 {
 		return usageErrf("--max-turns %d: want at least 1", opts.MaxTurns)
 	}
-	if opts.Jobs < 1 {
-		return usageErrf("--jobs %d: want at least 1", opts.Jobs)
+	if err := opts.callFlags.check(); err != nil {
+		return err
 	}
 	var old []*message.Record
 	if opts.Resume != "" {
@@ -191,7 +186,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		store = sessionStores{w, out}
 	}
 
-	provider, err := rm.build(ctx)
+	model, err := rm.Build(ctx)
 	if err != nil {
 		return err
 	}
@@ -201,9 +196,9 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	}
 	out := &answerWriter{w: g.IO.Out}
 	// Should a provider, a proxy or a tool echo the key, it goes no further.
-	redact := llm.NewRedactor(rm.key)
+	redact := rm.Redactor()
 	sopts := llm.SessionOptions{
-		Provider:  provider,
+		Provider:  model,
 		Store:     store,
 		SessionID: sessionID,
 		System:    opts.System,
@@ -223,19 +218,13 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			fmt.Fprintf(g.IO.Err, "  → %s %s\n", c.Name, sessionArgsLine(string(c.Args), 200))
 		}
 	}
+	ropts := opts.callFlags.options(g)
+	ropts.SessionID = sessionID
+	ropts.Store = redact.Store(store)
+	ropts.Model = model
 	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
-		return runner.New(offered, runner.Options{
-			Jobs:      opts.Jobs,
-			Timeout:   opts.Timeout,
-			Grace:     opts.Grace,
-			MaxOutput: int64(opts.MaxOutput),
-			EndGrace:  endGrace,
-			SessionID: sessionID,
-			AWD:       g.AWD,
-			Staging:   g.StagingDir(),
-			Store:     redact.Store(store),
-			Model:     provider,
-		})
+		ropts.EndGrace = endGrace
+		return runner.New(offered, ropts)
 	}
 	s := llm.NewSession(sopts)
 	if len(old) > 0 {
@@ -244,20 +233,22 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		}
 	}
 	if g.Verbose {
-		fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", sessionID, rm.flags.Model, rm.provider, path)
+		fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", sessionID, rm.Name(), rm.Provider(), path)
 	}
 
 	if interactive {
-		sig := newTurnSignals(func() { fmt.Fprint(g.IO.Err, "\n(Ctrl-D ends the session)\n> ") })
-		defer sig.stop()
-		s.SetRunner(newRunner(sig.endGrace()))
-		return interactiveSession(ctx, g, s, sig, out, opts.JSON, path, newRunner)
+		ir := g.watchSignals(func() { fmt.Fprint(g.IO.Err, "\n(Ctrl-D ends the session)\n> ") })
+		defer ir.stop()
+		s.SetRunner(newRunner(ir.endGrace()))
+		return interactiveSession(ctx, g, s, ir, out, opts.JSON, path, newRunner)
 	}
 	// One prompt: the first signal ends the session, the second the grace
 	// of the calls still running, as for kesoku run.
-	runCtx, ir := watchSignals(ctx)
+	ir := g.watchSignals(nil)
 	defer ir.stop()
-	s.SetRunner(newRunner(ir.endGrace))
+	runCtx, end := ir.turn(ctx)
+	defer end()
+	s.SetRunner(newRunner(ir.endGrace()))
 	answer, err := s.Send(runCtx, opts.Prompt)
 	if errors.Is(err, llm.ErrInterrupted) {
 		out.endLine()
@@ -276,7 +267,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 // interactiveSession reads a prompt per line until end of input (Ctrl-D).
 // Ctrl-C interrupts the turn in progress and comes back to the prompt; an
 // error ends the turn, not the session.
-func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, sig *turnSignals, out *answerWriter, jsonOut bool, path string, newRunner func(<-chan struct{}) *runner.ToolRunner) error {
+func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *interrupts, out *answerWriter, jsonOut bool, path string, newRunner func(<-chan struct{}) *runner.ToolRunner) error {
 	in := bufio.NewReader(g.IO.In)
 	if !g.Quiet {
 		fmt.Fprintln(g.IO.Err, "Type a prompt and press Enter; Ctrl-C interrupts a turn, Ctrl-D ends the session.")
@@ -298,15 +289,15 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, sig *tu
 		if prompt == "" {
 			continue
 		}
-		turnCtx, cancel := sig.turn(ctx)
+		turnCtx, end := ir.turn(ctx)
 		answer, err := s.Send(turnCtx, prompt)
-		cancel()
+		end()
 		switch {
 		case errors.Is(err, llm.ErrInterrupted):
 			out.endLine()
 			fmt.Fprintln(g.IO.Err, "interrupted")
 			// The interrupt may have used up the runner's end of grace.
-			s.SetRunner(newRunner(sig.endGrace()))
+			s.SetRunner(newRunner(ir.endGrace()))
 		case err != nil:
 			out.endLine()
 			fmt.Fprintf(g.IO.Err, "kesoku: %v\n", err)
@@ -464,82 +455,6 @@ func (a *answerWriter) answer(answer string, streamed, jsonOut bool) error {
 	}
 	_, err := io.WriteString(a.w, answer)
 	return err
-}
-
-// turnSignals turns SIGINT and SIGTERM into interrupts of the turn in
-// progress, for the interactive loop: the first cancels the turn, the
-// second ends the grace of tool calls still running. Between turns (at the
-// prompt) a signal only calls idle.
-type turnSignals struct {
-	ch   chan os.Signal
-	done chan struct{}
-
-	mu     sync.Mutex
-	cancel context.CancelFunc // of the turn in progress, nil between turns
-	count  int                // signals during this turn
-	grace  chan struct{}      // closed by the second signal of a turn
-	idle   func()
-}
-
-func newTurnSignals(idle func()) *turnSignals {
-	s := &turnSignals{ch: make(chan os.Signal, 4), done: make(chan struct{}), grace: make(chan struct{}), idle: idle}
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
-	go s.loop()
-	return s
-}
-
-func (s *turnSignals) loop() {
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-s.ch:
-		}
-		s.mu.Lock()
-		switch {
-		case s.cancel == nil:
-			if s.idle != nil {
-				s.idle()
-			}
-		case s.count == 0:
-			s.count++
-			s.cancel()
-		case s.count == 1:
-			s.count++
-			close(s.grace)
-		}
-		s.mu.Unlock()
-	}
-}
-
-// endGrace is the channel the second signal of a turn closes; a new one
-// after every interrupted turn.
-func (s *turnSignals) endGrace() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.count >= 2 {
-		s.grace = make(chan struct{})
-	}
-	return s.grace
-}
-
-// turn starts a turn: its context is cancelled by the next signal.
-func (s *turnSignals) turn(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	s.mu.Lock()
-	s.cancel, s.count = cancel, 0
-	s.mu.Unlock()
-	return ctx, func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-		cancel()
-	}
-}
-
-func (s *turnSignals) stop() {
-	signal.Stop(s.ch)
-	close(s.done)
 }
 
 // sessionArgsLine is a call's arguments on one line, cut at limit bytes

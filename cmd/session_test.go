@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -64,18 +64,6 @@ func TestSessionToolsDefaultToReadOnly(t *testing.T) {
 	}
 }
 
-func TestProviderOf(t *testing.T) {
-	t.Parallel()
-	for model, want := range map[string]string{
-		"gemini-2.5-flash": "gemini", "models/gemini-3-pro": "gemini", "gemma-3-27b-it": "gemini",
-		"claude-sonnet-4-5": "claude", "Claude-Opus-4-1": "claude", "gpt-4o": "",
-	} {
-		if got := providerOf(model); got != want {
-			t.Errorf("providerOf(%q) = %q, want %q", model, got, want)
-		}
-	}
-}
-
 // syncBuffer is a buffer the session and the test may use at once.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -94,16 +82,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// interruptOnRequest sends this process a SIGINT once srv has received n
-// requests, as Ctrl-C would. The session under test holds the signal, so
-// the test process lives on; these tests do not run in parallel, so no
-// other test sees it.
-func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int) {
+// interruptOnRequest sends a SIGINT through sig, as Ctrl-C would, once
+// srv has received n requests.
+func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int, sig *fakeSignals) {
 	t.Helper()
 	go func() {
 		for range 1000 {
 			if len(srv.Requests()) >= n {
-				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				sig.send(t, os.Interrupt)
 				return
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -111,18 +97,19 @@ func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int) {
 	}()
 }
 
-func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY bool) (*sessionOptions, *syncBuffer, *syncBuffer) {
+func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY bool) (*sessionOptions, *syncBuffer, *syncBuffer, *fakeSignals) {
 	t.Helper()
 	t.Setenv("GEMINI_API_KEY", "test-key-cmd-5a0f")
 	dir := t.TempDir()
 	out, errOut := &syncBuffer{}, &syncBuffer{}
-	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir}
+	sig := &fakeSignals{}
+	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir, Signals: sig.source}
 	opts := &sessionOptions{
-		g: g, Registry: testRegistry(t), MaxTurns: 5, Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20,
+		g: g, Registry: testRegistry(t), MaxTurns: 5, callFlags: callFlags{Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20},
 		Output: filepath.Join(dir, "t.jsonl"), Tools: []string{""}, toolsSet: true,
-		model: modelFlags{Model: "gemini-test", BaseURL: srv.URL},
+		model: provider.Config{Model: "gemini-test", BaseURL: srv.URL},
 	}
-	return opts, out, errOut
+	return opts, out, errOut, sig
 }
 
 func transcript(t *testing.T, path string) []string {
@@ -143,9 +130,9 @@ func transcript(t *testing.T, path string) []string {
 func TestSessionInterruptExits130(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "too late", Delay: llmtest.Duration(time.Minute)})
 	defer srv.Close()
-	opts, out, errOut := sessionTestOptions(t, srv, strings.NewReader(""), false)
+	opts, out, errOut, sig := sessionTestOptions(t, srv, strings.NewReader(""), false)
 	opts.Prompt = "think"
-	interruptOnRequest(t, srv, 1)
+	interruptOnRequest(t, srv, 1, sig)
 	err := runSession(context.Background(), opts)
 	if code, _ := exitCode(err); code != ExitInterrupted {
 		t.Fatalf("exit code %d (%v), want %d", code, err, ExitInterrupted)
@@ -171,7 +158,7 @@ func TestInteractiveSessionInterruptsTheTurn(t *testing.T) {
 	)
 	defer srv.Close()
 	in, w := io.Pipe()
-	opts, out, errOut := sessionTestOptions(t, srv, in, true)
+	opts, out, errOut, sig := sessionTestOptions(t, srv, in, true)
 	go func() {
 		io.WriteString(w, "first\n")
 		for !strings.Contains(errOut.String(), "interrupted") {
@@ -180,7 +167,7 @@ func TestInteractiveSessionInterruptsTheTurn(t *testing.T) {
 		io.WriteString(w, "second\n")
 		w.Close()
 	}()
-	interruptOnRequest(t, srv, 1)
+	interruptOnRequest(t, srv, 1, sig)
 	done := make(chan error, 1)
 	go func() { done <- runSession(context.Background(), opts) }()
 	select {
@@ -211,7 +198,7 @@ func TestSessionRunsOnlyTheToolsOffered(t *testing.T) {
 		llmtest.Reply{Text: "I may not."},
 	)
 	defer srv.Close()
-	opts, out, errOut := sessionTestOptions(t, srv, strings.NewReader(""), false)
+	opts, out, errOut, _ := sessionTestOptions(t, srv, strings.NewReader(""), false)
 	opts.Prompt = "label a"
 	opts.Tools, opts.toolsSet = nil, false
 	var ran atomic.Bool

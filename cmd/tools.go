@@ -17,8 +17,7 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-func init() { extraCommands = append(extraCommands, newToolsCmd) }
-
+// newToolsCmd builds `kesoku tools` and its subcommands.
 func newToolsCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",

@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
-	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
-
-func init() { extraCommands = append(extraCommands, newValidateCmd) }
 
 // validateOptions are what `kesoku validate` was asked to do.
 type validateOptions struct {
@@ -24,7 +20,9 @@ type validateOptions struct {
 	Format   string
 }
 
-func newValidateCmd(g *Globals) *cobra.Command {
+// newValidateCmd builds `kesoku validate`; tests pass runF to see the
+// options the flags made.
+func newValidateCmd(g *Globals, runF func(context.Context, *validateOptions) error) *cobra.Command {
 	opts := &validateOptions{g: g, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "validate FILE...",
@@ -52,6 +50,9 @@ EXIT STATUS
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runValidate(c.Context(), opts)
 		},
 	}
@@ -65,8 +66,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	io := o.g.IO
-	r := runner.New(o.Registry, runner.Options{})
-	seen := request.NewIDSet()
+	check := runner.New(o.Registry, runner.Options{}).Checker()
 	requests, invalid, files := 0, 0, 0
 	var fileErrs []error
 	for _, name := range o.Files {
@@ -83,17 +83,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		files++
 		for req := range f.Requests() {
 			requests++
-			if req.ID == "" {
-				// As run names it: by its position in the whole run.
-				req.ID = "call_" + strconv.Itoa(requests)
-			}
-			var p *runner.Problem
-			if seen.Add(req.ID) {
-				p = r.Check(req)
-			} else {
-				p = &runner.Problem{Kind: message.KindInvalidRequest, Pos: req.Pos,
-					Message: fmt.Sprintf("duplicate id %q: an earlier request has it; run would refuse this one", req.ID)}
-			}
+			p := check.Check(req)
 			if p == nil {
 				continue
 			}

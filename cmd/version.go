@@ -11,7 +11,14 @@ import (
 // by release builds; otherwise the module version from the build info is used.
 var version = ""
 
-func newVersionCmd(g *Globals) *cobra.Command {
+// versionOptions are what `kesoku version` was asked to do.
+type versionOptions struct {
+	IO *IOStreams
+}
+
+// newVersionCmd builds `kesoku version`; tests pass runF.
+func newVersionCmd(g *Globals, runF func(*versionOptions) error) *cobra.Command {
+	opts := &versionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print kesoku's version",
@@ -23,10 +30,18 @@ EXIT STATUS
   2  bad usage (an argument, an unknown flag)`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(g.IO.Out, "kesoku", versionString())
-			return err
+			opts.IO = g.IO
+			if runF != nil {
+				return runF(opts)
+			}
+			return runVersion(opts)
 		},
 	}
+}
+
+func runVersion(opts *versionOptions) error {
+	_, err := fmt.Fprintln(opts.IO.Out, "kesoku", versionString())
+	return err
 }
 
 func versionString() string {
