@@ -116,6 +116,22 @@ type ToolContext struct {
 	AWD, Staging string
 	// Model is the active model, nil when there is none.
 	Model Model
+	// Protected are kesoku's own files and directories, which tools may
+	// read but never write (SPEC §8): the config files in use, the file
+	// the records go to, a session's transcript. The built-in file tools
+	// refuse to write them; a tool that writes files its own way should
+	// too.
+	Protected []Protected
+}
+
+// Protected is a file or directory of kesoku's own that tools must not
+// write; a directory protects everything below it.
+type Protected struct {
+	// Path is absolute.
+	Path string
+	// Why says what the path is, for the refusal a model reads: "it is
+	// the file this run writes its records to".
+	Why string
 }
 
 // IntRange returns the bounds worth declaring for an integer schema of

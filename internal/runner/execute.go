@@ -60,6 +60,7 @@ func (ru *run) execute(s *slot) {
 		AWD:           r.opts.AWD,
 		Staging:       r.opts.Staging,
 		Model:         r.opts.Model,
+		Protected:     r.opts.Protected,
 	}
 	var o outcome
 	if r.opts.Timeout > 0 {

@@ -68,6 +68,9 @@ type Options struct {
 	Store message.Store
 	// Model is the active model, nil when there is none.
 	Model registry.Model
+	// Protected are the files and directories of kesoku's own that tools
+	// must not write (the -o file, the config files, a transcript).
+	Protected []registry.Protected
 }
 
 // Summary counts what a run did.

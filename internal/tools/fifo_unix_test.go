@@ -26,6 +26,13 @@ func TestFIFORefused(t *testing.T) {
 	if _, err := Grep(ctx, f.tc, "x", "pipe", "", false, 10); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("grep of a FIFO: error = %v, want \"not a regular file\"", err)
 	}
+	// Opening a FIFO for writing blocks until a reader comes; a run with
+	// --timeout would leak a thread and two descriptors per call.
+	for _, app := range []bool{false, true} {
+		if _, err := WriteFile(f.tc, "pipe", "x", app); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("write_file (append %v) of a FIFO: error = %v, want \"not a regular file\"", app, err)
+		}
+	}
 	// A walk meets the FIFO and passes it by.
 	if _, err := Grep(ctx, f.tc, "x", "", "", false, 10); err != nil {
 		t.Errorf("grep of a tree holding a FIFO: %v", err)

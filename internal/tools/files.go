@@ -23,8 +23,10 @@ type Written struct {
 //
 // The file and its parent directories are created as needed, and the file
 // is replaced unless append is true. Staging, where the inputs handed to
-// the agent wait, and .kesoku, where kesoku keeps transcripts and saved
-// outputs, are read-only.
+// the agent wait, .kesoku, where kesoku keeps transcripts and saved
+// outputs, and kesoku's own files (its config, the records being written)
+// are read-only. Only regular files are written: never a named pipe or
+// a device.
 //
 // Args:
 //

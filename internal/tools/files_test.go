@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/registry"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -139,5 +141,34 @@ func TestListDirCap(t *testing.T) {
 	}
 	if want := "showing the first 1000 of 1005 entries"; !strings.Contains(got.Note, want) {
 		t.Errorf("note %q does not contain %q", got.Note, want)
+	}
+}
+
+// TestWriteFileProtected: the files the command protects through the
+// ToolContext (an -o file, the config file) are read-only to write_file.
+func TestWriteFileProtected(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	writeFiles(t, f.awd, map[string]string{"out.jsonl": "{}\n"})
+	f.tc.Protected = []registry.Protected{
+		{Path: filepath.Join(f.awd, "out.jsonl"), Why: "it is the file this run writes its records to"},
+		{Path: filepath.Join(f.awd, "kesoku.yaml"), Why: "it is kesoku's config file"},
+	}
+	for _, name := range []string{"out.jsonl", "kesoku.yaml"} {
+		for _, app := range []bool{false, true} {
+			_, err := WriteFile(f.tc, name, "pwned", app)
+			assertInvalidArg(t, err, "path", "is read-only to tools (it is")
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(f.awd, "out.jsonl"))
+	must(t, err)
+	if string(data) != "{}\n" {
+		t.Errorf("out.jsonl holds %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(f.awd, "kesoku.yaml")); err == nil {
+		t.Errorf("kesoku.yaml was created")
+	}
+	if _, err := ReadFile(context.Background(), f.tc, "out.jsonl", 1, 10); err != nil {
+		t.Errorf("read_file of a protected file: %v", err)
 	}
 }

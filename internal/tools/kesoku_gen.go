@@ -55,7 +55,7 @@ func init() {
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "write_file",
 		Summary:     "Writes text to a file in the working directory.",
-		Description: "Writes text to a file in the working directory.\n\nThe file and its parent directories are created as needed, and the file is replaced unless append is true. Staging, where the inputs handed to the agent wait, and .kesoku, where kesoku keeps transcripts and saved outputs, are read-only.",
+		Description: "Writes text to a file in the working directory.\n\nThe file and its parent directories are created as needed, and the file is replaced unless append is true. Staging, where the inputs handed to the agent wait, .kesoku, where kesoku keeps transcripts and saved outputs, and kesoku's own files (its config, the records being written) are read-only. Only regular files are written: never a named pipe or a device.",
 		Params: []*registry.Property{
 			{
 				Name:     "path",
@@ -86,7 +86,7 @@ func init() {
 			},
 		},
 		Writes: true,
-		Source: "files.go:38",
+		Source: "files.go:40",
 		Call:   kesokuCallWriteFile,
 	})
 	registry.Default.MustRegister(&registry.Spec{
@@ -104,7 +104,7 @@ func init() {
 				},
 			},
 		},
-		Source: "files.go:89",
+		Source: "files.go:91",
 		Call:   kesokuCallListDir,
 	})
 	registry.Default.MustRegister(&registry.Spec{

@@ -11,14 +11,18 @@ import (
 )
 
 // openWorkspace opens the workspace of the call: its AWD (the current
-// directory when the call has none) and staging. It is opened per call,
-// not kept, because each call may come from a different session.
+// directory when the call has none), staging, and kesoku's own files that
+// no tool may write. It is opened per call, not kept, because each call
+// may come from a different session.
 func openWorkspace(tc *registry.ToolContext) (*workspace.Workspace, error) {
-	var awd, staging string
-	if tc != nil {
-		awd, staging = tc.AWD, tc.Staging
+	if tc == nil {
+		return workspace.New("", "")
 	}
-	return workspace.New(awd, staging)
+	protected := make([]workspace.Protected, len(tc.Protected))
+	for i, p := range tc.Protected {
+		protected[i] = workspace.Protected{Path: p.Path, Why: p.Why}
+	}
+	return workspace.New(tc.AWD, tc.Staging, protected...)
 }
 
 // locate resolves the path argument arg, turning a refusal into an invalid

@@ -11,7 +11,12 @@
 // Reading resolves a relative path against the AWD first and then staging,
 // taking the first where the file exists; an absolute path is accepted when
 // it lies inside either. Writing goes to the AWD only: staging holds the
-// inputs handed to the agent, and a tool must not change them.
+// inputs handed to the agent, and a tool must not change them. Nor may a
+// tool write kesoku's own files (SPEC §8): the AWD's .kesoku directory,
+// and the files and directories the commands protect when they open the
+// workspace — the config files in use, the file records go to, a
+// session's transcript. Those are refused under any name that reaches
+// them: a symbolic link, a hard link, another case of the same name.
 package workspace
 
 import (
@@ -31,9 +36,10 @@ var (
 	// ErrOutside is a path that leads outside the AWD and staging: through
 	// `..`, as an absolute path elsewhere, or through a symbolic link.
 	ErrOutside = errors.New("leads outside the working directory")
-	// ErrReadOnly is a path to write that lies in staging, or in the AWD's
+	// ErrReadOnly is a path to write that lies in staging, in the AWD's
 	// .kesoku directory, where kesoku keeps its own transcripts and saved
-	// outputs.
+	// outputs, or in one of the paths protected when the workspace was
+	// opened.
 	ErrReadOnly = errors.New("is read-only to tools")
 	// ErrBadPath is a path that names no file at all: empty, or holding a
 	// NUL byte.
@@ -98,6 +104,28 @@ type area struct {
 	staging bool
 }
 
+// Protected is a file or directory that tools may read but never write:
+// one of kesoku's own (SPEC §8). A directory protects everything below it.
+type Protected struct {
+	// Path is absolute, or relative to the current directory. It need not
+	// exist: a config file that is not there yet must not be created.
+	Path string
+	// Why says what the path is, for the refusal a model reads: "it is the
+	// file this run writes its records to".
+	Why string
+}
+
+// guard is a protected path, resolved once when the workspace opens.
+type guard struct {
+	// dir is the absolute, clean path; real the same with the symbolic
+	// links of its existing part evaluated.
+	dir, real string
+	why       string
+	// fi is the file's information when it exists, to recognise it under
+	// another name (a hard link, another case); nil otherwise.
+	fi fs.FileInfo
+}
+
 // Workspace confines paths to an AWD and, where it exists, staging. It
 // holds open directory handles: Close it when done. Its methods are safe
 // for concurrent use.
@@ -108,15 +136,19 @@ type Workspace struct {
 	// stagingDir is the configured staging directory, even when it does
 	// not exist, so that writes into it are refused all the same.
 	stagingDir string
+	// guards are the paths tools may read but never write: .kesoku,
+	// staging and the protected paths.
+	guards []guard
 	// escape is the error os.Root gives for a path that leaves its root.
 	// os does not export it, so New captures it from the root itself.
 	escape error
 }
 
 // New opens the workspace of AWD awd (the current directory when "") and
-// staging directory staging ("" for none). A staging directory that does
-// not exist is no error: paths then resolve against the AWD alone.
-func New(awd, staging string) (*Workspace, error) {
+// staging directory staging ("" for none), in which tools never write the
+// protected paths. A staging directory that does not exist is no error:
+// paths then resolve against the AWD alone.
+func New(awd, staging string, protected ...Protected) (*Workspace, error) {
 	if awd == "" {
 		awd = "."
 	}
@@ -158,7 +190,52 @@ func New(awd, staging string) (*Workspace, error) {
 			}
 		}
 	}
+	w.guards = append(w.guards, newGuard(filepath.Join(a.dir, ".kesoku"), "it is in .kesoku, where kesoku keeps transcripts and saved outputs"))
+	if w.stagingDir != "" {
+		w.guards = append(w.guards, newGuard(w.stagingDir, "it is in staging, which holds the inputs handed to the agent"))
+	}
+	for _, p := range protected {
+		dir, err := filepath.Abs(p.Path)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("protect %s: %w", p.Path, err)
+		}
+		w.guards = append(w.guards, newGuard(dir, p.Why))
+	}
 	return w, nil
+}
+
+func newGuard(dir, why string) guard {
+	g := guard{dir: filepath.Clean(dir), why: why}
+	g.real = resolveExisting(g.dir)
+	if fi, err := os.Stat(g.dir); err == nil {
+		g.fi = fi
+	}
+	return g
+}
+
+// covers reports whether the absolute, clean path p is the guarded path
+// or lies below it, as written or with its links evaluated (real).
+func (g *guard) covers(p, real string) bool {
+	for _, d := range []string{g.dir, g.real} {
+		for _, q := range []string{p, real} {
+			if _, in := within(d, q); in {
+				return true
+			}
+			// A file system that ignores case (macOS, Windows) reaches
+			// kesoku.yaml as KESOKU.YAML too.
+			if caseInsensitive && withinFold(d, q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withinFold is within, ignoring case.
+func withinFold(dir, path string) bool {
+	_, in := within(strings.ToLower(dir), strings.ToLower(path))
+	return in
 }
 
 func openArea(dir string) (*area, error) {
@@ -346,7 +423,7 @@ func (w *Workspace) Open(name string) (*os.File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() && !fi.IsDir() {
-		return nil, &Error{Path: name, Err: fmt.Errorf("is not a regular file (%v)", fi.Mode().Type())}
+		return nil, &Error{Path: name, Err: notRegular(fi.Mode())}
 	}
 	_, f, err := follow(w, name, loc, openOp)
 	return f, err
@@ -374,8 +451,8 @@ func (w *Workspace) write(name string, data []byte, mode int) (Location, error) 
 	if loc.rel == "." {
 		return Location{}, &Error{Path: name, Err: errors.New("is a directory")}
 	}
-	if dir, ok := w.reachesReadOnly(loc); ok {
-		return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: readOnlyWhy(dir, w) + ", reached through a symbolic link"}
+	if g := w.reachesGuarded(loc); g != nil {
+		return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: g.why + ", reached through a symbolic link"}
 	}
 	// The parents are created first, through the root, so that a link
 	// among them that leads out is refused before anything is made.
@@ -390,20 +467,80 @@ func (w *Workspace) write(name string, data []byte, mode int) (Location, error) 
 		}
 		loc.rel = filepath.Join(parent.rel, filepath.Base(loc.rel))
 	}
+	// A file that is there is checked before it is opened: opening a FIFO
+	// for writing would block until a reader came. The open itself does
+	// not block either (openNoBlock), should a FIFO be swapped in between,
+	// and truncates nothing: what was opened is checked again first.
+	if _, fi, err := follow(w, name, loc, statOp); err == nil {
+		if err := w.checkWritable(name, fi); err != nil {
+			return Location{}, err
+		}
+	}
 	loc, f, err := follow(w, name, loc, func(l Location) (*os.File, error) {
-		return l.area.root.OpenFile(l.rel, os.O_WRONLY|os.O_CREATE|mode, 0o666)
+		return l.area.root.OpenFile(l.rel, os.O_WRONLY|os.O_CREATE|openNoBlock|mode&os.O_APPEND, 0o666)
 	})
 	if err != nil {
 		return Location{}, err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = w.fill(name, f, data, mode&os.O_TRUNC != 0)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = &Error{Path: name, Err: sysErr(cerr)}
 	}
 	if err != nil {
-		return Location{}, &Error{Path: name, Err: sysErr(err)}
+		return Location{}, err
 	}
 	return loc, nil
+}
+
+// checkWritable refuses a file that tools must not write: anything but a
+// regular file, and a guarded file under another name.
+func (w *Workspace) checkWritable(name string, fi fs.FileInfo) error {
+	if fi.IsDir() {
+		return &Error{Path: name, Err: errors.New("is a directory")}
+	}
+	if !fi.Mode().IsRegular() {
+		return &Error{Path: name, Err: notRegular(fi.Mode())}
+	}
+	if g := w.sameAsGuarded(fi); g != nil {
+		return &Error{Path: name, Err: ErrReadOnly, Detail: g.why}
+	}
+	return nil
+}
+
+// notRegular says what a file that is neither a regular file nor a
+// directory is.
+func notRegular(m fs.FileMode) error {
+	kind := "a special file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("is not a regular file (it is %s)", kind)
+}
+
+// fill checks the opened file f and writes data to it, emptying it first
+// when trunc is set.
+func (w *Workspace) fill(name string, f *os.File, data []byte, trunc bool) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return &Error{Path: name, Err: sysErr(err)}
+	}
+	if err := w.checkWritable(name, fi); err != nil {
+		return err
+	}
+	if trunc {
+		if err := f.Truncate(0); err != nil {
+			return &Error{Path: name, Err: sysErr(err)}
+		}
+	}
+	if _, err := f.Write(data); err != nil {
+		return &Error{Path: name, Err: sysErr(err)}
+	}
+	return nil
 }
 
 // writable resolves name for writing: in the AWD, and not in staging.
@@ -416,60 +553,44 @@ func (w *Workspace) writable(name string) (Location, error) {
 		if c.area != w.awd {
 			continue
 		}
-		for _, dir := range w.readOnlyDirs() {
-			if _, in := within(dir, c.Abs()); in {
-				return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: readOnlyWhy(dir, w)}
+		abs := c.Abs()
+		for i := range w.guards {
+			if w.guards[i].covers(abs, abs) {
+				return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: w.guards[i].why}
 			}
 		}
 		return c, nil
 	}
-	return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: readOnlyWhy(w.stagingDir, w)}
+	return Location{}, &Error{Path: name, Err: ErrReadOnly, Detail: "it is in staging, which holds the inputs handed to the agent"}
 }
 
-// readOnlyDirs are the directories tools may read but never write:
-// staging, which holds the inputs handed to the agent, and the AWD's
-// .kesoku, where the transcript being written and the saved outputs live.
-func (w *Workspace) readOnlyDirs() []string {
-	dirs := []string{filepath.Join(w.awd.dir, ".kesoku")}
-	if w.stagingDir != "" {
-		dirs = append(dirs, w.stagingDir)
+// reachesGuarded returns the guard that the AWD location loc, its symbolic
+// links followed, lies in. When a guarded path is inside the AWD (.kesoku
+// always; staging by default, .kesoku/staging; an -o file), a link in the
+// AWD that points to it stays inside the AWD's root, so os.Root follows
+// it: this check keeps it read-only all the same. Links are followed as
+// far as they lead; the part of the path that does not exist yet is taken
+// as written.
+func (w *Workspace) reachesGuarded(loc Location) *guard {
+	abs := loc.Abs()
+	real := resolveExisting(abs)
+	for i := range w.guards {
+		if w.guards[i].covers(abs, real) {
+			return &w.guards[i]
+		}
 	}
-	return dirs
+	return nil
 }
 
-// readOnlyWhy says why dir is read-only, for an error's detail.
-func readOnlyWhy(dir string, w *Workspace) string {
-	if dir == w.stagingDir {
-		return "it is in staging, which holds the inputs handed to the agent"
-	}
-	return "it is in .kesoku, where kesoku keeps transcripts and saved outputs"
-}
-
-// reachesReadOnly reports which read-only directory the AWD location loc,
-// its symbolic links followed, lies in. When such a directory is inside the
-// AWD (.kesoku always; staging by default, .kesoku/staging), a link in the
-// AWD that points into it stays inside the AWD's root, so os.Root follows
-// it: this check keeps the directory read-only all the same. Links are
-// followed as far as they lead; the part of the path that does not exist
-// yet is taken as written.
-func (w *Workspace) reachesReadOnly(loc Location) (string, bool) {
-	real := resolveExisting(loc.Abs())
-	for _, dir := range w.readOnlyDirs() {
-		if _, in := within(w.awd.dir, dir); !in {
-			// Outside the AWD: every link into it leaves the AWD's root,
-			// and os.Root refuses it.
-			continue
-		}
-		if _, in := within(dir, real); in {
-			return dir, true
-		}
-		if dirReal, err := filepath.EvalSymlinks(dir); err == nil {
-			if _, in := within(dirReal, real); in {
-				return dir, true
-			}
+// sameAsGuarded returns the guard whose file fi is, under whatever name
+// it was reached: a hard link, another case of the name.
+func (w *Workspace) sameAsGuarded(fi fs.FileInfo) *guard {
+	for i := range w.guards {
+		if g := &w.guards[i]; g.fi != nil && os.SameFile(g.fi, fi) {
+			return g
 		}
 	}
-	return "", false
+	return nil
 }
 
 // resolveExisting returns the absolute, clean path p with the symbolic
