@@ -49,7 +49,9 @@ func NewJSONLWriter(w io.Writer) *JSONLWriter {
 // CreateFile creates (or truncates) the file at path and returns a writer
 // of records to it. Close it when done.
 func CreateFile(path string) (*JSONLWriter, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// O_APPEND: should anything else shorten the file meanwhile, records
+	// still go to its end, never past it behind a hole of NULs.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +66,7 @@ func CreateFile(path string) (*JSONLWriter, error) {
 // the file stays valid JSON Lines; a whole record that only lacks its
 // line end (an edited file) is kept and given one. Close it when done.
 func AppendFile(path string) (*JSONLWriter, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +115,8 @@ func cutTornLine(f *os.File) error {
 			return err
 		}
 		if last = bytes.TrimSpace(last); len(last) > 0 && json.Valid(last) {
-			_, err := f.WriteAt([]byte("\n"), size)
+			// At size, the end: the file is opened for appending.
+			_, err := f.Write([]byte("\n"))
 			return err
 		}
 	}

@@ -340,3 +340,46 @@ func BenchmarkEncodingJSONRecord(b *testing.B) {
 		json.Marshal(rec)
 	}
 }
+
+// TestFilesAreOpenedForAppending: should anything shorten the file while
+// kesoku writes to it (a tool, another program), the next records still
+// go to its end, never past it behind a hole of NULs that breaks every
+// later reading (issue 14 item 4).
+func TestFilesAreOpenedForAppending(t *testing.T) {
+	t.Parallel()
+	recs := sampleRecords()
+	for name, open := range map[string]func(string) (*JSONLWriter, error){"CreateFile": CreateFile, "AppendFile": AppendFile} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			w, err := open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if err := w.Append(context.Background(), recs[0], recs[1]); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Append(context.Background(), recs[2]); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.IndexByte(data, 0) >= 0 {
+				t.Fatalf("the file holds NULs: %q", data)
+			}
+			var ids []string
+			if err := ReadFile(path, func(r *Record) error { ids = append(ids, r.ID); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{recs[2].ID}, ids); diff != "" {
+				t.Errorf("records mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
