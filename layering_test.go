@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"message":               {},
 	"registry":              {"message"},
 	"internal/workspace":    {},
+	"internal/config":       {"registry"},
 	"internal/gen":          {"registry"},
 	"internal/tools":        {"registry", "message", "internal/workspace"},
 	"internal/request":      {"registry", "message"},

@@ -59,5 +59,6 @@ func (f *callFlags) options(g *Globals) runner.Options {
 		OutputDir: filepath.Join(g.AWD, ".kesoku", "outputs"),
 		AWD:       g.AWD,
 		Staging:   g.StagingDir(),
+		Protected: g.protected,
 	}
 }

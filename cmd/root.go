@@ -5,15 +5,15 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // Globals are the flags every command has (SPEC §1).
@@ -29,6 +29,13 @@ type Globals struct {
 	// Signals is where interrupts come from: the process's own signals in
 	// Main, a channel of the test's in tests, none when nil.
 	Signals signalSource
+
+	// UserDir is the user's config directory; "" for the one the
+	// environment says (config.UserDir). Tests set it.
+	UserDir string
+	// protected are kesoku's own files, which tools never write: the
+	// config files, the -o file, a transcript (see protect).
+	protected []registry.Protected
 }
 
 // StagingDir is the staging directory: --staging, or .kesoku/staging under
@@ -85,7 +92,10 @@ func newRootCmd(g *Globals) *cobra.Command {
 		Long: `kesoku turns Go functions into tools a large language model can call, and
 runs those calls: singly, in large batches from YAML, JSON or JSON Lines
 files, or inside agent sessions with Gemini and Claude. Every result is
-written as one JSON line, a Message record.`,
+written as one JSON line, a Message record.
+
+CONFIG FILES
+` + indent(config.KeyHelp, "  "),
 		Example: `  kesoku tools list
   kesoku tools schema --format claude
   kesoku run testdata/requests.yaml
@@ -105,7 +115,7 @@ written as one JSON line, a Message record.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.AWD, "awd", "", "agent working directory: file tools are confined to it (default: the current directory)")
 	pf.StringVar(&g.Staging, "staging", "", "where inputs handed to the agent wait (default: .kesoku/staging under the AWD)")
-	pf.StringVar(&g.Config, "config", "", "YAML file of flag defaults, keyed by flag name (default: kesoku.yaml in the AWD when it exists)")
+	pf.StringVar(&g.Config, "config", "", "YAML file of flag defaults, keyed by flag name, approved by being named (default: kesoku.yaml in the AWD when it exists; see CONFIG FILES)")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print nothing but results and errors")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "print what is being done on standard error")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
@@ -117,6 +127,7 @@ written as one JSON line, a Message record.`,
 		newSessionCmd(g, nil),
 		newAnalyzeCmd(g, nil),
 		newGenCmd(g, nil),
+		newTrustCmd(g, nil),
 		newVersionCmd(g, nil),
 	)
 	// Cobra adds its completion command only when the program runs. Add it
@@ -126,6 +137,11 @@ written as one JSON line, a Message record.`,
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Long += completionExitStatus
 		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		// A shell's completion script does not depend on any setting.
+		c.Annotations = map[string]string{noConfig: "yes"}
+		for _, sub := range c.Commands() {
+			sub.Annotations = map[string]string{noConfig: "yes"}
+		}
 	}
 	for _, c := range root.Commands() {
 		// A command whose exit codes differ from the usual ones says so
@@ -137,6 +153,17 @@ written as one JSON line, a Message record.`,
 	return root
 }
 
+// indent puts prefix before every line of s that is not empty.
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 func longOr(c *cobra.Command) string {
 	if c.Long != "" {
 		return c.Long
@@ -144,8 +171,8 @@ func longOr(c *cobra.Command) string {
 	return c.Short
 }
 
-// setUp resolves the AWD and applies the config file's defaults to every
-// flag the command line left unset.
+// setUp resolves the AWD, loads the config files and applies their
+// defaults to every flag the command line left unset.
 func (g *Globals) setUp(c *cobra.Command) error {
 	if g.AWD == "" {
 		wd, err := os.Getwd()
@@ -171,78 +198,22 @@ func (g *Globals) setUp(c *cobra.Command) error {
 			return usageErrf("--staging: %w", err)
 		}
 	}
-	config, err := g.applyConfig(c)
+	if c.Annotations[noConfig] != "" {
+		return nil
+	}
+	cfg, applied, err := g.loadConfig(c)
 	if err != nil {
 		return err
 	}
 	if g.Verbose {
-		if config == "" {
-			config = "none"
+		files := "none"
+		if len(cfg.Files) > 0 {
+			files = strings.Join(cfg.Paths(), " and ")
 		}
-		fmt.Fprintf(g.IO.Err, "kesoku: working directory %s, staging %s, config %s\n", g.AWD, g.StagingDir(), config)
+		fmt.Fprintf(g.IO.Err, "kesoku: working directory %s, staging %s, config %s\n", g.AWD, g.StagingDir(), files)
+		for _, a := range applied {
+			fmt.Fprintf(g.IO.Err, "kesoku: config: %s\n", a)
+		}
 	}
 	return nil
-}
-
-// applyConfig applies the config file's defaults and returns its path, ""
-// when there is none.
-func (g *Globals) applyConfig(c *cobra.Command) (string, error) {
-	path, explicit := g.Config, g.Config != ""
-	if !explicit {
-		path = filepath.Join(g.AWD, "kesoku.yaml")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if !explicit && errors.Is(err, os.ErrNotExist) {
-			return "", nil
-		}
-		return "", usageErrf("read config: %w", err)
-	}
-	var values map[string]any
-	if err := yaml.Unmarshal(data, &values); err != nil {
-		return "", usageErrf("config %s: %s", path, yaml.FormatError(err, false, true))
-	}
-	for key, v := range values {
-		switch key {
-		case "awd", "config":
-			// The config file is found through them: too late to change.
-			return "", usageErrf("config %s: %s: give --%s on the command line; the config file cannot set it", path, key, key)
-		}
-		f := c.Flags().Lookup(key)
-		if f == nil {
-			// A key for another command's flag is not an error: one file
-			// serves every command.
-			continue
-		}
-		if f.Changed || v == nil {
-			// "key:" with no value leaves the flag's own default, rather
-			// than setting it to the text "<nil>".
-			continue
-		}
-		if err := setFlagFromConfig(f, v); err != nil {
-			return "", usageErrf("config %s: %s: %w", path, key, err)
-		}
-		if key == "staging" && !filepath.IsAbs(g.Staging) {
-			// A path written in the file means the same wherever kesoku
-			// runs from: it is relative to the file's directory.
-			abs, err := filepath.Abs(path)
-			if err != nil {
-				return "", usageErrf("config %s: %w", path, err)
-			}
-			g.Staging = filepath.Join(filepath.Dir(abs), g.Staging)
-		}
-	}
-	return path, nil
-}
-
-func setFlagFromConfig(f *pflag.Flag, v any) error {
-	if list, ok := v.([]any); ok {
-		for _, item := range list {
-			if err := f.Value.Set(fmt.Sprint(item)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return f.Value.Set(fmt.Sprint(v))
 }

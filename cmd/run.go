@@ -226,6 +226,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	o.g.protect(o.Output, "it is the file this run writes its records to")
 	ir := o.g.watchSignals(nil)
 	defer ir.stop()
 	ctx, end := ir.turn(ctx)

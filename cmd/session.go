@@ -179,6 +179,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		return err
 	}
 	defer w.Close()
+	g.protect(path, "it is the transcript of this session")
 	var store message.Store = w
 	if opts.JSON {
 		out := message.NewJSONLWriter(g.IO.Out)

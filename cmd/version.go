@@ -29,6 +29,9 @@ EXIT STATUS
   0  the version was printed
   2  bad usage (an argument, an unknown flag)`,
 		Args: cobra.NoArgs,
+		// The version does not depend on any setting, and must print
+		// whatever the directory holds.
+		Annotations: map[string]string{noConfig: "yes"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.IO = g.IO
 			if runF != nil {

@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// noConfig is the annotation of a command that reads no config file:
+// version, completion, and trust, which reads the file it approves.
+const noConfig = "kesoku_no_config"
+
+// loadConfig reads the user's and the project's config files, applies
+// them to c's flags, and protects them from the tools: a tool that could
+// write kesoku.yaml would choose the next command's settings.
+func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied, error) {
+	userDir := g.userDir()
+	g.protect(filepath.Join(g.AWD, config.FileName), "it is kesoku's config file: a later command would load it")
+	if g.Config != "" {
+		abs, err := filepath.Abs(g.Config)
+		if err != nil {
+			return nil, nil, usageErrf("--config: %w", err)
+		}
+		g.protect(abs, "it is kesoku's config file in use")
+	}
+	if userDir != "" {
+		g.protect(userDir, "it is the user's kesoku config directory, which says which config files are approved")
+	}
+	cfg, err := config.Load(config.Options{AWD: g.AWD, Named: g.Config, UserDir: userDir, Keys: flagNames(c.Root())})
+	if err != nil {
+		return nil, nil, configErr(err)
+	}
+	// Until the tool sources read them (SPEC §11, §12), a section would be
+	// ignored in silence: say so.
+	for _, key := range config.SectionKeys() {
+		if s := cfg.Sections(key); len(s) > 0 {
+			return nil, nil, usageErrf("%s: %s: this kesoku does not yet read %s from a config file", s[0].Pos, key, key)
+		}
+	}
+	applied, err := cfg.Apply(c.Flags(), []string{"quiet", "verbose"})
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	return cfg, applied, nil
+}
+
+// userDir is the user's config directory: UserDir when a test set it, else
+// the one of the environment.
+func (g *Globals) userDir() string {
+	if g.UserDir != "" {
+		return g.UserDir
+	}
+	return config.UserDir()
+}
+
+// configErr is bad usage, saying how to approve a file that needs it.
+func configErr(err error) error {
+	var ue *config.UnapprovedError
+	if errors.As(err, &ue) {
+		hint := fmt.Sprintf("review it, then approve it with:\n  kesoku trust %s\nor name it with --config %s", ue.File.Path, ue.File.Path)
+		if ue.NoStore {
+			hint = fmt.Sprintf("there is no config directory to record an approval in (set HOME or XDG_CONFIG_HOME); name it with --config %s", ue.File.Path)
+		}
+		return usageErrf("%w\n%s", err, hint)
+	}
+	return usageErr(err)
+}
+
+// flagNames are the names of every flag of every command: the keys a
+// config file may set.
+func flagNames(root *cobra.Command) []string {
+	var names []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		add := func(f *pflag.Flag) { names = append(names, f.Name) }
+		c.Flags().VisitAll(add)
+		c.PersistentFlags().VisitAll(add)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return names
+}
+
+// protect keeps path from the tools, saying why: they may read it, never
+// write it (SPEC §8).
+func (g *Globals) protect(path, why string) {
+	if path == "" || path == "-" {
+		return
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	g.protected = append(g.protected, registry.Protected{Path: path, Why: why})
+}

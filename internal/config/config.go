@@ -1,0 +1,221 @@
+// Package config owns kesoku's config files: the user's own
+// ($XDG_CONFIG_HOME/kesoku/config.yaml), which serves every directory, and
+// a project's (kesoku.yaml in the AWD, or the file --config names), which
+// adds to it. It parses them with a position for every key, checks every
+// key (an unknown one is an error with "did you mean"), applies them to a
+// command's flags under one rule for relative paths, and keeps the record
+// of the project files the user approved (SPEC §8): a kesoku.yaml found in
+// a directory is not consent, so one that moves data or keys, or starts
+// programs, is loaded only once approved, as direnv does.
+//
+// A file is a YAML mapping. Most keys are flag names and give that flag's
+// default (`jobs: 8`, `model: gemini-2.5-flash`); a few are sections of
+// their own (`tools:`, `mcpServers:`), which the tool sources read.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// FileName is the name of a project's config file, looked for in the AWD.
+const FileName = "kesoku.yaml"
+
+// UserFileName is the name of the user's config file in UserDir.
+const UserFileName = "config.yaml"
+
+// Origin says how a config file came to be read, which decides whether it
+// needs the user's approval.
+type Origin int
+
+// The origins.
+const (
+	// User is the user's own config file: theirs, so approved.
+	User Origin = iota
+	// Found is a kesoku.yaml found in the AWD: not consent. It needs the
+	// user's approval when it sets anything consequential.
+	Found
+	// Named is a file named with --config: approved by being named.
+	Named
+)
+
+// Pos is a place in a config file, for messages: file:line:col.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Error is a mistake in a config file, at a place in it.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Options say which config files to read.
+type Options struct {
+	// AWD is the agent working directory, where kesoku.yaml is looked
+	// for.
+	AWD string
+	// Named is the file --config names, "" for none. It is read instead
+	// of the AWD's kesoku.yaml, and must exist.
+	Named string
+	// UserDir is the user's config directory (see UserDir), "" for none:
+	// its config.yaml is read first, and its approvals decide whether a
+	// kesoku.yaml found in the AWD may be loaded.
+	UserDir string
+	// Keys are the flag names a file may set: every flag of every
+	// command. Anything else, but the sections, is an unknown key.
+	Keys []string
+}
+
+// Config is the config files in use, the user's first, and their
+// settings merged: a project's setting wins over the user's.
+type Config struct {
+	// Files are the files read, the user's first; none when there are
+	// none.
+	Files []*File
+}
+
+// Load reads the user's config file and the project's, checks every key,
+// and refuses (with an *UnapprovedError) a kesoku.yaml found in the AWD
+// that sets something consequential without the user's approval.
+func Load(opts Options) (*Config, error) {
+	c := &Config{}
+	if opts.UserDir != "" {
+		f, err := ReadFile(filepath.Join(opts.UserDir, UserFileName), User, opts.Keys)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return nil, err
+		default:
+			c.Files = append(c.Files, f)
+		}
+	}
+	path, origin := opts.Named, Named
+	if path == "" {
+		path, origin = filepath.Join(opts.AWD, FileName), Found
+	}
+	f, err := ReadFile(path, origin, opts.Keys)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && origin == Found:
+		return c, nil
+	case err != nil:
+		return nil, err
+	}
+	if origin == Found {
+		if err := (Approvals{Dir: approvalsDir(opts.UserDir)}).Require(f); err != nil {
+			return nil, err
+		}
+	}
+	c.Files = append(c.Files, f)
+	return c, nil
+}
+
+// Paths are the paths of the files in use.
+func (c *Config) Paths() []string {
+	paths := make([]string, len(c.Files))
+	for i, f := range c.Files {
+		paths[i] = f.Path
+	}
+	return paths
+}
+
+// Sections returns the sections named key of the files in use, the
+// user's first: what the tool sources read (`tools:`, `mcpServers:`).
+func (c *Config) Sections(key string) []*Section {
+	var out []*Section
+	for _, f := range c.Files {
+		if s := f.Sections[key]; s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// settings returns the winning setting of each key, in the order the
+// files give them, and for each the user's setting it replaced.
+func (c *Config) settings() (win []*Setting, over map[*Setting]*Setting) {
+	over = map[*Setting]*Setting{}
+	byKey := map[string]int{}
+	for _, f := range c.Files {
+		for _, s := range f.Settings {
+			if i, ok := byKey[s.Key]; ok {
+				over[s] = win[i]
+				win[i] = s
+				continue
+			}
+			byKey[s.Key] = len(win)
+			win = append(win, s)
+		}
+	}
+	return win, over
+}
+
+// UserDir returns the user's kesoku config directory:
+// $XDG_CONFIG_HOME/kesoku, or ~/.config/kesoku; "" when there is no home
+// directory to put it in. The XDG rule holds on every system, as the
+// user's config file is documented there (SPEC §12).
+func UserDir() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "kesoku")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "kesoku")
+}
+
+// KeyHelp is the rule of the config files, for --help.
+const KeyHelp = `A config file is a YAML mapping of flag names to values, which become the
+flags' defaults; the command line wins over it. Keys: any flag of any
+command (a command uses those it has), e.g.
+
+  jobs: 8
+  timeout: 30s
+  model: gemini-2.5-flash
+
+An unknown key is an error; awd, config and resume are given on the
+command line only, and tools declares command tools, not --tools.
+
+Relative paths in a config file (output, staging) are relative to the
+file's own directory. The user's ~/.config/kesoku/config.yaml (or
+$XDG_CONFIG_HOME/kesoku/config.yaml) serves every directory; a project's
+kesoku.yaml adds to it and wins on a clash. A kesoku.yaml that sets
+output, staging or base-url, or starts programs (tools, mcpServers), is
+loaded only once approved with "kesoku trust"; --config FILE approves FILE
+by naming it. -v says which setting came from which file.`
+
+// sortedKeys returns the names a file may use, for suggestions.
+func sortedKeys(keys []string) []string {
+	all := slices.Concat(keys, SectionKeys())
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// describe lists keys for a message: "a, b and c".
+func describe(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}

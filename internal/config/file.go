@@ -1,0 +1,370 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/kesoku/kesoku/registry"
+)
+
+// MaxFileSize bounds a config file. A config file is small; a project's
+// is read before anyone approved it, and the YAML parser takes time
+// quadratic in some shapes of input, so a hostile one must stay small.
+const MaxFileSize = 256 << 10
+
+// maxDepth bounds the nesting of a config file, and maxTokens its YAML
+// tokens, for the same reason: goccy/go-yaml takes time quadratic in the
+// tokens on some shapes (an unclosed flow mapping of 20,000 tokens takes
+// a quarter of a second, of 240,000 tokens 15 s). A config file of
+// 20,000 tokens holds thousands of settings.
+const (
+	maxDepth  = 64
+	maxTokens = 20_000
+)
+
+// File is one config file, read and checked.
+type File struct {
+	// Path is the file's absolute path.
+	Path string
+	// Origin says how it came to be read.
+	Origin Origin
+	// Sum is the hex SHA-256 of the bytes read: what an approval records.
+	Sum string
+	// Settings are the flag defaults it gives, in file order. A key given
+	// no value (`jobs:`) leaves the flag's default and is not among them.
+	Settings []*Setting
+	// Sections are its sections (`tools:`, `mcpServers:`) by key.
+	Sections map[string]*Section
+}
+
+// Setting is one flag default of a config file.
+type Setting struct {
+	// Key is the flag's name.
+	Key string
+	// Values is the value as text: one for a scalar, a list's items.
+	Values []string
+	// List says the value was a list.
+	List bool
+	// KeyPos is where the key is; Pos where its value is.
+	KeyPos, Pos Pos
+	// File is the file it is in.
+	File *File
+}
+
+// Value is the value as one line of text, for messages.
+func (s *Setting) Value() string {
+	if s.List {
+		return "[" + strings.Join(s.Values, ", ") + "]"
+	}
+	return s.Values[0]
+}
+
+// Section is a section of a config file, kept as the YAML it is for the
+// tool source that reads it.
+type Section struct {
+	// Key is the section's key: tools, mcpServers.
+	Key string
+	// Pos is where the key is.
+	Pos Pos
+	// Node is the section's value, a mapping, with the positions of all it
+	// holds.
+	Node *ast.MappingNode
+	// File is the file it is in.
+	File *File
+}
+
+// Consequential returns the keys of f that need the user's approval when
+// f was found rather than named, each with what it decides, in file
+// order.
+func (f *File) Consequential() []string {
+	var out []string
+	add := func(key string) {
+		out = append(out, fmt.Sprintf("%s (%s)", key, rules[key].consequential))
+	}
+	for _, s := range f.Settings {
+		if rules[s.Key].consequential != "" {
+			add(s.Key)
+		}
+	}
+	for _, key := range SectionKeys() {
+		if f.Sections[key] != nil {
+			add(key)
+		}
+	}
+	return out
+}
+
+// ReadFile reads and checks the config file at path. keys are the flag
+// names it may set. A file that is not there is an error matching
+// os.ErrNotExist.
+func ReadFile(path string, origin Origin, keys []string) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	data, err := readBounded(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	f, err := Parse(abs, data, keys)
+	if err != nil {
+		return nil, err
+	}
+	f.Origin = origin
+	return f, nil
+}
+
+// readBounded reads a regular file of at most MaxFileSize bytes. It
+// checks the type before opening: a FIFO would block the open.
+func readBounded(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d KiB: not a config file", path, MaxFileSize>>10)
+	}
+	return data, nil
+}
+
+// Parse checks data, the content of the config file at path (absolute),
+// and returns its settings and sections. keys are the flag names it may
+// set.
+func Parse(path string, data []byte, keys []string) (f *File, err error) {
+	sum := sha256.Sum256(data)
+	f = &File{Path: path, Sum: hex.EncodeToString(sum[:]), Sections: map[string]*Section{}}
+	fail := func(tk *token.Token, format string, args ...any) error {
+		return &Error{Pos: f.pos(tk), Msg: fmt.Sprintf(format, args...)}
+	}
+	defer func() {
+		// The YAML library is not ours; whatever input makes it panic is a
+		// file that does not parse, not a crash.
+		if v := recover(); v != nil {
+			f, err = nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
+		}
+	}()
+	if len(data) > MaxFileSize {
+		return nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("larger than %d KiB: not a config file", MaxFileSize>>10)}
+	}
+	tokens := lexer.Tokenize(string(data))
+	if len(tokens) > maxTokens {
+		return nil, fail(tokens[maxTokens], "more than %d YAML tokens: not a config file", maxTokens)
+	}
+	depth := 0
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			if depth++; depth > maxDepth {
+				return nil, fail(tk, "invalid YAML: nesting deeper than %d levels", maxDepth)
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			depth = max(depth-1, 0)
+		case token.SequenceEntryType, token.MappingKeyType:
+			if tk.Position != nil && tk.Position.Column > 2*maxDepth {
+				return nil, fail(tk, "invalid YAML: indented deeper than %d columns", 2*maxDepth)
+			}
+		}
+	}
+	doc, err := parser.Parse(tokens, 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return nil, fail(ye.GetToken(), "invalid YAML: %s", ye.GetMessage())
+		}
+		return nil, fail(nil, "invalid YAML: %v", err)
+	}
+	var body ast.Node
+	for _, d := range doc.Docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		if _, ok := d.Body.(*ast.CommentGroupNode); ok {
+			continue
+		}
+		if body != nil {
+			tk := d.Start
+			if tk == nil {
+				tk = d.Body.GetToken()
+			}
+			return nil, fail(tk, "a config file holds one YAML document, not several")
+		}
+		body = d.Body
+	}
+	if body == nil {
+		return f, nil // empty, or only comments
+	}
+	m, ok := body.(*ast.MappingNode)
+	if !ok {
+		if mv, ok := body.(*ast.MappingValueNode); ok {
+			m = &ast.MappingNode{Values: []*ast.MappingValueNode{mv}}
+		} else {
+			return nil, fail(body.GetToken(), "a config file is a mapping of settings (jobs: 8), not %s", kindOf(body))
+		}
+	}
+	known := sortedKeys(keys)
+	// The parser refuses a key given twice.
+	for _, mv := range m.Values {
+		key, ok := scalarText(mv.Key)
+		if !ok {
+			return nil, fail(mv.Key.GetToken(), "a key must be a name, not %s", kindOf(mv.Key))
+		}
+		keyPos := f.pos(mv.Key.GetToken())
+		r := rules[key]
+		switch {
+		case r.refused != "":
+			return nil, &Error{Pos: keyPos, Msg: fmt.Sprintf("%s: not a setting: %s", key, r.refused)}
+		case r.section:
+			if err := f.section(key, keyPos, mv.Value); err != nil {
+				return nil, err
+			}
+			continue
+		case !slices.Contains(known, key):
+			msg := fmt.Sprintf("unknown key %s", quoteKey(key))
+			if s := suggest(key, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, &Error{Pos: keyPos, Msg: msg + ": a key is the name of a flag, without its dashes"}
+		}
+		s, err := f.setting(key, keyPos, mv.Value)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			f.Settings = append(f.Settings, s)
+		}
+	}
+	return f, nil
+}
+
+func (f *File) pos(tk *token.Token) Pos {
+	p := Pos{File: f.Path}
+	if tk != nil && tk.Position != nil {
+		p.Line, p.Col = tk.Position.Line, tk.Position.Column
+	}
+	return p
+}
+
+// setting turns the value of key into a Setting; nil for no value.
+func (f *File) setting(key string, keyPos Pos, v ast.Node) (*Setting, error) {
+	s := &Setting{Key: key, KeyPos: keyPos, Pos: keyPos, File: f}
+	if v == nil {
+		return nil, nil
+	}
+	s.Pos = f.pos(v.GetToken())
+	switch x := v.(type) {
+	case *ast.NullNode:
+		return nil, nil
+	case *ast.SequenceNode:
+		s.List = true
+		for _, item := range x.Values {
+			text, ok := scalarText(item)
+			if !ok {
+				return nil, &Error{Pos: f.pos(item.GetToken()), Msg: fmt.Sprintf("%s: a list item must be a single value, not %s", key, kindOf(item))}
+			}
+			s.Values = append(s.Values, text)
+		}
+		return s, nil
+	}
+	text, ok := scalarText(v)
+	if !ok {
+		return nil, &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: want a value, not %s", key, kindOf(v))}
+	}
+	s.Values = []string{text}
+	return s, nil
+}
+
+// section keeps the value of the section key, which must be a mapping.
+func (f *File) section(key string, keyPos Pos, v ast.Node) error {
+	switch x := v.(type) {
+	case nil, *ast.NullNode:
+		return nil
+	case *ast.MappingNode:
+		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: x, File: f}
+		return nil
+	case *ast.MappingValueNode:
+		m := &ast.MappingNode{BaseNode: x.BaseNode, Values: []*ast.MappingValueNode{x}}
+		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: m, File: f}
+		return nil
+	}
+	return &Error{Pos: f.pos(v.GetToken()), Msg: fmt.Sprintf("%s: want a mapping of names to declarations, not %s", key, kindOf(v))}
+}
+
+// quoteKey quotes key for a message, cut to a length a name can have.
+func quoteKey(key string) string {
+	if len(key) > 64 {
+		r := []rune(key)
+		if len(r) > 64 {
+			return strconv.Quote(string(r[:64])) + "…"
+		}
+	}
+	return strconv.Quote(key)
+}
+
+// suggest is registry.Suggest for a key, which may be as long as a file:
+// a name is short, and comparing a long one with every name would take
+// long for nothing.
+func suggest(key string, known []string) string {
+	if len(key) > 64 {
+		return ""
+	}
+	return registry.Suggest(key, known)
+}
+
+// scalarText returns the text of a scalar node as written (without its
+// quotes): what a flag's value would be on the command line.
+func scalarText(n ast.Node) (string, bool) {
+	switch x := n.(type) {
+	case *ast.MappingKeyNode:
+		return scalarText(x.Value)
+	case *ast.StringNode:
+		return x.Value, true
+	case *ast.LiteralNode:
+		return x.Value.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return n.GetToken().Value, true
+	case *ast.NullNode:
+		return n.GetToken().Value, true
+	}
+	return "", false
+}
+
+// kindOf names what a node is, for messages.
+func kindOf(n ast.Node) string {
+	switch n.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.AnchorNode, *ast.AliasNode:
+		return "an anchor or alias (not supported in config files)"
+	case *ast.TagNode:
+		return "a tagged value (not supported in config files)"
+	}
+	return "a " + strings.ToLower(strings.TrimSuffix(n.Type().String(), "Type"))
+}

@@ -1,0 +1,55 @@
+package config
+
+import "slices"
+
+// rule is what a key means beyond being a flag's default.
+type rule struct {
+	// refused says why a config file cannot set the key at all.
+	refused string
+	// path marks a key whose value is a path: relative to the file's own
+	// directory, whoever runs kesoku from wherever.
+	path bool
+	// consequential says what the key decides that a stranger's file must
+	// not decide for the user (SPEC §8): where data or keys go, or which
+	// programs start. A kesoku.yaml found in the AWD that sets it needs
+	// the user's approval.
+	consequential string
+	// section marks a key that is a section of its own, read by the tool
+	// sources, not a flag.
+	section bool
+}
+
+// rules holds every key with a rule. A flag added later whose value is a
+// path, a URL or a program belongs here.
+var rules = map[string]rule{
+	"awd":    {refused: "the config file is found through --awd: give it on the command line"},
+	"config": {refused: "the config file is found through --config: give it on the command line"},
+	"resume": {refused: "--resume is about one run: give it on the command line"},
+	"help":   {refused: "--help is not a setting"},
+
+	"output":   {path: true, consequential: "where records are written"},
+	"staging":  {path: true, consequential: "which directory tools may read besides the AWD"},
+	"base-url": {consequential: "where model requests, and the API key, are sent"},
+
+	// SPEC §11 and §12: command tools and MCP servers start programs.
+	"tools":      {section: true, consequential: "starts programs (command tools)"},
+	"mcpServers": {section: true, consequential: "starts programs (MCP servers)"},
+}
+
+// NeedsApproval reports whether key decides something that a stranger's
+// file must not decide for the user: a kesoku.yaml found in the AWD that
+// sets it is loaded only once approved.
+func NeedsApproval(key string) bool { return rules[key].consequential != "" }
+
+// SectionKeys are the keys that are sections of their own (tools,
+// mcpServers), sorted.
+func SectionKeys() []string {
+	var keys []string
+	for k, r := range rules {
+		if r.section {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
