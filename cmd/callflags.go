@@ -29,23 +29,22 @@ type callFlags struct {
 // commands: a batch runs one call at a time unless asked (as xargs does),
 // a model's turn a few.
 func (f *callFlags) register(fs *pflag.FlagSet, jobs int, jobsUsage string) {
-	f.MaxOutput = defaultMaxOutput
-	fs.IntVarP(&f.Jobs, "jobs", "j", jobs, jobsUsage)
-	fs.DurationVar(&f.Timeout, "timeout", 0, "the longest a call may run, e.g. 30s (default: no limit)")
-	fs.DurationVar(&f.Grace, "grace", defaultGrace, "how long calls in flight get to return after an interrupt")
-	fs.Var(&f.MaxOutput, "max-output", "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB; 0 for no limit); larger output is cut to its head and tail and saved whole under .kesoku/outputs")
+	intVar(fs, &f.Jobs, "jobs", "j", jobs, 1, maxJobs, jobsUsage)
+	durationVar(fs, &f.Timeout, "timeout", 0, 0, maxTimeout, "the longest a call may run, e.g. 30s; 0 for no limit")
+	durationVar(fs, &f.Grace, "grace", defaultGrace, 0, maxGrace, "how long calls in flight get to return after an interrupt")
+	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB; 0 for no limit); larger output is cut to its head and tail and saved whole under .kesoku/outputs")
 }
 
-// check refuses values that make no sense: bad usage, exit 2.
-func (f *callFlags) check() error {
-	if f.Jobs < 1 {
-		return usageErrf("--jobs %d: want at least 1", f.Jobs)
-	}
-	if f.Timeout < 0 || f.Grace < 0 {
-		return usageErrf("--timeout and --grace cannot be negative")
-	}
-	return nil
-}
+// The bounds of the call flags. Past them a value is a mistake, not a
+// wish: ten thousand calls at once are more than any machine runs well,
+// a call of more than a week or a grace of more than an hour is a typo,
+// and a record of more than a gigabyte is not a record.
+const (
+	maxJobs      = 10_000
+	maxTimeout   = 7 * 24 * time.Hour
+	maxGrace     = time.Hour
+	maxMaxOutput = 1 << 30
+)
 
 // options are the ToolRunner's options the flags and the globals make:
 // the one place they are turned into them. The caller adds what is its

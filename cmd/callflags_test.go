@@ -60,15 +60,3 @@ func TestCallFlags(t *testing.T) {
 		})
 	}
 }
-
-func TestCallFlagsCheck(t *testing.T) {
-	t.Parallel()
-	for _, f := range []callFlags{{Jobs: 0}, {Jobs: 1, Timeout: -1}, {Jobs: 1, Grace: -1}} {
-		if code, _ := exitCode(f.check()); code != ExitUsage {
-			t.Errorf("%+v: exit %d, want %d", f, code, ExitUsage)
-		}
-	}
-	if err := (&callFlags{Jobs: 1}).check(); err != nil {
-		t.Errorf("good flags refused: %v", err)
-	}
-}

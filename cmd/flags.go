@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // sizeValue is a pflag.Value for byte sizes written as bytes or with a unit
@@ -66,4 +69,103 @@ func formatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// A numeric flag is bounded (SPEC §8): --jobs 4294967296 once ran out of
+// memory and 9223372036854775807 panicked in makechan. Every number,
+// duration and size a flag takes is checked against its bounds when it is
+// set, so that the command line and a config file are refused alike, as
+// bad usage, and --help states the bounds. TestNumericFlagsBounded keeps
+// every numeric flag one of these.
+
+// numberKind says how a bounded flag's values are written.
+type numberKind[T int | int64 | time.Duration] struct {
+	// typ names the value in --help.
+	typ string
+	// what names the value in errors: "a whole number".
+	what   string
+	parse  func(string) (T, error)
+	format func(T) string
+}
+
+var (
+	intKind = numberKind[int]{typ: "int", what: "a whole number",
+		parse: func(s string) (int, error) {
+			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			return int(n), err
+		},
+		format: strconv.Itoa}
+	durationKind = numberKind[time.Duration]{typ: "duration", what: "a duration (300ms, 30s, 5m, 1h)",
+		parse:  time.ParseDuration,
+		format: formatDuration}
+	sizeKind = numberKind[int64]{typ: "size", what: "a size (65536, 64KiB, 1MiB, 1MB)",
+		parse:  parseSize,
+		format: formatSize}
+)
+
+// boundedValue is a pflag.Value for a number within [min, max].
+type boundedValue[T int | int64 | time.Duration] struct {
+	p        *T
+	min, max T
+	kind     numberKind[T]
+}
+
+func (v *boundedValue[T]) String() string { return v.kind.format(*v.p) }
+
+// Type names the value in --help.
+func (v *boundedValue[T]) Type() string { return v.kind.typ }
+
+// Set parses s and checks it against the bounds.
+func (v *boundedValue[T]) Set(s string) error {
+	n, err := v.kind.parse(s)
+	if err != nil || n < v.min || n > v.max {
+		// Without the value: the command line and the config file each
+		// say what it was.
+		return fmt.Errorf("want %s from %s to %s", v.kind.what, v.kind.format(v.min), v.kind.format(v.max))
+	}
+	*v.p = n
+	return nil
+}
+
+// bounds is the bounds as --help shows them.
+func (v *boundedValue[T]) bounds() string {
+	return fmt.Sprintf("%s to %s", v.kind.format(v.min), v.kind.format(v.max))
+}
+
+// boundedVar adds a bounded numeric flag to fs, its bounds appended to
+// its usage.
+func boundedVar[T int | int64 | time.Duration](fs *pflag.FlagSet, p *T, kind numberKind[T], name, short string, def, min, max T, usage string) {
+	*p = def
+	v := &boundedValue[T]{p: p, min: min, max: max, kind: kind}
+	fs.VarP(v, name, short, usage+" ("+v.bounds()+")")
+}
+
+// intVar adds an integer flag bounded to [min, max].
+func intVar(fs *pflag.FlagSet, p *int, name, short string, def, min, max int, usage string) {
+	boundedVar(fs, p, intKind, name, short, def, min, max, usage)
+}
+
+// durationVar adds a duration flag bounded to [min, max].
+func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, def, min, max time.Duration, usage string) {
+	boundedVar(fs, p, durationKind, name, "", def, min, max, usage)
+}
+
+// sizeVar adds a size flag bounded to [min, max].
+func sizeVar(fs *pflag.FlagSet, p *sizeValue, name string, def, min, max int64, usage string) {
+	boundedVar(fs, (*int64)(p), sizeKind, name, "", def, min, max, usage)
+}
+
+// formatDuration writes d as a person would: 168h, 5s, 1h30m, 300ms.
+func formatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0" // as --help leaves a zero default unsaid
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

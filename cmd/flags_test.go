@@ -1,6 +1,16 @@
 package cmd
 
-import "testing"
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
 
 func TestParseSize(t *testing.T) {
 	t.Parallel()
@@ -55,6 +65,97 @@ func TestFormatSize(t *testing.T) {
 		}
 		if back, err := parseSize(formatSize(n)); err != nil || back != n {
 			t.Errorf("parseSize(formatSize(%d)) = %d, %v", n, back, err)
+		}
+	}
+}
+
+// TestNumericFlagsBounded walks every flag of every command: each one that
+// takes a number, a duration or a size is bounded, and its help says the
+// bounds (SPEC §8: --jobs 4294967296 ran out of memory).
+func TestNumericFlagsBounded(t *testing.T) {
+	t.Parallel()
+	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			b, ok := f.Value.(interface{ bounds() string })
+			if ok {
+				if !strings.Contains(f.Usage, "("+b.bounds()+")") {
+					t.Errorf("%s --%s: the help does not state the bounds %s: %q", c.CommandPath(), f.Name, b.bounds(), f.Usage)
+				}
+				return
+			}
+			switch f.Value.Type() {
+			case "string", "bool", "stringSlice", "stringArray":
+			default:
+				t.Errorf("%s --%s: a %s flag without bounds: register it with intVar, durationVar or sizeVar", c.CommandPath(), f.Name, f.Value.Type())
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// TestNumericFlagsOutOfBounds sets numeric flags out of their bounds, on
+// the command line and in a config file: bad usage, exit 2, before
+// anything runs, saying the bounds.
+func TestNumericFlagsOutOfBounds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	req := filepath.Join(dir, "req.yaml")
+	must(t, os.WriteFile(req, []byte("{name: calculate_sum, args: {a: 1, b: 2}}\n"), 0o644))
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"run", req, "--jobs", "4294967296"}, `invalid argument "4294967296" for "-j, --jobs" flag: want a whole number from 1 to 10000`},
+		{[]string{"run", req, "-j", "9223372036854775807"}, `want a whole number from 1 to 10000`},
+		{[]string{"run", req, "-j", "99999999999999999999"}, `want a whole number from 1 to 10000`},
+		{[]string{"run", req, "--jobs", "0"}, `"0" for "-j, --jobs" flag: want a whole number from 1 to 10000`},
+		{[]string{"run", req, "--timeout", "-1s"}, `"-1s" for "--timeout" flag: want a duration (300ms, 30s, 5m, 1h) from 0 to 168h`},
+		{[]string{"run", req, "--grace", "2h"}, `"2h" for "--grace" flag: want a duration (300ms, 30s, 5m, 1h) from 0 to 1h`},
+		{[]string{"run", req, "--max-output", "2GiB"}, `"2GiB" for "--max-output" flag: want a size (65536, 64KiB, 1MiB, 1MB) from 0 to 1GiB`},
+		{[]string{"run", req, "--inline-limit", "1GB"}, `want a size (65536, 64KiB, 1MiB, 1MB) from 0 to 100MB`},
+		{[]string{"run", req, "--max-tokens", "-1"}, `"-1" for "--max-tokens" flag: want a whole number from 0 to 1000000`},
+		{[]string{"session", "hi", "--max-turns", "0"}, `"0" for "--max-turns" flag: want a whole number from 1 to 10000`},
+		{[]string{"session", "hi", "--jobs", "100000"}, `want a whole number from 1 to 10000`},
+		{[]string{"analyze", req, "--max-tokens", "2000000"}, `want a whole number from 0 to 1000000`},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runArgs(append([]string{"--awd", dir}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.err) || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tt.args, code, stdout, stderr, tt.err)
+		}
+	}
+	// The same from a config file, at the value's place.
+	conf := filepath.Join(dir, "conf.yaml")
+	must(t, os.WriteFile(conf, []byte("jobs: 4294967296\n"), 0o644))
+	code, _, stderr := runArgs("--awd", dir, "--config", conf, "run", req)
+	if want := conf + `:1:7: jobs: "4294967296": want a whole number from 1 to 10000`; code != ExitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("jobs: 4294967296 in a config file: exit %d, stderr %q; want exit 2 saying %q", code, stderr, want)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		0: "0", 300 * time.Millisecond: "300ms", 5 * time.Second: "5s", time.Minute: "1m",
+		90 * time.Minute: "1h30m", 168 * time.Hour: "168h", time.Hour + time.Second: "1h0m1s",
+	} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := time.ParseDuration(formatDuration(d)); err != nil || back != d {
+			t.Errorf("ParseDuration(formatDuration(%v)) = %v, %v", d, back, err)
 		}
 	}
 }

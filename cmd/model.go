@@ -17,15 +17,23 @@ func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
 	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash or claude-sonnet-4-5")
 	fs.StringVar(&m.Provider, "provider", "", strings.Join(provider.Names(), " or ")+" (default: from the model's name)")
 	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's API endpoint, for a proxy (default: the provider's own)")
-	fs.IntVar(&m.MaxTokens, "max-tokens", 0, "the longest model turn, in tokens (default: 8192 for Claude, the model's own limit for Gemini)")
+	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for 8192 with Claude, the model's own limit with Gemini")
 }
 
 // registerToolModelFlags adds the flags that choose the model tools ask
 // (analyze_media), and how files go to it: kesoku analyze and kesoku run.
 func registerToolModelFlags(fs *pflag.FlagSet, m *provider.Config, inlineLimit *sizeValue) {
 	registerModelFlags(fs, m)
-	fs.Var(inlineLimit, "inline-limit", "the largest Gemini request that carries a file inline (20MB, 64MiB); larger files go through the Files API")
+	sizeVar(fs, inlineLimit, "inline-limit", int64(*inlineLimit), 0, maxInlineLimit, "the largest Gemini request that carries a file inline (20MB, 64MiB; 0 for 20MB); larger files go through the Files API")
 }
+
+// The bounds of the model flags: no model answers a million tokens in a
+// turn (Gemini takes an int32), and Gemini takes at most 100 MB inline
+// (notes/providers.md §5).
+const (
+	maxTokens      = 1_000_000
+	maxInlineLimit = 100_000_000
+)
 
 // resolveModel resolves the model the flags chose. What cannot be (no
 // model, an unknown provider, no key) is bad usage: exit 2, and the error

@@ -139,9 +139,6 @@ aborted.`,
 
 // check refuses flag combinations that make no sense: bad usage, exit 2.
 func (o *runOptions) check() error {
-	if err := o.callFlags.check(); err != nil {
-		return err
-	}
 	if o.Resume && (o.Output == "" || o.Output == "-") {
 		return usageErrf("--resume needs -o FILE: the records of the earlier run are read from it")
 	}

@@ -108,7 +108,7 @@ EXIT STATUS
 	registerModelFlags(f, &opts.model)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
 	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every built-in tool that does not write)")
-	f.IntVar(&opts.MaxTurns, "max-turns", llm.DefaultMaxTurns, "the most model turns one prompt may take; reaching it is an error")
+	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "the most model turns one prompt may take; reaching it is an error")
 	opts.callFlags.register(f, 4, "how many tool calls of one turn run at once")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript file (default: .kesoku/sessions/<session_id>.jsonl under the AWD)")
@@ -116,6 +116,9 @@ EXIT STATUS
 	f.BoolVar(&opts.Stream, "stream", false, "stream the answer as it arrives (default: when standard output is a terminal)")
 	return c
 }
+
+// maxTurns bounds --max-turns: past it the bound is no bound.
+const maxTurns = 10_000
 
 func runSession(ctx context.Context, opts *sessionOptions) error {
 	g := opts.g
@@ -133,12 +136,6 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	}
 	offered, err := offeredRegistry(tools)
 	if err != nil {
-		return err
-	}
-	if opts.MaxTurns < 1 {
-		return usageErrf("--max-turns %d: want at least 1", opts.MaxTurns)
-	}
-	if err := opts.callFlags.check(); err != nil {
 		return err
 	}
 	var old []*message.Record

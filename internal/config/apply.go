@@ -145,5 +145,5 @@ func valueErr(f *pflag.Flag, s *Setting, err error) string {
 	case errors.As(err, &ne):
 		return fmt.Sprintf("%q: want a number", s.Value())
 	}
-	return err.Error()
+	return fmt.Sprintf("%q: %v", s.Value(), err)
 }
