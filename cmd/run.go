@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"runtime/debug"
@@ -366,6 +367,12 @@ func fileError(err error) error {
 		if s := pe.Snippet(); s != "" {
 			return fmt.Errorf("%w\n%s", err, s)
 		}
+	}
+	// "missing.yaml: no such file or directory", as every other message
+	// about a file begins with its name, not "open missing.yaml: ...".
+	var fe *fs.PathError
+	if errors.As(err, &fe) && err == error(fe) {
+		return fmt.Errorf("%s: %w", fe.Path, fe.Err)
 	}
 	return err
 }

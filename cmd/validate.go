@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +21,7 @@ type validateOptions struct {
 	Registry *registry.Registry
 	Files    []string
 	Format   string
+	JSON     bool
 }
 
 // newValidateCmd builds `kesoku validate`; tests pass runF to see the
@@ -37,7 +41,23 @@ standard output:
 
 KIND is the error kind run would record (invalid_request, unknown_tool,
 invalid_args). Files are read as run reads them: YAML, JSON or JSON Lines
-by extension, "-" for standard input (sniffed, or --format).
+by extension, "-" for standard input (sniffed, or --format). A file that
+cannot be read or parsed is said on standard error, as is the summary,
+each line beginning with "kesoku: ".
+
+--json prints one JSON document on standard output instead, and nothing
+on standard error:
+
+  {"valid": false, "requests": 8, "invalid": 1,
+   "files": [{"name": "a.yaml", "requests": 8},
+             {"name": "b.yaml", "requests": 0,
+              "error": {"file": "b.yaml", "line": 2, "column": 9,
+                        "message": "invalid YAML: ..."}}],
+   "problems": [{"file": "a.yaml", "line": 5, "column": 3, "id": "call_2",
+                 "kind": "unknown_tool", "message": "unknown tool ..."}]}
+
+valid is true when every request is valid and every file was read; line
+and column are left out where there is no place.
 
 EXIT STATUS
   0    every request is valid
@@ -57,7 +77,37 @@ EXIT STATUS
 		},
 	}
 	c.Flags().StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
+	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead: every problem, every file, the totals")
 	return c
+}
+
+// validateProblem is one problem in validate's report: a request that run
+// would refuse, or a file that could not be read or parsed.
+type validateProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message"`
+}
+
+// validateFile is one file in validate's report.
+type validateFile struct {
+	Name     string `json:"name"`
+	Requests int    `json:"requests"`
+	// Error says why the file could not be read or parsed; its requests
+	// before that point are still counted and checked.
+	Error *validateProblem `json:"error,omitempty"`
+}
+
+// validateReport is what --json prints: one JSON document.
+type validateReport struct {
+	Valid    bool              `json:"valid"`
+	Requests int               `json:"requests"`
+	Invalid  int               `json:"invalid"`
+	Files    []validateFile    `json:"files"`
+	Problems []validateProblem `json:"problems"`
 }
 
 func runValidate(ctx context.Context, o *validateOptions) error {
@@ -67,54 +117,108 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	}
 	io := o.g.IO
 	check := runner.New(o.Registry, runner.Options{}).Checker()
-	requests, invalid, files := 0, 0, 0
-	var fileErrs []error
+	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
+	unreadable := 0
 	for _, name := range o.Files {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
+		vf := validateFile{Name: name}
 		// Each file on its own, so that one that cannot be parsed does not
 		// hide the problems of the others.
 		f, err := request.Open(name, format, io.In)
+		if err == nil {
+			vf.Name = f.Name
+			for req := range f.Requests() {
+				rep.Requests++
+				vf.Requests++
+				p := check.Check(req)
+				if p == nil {
+					continue
+				}
+				rep.Invalid++
+				vp := validateProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, ID: req.ID, Kind: string(p.Kind), Message: p.Message}
+				if vp.File == "" {
+					vp.File = f.Name
+				}
+				if o.JSON {
+					rep.Problems = append(rep.Problems, vp)
+					continue
+				}
+				if _, err := fmt.Fprintf(io.Out, "%s: %s: %s: %s\n", positionOr(p.Pos, f.Name), req.ID, p.Kind, p.Message); err != nil {
+					f.Close()
+					return fmt.Errorf("write: %w", err)
+				}
+			}
+			err = f.Err()
+			f.Close()
+		}
 		if err != nil {
-			fileErrs = append(fileErrs, fileError(err))
-			continue
-		}
-		files++
-		for req := range f.Requests() {
-			requests++
-			p := check.Check(req)
-			if p == nil {
-				continue
-			}
-			invalid++
-			pos := p.Pos.String()
-			if pos == "" {
-				pos = f.Name
-			}
-			if _, err := fmt.Fprintf(io.Out, "%s: %s: %s: %s\n", pos, req.ID, p.Kind, p.Message); err != nil {
-				f.Close()
-				return fmt.Errorf("write: %w", err)
+			unreadable++
+			vf.Error = fileProblem(name, err)
+			if !o.JSON {
+				fmt.Fprintf(io.Err, "kesoku: %v\n", fileError(err))
 			}
 		}
-		if err := f.Err(); err != nil {
-			fileErrs = append(fileErrs, err)
-		}
-		f.Close()
+		rep.Files = append(rep.Files, vf)
 	}
-	if !o.g.Quiet {
-		switch {
-		case invalid == 0:
-			fmt.Fprintf(io.Err, "kesoku: %d %s in %d %s: all valid\n", requests, plural(requests, "request", "requests"), files, plural(files, "file", "files"))
-		default:
-			fmt.Fprintf(io.Err, "kesoku: %d of %d %s invalid\n", invalid, requests, plural(requests, "request", "requests"))
+	rep.Valid = rep.Invalid == 0 && unreadable == 0
+	if o.JSON {
+		data, err := json.Marshal(rep)
+		if err != nil {
+			return err
 		}
+		if _, err := io.Out.Write(append(data, '\n')); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+	} else if !o.g.Quiet {
+		fmt.Fprintf(io.Err, "kesoku: %s\n", rep.summary(unreadable))
 	}
 	switch {
-	case len(fileErrs) > 0:
-		return usageErr(errors.Join(fileErrs...))
-	case invalid > 0:
+	case unreadable > 0:
+		// Each file's error is already said, or in the report.
+		return &exitError{code: ExitUsage, silent: true}
+	case rep.Invalid > 0:
 		return errFailures
 	}
 	return nil
+}
+
+// positionOr is p as text, or name when p names no place.
+func positionOr(p request.Position, name string) string {
+	if s := p.String(); s != "" {
+		return s
+	}
+	return name
+}
+
+// summary says in one line what validate found.
+func (r *validateReport) summary(unreadable int) string {
+	var s string
+	switch {
+	case r.Invalid == 0 && unreadable == 0:
+		s = fmt.Sprintf("%d %s in %d %s: all valid", r.Requests, plural(r.Requests, "request", "requests"), len(r.Files), plural(len(r.Files), "file", "files"))
+	case r.Invalid == 0:
+		s = fmt.Sprintf("%d %s valid", r.Requests, plural(r.Requests, "request", "requests"))
+	default:
+		s = fmt.Sprintf("%d of %d %s invalid", r.Invalid, r.Requests, plural(r.Requests, "request", "requests"))
+	}
+	if unreadable > 0 {
+		s += fmt.Sprintf("; %d of %d %s could not be read", unreadable, len(r.Files), plural(len(r.Files), "file", "files"))
+	}
+	return s
+}
+
+// fileProblem turns the error of a file that could not be read or parsed
+// into a problem of the report, with its place when it has one.
+func fileProblem(name string, err error) *validateProblem {
+	var pe *request.ParseError
+	if errors.As(err, &pe) {
+		return &validateProblem{File: pe.Pos.File, Line: pe.Pos.Line, Column: pe.Pos.Col, Message: pe.Msg}
+	}
+	var fe *fs.PathError
+	if errors.As(err, &fe) {
+		return &validateProblem{File: name, Message: fe.Err.Error()}
+	}
+	return &validateProblem{File: name, Message: strings.TrimPrefix(err.Error(), name+": ")}
 }

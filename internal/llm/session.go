@@ -31,7 +31,11 @@ type MaxTurnsError struct {
 }
 
 func (e *MaxTurnsError) Error() string {
-	return fmt.Sprintf("the model did not answer within %d turns (--max-turns); it still asked for tools", e.Turns)
+	turns := "turns"
+	if e.Turns == 1 {
+		turns = "turn"
+	}
+	return fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, turns)
 }
 
 // SessionOptions configure a Session.
