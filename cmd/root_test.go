@@ -61,7 +61,7 @@ func TestGlobalFlags(t *testing.T) {
 		{name: "a config that does not parse",
 			args: []string{"--awd", awd, "--config", broken, "tools", "list"}, code: ExitUsage, stderr: `^kesoku: .*broken.yaml:1:9: invalid YAML: `},
 		{name: "a config that is not there",
-			args: []string{"--awd", awd, "--config", filepath.Join(awd, "nope.yaml"), "tools", "list"}, code: ExitUsage, stderr: `^kesoku: read config: .*nope.yaml`},
+			args: []string{"--awd", awd, "--config", filepath.Join(awd, "nope.yaml"), "tools", "list"}, code: ExitUsage, stderr: `^kesoku: config .*nope.yaml: no such file or directory\n$`},
 		{name: "an AWD that is not there",
 			args: []string{"--awd", filepath.Join(awd, "nope"), "tools", "list"}, code: ExitUsage, stderr: `^kesoku: --awd: .*no such file or directory\n$`},
 		{name: "an AWD that is a file",

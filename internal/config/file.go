@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,8 +118,14 @@ func ReadFile(path string, origin Origin, keys []string) (*File, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	data, err := readBounded(abs)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// "config /p/kesoku.yaml: no such file or directory", not "stat
+		// /p/kesoku.yaml: ...": the path once, and what it is.
+		err = pe.Err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, fmt.Errorf("config %s: %w", abs, err)
 	}
 	f, err := Parse(abs, data, keys)
 	if err != nil {
@@ -136,7 +143,7 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, errors.New("not a regular file")
 	}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -145,10 +152,10 @@ func readBounded(path string) ([]byte, error) {
 	defer fh.Close()
 	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d KiB: not a config file", path, MaxFileSize>>10)
+		return nil, fmt.Errorf("larger than %d KiB: not a config file", MaxFileSize>>10)
 	}
 	return data, nil
 }
