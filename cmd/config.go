@@ -20,7 +20,7 @@ const noConfig = "kesoku_no_config"
 // them to c's flags, and protects them from the tools: a tool that could
 // write kesoku.yaml would choose the next command's settings.
 func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied, error) {
-	userDir := g.userDir()
+	userDir := config.UserDir()
 	g.protect(filepath.Join(g.AWD, config.FileName), "it is kesoku's config file: a later command would load it")
 	if g.Config != "" {
 		abs, err := filepath.Abs(g.Config)
@@ -48,15 +48,6 @@ func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 		return nil, nil, usageErr(err)
 	}
 	return cfg, applied, nil
-}
-
-// userDir is the user's config directory: UserDir when a test set it, else
-// the one of the environment.
-func (g *Globals) userDir() string {
-	if g.UserDir != "" {
-		return g.UserDir
-	}
-	return config.UserDir()
 }
 
 // configErr is bad usage, saying how to approve a file that needs it.

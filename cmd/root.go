@@ -30,9 +30,6 @@ type Globals struct {
 	// Main, a channel of the test's in tests, none when nil.
 	Signals signalSource
 
-	// UserDir is the user's config directory; "" for the one the
-	// environment says (config.UserDir). Tests set it.
-	UserDir string
 	// protected are kesoku's own files, which tools never write: the
 	// config files, the -o file, a transcript (see protect).
 	protected []registry.Protected

@@ -81,7 +81,7 @@ func runTrust(o *trustOptions) error {
 	if err != nil {
 		return usageErrf("%s: %w", path, err)
 	}
-	approvals := config.ApprovalsOf(g.userDir())
+	approvals := config.ApprovalsOf(config.UserDir())
 	if o.Revoke {
 		had, err := approvals.Revoke(abs)
 		if err != nil {
