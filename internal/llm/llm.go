@@ -10,17 +10,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
-)
-
-// Role says who speaks a message.
-type Role string
-
-// The two roles a conversation has; tool results travel in user messages,
-// as both providers expect.
-const (
-	RoleUser      Role = "user"
-	RoleAssistant Role = "assistant"
 )
 
 // BlockKind says how a file travels to a model.
@@ -93,7 +84,10 @@ type Part struct {
 
 // Message is one turn of the conversation.
 type Message struct {
-	Role  Role
+	// Role is message.RoleUser or message.RoleAssistant, the record's own
+	// roles: a conversation has only these two, and tool results travel
+	// in user messages, as both providers expect.
+	Role  message.Role
 	Parts []Part
 }
 

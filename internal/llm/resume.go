@@ -54,7 +54,7 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 			r.CallID, r.Name = c.ID, c.Name
 			parts[i] = Part{ToolResult: r}
 		}
-		msgs = append(msgs, Message{Role: RoleUser, Parts: parts})
+		msgs = append(msgs, Message{Role: message.RoleUser, Parts: parts})
 		pending, pendingRecs = nil, nil
 	}
 	for _, rec := range recs {
@@ -63,12 +63,12 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 			inAssistant = false
 		case rec.Role == message.RoleUser && rec.Type == message.TypeText:
 			answer()
-			msgs = append(msgs, Message{Role: RoleUser, Parts: []Part{{Text: textOf(rec.Content)}}})
+			msgs = append(msgs, Message{Role: message.RoleUser, Parts: []Part{{Text: textOf(rec.Content)}}})
 			inAssistant = false
 		case rec.Role == message.RoleAssistant && (rec.Type == message.TypeText || rec.Type == message.TypeToolCall):
 			if !inAssistant {
 				answer()
-				msgs = append(msgs, Message{Role: RoleAssistant})
+				msgs = append(msgs, Message{Role: message.RoleAssistant})
 				inAssistant = true
 			}
 			m := &msgs[len(msgs)-1]
@@ -120,7 +120,7 @@ func AwaitsModel(recs []*message.Record) bool {
 		return false
 	}
 	n := len(s.history)
-	return n > 0 && s.history[n-1].Role == RoleUser
+	return n > 0 && s.history[n-1].Role == message.RoleUser
 }
 
 // discardStore keeps nothing.

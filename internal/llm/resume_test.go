@@ -85,7 +85,7 @@ func checkAnswered(t *testing.T, msgs []Message) {
 	for i, m := range msgs {
 		var calls []string
 		for _, p := range m.Parts {
-			if p.ToolResult != nil && (m.Role != RoleUser || i == 0 || !hasCalls(msgs[i-1])) {
+			if p.ToolResult != nil && (m.Role != message.RoleUser || i == 0 || !hasCalls(msgs[i-1])) {
 				t.Fatalf("message %d: a result that answers no call turn", i)
 			}
 			if p.ToolCall != nil {
@@ -99,7 +99,7 @@ func checkAnswered(t *testing.T, msgs []Message) {
 			t.Fatalf("message %d: calls %v left unanswered at the end", i, calls)
 		}
 		next := msgs[i+1]
-		if next.Role != RoleUser || len(next.Parts) != len(calls) {
+		if next.Role != message.RoleUser || len(next.Parts) != len(calls) {
 			t.Fatalf("message %d: calls %v answered by %+v", i, calls, next)
 		}
 		for j, p := range next.Parts {
@@ -142,7 +142,7 @@ func FuzzResume(f *testing.F) {
 		}
 		checkAnswered(t, s.History())
 		h := s.History()
-		if got, want := AwaitsModel(recs), len(h) > 0 && h[len(h)-1].Role == RoleUser; got != want {
+		if got, want := AwaitsModel(recs), len(h) > 0 && h[len(h)-1].Role == message.RoleUser; got != want {
 			t.Fatalf("AwaitsModel = %v, but the history ends with %+v", got, h[len(h)-1])
 		}
 		if s.ID() != "s" {

@@ -121,8 +121,8 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 		if err := s.append(ctx, rec); err != nil {
 			return "", err
 		}
-		s.history = append(s.history, Message{Role: RoleUser, Parts: []Part{{Text: prompt}}})
-	} else if n := len(s.history); n == 0 || s.history[n-1].Role != RoleUser {
+		s.history = append(s.history, Message{Role: message.RoleUser, Parts: []Part{{Text: prompt}}})
+	} else if n := len(s.history); n == 0 || s.history[n-1].Role != message.RoleUser {
 		return "", errors.New("nothing to send: no prompt, and the conversation does not end with the user")
 	}
 	for turn := 1; ; turn++ {
@@ -216,7 +216,7 @@ func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error
 	if err := s.append(ctx, recs...); err != nil {
 		return nil, err
 	}
-	s.history = append(s.history, Message{Role: RoleAssistant, Parts: parts})
+	s.history = append(s.history, Message{Role: message.RoleAssistant, Parts: parts})
 	return calls, nil
 }
 
@@ -264,7 +264,7 @@ func (s *Session) addResults(recs []*message.Record) {
 	for i, rec := range recs {
 		parts[i] = Part{ToolResult: resultOf(rec)}
 	}
-	s.history = append(s.history, Message{Role: RoleUser, Parts: parts})
+	s.history = append(s.history, Message{Role: message.RoleUser, Parts: parts})
 	s.last = recs[len(recs)-1].ID
 }
 

@@ -693,7 +693,7 @@ func TestSessionInterruptBeforeCallsStart(t *testing.T) {
 			t.Errorf("transcript mismatch (-want +got):\n%s", diff)
 		}
 		h := s.History()
-		if last := h[len(h)-1]; last.Role != llm.RoleUser || len(last.Parts) != 2 || !last.Parts[0].ToolResult.IsError {
+		if last := h[len(h)-1]; last.Role != message.RoleUser || len(last.Parts) != 2 || !last.Parts[0].ToolResult.IsError {
 			t.Errorf("history ends with %+v, want the two aborted results", last)
 		}
 	})

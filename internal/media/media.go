@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/message"
 )
 
 // DefaultPrompt is the question asked when none is given.
@@ -116,7 +117,7 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 		blob.Data = a.data
 	}
 	req := &llm.Request{Messages: []llm.Message{{
-		Role:  llm.RoleUser,
+		Role:  message.RoleUser,
 		Parts: []llm.Part{{Blob: blob}, {Text: prompt}},
 	}}}
 	resp, err := p.Generate(ctx, req, nil)

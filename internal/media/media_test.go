@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -44,7 +45,7 @@ func (p *recordingProvider) Generate(_ context.Context, req *llm.Request, _ func
 	// A thought summary comes first, as Gemini sends it: it is no part of
 	// the answer.
 	parts := []llm.Part{{Text: "Let me look at the file.", Thought: true}, {Text: p.answer}}
-	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: parts}, StopReason: "stop"}, nil
+	return &llm.Response{Message: llm.Message{Role: message.RoleAssistant, Parts: parts}, StopReason: "stop"}, nil
 }
 
 func (p *recordingProvider) sent() []*llm.Request {
@@ -72,7 +73,7 @@ func (p *uploadingProvider) Upload(_ context.Context, r io.Reader, mimeType, _ s
 // userTurn is the one message analyze_media sends: the file, then the
 // prompt.
 func userTurn(blob *llm.Blob, prompt string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Blob: blob}, {Text: prompt}}}}}
+	return &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Blob: blob}, {Text: prompt}}}}}
 }
 
 func TestAnalyzeMedia(t *testing.T) {

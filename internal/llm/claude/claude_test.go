@@ -12,6 +12,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -73,7 +74,7 @@ func TestGenerateParallelCalls(t *testing.T) {
 		p := newProvider(t, srv)
 		req := &llm.Request{
 			System:   "be brief",
-			Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
+			Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
 			Tools:    []*registry.Spec{sumSpec},
 		}
 		resp, streamed, err := generate(t, p, req, stream)
@@ -97,7 +98,7 @@ func TestGenerateParallelCalls(t *testing.T) {
 
 		// One tool_result per tool_use, all in the next user message, and
 		// before any text of that message.
-		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{
+		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: message.RoleUser, Parts: []llm.Part{
 			{ToolResult: &llm.ToolResult{CallID: "toolu_01", Name: "calculate_sum", Content: json.RawMessage("3")}},
 			{Text: "and be quick"},
 			{ToolResult: &llm.ToolResult{CallID: "toolu_02", Name: "calculate_sum", Content: json.RawMessage(`"tool_error: boom"`), IsError: true}},
@@ -151,9 +152,9 @@ func TestUnknownBlocksAreEchoedRaw(t *testing.T) {
 	p := newProvider(t, srv)
 	thinking := json.RawMessage(`{"type":"thinking","thinking":"hmm","signature":"c2ln"}`)
 	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}},
-		{Role: llm.RoleAssistant, Parts: []llm.Part{{Thought: true, ProviderData: thinking}, {Text: "hello"}}},
-		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "again"}}},
+		{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}},
+		{Role: message.RoleAssistant, Parts: []llm.Part{{Thought: true, ProviderData: thinking}, {Text: "hello"}}},
+		{Role: message.RoleUser, Parts: []llm.Part{{Text: "again"}}},
 	}}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestGenerateErrors(t *testing.T) {
 				srv := llmtest.NewServer(llmtest.Claude, key, tt.replies...)
 				defer srv.Close()
 				p := newProvider(t, srv)
-				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
 				switch {
 				case tt.wantErr == "" && err != nil:
 					t.Fatalf("error: %v", err)
@@ -275,7 +276,7 @@ func TestGenerateCancelled(t *testing.T) {
 		if stream {
 			onText = func(string) {}
 		}
-		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
+		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("error = %v, want the context's", err)
 		}
@@ -290,7 +291,7 @@ func TestBlobBlocks(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "a cat"})
 	defer srv.Close()
 	p := newProvider(t, srv)
-	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
 		{Text: "describe"},
 		{Blob: &llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("hi")}},
 		{Blob: &llm.Blob{Kind: llm.DocumentBlock, MIMEType: "application/pdf", Data: []byte("%PDF-"), Name: "a.pdf"}},
@@ -307,7 +308,7 @@ func TestBlobBlocks(t *testing.T) {
 		t.Errorf("messages mismatch (-want +got):\n%s", diff)
 	}
 
-	_, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+	_, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
 		{Blob: &llm.Blob{Kind: llm.MediaBlock, MIMEType: "audio/wav", Data: []byte("RIFF"), Name: "a.wav"}},
 	}}}}, false)
 	if err == nil || !strings.Contains(err.Error(), "audio/wav") {
@@ -329,15 +330,15 @@ func decode(t *testing.T, s string) any {
 // the tool results first.
 func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
 	t.Parallel()
-	text := func(role llm.Role, s string) llm.Message {
+	text := func(role message.Role, s string) llm.Message {
 		return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}}
 	}
 	msgs, err := toMessages([]llm.Message{
-		text(llm.RoleUser, "think hard"),
-		text(llm.RoleUser, "never mind; add 1 and 2"),
-		{Role: llm.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
-		{Role: llm.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
-		text(llm.RoleUser, "what happened?"),
+		text(message.RoleUser, "think hard"),
+		text(message.RoleUser, "never mind; add 1 and 2"),
+		{Role: message.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
+		{Role: message.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
+		text(message.RoleUser, "what happened?"),
 	})
 	if err != nil {
 		t.Fatal(err)

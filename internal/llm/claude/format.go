@@ -11,6 +11,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/message"
 )
 
 // The ProviderData of a Claude part is the raw JSON of a content block
@@ -25,14 +26,14 @@ import (
 // that roles alternate and the results still come first.
 func toMessages(msgs []llm.Message) ([]anthropic.MessageParam, error) {
 	out := make([]anthropic.MessageParam, 0, len(msgs))
-	var role llm.Role
+	var role message.Role
 	var results, rest []anthropic.ContentBlockParamUnion
 	emit := func() {
 		blocks := append(results, rest...)
 		results, rest = nil, nil
 		switch {
 		case len(blocks) == 0:
-		case role == llm.RoleAssistant:
+		case role == message.RoleAssistant:
 			out = append(out, anthropic.NewAssistantMessage(blocks...))
 		default:
 			out = append(out, anthropic.NewUserMessage(blocks...))
@@ -184,7 +185,7 @@ func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
 		}
 	}
 	return &llm.Response{
-		Message:    llm.Message{Role: llm.RoleAssistant, Parts: parts},
+		Message:    llm.Message{Role: message.RoleAssistant, Parts: parts},
 		StopReason: string(msg.StopReason),
 	}, nil
 }

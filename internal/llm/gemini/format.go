@@ -10,6 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/message"
 )
 
 // partData is what a Gemini part carries besides its content and must get
@@ -54,7 +55,7 @@ func toContents(msgs []llm.Message) ([]*genai.Content, error) {
 	var out []*genai.Content
 	for i, m := range msgs {
 		role := genai.RoleUser
-		if m.Role == llm.RoleAssistant {
+		if m.Role == message.RoleAssistant {
 			role = genai.RoleModel
 			order = order[:0]
 		}
@@ -281,7 +282,7 @@ func (a *accumulator) response() (*llm.Response, error) {
 		return nil, fmt.Errorf("gemini: the prompt was blocked: %s", a.block)
 	}
 	return &llm.Response{
-		Message:    llm.Message{Role: llm.RoleAssistant, Parts: a.parts},
+		Message:    llm.Message{Role: message.RoleAssistant, Parts: a.parts},
 		StopReason: string(a.finish),
 	}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -76,7 +77,7 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 		p := newProvider(t, srv)
 		req := &llm.Request{
 			System:   "be brief",
-			Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
+			Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
 			Tools:    []*registry.Spec{sumSpec},
 		}
 		resp, streamed, err := generate(t, p, req, stream)
@@ -104,7 +105,7 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 		// The next turn: the model's content verbatim (signature included,
 		// the generated id left out), then all responses in one content in
 		// the order of the calls, even when the results come out of order.
-		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{
+		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: message.RoleUser, Parts: []llm.Part{
 			{ToolResult: &llm.ToolResult{CallID: second.ID, Name: "calculate_sum", Content: json.RawMessage("7")}},
 			{ToolResult: &llm.ToolResult{CallID: "c1", Name: "calculate_sum", Content: json.RawMessage(`"boom"`), IsError: true}},
 		}})
@@ -153,7 +154,7 @@ func TestGenerateTextSignatureStaysWithItsText(t *testing.T) {
 		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "one two three four five", ThoughtSignature: "c2ln"})
 		defer srv.Close()
 		p := newProvider(t, srv)
-		resp, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "count"}}}}}, stream)
+		resp, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "count"}}}}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestGenerateErrors(t *testing.T) {
 				srv := llmtest.NewServer(llmtest.Gemini, key, tt.replies...)
 				defer srv.Close()
 				p := newProvider(t, srv)
-				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
 				switch {
 				case tt.wantErr == "" && err != nil:
 					t.Fatalf("error: %v", err)
@@ -251,7 +252,7 @@ func TestGenerateCancelled(t *testing.T) {
 			onText = func(string) {}
 		}
 		start := time.Now()
-		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
+		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("error = %v, want the context's", err)
 		}
@@ -266,7 +267,7 @@ func TestBlobParts(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "a cat"})
 	defer srv.Close()
 	p := newProvider(t, srv)
-	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
 		{Text: "describe"},
 		{Blob: &llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("hi"), Name: "a.png"}},
 		{Blob: &llm.Blob{Kind: llm.MediaBlock, MIMEType: "video/mp4", URI: "https://example.invalid/v1beta/files/abc"}},
@@ -297,7 +298,7 @@ func decode(t *testing.T, s string) any {
 func TestResponsesFollowTheCalls(t *testing.T) {
 	t.Parallel()
 	generated := json.RawMessage(`{"generatedId":true}`)
-	calls := llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{
+	calls := llm.Message{Role: message.RoleAssistant, Parts: []llm.Part{
 		{ToolCall: &llm.ToolCall{ID: "call_gen1", Name: "first", Args: json.RawMessage(`{}`)}, ProviderData: generated},
 		{ToolCall: &llm.ToolCall{ID: "c2", Name: "second", Args: json.RawMessage(`{}`)}},
 		{ToolCall: &llm.ToolCall{ID: "call_gen3", Name: "third", Args: json.RawMessage(`{}`)}, ProviderData: generated},
@@ -318,7 +319,7 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 	for name, results := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			contents, err := toContents([]llm.Message{calls, {Role: llm.RoleUser, Parts: results}})
+			contents, err := toContents([]llm.Message{calls, {Role: message.RoleUser, Parts: results}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,15 +339,15 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 // content, the function responses first.
 func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
 	t.Parallel()
-	text := func(role llm.Role, s string) llm.Message {
+	text := func(role message.Role, s string) llm.Message {
 		return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}}
 	}
 	contents, err := toContents([]llm.Message{
-		text(llm.RoleUser, "think hard"),
-		text(llm.RoleUser, "never mind; add 1 and 2"),
-		{Role: llm.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
-		{Role: llm.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
-		text(llm.RoleUser, "what happened?"),
+		text(message.RoleUser, "think hard"),
+		text(message.RoleUser, "never mind; add 1 and 2"),
+		{Role: message.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
+		{Role: message.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
+		text(message.RoleUser, "what happened?"),
 	})
 	if err != nil {
 		t.Fatal(err)

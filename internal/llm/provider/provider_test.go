@@ -7,6 +7,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
 )
 
 func TestOf(t *testing.T) {
@@ -79,7 +80,7 @@ func TestLazy(t *testing.T) {
 	if l.Name() != "gemini" || l.ModelName() != "gemini-test" || l.p != nil {
 		t.Fatalf("before use: names %q %q, client %v; want gemini, gemini-test and no client", l.Name(), l.ModelName(), l.p)
 	}
-	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
+	req := &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
 	var answers []string
 	for range 2 {
 		resp, err := l.Generate(context.Background(), req, nil)
