@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -164,8 +165,13 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	fset := token.NewFileSet()
 	if len(withTools) > 0 {
 		var pkgs []*packages.Package
-		pkgs, fset, err = load(ctx, dir, withTools)
+		// The package the generated code imports is loaded with them:
+		// where it cannot be, no file gen writes would build.
+		pkgs, fset, err = load(ctx, dir, append(slices.Clone(withTools), registryPath))
 		if err != nil {
+			return nil, err
+		}
+		if err := checkImportable(pkgs, withTools[0]); err != nil {
 			return nil, err
 		}
 		for _, p := range pkgs {
@@ -251,6 +257,85 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	return files, nil
 }
 
+// ModuleError says that the module gen runs in cannot build the code gen
+// would write: the code imports kesoku's registry, which the module does
+// not provide. Nothing is written then.
+type ModuleError struct {
+	// Module is the module of the packages with tools, and GoMod its
+	// go.mod file ("" when it has none).
+	Module, GoMod string
+	// Required says the module requires kesoku's module, whose registry
+	// still could not be loaded; Err says why.
+	Required bool
+	Err      string
+}
+
+// kesokuModule is the module generated code imports.
+const kesokuModule = "github.com/kesoku/kesoku"
+
+func (e *ModuleError) Error() string {
+	where := "in the module's directory"
+	if e.GoMod != "" {
+		where = "in " + filepath.Dir(e.GoMod)
+	}
+	if !e.Required {
+		return fmt.Sprintf("module %s does not require %s, whose package %s the generated code imports: run\n\n"+
+			"\tgo get %s\n\n%s (while you build against a clone, first: go mod edit -replace %s=PATH_OF_THE_CLONE), then kesoku gen again; nothing written",
+			e.Module, kesokuModule, registryPath, kesokuModule, where, kesokuModule)
+	}
+	return fmt.Sprintf("module %s requires %s, but the package the generated code imports, %s, cannot be loaded: %s; "+
+		"run go get %s@latest %s (or fix its replace directive), then kesoku gen again; nothing written",
+		e.Module, kesokuModule, registryPath, e.Err, kesokuModule, where)
+}
+
+// checkImportable makes sure the registry loaded beside the packages with
+// tools, so that the code gen writes for them compiles; toolPkg is one of
+// them, whose module the error names.
+func checkImportable(pkgs []*packages.Package, toolPkg string) error {
+	var reg, tool *packages.Package
+	for _, p := range pkgs {
+		switch p.PkgPath {
+		case registryPath:
+			reg = p
+		case toolPkg:
+			tool = p
+		}
+	}
+	if reg != nil && len(reg.Errors) == 0 && reg.Types != nil {
+		return nil
+	}
+	e := &ModuleError{Module: "(none)", Err: "it was not loaded"}
+	if tool != nil && tool.Module != nil {
+		e.Module, e.GoMod = tool.Module.Path, tool.Module.GoMod
+	}
+	if reg != nil && len(reg.Errors) > 0 {
+		e.Err = reg.Errors[0].Msg
+	}
+	e.Required = requires(e.GoMod, kesokuModule)
+	return e
+}
+
+// requires reports whether the go.mod file at path requires module.
+func requires(path, module string) bool {
+	if path == "" {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	f, err := modfile.ParseLax(path, data, nil)
+	if err != nil {
+		return false
+	}
+	for _, r := range f.Require {
+		if r.Mod.Path == module {
+			return true
+		}
+	}
+	return false
+}
+
 // Write brings every file up to date: writes the missing and stale ones
 // and removes the orphaned ones. It returns the files it changed.
 func Write(files []*File) ([]*File, error) {
@@ -298,7 +383,7 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedImports
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedImports | packages.NeedModule
 
 // load loads the packages with their generated files left out, so that a
 // stale generated file that no longer compiles never blocks the run that
