@@ -17,59 +17,15 @@ func (s *Spec) InputSchema() json.RawMessage {
 	return mustMarshal(paramsSchema(s.Params))
 }
 
-// OpenAITool is one element of the `tools` array of an OpenAI Chat
-// Completions request.
-type OpenAITool struct {
-	Type     string         `json:"type"`
-	Function OpenAIFunction `json:"function"`
-}
-
-// OpenAIFunction is the function an OpenAITool declares.
-type OpenAIFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// OpenAITools returns the `tools` of a Chat Completions request.
-func OpenAITools(specs []*Spec) []OpenAITool {
-	out := make([]OpenAITool, len(specs))
-	for i, s := range specs {
-		out[i] = OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.Name, Description: s.Description, Parameters: s.InputSchema(),
-		}}
-	}
-	return out
-}
-
-// MCPTool is one element of the `tools` of an MCP tools/list result.
-type MCPTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-}
-
-// MCPTools returns the `tools` of an MCP tools/list result.
-func MCPTools(specs []*Spec) []MCPTool {
-	out := make([]MCPTool, len(specs))
-	for i, s := range specs {
-		out[i] = MCPTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema()}
-	}
-	return out
-}
-
-// JSONSchemas returns one standalone JSON Schema (draft 2020-12) per tool,
-// titled with the tool's name and described by its description.
-func JSONSchemas(specs []*Spec) []json.RawMessage {
-	out := make([]json.RawMessage, len(specs))
-	for i, s := range specs {
-		root := paramsSchema(s.Params)
-		root.Dialect = draft202012
-		root.Title = s.Name
-		root.Description = s.Description
-		out[i] = mustMarshal(root)
-	}
-	return out
+// JSONSchema returns the tool as one standalone JSON Schema (draft
+// 2020-12) of its arguments, titled with the tool's name and described by
+// its description: the input schema, self-contained.
+func (s *Spec) JSONSchema() json.RawMessage {
+	root := paramsSchema(s.Params)
+	root.Dialect = draft202012
+	root.Title = s.Name
+	root.Description = s.Description
+	return mustMarshal(root)
 }
 
 // jsonSchema is the JSON form of a Schema. Its fields are in the order

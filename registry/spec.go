@@ -1,7 +1,3 @@
-// Package registry owns kesoku's tools: their specs, the default registry
-// that generated code fills at init, the mapping from Go types to JSON
-// Schema, argument validation, and the export of declarations to each
-// provider's format.
 package registry
 
 import (

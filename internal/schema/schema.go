@@ -1,7 +1,8 @@
 // Package schema holds the table of formats that tool declarations are
 // exported in (SPEC §3): which format is built by which room. Gemini's and
 // Claude's are built with their SDKs' own types, next to those providers;
-// the others need no SDK and come from the registry.
+// the others need no SDK and are built here from the registry's canonical
+// schemas.
 package schema
 
 import (
@@ -55,11 +56,11 @@ func Export(format string, specs []*registry.Spec) (any, error) {
 	case FormatClaude:
 		return claude.Tools(specs), nil
 	case FormatOpenAI:
-		return registry.OpenAITools(specs), nil
+		return openAITools(specs), nil
 	case FormatMCP:
-		return registry.MCPTools(specs), nil
+		return mcpTools(specs), nil
 	case FormatJSONSchema:
-		return registry.JSONSchemas(specs), nil
+		return jsonSchemas(specs), nil
 	}
 	return nil, &UnknownFormatError{Format: format, Suggestion: registry.Suggest(format, Formats)}
 }

@@ -1,0 +1,60 @@
+package schema
+
+import (
+	"encoding/json"
+
+	"github.com/kesoku/kesoku/registry"
+)
+
+// The formats that need no SDK, built from the registry's canonical
+// schemas.
+
+// openAITool is one element of the `tools` array of an OpenAI Chat
+// Completions request.
+type openAITool struct {
+	Type     string         `json:"type"`
+	Function openAIFunction `json:"function"`
+}
+
+// openAIFunction is the function an openAITool declares.
+type openAIFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// openAITools returns the `tools` of a Chat Completions request.
+func openAITools(specs []*registry.Spec) []openAITool {
+	out := make([]openAITool, len(specs))
+	for i, s := range specs {
+		out[i] = openAITool{Type: "function", Function: openAIFunction{
+			Name: s.Name, Description: s.Description, Parameters: s.InputSchema(),
+		}}
+	}
+	return out
+}
+
+// mcpTool is one element of the `tools` of an MCP tools/list result.
+type mcpTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// mcpTools returns the `tools` of an MCP tools/list result.
+func mcpTools(specs []*registry.Spec) []mcpTool {
+	out := make([]mcpTool, len(specs))
+	for i, s := range specs {
+		out[i] = mcpTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema()}
+	}
+	return out
+}
+
+// jsonSchemas returns one standalone JSON Schema per tool.
+func jsonSchemas(specs []*registry.Spec) []json.RawMessage {
+	out := make([]json.RawMessage, len(specs))
+	for i, s := range specs {
+		out[i] = s.JSONSchema()
+	}
+	return out
+}
