@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -47,6 +48,11 @@ func TestLayering(t *testing.T) {
 		}
 		if d.IsDir() {
 			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != "." && err == nil {
+				// A module of its own (examples/mytools): a user's, which
+				// sees only kesoku's public packages, as Go enforces.
 				return filepath.SkipDir
 			}
 			return nil
