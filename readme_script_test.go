@@ -15,6 +15,7 @@ func init() { scriptCmds["readme"] = cmdReadme }
 // README to what the program really does:
 //
 //	readme go TEXT FILE          the first ```go block holding TEXT
+//	readme sh TEXT FILE          the first ```sh block holding TEXT
 //	readme console 'CMD' FILE    what the README shows CMD printing: the
 //	                             lines after "$ CMD" in a ```console
 //	                             block, up to the next "$ " line
@@ -22,7 +23,7 @@ func init() { scriptCmds["readme"] = cmdReadme }
 // The README is read from $KESOKU_ROOT, the repository root.
 func cmdReadme(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: readme go|console TEXT FILE")
+		ts.Fatalf("usage: readme go|sh|console TEXT FILE")
 	}
 	lang, text, out := args[0], args[1], args[2]
 	data, err := os.ReadFile(filepath.Join(ts.Getenv("KESOKU_ROOT"), "README.md"))
@@ -41,7 +42,7 @@ scan:
 			continue
 		case inBlock && line == "```":
 			inBlock = false
-			found = taking || lang == "go" && strings.Contains(strings.Join(block, "\n"), text)
+			found = taking || lang != "console" && strings.Contains(strings.Join(block, "\n"), text)
 			if found {
 				break scan
 			}
@@ -50,7 +51,7 @@ scan:
 				break scan
 			}
 			taking = line == "$ "+text
-		case inBlock && (lang == "go" || taking):
+		case inBlock && (lang != "console" || taking):
 			block = append(block, line)
 		}
 	}
