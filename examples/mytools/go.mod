@@ -9,6 +9,7 @@ require github.com/kesoku/kesoku v0.0.0
 // from a fresh module cache); TestExampleModule keeps them in step.
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0 // indirect
+	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/goccy/go-yaml v1.19.2 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect

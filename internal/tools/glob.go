@@ -78,11 +78,11 @@ func Glob(ctx context.Context, tc *registry.ToolContext, pattern, path string) (
 	add := func(start workspace.Location, rest []string) {
 		for _, s := range searches {
 			if s.start.SameAs(start) {
-				s.pat.alts = append(s.pat.alts, rest)
+				s.pat.alts = append(s.pat.alts, newGlobAlt(rest))
 				return
 			}
 		}
-		searches = append(searches, &search{start: start, pat: globPattern{alts: [][]string{rest}}})
+		searches = append(searches, &search{start: start, pat: globPattern{alts: []globAlt{newGlobAlt(rest)}}})
 	}
 	for _, alt := range alts {
 		elems, err := compileAlt(alt)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // ignoreMaxBytes bounds how much of a .gitignore file is read.
@@ -13,9 +15,12 @@ const ignoreMaxBytes = 1 << 20
 
 // ignoreRule is one line of a .gitignore file.
 type ignoreRule struct {
-	elems   []string // the pattern's elements; a leading "**" when unanchored
-	negate  bool     // "!pattern": re-include
-	dirOnly bool     // "pattern/": directories only
+	// pattern is the rule as doublestar matches it, against a path
+	// relative to the .gitignore's directory: "**/" in front when the rule
+	// is not anchored, braces escaped (gitignore has no alternatives).
+	pattern string
+	negate  bool // "!pattern": re-include
+	dirOnly bool // "pattern/": directories only
 }
 
 // parseIgnore parses a .gitignore file: the common subset of
@@ -43,15 +48,16 @@ func parseIgnore(r io.Reader) []ignoreRule {
 			line = strings.TrimRight(line, "/")
 		}
 		anchored := strings.Contains(line, "/")
-		r.elems = splitPattern(line)
-		if len(r.elems) == 0 {
+		elems := splitPattern(escapeBraces(line))
+		if len(elems) == 0 {
 			continue
 		}
-		if _, err := path.Match(strings.Join(r.elems, "/"), ""); err != nil {
-			continue // git ignores a malformed pattern too
-		}
 		if !anchored {
-			r.elems = append([]string{"**"}, r.elems...)
+			elems = append([]string{"**"}, elems...)
+		}
+		r.pattern = strings.Join(elems, "/")
+		if !doublestar.ValidatePattern(r.pattern) {
+			continue // git ignores a malformed pattern too
 		}
 		rules = append(rules, r)
 	}
@@ -100,13 +106,12 @@ func (s *ignoreSet) ignored(name string, isDir bool) bool {
 			rel = name[len(dir)+1:]
 		}
 		rules := s.rulesOf(dir)
-		elems := strings.Split(rel, "/")
 		for i := len(rules) - 1; i >= 0; i-- {
 			r := rules[i]
 			if r.dirOnly && !isDir {
 				continue
 			}
-			if matchElems(r.elems, elems) {
+			if doublestar.MatchUnvalidated(r.pattern, rel) {
 				return !r.negate
 			}
 		}

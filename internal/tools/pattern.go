@@ -5,18 +5,36 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // maxAlternatives bounds brace expansion: "{a,b}{c,d}…" multiplies, and a
 // pattern is not a way to make the tool do unbounded work.
 const maxAlternatives = 256
 
-// globPattern is a compiled glob pattern: path.Match syntax per path
-// element, `**` for any number of elements, `{a,b}` for alternatives. It
-// is matched against slash-separated paths relative to where the search
-// starts.
+// globPattern is a compiled glob pattern: doublestar's syntax (path.Match
+// per path element, `**` for any number of elements), with `{a,b}`
+// alternatives expanded first, so that each alternative can start its own
+// search from its literal prefix. It is matched against slash-separated
+// paths relative to where the search starts.
 type globPattern struct {
-	alts [][]string // the alternatives, each split into elements
+	alts []globAlt
+}
+
+// globAlt is one brace-free alternative of a pattern.
+type globAlt struct {
+	// pattern is the alternative as doublestar takes it: cleaned, with
+	// the braces that expansion left (a literal "{a}") escaped.
+	pattern string
+	// elems are its elements.
+	elems []string
+}
+
+// newGlobAlt makes an alternative of a cleaned, escaped pattern's
+// elements.
+func newGlobAlt(elems []string) globAlt {
+	return globAlt{pattern: strings.Join(elems, "/"), elems: elems}
 }
 
 // compileGlob compiles pattern, reporting a malformed one.
@@ -34,21 +52,46 @@ func compileGlob(pattern string) (globPattern, error) {
 		if err != nil {
 			return globPattern{}, fmt.Errorf("pattern %q: %w", pattern, err)
 		}
-		g.alts = append(g.alts, elems)
+		g.alts = append(g.alts, newGlobAlt(elems))
 	}
 	return g, nil
 }
 
 // compileAlt splits one brace-free alternative of a pattern into its
-// elements and checks each.
+// elements, escaping what braces are left, and checks it.
 func compileAlt(alt string) ([]string, error) {
-	elems := splitPattern(alt)
+	elems := splitPattern(escapeBraces(alt))
 	for _, e := range elems {
-		if _, err := path.Match(e, ""); err != nil {
+		if !doublestar.ValidatePattern(e) {
 			return nil, fmt.Errorf("malformed element %q", e)
 		}
 	}
 	return elems, nil
+}
+
+// escapeBraces escapes the braces of p, which doublestar would read as
+// alternatives: what brace expansion left is literal.
+func escapeBraces(p string) string {
+	if !strings.ContainsAny(p, "{}") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\\':
+			b.WriteByte(c)
+			if i+1 < len(p) {
+				i++
+				b.WriteByte(p[i])
+			}
+		case '{', '}':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // splitPattern splits a pattern into elements, dropping empty and "."
@@ -70,9 +113,8 @@ func splitPattern(p string) []string {
 // match reports whether the slash-separated path rel matches any
 // alternative.
 func (g globPattern) match(rel string) bool {
-	names := strings.Split(rel, "/")
 	for _, a := range g.alts {
-		if matchElems(a, names) {
+		if doublestar.MatchUnvalidated(a.pattern, rel) {
 			return true
 		}
 	}
@@ -88,34 +130,11 @@ func (g globPattern) mayMatchBelow(dir string) bool {
 	}
 	names := strings.Split(dir, "/")
 	for _, a := range g.alts {
-		if prefixMayMatch(a, names) {
+		if prefixMayMatch(a.elems, names) {
 			return true
 		}
 	}
 	return false
-}
-
-// matchElems matches names against pattern elements, `**` standing for
-// zero or more names. It is dynamic programming over both, so that
-// patterns with many `**` stay linear in their product.
-func matchElems(pat, names []string) bool {
-	// ok[j] reports whether pat[:i] matches names[:j], for the current i.
-	ok := make([]bool, len(names)+1)
-	ok[0] = true
-	for _, p := range pat {
-		if p == "**" {
-			// Once reachable, every longer prefix is reachable.
-			for j := 1; j <= len(names); j++ {
-				ok[j] = ok[j] || ok[j-1]
-			}
-			continue
-		}
-		for j := len(names); j >= 1; j-- {
-			ok[j] = ok[j-1] && elemMatch(p, names[j-1])
-		}
-		ok[0] = false
-	}
-	return ok[len(names)]
 }
 
 // prefixMayMatch reports whether names can be the start of a path that
@@ -128,16 +147,11 @@ func prefixMayMatch(pat, names []string) bool {
 		if pat[i] == "**" {
 			return true
 		}
-		if !elemMatch(pat[i], n) {
+		if !doublestar.MatchUnvalidated(pat[i], n) {
 			return false
 		}
 	}
 	return true
-}
-
-func elemMatch(pattern, name string) bool {
-	ok, _ := path.Match(pattern, name)
-	return ok
 }
 
 // literalPrefix splits a pattern alternative into its leading elements
@@ -214,13 +228,13 @@ func findBraces(p string) (start, end int, commas []int) {
 // filter: an alternative of one element ("*.go") matches the file's name
 // at any depth, as in ripgrep and .gitignore; a longer one the whole path.
 func (g globPattern) matchFile(rel string) bool {
-	names := strings.Split(rel, "/")
+	name := path.Base(rel)
 	for _, a := range g.alts {
-		if len(a) == 1 && a[0] != "**" {
-			if elemMatch(a[0], names[len(names)-1]) {
+		if len(a.elems) == 1 && a.elems[0] != "**" {
+			if doublestar.MatchUnvalidated(a.elems[0], name) {
 				return true
 			}
-		} else if matchElems(a, names) {
+		} else if doublestar.MatchUnvalidated(a.pattern, rel) {
 			return true
 		}
 	}
