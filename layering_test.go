@@ -14,8 +14,8 @@ import (
 
 const module = "github.com/kesoku/kesoku"
 
-// allowed is the house plan of STYLE.md as import edges between our own
-// packages. message and workspace are leaves that hold one concept each
+// allowed is the house plan (DEVELOPERS.md, "The house") as import edges
+// between our own packages. message and workspace are leaves that hold one concept each
 // (the record, the confinement of paths) so that the layers above can share
 // them without importing each other.
 var allowed = map[string][]string{
@@ -38,8 +38,13 @@ var allowed = map[string][]string{
 	"internal/media":        {"internal/llm", "registry", "message", "internal/workspace"},
 }
 
-// TestLayering fails when a package imports against the layering of
-// STYLE.md, or when a new package appears that the plan does not place.
+// stdlibOnly are the public packages a user's module of tools links: they
+// import nothing outside the standard library but each other, so that a
+// tools package links no provider SDK (SPEC 10).
+var stdlibOnly = []string{"registry", "message"}
+
+// TestLayering fails when a package imports against the house plan, or
+// when a new package appears that the plan does not place.
 func TestLayering(t *testing.T) {
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -75,6 +80,10 @@ func TestLayering(t *testing.T) {
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if !strings.HasPrefix(p, module+"/") {
+				first, _, _ := strings.Cut(p, "/")
+				if slices.Contains(stdlibOnly, pkg) && strings.Contains(first, ".") {
+					t.Errorf("%s imports %s: %s is public and imports only the standard library", path, p, pkg)
+				}
 				continue
 			}
 			dep := strings.TrimPrefix(p, module+"/")
