@@ -48,15 +48,9 @@ func cmdExample(ts *testscript.TestScript, neg bool, args []string) {
 		return os.WriteFile(dst, data, 0o644)
 	})
 	ts.Check(err)
-	path := ts.MkAbs("go.mod")
-	data, err := os.ReadFile(path)
-	ts.Check(err)
-	mod, err := modfile.Parse(path, data, nil)
-	ts.Check(err)
-	ts.Check(mod.AddReplace(kesokuModule, "", root, ""))
-	out, err := mod.Format()
-	ts.Check(err)
-	ts.Check(os.WriteFile(path, out, 0o644))
+	editGoMod(ts, func(mod *modfile.File) {
+		ts.Check(mod.AddReplace(kesokuModule, "", root, ""))
+	})
 }
 
 const kesokuModule = "github.com/kesoku/kesoku"

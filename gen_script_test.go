@@ -67,23 +67,29 @@ func cmdUseKesoku(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	kmod, err := modfile.Parse("go.mod", kdata, nil)
 	ts.Check(err)
+	editGoMod(ts, func(mod *modfile.File) {
+		ts.Check(mod.AddRequire(kesokuModule, "v0.0.0"))
+		ts.Check(mod.AddReplace(kesokuModule, "", root, ""))
+		for _, r := range kmod.Require {
+			mod.AddNewRequire(r.Mod.Path, r.Mod.Version, true)
+		}
+		mod.SetRequireSeparateIndirect(mod.Require)
+		mod.Cleanup()
+	})
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs("go.sum"), sum, 0o644))
+}
+
+// editGoMod edits the go.mod file of the script's directory.
+func editGoMod(ts *testscript.TestScript, edit func(*modfile.File)) {
 	path := ts.MkAbs("go.mod")
 	data, err := os.ReadFile(path)
 	ts.Check(err)
 	mod, err := modfile.Parse(path, data, nil)
 	ts.Check(err)
-	const kesoku = "github.com/kesoku/kesoku"
-	ts.Check(mod.AddRequire(kesoku, "v0.0.0"))
-	ts.Check(mod.AddReplace(kesoku, "", root, ""))
-	for _, r := range kmod.Require {
-		mod.AddNewRequire(r.Mod.Path, r.Mod.Version, true)
-	}
-	mod.SetRequireSeparateIndirect(mod.Require)
-	mod.Cleanup()
+	edit(mod)
 	out, err := mod.Format()
 	ts.Check(err)
 	ts.Check(os.WriteFile(path, out, 0o644))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs("go.sum"), sum, 0o644))
 }
