@@ -57,7 +57,10 @@ parameter is required unless it is a pointer or its entry says
 
 Mistakes (a parameter without an Args entry, an entry naming no parameter,
 an unsupported type, a duplicate name…) are all reported at once as
-file:line: message, and nothing is written.
+file:line: message, and nothing is written. So is a module that cannot
+build what gen writes, which imports github.com/kesoku/kesoku/registry: gen
+says what the module lacks (a requirement on github.com/kesoku/kesoku, say)
+and the command that adds it.
 
 With --check nothing is written either: gen fails, naming each stale,
 missing or orphaned kesoku_gen.go, when running it would change a file.
@@ -72,8 +75,9 @@ no longer compiles and so stops the program that would regenerate it
 
 EXIT STATUS
   0  done (with --check: everything up to date)
-  1  a mistake in a tool's declaration, a package that does not load, or,
-     with --check, a stale, missing or orphaned generated file
+  1  a mistake in a tool's declaration, a package that does not load, a
+     module that cannot build the generated code, or, with --check, a
+     stale, missing or orphaned generated file
   2  bad usage`,
 		Example: `  kesoku gen
   kesoku gen ./internal/tools
