@@ -130,13 +130,9 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if err != nil {
 		return err
 	}
-	tools, err := sessionTools(opts.Registry, opts.Tools, opts.toolsSet)
+	tools, offered, err := llm.Offer(opts.Registry, opts.Tools, opts.toolsSet)
 	if err != nil {
-		return usageErr(err)
-	}
-	offered, err := offeredRegistry(tools)
-	if err != nil {
-		return err
+		return usageErrf("--tools: %w", err)
 	}
 	var old []*message.Record
 	if opts.Resume != "" {
@@ -306,49 +302,6 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *int
 		}
 		out.streamed = false
 	}
-}
-
-// sessionTools are the tools offered: the named ones, "all", or by default
-// every tool that does not write.
-func sessionTools(reg *registry.Registry, names []string, set bool) ([]*registry.Spec, error) {
-	if !set {
-		var out []*registry.Spec
-		for _, s := range reg.All() {
-			if !s.Writes {
-				out = append(out, s)
-			}
-		}
-		return out, nil
-	}
-	var want []string
-	for _, n := range names {
-		if n = strings.TrimSpace(n); n != "" {
-			want = append(want, n)
-		}
-	}
-	if len(want) == 1 && want[0] == "all" {
-		return reg.All(), nil
-	}
-	specs, err := reg.Select(want)
-	if err != nil {
-		return nil, fmt.Errorf("--tools: %w", err)
-	}
-	return specs, nil
-}
-
-// offeredRegistry holds the tools offered to the model and no others. The
-// session's runner runs calls from it alone: a model that names a tool it
-// was not given (write_file, when only the tools that read were offered)
-// gets an unknown_tool error listing the tools it has, never the tool's
-// effect.
-func offeredRegistry(specs []*registry.Spec) (*registry.Registry, error) {
-	reg := registry.New()
-	for _, s := range specs {
-		if err := reg.Register(s); err != nil {
-			return nil, fmt.Errorf("offered tools: %w", err)
-		}
-	}
-	return reg, nil
 }
 
 // openTranscript opens the file the session's records go to: -o, or the

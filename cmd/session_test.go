@@ -21,49 +21,6 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-func TestSessionToolsDefaultToReadOnly(t *testing.T) {
-	t.Parallel()
-	reg := testRegistry(t)
-	names := func(specs []*registry.Spec) []string {
-		var out []string
-		for _, s := range specs {
-			out = append(out, s.Name)
-		}
-		return out
-	}
-	tests := []struct {
-		name  string
-		tools []string
-		set   bool
-		want  []string
-		err   string
-	}{
-		{name: "default leaves writing tools out", want: []string{"calculate_sum", "current_time"}},
-		{name: "a writing tool when named", tools: []string{"label", "calculate_sum"}, set: true, want: []string{"label", "calculate_sum"}},
-		{name: "all", tools: []string{"all"}, set: true, want: []string{"calculate_sum", "current_time", "label"}},
-		{name: "none", tools: []string{""}, set: true},
-		{name: "unknown", tools: []string{"calculate_summ"}, set: true, err: `--tools: unknown tool "calculate_summ"; did you mean "calculate_sum"?`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := sessionTools(reg, tt.tools, tt.set)
-			if tt.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
-					t.Fatalf("error = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, names(got)); diff != "" {
-				t.Errorf("tools mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // syncBuffer is a buffer the session and the test may use at once.
 type syncBuffer struct {
 	mu sync.Mutex
