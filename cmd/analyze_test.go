@@ -439,16 +439,18 @@ func TestAnalyzeInterrupted(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	ended := make(chan struct{})
 	go func() {
-		// Interrupt once the request is in flight.
-		for len(srv.Requests()) == 0 {
-			time.Sleep(time.Millisecond)
+		// Interrupt once the request is in flight; a command that ends
+		// without sending it ends the wait.
+		if srv.WaitRequests(ended, 1) {
+			cancel()
 		}
-		cancel()
 	}()
 	var out, errOut bytes.Buffer
 	code := run(ctx, &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}},
 		[]string{"analyze", path, "--json", "--model", "gemini-test", "--base-url", srv.URL})
+	close(ended)
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr %q", code, ExitInterrupted, errOut.String())
 	}
@@ -456,11 +458,9 @@ func TestAnalyzeInterrupted(t *testing.T) {
 	if len(recs) != 1 || recs[0].Status != message.StatusAborted || recs[0].Error == nil || recs[0].Error.Kind != message.KindAborted {
 		t.Errorf("records %s, want one aborted record", out.String())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !srv.Requests()[0].Cancelled && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if !srv.Requests()[0].Cancelled {
+	// The fake sees the request given up, or else answers it once its
+	// minute is over.
+	if !srv.WaitCancelled(nil, 0) {
 		t.Error("the model request was not cancelled")
 	}
 }

@@ -420,7 +420,7 @@ func TestSessionInterruptWhileThinking(t *testing.T) {
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("the interrupt took %v", d)
 		}
-		if reqs := r.srv.Requests(); len(reqs) != 1 || !waitCancelled(r.srv) {
+		if reqs := r.srv.Requests(); len(reqs) != 1 || !r.srv.WaitCancelled(nil, 0) {
 			t.Errorf("the model request was not cancelled: %+v", reqs)
 		}
 		// The same session goes on (the interactive loop).
@@ -453,17 +453,6 @@ func cancelWhen(t *testing.T, cancel context.CancelFunc, cond func() bool) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-}
-
-func waitCancelled(srv *llmtest.Server) bool {
-	for range 1000 {
-		reqs := srv.Requests()
-		if len(reqs) > 0 && reqs[len(reqs)-1].Cancelled {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
 }
 
 // TestSessionInterruptWhileToolsRunThenResume is the seed's case: the user

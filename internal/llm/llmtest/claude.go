@@ -47,11 +47,14 @@ func (t *turn) claudeBlocks() []any {
 		blocks = append(blocks, map[string]any{"type": "text", "text": t.Text})
 	}
 	for i, c := range t.Calls {
-		args := c.Args
-		if args == nil {
-			args = map[string]any{}
+		var input any = c.Args
+		switch {
+		case c.RawArgs != "":
+			input = json.RawMessage(c.RawArgs)
+		case c.Args == nil:
+			input = map[string]any{}
 		}
-		blocks = append(blocks, map[string]any{"type": "tool_use", "id": t.claudeCallID(i), "name": c.Name, "input": args})
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": t.claudeCallID(i), "name": c.Name, "input": input})
 	}
 	return blocks
 }
@@ -94,6 +97,9 @@ func (claudeWire) events(t *turn) [][]byte {
 		add("content_block_stop", map[string]any{"index": index})
 		index++
 	}
+	if t.DoubleStart {
+		add("message_start", map[string]any{"message": start})
+	}
 	for i, c := range t.Calls {
 		add("content_block_start", map[string]any{"index": index, "content_block": map[string]any{
 			"type": "tool_use", "id": t.claudeCallID(i), "name": c.Name, "input": map[string]any{}}})
@@ -102,6 +108,9 @@ func (claudeWire) events(t *turn) [][]byte {
 			args = map[string]any{}
 		}
 		js := string(mustJSON(args))
+		if c.RawArgs != "" {
+			js = c.RawArgs
+		}
 		// Input arrives as pieces of JSON text that only parse once joined.
 		half := len(js) / 2
 		for _, piece := range []string{js[:half], js[half:]} {

@@ -35,6 +35,10 @@ type Call struct {
 	// ThoughtSignature is the base64 Gemini thoughtSignature on the call's
 	// part; real models put one on the first call of a turn.
 	ThoughtSignature string `json:"thought_signature,omitempty" yaml:"thought_signature"`
+	// RawArgs, when set, is the arguments' JSON text as sent, in place of
+	// Args: an array for Gemini, or for a Claude stream text that is no
+	// JSON object once joined ({"a":2}{"b":3}, or cut off).
+	RawArgs string `json:"raw_args,omitempty" yaml:"raw_args"`
 }
 
 // Reply is one scripted answer: a model turn (Text and Calls), or an error
@@ -67,6 +71,32 @@ type Reply struct {
 	// Delay holds the answer back: the model "thinks". A streamed reply
 	// sends its headers first. A client that gives up ends the wait.
 	Delay Duration `json:"delay,omitempty" yaml:"delay"`
+
+	// The misbehaviours of real servers and proxies.
+
+	// Raw, when set, is the whole answer, sent as it is with status 200:
+	// a JSON body ("null") for a plain request, the event stream for a
+	// streamed one.
+	Raw string `json:"raw,omitempty" yaml:"raw"`
+	// Endless makes the answer never end: a plain body that grows for
+	// ever, or a stream's first event that never closes; until the client
+	// gives up.
+	Endless bool `json:"endless,omitempty" yaml:"endless"`
+	// Stall makes the server go quiet for ever, until the client gives up:
+	// a plain request gets nothing, not even headers; a stream gets its
+	// events up to the first text (or call) and then nothing.
+	Stall bool `json:"stall,omitempty" yaml:"stall"`
+	// CutAfter, when above 0, closes a stream's connection after that many
+	// events, without an error: a proxy that drops it.
+	CutAfter int `json:"cut_after,omitempty" yaml:"cut_after"`
+	// DoubleStart makes a Claude stream send a second message_start after
+	// its text, as a broken proxy replaying the stream does.
+	DoubleStart bool `json:"double_start,omitempty" yaml:"double_start"`
+	// NoFinish leaves out Gemini's finishReason: a stream that ends
+	// without saying why.
+	NoFinish bool `json:"no_finish,omitempty" yaml:"no_finish"`
+	// Thought is a Gemini thought summary sent before the text.
+	Thought string `json:"thought,omitempty" yaml:"thought"`
 }
 
 // Duration is a time.Duration written as Go writes it ("300ms", "2s") in
@@ -102,6 +132,11 @@ type Request struct {
 	Header http.Header `json:"-"`
 	// Cancelled says the client gave up before the answer was complete.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Done says the fake has finished answering it (or giving up on it).
+	Done bool `json:"-"`
+	// Refusal is the message of the error the fake answered with because
+	// the real API refuses such a request ("" when it was accepted).
+	Refusal string `json:"refusal,omitempty"`
 }
 
 // Server is a fake provider. Its zero value is not usable; call NewServer.
@@ -119,6 +154,11 @@ type Server struct {
 	replies  []Reply
 	served   int
 	requests []*Request
+	// limit is the largest request body accepted; the provider's own when 0.
+	limit int
+	// changed is closed, and replaced, whenever a request arrives or is
+	// given up: what WaitRequests and WaitCancelled wait on.
+	changed chan struct{}
 }
 
 // NewServer starts a fake provider that answers with replies, in order.
@@ -126,7 +166,7 @@ type Server struct {
 // key it accepts ("" for any non-empty one); a request with another key
 // gets the provider's authentication error. Close the server when done.
 func NewServer(p Provider, key string, replies ...Reply) *Server {
-	s := &Server{provider: p, key: key, replies: replies}
+	s := &Server{provider: p, key: key, replies: replies, changed: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -136,6 +176,55 @@ func (s *Server) Add(replies ...Reply) {
 	s.mu.Lock()
 	s.replies = append(s.replies, replies...)
 	s.mu.Unlock()
+}
+
+// SetRequestLimit sets the largest request body the fake accepts, in
+// place of the provider's own (ClaudeMaxRequest, GeminiMaxRequest): a
+// larger one gets the refusal the real API gives.
+func (s *Server) SetRequestLimit(n int) {
+	s.mu.Lock()
+	s.limit = n
+	s.mu.Unlock()
+}
+
+// WaitRequests waits until the fake has received n model requests, or
+// done is closed; it reports whether they came.
+func (s *Server) WaitRequests(done <-chan struct{}, n int) bool {
+	return s.waitFor(done, func() bool { return len(s.requests) >= n })
+}
+
+// WaitCancelled waits until the client has given up request i (0-based),
+// or the fake has answered it whole, or done is closed; it reports
+// whether the client gave up.
+func (s *Server) WaitCancelled(done <-chan struct{}, i int) bool {
+	s.waitFor(done, func() bool { return i < len(s.requests) && s.requests[i].Done })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return i < len(s.requests) && s.requests[i].Cancelled
+}
+
+// waitFor waits until cond, called with s.mu held, holds.
+func (s *Server) waitFor(done <-chan struct{}, cond func() bool) bool {
+	for {
+		s.mu.Lock()
+		ok, changed := cond(), s.changed
+		s.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-done:
+			return false
+		}
+	}
+}
+
+// signal wakes the waiters of WaitRequests and WaitCancelled; s.mu is
+// held.
+func (s *Server) signal() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // Requests returns a copy of every request received so far, in order.
@@ -185,7 +274,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	s.signal()
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		req.Done = true
+		s.signal()
+		s.mu.Unlock()
+	}()
 
 	var wire wireFormat
 	switch s.provider {
@@ -209,6 +305,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if key == "" || (s.key != "" && key != s.key) {
 		wire.writeError(w, http.StatusUnauthorized, "fake: API key not valid. Please pass a valid API key.")
+		return
+	}
+	s.mu.Lock()
+	limit := s.limit
+	s.mu.Unlock()
+	if ref := wire.check(body, limit); ref != nil {
+		s.mu.Lock()
+		req.Refusal = ref.msg
+		s.mu.Unlock()
+		wire.writeError(w, ref.status, ref.msg)
 		return
 	}
 
@@ -244,8 +350,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if !s.wait(r, req, reply.Delay) {
 			return
 		}
+		if reply.Stall {
+			s.wait(r, req, forever)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(wire.message(t))
+		switch {
+		case reply.Raw != "":
+			io.WriteString(w, reply.Raw)
+		case reply.Endless:
+			s.endless(w, r, req, `{"id":"msg_endless","type":"message","role":"assistant","content":[{"type":"text","text":"`)
+		default:
+			w.Write(wire.message(t))
+		}
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -255,13 +372,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r, req, reply.Delay) {
 		return
 	}
-	for _, ev := range wire.events(t) {
+	events := wire.events(t)
+	switch {
+	case reply.Raw != "":
+		events = [][]byte{[]byte(reply.Raw)}
+	case reply.Endless:
+		s.endless(w, r, req, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"`)
+		return
+	}
+	for i, ev := range events {
+		if reply.CutAfter > 0 && i == reply.CutAfter {
+			return
+		}
 		if _, err := w.Write(ev); err != nil {
 			s.cancelled(req)
 			return
 		}
 		flush(w)
+		if reply.Stall {
+			s.wait(r, req, forever)
+			return
+		}
 	}
+}
+
+// forever is a wait that only the client ends.
+const forever = Duration(1<<63 - 1)
+
+// endless writes head and then text for ever, until the client gives up.
+func (s *Server) endless(w http.ResponseWriter, r *http.Request, req *Request, head string) {
+	if _, err := io.WriteString(w, head); err != nil {
+		s.cancelled(req)
+		return
+	}
+	chunk := bytes.Repeat([]byte("a"), 64<<10)
+	for r.Context().Err() == nil {
+		if _, err := w.Write(chunk); err != nil {
+			break
+		}
+		flush(w)
+	}
+	s.cancelled(req)
 }
 
 // takeKey removes the key from the recorded headers and returns it, so
@@ -304,6 +455,7 @@ func (s *Server) wait(r *http.Request, req *Request, d Duration) bool {
 func (s *Server) cancelled(req *Request) {
 	s.mu.Lock()
 	req.Cancelled = true
+	s.signal()
 	s.mu.Unlock()
 }
 
@@ -332,6 +484,9 @@ type wireFormat interface {
 	// blank line.
 	events(t *turn) [][]byte
 	writeError(w http.ResponseWriter, status int, msg string)
+	// check refuses a request the real API refuses; limit is the largest
+	// body accepted, the provider's own when 0.
+	check(body []byte, limit int) *refusal
 }
 
 // chunks splits text into a few pieces at spaces, so that a streamed reply

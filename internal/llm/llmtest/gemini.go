@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -34,19 +35,23 @@ func (geminiWire) parse(r *http.Request, _ []byte) (string, bool, error) {
 
 type geminiPart struct {
 	Text             *string             `json:"text,omitempty"`
+	Thought          bool                `json:"thought,omitempty"`
 	FunctionCall     *geminiFunctionCall `json:"functionCall,omitempty"`
 	ThoughtSignature string              `json:"thoughtSignature,omitempty"`
 }
 
 type geminiFunctionCall struct {
-	ID   string         `json:"id,omitempty"`
-	Name string         `json:"name"`
-	Args map[string]any `json:"args"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	Args any    `json:"args"`
 }
 
 func textPart(s, sig string) geminiPart { return geminiPart{Text: &s, ThoughtSignature: sig} }
 
 func (t *turn) geminiFinish() string {
+	if t.NoFinish {
+		return ""
+	}
 	if t.StopReason != "" {
 		return t.StopReason
 	}
@@ -70,8 +75,11 @@ func geminiChunk(t *turn, parts []geminiPart, finish string) map[string]any {
 func (t *turn) geminiCalls() []geminiPart {
 	var parts []geminiPart
 	for _, c := range t.Calls {
-		args := c.Args
-		if args == nil {
+		var args any = c.Args
+		switch {
+		case c.RawArgs != "":
+			args = json.RawMessage(c.RawArgs)
+		case c.Args == nil:
 			args = map[string]any{}
 		}
 		parts = append(parts, geminiPart{
@@ -82,8 +90,16 @@ func (t *turn) geminiCalls() []geminiPart {
 	return parts
 }
 
+func (t *turn) geminiThought() []geminiPart {
+	if t.Thought == "" {
+		return nil
+	}
+	text := t.Thought
+	return []geminiPart{{Text: &text, Thought: true}}
+}
+
 func (geminiWire) message(t *turn) []byte {
-	var parts []geminiPart
+	parts := t.geminiThought()
 	if t.Text != "" || t.ThoughtSignature != "" {
 		parts = append(parts, textPart(t.Text, t.ThoughtSignature))
 	}
@@ -95,6 +111,9 @@ func (geminiWire) events(t *turn) [][]byte {
 	var out [][]byte
 	add := func(parts []geminiPart, finish string) {
 		out = append(out, []byte("data: "+string(mustJSON(geminiChunk(t, parts, finish)))+"\r\n\r\n"))
+	}
+	if th := t.geminiThought(); th != nil {
+		add(th, "")
 	}
 	for _, c := range chunks(t.Text) {
 		add([]geminiPart{textPart(c, "")}, "")

@@ -1,0 +1,319 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// The fakes refuse what the real APIs refuse, with the status and the
+// message the real API gives, so that a test against a fake fails where a
+// session against the real provider would wedge. Each rule below was seen
+// from the real API (issue 14); a request the fake accepts is not proof
+// that the real API does, but a request the real API refuses for one of
+// these reasons never passes a test.
+
+// The request size limits of the real APIs.
+const (
+	// ClaudeMaxRequest is the Messages API's limit on a request body: a
+	// larger one gets 413 request_too_large.
+	ClaudeMaxRequest = 32_000_000
+	// GeminiMaxRequest is the Gemini API's limit on a request body with
+	// inline data: a larger one gets 400 INVALID_ARGUMENT.
+	GeminiMaxRequest = 20 << 20
+	// ClaudeMaxPDFPages is how many pages of PDF one Claude request takes.
+	ClaudeMaxPDFPages = 100
+)
+
+// refusal is a request the real API refuses: the status and message.
+type refusal struct {
+	status int
+	msg    string
+}
+
+func refuse(status int, format string, args ...any) *refusal {
+	return &refusal{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// toolUseID is the pattern Claude holds tool_use ids to.
+var toolUseID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+func (claudeWire) check(body []byte, limit int) *refusal {
+	if limit <= 0 {
+		limit = ClaudeMaxRequest
+	}
+	return checkClaude(body, limit)
+}
+
+func (geminiWire) check(body []byte, limit int) *refusal {
+	if limit <= 0 {
+		limit = GeminiMaxRequest
+	}
+	return checkGemini(body, limit)
+}
+
+// checkClaude refuses a Messages request the real API refuses. limit is
+// the largest body accepted.
+func checkClaude(body []byte, limit int) *refusal {
+	if len(body) > limit {
+		return refuse(http.StatusRequestEntityTooLarge, "Request exceeds the maximum allowed number of bytes.")
+	}
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return refuse(http.StatusBadRequest, "invalid request body: %v", err)
+	}
+	if len(req.Messages) == 0 {
+		return refuse(http.StatusBadRequest, "messages: at least one message is required")
+	}
+	for i, tool := range req.Tools {
+		if !regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`).MatchString(tool.Name) {
+			return refuse(http.StatusBadRequest, "tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i)
+		}
+	}
+	seen := map[string]bool{}
+	// open holds the tool_use ids of the last assistant message that the
+	// next user message must answer.
+	var open []string
+	pages := 0
+	for i, m := range req.Messages {
+		blocks, r := claudeBlocks(m.Content, i)
+		if r != nil {
+			return r
+		}
+		if len(blocks) == 0 && i != len(req.Messages)-1 {
+			return refuse(http.StatusBadRequest, "messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+		}
+		if len(open) > 0 {
+			answered := map[string]bool{}
+			for _, b := range blocks {
+				if b.Type == "tool_result" {
+					answered[b.ToolUseID] = true
+				}
+			}
+			var missing []string
+			for _, id := range open {
+				if !answered[id] {
+					missing = append(missing, id)
+				}
+			}
+			if m.Role != "user" || len(missing) > 0 {
+				if m.Role != "user" {
+					missing = open
+				}
+				return refuse(http.StatusBadRequest, "messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(missing, ", "))
+			}
+		}
+		var prev map[string]bool
+		if len(open) > 0 {
+			prev = map[string]bool{}
+			for _, id := range open {
+				prev[id] = true
+			}
+		}
+		open = nil
+		for j, b := range blocks {
+			switch b.Type {
+			case "text":
+				if b.Text == "" {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d.text: text content blocks must be non-empty", i, j)
+				}
+				if strings.TrimSpace(b.Text) == "" {
+					return refuse(http.StatusBadRequest, "messages: text content blocks must contain non-whitespace text")
+				}
+			case "tool_use":
+				if m.Role != "assistant" {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d: `tool_use` blocks can only be in `assistant` messages", i, j)
+				}
+				if !toolUseID.MatchString(b.ID) {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
+				}
+				if seen[b.ID] {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+				}
+				if in := bytes.TrimSpace(b.Input); len(in) == 0 || in[0] != '{' {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d.tool_use.input: Input should be a valid dictionary", i, j)
+				}
+				seen[b.ID] = true
+				open = append(open, b.ID)
+			case "tool_result":
+				if m.Role != "user" {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d: `tool_result` blocks can only be in `user` messages", i, j)
+				}
+				if !prev[b.ToolUseID] {
+					return refuse(http.StatusBadRequest, "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+				}
+				for k, c := range b.Content {
+					if c.Type == "text" && strings.TrimSpace(c.Text) == "" {
+						return refuse(http.StatusBadRequest, "messages.%d.content.%d.content.%d.text: text content blocks must contain non-whitespace text", i, j, k)
+					}
+				}
+			case "document":
+				if b.Source.Type == "base64" && b.Source.MediaType == "application/pdf" {
+					data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+					if err != nil {
+						return refuse(http.StatusBadRequest, "messages.%d.content.%d.document.source.base64.data: invalid base64 data", i, j)
+					}
+					pages += countPDFPages(data)
+				}
+			}
+		}
+	}
+	if len(open) > 0 {
+		// The request ends with calls nobody answered: the model cannot go on.
+		return refuse(http.StatusBadRequest, "messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", len(req.Messages)-1, strings.Join(open, ", "))
+	}
+	if pages > ClaudeMaxPDFPages {
+		return refuse(http.StatusBadRequest, "A maximum of %d PDF pages may be provided.", ClaudeMaxPDFPages)
+	}
+	return nil
+}
+
+type claudeBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	// Content is a tool_result's content, when given as blocks.
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"-"`
+	RawContent json.RawMessage `json:"content"`
+	Source     struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+}
+
+// claudeBlocks decodes a message's content: a string is one text block.
+func claudeBlocks(raw json.RawMessage, i int) ([]claudeBlock, *refusal) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		json.Unmarshal(raw, &s)
+		return []claudeBlock{{Type: "text", Text: s}}, nil
+	}
+	var blocks []claudeBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, refuse(http.StatusBadRequest, "messages.%d.content: %v", i, err)
+	}
+	for j := range blocks {
+		b := &blocks[j]
+		if b.Type != "tool_result" {
+			continue
+		}
+		if c := bytes.TrimSpace(b.RawContent); len(c) > 0 && c[0] == '[' {
+			json.Unmarshal(c, &b.Content)
+		}
+	}
+	return blocks, nil
+}
+
+// pdfPage matches a page object of a PDF (and not the /Pages nodes of
+// its page tree): what the fake counts, as an uncompressed test PDF holds
+// them.
+var pdfPage = regexp.MustCompile(`/Type\s*/Page\b`)
+
+func countPDFPages(data []byte) int { return len(pdfPage.FindAll(data, -1)) }
+
+// checkGemini refuses a generateContent request the real API refuses.
+// limit is the largest body accepted.
+func checkGemini(body []byte, limit int) *refusal {
+	if len(body) > limit {
+		return refuse(http.StatusBadRequest, "Request payload size exceeds the limit: %d bytes.", limit)
+	}
+	var req struct {
+		Contents []struct {
+			Role  string            `json:"role"`
+			Parts []json.RawMessage `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return refuse(http.StatusBadRequest, "Invalid JSON payload received. %v", err)
+	}
+	if len(req.Contents) == 0 {
+		return refuse(http.StatusBadRequest, "* GenerateContentRequest.contents: contents is not specified\n")
+	}
+	// calls is the number of function calls of the last model turn that
+	// still wait for their responses.
+	calls := 0
+	prevKind := "user"
+	for i, c := range req.Contents {
+		if len(c.Parts) == 0 {
+			return refuse(http.StatusBadRequest, "* GenerateContentRequest.contents[%d].parts: contents.parts must not be empty.\n", i)
+		}
+		var nCalls, nResponses, nOther int
+		for j, raw := range c.Parts {
+			var p map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return refuse(http.StatusBadRequest, "Invalid JSON payload received. contents[%d].parts[%d]: %v", i, j, err)
+			}
+			data := 0
+			for _, k := range []string{"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"} {
+				if _, ok := p[k]; ok {
+					data++
+				}
+			}
+			if data != 1 {
+				return refuse(http.StatusBadRequest, "* GenerateContentRequest.contents[%d].parts[%d].data: required oneof field 'data' must have one initialized field\n", i, j)
+			}
+			switch {
+			case p["functionCall"] != nil:
+				nCalls++
+				var fc struct {
+					Args json.RawMessage `json:"args"`
+				}
+				json.Unmarshal(p["functionCall"], &fc)
+				if a := bytes.TrimSpace(fc.Args); len(a) > 0 && a[0] != '{' {
+					return refuse(http.StatusBadRequest, "Invalid JSON payload received. Unknown name \"args\" at 'contents[%d].parts[%d].function_call': Proto field is not repeating, cannot start list.", i, j)
+				}
+			case p["functionResponse"] != nil:
+				nResponses++
+			default:
+				nOther++
+			}
+		}
+		kind := "user"
+		switch {
+		case c.Role == "model" && nCalls > 0:
+			kind = "call"
+		case c.Role == "model":
+			kind = "model"
+		case nResponses > 0:
+			kind = "response"
+		}
+		if kind == "call" && prevKind != "user" && prevKind != "response" {
+			return refuse(http.StatusBadRequest, "Please ensure that function call turn comes immediately after a user turn or after a function response turn.")
+		}
+		if nResponses > 0 {
+			if prevKind != "call" {
+				return refuse(http.StatusBadRequest, "Please ensure that function response turn comes immediately after a function call turn.")
+			}
+			if nResponses != calls {
+				return refuse(http.StatusBadRequest, "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")
+			}
+		} else if prevKind == "call" {
+			return refuse(http.StatusBadRequest, "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")
+		}
+		calls = nCalls
+		prevKind = kind
+	}
+	if prevKind == "call" {
+		return refuse(http.StatusBadRequest, "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package llmtest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestCheckClaude(t *testing.T) {
+	t.Parallel()
+	user := func(content string) string { return `{"role":"user","content":` + content + `}` }
+	assistant := func(content string) string { return `{"role":"assistant","content":` + content + `}` }
+	body := func(msgs ...string) string {
+		return `{"model":"m","max_tokens":1,"messages":[` + strings.Join(msgs, ",") + `]}`
+	}
+	call := func(id string) string {
+		return `[{"type":"tool_use","id":"` + id + `","name":"f","input":{}}]`
+	}
+	result := func(ids ...string) string {
+		var blocks []string
+		for _, id := range ids {
+			blocks = append(blocks, `{"type":"tool_result","tool_use_id":"`+id+`","content":[{"type":"text","text":"ok"}]}`)
+		}
+		return "[" + strings.Join(blocks, ",") + "]"
+	}
+	pdf := func(pages int) string {
+		doc := "%PDF-1.4\n" + strings.Repeat("<< /Type /Page >>\n", pages) + "<< /Type /Pages >>\n"
+		return `[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` +
+			base64.StdEncoding.EncodeToString([]byte(doc)) + `"}},{"type":"text","text":"read"}]`
+	}
+	tests := []struct {
+		name   string
+		body   string
+		limit  int
+		status int
+		msg    string
+	}{
+		{name: "a valid exchange", body: body(user(`"hi"`), assistant(call("toolu_1")), user(result("toolu_1")))},
+		{name: "no messages", body: body(), status: 400, msg: "at least one message"},
+		{name: "whitespace text", body: body(user(`"hi"`), assistant(`[{"type":"text","text":"\n\n"}]`), user(`"go"`)),
+			status: 400, msg: "text content blocks must contain non-whitespace text"},
+		{name: "empty text", body: body(user(`[{"type":"text","text":""}]`)), status: 400, msg: "text content blocks must be non-empty"},
+		{name: "an id out of the pattern", body: body(user(`"hi"`), assistant(call("call.1")), user(result("call.1"))),
+			status: 400, msg: "String should match pattern '^[a-zA-Z0-9_-]+$'"},
+		{name: "a duplicate id", body: body(user(`"hi"`), assistant(call("a")), user(result("a")), assistant(call("a")), user(result("a"))),
+			status: 400, msg: "`tool_use` ids must be unique"},
+		{name: "an unanswered call", body: body(user(`"hi"`), assistant(call("a")), user(`"go on"`)),
+			status: 400, msg: "`tool_use` ids were found without `tool_result` blocks immediately after: a"},
+		{name: "a result of no call", body: body(user(`"hi"`), assistant(call("a")), user(result("a", "b"))),
+			status: 400, msg: "unexpected `tool_use_id` found in `tool_result` blocks: b"},
+		{name: "calls at the end", body: body(user(`"hi"`), assistant(call("a"))), status: 400, msg: "without `tool_result` blocks"},
+		{name: "an input that is no object", body: body(user(`"hi"`), assistant(`[{"type":"tool_use","id":"a","name":"f","input":[1]}]`), user(result("a"))),
+			status: 400, msg: "Input should be a valid dictionary"},
+		{name: "empty content", body: body(user(`[]`), assistant(`"x"`)), status: 400, msg: "all messages must have non-empty content"},
+		{name: "100 PDF pages", body: body(user(pdf(100)))},
+		{name: "101 PDF pages", body: body(user(pdf(101))), status: 400, msg: "A maximum of 100 PDF pages may be provided."},
+		{name: "too large", body: body(user(`"` + strings.Repeat("a", 100) + `"`)), limit: 100,
+			status: http.StatusRequestEntityTooLarge, msg: "Request exceeds the maximum allowed number of bytes."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ref := claudeWire{}.check([]byte(tt.body), tt.limit)
+			checkRefusal(t, ref, tt.status, tt.msg)
+		})
+	}
+}
+
+func TestCheckGemini(t *testing.T) {
+	t.Parallel()
+	user := `{"role":"user","parts":[{"text":"hi"}]}`
+	calls := func(n int) string {
+		var parts []string
+		for i := range n {
+			parts = append(parts, fmt.Sprintf(`{"functionCall":{"name":"f%d","args":{}}}`, i))
+		}
+		return `{"role":"model","parts":[` + strings.Join(parts, ",") + `]}`
+	}
+	responses := func(n int) string {
+		var parts []string
+		for i := range n {
+			parts = append(parts, fmt.Sprintf(`{"functionResponse":{"name":"f%d","response":{"output":1}}}`, i))
+		}
+		return `{"role":"user","parts":[` + strings.Join(parts, ",") + `]}`
+	}
+	body := func(contents ...string) string { return `{"contents":[` + strings.Join(contents, ",") + `]}` }
+	tests := []struct {
+		name   string
+		body   string
+		limit  int
+		status int
+		msg    string
+	}{
+		{name: "a valid exchange", body: body(user, calls(2), responses(2))},
+		{name: "no contents", body: body(), status: 400, msg: "contents is not specified"},
+		{name: "no parts", body: body(`{"role":"user","parts":[]}`), status: 400, msg: "contents.parts must not be empty"},
+		{name: "a part without data", body: body(`{"role":"user","parts":[{"thoughtSignature":"AA=="}]}`), status: 400, msg: "required oneof field 'data'"},
+		{name: "too few responses", body: body(user, calls(2), responses(1)), status: 400, msg: "the number of function response parts is equal to the number of function call parts"},
+		{name: "no responses", body: body(user, calls(1), user), status: 400, msg: "the number of function response parts is equal"},
+		{name: "calls after the model", body: body(user, `{"role":"model","parts":[{"text":"x"}]}`, calls(1), responses(1)),
+			status: 400, msg: "function call turn comes immediately after a user turn or after a function response turn"},
+		{name: "args that are an array", body: body(user, `{"role":"model","parts":[{"functionCall":{"name":"f","args":[1]}}]}`, responses(1)),
+			status: 400, msg: "Proto field is not repeating"},
+		{name: "too large", body: body(`{"role":"user","parts":[{"text":"` + strings.Repeat("a", 100) + `"}]}`), limit: 100,
+			status: 400, msg: "Request payload size exceeds the limit: 100 bytes."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ref := geminiWire{}.check([]byte(tt.body), tt.limit)
+			checkRefusal(t, ref, tt.status, tt.msg)
+		})
+	}
+}
+
+func checkRefusal(t *testing.T, ref *refusal, status int, msg string) {
+	t.Helper()
+	switch {
+	case status == 0 && ref != nil:
+		t.Errorf("refused with %d %q, want accepted", ref.status, ref.msg)
+	case status != 0 && ref == nil:
+		t.Errorf("accepted, want %d %q", status, msg)
+	case status != 0 && (ref.status != status || !strings.Contains(ref.msg, msg)):
+		t.Errorf("refused with %d %q, want %d %q", ref.status, ref.msg, status, msg)
+	}
+}
