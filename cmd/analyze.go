@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/request"
@@ -57,8 +58,10 @@ A file the model cannot take is refused before any request is sent (exit 2).
 
 EXIT STATUS
   0    the model answered
-  1    the provider refused the request (its message is shown) or the
-       model gave no answer
+  1    the provider refused the request (its message is shown), the
+       model gave no answer, or its answer was cut short (the output
+       token limit, a refusal, a safety stop): the partial answer is
+       printed, and stderr names the reason
   2    bad usage: no model, no key, a file that cannot be read, or a type
        or size the model cannot take; nothing was sent
   130  interrupted (SIGINT or SIGTERM)`,
@@ -110,11 +113,15 @@ func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
 		if werr := writeAnalyzeRecord(opts, rm, answer, callErr, interrupted, time.Since(start)); werr != nil && err == nil {
 			err = werr
 		}
-	} else if err == nil {
+	} else if err == nil || (errors.As(err, new(*llm.CutError)) && answer != "") {
+		// A partial answer is printed too; the exit status and stderr say
+		// it is partial.
 		if !strings.HasSuffix(answer, "\n") {
 			answer += "\n"
 		}
-		_, err = fmt.Fprint(opts.g.IO.Out, answer)
+		if _, werr := fmt.Fprint(opts.g.IO.Out, answer); werr != nil && err == nil {
+			err = werr
+		}
 	}
 	return err
 }
@@ -171,6 +178,10 @@ func writeAnalyzeRecord(opts *analyzeOptions, rm *provider.Model, answer string,
 	r := runner.New(registry.New(), runner.Options{SessionID: message.NewID()})
 	rec := r.Pack(&request.Request{Name: "analyze_media"}, answer, callErr, interrupted, d)
 	rec.Model = rm.Name()
+	var cut *llm.CutError
+	if errors.As(callErr, &cut) {
+		rec.Cut = cut.Reason
+	}
 	w := message.NewJSONLWriter(opts.g.IO.Out)
 	if err := w.Write(rec); err != nil {
 		return err

@@ -492,3 +492,36 @@ func TestToolModel(t *testing.T) {
 		t.Errorf("no --model gives tool model %v, want nil", m)
 	}
 }
+
+// TestAnalyzeCutAnswer: an answer the provider cut short is printed, but
+// the exit status is 1 and stderr names the reason; with --json the
+// record is an error that says it was cut.
+func TestAnalyzeCutAnswer(t *testing.T) {
+	setKeys(t)
+	path := writeBytes(t, t.TempDir(), "dot.png", pngFile(t))
+	for _, tt := range []struct {
+		provider llmtest.Provider
+		reply    llmtest.Reply
+		reason   string
+	}{
+		{llmtest.Gemini, llmtest.Reply{Text: "A blue", StopReason: "MAX_TOKENS"}, "MAX_TOKENS"},
+		{llmtest.Gemini, llmtest.Reply{Text: "A blue", StopReason: "SAFETY"}, "SAFETY"},
+		{llmtest.Claude, llmtest.Reply{Text: "A blue", StopReason: "refusal"}, "refusal"},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			srv := llmtest.NewServer(tt.provider, analyzeKey, tt.reply, tt.reply)
+			defer srv.Close()
+			args := []string{"analyze", path, "--model", string(tt.provider) + "-test", "--base-url", srv.URL}
+			stdout, stderr, code := kesoku(t, args...)
+			if code != 1 || stdout != "A blue\n" || !strings.Contains(stderr, "cut short") || !strings.Contains(stderr, "("+tt.reason+")") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1, the partial answer and the reason", code, stdout, stderr)
+			}
+			stdout, _, code = kesoku(t, append(args, "--json")...)
+			recs := decodeRecords(t, stdout)
+			if code != 1 || len(recs) != 1 || !recs[0].IsError || recs[0].Cut != tt.reason || recs[0].Error == nil ||
+				!strings.Contains(recs[0].Error.Message, tt.reason) {
+				t.Errorf("--json: exit %d, records %s; want one error record cut for %s", code, stdout, tt.reason)
+			}
+		})
+	}
+}

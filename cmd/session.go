@@ -82,7 +82,10 @@ not offered is answered with an unknown_tool error; it never runs.
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)
   1    the provider refused the request (its message is shown), the model
-       gave no answer, or --max-turns was reached
+       gave no answer, its answer was cut short (the output token limit,
+       a refusal, a safety stop, a stream that ended without a stop
+       reason: the partial answer is printed, the transcript marks it
+       "cut", and stderr names the reason), or --max-turns was reached
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
@@ -94,7 +97,9 @@ EXIT STATUS
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				opts.Prompt = args[0]
+				if opts.Prompt = strings.TrimSpace(args[0]); opts.Prompt == "" {
+					return usageErrf("the prompt is empty: give a prompt with more than spaces in it")
+				}
 			}
 			opts.toolsSet = c.Flags().Changed("tools")
 			opts.streamSet = c.Flags().Changed("stream")
@@ -203,6 +208,12 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if stream {
 		sopts.OnText = out.text
 	}
+	sopts.OnNotice = func(msg string) {
+		out.endLine()
+		if !g.Quiet {
+			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)
+		}
+	}
 	sopts.OnCalls = func(calls []*llm.ToolCall) {
 		out.endLine()
 		if g.Quiet || !(g.IO.ErrTTY || g.Verbose) {
@@ -252,6 +263,11 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		return &exitError{code: ExitInterrupted, silent: true}
 	}
 	if err != nil {
+		if errors.As(err, new(*llm.CutError)) && answer != "" {
+			// The partial answer is shown as it would have been; the exit
+			// status and the line on stderr say it is partial.
+			out.answer(answer, stream, opts.JSON)
+		}
 		out.endLine()
 		return fmt.Errorf("session: %w (transcript: %s)", err, path)
 	}
@@ -293,6 +309,9 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *int
 			// The interrupt may have used up the runner's end of grace.
 			s.SetRunner(newRunner(ir.endGrace()))
 		case err != nil:
+			if errors.As(err, new(*llm.CutError)) && answer != "" {
+				out.answer(answer, out.streamed, jsonOut)
+			}
 			out.endLine()
 			fmt.Fprintf(g.IO.Err, "kesoku: %v\n", err)
 		default:

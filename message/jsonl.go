@@ -268,6 +268,14 @@ func AppendRecord(dst []byte, rec *Record) ([]byte, error) {
 		dst = appendString(dst, t.SavedTo)
 		dst = append(dst, '}')
 	}
+	if rec.ModelCallID != "" {
+		dst = append(dst, `,"model_call_id":`...)
+		dst = appendString(dst, rec.ModelCallID)
+	}
+	if rec.Cut != "" {
+		dst = append(dst, `,"cut":`...)
+		dst = appendString(dst, rec.Cut)
+	}
 	return append(dst, '}'), nil
 }
 

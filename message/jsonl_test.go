@@ -31,6 +31,8 @@ func sampleRecords() []*Record {
 		{ID: "0197-d", SessionID: "", Role: RoleTool, Type: TypeToolResult, Status: StatusResponded, Name: "big",
 			Content: json.RawMessage(`"aaa\n[cut]\nzzz"`), CreatedAt: at, Truncated: &Truncation{Bytes: 1 << 20, SavedTo: ".kesoku/outputs/x.txt"}},
 		{ID: "0197-e", Role: RoleUser, Type: TypeText, Content: json.RawMessage(`-42`), CreatedAt: at},
+		{ID: "0197-f", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Name: "write_file",
+			Content: json.RawMessage(`{}`), CreatedAt: at, CallID: "call_1", ModelCallID: "call.1", Model: "claude-x", Cut: "max_tokens"},
 	}
 }
 

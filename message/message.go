@@ -97,6 +97,15 @@ type Record struct {
 	ProviderData json.RawMessage `json:"provider_data,omitempty"`
 	// Truncated is set when Content was cut to the output limit.
 	Truncated *Truncation `json:"truncated,omitempty"`
+	// ModelCallID is the id the model gave a tool call when kesoku had to
+	// replace it (CallID) because it was a duplicate or broke the
+	// provider's pattern: the mapping, kept so that the transcript says
+	// what the model sent.
+	ModelCallID string `json:"model_call_id,omitempty"`
+	// Cut, on an assistant record, names why the model's turn was cut
+	// short ("max_tokens", "SAFETY", "refusal", "no_stop_reason"…): its
+	// text is partial, and its tool calls were not run.
+	Cut string `json:"cut,omitempty"`
 }
 
 // Store keeps records: the "gateway" of the seed. The JSON Lines writer is

@@ -100,3 +100,18 @@ func (e *APIError) Error() string {
 	}
 	return b.String()
 }
+
+// MalformedError says a provider's answer (status 200) is not one the
+// provider's API gives: a body of null, a stream that makes no sense, a
+// value of the wrong type. It is the provider's failure, reported in one
+// line; the answer itself is never dumped.
+type MalformedError struct {
+	// Provider is "gemini" or "claude".
+	Provider string
+	// Problem says what is wrong, in a few words.
+	Problem string
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("%s: malformed answer from the API: %s", e.Provider, e.Problem)
+}

@@ -8,6 +8,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/kesoku/kesoku/message"
@@ -103,6 +104,53 @@ type Response struct {
 	Message Message
 	// StopReason is the provider's own word for why the turn ended.
 	StopReason string
+	// Cut, when set, says the turn was cut short and why, in the
+	// provider's own word (max_tokens, MAX_TOKENS, SAFETY, refusal…) or
+	// CutNoStopReason: its text is partial and its tool calls may be
+	// incomplete, so they must not run.
+	Cut string
+	// Paused says the provider paused a long turn (Claude's pause_turn):
+	// the turn goes on when the conversation is sent again as it is.
+	Paused bool
+}
+
+// CutNoStopReason is the Cut of a turn whose stream ended without the
+// provider saying why: it may have been cut anywhere.
+const CutNoStopReason = "no_stop_reason"
+
+// CutError says the model's answer was cut short: Answer holds the
+// partial text, which the transcript records with its cut reason.
+type CutError struct {
+	// Reason is the provider's word for the cut (Response.Cut).
+	Reason string
+	// Answer is the partial text.
+	Answer string
+}
+
+func (e *CutError) Error() string {
+	return "the answer was cut short: " + DescribeCut(e.Reason)
+}
+
+// DescribeCut says in words why a turn was cut, naming the provider's
+// reason.
+func DescribeCut(reason string) string {
+	switch strings.ToLower(reason) {
+	case "max_tokens":
+		return fmt.Sprintf("it reached the output token limit (%s); raise --max-tokens", reason)
+	case "model_context_window_exceeded":
+		return fmt.Sprintf("the conversation filled the model's context window (%s)", reason)
+	case "refusal":
+		return fmt.Sprintf("the model refused to go on (%s)", reason)
+	case "safety", "prohibited_content", "blocklist", "spii", "image_safety":
+		return fmt.Sprintf("the provider stopped it for safety (%s)", reason)
+	case "recitation":
+		return fmt.Sprintf("the provider stopped it for reciting its training data (%s)", reason)
+	case "malformed_function_call":
+		return fmt.Sprintf("the model wrote a tool call the provider could not read (%s)", reason)
+	case CutNoStopReason:
+		return "the answer ended without the provider saying why (no stop reason): it may be cut anywhere"
+	}
+	return fmt.Sprintf("the provider stopped it (%s)", reason)
 }
 
 // Provider is a model behind an API. Implementations translate Request and

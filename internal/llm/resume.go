@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/kesoku/kesoku/message"
@@ -57,32 +58,47 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 		msgs = append(msgs, Message{Role: message.RoleUser, Parts: parts})
 		pending, pendingRecs = nil, nil
 	}
+	// The history is rebuilt by the rules recordTurn follows, so that a
+	// transcript written before them, or edited by hand, goes out valid.
+	s.ids = callIDs{}
 	for _, rec := range recs {
 		switch {
 		case rec.Type == message.TypeToolResult:
 			inAssistant = false
 		case rec.Role == message.RoleUser && rec.Type == message.TypeText:
+			text := visibleText(textOf(rec.Content))
+			if text == "" {
+				continue
+			}
 			answer()
-			msgs = append(msgs, Message{Role: message.RoleUser, Parts: []Part{{Text: textOf(rec.Content)}}})
+			msgs = append(msgs, Message{Role: message.RoleUser, Parts: []Part{{Text: strings.TrimSpace(text)}}})
 			inAssistant = false
 		case rec.Role == message.RoleAssistant && (rec.Type == message.TypeText || rec.Type == message.TypeToolCall):
+			p := Part{ProviderData: rec.ProviderData, Thought: isThought(rec.ProviderData)}
+			if rec.Type == message.TypeToolCall {
+				id := rec.CallID
+				if id == "" {
+					id = rec.ID
+				}
+				p.ToolCall = &ToolCall{ID: s.ids.assign(id), Name: rec.Name, Args: objectOrEmpty(rec.Content)}
+			} else {
+				p.Text = textOf(rec.Content)
+				if !p.Thought {
+					p.Text = visibleText(p.Text)
+				}
+				if p.Text == "" && len(p.ProviderData) == 0 {
+					continue
+				}
+			}
 			if !inAssistant {
 				answer()
 				msgs = append(msgs, Message{Role: message.RoleAssistant})
 				inAssistant = true
 			}
 			m := &msgs[len(msgs)-1]
-			p := Part{ProviderData: rec.ProviderData}
-			if rec.Type == message.TypeToolCall {
-				id := rec.CallID
-				if id == "" {
-					id = rec.ID
-				}
-				p.ToolCall = &ToolCall{ID: id, Name: rec.Name, Args: objectOrEmpty(rec.Content)}
+			if p.ToolCall != nil {
 				pending = append(pending, p.ToolCall)
 				pendingRecs = append(pendingRecs, rec)
-			} else {
-				p.Text = textOf(rec.Content)
 			}
 			m.Parts = append(m.Parts, p)
 		}

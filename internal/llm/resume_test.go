@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/message"
 )
@@ -51,12 +54,19 @@ func transcriptFrom(data []byte) []*message.Record {
 		case 0:
 			add(&message.Record{Role: message.RoleUser, Type: message.TypeText, Content: json.RawMessage(`"hi"`)})
 		case 1:
-			add(&message.Record{Role: message.RoleAssistant, Type: message.TypeText, Content: json.RawMessage(`"ok"`)})
+			text := `"ok"`
+			if b&0x80 != 0 {
+				text = `"\n\n"` // whitespace alone, as Claude sends it at times
+			}
+			add(&message.Record{Role: message.RoleAssistant, Type: message.TypeText, Content: json.RawMessage(text)})
 		case 2, 3:
 			rec := &message.Record{Role: message.RoleAssistant, Type: message.TypeToolCall, Name: "t",
 				CallID: fmt.Sprintf("c%d", i), Content: json.RawMessage(`{"x":1}`)}
-			if b&0x40 != 0 {
+			switch {
+			case b&0x40 != 0:
 				rec.CallID = "" // a call kesoku knows only by its record
+			case b&0x80 != 0:
+				rec.CallID = fmt.Sprintf("c.%d", b&0x3) // out of pattern, and shared
 			}
 			add(rec)
 			calls = append(calls, rec)
@@ -110,6 +120,41 @@ func checkAnswered(t *testing.T, msgs []Message) {
 	}
 }
 
+// checkValid checks what Claude holds a history to beyond the answers:
+// no text of whitespace alone, and call ids unique and in its pattern.
+func checkValid(t *testing.T, msgs []Message) {
+	t.Helper()
+	seen := map[string]bool{}
+	for i, m := range msgs {
+		for _, p := range m.Parts {
+			if p.ToolCall == nil && p.ToolResult == nil && p.Blob == nil && p.Text != "" && strings.TrimSpace(p.Text) == "" {
+				t.Fatalf("message %d: whitespace text %q", i, p.Text)
+			}
+			if p.ToolCall == nil {
+				continue
+			}
+			if id := p.ToolCall.ID; seen[id] || !validCallID.MatchString(id) {
+				t.Fatalf("message %d: call id %q is a duplicate or out of pattern", i, id)
+			}
+			seen[p.ToolCall.ID] = true
+		}
+	}
+}
+
+func TestCallIDs(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 70)
+	var ids callIDs
+	var got []string
+	for _, id := range []string{"toolu_01", "call.1", "call_1", "call.1", "toolu_01", "", "a b", long, long} {
+		got = append(got, ids.assign(id))
+	}
+	want := []string{"toolu_01", "call_1", "call_1_2", "call_1_3", "toolu_01_2", "call", "a_b", long[:62] + "_2", long[:62] + "_3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ids mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func hasCalls(m Message) bool {
 	for _, p := range m.Parts {
 		if p.ToolCall != nil {
@@ -141,6 +186,7 @@ func FuzzResume(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkAnswered(t, s.History())
+		checkValid(t, s.History())
 		h := s.History()
 		if got, want := AwaitsModel(recs), len(h) > 0 && h[len(h)-1].Role == message.RoleUser; got != want {
 			t.Fatalf("AwaitsModel = %v, but the history ends with %+v", got, h[len(h)-1])

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,9 @@ type SessionOptions struct {
 	// OnCalls, when set, is told of a turn's tool calls before they run
 	// (to show progress).
 	OnCalls func([]*ToolCall)
+	// OnNotice, when set, is told in one line of what the session did on
+	// its own: a turn cut short whose calls were not run, say.
+	OnNotice func(string)
 	// Redactor hides the API key in everything the session hands on: the
 	// records it stores, the text it streams, the answer and its errors.
 	Redactor *Redactor
@@ -75,6 +79,8 @@ type Session struct {
 	history []Message
 	// last is the id of the last record: the parent of the next.
 	last string
+	// ids hands out the ids of the session's tool calls.
+	ids callIDs
 }
 
 // NewSession starts an empty session.
@@ -114,7 +120,7 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 }
 
 func (s *Session) send(ctx context.Context, prompt string) (string, error) {
-	if prompt != "" {
+	if prompt = strings.TrimSpace(prompt); prompt != "" {
 		content, _ := json.Marshal(prompt)
 		rec := s.newRecord(message.RoleUser, message.TypeText)
 		rec.Content = content
@@ -125,6 +131,10 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 	} else if n := len(s.history); n == 0 || s.history[n-1].Role != message.RoleUser {
 		return "", errors.New("nothing to send: no prompt, and the conversation does not end with the user")
 	}
+	model := s.opts.Provider.ModelName()
+	// paused is the text of turns the provider paused: the answer begins
+	// with it.
+	paused := ""
 	for turn := 1; ; turn++ {
 		if ctx.Err() != nil {
 			return "", ErrInterrupted
@@ -138,21 +148,36 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 			if ctx.Err() != nil {
 				return "", ErrInterrupted
 			}
-			return "", fmt.Errorf("%s: %w", s.opts.Provider.ModelName(), err)
+			return "", fmt.Errorf("%s: %w", model, err)
 		}
 		calls, err := s.recordTurn(ctx, resp)
 		if err != nil {
 			return "", err
 		}
-		if len(calls) == 0 {
-			answer := AnswerText(resp.Message)
-			if answer == "" {
-				return "", fmt.Errorf("%s: the model gave no answer (stop reason %q)", s.opts.Provider.ModelName(), resp.StopReason)
+		answer := paused + AnswerText(resp.Message)
+		paused = ""
+		switch {
+		case resp.Cut != "" && len(calls) > 0:
+			// Half a write_file must not be written: the calls are
+			// answered with an error, and the model tries again.
+			s.notice(fmt.Sprintf("%s: the turn was cut short: %s; its %s not run, and the model was told to try again",
+				model, DescribeCut(resp.Cut), plural(len(calls), "tool call was", "tool calls were")))
+			if err := s.refuseCalls(ctx, calls, resp.Cut); err != nil {
+				return "", err
 			}
+		case resp.Cut != "":
+			return answer, fmt.Errorf("%s: %w", model, &CutError{Reason: resp.Cut, Answer: answer})
+		case len(calls) > 0:
+			if err := s.runCalls(ctx, calls); err != nil {
+				return "", err
+			}
+		case resp.Paused:
+			// The provider paused a long turn; sent again, it goes on.
+			paused = answer
+		case strings.TrimSpace(answer) == "":
+			return "", fmt.Errorf("%s: the model gave no answer (stop reason %q)", model, resp.StopReason)
+		default:
 			return answer, nil
-		}
-		if err := s.runCalls(ctx, calls); err != nil {
-			return "", err
 		}
 		if ctx.Err() != nil {
 			return "", ErrInterrupted
@@ -161,6 +186,20 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 			return "", &MaxTurnsError{Turns: s.opts.MaxTurns}
 		}
 	}
+}
+
+// notice tells the user something the session did on its own.
+func (s *Session) notice(msg string) {
+	if s.opts.OnNotice != nil {
+		s.opts.OnNotice(s.opts.Redactor.String(msg))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // call is a tool call of the model with the id of its record.
@@ -172,6 +211,10 @@ type call struct {
 // recordTurn records the model's turn, part by part, adds it to the
 // history and returns its tool calls. Text answers what came before it;
 // the calls of one turn are siblings that answer the text before them.
+// What goes into the history is what a strict provider accepts:
+// whitespace-only text is left out, and every call has an id that is
+// unique in the session and in every provider's pattern (the model's
+// own, when it is).
 func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error) {
 	var parts []Part
 	var recs []*message.Record
@@ -183,27 +226,39 @@ func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error
 		switch {
 		case p.ToolCall != nil:
 			rec = s.newRecord(message.RoleAssistant, message.TypeToolCall)
-			rec.Name = p.ToolCall.Name
-			rec.CallID = p.ToolCall.ID
-			rec.Content = objectOrEmpty(p.ToolCall.Args)
-			calls = append(calls, call{rec: rec, call: p.ToolCall})
+			tc := *p.ToolCall
+			tc.ID = s.ids.assign(p.ToolCall.ID)
+			if tc.ID != p.ToolCall.ID {
+				rec.ModelCallID = p.ToolCall.ID
+			}
+			rec.Name = tc.Name
+			rec.CallID = tc.ID
+			rec.Content = objectOrEmpty(tc.Args)
 			// Arguments that are not an object are refused by the runner,
 			// and must not go back to the provider either.
-			tc := *p.ToolCall
 			tc.Args = rec.Content
 			p.ToolCall = &tc
-		case p.Text != "" || len(p.ProviderData) > 0:
+			calls = append(calls, call{rec: rec, call: &tc})
+		case p.Blob != nil || p.ToolResult != nil:
+			// Blobs from a model are not kept.
+			continue
+		default:
+			if !p.Thought {
+				p.Text = visibleText(p.Text)
+			}
+			if p.Text == "" && len(p.ProviderData) == 0 {
+				// Whitespace, or nothing: Claude refuses such a block.
+				continue
+			}
 			rec = s.newRecord(message.RoleAssistant, message.TypeText)
 			if p.Text != "" {
 				rec.Content, _ = json.Marshal(p.Text)
 			}
-		default:
-			// Blobs from a model, and empty parts, are not kept.
-			continue
 		}
 		rec.ParentID = parent
 		rec.Model = model
 		rec.ProviderData = p.ProviderData
+		rec.Cut = resp.Cut
 		if p.ToolCall == nil {
 			parent = rec.ID
 		}
@@ -218,6 +273,33 @@ func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error
 	}
 	s.history = append(s.history, Message{Role: message.RoleAssistant, Parts: parts})
 	return calls, nil
+}
+
+// cutMessage is what the model reads for a call of a turn that was cut.
+func cutMessage(reason string) string {
+	return fmt.Sprintf("not run: your turn was cut short (%s), so this call may be incomplete; send it again, whole (split a large write into smaller ones)", reason)
+}
+
+// refuseCalls answers the calls of a cut turn, none of which ran, with an
+// error that says why.
+func (s *Session) refuseCalls(ctx context.Context, calls []call, reason string) error {
+	recs := make([]*message.Record, len(calls))
+	var zero int64
+	for i, c := range calls {
+		rec := s.newRecord(message.RoleTool, message.TypeToolResult)
+		rec.ParentID = c.rec.ID
+		rec.Name = c.call.Name
+		rec.CallID = c.call.ID
+		rec.IsError = true
+		rec.Error = &message.ErrorInfo{Kind: message.KindInvalidRequest, Message: cutMessage(reason)}
+		rec.DurationMS = &zero
+		recs[i] = rec
+	}
+	if err := s.append(ctx, recs...); err != nil {
+		return err
+	}
+	s.addResults(recs)
+	return nil
 }
 
 // runCalls runs one turn's calls through the ToolRunner and records their

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
@@ -125,7 +126,10 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 		return "", fmt.Errorf("ask %s about %s: %w", p.ModelName(), a.Name, err)
 	}
 	answer := llm.AnswerText(resp.Message)
-	if answer == "" {
+	if resp.Cut != "" {
+		return answer, fmt.Errorf("ask %s about %s: %w", p.ModelName(), a.Name, &llm.CutError{Reason: resp.Cut, Answer: answer})
+	}
+	if strings.TrimSpace(answer) == "" {
 		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", p.ModelName(), a.Name, resp.StopReason)
 	}
 	return answer, nil

@@ -82,8 +82,12 @@ func toBlock(p llm.Part) (*anthropic.ContentBlockParamUnion, error) {
 		return blobBlock(p.Blob)
 	case isBlock(p.ProviderData):
 		b = param.Override[anthropic.ContentBlockParamUnion](p.ProviderData)
-	case p.Text != "":
-		// Claude refuses empty text blocks, hence the case above.
+	case p.Thought:
+		// Another provider's reasoning (a Gemini thought summary, from a
+		// resumed transcript) is no answer of the model's to show Claude.
+		return nil, nil
+	case strings.TrimSpace(p.Text) != "":
+		// Claude refuses empty and whitespace-only text blocks.
 		b = anthropic.NewTextBlock(p.Text)
 	default:
 		return nil, nil
@@ -120,9 +124,11 @@ func resultText(content json.RawMessage) string {
 		return ""
 	}
 	var s string
-	if content[0] == '"' && json.Unmarshal(content, &s) == nil {
+	if content[0] == '"' && json.Unmarshal(content, &s) == nil && strings.TrimSpace(s) != "" {
 		return s
 	}
+	// A string of whitespace goes quoted: Claude refuses a text block of
+	// whitespace alone.
 	return string(content)
 }
 
@@ -167,6 +173,11 @@ func blobBlock(b *llm.Blob) (*anthropic.ContentBlockParamUnion, error) {
 // fromMessage translates the model's turn: text, tool calls, and every
 // other block kept raw to be echoed.
 func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
+	if msg == nil || msg.Type != "message" {
+		// A body of null, or of another shape (a proxy's page): the SDK
+		// reads anything, so the shape is checked here.
+		return nil, malformed("the answer is not a message")
+	}
 	parts := make([]llm.Part, 0, len(msg.Content))
 	for _, block := range msg.Content {
 		switch block.Type {
@@ -184,8 +195,25 @@ func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
 			parts = append(parts, llm.Part{Thought: block.Type == "thinking" || block.Type == "redacted_thinking", ProviderData: json.RawMessage(raw)})
 		}
 	}
-	return &llm.Response{
+	resp := &llm.Response{
 		Message:    llm.Message{Role: message.RoleAssistant, Parts: parts},
 		StopReason: string(msg.StopReason),
-	}, nil
+	}
+	switch msg.StopReason {
+	case anthropic.StopReasonEndTurn, anthropic.StopReasonToolUse, anthropic.StopReasonStopSequence:
+	case anthropic.StopReasonPauseTurn:
+		resp.Paused = true
+	case "":
+		resp.Cut = llm.CutNoStopReason
+	default:
+		// max_tokens, refusal, model_context_window_exceeded, and any
+		// reason this SDK does not know yet: not a whole turn.
+		resp.Cut = string(msg.StopReason)
+	}
+	return resp, nil
+}
+
+// malformed is the error of an answer that is no answer of the API's.
+func malformed(what string) error {
+	return &llm.MalformedError{Provider: Name, Problem: what}
 }

@@ -281,10 +281,22 @@ func (a *accumulator) response() (*llm.Response, error) {
 	if len(a.parts) == 0 && a.block != "" {
 		return nil, fmt.Errorf("gemini: the prompt was blocked: %s", a.block)
 	}
-	return &llm.Response{
+	resp := &llm.Response{
 		Message:    llm.Message{Role: message.RoleAssistant, Parts: a.parts},
 		StopReason: string(a.finish),
-	}, nil
+	}
+	switch a.finish {
+	case genai.FinishReasonStop:
+	case "":
+		// A stream that closed without a finish reason may have been cut
+		// anywhere.
+		resp.Cut = llm.CutNoStopReason
+	default:
+		// MAX_TOKENS, SAFETY, RECITATION, MALFORMED_FUNCTION_CALL…: a
+		// turn the model did not finish.
+		resp.Cut = string(a.finish)
+	}
+	return resp, nil
 }
 
 func fromResponse(resp *genai.GenerateContentResponse, onText func(string)) (*llm.Response, error) {

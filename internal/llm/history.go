@@ -1,0 +1,92 @@
+package llm
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A history kesoku sends must be one a strict provider accepts whatever
+// the model sent (SPEC §6): Claude refuses every later request of a
+// conversation that holds a whitespace-only text block, two tool_use
+// blocks with one id, or an id outside ^[a-zA-Z0-9_-]+$, and --resume
+// would rebuild the same history for ever. The rules below are applied
+// as a model's turn is recorded, and again as a transcript is resumed
+// (one written before they existed, or edited by hand).
+
+// maxCallID bounds an id kesoku keeps: the shortest bound among the
+// providers' documentation of ids and names.
+const maxCallID = 64
+
+// validCallID is an id every provider takes.
+var validCallID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// callIDs hands out the ids of a session's tool calls: the model's own
+// where it is valid and not yet used, otherwise one made from it. The
+// same sequence of ids always gets the same answers, so that a resumed
+// transcript rebuilds the ids the live session used.
+type callIDs struct {
+	used map[string]bool
+}
+
+// assign returns the id a call the model named id goes by.
+func (c *callIDs) assign(id string) string {
+	if c.used == nil {
+		c.used = make(map[string]bool)
+	}
+	if validCallID.MatchString(id) && !c.used[id] {
+		c.used[id] = true
+		return id
+	}
+	base := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, id)
+	if base == "" {
+		base = "call"
+	}
+	if len(base) <= maxCallID && !c.used[base] {
+		c.used[base] = true
+		return base
+	}
+	for n := 2; ; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		cand := base[:min(len(base), maxCallID-len(suffix))] + suffix
+		if !c.used[cand] {
+			c.used[cand] = true
+			return cand
+		}
+	}
+}
+
+// visibleText is text as it may go to a provider: text that is only
+// whitespace (Claude's "\n\n" before a tool_use) is no text at all.
+func visibleText(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
+}
+
+// isThought reports whether a part's provider data marks it as the
+// model's reasoning rather than its answer: a Gemini thought summary
+// ("thought": true) or a Claude thinking block. A transcript keeps that
+// only in the provider data; a resumed session must not send another
+// provider's thought as visible text.
+func isThought(data json.RawMessage) bool {
+	if len(data) == 0 {
+		return false
+	}
+	var head struct {
+		Thought bool   `json:"thought"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return false
+	}
+	return head.Thought || head.Type == "thinking" || head.Type == "redacted_thinking"
+}
