@@ -99,6 +99,9 @@ func analyzeArgs(_ *cobra.Command, args []string) error {
 }
 
 func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
+	if !opts.g.Quiet {
+		opts.model.Notices = opts.g.IO.Err
+	}
 	rm, err := resolveModel(opts.model)
 	if err != nil {
 		return err

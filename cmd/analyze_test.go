@@ -470,7 +470,7 @@ func TestAnalyzeInterrupted(t *testing.T) {
 // built (internal/llm/provider tests that it is built on first use).
 func TestToolModel(t *testing.T) {
 	setKeys(t)
-	rm, err := resolveToolModel(provider.Config{Model: "gemini-test"})
+	rm, err := resolveToolModel(provider.Config{Model: "gemini-test", IdleTimeout: llm.DefaultIdleTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,22 +2,25 @@ package cmd
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/registry"
 )
 
-// registerModelFlags adds --model, --provider, --base-url and --max-tokens
-// to fs: the flags of every command that talks to a model (session,
+// registerModelFlags adds --model, --provider, --base-url, --max-tokens
+// and --idle-timeout to fs: the flags of every command that talks to a model (session,
 // analyze, run --model).
 func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
 	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash or claude-sonnet-4-5")
 	fs.StringVar(&m.Provider, "provider", "", strings.Join(provider.Names(), " or ")+" (default: from the model's name)")
 	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's API endpoint, for a proxy (default: the provider's own)")
 	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for 8192 with Claude, the model's own limit with Gemini")
+	durationVar(fs, &m.IdleTimeout, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a model request or stream that sends nothing for this long")
 }
 
 // registerToolModelFlags adds the flags that choose the model tools ask
@@ -28,11 +31,12 @@ func registerToolModelFlags(fs *pflag.FlagSet, m *provider.Config, inlineLimit *
 }
 
 // The bounds of the model flags: no model answers a million tokens in a
-// turn (Gemini takes an int32), and Gemini takes at most 100 MB inline
-// (notes/providers.md §5).
+// turn (Gemini takes an int32), Gemini takes at most 100 MB inline
+// (notes/providers.md §5), and a day of silence is no answer.
 const (
 	maxTokens      = 1_000_000
 	maxInlineLimit = 100_000_000
+	maxIdleTimeout = 24 * time.Hour
 )
 
 // resolveModel resolves the model the flags chose. What cannot be (no
@@ -51,8 +55,8 @@ func resolveModel(m provider.Config) (*provider.Model, error) {
 // says it needs one. The other model flags mean nothing without it.
 func resolveToolModel(m provider.Config) (*provider.Model, error) {
 	if m.Model == "" {
-		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 {
-			return nil, usageErrf("--provider, --base-url and --max-tokens choose how to reach --model: give --model too")
+		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 || (m.IdleTimeout != 0 && m.IdleTimeout != llm.DefaultIdleTimeout) {
+			return nil, usageErrf("--provider, --base-url, --max-tokens and --idle-timeout choose how to reach --model: give --model too")
 		}
 		return nil, nil
 	}

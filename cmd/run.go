@@ -150,6 +150,9 @@ func (o *runOptions) check() error {
 	if err := o.checkOutputIsNoInput(); err != nil {
 		return err
 	}
+	if !o.g.Quiet {
+		o.model.Notices = o.g.IO.Err
+	}
 	o.resolved, err = resolveToolModel(o.model)
 	return err
 }

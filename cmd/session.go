@@ -72,7 +72,18 @@ with an aborted result first.
 The provider follows from the model's name (gemini-*, claude-*) or
 --provider. Keys come from GEMINI_API_KEY (or GOOGLE_API_KEY) and
 ANTHROPIC_API_KEY; a missing key is an error before anything runs. Rate
-limits (429) and server errors (5xx) are retried with backoff.
+limits (429), server errors (5xx), dropped connections and a request or
+stream that sends nothing for --idle-timeout (default 2m) are retried
+with backoff, each retry told on stderr with its reason and its wait; a
+wait the server asks for (retry-after) is honoured up to a minute. A
+request that is not streamed sends nothing until its answer is whole, so
+for long answers without --stream raise --idle-timeout.
+
+A model turn cut short (the output token limit, a refusal, a safety stop,
+a stream that ended without a stop reason) is never acted on: its tool
+calls do not run (each is answered with an error saying the turn was cut,
+and the model tries again), and a cut answer ends the session with exit
+status 1.
 
 The model is offered every built-in tool that only reads (see kesoku tools
 list); tools that write, such as write_file, only when named in --tools.
@@ -129,6 +140,9 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	g := opts.g
 	if g.Verbose {
 		opts.model.SDKLog = g.IO.Err
+	}
+	if !g.Quiet {
+		opts.model.Notices = g.IO.Err
 	}
 	// Everything that can be refused is refused before anything runs.
 	rm, err := resolveModel(opts.model)

@@ -64,7 +64,7 @@ func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY b
 	opts := &sessionOptions{
 		g: g, Registry: testRegistry(t), MaxTurns: 5, callFlags: callFlags{Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20},
 		Output: filepath.Join(dir, "t.jsonl"), Tools: []string{""}, toolsSet: true,
-		model: provider.Config{Model: "gemini-test", BaseURL: srv.URL},
+		model: provider.Config{Model: "gemini-test", BaseURL: srv.URL, IdleTimeout: time.Minute},
 	}
 	return opts, out, errOut, sig
 }

@@ -20,25 +20,44 @@ type ClientOptions struct {
 	// MaxTokens bounds the length of one model turn where the provider
 	// requires a bound (Claude); 0 means the provider's default.
 	MaxTokens int
-	// Retry says how transient errors (429, 5xx) are retried.
+	// Retry says how transient errors (429, 5xx, a dropped connection, a
+	// request idle for IdleTimeout) are retried.
 	Retry Retry
-	// HTTPClient replaces the SDK's HTTP client; nil keeps it.
+	// OnRetry, when set, is told of each retry in one line: what failed,
+	// and how long kesoku waits before it tries again.
+	OnRetry func(string)
+	// IdleTimeout bounds how long a request or a stream may send nothing
+	// before it is abandoned and retried; 0 means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxResponse bounds a response body, streamed or not, and MaxEvent
+	// one event of a stream; 0 means the defaults.
+	MaxResponse, MaxEvent int64
+	// HTTPClient is the client whose transport the requests go through
+	// (under kesoku's Transport); nil means a new one.
 	HTTPClient *http.Client
 }
 
 // Retry says how transient provider errors (429 and 5xx) are retried with
-// backoff by the SDKs. The zero value means the defaults.
+// backoff, by Transport. The zero value means the defaults.
 type Retry struct {
 	// MaxRetries is how many times a request is retried after its first
 	// try; 0 means the default (DefaultMaxRetries), a negative value none.
 	MaxRetries int
-	// InitialDelay and MaxDelay bound the exponential backoff where the SDK
-	// lets us set it (Gemini), and of Claude's errors inside a stream; 0
-	// means the defaults. Claude's SDK keeps its own backoff for the rest
-	// and honours the server's retry-after.
+	// InitialDelay and MaxDelay bound the exponential backoff; 0 means the
+	// defaults. A wait the server asks for is honoured up to MaxWait.
 	InitialDelay, MaxDelay time.Duration
+	// MaxWait bounds a wait the server asks for (retry-after); 0 means
+	// DefaultMaxRetryWait.
+	MaxWait time.Duration
 	// NoJitter makes the backoff exact, for tests.
 	NoJitter bool
+}
+
+func (r Retry) maxWait() time.Duration {
+	if r.MaxWait > 0 {
+		return r.MaxWait
+	}
+	return DefaultMaxRetryWait
 }
 
 // Defaults of Retry.
@@ -96,7 +115,8 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " %s", e.Type)
 	}
 	if e.Message != "" {
-		fmt.Fprintf(&b, ": %s", e.Message)
+		// The message may be a proxy's raw body: it goes to a terminal.
+		fmt.Fprintf(&b, ": %s", Printable(e.Message))
 	}
 	return b.String()
 }
@@ -113,5 +133,5 @@ type MalformedError struct {
 }
 
 func (e *MalformedError) Error() string {
-	return fmt.Sprintf("%s: malformed answer from the API: %s", e.Provider, e.Problem)
+	return fmt.Sprintf("%s: malformed answer from the API: %s", e.Provider, Printable(e.Problem))
 }

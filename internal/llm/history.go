@@ -28,12 +28,15 @@ var validCallID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // transcript rebuilds the ids the live session used.
 type callIDs struct {
 	used map[string]bool
+	// next is the suffix to try next for a base: a model that sends one
+	// id a thousand times costs no more than a thousand ids.
+	next map[string]int
 }
 
 // assign returns the id a call the model named id goes by.
 func (c *callIDs) assign(id string) string {
 	if c.used == nil {
-		c.used = make(map[string]bool)
+		c.used, c.next = make(map[string]bool), make(map[string]int)
 	}
 	if validCallID.MatchString(id) && !c.used[id] {
 		c.used[id] = true
@@ -53,11 +56,12 @@ func (c *callIDs) assign(id string) string {
 		c.used[base] = true
 		return base
 	}
-	for n := 2; ; n++ {
+	for n := max(2, c.next[base]); ; n++ {
 		suffix := "_" + strconv.Itoa(n)
 		cand := base[:min(len(base), maxCallID-len(suffix))] + suffix
 		if !c.used[cand] {
 			c.used[cand] = true
+			c.next[base] = n + 1
 			return cand
 		}
 	}

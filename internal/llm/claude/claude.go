@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -33,8 +32,9 @@ type Provider struct {
 	client    anthropic.Client
 	// redact hides the key in errors, should the API or a proxy echo it.
 	redact *llm.Redactor
-	// retry is how a stream that fails before any text is tried again.
-	retry llm.Retry
+	// transport carries every request, and says how a stream that fails
+	// before any text is tried again.
+	transport *llm.Transport
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -50,22 +50,23 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 	// The environment was read by the caller; the SDK reads nothing more
 	// from it (no ANTHROPIC_BASE_URL or profile behind our back). The SDK
 	// sends the key as a Bearer token with its own anthropic-version.
+	// Retries are the Transport's, which bounds every wait and tells of
+	// each; the SDK's own would wait as long as a retry-after asks.
+	t := llm.NewTransport(Name, opts)
 	o := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithAPIKey(opts.APIKey),
-		option.WithMaxRetries(opts.Retry.Retries()),
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(t.Client()),
 	}
 	if opts.BaseURL != "" {
 		o = append(o, option.WithBaseURL(opts.BaseURL))
-	}
-	if opts.HTTPClient != nil {
-		o = append(o, option.WithHTTPClient(opts.HTTPClient))
 	}
 	maxTokens := int64(opts.MaxTokens)
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey), retry: opts.Retry}, nil
+	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey), transport: t}, nil
 }
 
 // Name is "claude".
@@ -99,23 +100,14 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		}
 		return fromMessage(msg)
 	}
-	// The SDK retries a request that fails at once (429, 5xx); an error
-	// that comes inside a stream already begun (Claude says it is
-	// overloaded that way) is retried here, as long as no text has been
-	// handed on, which could not be taken back.
-	initial, maxDelay := p.retry.Delays()
-	for attempt := 0; ; attempt++ {
-		resp, began, err := p.stream(ctx, params, onText)
-		if err == nil || began || attempt >= p.retry.Retries() || !transientInStream(err) {
-			return resp, err
-		}
-		delay := min(initial<<attempt, maxDelay)
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
+	// The Transport retries a request that fails at once (429, 5xx); an
+	// error that comes inside a stream already begun (Claude says it is
+	// overloaded that way, a proxy drops the connection) is retried here,
+	// as long as no text has been handed on, which could not be taken
+	// back.
+	return llm.RetryStream(ctx, p.transport, transientInStream, func() (*llm.Response, bool, error) {
+		return p.stream(ctx, params, onText)
+	})
 }
 
 // stream makes one streamed request; began says text was handed on.
@@ -123,11 +115,18 @@ func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var msg anthropic.Message
-	stopped := false
+	stopped, started := false, false
 	for stream.Next() {
 		ev := stream.Current()
+		if ev.Type == "message_start" {
+			if started {
+				// A proxy that replays the stream would print the text twice.
+				return nil, began, malformed("a second message_start in one stream")
+			}
+			started = true
+		}
 		if err := msg.Accumulate(ev); err != nil {
-			return nil, began, fmt.Errorf("claude: stream: %w", err)
+			return nil, began, malformed(err.Error())
 		}
 		switch ev.Type {
 		case "content_block_delta":
@@ -146,7 +145,7 @@ func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams
 		return nil, began, err
 	}
 	if !stopped {
-		return nil, began, errors.New("claude: the stream ended before the message did")
+		return nil, began, fmt.Errorf("claude: %w", llm.ErrStreamCut)
 	}
 	resp, err = fromMessage(&msg)
 	return resp, began, err
@@ -173,6 +172,9 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if err := kesokuError(err); err != nil {
+		return p.redact.Error(err)
+	}
 	var api *anthropic.Error
 	if errors.As(err, &api) {
 		msg := api.Message
@@ -187,5 +189,22 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 		}
 		return &llm.APIError{Provider: Name, StatusCode: status, Type: string(api.Type()), Message: p.redact.String(msg)}
 	}
-	return p.redact.Error(fmt.Errorf("claude: %w", err))
+	return p.redact.Error(llm.PrintableError("claude: ", err))
+}
+
+// kesokuError is the error of kesoku's own that err carries, if any: a
+// bound the Transport hit, which says all there is to say.
+func kesokuError(err error) error {
+	var idle *llm.IdleError
+	var tooLarge *llm.TooLargeError
+	var bad *llm.MalformedError
+	switch {
+	case errors.As(err, &idle):
+		return idle
+	case errors.As(err, &tooLarge):
+		return tooLarge
+	case errors.As(err, &bad):
+		return bad
+	}
+	return nil
 }

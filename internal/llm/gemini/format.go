@@ -210,8 +210,9 @@ type accumulator struct {
 }
 
 func (a *accumulator) add(chunk *genai.GenerateContentResponse) error {
-	if chunk == nil {
-		return nil
+	if chunk == nil || (chunk.Candidates == nil && chunk.PromptFeedback == nil && chunk.UsageMetadata == nil && chunk.ResponseID == "") {
+		// A body or an event of null: genai makes an empty response of it.
+		return &llm.MalformedError{Provider: Name, Problem: "a response that holds nothing (null)"}
 	}
 	if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
 		a.block = string(pf.BlockReason)

@@ -6,6 +6,7 @@ package gemini
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -28,6 +29,9 @@ type Provider struct {
 	client    *genai.Client
 	// redact hides the key in errors, should the API or a proxy echo it.
 	redact *llm.Redactor
+	// transport carries every request, and says how a stream that fails
+	// before any text is tried again.
+	transport *llm.Transport
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -40,33 +44,21 @@ func New(ctx context.Context, opts llm.ClientOptions) (*Provider, error) {
 	if opts.Model == "" {
 		return nil, errors.New("gemini: no model")
 	}
-	initial, maxDelay := opts.Retry.Delays()
-	jitter := 1.0
-	if opts.Retry.NoJitter {
-		jitter = 0
-	}
+	// Retries are the Transport's, which bounds every wait and tells of
+	// each; genai retries nothing when it is not asked to.
+	t := llm.NewTransport(Name, opts)
 	cc := &genai.ClientConfig{
-		APIKey:     opts.APIKey,
-		Backend:    genai.BackendGeminiAPI,
-		HTTPClient: opts.HTTPClient,
-		HTTPOptions: genai.HTTPOptions{
-			BaseURL: opts.BaseURL,
-			// genai retries nothing unless asked to; the status codes left
-			// out are its defaults: 408, 429 and the 5xx.
-			RetryOptions: &genai.HTTPRetryOptions{
-				Attempts:     genai.Ptr(int32(1 + opts.Retry.Retries())),
-				InitialDelay: genai.Ptr(initial.Seconds()),
-				MaxDelay:     genai.Ptr(maxDelay.Seconds()),
-				Jitter:       genai.Ptr(jitter),
-			},
-		},
+		APIKey:      opts.APIKey,
+		Backend:     genai.BackendGeminiAPI,
+		HTTPClient:  t.Client(),
+		HTTPOptions: genai.HTTPOptions{BaseURL: opts.BaseURL},
 	}
 	client, err := genai.NewClient(ctx, cc)
 	if err != nil {
 		// The SDK's own message prints its whole config, key included.
 		return nil, errors.New("gemini: cannot build the client")
 	}
-	return &Provider{model: opts.Model, maxTokens: int32(opts.MaxTokens), client: client, redact: llm.NewRedactor(opts.APIKey)}, nil
+	return &Provider{model: opts.Model, maxTokens: int32(opts.MaxTokens), client: client, redact: llm.NewRedactor(opts.APIKey), transport: t}, nil
 }
 
 // Name is "gemini".
@@ -77,7 +69,7 @@ func (p *Provider) ModelName() string { return p.model }
 
 // Generate sends the conversation and returns the model's turn; with onText
 // it streams (streamGenerateContent over SSE) and hands text on as it comes.
-func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (resp *llm.Response, err error) {
 	contents, err := toContents(req.Messages)
 	if err != nil {
 		return nil, err
@@ -89,6 +81,14 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 	if len(req.Tools) > 0 {
 		cfg.Tools = Tools(req.Tools)
 	}
+	// genai indexes what it decodes without checking it: a body of null
+	// panics inside it ("assignment to entry in nil map"). A provider's
+	// answer must never crash kesoku.
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("the SDK could not read it (%v)", v)}
+		}
+	}()
 	if onText == nil {
 		resp, err := p.client.Models.GenerateContent(ctx, p.model, contents, cfg)
 		if err != nil {
@@ -96,19 +96,42 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		}
 		return fromResponse(resp, nil)
 	}
-	acc := &accumulator{onText: onText}
-	for chunk, err := range p.client.Models.GenerateContentStream(ctx, p.model, contents, cfg) {
+	// The Transport retries a request that fails at once (429, 5xx); a
+	// stream that goes quiet, drops or ends before anything came is
+	// retried here, as long as no text has been handed on.
+	return llm.RetryStream(ctx, p.transport, func(error) bool { return false }, func() (*llm.Response, bool, error) {
+		return p.stream(ctx, contents, cfg, onText)
+	})
+}
+
+// stream makes one streamed request; began says text was handed on.
+func (p *Provider) stream(ctx context.Context, contents []*genai.Content, cfg *genai.GenerateContentConfig, onText func(string)) (*llm.Response, bool, error) {
+	began := false
+	acc := &accumulator{onText: func(s string) { began = true; onText(s) }}
+	// genai reports the half event a broken stream leaves, not why it
+	// broke (an event too large, a stream gone quiet): the Transport
+	// notes that, to be told instead.
+	watched, failures := llm.WatchFailures(ctx)
+	for chunk, err := range p.client.Models.GenerateContentStream(watched, p.model, contents, cfg) {
 		if err != nil {
-			return nil, p.wrap(err)
+			if bound := failures.Err(); bound != nil {
+				return nil, began, bound
+			}
+			return nil, began, p.wrap(err)
 		}
 		if err := acc.add(chunk); err != nil {
-			return nil, err
+			return nil, began, err
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, began, ctx.Err()
 	}
-	return acc.response()
+	if acc.finish == "" && len(acc.parts) == 0 && acc.block == "" {
+		// Nothing came at all: a dropped stream, not an answer.
+		return nil, began, fmt.Errorf("gemini: %w", llm.ErrStreamCut)
+	}
+	resp, err := acc.response()
+	return resp, began, err
 }
 
 // wrap turns the SDK's errors into llm.APIError, which shows the
@@ -122,5 +145,36 @@ func (p *Provider) wrap(err error) error {
 	if errors.As(err, &papi) {
 		return &llm.APIError{Provider: Name, StatusCode: papi.Code, Type: papi.Status, Message: p.redact.String(papi.Message)}
 	}
-	return p.redact.Error(fmt.Errorf("gemini: %w", err))
+	if bound := kesokuError(err); bound != nil {
+		return bound
+	}
+	// genai's decoding errors quote the whole answer, headers and all:
+	// what the JSON decoder says is enough.
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ):
+		what := fmt.Sprintf("%s is %s, not %s", typ.Field, typ.Value, typ.Type)
+		if typ.Field == "" {
+			what = fmt.Sprintf("a %s where %s belongs", typ.Value, typ.Type)
+		}
+		return &llm.MalformedError{Provider: Name, Problem: what}
+	case errors.As(err, &syntax):
+		return &llm.MalformedError{Provider: Name, Problem: "not JSON: " + syntax.Error()}
+	}
+	return p.redact.Error(llm.PrintableError("gemini: ", err))
+}
+
+// kesokuError is the error of kesoku's own that err carries, if any: a
+// bound the Transport hit, which says all there is to say.
+func kesokuError(err error) error {
+	var idle *llm.IdleError
+	var tooLarge *llm.TooLargeError
+	switch {
+	case errors.As(err, &idle):
+		return idle
+	case errors.As(err, &tooLarge):
+		return tooLarge
+	}
+	return nil
 }

@@ -89,16 +89,23 @@ func (claudeWire) events(t *turn) [][]byte {
 		return out
 	}
 	index := 0
-	if t.Text != "" {
-		add("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
+	text := func() {
+		add("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 		for _, c := range chunks(t.Text) {
-			add("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": c}})
+			add("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": c}})
 		}
-		add("content_block_stop", map[string]any{"index": index})
+		add("content_block_stop", map[string]any{"index": 0})
+	}
+	if t.Text != "" {
+		text()
 		index++
 	}
 	if t.DoubleStart {
+		// A proxy that replays the stream from its start.
 		add("message_start", map[string]any{"message": start})
+		if t.Text != "" {
+			text()
+		}
 	}
 	for i, c := range t.Calls {
 		add("content_block_start", map[string]any{"index": index, "content_block": map[string]any{

@@ -87,10 +87,12 @@ type Reply struct {
 	// events up to the first text (or call) and then nothing.
 	Stall bool `json:"stall,omitempty" yaml:"stall"`
 	// CutAfter, when above 0, closes a stream's connection after that many
-	// events, without an error: a proxy that drops it.
+	// events, without an error: a proxy that drops it. Below 0, it closes
+	// it at once, after the headers.
 	CutAfter int `json:"cut_after,omitempty" yaml:"cut_after"`
 	// DoubleStart makes a Claude stream send a second message_start after
-	// its text, as a broken proxy replaying the stream does.
+	// its text, and the text again, as a broken proxy replaying the
+	// stream does.
 	DoubleStart bool `json:"double_start,omitempty" yaml:"double_start"`
 	// NoFinish leaves out Gemini's finishReason: a stream that ends
 	// without saying why.
@@ -378,6 +380,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		events = [][]byte{[]byte(reply.Raw)}
 	case reply.Endless:
 		s.endless(w, r, req, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"`)
+		return
+	}
+	if reply.CutAfter < 0 {
 		return
 	}
 	for i, ev := range events {

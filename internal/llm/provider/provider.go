@@ -12,6 +12,7 @@ import (
 	"log"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/claude"
@@ -19,7 +20,7 @@ import (
 )
 
 // Config is what the user asked for: the flags --model, --provider,
-// --base-url and --max-tokens.
+// --base-url, --max-tokens and --idle-timeout.
 type Config struct {
 	// Model is the model's name, e.g. gemini-2.5-flash.
 	Model string
@@ -30,6 +31,13 @@ type Config struct {
 	BaseURL string
 	// MaxTokens bounds one model turn; 0 means the provider's default.
 	MaxTokens int
+	// IdleTimeout bounds how long a request or a stream may send nothing
+	// before it is abandoned and retried (--idle-timeout); 0 means
+	// llm.DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// Notices receives a line for each retry of a provider request (what
+	// failed, how long kesoku waits); nil discards them.
+	Notices io.Writer
 	// SDKLog receives what the SDKs print through the standard logger
 	// (warnings, and genai's "Error context canceled" when a stream is
 	// interrupted); nil discards it.
@@ -115,6 +123,9 @@ func Resolve(cfg Config) (*Model, error) {
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("--model is required (e.g. --model gemini-2.5-flash)")
 	}
+	if cfg.IdleTimeout < 0 {
+		return nil, fmt.Errorf("--idle-timeout %v: want a duration above zero, e.g. 2m", cfg.IdleTimeout)
+	}
 	name := strings.ToLower(cfg.Provider)
 	if name == "" {
 		if name = Of(cfg.Model); name == "" {
@@ -166,10 +177,17 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 	} else {
 		log.SetOutput(io.Discard)
 	}
-	return m.entry.build(ctx, llm.ClientOptions{
-		Model:     m.cfg.Model,
-		APIKey:    m.key,
-		BaseURL:   m.cfg.BaseURL,
-		MaxTokens: m.cfg.MaxTokens,
-	})
+	opts := llm.ClientOptions{
+		Model:       m.cfg.Model,
+		APIKey:      m.key,
+		BaseURL:     m.cfg.BaseURL,
+		MaxTokens:   m.cfg.MaxTokens,
+		IdleTimeout: m.cfg.IdleTimeout,
+	}
+	if w := m.cfg.Notices; w != nil {
+		// A proxy's message may hold the key.
+		redact := m.Redactor()
+		opts.OnRetry = func(msg string) { fmt.Fprintf(w, "kesoku: %s\n", redact.String(msg)) }
+	}
+	return m.entry.build(ctx, opts)
 }

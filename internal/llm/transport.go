@@ -1,0 +1,584 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// Every request to a provider goes through one Transport, whatever its
+// SDK: it is where kesoku bounds what a provider or a proxy can do to it.
+// A server that accepts and never answers, a body that never ends, an
+// event that never closes, a retry-after of a day: each is bounded here,
+// with an error that says which bound was hit. Retries live here too,
+// for both SDKs alike, so that each is told on stderr with its reason
+// and its wait.
+
+// Defaults of the bounds.
+const (
+	// DefaultIdleTimeout is how long a request or a stream may send
+	// nothing before it is abandoned (and retried).
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultMaxResponse bounds a response body, streamed or not: far
+	// more than the longest answer a model writes.
+	DefaultMaxResponse = 64 << 20
+	// DefaultMaxEvent bounds one event of a stream.
+	DefaultMaxEvent = 16 << 20
+	// DefaultMaxRetryWait bounds a wait the server asks for (retry-after):
+	// a longer one is cut to it, and said so.
+	DefaultMaxRetryWait = time.Minute
+)
+
+// IdleError says a request or a stream sent nothing for the idle timeout.
+type IdleError struct {
+	Provider string
+	Timeout  time.Duration
+}
+
+func (e *IdleError) Error() string {
+	return fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout)
+}
+
+// TooLargeError says a response body, or one event of a stream, went
+// past its bound: kesoku read no more of it.
+type TooLargeError struct {
+	Provider string
+	// What is "the answer" or "an event of the stream".
+	What  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %s is larger than %d bytes; kesoku reads no more of it", e.Provider, e.What, e.Limit)
+}
+
+// Transport is the http.RoundTripper of every provider client: it
+// retries transient failures (429, 408, 409, 5xx, a dropped or refused
+// connection, a request that sent nothing for IdleTimeout) with backoff,
+// bounds every wait and every body, and reads a response that is not a
+// stream whole before handing it on, so that a body that stalls or drops
+// is retried too.
+type Transport struct {
+	// Provider names the provider in errors and notices.
+	Provider string
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// IdleTimeout bounds how long a request, its response or a stream may
+	// send nothing; 0 means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxResponse and MaxEvent bound a response body and an event of a
+	// stream; 0 means the defaults.
+	MaxResponse, MaxEvent int64
+	// Retry says how often and how long to retry.
+	Retry Retry
+	// OnRetry, when set, is told of each retry in one line: what failed
+	// and how long kesoku waits.
+	OnRetry func(string)
+}
+
+// NewTransport is the Transport of a provider's client, built from opts:
+// it sends through opts.HTTPClient's transport when there is one.
+func NewTransport(provider string, opts ClientOptions) *Transport {
+	t := &Transport{
+		Provider:    provider,
+		IdleTimeout: opts.IdleTimeout,
+		MaxResponse: opts.MaxResponse,
+		MaxEvent:    opts.MaxEvent,
+		Retry:       opts.Retry,
+		OnRetry:     opts.OnRetry,
+	}
+	if opts.HTTPClient != nil {
+		t.Base = opts.HTTPClient.Transport
+	}
+	return t
+}
+
+// Client is an HTTP client that sends through t, for an SDK.
+func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+func (t *Transport) idle() time.Duration {
+	if t.IdleTimeout > 0 {
+		return t.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+func (t *Transport) maxResponse() int64 {
+	if t.MaxResponse > 0 {
+		return t.MaxResponse
+	}
+	return DefaultMaxResponse
+}
+
+func (t *Transport) maxEvent() int64 {
+	if t.MaxEvent > 0 {
+		return t.MaxEvent
+	}
+	return DefaultMaxEvent
+}
+
+// RoundTrip sends req, retrying what is worth retrying.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 && req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, fmt.Errorf("%s: send the request again: %w", t.Provider, err)
+			}
+			req = req.Clone(ctx)
+			req.Body = body
+		}
+		resp, err := t.try(req)
+		if ctx.Err() != nil {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			return nil, ctx.Err()
+		}
+		last := attempt >= t.Retry.Retries() || !replayable
+		why, asked := t.retryable(resp, err)
+		if why == "" || last {
+			return resp, err
+		}
+		wait := t.wait(attempt, asked)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		t.notify(why, asked, wait, attempt+1)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// try makes one attempt. A response that is not a stream comes back with
+// its body read whole, within the bounds; a stream comes back with a body
+// that keeps to them as it is read.
+func (t *Transport) try(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(req.Context())
+	w := newWatchdog(t.idle(), func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) })
+	out := req.Clone(ctx)
+	if req.Body != nil && req.Body != http.NoBody {
+		// An upload that is still going is not idle.
+		out.Body = &kickReader{ReadCloser: req.Body, w: w}
+	}
+	resp, err := t.base().RoundTrip(out)
+	if err != nil {
+		w.stop()
+		cause := context.Cause(ctx)
+		cancel(nil)
+		var idle *IdleError
+		if errors.As(cause, &idle) {
+			return nil, idle
+		}
+		return nil, err
+	}
+	w.kick()
+	if isStream(resp) && resp.StatusCode < 300 {
+		resp.Body = &streamBody{
+			body: resp.Body, w: w, ctx: ctx, cancel: cancel, t: t,
+		}
+		return resp, nil
+	}
+	defer cancel(nil)
+	defer w.stop()
+	data, err := t.readAll(ctx, resp.Body, w)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	resp.ContentLength = int64(len(data))
+	return resp, nil
+}
+
+// readAll reads a response body within MaxResponse, kicking the watchdog
+// as bytes come.
+func (t *Transport) readAll(ctx context.Context, body io.Reader, w *watchdog) ([]byte, error) {
+	limit := t.maxResponse()
+	var buf bytes.Buffer
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(chunk)
+		if n > 0 {
+			w.kick()
+			if int64(buf.Len()+n) > limit {
+				return nil, &TooLargeError{Provider: t.Provider, What: "the answer", Limit: limit}
+			}
+			buf.Write(chunk[:n])
+		}
+		if errors.Is(err, io.EOF) {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			var idle *IdleError
+			if errors.As(context.Cause(ctx), &idle) {
+				return nil, idle
+			}
+			return nil, &droppedError{provider: t.Provider, err: err}
+		}
+	}
+}
+
+// droppedError says the connection broke while a response was read.
+type droppedError struct {
+	provider string
+	err      error
+}
+
+func (e *droppedError) Error() string {
+	return fmt.Sprintf("%s: the connection dropped during the answer: %v", e.provider, e.err)
+}
+
+func (e *droppedError) Unwrap() error { return e.err }
+
+// retryable says why the attempt is worth trying again ("" when it is
+// not), and the wait the server asked for, if it asked.
+func (t *Transport) retryable(resp *http.Response, err error) (why string, asked time.Duration) {
+	if err != nil {
+		var tooLarge *TooLargeError
+		if errors.As(err, &tooLarge) {
+			return "", 0
+		}
+		return printable(err.Error(), 300), 0
+	}
+	switch resp.Header.Get("x-should-retry") {
+	case "false":
+		return "", 0
+	case "true":
+	default:
+		s := resp.StatusCode
+		if s != http.StatusRequestTimeout && s != http.StatusConflict && s != http.StatusTooManyRequests && s < 500 {
+			return "", 0
+		}
+	}
+	return fmt.Sprintf("%s: %s", t.Provider, statusLine(resp)), retryAfter(resp.Header)
+}
+
+// statusLine is an error response in a few words: its status, and the
+// provider's type and message where the body has them.
+func statusLine(resp *http.Response) string {
+	line := strconv.Itoa(resp.StatusCode)
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	var body struct {
+		Error struct {
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(data, &body) == nil {
+		for _, s := range []string{body.Error.Type, body.Error.Status} {
+			if s != "" {
+				line += " " + s
+				break
+			}
+		}
+		if body.Error.Message != "" {
+			line += ": " + body.Error.Message
+		}
+	}
+	return printable(line, 300)
+}
+
+// retryAfter is the wait the server asks for: retry-after-ms (Claude's),
+// or retry-after in seconds or as a date; 0 when it asks none.
+func retryAfter(h http.Header) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return durationOf(ms * float64(time.Millisecond))
+		}
+	}
+	if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			return durationOf(s * float64(time.Second))
+		}
+		if at, err := http.ParseTime(v); err == nil {
+			return max(0, time.Until(at))
+		}
+	}
+	return 0
+}
+
+// durationOf is f nanoseconds, saturated: a header may say anything.
+func durationOf(f float64) time.Duration {
+	if f >= float64(1<<62) {
+		return 1 << 62
+	}
+	return time.Duration(f)
+}
+
+// wait is how long to wait before the attempt after attempt: what the
+// server asked for, up to MaxWait, or exponential backoff.
+func (t *Transport) wait(attempt int, asked time.Duration) time.Duration {
+	if asked > 0 {
+		return min(asked, t.Retry.maxWait())
+	}
+	initial, maxDelay := t.Retry.Delays()
+	d := min(initial<<min(attempt, 30), maxDelay)
+	if !t.Retry.NoJitter {
+		d -= time.Duration(rand.Int64N(int64(d)/4 + 1))
+	}
+	return d
+}
+
+func (t *Transport) notify(why string, asked, wait time.Duration, n int) {
+	if t.OnRetry == nil {
+		return
+	}
+	msg := fmt.Sprintf("%s; retry %d of %d in %v", why, n, t.Retry.Retries(), wait.Round(time.Millisecond))
+	if asked > wait {
+		msg += fmt.Sprintf(" (the server asked to wait %v; kesoku waits at most %v)", asked.Round(time.Second), wait)
+	}
+	t.OnRetry(msg)
+}
+
+// isStream reports whether a response is a server-sent event stream.
+func isStream(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// watchdog calls fire once it has not been kicked for d.
+type watchdog struct {
+	d     time.Duration
+	timer *time.Timer
+}
+
+func newWatchdog(d time.Duration, fire func()) *watchdog {
+	return &watchdog{d: d, timer: time.AfterFunc(d, fire)}
+}
+
+func (w *watchdog) kick() { w.timer.Reset(w.d) }
+func (w *watchdog) stop() { w.timer.Stop() }
+
+// kickReader kicks the watchdog as a request body is sent.
+type kickReader struct {
+	io.ReadCloser
+	w *watchdog
+}
+
+func (k *kickReader) Read(p []byte) (int, error) {
+	n, err := k.ReadCloser.Read(p)
+	if n > 0 {
+		k.w.kick()
+	}
+	return n, err
+}
+
+// streamBody is the body of an event stream as the SDK reads it: each
+// read kicks the watchdog, and the whole body and each event keep to
+// their bounds.
+type streamBody struct {
+	body   io.ReadCloser
+	w      *watchdog
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	t      *Transport
+
+	total, event int64
+	// lineLen is the length of the line being read, \r left out: an empty
+	// line ends an event.
+	lineLen int64
+	err     error
+	once    sync.Once
+	closed  atomic.Bool
+}
+
+func (s *streamBody) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.body.Read(p)
+	if n > 0 {
+		s.w.kick()
+		s.total += int64(n)
+		if s.total > s.t.maxResponse() {
+			s.err = &TooLargeError{Provider: s.t.Provider, What: "the answer", Limit: s.t.maxResponse()}
+			noteFailure(s.ctx, s.err)
+			return 0, s.err
+		}
+		for _, b := range p[:n] {
+			switch b {
+			case '\n':
+				if s.lineLen == 0 {
+					s.event = 0
+				}
+				s.lineLen = 0
+				continue
+			case '\r':
+				continue
+			}
+			s.lineLen++
+			s.event++
+		}
+		if s.event > s.t.maxEvent() {
+			s.err = &TooLargeError{Provider: s.t.Provider, What: "an event of the stream", Limit: s.t.maxEvent()}
+			noteFailure(s.ctx, s.err)
+			return 0, s.err
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		var idle *IdleError
+		if errors.As(context.Cause(s.ctx), &idle) && !s.closed.Load() {
+			err = idle
+			noteFailure(s.ctx, err)
+		} else if !s.closed.Load() && s.ctx.Err() == nil {
+			err = &droppedError{provider: s.t.Provider, err: err}
+		}
+		s.err = err
+	}
+	return n, err
+}
+
+func (s *streamBody) Close() error {
+	s.closed.Store(true)
+	err := s.body.Close()
+	s.once.Do(func() {
+		s.w.stop()
+		s.cancel(nil)
+	})
+	return err
+}
+
+// Transient reports whether err, from a stream that handed nothing on
+// yet, is worth a new try: the server went quiet, the connection dropped,
+// or the stream ended before the answer did.
+func Transient(err error) bool {
+	var idle *IdleError
+	var dropped *droppedError
+	return errors.As(err, &idle) || errors.As(err, &dropped) || errors.Is(err, ErrStreamCut) ||
+		errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// ErrStreamCut says a stream ended before the answer it carried did.
+var ErrStreamCut = errors.New("the stream ended before the answer did")
+
+// RetryStream runs a streamed request, try, again while it fails before
+// handing any text on with an error that is worth it (Transient, or
+// transient as the provider says), waiting as Transport does. The
+// provider's own failures at once (429, 5xx) are the Transport's to
+// retry; this is for those inside a stream already begun.
+func RetryStream(ctx context.Context, t *Transport, transient func(error) bool, try func() (resp *Response, began bool, err error)) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, began, err := try()
+		if err == nil || began || attempt >= t.Retry.Retries() || ctx.Err() != nil || !(Transient(err) || transient(err)) {
+			return resp, err
+		}
+		wait := t.wait(attempt, 0)
+		t.notify(printable(err.Error(), 300), 0, wait, attempt+1)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// printable is s as it may go to a terminal: control characters (a raw
+// body's escape sequences, NULs) written as Go escapes, line breaks as
+// spaces, and at most limit bytes, cut on a character.
+func printable(s string, limit int) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if b.Len() >= limit {
+			b.WriteString("…")
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Printable is s as it may go to a terminal in an error: control
+// characters escaped, on one line, at most 1000 bytes.
+func Printable(s string) string { return printable(s, 1000) }
+
+// PrintableError is err under a message fit for a terminal (Printable),
+// prefixed; errors.Is and errors.As still see err. An SDK's error may
+// quote a whole response, escape sequences and all.
+func PrintableError(prefix string, err error) error {
+	return &printableError{msg: prefix + Printable(err.Error()), err: err}
+}
+
+type printableError struct {
+	msg string
+	err error
+}
+
+func (e *printableError) Error() string { return e.msg }
+func (e *printableError) Unwrap() error { return e.err }
+
+// Failures keeps the bound a stream hit (an IdleError, a TooLargeError)
+// for the provider that reads it: an SDK may report the half event the
+// broken stream left rather than why it broke.
+type Failures struct {
+	mu  sync.Mutex
+	err error
+}
+
+type failuresKey struct{}
+
+// WatchFailures returns a context under which the Transport notes the
+// bounds its streams hit in the Failures returned.
+func WatchFailures(ctx context.Context) (context.Context, *Failures) {
+	f := &Failures{}
+	return context.WithValue(ctx, failuresKey{}, f), f
+}
+
+// Err is the first bound hit, nil when none was.
+func (f *Failures) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func noteFailure(ctx context.Context, err error) {
+	if f, ok := ctx.Value(failuresKey{}).(*Failures); ok {
+		f.mu.Lock()
+		if f.err == nil {
+			f.err = err
+		}
+		f.mu.Unlock()
+	}
+}

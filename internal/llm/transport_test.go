@@ -1,0 +1,314 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/claude"
+	"github.com/kesoku/kesoku/internal/llm/gemini"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
+)
+
+// notices collects what a provider says of its retries.
+type notices struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *notices) add(s string) {
+	n.mu.Lock()
+	n.lines = append(n.lines, s)
+	n.mu.Unlock()
+}
+
+func (n *notices) all() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.lines...)
+}
+
+// provider is a client of srv built from opts, its retries told to n.
+func provider(t *testing.T, srv *llmtest.Server, opts llm.ClientOptions, n *notices) llm.Provider {
+	t.Helper()
+	opts.APIKey, opts.BaseURL = testKey, srv.URL
+	if n != nil {
+		opts.OnRetry = n.add
+	}
+	var p llm.Provider
+	var err error
+	switch srv.Provider() {
+	case llmtest.Gemini:
+		opts.Model = "gemini-test"
+		p, err = gemini.New(context.Background(), opts)
+	default:
+		opts.Model = "claude-test"
+		p, err = claude.New(opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var hello = &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
+
+// ask sends hello, streamed or not, and returns the answer and what was
+// streamed.
+func ask(p llm.Provider, stream bool) (answer, streamed string, err error) {
+	var b strings.Builder
+	var onText func(string)
+	if stream {
+		onText = func(s string) { b.WriteString(s) }
+	}
+	resp, err := p.Generate(context.Background(), hello, onText)
+	if err != nil {
+		return "", b.String(), err
+	}
+	return llm.AnswerText(resp.Message), b.String(), nil
+}
+
+// fastRetry retries at once, so that tests do not wait.
+var fastRetry = llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: time.Millisecond, NoJitter: true}
+
+// TestIdleTimeout: a server that accepts and goes quiet — before its
+// headers, after them, or in the middle of a stream — is abandoned after
+// the idle timeout and tried again, as long as nothing was handed on.
+func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
+	// Long enough that a loaded machine answers a good reply within it;
+	// the stalls below never end by themselves.
+	const idle = 300 * time.Millisecond
+	stall := llmtest.Reply{Stall: true}
+	quietAfterHeaders := llmtest.Reply{Delay: llmtest.Duration(time.Hour)}
+	fine := llmtest.Reply{Text: "Fine."}
+	tests := []struct {
+		name     string
+		provider llmtest.Provider
+		stream   bool
+		replies  []llmtest.Reply
+		// wantErr is "" when the retry answers.
+		wantErr string
+	}{
+		{"claude plain, no headers", llmtest.Claude, false, []llmtest.Reply{stall, fine}, ""},
+		{"gemini plain, no headers", llmtest.Gemini, false, []llmtest.Reply{stall, fine}, ""},
+		{"claude stream, quiet after the headers", llmtest.Claude, true, []llmtest.Reply{quietAfterHeaders, fine}, ""},
+		{"gemini stream, quiet after the headers", llmtest.Gemini, true, []llmtest.Reply{quietAfterHeaders, fine}, ""},
+		// Claude's first event is message_start: no text yet.
+		{"claude stream, quiet after the first event", llmtest.Claude, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, ""},
+		// Gemini's first event holds text, which cannot be taken back.
+		{"gemini stream, quiet after text", llmtest.Gemini, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, "sent nothing for 300ms (--idle-timeout)"},
+		{"retries spent", llmtest.Claude, false, []llmtest.Reply{stall, stall, stall}, "sent nothing for 300ms (--idle-timeout)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(tt.provider, testKey, tt.replies...)
+			defer srv.Close()
+			var n notices
+			p := provider(t, srv, llm.ClientOptions{IdleTimeout: idle, Retry: fastRetry}, &n)
+			answer, _, err := ask(p, tt.stream)
+			if tt.wantErr == "" {
+				if err != nil || answer != "Fine." {
+					t.Fatalf("answer %q, error %v; want the retry's answer", answer, err)
+				}
+				if got := n.all(); len(got) != 1 || !strings.Contains(got[0], "sent nothing for 300ms") || !strings.Contains(got[0], "retry 1 of 2") {
+					t.Errorf("notices %q, want one saying the API went quiet", got)
+				}
+			} else {
+				var ie *llm.IdleError
+				if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want an idle timeout", err)
+				}
+			}
+			if !srv.WaitCancelled(nil, 0) {
+				t.Error("the first request was not given up")
+			}
+		})
+	}
+}
+
+// TestEndlessAnswer: a body or an event that never ends is cut at its
+// bound with a clear error, and not tried again.
+func TestEndlessAnswer(t *testing.T) {
+	t.Parallel()
+	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
+		for _, stream := range []bool{false, true} {
+			name := string(p) + " plain"
+			want := "the answer is larger than 1048576 bytes"
+			if stream {
+				name = string(p) + " stream"
+				want = "an event of the stream is larger than 262144 bytes"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				srv := llmtest.NewServer(p, testKey, llmtest.Reply{Endless: true}, llmtest.Reply{Text: "never"})
+				defer srv.Close()
+				prov := provider(t, srv, llm.ClientOptions{MaxResponse: 1 << 20, MaxEvent: 256 << 10, Retry: fastRetry}, nil)
+				_, _, err := ask(prov, stream)
+				var tl *llm.TooLargeError
+				if !errors.As(err, &tl) || !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %v, want %q", err, want)
+				}
+				if n := len(srv.Requests()); n != 1 {
+					t.Errorf("%d requests, want 1: a body too large is not retried", n)
+				}
+				if !srv.WaitCancelled(nil, 0) {
+					t.Error("the endless answer was not given up")
+				}
+			})
+		}
+	}
+}
+
+// TestRetryAfterIsCapped: a 429 that asks to wait a day waits at most
+// Retry.MaxWait, and says so.
+func TestRetryAfterIsCapped(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		provider llmtest.Provider
+		headers  map[string]string
+		asked    string
+	}{
+		{llmtest.Claude, map[string]string{"retry-after-ms": "100000000"}, "27h46m40s"},
+		{llmtest.Gemini, map[string]string{"Retry-After": "86400"}, "24h0m0s"},
+	} {
+		t.Run(string(tt.provider), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(tt.provider, testKey,
+				llmtest.Reply{Status: 429, Error: "slow down", Headers: tt.headers}, llmtest.Reply{Text: "Fine."})
+			defer srv.Close()
+			var n notices
+			retry := fastRetry
+			retry.MaxWait = 20 * time.Millisecond
+			p := provider(t, srv, llm.ClientOptions{Retry: retry}, &n)
+			if answer, _, err := ask(p, false); err != nil || answer != "Fine." {
+				t.Fatalf("answer %q, error %v", answer, err)
+			}
+			got := n.all()
+			if len(got) != 1 || !strings.Contains(got[0], "429") || !strings.Contains(got[0], "slow down") ||
+				!strings.Contains(got[0], "retry 1 of 2 in 20ms (the server asked to wait "+tt.asked+"; kesoku waits at most 20ms)") {
+				t.Errorf("notices %q, want one saying what failed and the capped wait", got)
+			}
+		})
+	}
+}
+
+// TestMalformedAnswers: a body of null, or another shape the SDK cannot
+// read, is a provider error in one line, never a panic and never the
+// answer dumped.
+func TestMalformedAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		provider llmtest.Provider
+		stream   bool
+		reply    llmtest.Reply
+		want     string
+	}{
+		{"claude null", llmtest.Claude, false, llmtest.Reply{Raw: "null"}, "claude: malformed answer from the API: the answer is not a message"},
+		{"claude not a message", llmtest.Claude, false, llmtest.Reply{Raw: `{"type":"error_page","content":"<html>"}`}, "the answer is not a message"},
+		{"gemini null", llmtest.Gemini, false, llmtest.Reply{Raw: "null"}, "gemini: malformed answer from the API"},
+		{"gemini null streamed", llmtest.Gemini, true, llmtest.Reply{Raw: "data: null\r\n\r\n"}, "gemini: malformed answer from the API"},
+		{"gemini args that are an array", llmtest.Gemini, false,
+			llmtest.Reply{Calls: []llmtest.Call{{Name: "f", RawArgs: "[1,2]"}}}, "args is array"},
+		{"gemini args that are an array, streamed", llmtest.Gemini, true,
+			llmtest.Reply{Calls: []llmtest.Call{{Name: "f", RawArgs: "[1,2]"}}}, "args is array"},
+		{"claude replayed stream", llmtest.Claude, true, llmtest.Reply{Text: "Once only.", DoubleStart: true}, "a second message_start in one stream"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(tt.provider, testKey, tt.reply)
+			defer srv.Close()
+			p := provider(t, srv, llm.ClientOptions{Retry: fastRetry}, nil)
+			_, streamed, err := ask(p, tt.stream)
+			var bad *llm.MalformedError
+			if !errors.As(err, &bad) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want a malformed answer saying %q", err, tt.want)
+			}
+			if msg := err.Error(); len(msg) > 400 || strings.Contains(msg, "sdkHttpResponse") || strings.Contains(msg, "Content-Type") {
+				t.Errorf("the error dumps the answer: %s", msg)
+			}
+			if tt.reply.DoubleStart && streamed != "Once only." {
+				t.Errorf("streamed %q, want the text once", streamed)
+			}
+		})
+	}
+}
+
+// TestStreamCutBeforeTextIsRetried: a stream that closes before any text
+// is tried again, as an overloaded_error at that point is.
+func TestStreamCutBeforeTextIsRetried(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		provider llmtest.Provider
+		cut      llmtest.Reply
+	}{
+		{llmtest.Claude, llmtest.Reply{Text: "lost", CutAfter: 2}}, // message_start, ping
+		{llmtest.Gemini, llmtest.Reply{CutAfter: -1}},              // headers, then nothing
+	} {
+		t.Run(string(tt.provider), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(tt.provider, testKey, tt.cut, llmtest.Reply{Text: "Whole."})
+			defer srv.Close()
+			var n notices
+			p := provider(t, srv, llm.ClientOptions{Retry: fastRetry}, &n)
+			answer, streamed, err := ask(p, true)
+			if err != nil || answer != "Whole." || streamed != "Whole." {
+				t.Fatalf("answer %q, streamed %q, error %v", answer, streamed, err)
+			}
+			if got := n.all(); len(got) != 1 || !strings.Contains(got[0], "the stream ended before the answer did") {
+				t.Errorf("notices %q, want one saying the stream was cut", got)
+			}
+		})
+	}
+}
+
+// TestErrorsArePrintable: a provider's message (a proxy's raw body) goes
+// to a terminal without its control bytes.
+func TestErrorsArePrintable(t *testing.T) {
+	t.Parallel()
+	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
+		t.Run(string(p), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(p, testKey, llmtest.Reply{Status: 400, Error: "bad \x1b[2J\x1b]0;pwned\x07 request\x00"})
+			defer srv.Close()
+			_, _, err := ask(provider(t, srv, llm.ClientOptions{Retry: fastRetry}, nil), false)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			for _, c := range msg {
+				if c < 0x20 || c == 0x7f {
+					t.Fatalf("control character %q in %q", c, msg)
+				}
+			}
+			if !strings.Contains(msg, `bad \x1b[2J\x1b]0;pwned\a request\x00`) {
+				t.Errorf("error %q, want the control bytes escaped", msg)
+			}
+		})
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain":                   "plain",
+		"two\nlines\r\n":          "two lines  ",
+		"\x1b[31mred\x1b[0m":      `\x1b[31mred\x1b[0m`,
+		"bad utf-8 \xff\xfe":      `bad utf-8 \xff\xfe`,
+		"é and 日本":                "é and 日本",
+		"\u2028sep\u0085":         `\u2028sep\u0085`,
+		strings.Repeat("a", 1200): strings.Repeat("a", 1000) + "…",
+	} {
+		if got := llm.Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
