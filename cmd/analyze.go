@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -47,8 +46,9 @@ PATH is taken as given, relative to the current directory; only paths that
 a model supplies are confined to the working directory.
 
 What each provider takes:
-  claude  images (JPEG, PNG, GIF, WebP) up to 5 MiB of base64 each, PDF and
-          text, up to 32 MiB per request; no audio, no video
+  claude  images (JPEG, PNG, GIF, WebP) up to 5 MiB of base64 each, PDF (up
+          to 100 pages) and text, up to 32 MiB per request; no audio, no
+          video
   gemini  images (PNG, JPEG, WebP, HEIC, HEIF), audio (WAV, MP3, AIFF, AAC,
           OGG, FLAC), video (MP4, MPEG, MOV, AVI, FLV, WebM, WMV, 3GPP), PDF
           and text; inline up to --inline-limit, larger files through the
@@ -137,7 +137,7 @@ func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (ans
 	if err != nil {
 		return "", usageErr(err), false
 	}
-	f, err := os.Open(opts.Path)
+	f, err := media.Open(opts.Path)
 	if err != nil {
 		return "", usageErr(err), false
 	}

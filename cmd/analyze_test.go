@@ -227,7 +227,7 @@ func TestAnalyzeRefusals(t *testing.T) {
 		{name: "a missing file", provider: llmtest.Gemini, args: []string{"nope.png"}, code: 2,
 			stderr: "open nope.png: no such file or directory", kind: message.KindInvalidArgs},
 		{name: "a directory", provider: llmtest.Gemini, args: []string{"."}, code: 2,
-			stderr: ". is not a regular file", kind: message.KindInvalidArgs},
+			stderr: ". is not a regular file (a directory)", kind: message.KindInvalidArgs},
 		{name: "no key", provider: llmtest.Claude, args: []string{"tone.png"}, env: map[string]string{"ANTHROPIC_API_KEY": ""}, code: 2,
 			stderr: "no API key for claude: set ANTHROPIC_API_KEY"},
 		{name: "no model", provider: llmtest.Claude, args: []string{"tone.png", "--model", ""}, code: 2,

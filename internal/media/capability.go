@@ -27,6 +27,8 @@ type Capability struct {
 	// MaxUpload bounds a file sent through the provider's Files API; 0
 	// when the provider has none and everything travels inline.
 	MaxUpload int64
+	// MaxPDFPages bounds the pages of a PDF; 0 for no bound.
+	MaxPDFPages int
 }
 
 // DefaultInlineLimit is where Gemini requests switch from inline data to
@@ -45,14 +47,15 @@ var (
 
 // capabilities is the table, keyed by llm.Provider.Name. Sources:
 // notes/providers.md §4 (Claude: 5 MiB per image on base64, 32 MB per
-// request, no audio or video blocks in the API; text goes as a plain-text
-// document) and §5 (Gemini: the documented types, inline up to a policy
+// request, 100 pages of PDF, no audio or video blocks in the API; text
+// goes as a plain-text document) and §5 (Gemini: the documented types, inline up to a policy
 // limit, 2 GB per uploaded file).
 var capabilities = map[string]Capability{
 	"claude": {
-		Types:     slices.Concat(claudeImages, []string{"application/pdf"}, textDocs),
-		MaxImage:  5 << 20,
-		MaxInline: 32 << 20,
+		Types:       slices.Concat(claudeImages, []string{"application/pdf"}, textDocs),
+		MaxImage:    5 << 20,
+		MaxInline:   32 << 20,
+		MaxPDFPages: 100,
 	},
 	"gemini": {
 		Types:     slices.Concat(geminiImages, geminiAudio, geminiVideo, []string{"application/pdf"}, textDocs),

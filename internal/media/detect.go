@@ -22,6 +22,9 @@ type Type struct {
 	// Kind is the block the file travels in; "" for a type no provider
 	// takes (an executable, a zip archive).
 	Kind llm.BlockKind
+	// Charset is the encoding of a text file, as mimetype found it from a
+	// byte order mark or the content ("utf-16le"); "" when it said none.
+	Charset string
 }
 
 // sniffLen is how much of a file detection reads: mimetype's own limit.
@@ -56,6 +59,9 @@ func DetectType(head []byte) Type {
 	m := mimetype.Detect(head)
 	detected := bare(m.String())
 	t := Type{MIME: detected, Detected: detected}
+	if _, params, err := mime.ParseMediaType(m.String()); err == nil {
+		t.Charset = strings.ToLower(params["charset"])
+	}
 	if n, ok := providerNames[detected]; ok {
 		t.MIME = n
 	}

@@ -14,8 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
+	"unicode/utf16"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
@@ -50,6 +53,41 @@ type Attachment struct {
 	file     *os.File // the file to upload, otherwise
 }
 
+// Open opens the file at path for Prepare. Anything but a regular file is
+// refused before it is opened, with a *RefusedError: opening a FIFO would
+// block until a writer came (for ever, from `kesoku analyze`). The open
+// itself does not block either, should the path change meanwhile;
+// Prepare checks what was opened.
+func Open(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Op = "open" // what the user asked for
+		}
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi)
+	}
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+func notRegular(name string, fi os.FileInfo) error {
+	kind := "it is " + fi.Mode().Type().String()
+	switch t := fi.Mode().Type(); {
+	case fi.IsDir():
+		kind = "a directory"
+	case t&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case t&os.ModeSocket != 0:
+		kind = "a socket"
+	case t&os.ModeDevice != 0:
+		kind = "a device"
+	}
+	return &RefusedError{Reason: fmt.Sprintf("%s is not a regular file (%s)", name, kind)}
+}
+
 // Prepare reads f (named name in messages), finds its type and decides how
 // it goes to the provider c describes, with a prompt of promptLen bytes
 // beside it. Nothing is sent. A file that cannot go to the model (not a
@@ -62,7 +100,7 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &RefusedError{Provider: c.Provider, Reason: name + " is not a regular file"}
+		return nil, notRegular(name, fi)
 	}
 	size := fi.Size()
 	if size == 0 {
@@ -92,6 +130,20 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 		}
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	if t.Kind == llm.DocumentBlock && strings.HasPrefix(t.MIME, "text/") && strings.HasPrefix(t.Charset, "utf-16") {
+		// The providers read text as UTF-8: UTF-16 would reach the model
+		// as mojibake (Claude's text documents are JSON strings).
+		a.data = utf16ToUTF8(a.data, t.Charset == "utf-16be")
+		a.Type.Charset = "utf-8"
+		if r, err := c.Route(a.Type, int64(len(a.data)), promptLen); err != nil || r != Inline {
+			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, byteSize(int64(len(a.data))), c.Provider)}
+		}
+	}
+	if t.MIME == "application/pdf" && c.MaxPDFPages > 0 {
+		if pages := pdfPages(a.data); pages > c.MaxPDFPages {
+			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: the PDF has %d pages; %s takes at most %d pages per request", name, pages, c.Provider, c.MaxPDFPages)}
+		}
+	}
 	return a, nil
 }
 
@@ -109,7 +161,12 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 		if !ok {
 			return "", fmt.Errorf("upload %s: provider %s cannot take uploaded files", a.Name, p.Name())
 		}
-		uri, err := up.Upload(ctx, io.NewSectionReader(a.file, 0, a.Size), a.Type.MIME, a.Name)
+		r := &sizedReader{r: io.NewSectionReader(a.file, 0, a.Size), size: a.Size, name: a.Name}
+		uri, err := up.Upload(ctx, r, a.Type.MIME, a.Name)
+		if r.err != nil {
+			// The upload failed for it; its own words would be the SDK's.
+			return "", fmt.Errorf("upload %s: %w", a.Name, r.err)
+		}
 		if err != nil {
 			return "", fmt.Errorf("upload %s: %w", a.Name, err)
 		}
@@ -133,4 +190,43 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", p.ModelName(), a.Name, resp.StopReason)
 	}
 	return answer, nil
+}
+
+// sizedReader reads the size bytes of a file that Prepare checked, and
+// fails when the file ends before: a file that shrinks while it is
+// uploaded must not go out cut.
+type sizedReader struct {
+	r    io.Reader
+	size int64
+	read int64
+	name string
+	err  error
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.read += int64(n)
+	if errors.Is(err, io.EOF) && s.read < s.size {
+		s.err = fmt.Errorf("%s shrank from %d to %d bytes while it was uploaded", s.name, s.size, s.read)
+		return n, s.err
+	}
+	return n, err
+}
+
+// utf16ToUTF8 decodes UTF-16 text (its byte order mark, if any, left
+// out) as UTF-8; a lone surrogate becomes U+FFFD, an odd last byte is
+// dropped.
+func utf16ToUTF8(data []byte, bigEndian bool) []byte {
+	if len(data) >= 2 && ((data[0] == 0xFF && data[1] == 0xFE) || (data[0] == 0xFE && data[1] == 0xFF)) {
+		data = data[2:]
+	}
+	units := make([]uint16, len(data)/2)
+	for i := range units {
+		if bigEndian {
+			units[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+		} else {
+			units[i] = uint16(data[2*i+1])<<8 | uint16(data[2*i])
+		}
+	}
+	return []byte(string(utf16.Decode(units)))
 }

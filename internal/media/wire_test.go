@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -238,6 +239,7 @@ func TestAnalyzeMediaRefusedBeforeAnyRequest(t *testing.T) {
 		{"audio to claude", "tone.wav", wav, "args.path: invalid value: tone.wav: claude cannot take audio (audio/wav)"},
 		{"video to claude", "clip.mp4", mp4, "args.path: invalid value: clip.mp4: claude cannot take video (video/mp4)"},
 		{"audio named .png to claude", "tone.png", wav, "tone.png: claude cannot take audio (audio/wav)"},
+		{"101 pages to claude", "long.pdf", media.PagedPDF(101, true), "long.pdf: the PDF has 101 pages; claude takes at most 100 pages per request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -325,5 +327,99 @@ func TestAnalyzeMediaProviderErrors(t *testing.T) {
 				t.Errorf("a provider's refusal is the tool's error, not invalid_args: %v", err)
 			}
 		})
+	}
+}
+
+// TestUploadOfAShrinkingFile: a file that shrinks between its check and
+// the end of its upload is not sent cut; the upload fails saying why.
+func TestUploadOfAShrinkingFile(t *testing.T) {
+	t.Parallel()
+	_, _, _, _, mp4 := wireFixtures(t)
+	video := append(append([]byte{}, mp4...), bytes.Repeat([]byte{0x42}, 4096)...)
+	srv := llmtest.NewServer(llmtest.Gemini, wireKey, llmtest.Reply{Text: "never"})
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "long.mp4")
+	if err := os.WriteFile(path, video, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := media.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := media.CapabilityOf("gemini", media.Options{InlineLimit: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := media.Prepare(f, "long.mp4", c, 10)
+	if err != nil || a.Route != media.Upload {
+		t.Fatalf("Prepare: %+v, %v; want an upload", a, err)
+	}
+	if err := os.Truncate(path, 1000); err != nil {
+		t.Fatal(err)
+	}
+	_, err = media.Ask(t.Context(), newProvider(t, srv), a, "what?")
+	if err == nil || !strings.Contains(err.Error(), "long.mp4 shrank from 4") || !strings.Contains(err.Error(), "to 1000 bytes while it was uploaded") {
+		t.Fatalf("error %v, want the shrink told", err)
+	}
+	for _, r := range srv.FileRequests() {
+		if strings.Contains(r.Command, "finalize") {
+			t.Errorf("a cut upload was finalized: %+v", r)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model requests, want none", n)
+	}
+}
+
+// TestHundredPagesGoToClaude: a PDF at the limit goes, and the fake (which
+// refuses what Claude refuses) takes it.
+func TestHundredPagesGoToClaude(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.Claude, wireKey, llmtest.Reply{Text: "A long read."})
+	defer srv.Close()
+	awd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(awd, "book.pdf"), media.PagedPDF(100, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := media.AnalyzeMedia(t.Context(), &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}, "book.pdf", nil)
+	if err != nil || got != "A long read." {
+		t.Fatalf("AnalyzeMedia = %q, %v", got, err)
+	}
+}
+
+// TestUTF16TextGoesAsUTF8: a UTF-16 text file (with its byte order mark)
+// reaches the model as the text it holds, not as mojibake.
+func TestUTF16TextGoesAsUTF8(t *testing.T) {
+	t.Parallel()
+	const text = "Grüße, 日本 — 𝄞\n"
+	units := utf16.Encode([]rune(text))
+	le, be := []byte{0xFF, 0xFE}, []byte{0xFE, 0xFF}
+	for _, u := range units {
+		le = append(le, byte(u), byte(u>>8))
+		be = append(be, byte(u>>8), byte(u))
+	}
+	for _, tt := range []struct {
+		provider llmtest.Provider
+		data     []byte
+		block    string
+	}{
+		{llmtest.Claude, le, "document"},
+		{llmtest.Claude, be, "document"},
+		{llmtest.Gemini, le, "inlineData"},
+	} {
+		srv := llmtest.NewServer(tt.provider, wireKey, llmtest.Reply{Text: "A greeting."})
+		awd := t.TempDir()
+		if err := os.WriteFile(filepath.Join(awd, "note.txt"), tt.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := media.AnalyzeMedia(t.Context(), &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}, "note.txt", nil); err != nil {
+			t.Fatalf("%s: %v", tt.provider, err)
+		}
+		parts := sentParts(t, srv)
+		if len(parts) != 2 || parts[0].Block != tt.block || string(parts[0].Data) != text || parts[0].MIME != "text/plain" {
+			t.Errorf("%s: sent %+v, want the text as UTF-8", tt.provider, parts)
+		}
+		srv.Close()
 	}
 }

@@ -1,0 +1,4 @@
+package media
+
+// PagedPDF is pagedPDF, for the tests of package media_test.
+var PagedPDF = pagedPDF
