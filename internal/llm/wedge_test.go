@@ -241,3 +241,42 @@ func TestSessionPauseTurnIsContinued(t *testing.T) {
 		t.Errorf("the continued request ends with %v, want the paused turn", last)
 	}
 }
+
+// TestGeminiThoughtsStayWithGemini: a Gemini thought summary, resumed
+// into a Claude session, is not sent to Claude as the model's words.
+func TestGeminiThoughtsStayWithGemini(t *testing.T) {
+	t.Parallel()
+	first := newRig(t, llmtest.Gemini, llmtest.Reply{Thought: "The user wants a sum; 1+2.", Text: "3."})
+	if _, err := first.session(llm.SessionOptions{}).Send(context.Background(), "1+2?"); err != nil {
+		t.Fatal(err)
+	}
+	recs := first.records(t)
+	next := newRig(t, llmtest.Claude, llmtest.Reply{Text: "Still 3."})
+	s := next.session(llm.SessionOptions{})
+	if err := s.Resume(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Send(context.Background(), "sure?"); err != nil {
+		t.Fatal(err)
+	}
+	checkAccepted(t, next.srv)
+	body := string(next.srv.Requests()[0].Body)
+	if strings.Contains(body, "The user wants a sum") {
+		t.Errorf("the thought went to Claude as text: %s", body)
+	}
+	if !strings.Contains(body, `"3."`) {
+		t.Errorf("the answer did not go to Claude: %s", body)
+	}
+	// Resumed with Gemini, the thought goes back as a thought.
+	again := newRig(t, llmtest.Gemini, llmtest.Reply{Text: "Yes."})
+	g := again.session(llm.SessionOptions{})
+	if err := g.Resume(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Send(context.Background(), "sure?"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(again.srv.Requests()[0].Body); !strings.Contains(body, `"text":"The user wants a sum; 1+2.","thought":true`) {
+		t.Errorf("the thought did not go back to Gemini as one: %s", body)
+	}
+}
