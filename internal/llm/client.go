@@ -32,6 +32,9 @@ type ClientOptions struct {
 	// MaxResponse bounds a response body, streamed or not, and MaxEvent
 	// one event of a stream; 0 means the defaults.
 	MaxResponse, MaxEvent int64
+	// MaxRequest is the largest request body the provider's API takes;
+	// 0 means the provider's own limit.
+	MaxRequest int64
 	// HTTPClient is the client whose transport the requests go through
 	// (under kesoku's Transport); nil means a new one.
 	HTTPClient *http.Client

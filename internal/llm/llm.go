@@ -55,7 +55,13 @@ type ToolCall struct {
 	// call id), or one generated where the provider gave none.
 	ID   string
 	Name string
+	// Args is the arguments: a JSON object, or {} when the model sent
+	// something else (then in BadArgs).
 	Args json.RawMessage
+	// BadArgs is what the model sent as arguments when it was no JSON
+	// object ({"a":2}{"b":3}, JSON cut off, an array): the call is not run,
+	// the model is told, and the transcript keeps the text.
+	BadArgs string
 }
 
 // ToolResult answers one ToolCall. When IsError is set, Content is a JSON
@@ -164,4 +170,12 @@ type Provider interface {
 	// onText is not nil the response is streamed and onText receives the
 	// text as it arrives.
 	Generate(ctx context.Context, req *Request, onText func(string)) (*Response, error)
+}
+
+// RequestLimiter is a provider whose API refuses a request body over a
+// size (Claude's 32 MB): the session keeps a turn's tool results within
+// it, so that the conversation can always be sent again.
+type RequestLimiter interface {
+	// MaxRequestBytes is the largest request body the API takes.
+	MaxRequestBytes() int64
 }

@@ -55,6 +55,7 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 			r.CallID, r.Name = c.ID, c.Name
 			parts[i] = Part{ToolResult: r}
 		}
+		s.fitResults(msgs, parts)
 		msgs = append(msgs, Message{Role: message.RoleUser, Parts: parts})
 		pending, pendingRecs = nil, nil
 	}

@@ -231,3 +231,21 @@ func TestSessionIDOf(t *testing.T) {
 		})
 	}
 }
+
+func TestFairShare(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sizes  []int64
+		budget int64
+		want   int64
+	}{
+		{[]int64{10, 20, 30}, 100, 30},   // everything fits
+		{[]int64{10, 100, 100}, 110, 50}, // the small one whole, the large ones alike
+		{[]int64{100, 100}, 0, 0},
+		{[]int64{5, 5, 1000}, 100, 90},
+	} {
+		if got := fairShare(tt.sizes, tt.budget); got != tt.want {
+			t.Errorf("fairShare(%v, %d) = %d, want %d", tt.sizes, tt.budget, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kesoku/kesoku/internal/request"
@@ -234,9 +235,16 @@ func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error
 			rec.Name = tc.Name
 			rec.CallID = tc.ID
 			rec.Content = objectOrEmpty(tc.Args)
-			// Arguments that are not an object are refused by the runner,
-			// and must not go back to the provider either.
-			tc.Args = rec.Content
+			if tc.BadArgs == "" && !bytes.Equal(rec.Content, bytes.TrimSpace(tc.Args)) && len(bytes.TrimSpace(tc.Args)) > 0 && string(bytes.TrimSpace(tc.Args)) != "null" {
+				tc.BadArgs = string(tc.Args)
+			}
+			if tc.BadArgs != "" {
+				// The transcript keeps what the model sent, as a string: the
+				// arguments of a tool_call are otherwise an object.
+				rec.Content, _ = json.Marshal(tc.BadArgs)
+			}
+			// What goes back to the provider is an object, as it requires.
+			tc.Args = objectOrEmpty(tc.Args)
 			p.ToolCall = &tc
 			calls = append(calls, call{rec: rec, call: &tc})
 		case p.Blob != nil || p.ToolResult != nil:
@@ -284,16 +292,8 @@ func cutMessage(reason string) string {
 // error that says why.
 func (s *Session) refuseCalls(ctx context.Context, calls []call, reason string) error {
 	recs := make([]*message.Record, len(calls))
-	var zero int64
 	for i, c := range calls {
-		rec := s.newRecord(message.RoleTool, message.TypeToolResult)
-		rec.ParentID = c.rec.ID
-		rec.Name = c.call.Name
-		rec.CallID = c.call.ID
-		rec.IsError = true
-		rec.Error = &message.ErrorInfo{Kind: message.KindInvalidRequest, Message: cutMessage(reason)}
-		rec.DurationMS = &zero
-		recs[i] = rec
+		recs[i] = s.refusal(c, message.KindInvalidRequest, cutMessage(reason))
 	}
 	if err := s.append(ctx, recs...); err != nil {
 		return err
@@ -304,6 +304,13 @@ func (s *Session) refuseCalls(ctx context.Context, calls []call, reason string) 
 
 // runCalls runs one turn's calls through the ToolRunner and records their
 // results, in the order of the calls.
+//
+// Each result is recorded as soon as its call returns, not when the whole
+// turn is done: a session killed meanwhile keeps the result of a
+// write_file that did finish, so that a resumed model is not told it "may
+// or may not have taken effect". The calls start in their order, up to
+// the runner's Jobs at once. A call whose arguments are no JSON object
+// does not run: its result says what was wrong with them.
 func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	if s.opts.OnCalls != nil {
 		tcs := make([]*ToolCall, len(calls))
@@ -311,32 +318,107 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 			tc := *c.call
 			tc.Name = s.opts.Redactor.String(tc.Name)
 			tc.Args = json.RawMessage(s.opts.Redactor.String(string(tc.Args)))
+			if tc.BadArgs != "" {
+				tc.Args = json.RawMessage(s.opts.Redactor.String(tc.BadArgs))
+			}
 			tcs[i] = &tc
 		}
 		s.opts.OnCalls(tcs)
 	}
-	reqs := make([]*request.Request, len(calls))
+	recs := make([]*message.Record, len(calls))
+	var mu sync.Mutex
+	var storeErr error
+	keep := func(i int, rec *message.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		recs[i] = rec
+		if storeErr == nil {
+			// An interrupt does not stop it: what happened must be recorded.
+			if err := s.opts.Store.Append(context.WithoutCancel(ctx), rec); err != nil {
+				storeErr = fmt.Errorf("write transcript: %w", err)
+			}
+		}
+	}
+	slots := make(chan struct{}, s.opts.Runner.Jobs())
+	var wg sync.WaitGroup
 	for i, c := range calls {
+		if c.call.BadArgs != "" {
+			keep(i, s.refusal(c, message.KindInvalidArgs, badArgsMessage(c.call.BadArgs)))
+			continue
+		}
 		req := &request.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
 		args, err := DecodeArgs(c.call.Args)
 		if err != nil {
-			req.Err = fmt.Errorf("tool %q: the arguments are not a JSON object: %v", c.call.Name, err)
+			keep(i, s.refusal(c, message.KindInvalidArgs, badArgsMessage(string(c.call.Args))))
+			continue
 		}
 		req.Args = args
-		reqs[i] = req
+		// Calls start in their order: a free slot, or the interrupt (then
+		// the runner records the call as aborted at once).
+		held := false
+		select {
+		case slots <- struct{}{}:
+			held = true
+		case <-ctx.Done():
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if held {
+				defer func() { <-slots }()
+			}
+			one, err := s.opts.Runner.RunAll(ctx, []*request.Request{req})
+			switch {
+			case err != nil:
+				mu.Lock()
+				if storeErr == nil {
+					storeErr = fmt.Errorf("run tool calls: %w", err)
+				}
+				mu.Unlock()
+			case len(one) != 1:
+				mu.Lock()
+				if storeErr == nil {
+					storeErr = fmt.Errorf("run tool calls: %d records for one call", len(one))
+				}
+				mu.Unlock()
+			default:
+				keep(i, one[0])
+			}
+		}()
 	}
-	recs, err := s.opts.Runner.RunAll(ctx, reqs)
-	if err != nil {
-		return fmt.Errorf("run tool calls: %w", err)
-	}
-	if len(recs) != len(calls) {
-		return fmt.Errorf("run tool calls: %d records for %d calls", len(recs), len(calls))
-	}
-	if err := s.append(ctx, recs...); err != nil {
-		return err
+	wg.Wait()
+	if storeErr != nil {
+		return storeErr
 	}
 	s.addResults(recs)
 	return nil
+}
+
+// badArgsMessage is what the model reads for a call whose arguments are
+// no JSON object.
+func badArgsMessage(raw string) string {
+	var v any
+	what := "they are not a JSON object"
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		what = "they are not valid JSON (" + err.Error() + ")"
+	}
+	if len(raw) > 200 {
+		raw = raw[:200] + "…"
+	}
+	return fmt.Sprintf("not run: the arguments you sent could not be read: %s; you sent %s; send the call again with one JSON object of arguments", what, strconv.Quote(raw))
+}
+
+// refusal is the result of a call that did not run, for reason.
+func (s *Session) refusal(c call, kind message.ErrorKind, reason string) *message.Record {
+	var zero int64
+	rec := s.newRecord(message.RoleTool, message.TypeToolResult)
+	rec.ParentID = c.rec.ID
+	rec.Name = c.call.Name
+	rec.CallID = c.call.ID
+	rec.IsError = true
+	rec.Error = &message.ErrorInfo{Kind: kind, Message: reason}
+	rec.DurationMS = &zero
+	return rec
 }
 
 // addResults adds the results of a turn's calls to the history, as one
@@ -346,6 +428,7 @@ func (s *Session) addResults(recs []*message.Record) {
 	for i, rec := range recs {
 		parts[i] = Part{ToolResult: resultOf(rec)}
 	}
+	s.fitResults(s.history, parts)
 	s.history = append(s.history, Message{Role: message.RoleUser, Parts: parts})
 	s.last = recs[len(recs)-1].ID
 }

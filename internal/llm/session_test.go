@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,10 +86,16 @@ type rig struct {
 
 func newRig(t *testing.T, p llmtest.Provider, replies ...llmtest.Reply) *rig {
 	t.Helper()
+	return newRigWith(t, p, llm.ClientOptions{}, replies...)
+}
+
+// newRigWith is newRig with a client built from opts.
+func newRigWith(t *testing.T, p llmtest.Provider, opts llm.ClientOptions, replies ...llmtest.Reply) *rig {
+	t.Helper()
 	r := &rig{srv: llmtest.NewServer(p, testKey, replies...), reg: testTools(t)}
 	t.Cleanup(r.srv.Close)
 	r.path = filepath.Join(t.TempDir(), "session.jsonl")
-	opts := llm.ClientOptions{APIKey: testKey, BaseURL: r.srv.URL, Retry: llm.Retry{MaxRetries: -1}}
+	opts.APIKey, opts.BaseURL, opts.Retry = testKey, r.srv.URL, llm.Retry{MaxRetries: -1}
 	var err error
 	switch p {
 	case llmtest.Gemini:
@@ -127,7 +134,32 @@ func (r *rig) session(opts llm.SessionOptions) *llm.Session {
 	return llm.NewSession(opts)
 }
 
+// records are the transcript's records, a turn's results in the order of
+// their calls: they are written as the calls return, in any order.
 func (r *rig) records(t *testing.T) []*message.Record {
+	t.Helper()
+	recs := r.rawRecords(t)
+	at := map[string]int{}
+	for i, rec := range recs {
+		at[rec.ID] = i
+	}
+	for i := 0; i < len(recs); {
+		j := i
+		for j < len(recs) && recs[j].Type == message.TypeToolResult {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		slices.SortStableFunc(recs[i:j], func(a, b *message.Record) int { return at[a.ParentID] - at[b.ParentID] })
+		i = j
+	}
+	return recs
+}
+
+// rawRecords are the transcript's records in the order written.
+func (r *rig) rawRecords(t *testing.T) []*message.Record {
 	t.Helper()
 	if err := r.w.Flush(); err != nil {
 		t.Fatal(err)

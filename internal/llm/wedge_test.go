@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -279,4 +282,169 @@ func TestGeminiThoughtsStayWithGemini(t *testing.T) {
 	if body := string(again.srv.Requests()[0].Body); !strings.Contains(body, `"text":"The user wants a sum; 1+2.","thought":true`) {
 		t.Errorf("the thought did not go back to Gemini as one: %s", body)
 	}
+}
+
+// appendWatch is a Store that tells of every record appended.
+type appendWatch struct {
+	message.Store
+	appended chan *message.Record
+}
+
+func (w appendWatch) Append(ctx context.Context, recs ...*message.Record) error {
+	for _, rec := range recs {
+		w.appended <- rec
+	}
+	return w.Store.Append(ctx, recs...)
+}
+
+// TestResultsAreWrittenAsCallsReturn: a call's result is in the
+// transcript as soon as it returns, while another call of its turn still
+// runs, so that a kill then loses only what had not returned.
+func TestResultsAreWrittenAsCallsReturn(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, llmtest.Claude,
+		llmtest.Reply{Calls: []llmtest.Call{
+			{ID: "slow", Name: "wait_release"},
+			{ID: "fast", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+		}},
+		llmtest.Reply{Text: "Both done."},
+	)
+	release := make(chan struct{})
+	r.reg.MustRegister(&registry.Spec{
+		Name: "wait_release", Description: "Wait.", Source: "test",
+		Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
+			// The timer only ends a test that fails: without it, a runner
+			// that waits for this call before writing the other's result
+			// would wait for ever.
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+			return "released", nil
+		},
+	})
+	w := appendWatch{Store: r.w, appended: make(chan *message.Record, 64)}
+	s := llm.NewSession(llm.SessionOptions{
+		Provider: r.provider, Store: w, Tools: r.reg.All(),
+		Runner: runner.New(r.reg, runner.Options{Jobs: 2, Grace: time.Second}),
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Send(context.Background(), "go")
+		done <- err
+	}()
+	var first *message.Record
+	for first == nil {
+		if rec := <-w.appended; rec.Type == message.TypeToolResult {
+			first = rec
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if first.CallID != "fast" || string(first.Content) != "3" {
+		t.Errorf("the first result written is %+v, want fast's while slow still ran", first)
+	}
+	checkAccepted(t, r.srv)
+	checkResultsSent(t, llmtest.Claude, r.srv.Bodies()[1], []sentResult{{"slow", "released", false}, {"fast", "3", false}})
+}
+
+// TestArgumentsThatAreNoObject: streamed tool arguments that do not parse
+// as one JSON object are kept as sent in the transcript, the call does
+// not run, and the model is told its JSON was invalid.
+func TestArgumentsThatAreNoObject(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{`{"a":2}{"b":3}`, `{"a": 1, "b`, `[1, 2]`} {
+		t.Run(raw, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, llmtest.Claude,
+				llmtest.Reply{Calls: []llmtest.Call{{ID: "bad", Name: "calculate_sum", RawArgs: raw}}},
+				llmtest.Reply{Text: "Sorry."},
+			)
+			s := r.session(llm.SessionOptions{OnText: func(string) {}})
+			if _, err := s.Send(context.Background(), "add"); err != nil {
+				t.Fatal(err)
+			}
+			recs := r.records(t)
+			call, res := recs[1], recs[2]
+			var kept string
+			if err := json.Unmarshal(call.Content, &kept); err != nil || kept != raw {
+				t.Errorf("tool_call content %s, want the text sent %q", call.Content, raw)
+			}
+			if res.Error == nil || res.Error.Kind != message.KindInvalidArgs || !strings.Contains(res.Error.Message, "could not be read") ||
+				strings.Contains(res.Error.Message, "missing") {
+				t.Errorf("result %+v, want invalid_args saying the arguments could not be read", res.Error)
+			}
+			checkAccepted(t, r.srv)
+			// Resumed, the transcript still makes a valid history.
+			r.srv.Add(llmtest.Reply{Text: "Again."})
+			again := r.session(llm.SessionOptions{})
+			if err := again.Resume(context.Background(), recs); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := again.Send(context.Background(), "once more"); err != nil {
+				t.Fatal(err)
+			}
+			checkAccepted(t, r.srv)
+		})
+	}
+}
+
+// TestTurnResultsFitTheRequest: a turn whose results together are more
+// than the provider takes in one request has its largest results cut,
+// each saying so, so that the session goes on, and goes on resumed.
+func TestTurnResultsFitTheRequest(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		const limit = 100_000
+		var calls []llmtest.Call
+		for i := range 12 {
+			calls = append(calls, llmtest.Call{ID: fmt.Sprintf("r%d", i), Name: "big", Args: map[string]any{"n": 20_000}})
+		}
+		calls = append(calls, llmtest.Call{ID: "small", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}})
+		r := newRigWith(t, p, llm.ClientOptions{MaxRequest: limit},
+			llmtest.Reply{Calls: calls},
+			llmtest.Reply{Text: "Read it all."},
+		)
+		r.srv.SetRequestLimit(limit)
+		r.reg.MustRegister(&registry.Spec{
+			Name: "big", Description: "Return n bytes.", Source: "test",
+			Params: []*registry.Property{{Name: "n", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true}},
+			Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+				n, err := registry.DecodeInt[int](args["n"])
+				return strings.Repeat("x", n-4) + "tail", err
+			},
+		})
+		s := r.session(llm.SessionOptions{})
+		if answer, err := s.Send(context.Background(), "read"); err != nil || answer != "Read it all." {
+			t.Fatalf("answer %q, error %v", answer, err)
+		}
+		checkAccepted(t, r.srv)
+		body := string(r.srv.Requests()[1].Body)
+		if n := len(body); n > limit {
+			t.Errorf("the request is %d bytes, over the %d limit", n, limit)
+		}
+		if got := strings.Count(body, "kesoku cut"); got != 12 {
+			t.Errorf("%d results say they were cut, want the 12 large ones", got)
+		}
+		if !strings.Contains(body, "tail") {
+			t.Errorf("the results lost their tails")
+		}
+		// The transcript keeps what the tools returned; resumed, the same
+		// cut is made, and the request fits again.
+		recs := r.records(t)
+		if n := len(recs[15].Content); n < 20_000 {
+			t.Errorf("the transcript holds %d bytes of a 20000-byte result", n)
+		}
+		r.srv.Add(llmtest.Reply{Text: "Still."})
+		again := r.session(llm.SessionOptions{})
+		if err := again.Resume(context.Background(), recs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := again.Send(context.Background(), "and?"); err != nil {
+			t.Fatal(err)
+		}
+		checkAccepted(t, r.srv)
+	})
 }

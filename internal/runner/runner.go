@@ -117,6 +117,10 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 	return &ToolRunner{reg: reg, opts: opts}
 }
 
+// Jobs is how many calls the runner runs at once: a session that runs a
+// turn's calls one Run each, to record each as it finishes, keeps to it.
+func (r *ToolRunner) Jobs() int { return r.opts.Jobs }
+
 // slot is one request on its way to a record. Steps 1–3 fill rec at once
 // when they refuse the request; a call that runs (running) fills rec and
 // then finishes the slot.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -25,6 +26,10 @@ var KeyVars = []string{"ANTHROPIC_API_KEY"}
 // the Messages API requires a bound.
 const DefaultMaxTokens = 8192
 
+// MaxRequest is the largest request body the Messages API takes: a larger
+// one gets 413 request_too_large (notes/providers.md §4).
+const MaxRequest = 32_000_000
+
 // Provider is a Claude model behind the Messages API.
 type Provider struct {
 	model     string
@@ -35,6 +40,8 @@ type Provider struct {
 	// transport carries every request, and says how a stream that fails
 	// before any text is tried again.
 	transport *llm.Transport
+	// maxRequest is the largest request body the API takes.
+	maxRequest int64
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -66,8 +73,15 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey), transport: t}, nil
+	maxRequest := opts.MaxRequest
+	if maxRequest <= 0 {
+		maxRequest = MaxRequest
+	}
+	return &Provider{model: opts.Model, maxTokens: maxTokens, client: anthropic.NewClient(o...), redact: llm.NewRedactor(opts.APIKey), transport: t, maxRequest: maxRequest}, nil
 }
+
+// MaxRequestBytes is the largest request body the API takes.
+func (p *Provider) MaxRequestBytes() int64 { return p.maxRequest }
 
 // Name is "claude".
 func (p *Provider) Name() string { return Name }
@@ -98,7 +112,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		if err != nil {
 			return nil, p.wrap(ctx, err)
 		}
-		return fromMessage(msg)
+		return fromMessage(msg, nil)
 	}
 	// The Transport retries a request that fails at once (429, 5xx); an
 	// error that comes inside a stream already begun (Claude says it is
@@ -116,8 +130,20 @@ func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams
 	defer stream.Close()
 	var msg anthropic.Message
 	stopped, started := false, false
+	// inputs holds the JSON text of each tool_use block as it came: the
+	// SDK makes {} of text that does not parse, and the model must be told
+	// what was wrong with what it sent.
+	inputs := map[int64]*strings.Builder{}
 	for stream.Next() {
 		ev := stream.Current()
+		if ev.Type == "content_block_delta" && ev.Delta.Type == "input_json_delta" {
+			b := inputs[ev.Index]
+			if b == nil {
+				b = &strings.Builder{}
+				inputs[ev.Index] = b
+			}
+			b.WriteString(ev.Delta.PartialJSON)
+		}
 		if ev.Type == "message_start" {
 			if started {
 				// A proxy that replays the stream would print the text twice.
@@ -147,7 +173,11 @@ func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams
 	if !stopped {
 		return nil, began, fmt.Errorf("claude: %w", llm.ErrStreamCut)
 	}
-	resp, err = fromMessage(&msg)
+	raw := make(map[int]string, len(inputs))
+	for i, b := range inputs {
+		raw[int(i)] = b.String()
+	}
+	resp, err = fromMessage(&msg, raw)
 	return resp, began, err
 }
 

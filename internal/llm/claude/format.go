@@ -171,22 +171,30 @@ func blobBlock(b *llm.Blob) (*anthropic.ContentBlockParamUnion, error) {
 }
 
 // fromMessage translates the model's turn: text, tool calls, and every
-// other block kept raw to be echoed.
-func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
+// other block kept raw to be echoed. inputs holds, by block index, the
+// input of a tool_use block as it was streamed, where it was.
+func fromMessage(msg *anthropic.Message, inputs map[int]string) (*llm.Response, error) {
 	if msg == nil || msg.Type != "message" {
 		// A body of null, or of another shape (a proxy's page): the SDK
 		// reads anything, so the shape is checked here.
 		return nil, malformed("the answer is not a message")
 	}
 	parts := make([]llm.Part, 0, len(msg.Content))
-	for _, block := range msg.Content {
+	for i, block := range msg.Content {
 		switch block.Type {
 		case "text":
 			if block.Text != "" {
 				parts = append(parts, llm.Part{Text: block.Text})
 			}
 		case "tool_use":
-			parts = append(parts, llm.Part{ToolCall: &llm.ToolCall{ID: block.ID, Name: block.Name, Args: inputOf(block.Input)}})
+			call := &llm.ToolCall{ID: block.ID, Name: block.Name, Args: inputOf(block.Input)}
+			if text, ok := inputs[i]; ok && strings.TrimSpace(text) != "" {
+				call.Args = json.RawMessage(text)
+			}
+			if !isObject(call.Args) {
+				call.BadArgs, call.Args = string(call.Args), json.RawMessage("{}")
+			}
+			parts = append(parts, llm.Part{ToolCall: call})
 		default:
 			raw := block.RawJSON()
 			if raw == "" {
@@ -216,4 +224,10 @@ func fromMessage(msg *anthropic.Message) (*llm.Response, error) {
 // malformed is the error of an answer that is no answer of the API's.
 func malformed(what string) error {
 	return &llm.MalformedError{Provider: Name, Problem: what}
+}
+
+// isObject reports whether raw is one JSON object and nothing more.
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }

@@ -22,6 +22,11 @@ const Name = "gemini"
 // first.
 var KeyVars = []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
 
+// MaxRequest is the largest request body kesoku sends Gemini: the 20 MB
+// that bounded a whole request for years (notes/providers.md §5); newer
+// models take more.
+const MaxRequest = 20_000_000
+
 // Provider is a Gemini model behind the Gemini API.
 type Provider struct {
 	model     string
@@ -32,6 +37,8 @@ type Provider struct {
 	// transport carries every request, and says how a stream that fails
 	// before any text is tried again.
 	transport *llm.Transport
+	// maxRequest is the largest request body the API takes.
+	maxRequest int64
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -58,8 +65,15 @@ func New(ctx context.Context, opts llm.ClientOptions) (*Provider, error) {
 		// The SDK's own message prints its whole config, key included.
 		return nil, errors.New("gemini: cannot build the client")
 	}
-	return &Provider{model: opts.Model, maxTokens: int32(opts.MaxTokens), client: client, redact: llm.NewRedactor(opts.APIKey), transport: t}, nil
+	maxRequest := opts.MaxRequest
+	if maxRequest <= 0 {
+		maxRequest = MaxRequest
+	}
+	return &Provider{model: opts.Model, maxTokens: int32(opts.MaxTokens), client: client, redact: llm.NewRedactor(opts.APIKey), transport: t, maxRequest: maxRequest}, nil
 }
+
+// MaxRequestBytes is the largest request body the API takes.
+func (p *Provider) MaxRequestBytes() int64 { return p.maxRequest }
 
 // Name is "gemini".
 func (p *Provider) Name() string { return Name }
