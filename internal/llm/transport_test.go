@@ -213,6 +213,7 @@ func TestMalformedAnswers(t *testing.T) {
 	}{
 		{"claude null", llmtest.Claude, false, llmtest.Reply{Raw: "null"}, "claude: malformed answer from the API: the answer is not a message"},
 		{"claude not a message", llmtest.Claude, false, llmtest.Reply{Raw: `{"type":"error_page","content":"<html>"}`}, "the answer is not a message"},
+		{"claude null streamed", llmtest.Claude, true, llmtest.Reply{Raw: "event: message_start\ndata: null\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"}, "claude: malformed answer from the API"},
 		{"gemini null", llmtest.Gemini, false, llmtest.Reply{Raw: "null"}, "gemini: malformed answer from the API"},
 		{"gemini null streamed", llmtest.Gemini, true, llmtest.Reply{Raw: "data: null\r\n\r\n"}, "gemini: malformed answer from the API"},
 		{"gemini args that are an array", llmtest.Gemini, false,
