@@ -274,17 +274,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Query = q.Encode()
 	}
 
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.signal()
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		req.Done = true
-		s.signal()
-		s.mu.Unlock()
-	}()
-
 	var wire wireFormat
 	switch s.provider {
 	case Gemini:
@@ -297,6 +286,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	model, stream, err := wire.parse(r, body)
 	req.Stream = stream
+
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.signal()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		req.Done = true
+		s.signal()
+		s.mu.Unlock()
+	}()
+
 	if err != nil {
 		wire.writeError(w, http.StatusNotFound, err.Error())
 		return
