@@ -265,7 +265,12 @@ func (t *Transport) retryable(resp *http.Response, err error) (why string, asked
 		if errors.As(err, &tooLarge) {
 			return "", 0
 		}
-		return printable(err.Error(), 300), 0
+		msg := err.Error()
+		if !strings.HasPrefix(msg, t.Provider+": ") {
+			// A dropped or refused connection, in net/http's words.
+			msg = t.Provider + ": " + msg
+		}
+		return printable(msg, 300), 0
 	}
 	switch resp.Header.Get("x-should-retry") {
 	case "false":

@@ -313,3 +313,25 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedConnection: a connection refused outright is retried, each
+// retry told, and fails with the URL it tried.
+func TestRefusedConnection(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.Claude, testKey)
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	var n notices
+	p, err := claude.New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: url, Retry: fastRetry, OnRetry: n.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ask(p, false)
+	if err == nil || !strings.Contains(err.Error(), url+"/v1/messages") || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("error %v, want the refusal and the URL tried", err)
+	}
+	got := n.all()
+	if len(got) != 2 || !strings.HasPrefix(got[0], "claude: ") || !strings.Contains(got[0], "refused") || !strings.Contains(got[1], "retry 2 of 2") {
+		t.Errorf("notices %q, want two retries told", got)
+	}
+}
