@@ -302,8 +302,8 @@ func (s *Session) refuseCalls(ctx context.Context, calls []call, reason string) 
 	return nil
 }
 
-// runCalls runs one turn's calls through the ToolRunner and records their
-// results, in the order of the calls.
+// runCalls runs one turn's calls through the ToolRunner, records their
+// results and adds them to the history, in the order of the calls.
 //
 // Each result is recorded as soon as its call returns, not when the whole
 // turn is done: a session killed meanwhile keeps the result of a
