@@ -83,7 +83,7 @@ func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	// Long enough that a loaded machine answers a good reply within it;
 	// the stalls below never end by themselves.
-	const idle = 300 * time.Millisecond
+	const idle = 1500 * time.Millisecond
 	stall := llmtest.Reply{Stall: true}
 	quietAfterHeaders := llmtest.Reply{Delay: llmtest.Duration(time.Hour)}
 	fine := llmtest.Reply{Text: "Fine."}
@@ -102,8 +102,8 @@ func TestIdleTimeout(t *testing.T) {
 		// Claude's first event is message_start: no text yet.
 		{"claude stream, quiet after the first event", llmtest.Claude, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, ""},
 		// Gemini's first event holds text, which cannot be taken back.
-		{"gemini stream, quiet after text", llmtest.Gemini, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, "sent nothing for 300ms (--idle-timeout)"},
-		{"retries spent", llmtest.Claude, false, []llmtest.Reply{stall, stall, stall}, "sent nothing for 300ms (--idle-timeout)"},
+		{"gemini stream, quiet after text", llmtest.Gemini, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, "sent nothing for 1.5s (--idle-timeout)"},
+		{"retries spent", llmtest.Claude, false, []llmtest.Reply{stall, stall, stall}, "sent nothing for 1.5s (--idle-timeout)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestIdleTimeout(t *testing.T) {
 				if err != nil || answer != "Fine." {
 					t.Fatalf("answer %q, error %v; want the retry's answer", answer, err)
 				}
-				if got := n.all(); len(got) != 1 || !strings.Contains(got[0], "sent nothing for 300ms") || !strings.Contains(got[0], "retry 1 of 2") {
+				if got := n.all(); len(got) != 1 || !strings.Contains(got[0], "sent nothing for 1.5s") || !strings.Contains(got[0], "retry 1 of 2") {
 					t.Errorf("notices %q, want one saying the API went quiet", got)
 				}
 			} else {
