@@ -4,20 +4,21 @@
 #
 #   bench/compare.sh [-n RUNS] [--mcp] [--quick]
 #
-# Needs only Go, Python 3 and coreutils. The peers are run from where they
-# live (KESOKU_BENCH_PEERS, default ../shared/bench beside the repository);
-# nothing of theirs is copied here. Workloads and binaries go to bench/out.
+# Needs only Go, Python 3 and coreutils. The peers live beside this script
+# (bench/limit, bench/pyref, bench/mcp; see bench/README.md). Workloads and
+# binaries go to bench/out.
 #
 #   -n RUNS   timed runs of each program per workload; the median is shown
 #             (default 3)
-#   --mcp     also time the MCP Go SDK peer (its module is downloaded on
-#             first use), on 20,000 requests beside the Python reference
+#   --mcp     also time the MCP Go SDK peer (its module and the SDK are
+#             downloaded on first use), on 20,000 requests beside the Python
+#             reference
 #   --quick   a tenth of each workload, to check that the script works
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-peers=${KESOKU_BENCH_PEERS:-$repo/../shared/bench}
+peers=$repo/bench
 out=$repo/bench/out
 runs=3
 mcp=0
@@ -29,9 +30,6 @@ while [ $# -gt 0 ]; do
 	--quick) scale=10; shift ;;
 	*) echo "usage: bench/compare.sh [-n RUNS] [--mcp] [--quick]" >&2; exit 2 ;;
 	esac
-done
-for f in "$peers/limit/main.go" "$peers/pyref/kesoku_ref.py"; do
-	[ -f "$f" ] || { echo "compare.sh: $f not found: set KESOKU_BENCH_PEERS to the peers' directory" >&2; exit 2; }
 done
 mkdir -p "$out"
 
@@ -47,7 +45,7 @@ exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" <<'PY'
 import json, os, signal, statistics, subprocess, sys, time
 
 out, peers, runs, mcp, scale = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
-kesoku, limit, pyref = f"{out}/kesoku", f"{out}/limit", f"{peers}/pyref/kesoku_ref.py"
+kesoku, limit, pyref = f"{out}/kesoku", f"{out}/limit", f"{peers}/pyref/runner.py"
 env = dict(os.environ)
 env.pop("GOMEMLIMIT", None)  # kesoku sets its own for streamed batches
 
@@ -63,13 +61,37 @@ def workload(name, n, make):
 def sums(n):
     return workload(f"sum_{n}", n, lambda i: {"id": f"call_{i}", "name": "calculate_sum", "args": {"a": i, "b": 2 * i}})
 
+def whole_file(name, n, ext, write):
+    """Writes n calculate_sum requests in a YAML or JSON file once (write
+    writes request i), and returns its path."""
+    path = f"{out}/{name}.{ext}"
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w") as f:
+            if ext == "json":
+                f.write("[\n")
+            for i in range(1, n + 1):
+                write(f, i, i == n)
+            if ext == "json":
+                f.write("]\n")
+        os.rename(path + ".tmp", path)
+    return path
+
+def yaml_sums(n):
+    return whole_file(f"sum_{n}", n, "yaml", lambda f, i, last: f.write(
+        f"- id: call_{i}\n  name: calculate_sum\n  args: {{a: {i}, b: {2 * i}}}\n"))
+
+def json_sums(n):
+    return whole_file(f"sum_{n}", n, "json", lambda f, i, last: f.write(
+        json.dumps({"id": f"call_{i}", "name": "calculate_sum", "args": {"a": i, "b": 2 * i}}) + ("\n" if last else ",\n")))
+
 def sleeps(n):
     return workload(f"sleep_{n}", n, lambda i: {"id": f"call_{i}", "name": "sleep", "args": {"seconds": 0.05}})
 
-def measure(argv):
+def measure(argv, may_fail=False):
     """Runs argv with its output to /dev/null; returns wall seconds and the
     child's peak RSS in MiB (each measurement in a fresh process, so that
-    RUSAGE_CHILDREN holds this child alone)."""
+    RUSAGE_CHILDREN holds this child alone). With may_fail, a run that
+    fails returns None instead of stopping the script."""
     code = ("import resource, subprocess, sys, time\n"
             "t = time.perf_counter()\n"
             "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
@@ -77,6 +99,9 @@ def measure(argv):
             "if p.returncode not in (0, 1): sys.exit('exit %d: %s' % (p.returncode, p.stderr.decode()[-500:]))\n"
             "print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n")
     res = subprocess.run([sys.executable, "-c", code] + argv, capture_output=True, text=True, env=env)
+    if res.returncode != 0 and may_fail:
+        print(f"  {' '.join(argv)}: {res.stderr.strip()}", file=sys.stderr)
+        return None
     if res.returncode != 0:
         sys.exit(f"compare.sh: {' '.join(argv)}: {res.stderr.strip()}")
     wall, rss = res.stdout.split()
@@ -125,7 +150,41 @@ _, rss_limit = measure([limit, f])
 rows.append((f"{n:,} × calculate_sum", "kesoku time", f"{wall:.2f} s", "", ""))
 row(f"{n:,} × calculate_sum", "kesoku peak RSS", f"{rss:.1f} MiB (limit: {rss_limit:.1f} MiB)", "< 64 MiB", rss < 64)
 
-# 3. 1,000 x sleep(0.05), 64 at once.
+# 3. YAML and JSON files (SPEC §9): the 4 MiB YAML file of about 60,000
+# requests, a ten times larger one (flat memory at any size), and a JSON
+# list of the 200,000 requests of workload 1.
+n = 60_000 // scale
+print(f"== {n:,} x calculate_sum as a YAML list", file=sys.stderr)
+f = yaml_sums(n)
+r = measure([kesoku, "run", f, "-q"], may_fail=True)
+size = os.path.getsize(f) / (1 << 20)
+if r is None:
+    row(f"YAML, {size:.1f} MiB, {n:,} requests", "kesoku", "failed", "≤ 1.5 s, < 128 MiB", False)
+else:
+    row(f"YAML, {size:.1f} MiB, {n:,} requests", "kesoku time", f"{r[0]:.2f} s", "≤ 1.5 s", r[0] <= 1.5)
+    row(f"YAML, {size:.1f} MiB, {n:,} requests", "kesoku peak RSS", f"{r[1]:.1f} MiB", "< 128 MiB", r[1] < 128)
+n = 600_000 // scale
+print(f"== {n:,} x calculate_sum as a YAML list: peak memory", file=sys.stderr)
+f = yaml_sums(n)
+r = measure([kesoku, "run", f, "-q"], may_fail=True)
+size = os.path.getsize(f) / (1 << 20)
+if r is None:
+    row(f"YAML, {size:.0f} MiB, {n:,} requests", "kesoku", "refused or failed", "flat memory", False)
+else:
+    rows.append((f"YAML, {size:.0f} MiB, {n:,} requests", "kesoku time", f"{r[0]:.2f} s", "", ""))
+    row(f"YAML, {size:.0f} MiB, {n:,} requests", "kesoku peak RSS", f"{r[1]:.1f} MiB", "< 128 MiB (flat)", r[1] < 128)
+n = 200_000 // scale
+print(f"== {n:,} x calculate_sum as a JSON list", file=sys.stderr)
+f = json_sums(n)
+r = measure([kesoku, "run", f, "-q"], may_fail=True)
+size = os.path.getsize(f) / (1 << 20)
+if r is None:
+    row(f"JSON list, {size:.0f} MiB, {n:,} requests", "kesoku", "failed", "as JSON Lines", False)
+else:
+    rows.append((f"JSON list, {size:.0f} MiB, {n:,} requests", "kesoku time", f"{r[0]:.2f} s (JSON Lines: {t['kesoku']:.2f} s)", "", ""))
+    row(f"JSON list, {size:.0f} MiB, {n:,} requests", "kesoku peak RSS", f"{r[1]:.1f} MiB", "< 64 MiB (as JSON Lines)", r[1] < 64)
+
+# 4. 1,000 x sleep(0.05), 64 at once.
 n = 1000 // scale
 ideal = n / 64 * 0.05  # the SPEC's 0.78 s: 1,000 sleeps spread evenly over 64 slots
 print(f"== {n:,} x sleep(0.05), --jobs 64", file=sys.stderr)
@@ -135,7 +194,7 @@ tp = timed({"pyref": [sys.executable, pyref, f, "-j", "64"]}) if runs and scale 
 rows.append((f"{n:,} × sleep(0.05), 64 at once", "kesoku / pyref", f"{t['kesoku']:.2f} s / {tp['pyref']:.2f} s", "", ""))
 row(f"{n:,} × sleep(0.05), 64 at once", "kesoku ÷ ideal", f"{t['kesoku'] / ideal:.2f}× (ideal {ideal:.2f} s)", "≤ 1.3×", t["kesoku"] <= 1.3 * ideal)
 
-# 4. SIGINT with 10,000 requests queued: time to exit, every one recorded.
+# 5. SIGINT with 10,000 requests queued: time to exit, every one recorded.
 n = 10_000 // scale
 print(f"== SIGINT with {n:,} queued", file=sys.stderr)
 f = sleeps(n)

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+// TestBenchRunsFromAClone checks that bench/compare.sh and the speed
+// figures can be reproduced from a clone: the peers it compares against
+// live in bench/, build and answer the workload, and nothing points at
+// files outside the repository.
+func TestBenchRunsFromAClone(t *testing.T) {
+	for _, name := range []string{"bench/compare.sh", "bench/README.md", "bench/RESULTS.md", "README.md", "DEVELOPERS.md"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte("shared/bench")) || bytes.Contains(data, []byte("KESOKU_BENCH_PEERS")) {
+			t.Errorf("%s sends the reader to peers outside the repository (shared/bench)", name)
+		}
+	}
+	requests := filepath.Join(t.TempDir(), "requests.jsonl")
+	if err := os.WriteFile(requests, []byte(`{"id": "call_1", "name": "calculate_sum", "args": {"a": 1, "b": 2}}
+{"id": "call_2", "name": "sleep", "args": {"seconds": 0.001}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"call_1": 3.0, "call_2": 0.001}
+
+	t.Run("limit", func(t *testing.T) {
+		t.Parallel()
+		bin := filepath.Join(t.TempDir(), "limit")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = "bench/limit"
+		build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("build bench/limit: %v\n%s", err, out)
+		}
+		checkPeerOutput(t, want, exec.Command(bin, requests))
+	})
+	t.Run("pyref", func(t *testing.T) {
+		t.Parallel()
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			t.Skip("no python3")
+		}
+		checkPeerOutput(t, want, exec.Command(python, "bench/pyref/runner.py", requests, "-j", "2"))
+	})
+	t.Run("mcp", func(t *testing.T) {
+		// Building it needs the SDK from the network; check what it is
+		// built from instead.
+		data, err := os.ReadFile("bench/mcp/go.mod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, err := modfile.Parse("bench/mcp/go.mod", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range mf.Require {
+			if r.Mod.Path == "github.com/modelcontextprotocol/go-sdk" {
+				found = r.Mod.Version == "v1.8.0"
+			}
+		}
+		if !found {
+			t.Error("bench/mcp/go.mod does not require github.com/modelcontextprotocol/go-sdk v1.8.0")
+		}
+		sum, err := os.ReadFile("bench/mcp/go.sum")
+		if err != nil || !bytes.Contains(sum, []byte("github.com/modelcontextprotocol/go-sdk v1.8.0 h1:")) {
+			t.Errorf("bench/mcp/go.sum does not pin the SDK (%v)", err)
+		}
+	})
+}
+
+// checkPeerOutput runs a peer and checks that it wrote one line per
+// request, answering each with the tool's result.
+func checkPeerOutput(t *testing.T, want map[string]any, c *exec.Cmd) {
+	t.Helper()
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(c.Args, " "), err, stderr.String())
+	}
+	got := map[string]any{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var rec struct {
+			ParentID string `json:"parent_id"`
+			Content  any    `json:"content"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("%s wrote %q: %v", c.Args[0], sc.Text(), err)
+		}
+		got[rec.ParentID] = rec.Content
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s answered %v, want %v", c.Args[0], got, want)
+	}
+	for id, v := range want {
+		if got[id] != v {
+			t.Errorf("%s: %s = %v, want %v", c.Args[0], id, got[id], v)
+		}
+	}
+}
