@@ -89,7 +89,12 @@ Ctrl-C (SIGINT) or SIGTERM stops the run: requests not yet started are
 recorded as aborted at once, calls in flight are cancelled and get --grace
 to return, and a second signal ends the grace. Run the same command with
 --resume to finish the rest: requests whose id already has a finished
-record in the -o file are skipped, and new records are appended.
+record of the same request (tool and arguments) in the -o file are
+skipped, and new records are appended. A request whose id's record answered
+another request (the file changed, and ids given by position moved) gets
+an invalid_request record instead: it neither runs nor is skipped. The exit
+status then describes the whole file: error records of the earlier run
+count as much as new ones.
 
 A YAML or JSON file that cannot be parsed stops everything before anything
 runs, with file:line:column. Tool output larger than --max-output is cut to
@@ -100,7 +105,8 @@ bar on standard error shows the records written, the rate and the failures.
 A record has id (a UUIDv7), session_id, parent_id (the request's id), role
 "tool", type "tool_result", status ("responded", or "aborted" when cut
 short), name, content (the tool's result as JSON) or, on error, is_error and
-error {kind, message}, created_at and duration_ms. The error kinds:
+error {kind, message}, args_hash (a hash of the arguments, by which --resume
+knows the request again), created_at and duration_ms. The error kinds:
 invalid_request, unknown_tool, invalid_args, tool_error, panic, timeout and
 aborted.`,
 		Example: `  # The bundled example: a success, a validation error and a file tool.
@@ -204,7 +210,7 @@ func countStdin(files []string) int {
 }
 
 // runnerOptions turns the flags into the ToolRunner's options.
-func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *request.IDSet) runner.Options {
+func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *request.Finished) runner.Options {
 	session := o.Session
 	if session == "" {
 		session = o.resumedSession
@@ -217,6 +223,7 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 	opts.IsInterrupted = ir.interrupted
 	opts.EndGrace = ir.endGrace()
 	opts.Finished = finished
+	opts.ArgsHash = true
 	opts.SessionID = session
 	opts.Store = store
 	opts.Model = toolModel(o.resolved, int64(o.InlineLimit))
@@ -248,17 +255,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}()
 
-	var finished *request.IDSet
+	var finished *request.Finished
 	if o.Resume {
-		var session string
-		if finished, session, err = request.ReadFinished(o.Output); err != nil {
+		if finished, err = request.ReadFinished(o.Output); err != nil {
 			return usageErrf("--resume: %w", err)
 		}
 		if o.Session == "" {
 			// The resumed run goes on in the earlier run's session, so that
 			// one batch's records are one session. A file's own session_id
 			// still wins for its requests.
-			o.resumedSession = session
+			o.resumedSession = finished.Session
 		}
 	}
 	boundMemory()
@@ -305,7 +311,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return errInterruptedReported
 	case sum.Interrupted:
 		return errInterrupted
-	case sum.Failed > 0:
+	case sum.Failed > 0 || sum.SkippedFailed > 0:
+		// The exit status describes the file: error records an earlier
+		// run left there count as much as new ones.
 		return errFailures
 	}
 	return nil
@@ -433,6 +441,9 @@ func describeSummary(s runner.Summary) string {
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "; %d skipped, finished by an earlier run", s.Skipped)
+		if s.SkippedFailed > 0 {
+			fmt.Fprintf(&b, " (%d of them with an error)", s.SkippedFailed)
+		}
 	}
 	switch {
 	case s.Interrupted:

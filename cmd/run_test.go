@@ -241,8 +241,8 @@ func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(&message.Record{ID: "r1", SessionID: "earlier", ParentID: "1", Type: message.TypeToolResult, Status: message.StatusResponded, Content: json.RawMessage("2")})
-	w.Write(&message.Record{ID: "r2", SessionID: "earlier", ParentID: "2", Type: message.TypeToolResult, Status: message.StatusAborted, IsError: true,
+	w.Write(&message.Record{ID: "r1", SessionID: "earlier", ParentID: "1", Type: message.TypeToolResult, Status: message.StatusResponded, Name: "sum", Content: json.RawMessage("2")})
+	w.Write(&message.Record{ID: "r2", SessionID: "earlier", ParentID: "2", Type: message.TypeToolResult, Status: message.StatusAborted, Name: "sum", IsError: true,
 		Error: &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted"}})
 	w.Close()
 	f, _ := os.OpenFile(out, os.O_APPEND|os.O_WRONLY, 0)

@@ -1,7 +1,6 @@
 package message
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -240,6 +239,10 @@ func AppendRecord(dst []byte, rec *Record) ([]byte, error) {
 		dst = appendString(dst, rec.Error.Message)
 		dst = append(dst, '}')
 	}
+	if rec.ArgsHash != "" {
+		dst = append(dst, `,"args_hash":`...)
+		dst = appendString(dst, rec.ArgsHash)
+	}
 	dst = append(dst, `,"created_at":"`...)
 	dst = rec.CreatedAt.AppendFormat(dst, time.RFC3339Nano)
 	dst = append(dst, '"')
@@ -389,59 +392,4 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// maxRecordLine bounds one line of a records file: a record holds at most
-// --max-output of content, escaped, and some fields.
-const maxRecordLine = 256 << 20
-
-// ReadFile calls fn for every record in the JSON Lines file at path, in
-// order. A torn last line (a write cut short) is skipped; a bad line
-// anywhere else is an error naming it.
-func ReadFile(path string, fn func(*Record) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return Read(f, path, fn)
-}
-
-// Read is ReadFile over a reader; name is used in errors.
-func Read(r io.Reader, name string, fn func(*Record) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	for line := 1; ; line++ {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				if len(long) > maxRecordLine {
-					return fmt.Errorf("%s:%d: line longer than %d bytes", name, line, maxRecordLine)
-				}
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		whole := len(b) > 0 && b[len(b)-1] == '\n'
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			var rec Record
-			if uerr := json.Unmarshal(t, &rec); uerr != nil {
-				if !whole && errors.Is(err, io.EOF) {
-					return nil // a torn last line
-				}
-				return fmt.Errorf("%s:%d: not a record: %w", name, line, uerr)
-			}
-			if ferr := fn(&rec); ferr != nil {
-				return ferr
-			}
-		}
-		if err != nil {
-			return nil
-		}
-	}
 }

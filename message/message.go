@@ -69,21 +69,26 @@ type Truncation struct {
 }
 
 // Record is one Message: one JSON object on one line. The fields up to
-// DurationMS are those of SPEC §5; the rest appear only where they apply
-// (session transcripts, truncated output) and are omitted otherwise.
+// DurationMS are those of SPEC §5 (with ArgsHash); the rest appear only
+// where they apply (session transcripts, truncated output) and are omitted
+// otherwise.
 type Record struct {
-	ID         string          `json:"id"`
-	SessionID  string          `json:"session_id"`
-	ParentID   string          `json:"parent_id,omitempty"`
-	Role       Role            `json:"role"`
-	Type       Type            `json:"type"`
-	Status     Status          `json:"status"`
-	Name       string          `json:"name,omitempty"`
-	Content    json.RawMessage `json:"content,omitempty"`
-	IsError    bool            `json:"is_error,omitempty"`
-	Error      *ErrorInfo      `json:"error,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
-	DurationMS *int64          `json:"duration_ms,omitempty"`
+	ID        string          `json:"id"`
+	SessionID string          `json:"session_id"`
+	ParentID  string          `json:"parent_id,omitempty"`
+	Role      Role            `json:"role"`
+	Type      Type            `json:"type"`
+	Status    Status          `json:"status"`
+	Name      string          `json:"name,omitempty"`
+	Content   json.RawMessage `json:"content,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	Error     *ErrorInfo      `json:"error,omitempty"`
+	// ArgsHash, on the tool_result records of `kesoku run`, is a hash of
+	// the request's arguments (16 hex digits), by which --resume knows the
+	// request again when ids are given by position and the file changed.
+	ArgsHash   string    `json:"args_hash,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	DurationMS *int64    `json:"duration_ms,omitempty"`
 
 	// CallID is the provider's own id for a tool call (Claude's tool_use id,
 	// Gemini's function call id, or one kesoku generated where Gemini gave

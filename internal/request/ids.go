@@ -12,6 +12,9 @@ import (
 // ids); such a pair would be taken for one.
 type IDSet struct {
 	seed maphash.Seed
+	// stride is 1 for a set, 2 for a map that keeps a value beside each
+	// hash (the finished records of --resume).
+	stride int
 	// dir maps the top depth bits of a hash to its table; a table of local
 	// depth d fills 2^(depth-d) entries of dir.
 	dir   []*idTable
@@ -28,18 +31,26 @@ const (
 )
 
 type idTable struct {
-	slots []uint64 // idTableSlots of them; 0 is empty
-	n     int
-	depth uint
+	// slots holds idTableSlots hashes (0 is empty), each followed by its
+	// value in a map.
+	slots  []uint64
+	stride int
+	n      int
+	depth  uint
 }
 
-func newIDTable(depth uint) *idTable {
-	return &idTable{slots: make([]uint64, idTableSlots), depth: depth}
+func newIDTable(depth uint, stride int) *idTable {
+	return &idTable{slots: make([]uint64, idTableSlots*stride), stride: stride, depth: depth}
 }
 
 // NewIDSet returns an empty set.
-func NewIDSet() *IDSet {
-	return &IDSet{seed: maphash.MakeSeed(), dir: []*idTable{newIDTable(0)}}
+func NewIDSet() *IDSet { return newIDs(1) }
+
+// newIDMap returns an empty set that keeps a value with each id.
+func newIDMap() *IDSet { return newIDs(2) }
+
+func newIDs(stride int) *IDSet {
+	return &IDSet{seed: maphash.MakeSeed(), stride: stride, dir: []*idTable{newIDTable(0, stride)}}
 }
 
 func (s *IDSet) hash(id string) uint64 {
@@ -57,36 +68,40 @@ func (s *IDSet) table(h uint64) *idTable {
 	return s.dir[h>>(64-s.depth)]
 }
 
-// insert adds h to t and reports whether it was new.
-func (t *idTable) insert(h uint64) bool {
+// find returns the index in slots of h, or of the empty slot where it
+// goes.
+func (t *idTable) find(h uint64) int {
 	for i := h & (idTableSlots - 1); ; i = (i + 1) & (idTableSlots - 1) {
-		switch t.slots[i] {
-		case h:
-			return false
-		case 0:
-			t.slots[i] = h
-			t.n++
-			return true
+		if k := int(i) * t.stride; t.slots[k] == h || t.slots[k] == 0 {
+			return k
 		}
 	}
 }
 
-func (t *idTable) has(h uint64) bool {
-	for i := h & (idTableSlots - 1); ; i = (i + 1) & (idTableSlots - 1) {
-		switch t.slots[i] {
-		case h:
-			return true
-		case 0:
-			return false
-		}
+// insert adds h (with v, in a map) to t and reports whether it was new; a
+// hash already there gets v.
+func (t *idTable) insert(h, v uint64) bool {
+	k := t.find(h)
+	if t.stride > 1 {
+		t.slots[k+1] = v
 	}
+	if t.slots[k] == h {
+		return false
+	}
+	t.slots[k] = h
+	t.n++
+	return true
 }
 
 // Add adds id and reports whether it was new.
-func (s *IDSet) Add(id string) bool {
+func (s *IDSet) Add(id string) bool { return s.put(id, 0) }
+
+// put adds id with the value v (kept in a map), and reports whether id was
+// new; an id already there gets v.
+func (s *IDSet) put(id string, v uint64) bool {
 	h := s.hash(id)
 	t := s.table(h)
-	if !t.insert(h) {
+	if !t.insert(h, v) {
 		return false
 	}
 	s.n++
@@ -106,16 +121,20 @@ func (s *IDSet) split(t *idTable) {
 		}
 		s.dir, s.depth = dir, s.depth+1
 	}
-	lo, hi := newIDTable(t.depth+1), newIDTable(t.depth+1)
+	lo, hi := newIDTable(t.depth+1, s.stride), newIDTable(t.depth+1, s.stride)
 	bit := 63 - t.depth
-	for _, h := range t.slots {
+	for k := 0; k < len(t.slots); k += s.stride {
+		h, v := t.slots[k], uint64(0)
 		if h == 0 {
 			continue
 		}
+		if s.stride > 1 {
+			v = t.slots[k+1]
+		}
 		if h>>bit&1 == 0 {
-			lo.insert(h)
+			lo.insert(h, v)
 		} else {
-			hi.insert(h)
+			hi.insert(h, v)
 		}
 	}
 	for i, x := range s.dir {
@@ -134,8 +153,22 @@ func (s *IDSet) Has(id string) bool {
 	if s == nil {
 		return false
 	}
+	_, ok := s.get(id)
+	return ok
+}
+
+// get returns the value kept with id in a map, and whether id is there.
+func (s *IDSet) get(id string) (uint64, bool) {
 	h := s.hash(id)
-	return s.table(h).has(h)
+	t := s.table(h)
+	k := t.find(h)
+	if t.slots[k] == 0 {
+		return 0, false
+	}
+	if s.stride > 1 {
+		return t.slots[k+1], true
+	}
+	return 0, true
 }
 
 // Len is the number of ids in the set.

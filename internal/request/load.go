@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -364,61 +365,23 @@ func (f *File) Requests() iter.Seq[*Request] {
 // request, or is longer than MaxLine, becomes a request carrying its error:
 // one invalid_request record, and the stream goes on.
 func (f *File) streamJSONL(yield func(*Request) bool) {
-	lines := &lineReader{br: f.lines, max: MaxLine}
+	lines := message.NewReader(f.lines, f.Name)
+	lines.SetMaxLine(MaxLine)
 	p := &jsonParser{}
-	for n := 1; ; n++ {
-		b, tooLong, err := lines.next()
-		if err != nil && !errors.Is(err, io.EOF) {
-			f.err = fmt.Errorf("read %s:%d: %w", f.Name, n, err)
-			return
-		}
-		pos := Position{File: f.Name, Line: n, Col: 1}
+	for lines.Scan() {
+		line, col := lines.Pos()
+		pos := Position{File: f.Name, Line: line, Col: col}
 		var req *Request
-		if tooLong {
+		if lines.TooLong() {
 			req = &Request{Pos: pos, Err: &RequestError{Pos: pos, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}}
-		} else if line := trimSpace(b); len(line) > 0 {
-			pos.Col += len(b) - len(trimLeftSpace(b))
-			req = parseRequestLine(p, line, pos)
+		} else {
+			req = parseRequestLine(p, lines.Bytes(), pos)
 		}
-		if req != nil && !yield(req) {
-			return
-		}
-		if err != nil {
+		if !yield(req) {
 			return
 		}
 	}
-}
-
-// lineReader reads a stream line by line, each line whole however far it
-// runs past the reader's buffer: the one way JSON Lines requests and
-// records files are read.
-type lineReader struct {
-	br *bufio.Reader
-	// max is the longest line kept; a longer one is read to its end and
-	// dropped. 0 means no limit.
-	max  int
-	long []byte
-}
-
-// next returns the next line, with its newline when it has one, valid
-// until the next call. tooLong says the line ran past max: it was skipped
-// and line is empty. err is ReadSlice's: io.EOF with the last line.
-func (l *lineReader) next() (line []byte, tooLong bool, err error) {
-	line, err = l.br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, false, err
-	}
-	l.long = append(l.long[:0], line...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		line, err = l.br.ReadSlice('\n')
-		if !tooLong {
-			l.long = append(l.long, line...)
-			if l.max > 0 && len(l.long) > l.max {
-				tooLong, l.long = true, l.long[:0]
-			}
-		}
-	}
-	return l.long, tooLong, err
+	f.err = lines.Err()
 }
 
 func trimLeftSpace(b []byte) []byte {

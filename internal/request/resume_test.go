@@ -60,7 +60,7 @@ func TestReadFinished(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			set, session, err := ReadFinished(path)
+			fin, err := ReadFinished(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -72,7 +72,7 @@ func TestReadFinished(t *testing.T) {
 			}
 			var got []string
 			for _, id := range []string{"a", "b", "c", "d", "e"} {
-				if set.Has(id) {
+				if fin.Has(id) {
 					got = append(got, id)
 				}
 			}
@@ -80,12 +80,96 @@ func TestReadFinished(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("finished ids mismatch (-want +got):\n%s", diff)
 			}
-			if session != tt.session {
-				t.Errorf("session = %q, want %q", session, tt.session)
+			if fin.Session != tt.session {
+				t.Errorf("session = %q, want %q", fin.Session, tt.session)
 			}
 		})
 	}
-	if set, session, err := ReadFinished(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || set.Len() != 0 || session != "" {
-		t.Errorf("a file that does not exist: %v, %d ids, session %q", err, set.Len(), session)
+	if fin, err := ReadFinished(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || fin.Len() != 0 || fin.Session != "" {
+		t.Errorf("a file that does not exist: %v, %+v", err, fin)
+	}
+}
+
+// TestFinishedCheck pins what --resume does with a request whose id has a
+// finished record: skip it only when the record answered this request.
+func TestFinishedCheck(t *testing.T) {
+	t.Parallel()
+	args := map[string]any{"a": int64(1), "b": []any{"x", 2.5, nil, true, map[string]any{"k": "v"}}}
+	same := map[string]any{"b": []any{"x", 2.5, nil, true, map[string]any{"k": "v"}}, "a": 1.0}
+	fin := NewFinished()
+	head := func(id, name, hash string, status message.Status, isErr bool) message.Head {
+		return message.Head{ParentID: id, Name: name, ArgsHash: hash, Type: message.TypeToolResult, Status: status, IsError: isErr}
+	}
+	fin.Add(head("ok", "t", ArgsHash(args), message.StatusResponded, false))
+	fin.Add(head("failed", "t", ArgsHash(args), message.StatusResponded, true))
+	fin.Add(head("aborted", "t", ArgsHash(args), message.StatusAborted, true))
+	fin.Add(head("old", "t", "", message.StatusResponded, false))
+	fin.Add(head("later", "t", ArgsHash(args), message.StatusResponded, true))
+	fin.Add(head("later", "t", ArgsHash(args), message.StatusResponded, false))
+	fin.Add(message.Head{ParentID: "call", Name: "t", Type: message.TypeToolCall, Status: message.StatusResponded})
+	tests := []struct {
+		id, name string
+		args     map[string]any
+		want     Resumption
+	}{
+		{"ok", "t", args, Succeeded},
+		{"ok", "t", same, Succeeded},
+		{"ok", "other", args, Changed},
+		{"ok", "t", map[string]any{"a": int64(2)}, Changed},
+		{"ok", "t", nil, Changed},
+		{"failed", "t", args, Failed},
+		{"failed", "t", same, Failed},
+		{"failed", "u", args, Changed},
+		{"aborted", "t", args, NotFinished},
+		{"none", "t", args, NotFinished},
+		{"call", "t", args, NotFinished},
+		// A record written before records had args_hash: its name decides.
+		{"old", "t", map[string]any{"z": "anything"}, Succeeded},
+		{"old", "other", args, Changed},
+		// The last finished record of an id counts.
+		{"later", "t", args, Succeeded},
+	}
+	for _, tt := range tests {
+		got := fin.Check(&Request{ID: tt.id, Name: tt.name, Args: tt.args}, ArgsHash(tt.args))
+		if got != tt.want {
+			t.Errorf("Check(%s, %s, %v) = %d, want %d", tt.id, tt.name, tt.args, got, tt.want)
+		}
+	}
+	var none *Finished
+	if none.Check(&Request{ID: "ok", Name: "t"}, "") != NotFinished {
+		t.Error("no Finished (no --resume) finished a request")
+	}
+}
+
+// TestArgsHash pins the canonical form the hash is taken over: the same
+// arguments however a file writes them, different ones apart.
+func TestArgsHash(t *testing.T) {
+	t.Parallel()
+	if got := ArgsHash(nil); got != ArgsHash(map[string]any{}) || len(got) != 16 {
+		t.Errorf("ArgsHash(nil) = %q; want 16 hex digits, as for no arguments", got)
+	}
+	alike := [][2]map[string]any{
+		{{"a": int64(1)}, {"a": 1.0}},
+		{{"a": int64(1)}, {"a": uint64(1)}},
+		{{"a": int64(1), "b": "x"}, {"b": "x", "a": int64(1)}},
+	}
+	for _, p := range alike {
+		if ArgsHash(p[0]) != ArgsHash(p[1]) {
+			t.Errorf("%v and %v hash apart", p[0], p[1])
+		}
+	}
+	apart := [][2]map[string]any{
+		{{"a": int64(1)}, {"a": "1"}},
+		{{"a": 1.5}, {"a": int64(1)}},
+		{{"a": []any{"b", "c"}}, {"a": []any{"bc"}}},
+		{{"ab": "c"}, {"a": "bc"}},
+		{{"a": nil}, {}},
+		{{"a": true}, {"a": false}},
+		{{"a": map[string]any{}}, {"a": []any{}}},
+	}
+	for _, p := range apart {
+		if ArgsHash(p[0]) == ArgsHash(p[1]) {
+			t.Errorf("%v and %v hash alike", p[0], p[1])
+		}
 	}
 }

@@ -49,9 +49,14 @@ type Options struct {
 	// EndGrace, once closed (a second signal), ends the grace: calls still
 	// in flight are recorded as aborted at once.
 	EndGrace <-chan struct{}
-	// Finished holds the ids of requests already finished by an earlier
-	// run (--resume): they are skipped and get no new record.
-	Finished *request.IDSet
+	// Finished is what an earlier run finished (--resume): those requests
+	// are skipped and get no new record. A request whose id has a finished
+	// record of another request (the file changed) gets an invalid_request
+	// record instead, and does not run.
+	Finished *request.Finished
+	// ArgsHash puts the hash of each request's arguments on its record
+	// (args_hash), for a later --resume to know the request again.
+	ArgsHash bool
 	// OnSkip, when set, is told of each request skipped as finished, as it
 	// is skipped (a progress bar's total shrinks by it). It is called from
 	// the goroutine that reads the requests.
@@ -78,8 +83,9 @@ type Summary struct {
 	// Records is how many records were handed out; Failed how many of them
 	// are errors (aborted ones included), Aborted how many were aborted.
 	Records, Failed, Aborted int
-	// Skipped is how many requests were skipped as already finished.
-	Skipped int
+	// Skipped is how many requests were skipped as already finished;
+	// SkippedFailed how many of them had finished with an error record.
+	Skipped, SkippedFailed int
 	// Kinds counts the error records by kind.
 	Kinds map[message.ErrorKind]int
 	// Interrupted says the run was interrupted (its context cancelled or
@@ -125,11 +131,13 @@ func (r *ToolRunner) Jobs() int { return r.opts.Jobs }
 // when they refuse the request; a call that runs (running) fills rec and
 // then finishes the slot.
 type slot struct {
-	req     *request.Request
-	index   int64 // 1-based position in the run
-	spec    *registry.Spec
-	rec     *message.Record
-	running bool
+	req   *request.Request
+	index int64 // 1-based position in the run
+	// argsHash goes on the record (Options.ArgsHash).
+	argsHash string
+	spec     *registry.Spec
+	rec      *message.Record
+	running  bool
 	// state says whether the call has finished, and whether the writer
 	// waits on wake for it: most calls finish before the writer reaches
 	// them, and need no channel.
@@ -185,7 +193,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	pending := make(chan *slot, 2*r.opts.Jobs+64)
 	quit := make(chan struct{})
 	var summary Summary
-	var skipped int
+	var skipped skips
 	go func() {
 		defer close(pending)
 		defer close(ru.work)
@@ -200,6 +208,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 		}
 		rec := w.await(s)
 		rec.ID = message.NewID()
+		rec.ArgsHash = s.argsHash
 		summary.add(rec)
 		if err := emit(rec); err != nil {
 			emitErr = fmt.Errorf("write record: %w", err)
@@ -208,7 +217,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 		}
 	}
 	w.stop()
-	summary.Skipped = skipped
+	summary.Skipped, summary.SkippedFailed = skipped.n, skipped.failed
 	summary.Interrupted = ru.interrupted() && emitErr == nil
 	summary.FailedFast = ru.failAt.Load() != math.MaxInt64
 	return summary, emitErr
@@ -332,23 +341,39 @@ func (ru *run) cut(index int64) bool {
 	return index > ru.failAt.Load() || ru.interrupted()
 }
 
+// skips counts the requests skipped as finished by an earlier run.
+type skips struct{ n, failed int }
+
 // dispatch takes the requests one by one through steps 1–3 and starts the
 // calls that pass, sending every slot to pending in request order. It
-// returns how many requests it skipped as already finished.
-func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped int) {
+// returns what it skipped as already finished.
+func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped skips) {
 	r := ru.r
 	ids := newNumbering()
 	for req := range reqs {
 		n := ids.next(req)
-		if r.opts.Finished != nil && r.opts.Finished.Has(req.ID) {
-			skipped++
+		s := &slot{req: req, index: n}
+		if r.opts.ArgsHash || r.opts.Finished != nil {
+			s.argsHash = request.ArgsHash(req.Args)
+		}
+		resumed := r.opts.Finished.Check(req, s.argsHash)
+		if resumed == request.Succeeded || resumed == request.Failed {
+			skipped.n++
+			if resumed == request.Failed {
+				skipped.failed++
+			}
 			if r.opts.OnSkip != nil {
 				r.opts.OnSkip(req)
 			}
 			continue
 		}
-		s := &slot{req: req, index: n}
-		if p := ids.duplicate(req); p != nil {
+		if resumed == request.Changed {
+			ids.duplicate(req) // noted, so that a later request with its id is refused
+			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
+				"--resume: the finished record of id %q answered another request (another tool, or other arguments): "+
+					"the requests changed since that run, so this one neither ran nor was skipped; "+
+					"give each request an id of its own, or run without --resume into a new file", req.ID)))
+		} else if p := ids.duplicate(req); p != nil {
 			s.rec = r.failure(req, p.Kind, p.String())
 		} else {
 			s.spec, s.rec = ru.check(s)

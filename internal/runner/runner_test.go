@@ -665,12 +665,14 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 // finish a batch whose requests have no ids (SPEC §4, §5).
 func TestRunResumeNamesByPosition(t *testing.T) {
 	t.Parallel()
-	finished := request.NewIDSet()
-	finished.Add("call_1")
-	finished.Add("call_3")
 	reqs := make([]*request.Request, 4)
+	finished := request.NewFinished()
 	for i := range reqs {
 		reqs[i] = &request.Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": float64(i)}}
+		if i%2 == 0 {
+			finished.Add(message.Head{ParentID: fmt.Sprint("call_", i+1), Name: "sum", ArgsHash: request.ArgsHash(reqs[i].Args),
+				Type: message.TypeToolResult, Status: message.StatusResponded})
+		}
 	}
 	recs, sum := collect(t, context.Background(), New(testRegistry(t, nil), Options{Finished: finished}), reqs)
 	var got []string
@@ -704,17 +706,15 @@ func TestRunResumeFinishesTheRest(t *testing.T) {
 			reqs = newReqs()
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Duration(rand.IntN(30))*time.Millisecond, cancel)
-			first, _ := collect(t, ctx, New(reg, Options{Jobs: 4}), reqs)
+			first, _ := collect(t, ctx, New(reg, Options{Jobs: 4, ArgsHash: true}), reqs)
 			cancel()
 
 			c.mu.Lock()
 			ranFirst := maps.Clone(c.n)
 			c.mu.Unlock()
-			finished := request.NewIDSet()
+			finished := request.NewFinished()
 			for _, rec := range first {
-				if rec.Status != message.StatusAborted {
-					finished.Add(rec.ParentID)
-				}
+				finished.Add(rec.Head())
 			}
 			var told atomic.Int64
 			onSkip := func(q *request.Request) {

@@ -1,0 +1,354 @@
+package message
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// headParser reads the Head of a record line: it walks the top-level
+// object, decodes the few members a Head has, and checks the syntax of
+// everything else without building it. Its errors read as encoding/json's.
+type headParser struct {
+	data []byte
+	i    int
+	// buf holds a string with escapes while it is decoded.
+	buf []byte
+}
+
+// maxHeadDepth bounds the nesting the parser walks: a record's content is
+// written by kesoku from JSON values of bounded depth.
+const maxHeadDepth = 10000
+
+type headError struct{ msg string }
+
+func (e *headError) Error() string { return e.msg }
+
+func (p *headParser) fail(format string, args ...any) error {
+	return &headError{fmt.Sprintf(format, args...)}
+}
+
+func (p *headParser) unexpected(context string) error {
+	if p.i >= len(p.data) {
+		return p.fail("unexpected end of JSON input")
+	}
+	return p.fail("invalid character %s %s", quoteChar(p.data[p.i]), context)
+}
+
+func quoteChar(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c == '"':
+		return `'"'`
+	case c < 0x20 || c >= utf8.RuneSelf:
+		return strconv.Quote(string(rune(c)))
+	}
+	return "'" + string(c) + "'"
+}
+
+func (p *headParser) parse(line []byte) (Head, error) {
+	p.data, p.i = line, 0
+	var h Head
+	p.space()
+	if p.i >= len(p.data) || p.data[p.i] != '{' {
+		return h, p.unexpected("looking for beginning of a record")
+	}
+	err := p.object(0, func(key []byte) error {
+		var dst *string
+		switch string(key) {
+		case "session_id":
+			dst = &h.SessionID
+		case "parent_id":
+			dst = &h.ParentID
+		case "type":
+			dst = (*string)(&h.Type)
+		case "status":
+			dst = (*string)(&h.Status)
+		case "name":
+			dst = &h.Name
+		case "args_hash":
+			dst = &h.ArgsHash
+		case "is_error":
+			if p.literal("true") == nil {
+				h.IsError = true
+				return nil
+			}
+			return p.skip(1)
+		default:
+			return p.skip(1)
+		}
+		if p.i < len(p.data) && p.data[p.i] == '"' {
+			s, err := p.str()
+			*dst = string(s)
+			return err
+		}
+		return p.skip(1)
+	})
+	if err != nil {
+		return h, err
+	}
+	p.space()
+	if p.i < len(p.data) {
+		return h, p.unexpected("after top-level value")
+	}
+	return h, nil
+}
+
+func (p *headParser) space() {
+	for p.i < len(p.data) && isSpace(p.data[p.i]) {
+		p.i++
+	}
+}
+
+// object walks the object at the offset, calling member at each value
+// (after the space before it); member must consume the value.
+func (p *headParser) object(depth int, member func(key []byte) error) error {
+	p.i++ // {
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
+			return p.unexpected("looking for beginning of object key string")
+		}
+		key, err := p.str()
+		if err != nil {
+			return err
+		}
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return p.unexpected("after object key")
+		}
+		p.i++
+		p.space()
+		if member != nil {
+			err = member(key)
+		} else {
+			err = p.skip(depth + 1)
+		}
+		if err != nil {
+			return err
+		}
+		p.space()
+		if p.i >= len(p.data) {
+			return p.unexpected("")
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return nil
+		default:
+			return p.unexpected("after object key:value pair")
+		}
+	}
+}
+
+// skip checks the value at the offset and moves past it.
+func (p *headParser) skip(depth int) error {
+	if depth > maxHeadDepth {
+		return p.fail("nesting deeper than %d levels", maxHeadDepth)
+	}
+	p.space()
+	if p.i >= len(p.data) {
+		return p.unexpected("")
+	}
+	switch c := p.data[p.i]; {
+	case c == '"':
+		_, err := p.str()
+		return err
+	case c == '{':
+		return p.object(depth, nil)
+	case c == '[':
+		p.i++
+		p.space()
+		if p.i < len(p.data) && p.data[p.i] == ']' {
+			p.i++
+			return nil
+		}
+		for {
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			p.space()
+			if p.i >= len(p.data) {
+				return p.unexpected("")
+			}
+			switch p.data[p.i] {
+			case ',':
+				p.i++
+			case ']':
+				p.i++
+				return nil
+			default:
+				return p.unexpected("after array element")
+			}
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	}
+	return p.unexpected("looking for beginning of value")
+}
+
+func (p *headParser) literal(w string) error {
+	if len(p.data)-p.i >= len(w) && string(p.data[p.i:p.i+len(w)]) == w {
+		p.i += len(w)
+		return nil
+	}
+	for k := 0; k < len(w); k++ {
+		if p.i+k >= len(p.data) || p.data[p.i+k] != w[k] {
+			p.i += k
+			return p.unexpected("in literal " + w + " (expecting " + strconv.QuoteRune(rune(w[k])) + ")")
+		}
+	}
+	return nil
+}
+
+func (p *headParser) number() error {
+	digits := func() int {
+		n := 0
+		for p.i < len(p.data) && '0' <= p.data[p.i] && p.data[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.data[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.data) && p.data[p.i] == '0':
+		p.i++
+	case digits() == 0:
+		return p.unexpected("in numeric literal")
+	}
+	if p.i < len(p.data) && p.data[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return p.unexpected("after decimal point in numeric literal")
+		}
+	}
+	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return p.unexpected("in exponent of numeric literal")
+		}
+	}
+	return nil
+}
+
+// str decodes the string at the offset; the result is valid until the
+// next call. Escapes are decoded as encoding/json decodes them.
+func (p *headParser) str() ([]byte, error) {
+	p.i++ // "
+	start := p.i
+	for p.i < len(p.data) {
+		switch c := p.data[p.i]; {
+		case c == '"':
+			p.i++
+			return p.data[start : p.i-1], nil
+		case c == '\\':
+			return p.strEscaped(start)
+		case c < 0x20:
+			return nil, p.fail("invalid character %s in string literal", quoteChar(c))
+		}
+		p.i++
+	}
+	return nil, p.fail("unexpected end of JSON input")
+}
+
+func (p *headParser) strEscaped(start int) ([]byte, error) {
+	b := append(p.buf[:0], p.data[start:p.i]...)
+	defer func() { p.buf = b[:0] }()
+	for p.i < len(p.data) {
+		c := p.data[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return b, nil
+		case c < 0x20:
+			return nil, p.fail("invalid character %s in string literal", quoteChar(c))
+		case c != '\\':
+			b = append(b, c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.data) {
+			return nil, p.fail("unexpected end of JSON input")
+		}
+		e := p.data[p.i+1]
+		p.i += 2
+		switch e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return nil, p.fail("invalid character in \\u hexadecimal character escape")
+			}
+			if 0xD800 <= r && r < 0xDC00 && p.i+1 < len(p.data) && p.data[p.i] == '\\' && p.data[p.i+1] == 'u' {
+				save := p.i
+				p.i += 2
+				if r2, ok := p.hex4(); ok && 0xDC00 <= r2 && r2 < 0xE000 {
+					r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
+				} else {
+					p.i = save
+				}
+			}
+			if 0xD800 <= r && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			p.i--
+			return nil, p.unexpected("in string escape code")
+		}
+	}
+	return nil, p.fail("unexpected end of JSON input")
+}
+
+func (p *headParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.i : p.i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	p.i += 4
+	return r, true
+}
