@@ -190,6 +190,13 @@ func (o *runOptions) checkOutputIsNoInput() error {
 	}
 	for _, name := range o.Files {
 		if name == "-" {
+			// Standard input redirected from the -o file (run - -o F < F)
+			// would read back the records it writes, for ever.
+			if st, ok := o.g.IO.In.(interface{ Stat() (os.FileInfo, error) }); ok {
+				if in, err := st.Stat(); err == nil && os.SameFile(in, out) {
+					return usageErrf("-o %s is also standard input: the records would be read back as requests", o.Output)
+				}
+			}
 			continue
 		}
 		if in, err := os.Stat(name); err == nil && os.SameFile(in, out) {
