@@ -45,14 +45,25 @@ func NewJSONLWriter(w io.Writer) *JSONLWriter {
 	return jw
 }
 
+// ErrInUse says that another writer holds the records file: two runs
+// appending to one file would interleave their records and lose some.
+var ErrInUse = errors.New("in use: another kesoku writes to it")
+
 // CreateFile creates (or truncates) the file at path and returns a writer
-// of records to it. Close it when done.
+// of records to it, holding the file's lock until Close: a file another
+// writer holds is refused with ErrInUse, and left as it is. Close it when
+// done.
 func CreateFile(path string) (*JSONLWriter, error) {
-	// O_APPEND: should anything else shorten the file meanwhile, records
-	// still go to its end, never past it behind a hole of NULs.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := openLocked(path, os.O_WRONLY)
 	if err != nil {
 		return nil, err
+	}
+	// Emptied only once it is ours; a device or a pipe has nothing to empty.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	jw := NewJSONLWriter(f)
 	jw.closer = f
@@ -60,12 +71,13 @@ func CreateFile(path string) (*JSONLWriter, error) {
 }
 
 // AppendFile opens the file at path for appending records, creating it if
-// need be. A torn last line — a record cut short by a crash or a kill — is
-// cut off first, so that the new records start on a line of their own and
-// the file stays valid JSON Lines; a whole record that only lacks its
-// line end (an edited file) is kept and given one. Close it when done.
+// need be, and holds its lock until Close (see CreateFile). A torn last
+// line — a record cut short by a crash or a kill — is cut off first, so
+// that the new records start on a line of their own and the file stays
+// valid JSON Lines; a whole record that only lacks its line end (an edited
+// file) is kept and given one. Close it when done.
 func AppendFile(path string) (*JSONLWriter, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := openLocked(path, os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}
@@ -73,13 +85,25 @@ func AppendFile(path string) (*JSONLWriter, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		f.Close()
-		return nil, err
-	}
 	jw := NewJSONLWriter(f)
 	jw.closer = f
 	return jw, nil
+}
+
+// openLocked opens path for appending, write-only or read-write (mode),
+// and takes its exclusive lock, without waiting for it. O_APPEND: every
+// write goes to the end, and should anything shorten the file meanwhile,
+// records still go to its end, never past it behind a hole of NULs.
+func openLocked(path string, mode int) (*os.File, error) {
+	f, err := os.OpenFile(path, mode|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
 }
 
 // cutTornLine truncates f after its last newline, unless what follows it
@@ -114,8 +138,7 @@ func cutTornLine(f *os.File) error {
 			return err
 		}
 		if last = bytes.TrimSpace(last); len(last) > 0 && json.Valid(last) {
-			// At size, the end: the file is opened for appending.
-			_, err := f.Write([]byte("\n"))
+			_, err := f.Write([]byte("\n")) // at the end: the file is opened to append
 			return err
 		}
 	}
@@ -179,7 +202,13 @@ func (w *JSONLWriter) flushLocked() error {
 	_, err := w.w.Write(w.buf)
 	w.buf = w.buf[:0]
 	if err != nil {
-		w.err = fmt.Errorf("write records: %w", err)
+		w.err = err
+		var pe *os.PathError
+		if !errors.As(err, &pe) {
+			// An error of a file names the file; one of another writer
+			// says nothing of where.
+			w.err = fmt.Errorf("write records: %w", err)
+		}
 	}
 	return w.err
 }

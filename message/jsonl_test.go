@@ -385,3 +385,62 @@ func TestFilesAreOpenedForAppending(t *testing.T) {
 		})
 	}
 }
+
+// TestFilesAreLocked checks that a records file has one writer at a time:
+// a second CreateFile or AppendFile of the same file is refused, and the
+// refused one leaves the file as it was.
+func TestFilesAreLocked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	first, err := CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Append(context.Background(), sampleRecords()[0]); err != nil {
+		t.Fatal(err)
+	}
+	for name, open := range map[string]func(string) (*JSONLWriter, error){"CreateFile": CreateFile, "AppendFile": AppendFile} {
+		if w, err := open(path); !errors.Is(err, ErrInUse) {
+			t.Errorf("%s of a file in use: %v, want ErrInUse", name, err)
+			if w != nil {
+				w.Close()
+			}
+		} else if !strings.Contains(err.Error(), path+": in use") {
+			t.Errorf("%s: error %q does not name the file", name, err)
+		}
+	}
+	if err := first.Write(sampleRecords()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if n := bytes.Count(data, []byte("\n")); n != 2 {
+		t.Errorf("the file has %d lines, want the first writer's 2:\n%s", n, data)
+	}
+	// Once closed, the file is free.
+	w, err := AppendFile(path)
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	w.Close()
+}
+
+// TestWriteErrorsNameTheFileOnce checks the message of a failed write: the
+// file's own error, not wrapped again.
+func TestWriteErrorsNameTheFileOnce(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	w, err := CreateFile("/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(sampleRecords()[0])
+	err = w.Close()
+	if err == nil || err.Error() != "write /dev/full: no space left on device" {
+		t.Errorf("error = %v, want the file's own error once", err)
+	}
+}

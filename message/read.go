@@ -60,7 +60,11 @@ func (r *Reader) Scan() bool {
 		r.line++
 		raw, tooLong, err := r.readLine()
 		if err != nil && !errors.Is(err, io.EOF) {
-			r.err = fmt.Errorf("read %s:%d: %w", r.name, r.line, pathCause(err))
+			if r.line == 1 {
+				r.err = fmt.Errorf("read %s: %w", r.name, pathCause(err))
+			} else {
+				r.err = fmt.Errorf("read %s:%d: %w", r.name, r.line, pathCause(err))
+			}
 			r.eof = true
 			return false
 		}

@@ -211,7 +211,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 		rec.ArgsHash = s.argsHash
 		summary.add(rec)
 		if err := emit(rec); err != nil {
-			emitErr = fmt.Errorf("write record: %w", err)
+			emitErr = err
 			close(quit)
 			ru.cancel()
 		}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package message
+
+import "os"
+
+// lockFile does nothing where flock does not exist.
+func lockFile(*os.File) error { return nil }
