@@ -82,19 +82,19 @@ rest.
 Each request is parsed, checked against its tool's parameters (unknown
 tool, missing, unknown or wrongly typed arguments: an error record saying
 what was expected, with "did you mean"), then run in its own goroutine, up
-to --jobs at once. Every request gets exactly one record, whatever happens:
-a tool's error, a panic, a --timeout, an interrupt.
+to --jobs at once. Every request read gets exactly one record, whatever
+happens: a tool's error, a panic, a --timeout, an interrupt.
 
-Ctrl-C (SIGINT) or SIGTERM stops the run: requests not yet started are
-recorded as aborted at once, calls in flight are cancelled and get --grace
-to return, and a second signal ends the grace. Run the same command with
---resume to finish the rest: requests whose id already has a finished
-record of the same request (tool and arguments) in the -o file are
-skipped, and new records are appended. A request whose id's record answered
-another request (the file changed, and ids given by position moved) gets
-an invalid_request record instead: it neither runs nor is skipped. The exit
-status then describes the whole file: error records of the earlier run
-count as much as new ones.
+Ctrl-C (SIGINT) or SIGTERM stops the run: no more requests are read, those
+read but not started are recorded as aborted at once, calls in flight are
+cancelled and get --grace to return, and a second signal ends the grace.
+Run the same command with --resume to finish the rest: requests whose id
+already has a finished record of the same request (tool and arguments) in
+the -o file are skipped, and new records are appended. A request whose
+id's record answered another request (the file changed, and ids given by
+position moved) gets an invalid_request record instead: it neither runs nor
+is skipped. The exit status then describes the whole file: error records
+of the earlier run count as much as new ones.
 
 A YAML or JSON file that cannot be parsed stops everything before anything
 runs, with file:line:column. Tool output larger than --max-output is cut to
@@ -303,14 +303,18 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return runErr
 	}
 	for _, f := range files {
-		if err := f.Err(); err != nil {
+		err := f.Err()
+		if sum.Interrupted && errors.Is(err, context.Canceled) {
+			// The interrupt ended a read of standard input: no error of the
+			// input, and what did not come is not read.
+			sum.StoppedReading = true
+			continue
+		}
+		if err != nil {
 			return usageErr(err)
 		}
 	}
 	if !o.g.Quiet {
-		if stdin.abandoned {
-			fmt.Fprintf(o.g.IO.Err, "kesoku: stopped reading standard input: no more input came within %v of the interrupt\n", stdinLinger)
-		}
 		fmt.Fprintln(o.g.IO.Err, describeSummary(sum))
 	}
 	switch {
@@ -453,6 +457,8 @@ func describeSummary(s runner.Summary) string {
 		}
 	}
 	switch {
+	case s.StoppedReading:
+		b.WriteString("; interrupted: the requests not read by then have no record (--resume with -o finishes them)")
 	case s.Interrupted:
 		b.WriteString("; interrupted")
 	case s.FailedFast:
@@ -492,21 +498,19 @@ func boundMemory() {
 	debug.SetMemoryLimit(streamingHeap + live)
 }
 
-// stdinLinger is how long, once a run is interrupted, a read of standard
-// input may wait for data before the input is taken to have ended.
-const stdinLinger = 200 * time.Millisecond
-
-// interruptibleReader reads standard input in a goroutine, so that once the
-// run is interrupted, a read waiting for input that may never come (a
-// terminal, an idle pipe) ends the stream rather than holding the run
-// open. Input that is there is still read, and its requests recorded as
-// aborted.
+// interruptibleReader reads standard input in a goroutine, so that an
+// interrupt ends a read waiting for input that may never come (a
+// terminal, an idle pipe, a pipe that never ends): the interrupt stops the
+// reading of requests, and what was not read is left for --resume. The
+// read in flight is abandoned; the program ends soon.
 type interruptibleReader struct {
-	ctx       context.Context
-	src       io.Reader
-	results   chan readResult
-	buf       []byte
-	abandoned bool
+	ctx     context.Context
+	src     io.Reader
+	results chan readResult
+	buf     []byte
+	// stopped is set once an interrupt ended a read: every later read
+	// fails the same way.
+	stopped bool
 }
 
 type readResult struct {
@@ -515,11 +519,12 @@ type readResult struct {
 }
 
 func (r *interruptibleReader) Read(p []byte) (int, error) {
-	if r.abandoned {
-		return 0, io.EOF
+	if r.stopped || r.ctx.Err() != nil {
+		r.stopped = true
+		return 0, r.ctx.Err()
 	}
-	// A read in flight is left behind only when the reader is abandoned,
-	// so every Read that gets here starts one.
+	// A read in flight is left behind only when the reader stops, so
+	// every Read that gets here starts one.
 	if r.results == nil {
 		r.results = make(chan readResult, 1)
 	}
@@ -535,15 +540,7 @@ func (r *interruptibleReader) Read(p []byte) (int, error) {
 	case res := <-r.results:
 		return copy(p, buf[:res.n]), res.err
 	case <-r.ctx.Done():
-	}
-	t := time.NewTimer(stdinLinger)
-	defer t.Stop()
-	select {
-	case res := <-r.results:
-		return copy(p, buf[:res.n]), res.err
-	case <-t.C:
-		// The goroutine keeps waiting on the read; the program ends soon.
-		r.abandoned = true
-		return 0, io.EOF
+		r.stopped = true
+		return 0, r.ctx.Err()
 	}
 }

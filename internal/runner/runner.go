@@ -91,6 +91,10 @@ type Summary struct {
 	// Interrupted says the run was interrupted (its context cancelled or
 	// IsInterrupted true); FailedFast says --fail-fast stopped it.
 	Interrupted, FailedFast bool
+	// StoppedReading says the interrupt stopped the reading of requests:
+	// those not read by then have no record (a run resumed with --resume
+	// does them).
+	StoppedReading bool
 }
 
 func (s *Summary) add(rec *message.Record) {
@@ -170,19 +174,31 @@ type run struct {
 	// sixth of the batch path's time.
 	work    chan *slot
 	workers int
+	// readAll keeps taking requests after an interrupt (RunAll).
+	readAll bool
 }
 
 // Run executes the requests in order of arrival, up to Jobs at once, and
 // hands one record per request to emit, in request order. Cancelling ctx
-// is the interrupt: nothing new starts, requests not yet started get
-// aborted records at once, and calls in flight have their contexts
-// cancelled and get Grace to return. Run returns when every request has its
-// record; its error is emit's, the only failure that stops it early.
+// is the interrupt: no more requests are taken from reqs, those taken but
+// not started get aborted records at once, and calls in flight have their
+// contexts cancelled and get Grace to return. reqs is read as the calls
+// go, so an interrupt leaves what was not read yet (a file's rest, a pipe
+// that never ends) without records, for --resume. Run returns when every
+// request taken has its record; its error is emit's, the only failure that
+// stops it early.
 func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (Summary, error) {
+	return r.run(ctx, reqs, emit, false)
+}
+
+// run is Run; with readAll, an interrupt does not stop the reading of
+// reqs, and every request gets a record (RunAll: the requests are in
+// memory, and a model's calls must all be answered).
+func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (Summary, error) {
 	// A buffer of one call per worker lets the dispatcher read the next
 	// request while the workers run: workers go from call to call without
 	// waiting to be woken.
-	ru := &run{r: r, parent: ctx, work: make(chan *slot, r.opts.Jobs), failed: make(chan struct{})}
+	ru := &run{r: r, parent: ctx, work: make(chan *slot, r.opts.Jobs), failed: make(chan struct{}), readAll: readAll}
 	ru.failAt.Store(math.MaxInt64)
 	ru.ctx, ru.cancel = context.WithCancel(ctx)
 	defer ru.cancel()
@@ -193,7 +209,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	pending := make(chan *slot, 2*r.opts.Jobs+64)
 	quit := make(chan struct{})
 	var summary Summary
-	var skipped skips
+	var skipped dispatched
 	go func() {
 		defer close(pending)
 		defer close(ru.work)
@@ -218,6 +234,7 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	}
 	w.stop()
 	summary.Skipped, summary.SkippedFailed = skipped.n, skipped.failed
+	summary.StoppedReading = skipped.stopped && emitErr == nil
 	summary.Interrupted = ru.interrupted() && emitErr == nil
 	summary.FailedFast = ru.failAt.Load() != math.MaxInt64
 	return summary, emitErr
@@ -316,13 +333,13 @@ func (w *graceWatch) stop() {
 }
 
 // RunAll is Run over a slice, returning the records in request order: one
-// model turn's tool calls.
+// model turn's tool calls. Every request gets a record, interrupted or not.
 func (r *ToolRunner) RunAll(ctx context.Context, reqs []*request.Request) ([]*message.Record, error) {
 	recs := make([]*message.Record, 0, len(reqs))
-	_, err := r.Run(ctx, slices.Values(reqs), func(rec *message.Record) error {
+	_, err := r.run(ctx, slices.Values(reqs), func(rec *message.Record) error {
 		recs = append(recs, rec)
 		return nil
-	})
+	}, true)
 	return recs, err
 }
 
@@ -341,13 +358,17 @@ func (ru *run) cut(index int64) bool {
 	return index > ru.failAt.Load() || ru.interrupted()
 }
 
-// skips counts the requests skipped as finished by an earlier run.
-type skips struct{ n, failed int }
+// dispatched counts the requests skipped as finished by an earlier run,
+// and says whether an interrupt stopped the reading.
+type dispatched struct {
+	n, failed int
+	stopped   bool
+}
 
 // dispatch takes the requests one by one through steps 1–3 and starts the
 // calls that pass, sending every slot to pending in request order. It
 // returns what it skipped as already finished.
-func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped skips) {
+func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped dispatched) {
 	r := ru.r
 	ids := newNumbering()
 	for req := range reqs {
@@ -364,6 +385,10 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 			}
 			if r.opts.OnSkip != nil {
 				r.opts.OnSkip(req)
+			}
+			if !ru.readAll && ru.interrupted() {
+				skipped.stopped = true
+				return skipped
 			}
 			continue
 		}
@@ -386,6 +411,12 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 		select {
 		case pending <- s:
 		case <-quit:
+			return skipped
+		}
+		if !ru.readAll && ru.interrupted() {
+			// Nothing more is read: the requests read were all recorded,
+			// as they ran or as aborted; the rest wait for --resume.
+			skipped.stopped = true
 			return skipped
 		}
 	}
