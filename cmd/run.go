@@ -75,9 +75,11 @@ arguments, as in OpenAI, where it may be a JSON-encoded string), and an id
 (call_N, N its position in the run, where it has none). A Claude tool_use
 block or an OpenAI tool call ({"id": ..., "type": "function", "function":
 {"name": ..., "arguments": "..."}}) may be pasted in as it is. A JSON Lines file
-holds one request per line and is streamed: memory stays flat however long
-it is, and a bad line gets an invalid_request record without stopping the
-rest.
+holds one request per line, and a bad line gets an invalid_request record
+without stopping the rest. Every format is read a request at a time, so
+memory stays flat however long the file is; a YAML or JSON file is read
+twice, to check it whole before anything runs, and is held in memory (up to
+64 MiB) when it comes from standard input or a pipe.
 
 Each request is parsed, checked against its tool's parameters (unknown
 tool, missing, unknown or wrongly typed arguments: an error record saying
@@ -247,7 +249,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	ctx, end := ir.turn(ctx)
 	defer end()
 	stdin := &interruptibleReader{ctx: ctx, src: o.g.IO.In}
-	files, err := openRequestFiles(o.Files, o.format, stdin)
+	files, err := openRequestFiles(ctx, o.Files, o.format, stdin)
 	if err != nil {
 		if ctx.Err() != nil {
 			// An interrupt cut standard input short: what did not parse is
@@ -361,11 +363,11 @@ func requestTotal(ctx context.Context, files []*request.File, count bool) int64 
 // openRequestFiles opens every file before anything runs, so that a file
 // that cannot be read or parsed stops the run at once. Every such file is
 // reported, not only the first.
-func openRequestFiles(names []string, format request.Format, stdin io.Reader) ([]*request.File, error) {
+func openRequestFiles(ctx context.Context, names []string, format request.Format, stdin io.Reader) ([]*request.File, error) {
 	var files []*request.File
 	var errs []error
 	for _, name := range names {
-		f, err := request.Open(name, format, stdin)
+		f, err := request.Open(ctx, name, format, stdin)
 		if err != nil {
 			errs = append(errs, fileError(err))
 			continue
@@ -474,9 +476,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// streamingHeap is the heap a streamed batch is given on top of what the
-// loaded files and the --resume set hold: enough for the ids of a million
-// requests and the calls in flight.
+// streamingHeap is the heap a batch is given on top of what is live when
+// it starts (the --resume set): enough for the ids of a million requests
+// and the calls in flight.
 const streamingHeap = 32 << 20
 
 // boundMemory sets a soft memory limit for the streaming part of a run,

@@ -346,7 +346,7 @@ func TestRequestTotal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			// Standard input is sniffed as JSON Lines.
-			files, err := openRequestFiles(tt.files, "", strings.NewReader("{\"name\": \"sum\"}\n"))
+			files, err := openRequestFiles(context.Background(), tt.files, "", strings.NewReader("{\"name\": \"sum\"}\n"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -126,7 +126,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		vf := validateFile{Name: name}
 		// Each file on its own, so that one that cannot be parsed does not
 		// hide the problems of the others.
-		f, err := request.Open(name, format, io.In)
+		f, err := request.Open(ctx, name, format, io.In)
 		if err == nil {
 			vf.Name = f.Name
 			for req := range f.Requests() {

@@ -13,8 +13,8 @@ const maxDepth = 200
 
 // jsonParser decodes JSON into the values encoding/json produces for an
 // `any` — map[string]any, []any, string, bool, nil — except that an
-// integer that fits is an int64 (as from YAML), so that large integers
-// keep every digit. It keeps the byte offset of every error and value, for
+// integer that fits is an int64, or a uint64 above that (as from YAML), so
+// that large integers keep every digit. It keeps the byte offset of every error and value, for
 // file:line:column messages, bounds nesting, and is several times faster
 // than reflection on the batch path.
 type jsonParser struct {
@@ -168,6 +168,30 @@ func (p *jsonParser) skip() error {
 		return p.word("null")
 	}
 	return p.unexpected("looking for beginning of value")
+}
+
+// check checks the value at the current offset as value reads it —
+// syntax, nesting, keys given twice — and moves past it without building
+// it: the first reading of a JSON file, which only has to know that the
+// second will not fail.
+func (p *jsonParser) check() error {
+	p.skipSpace()
+	if p.i >= len(p.data) {
+		return p.unexpected("")
+	}
+	switch p.data[p.i] {
+	case '{':
+		var keys keySet
+		return p.object(func(key string) error {
+			if keys.seen(key) {
+				return p.duplicateKey(key)
+			}
+			return p.check()
+		})
+	case '[':
+		return p.array(p.check)
+	}
+	return p.skip()
 }
 
 // skipString moves past the string at the current offset, checking its
@@ -526,6 +550,11 @@ func (p *jsonParser) number() (any, error) {
 			return n, nil
 		}
 		if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
+			return n, nil
+		}
+		// Up to 2^64-1 an integer keeps its digits as a uint64, as from
+		// YAML: ids and arguments read alike in both.
+		if n, err := strconv.ParseUint(string(lit), 10, 64); err == nil {
 			return n, nil
 		}
 	}

@@ -62,19 +62,25 @@ func FormatOf(name string) (Format, bool) {
 }
 
 // Limits on a request file, so that hostile input gets an error rather
-// than the machine's memory (SPEC §8). YAML and JSON files are read whole
-// (nothing may run from a file that does not parse), and their requests
-// held: a JSON file takes about ten times its size in memory, a YAML file,
-// through go-yaml's syntax tree, over a hundred times. JSON Lines is
-// streamed, one line at a time, and has no limit but the line's.
+// than the machine's memory (SPEC §8). Every format is read a request at a
+// time, in memory bounded by the largest request; YAML and JSON files are
+// read twice (once to check them whole before anything runs, once to run
+// them), so input that cannot be read twice is held in memory first.
 const (
-	maxYAMLFile = 4 << 20
-	maxJSONFile = 64 << 20
-	// MaxLine is the longest line of a JSON Lines file; a longer line gets
-	// an invalid_request record and the stream goes on.
+	// MaxLine is the longest line of a JSON Lines file, and the largest
+	// request of a YAML or JSON file; a longer line gets an
+	// invalid_request record and the stream goes on.
 	MaxLine = 16 << 20
-	// maxYAMLNodes bounds the values a YAML file expands to, aliases
-	// counted each time they are used: a billion laughs stops here.
+	// maxHeldInput bounds a YAML or JSON file read from standard input or
+	// a pipe, which is held in memory to be read twice.
+	maxHeldInput = 64 << 20
+	// maxYAMLDocument bounds a YAML document that is not a block list of
+	// requests or a mapping of session_id and requests (a flow list, say),
+	// which is parsed whole.
+	maxYAMLDocument = 4 << 20
+	// maxYAMLNodes bounds the values one request expands to, aliases
+	// counted each time they are used, and the values aliases add up to in
+	// a document: a billion laughs stops here.
 	maxYAMLNodes = 1 << 20
 )
 
@@ -115,16 +121,24 @@ type RequestError struct {
 
 func (e *RequestError) Error() string { return e.Pos.Prefix(e.Msg) }
 
-// File is one request file, opened. A YAML or JSON file is parsed whole by
+// File is one request file, opened. A YAML or JSON file is read whole by
 // Open, so that a file that does not parse stops the run before anything
-// runs; a JSON Lines file is read line by line as its requests are taken.
+// runs, and read again, a request at a time, as its requests are taken; a
+// JSON Lines file is read once, line by line, as its requests are taken.
 type File struct {
 	Name   string
 	Format Format
-	// SessionID is the file's own session_id, "" when it has none.
+	// SessionID is the file's own session_id (of its first document), ""
+	// when it has none.
 	SessionID string
 
-	reqs   []*Request
+	// src is where a YAML or JSON file is read from, each time; count is
+	// how many requests it holds.
+	src   *source
+	count int
+	// sessions holds the session_id of each document of a YAML file.
+	sessions []string
+
 	lines  *bufio.Reader
 	closer io.Closer
 	err    error
@@ -132,14 +146,40 @@ type File struct {
 	path string
 }
 
+// source is a YAML or JSON file that can be read more than once: a regular
+// file, opened anew each time, or input held in memory.
+type source struct {
+	path string
+	data []byte
+}
+
+func (s *source) open() (io.ReadCloser, error) {
+	if s.path == "" {
+		return io.NopCloser(bytes.NewReader(bytes.TrimPrefix(s.data, []byte("\uFEFF")))), nil
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	skipByteOrderMark(br)
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, f}, nil
+}
+
 // Open opens the request file name ("-" is stdin, read from stdin) in
 // format, or in the format its extension names, or, for stdin, the format
-// its first line shows. The error of a file that cannot be read or parsed
-// is a *ParseError when it has a position.
-func Open(name string, format Format, stdin io.Reader) (*File, error) {
+// its first line shows. A YAML or JSON file is read whole before Open
+// returns, a request at a time, and its error (a *ParseError when it has a
+// position) stops the run before anything runs; cancelling ctx stops the
+// reading.
+func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*File, error) {
 	var r io.Reader
 	var closer io.Closer
 	display := name
+	regular := false
 	if name == "-" {
 		r, display = stdin, "<stdin>"
 	} else {
@@ -147,10 +187,12 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st, err := f.Stat(); err == nil && st.IsDir() {
+		st, err := f.Stat()
+		if err == nil && st.IsDir() {
 			f.Close()
 			return nil, fmt.Errorf("%s is a directory", name)
 		}
+		regular = err == nil && st.Mode().IsRegular()
 		r, closer = f, f
 	}
 	if format == "" && name != "-" {
@@ -174,30 +216,35 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 	}
 	if format == FormatJSONL {
 		file.lines, file.closer = br, closer
+		if err := file.checkJSONLines(); err != nil {
+			file.Close()
+			return nil, err
+		}
 		return file, nil
 	}
 	if closer != nil {
 		defer closer.Close()
 	}
-	limit := int64(maxJSONFile)
-	if format == FormatYAML {
-		limit = maxYAMLFile
+	if regular {
+		file.src = &source{path: name}
+	} else {
+		data, err := io.ReadAll(io.LimitReader(br, maxHeldInput+1))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", display, pathCause(err))
+		}
+		if len(data) > maxHeldInput {
+			return nil, fmt.Errorf("%s: larger than %d MiB: a YAML or JSON file is read twice, so %s is held in memory; write a large batch to a file, or as JSON Lines, which are streamed",
+				display, maxHeldInput>>20, display)
+		}
+		file.src = &source{data: data}
 	}
-	data, err := io.ReadAll(io.LimitReader(br, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", display, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d MiB: write large batches as JSON Lines, which are streamed", display, limit>>20)
-	}
-	if format == FormatYAML {
-		err = file.parseYAML(data)
-	} else if err = file.parseJSON(data); err != nil && sniffed && len(data) <= maxYAMLFile {
+	err := file.check(ctx)
+	if err != nil && sniffed && format == FormatJSON && ctx.Err() == nil {
 		// Sniffed input that starts with { or [ may be YAML in flow style
 		// ({name: a, args: {x: 1}}), which is not JSON: read as YAML, it is
 		// taken as YAML; otherwise the JSON error is the one to show.
-		yf := &File{Name: display, Format: FormatYAML}
-		if yf.parseYAML(data) == nil {
+		yf := &File{Name: display, Format: FormatYAML, src: file.src, path: file.path}
+		if yf.check(ctx) == nil {
 			return yf, nil
 		}
 	}
@@ -205,6 +252,40 @@ func Open(name string, format Format, stdin io.Reader) (*File, error) {
 		return nil, err
 	}
 	return file, nil
+}
+
+// check is the first reading of a YAML or JSON file: every request parsed
+// and counted, nothing kept but what the second reading needs (the
+// session_id of each document).
+func (f *File) check(ctx context.Context) error {
+	r, err := f.src.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f.count = 0
+	return f.pass(ctx, r, true, func(*Request) bool {
+		f.count++
+		return true
+	})
+}
+
+// pass reads a YAML or JSON file once, handing each request to yield.
+func (f *File) pass(ctx context.Context, r io.Reader, first bool, yield func(*Request) bool) error {
+	if f.Format == FormatYAML {
+		return f.yamlPass(ctx, r, first, yield)
+	}
+	return f.jsonPass(ctx, r, first, yield)
+}
+
+// pathCause is err without an *os.PathError around it that names the
+// operation and the file the caller's message already names.
+func pathCause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // skipByteOrderMark drops a UTF-8 byte order mark, which some editors
@@ -220,38 +301,44 @@ func skipByteOrderMark(br *bufio.Reader) {
 	}
 }
 
-// sniff tells the format of standard input from its start: a first line
-// that is a JSON object on its own is JSON Lines (a single-line JSON file
-// holds the same one request) unless it is a whole {"requests": [...]}
-// file on one line, other input starting with { or [ is JSON (or, if it
-// does not parse as JSON, YAML in flow style: see Open), and anything else
-// YAML. It reads no further than the end of the first
-// line with something on it, so that a stream's first request is not held
-// back waiting for more input.
-func sniff(br *bufio.Reader) Format {
-	var peek []byte
+// firstLine returns the first line of br with something on it (from its
+// first byte that is not space), without its line end, and whether it is
+// whole (not cut by the end of br's buffer). It reads no further than the
+// end of that line, so that a stream's first request is not held back
+// waiting for more input.
+func firstLine(br *bufio.Reader) (line []byte, number int, whole bool) {
 	for n := 1; ; {
 		b, err := br.Peek(n) // waits for input only when n is more than is buffered
 		if err == nil && len(b) < br.Buffered() {
 			n = br.Buffered() // look at all that came before asking for more
 			continue
 		}
-		peek = bytes.TrimLeft(b, " \t\r\n")
-		if err != nil || len(b) == br.Size() || (len(peek) > 0 && bytes.IndexByte(peek, '\n') >= 0) {
-			break
+		peek := bytes.TrimLeft(b, " \t\r\n")
+		number := 1 + bytes.Count(b[:len(b)-len(peek)], []byte("\n"))
+		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
+			return peek[:i], number, true
+		}
+		if err != nil || len(b) == br.Size() {
+			return peek, number, err != nil
 		}
 		n = len(b) + 1
 	}
-	if len(peek) == 0 {
+}
+
+// sniff tells the format of standard input from its start: a first line
+// that is a JSON object on its own is JSON Lines (a single-line JSON file
+// holds the same one request) unless it is a whole {"requests": [...]}
+// file on one line, other input starting with { or [ is JSON (or, if it
+// does not parse as JSON, YAML in flow style: see Open), and anything else
+// YAML.
+func sniff(br *bufio.Reader) Format {
+	line, _, _ := firstLine(br)
+	if len(line) == 0 {
 		return FormatJSONL
 	}
-	switch peek[0] {
+	switch line[0] {
 	case '{':
-		line := peek
-		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
-			line = peek[:i]
-		}
-		p := &jsonParser{data: line}
+		p := &jsonParser{data: trimSpace(line)}
 		if v, err := p.value(); err == nil && p.end() == nil {
 			if m, _ := v.(map[string]any); m != nil {
 				if _, ok := m["requests"]; ok {
@@ -267,13 +354,33 @@ func sniff(br *bufio.Reader) Format {
 	return FormatYAML
 }
 
+// checkJSONLines refuses a JSON Lines file whose first line starts a JSON
+// value that it does not finish: pretty-printed JSON, which read as JSON
+// Lines would give one baffling error record per line.
+func (f *File) checkJSONLines() error {
+	line, n, whole := firstLine(f.lines)
+	line = trimSpace(bytes.TrimPrefix(line, []byte("\uFEFF")))
+	if !whole || len(line) == 0 || (line[0] != '{' && line[0] != '[') {
+		return nil
+	}
+	p := &jsonParser{data: line}
+	_, err := p.value()
+	var je *jsonError
+	if !errors.As(err, &je) || je.off < len(line) {
+		return nil // a whole value, or a bad line: its record says so
+	}
+	return &ParseError{Pos: Position{File: f.Name, Line: n, Col: 1}, Source: string(line),
+		Msg: "this looks like JSON, not JSON Lines: its first line starts a value that goes on over the next lines, " +
+			"and JSON Lines holds one whole request on each line; name the file .json, or say --format json"}
+}
+
 // Len is the number of requests in the file, or -1 for a stream whose
 // length is not known until it ends.
 func (f *File) Len() int {
 	if f.lines != nil {
 		return -1
 	}
-	return len(f.reqs)
+	return f.count
 }
 
 // Count returns how many requests the file holds. For a JSON Lines file
@@ -284,7 +391,7 @@ func (f *File) Len() int {
 // a pipe again would take its requests from the run).
 func (f *File) Count(ctx context.Context) (int64, error) {
 	if f.lines == nil {
-		return int64(len(f.reqs)), nil
+		return int64(f.count), nil
 	}
 	if f.path == "" {
 		return -1, nil
@@ -356,9 +463,32 @@ func (f *File) Close() error {
 // once.
 func (f *File) Requests() iter.Seq[*Request] {
 	if f.lines == nil {
-		return slices.Values(f.reqs)
+		return f.streamWhole
 	}
 	return f.streamJSONL
+}
+
+// streamWhole reads a YAML or JSON file the second time, yielding its
+// requests as it goes.
+func (f *File) streamWhole(yield func(*Request) bool) {
+	r, err := f.src.open()
+	if err != nil {
+		f.err = err
+		return
+	}
+	defer r.Close()
+	n := 0
+	err = f.pass(context.Background(), r, false, func(req *Request) bool {
+		n++
+		return yield(req)
+	})
+	switch {
+	case errors.Is(err, errStopped):
+	case err != nil:
+		f.err = fmt.Errorf("%s changed while it was read: %w", f.Name, err)
+	case n != f.count:
+		f.err = fmt.Errorf("%s changed while it was read: it held %d requests, then %d", f.Name, f.count, n)
+	}
 }
 
 // streamJSONL yields one request per non-blank line. A line that is not a
@@ -650,143 +780,6 @@ func truncateForMessage(s string) string {
 		return s[:cut] + "…"
 	}
 	return s
-}
-
-// parseJSON parses a whole JSON file: one request, a list of requests, or
-// {"session_id": ..., "requests": [...]}.
-func (f *File) parseJSON(data []byte) error {
-	idx := newLineIndex(data)
-	posAt := func(off int) Position {
-		line, col := idx.pos(off)
-		return Position{File: f.Name, Line: line, Col: col}
-	}
-	// errAt is the error of a file that does not parse, at offset off.
-	errAt := func(off int, msg string) error {
-		pos := posAt(off)
-		return &ParseError{Pos: pos, Msg: msg, Source: sourceLine(data, idx, pos.Line)}
-	}
-	p := &jsonParser{data: data}
-	fail := func(err error) error {
-		off := p.i
-		var je *jsonError
-		if errors.As(err, &je) {
-			off = je.off
-		}
-		return errAt(off, "invalid JSON: "+err.Error())
-	}
-	// request decodes the object at the offset as one request.
-	request := func() (*Request, error) {
-		b := newRequestBuilder(posAt(p.i))
-		if p.data[p.i] != '{' {
-			v, err := p.value()
-			if err != nil {
-				return nil, err
-			}
-			return b.notAnObject(v), nil
-		}
-		err := p.object(func(key string) error {
-			if b.seen(key) {
-				return p.duplicateKey(key)
-			}
-			v, err := p.value()
-			if err == nil {
-				b.set(key, v)
-			}
-			return err
-		})
-		return b.finish(), err
-	}
-	requests := func() error {
-		return p.array(func() error {
-			if p.i >= len(p.data) {
-				return p.unexpected("")
-			}
-			r, err := request()
-			if err == nil {
-				f.reqs = append(f.reqs, r)
-			}
-			return err
-		})
-	}
-
-	p.skipSpace()
-	if p.i >= len(data) {
-		return nil // an empty file holds no requests
-	}
-	start := p.i
-	var err error
-	switch data[p.i] {
-	case '[':
-		err = requests()
-	case '{':
-		// A wrapper or a single request: which, its keys say. The members
-		// are kept until the object ends.
-		type member struct {
-			key string
-			v   any
-		}
-		var members []member
-		wrapper := false
-		var reqsPos int
-		var top keySet
-		err = p.object(func(key string) error {
-			if top.seen(key) {
-				return p.duplicateKey(key)
-			}
-			p.skipSpace()
-			if key == "requests" {
-				wrapper, reqsPos = true, p.i
-				if p.i < len(p.data) && p.data[p.i] == '[' {
-					return requests()
-				}
-			}
-			v, err := p.value()
-			members = append(members, member{key, v})
-			return err
-		})
-		if err != nil {
-			break
-		}
-		if !wrapper {
-			b := newRequestBuilder(posAt(start))
-			for _, m := range members {
-				b.set(m.key, m.v)
-			}
-			f.reqs = []*Request{b.finish()}
-			break
-		}
-		for _, m := range members {
-			switch m.key {
-			case "requests":
-				return errAt(reqsPos, "requests: expected a list of requests, got "+describe(m.v))
-			case "session_id":
-				s, ok := m.v.(string)
-				if !ok {
-					return errAt(start, "session_id: expected a string, got "+describe(m.v))
-				}
-				f.SessionID = s
-			default:
-				return errAt(start, fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", m.key))
-			}
-		}
-	default:
-		v, verr := p.value()
-		if verr != nil {
-			err = verr
-			break
-		}
-		return errAt(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+describe(v))
-	}
-	if err == nil {
-		err = p.end()
-	}
-	if err != nil {
-		return fail(err)
-	}
-	for _, r := range f.reqs {
-		r.SessionID = f.SessionID
-	}
-	return nil
 }
 
 // sourceLine returns line n (1-based) of data, without its line end.

@@ -2,6 +2,7 @@ package request
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -38,6 +39,15 @@ func FuzzJSONParser(f *testing.F) {
 		if !dup && ((serr == nil) != (err == nil) || (err == nil && ps.i != p.i)) {
 			t.Fatalf("skip: %v at %d, value: %v at %d", serr, ps.i, err, p.i)
 		}
+		// check accepts exactly what value accepts, duplicate keys included.
+		pc := &jsonParser{data: data}
+		cerr := pc.check()
+		if cerr == nil {
+			cerr = pc.end()
+		}
+		if (cerr == nil) != (err == nil) || (err == nil && pc.i != p.i) {
+			t.Fatalf("check: %v at %d, value: %v at %d", cerr, pc.i, err, p.i)
+		}
 		var je *jsonError
 		if err != nil && !errors.As(err, &je) {
 			t.Fatalf("error of type %T: %v", err, err)
@@ -68,6 +78,8 @@ func asFloats(v any) any {
 	switch x := v.(type) {
 	case int64:
 		return float64(x)
+	case uint64:
+		return float64(x)
 	case map[string]any:
 		for k, e := range x {
 			x[k] = asFloats(e)
@@ -92,7 +104,7 @@ func FuzzLoadJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Open("-", FormatJSON, bytes.NewReader(data))
+		file, err := Open(context.Background(), "-", FormatJSON, bytes.NewReader(data))
 		checkLoad(t, file, err)
 	})
 }
@@ -106,7 +118,7 @@ func FuzzLoadYAML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Open("-", FormatYAML, bytes.NewReader(data))
+		file, err := Open(context.Background(), "-", FormatYAML, bytes.NewReader(data))
 		checkLoad(t, file, err)
 	})
 }
@@ -119,7 +131,11 @@ func FuzzLoadJSONL(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Open("-", FormatJSONL, bytes.NewReader(data))
+		file, err := Open(context.Background(), "-", FormatJSONL, bytes.NewReader(data))
+		var pe *ParseError
+		if errors.As(err, &pe) && strings.Contains(pe.Msg, "this looks like JSON, not JSON Lines") {
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +170,7 @@ func FuzzLoadSniffed(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Open("-", "", bytes.NewReader(data))
+		file, err := Open(context.Background(), "-", "", bytes.NewReader(data))
 		if err == nil && file.Format == FormatJSONL {
 			for range file.Requests() {
 			}
@@ -173,12 +189,18 @@ func checkLoad(t *testing.T, file *File, err error) {
 		}
 		return
 	}
+	n := 0
 	for r := range file.Requests() {
+		n++
 		if r.Pos.Line < 1 {
 			t.Fatalf("request without a line: %+v", r)
 		}
 		if _, err := json.Marshal(r.Args); err != nil && !strings.Contains(err.Error(), "unsupported value") {
 			t.Fatalf("args cannot be encoded: %v", err)
 		}
+	}
+	// The second reading finds what the first did.
+	if file.Err() != nil || n != file.Len() {
+		t.Fatalf("%d requests of %d, error %v", n, file.Len(), file.Err())
 	}
 }

@@ -3,6 +3,7 @@ package request
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,13 +28,13 @@ func loadString(t *testing.T, name, content string, format Format) ([]loaded, er
 	var f *File
 	var err error
 	if name == "-" {
-		f, err = Open("-", format, strings.NewReader(content))
+		f, err = Open(context.Background(), "-", format, strings.NewReader(content))
 	} else {
 		path := filepath.Join(t.TempDir(), name)
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		f, err = Open(path, format, nil)
+		f, err = Open(context.Background(), path, format, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -283,10 +284,10 @@ func TestLoadJSONLLongLine(t *testing.T) {
 
 func TestLoadUnreadable(t *testing.T) {
 	t.Parallel()
-	if _, err := Open(filepath.Join(t.TempDir(), "missing.yaml"), "", nil); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Open(context.Background(), filepath.Join(t.TempDir(), "missing.yaml"), "", nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: error = %v, want not exist", err)
 	}
-	if _, err := Open(t.TempDir(), FormatJSON, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := Open(context.Background(), t.TempDir(), FormatJSON, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("directory: error = %v", err)
 	}
 }
@@ -327,7 +328,7 @@ func TestSniffDoesNotWaitForMoreThanALine(t *testing.T) {
 	go pw.Write([]byte("\n  {\"name\": \"a\"}\n{\"name\": \"b\""))
 	got := make(chan Format, 1)
 	go func() {
-		f, err := Open("-", "", pr)
+		f, err := Open(context.Background(), "-", "", pr)
 		if err != nil {
 			t.Error(err)
 		}
@@ -340,15 +341,6 @@ func TestSniffDoesNotWaitForMoreThanALine(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("sniffing waited for input beyond the first line")
-	}
-}
-
-func TestLoadRefusesHugeWholeFiles(t *testing.T) {
-	t.Parallel()
-	big := "- name: a\n  args: {x: \"" + strings.Repeat("y", maxYAMLFile) + "\"}\n"
-	_, err := loadString(t, "big.yaml", big, "")
-	if err == nil || !strings.Contains(err.Error(), "larger than 4 MiB: write large batches as JSON Lines") {
-		t.Errorf("error = %v, want the limit and the way out", err)
 	}
 }
 
@@ -375,7 +367,7 @@ func TestCountMatchesTheRequests(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			f, err := Open(path, "", nil)
+			f, err := Open(context.Background(), path, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -393,11 +385,261 @@ func TestCountMatchesTheRequests(t *testing.T) {
 			}
 		})
 	}
-	f, err := Open("-", FormatJSONL, strings.NewReader("{\"name\": \"a\"}\n"))
+	f, err := Open(context.Background(), "-", FormatJSONL, strings.NewReader("{\"name\": \"a\"}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, err := f.Count(context.Background()); n != -1 || err != nil {
 		t.Errorf("Count of standard input = %d, %v; want -1: it cannot be read twice", n, err)
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestWholeFilesStream checks that YAML and JSON files are read a request
+// at a time: when the first request of a file of 4 MiB and more comes out,
+// little of the file has been read (before, the file was read and parsed
+// whole first, 600 MiB for a 4 MiB YAML file). A wrapper's session_id that
+// comes after its requests still reaches them, from the first reading.
+func TestWholeFilesStream(t *testing.T) {
+	t.Parallel()
+	const n = 60000
+	var yamlList, yamlWrapper, jsonList, jsonWrapper strings.Builder
+	yamlWrapper.WriteString("requests:\n")
+	jsonList.WriteString("[\n")
+	jsonWrapper.WriteString(`{"requests": [`)
+	for i := range n {
+		fmt.Fprintf(&yamlList, "- id: call_%d\n  name: calculate_sum\n  args: {a: %d, b: 2}\n", i, i)
+		fmt.Fprintf(&yamlWrapper, "  - id: call_%d\n    name: calculate_sum\n    args:\n      a: %d\n      b: 2\n", i, i)
+		sep := ",\n"
+		if i == n-1 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&jsonList, `{"id": "call_%d", "name": "calculate_sum", "args": {"a": %d, "b": 2}}%s`, i, i, sep)
+		fmt.Fprintf(&jsonWrapper, `{"id": "call_%d", "name": "calculate_sum", "args": {"a": %d, "b": 2}}%s`, i, i, strings.TrimSpace(sep))
+	}
+	yamlWrapper.WriteString("session_id: late\n")
+	jsonList.WriteString("]\n")
+	jsonWrapper.WriteString(`], "session_id": "late"}`)
+	tests := []struct {
+		name, file, content, session string
+	}{
+		{"yaml list", "r.yaml", yamlList.String(), ""},
+		{"yaml wrapper", "r.yaml", yamlWrapper.String(), "late"},
+		{"json list", "r.json", jsonList.String(), ""},
+		{"json wrapper", "r.json", jsonWrapper.String(), "late"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(context.Background(), path, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Len() != n {
+				t.Errorf("Len = %d, want %d", f.Len(), n)
+			}
+			// The second reading, as Requests does it, from a reader that
+			// counts.
+			in := &countingReader{r: strings.NewReader(tt.content)}
+			got := 0
+			err = f.pass(context.Background(), in, false, func(r *Request) bool {
+				if got == 0 && in.n > 256<<10 {
+					t.Errorf("%d bytes of %d read before the first request came out", in.n, len(tt.content))
+				}
+				if r.Err != nil || r.SessionID != tt.session || r.ID != fmt.Sprint("call_", got) {
+					t.Fatalf("request %d: %+v, session %q", got, r, r.SessionID)
+				}
+				got++
+				return true
+			})
+			if err != nil || got != n {
+				t.Errorf("%d requests, error %v; want %d", got, err, n)
+			}
+		})
+	}
+}
+
+// TestYAMLPathologicalShapes loads the shapes that took goccy/go-yaml
+// minutes or gigabytes: each is read in time linear in its size, or
+// refused with a message that says why.
+func TestYAMLPathologicalShapes(t *testing.T) {
+	t.Parallel()
+	manyKeys := func(anchor string) string {
+		var b strings.Builder
+		b.WriteString("- name: " + anchor + "a\n  args:\n")
+		for i := range 20000 {
+			fmt.Fprintf(&b, "    k%d: 1\n", i)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, content string
+		requests      int
+		err           string
+	}{
+		{"400,000 dashes", strings.Repeat("-\n", 400000), 400000, ""},
+		{"a flow list of a million", "- name: a\n  args: {c: [" + strings.Repeat("1,", 1<<20) + "1]}\n", 1, ""},
+		{"20,000 keys", manyKeys(""), 1, ""},
+		{"20,000 keys and an anchor", manyKeys("&x "), 0, "r.yaml:1:1: a request of more than 8192 YAML tokens that uses YAML beyond plain block and flow collections"},
+		{"a deep block list", strings.Repeat("- ", 150) + "x\n", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := loadString(t, "r.yaml", tt.content, "")
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || len(got) != tt.requests {
+				t.Fatalf("%d requests, error %v; want %d", len(got), err, tt.requests)
+			}
+		})
+	}
+}
+
+// TestOpenStopsWhenCancelled checks that the first reading of a YAML or
+// JSON file, before anything runs, ends when its context is cancelled
+// (an interrupt), however long the file.
+func TestOpenStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, content := range map[string]string{
+		"r.yaml": strings.Repeat("- name: a\n", 5000),
+		"r.json": "[" + strings.Repeat(`{"name": "a"},`, 5000) + `{"name": "a"}]`,
+	} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(ctx, path, "", nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error = %v, want the context's", name, err)
+		}
+	}
+}
+
+// TestNumbersReadAlike checks that YAML and JSON read the same numbers
+// the same way: 1e2 is a number in both (goccy/go-yaml left it a string),
+// and an id of 2^63 or more is taken as its digits in both, or refused in
+// both beyond 2^64.
+func TestNumbersReadAlike(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		yaml, json string
+		want       loaded
+	}{
+		{"- name: a\n  args: {x: 1e2, y: -2E-1, z: 1_000}\n", `[{"name": "a", "args": {"x": 1e2, "y": -2E-1, "z": 1000}}]`,
+			loaded{Name: "a", Args: map[string]any{"x": 100.0, "y": -0.2, "z": int64(1000)}}},
+		{"- id: 9223372036854775808\n  name: a\n", `[{"id": 9223372036854775808, "name": "a"}]`,
+			loaded{ID: "9223372036854775808", Name: "a"}},
+		{"- id: 18446744073709551615\n  name: a\n", `[{"id": 18446744073709551615, "name": "a"}]`,
+			loaded{ID: "18446744073709551615", Name: "a"}},
+		{"- id: 18446744073709551616\n  name: a\n", `[{"id": 18446744073709551616, "name": "a"}]`,
+			loaded{Name: "a", Err: "id: expected a string, got a number"}},
+	} {
+		for _, c := range []struct{ file, content string }{{"r.yaml", tt.yaml}, {"r.json", tt.json}} {
+			got, err := loadString(t, c.file, c.content, "")
+			if err != nil || len(got) != 1 {
+				t.Fatalf("%s: %v, %v", c.content, got, err)
+			}
+			got[0].Line, got[0].Col = 0, 0
+			if _, msg, ok := strings.Cut(got[0].Err, ": "); ok {
+				got[0].Err = msg
+			}
+			if diff := cmp.Diff(tt.want, got[0]); diff != "" {
+				t.Errorf("%s: mismatch (-want +got):\n%s", c.content, diff)
+			}
+		}
+	}
+}
+
+// TestJSONLinesThatAreJSON checks that a .jsonl file of pretty-printed
+// JSON is refused with what it is, rather than read as one baffling bad
+// request per line.
+func TestJSONLinesThatAreJSON(t *testing.T) {
+	t.Parallel()
+	for _, content := range []string{"{\n  \"name\": \"a\"\n}\n", "\n[\n  {\"name\": \"a\"}\n]\n", "{\"requests\": [\n{\"name\": \"a\"}]}\n"} {
+		_, err := loadString(t, "r.jsonl", content, "")
+		if err == nil || !strings.Contains(err.Error(), "this looks like JSON, not JSON Lines") {
+			t.Errorf("%q: error = %v, want one saying it is JSON", content, err)
+		}
+	}
+	// A bad first line of real JSON Lines is a bad request, not a file of JSON.
+	got, err := loadString(t, "r.jsonl", "{\"name\": \"a\",}\n{\"name\": \"b\"}\n", "")
+	if err != nil || len(got) != 2 || got[0].Err == "" {
+		t.Errorf("got %v, %v; want a bad request and a good one", got, err)
+	}
+}
+
+// benchFile writes n calculate_sum requests in the format of name, as
+// bench/compare.sh does: the 4 MiB YAML file of SPEC §9 at n = 60,000.
+func benchFile(b *testing.B, name string, n int) string {
+	var s strings.Builder
+	switch filepath.Ext(name) {
+	case ".yaml":
+		for i := range n {
+			fmt.Fprintf(&s, "- id: call_%d\n  name: calculate_sum\n  args: {a: %d, b: %d}\n", i+1, i+1, 2*(i+1))
+		}
+	case ".json":
+		s.WriteString("[\n")
+		for i := range n {
+			sep := ",\n"
+			if i == n-1 {
+				sep = "\n]\n"
+			}
+			fmt.Fprintf(&s, `{"id": "call_%d", "name": "calculate_sum", "args": {"a": %d, "b": %d}}%s`, i+1, i+1, 2*(i+1), sep)
+		}
+	}
+	path := filepath.Join(b.TempDir(), name)
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(s.Len()))
+	return path
+}
+
+// BenchmarkLoadYAML opens the 4 MiB YAML file of 60,000 requests (the
+// first reading) and takes its requests (the second): what kesoku run
+// spends on the file before and while running it.
+func BenchmarkLoadYAML(b *testing.B) { benchmarkLoad(b, "r.yaml") }
+
+// BenchmarkLoadJSON is BenchmarkLoadYAML for a JSON list of the same
+// 60,000 requests.
+func BenchmarkLoadJSON(b *testing.B) { benchmarkLoad(b, "r.json") }
+
+func benchmarkLoad(b *testing.B, name string) {
+	path := benchFile(b, name, 60000)
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := Open(context.Background(), path, "", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for range f.Requests() {
+			n++
+		}
+		if n != 60000 || f.Err() != nil {
+			b.Fatal(n, f.Err())
+		}
 	}
 }

@@ -28,7 +28,7 @@ func TestCountLeavesAPipeAlone(t *testing.T) {
 		defer w.Close()
 		w.WriteString("{\"name\": \"a\"}\n{\"name\": \"b\"}\n")
 	}()
-	f, err := Open(path, "", nil)
+	f, err := Open(context.Background(), path, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
