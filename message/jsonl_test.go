@@ -444,3 +444,14 @@ func TestWriteErrorsNameTheFileOnce(t *testing.T) {
 		t.Errorf("error = %v, want the file's own error once", err)
 	}
 }
+
+// TestReadFileOfADirectory says what is wrong once ("read adir: read adir:
+// is a directory" said it twice).
+func TestReadFileOfADirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	err := ReadFile(dir, func(*Record) error { return nil })
+	if err == nil || err.Error() != "read "+dir+": is a directory" {
+		t.Errorf("error = %v, want %q", err, "read "+dir+": is a directory")
+	}
+}

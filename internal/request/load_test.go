@@ -176,6 +176,9 @@ requests:
 		}},
 		{"yaml with a byte order mark", "r.yaml", "\uFEFFname: a\r\n", "", []loaded{{Name: "a", Line: 1, Col: 1}}},
 		{"stdin with a byte order mark", "-", "\uFEFF{\"name\": \"a\"}\n", "", []loaded{{Name: "a", Line: 1, Col: 1}}},
+		{"jsonl joined from files with byte order marks", "r.jsonl", "\uFEFF{\"name\": \"a\"}\n\uFEFF{\"name\": \"b\"}\n", "", []loaded{
+			{Name: "a", Line: 1, Col: 1}, {Name: "b", Line: 2, Col: 4},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -173,3 +173,39 @@ func TestArgsHash(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFinishedSkipsByteOrderMarks reads a records file that an editor
+// saved with a byte order mark, and one made by joining two such files:
+// the marks are no part of the records.
+func TestReadFinishedSkipsByteOrderMarks(t *testing.T) {
+	t.Parallel()
+	line := func(parent string) string {
+		b, err := message.AppendRecord(nil, &message.Record{ID: "r" + parent, SessionID: "s", ParentID: parent, Role: message.RoleTool,
+			Type: message.TypeToolResult, Status: message.StatusResponded, Name: "t", CreatedAt: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	if err := os.WriteFile(path, []byte("\uFEFF"+line("a")+"\uFEFF"+line("b")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fin, err := ReadFinished(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fin.Has("a") || !fin.Has("b") || fin.Len() != 2 {
+		t.Errorf("finished %d ids (a: %v, b: %v), want a and b", fin.Len(), fin.Has("a"), fin.Has("b"))
+	}
+}
+
+// TestReadFinishedOfADirectory says what is wrong once.
+func TestReadFinishedOfADirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := ReadFinished(dir)
+	if err == nil || err.Error() != dir+" is a directory" {
+		t.Errorf("error = %v, want %q", err, dir+" is a directory")
+	}
+}
