@@ -54,6 +54,13 @@ func TestBenchRunsFromAClone(t *testing.T) {
 		}
 		checkPeerOutput(t, want, exec.Command(python, "bench/pyref/runner.py", requests, "-j", "2"))
 	})
+	t.Run("yamlparsers", func(t *testing.T) {
+		// It measures the YAML library kesoku uses, at kesoku's version.
+		want := requiredVersion(t, "go.mod", "github.com/goccy/go-yaml")
+		if got := requiredVersion(t, "bench/yamlparsers/go.mod", "github.com/goccy/go-yaml"); got != want || want == "" {
+			t.Errorf("bench/yamlparsers measures goccy/go-yaml %q, kesoku uses %q", got, want)
+		}
+	})
 	t.Run("mcp", func(t *testing.T) {
 		// Building it needs the SDK from the network; check what it is
 		// built from instead.
@@ -111,4 +118,24 @@ func checkPeerOutput(t *testing.T, want map[string]any, c *exec.Cmd) {
 			t.Errorf("%s: %s = %v, want %v", c.Args[0], id, got[id], v)
 		}
 	}
+}
+
+// requiredVersion is the version of module path that the go.mod at file
+// requires, "" when it does not.
+func requiredVersion(t *testing.T, file, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := modfile.Parse(file, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range mf.Require {
+		if r.Mod.Path == path {
+			return r.Mod.Version
+		}
+	}
+	return ""
 }

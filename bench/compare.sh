@@ -2,7 +2,7 @@
 # bench/compare.sh: kesoku beside its performance peers on the SPEC §9
 # workloads, in one run on one machine, with the ratios the SPEC asks for.
 #
-#   bench/compare.sh [-n RUNS] [--mcp] [--quick]
+#   bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--quick]
 #
 # Needs only Go, Python 3 and coreutils. The peers live beside this script
 # (bench/limit, bench/pyref, bench/mcp; see bench/README.md). Workloads and
@@ -13,6 +13,9 @@
 #   --mcp     also time the MCP Go SDK peer (its module and the SDK are
 #             downloaded on first use), on 20,000 requests beside the Python
 #             reference
+#   --yaml    also time the YAML readers kesoku's was chosen against
+#             (bench/yamlparsers: goccy/go-yaml and go.yaml.in/yaml, whole
+#             and item by item) on the 4 MiB file of 60,000 requests
 #   --quick   a tenth of each workload, to check that the script works
 set -euo pipefail
 
@@ -22,13 +25,15 @@ peers=$repo/bench
 out=$repo/bench/out
 runs=3
 mcp=0
+yaml=0
 scale=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift 2 ;;
 	--mcp) mcp=1; shift ;;
+	--yaml) yaml=1; shift ;;
 	--quick) scale=10; shift ;;
-	*) echo "usage: bench/compare.sh [-n RUNS] [--mcp] [--quick]" >&2; exit 2 ;;
+	*) echo "usage: bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--quick]" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$out"
@@ -40,11 +45,15 @@ go build -o "$out/kesoku" .
 if [ "$mcp" = 1 ]; then
 	(cd "$peers/mcp" && go build -o "$out/mcp-peer" .)
 fi
+if [ "$yaml" = 1 ]; then
+	(cd "$peers/yamlparsers" && go build -o "$out/yamlparsers" .)
+fi
 
-exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" <<'PY'
+exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" "$yaml" <<'PY'
 import json, os, signal, statistics, subprocess, sys, time
 
 out, peers, runs, mcp, scale = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
+yaml = sys.argv[6] == "1"
 kesoku, limit, pyref = f"{out}/kesoku", f"{out}/limit", f"{peers}/pyref/runner.py"
 env = dict(os.environ)
 env.pop("GOMEMLIMIT", None)  # kesoku sets its own for streamed batches
@@ -163,6 +172,12 @@ if r is None:
 else:
     row(f"YAML, {size:.1f} MiB, {n:,} requests", "kesoku time", f"{r[0]:.2f} s", "≤ 1.5 s", r[0] <= 1.5)
     row(f"YAML, {size:.1f} MiB, {n:,} requests", "kesoku peak RSS", f"{r[1]:.1f} MiB", "< 128 MiB", r[1] < 128)
+if yaml:
+    for mode in ("goccy-whole", "goccy-lex", "goccy-items", "v3-whole", "v3-items", "v3-stream", "v4-whole", "v4-items"):
+        r = measure([f"{out}/yamlparsers", mode, f], may_fail=True)
+        if r is not None:
+            rows.append((f"YAML, {size:.1f} MiB: parse only", mode, f"{r[0]:.2f} s, {r[1]:.0f} MiB", "", ""))
+            print(f"  {mode}: {r[0]:.2f} s, {r[1]:.0f} MiB", file=sys.stderr)
 n = 600_000 // scale
 print(f"== {n:,} x calculate_sum as a YAML list: peak memory", file=sys.stderr)
 f = yaml_sums(n)
