@@ -14,39 +14,43 @@ const maxDepth = 200
 // jsonParser decodes JSON into the values encoding/json produces for an
 // `any` — map[string]any, []any, string, bool, nil — except that an
 // integer that fits is an int64, or a uint64 above that (as from YAML), so
-// that large integers keep every digit. It keeps the byte offset of every error and value, for
-// file:line:column messages, bounds nesting, and is several times faster
-// than reflection on the batch path.
+// that large integers keep every digit. It keeps the byte offset of every
+// error and value, for file:line:column messages, bounds nesting, and is
+// several times faster than reflection on the batch path.
 type jsonParser struct {
 	data  []byte
 	i     int
 	depth int
 	// names keeps the short strings that recur from request to request
-	// (keys, tool names), so that a batch allocates each once.
-	names map[string]string
+	// (keys, tool names).
+	names interner
 }
 
-// internable bounds the strings a parser keeps: short ones, and not too
-// many, whatever the input.
+// interner keeps short strings that recur, so that a batch allocates each
+// once.
+type interner struct{ m map[string]string }
+
+// internable bounds the strings an interner keeps: short ones, and not
+// too many, whatever the input.
 const (
 	maxInternLen   = 32
 	maxInternCount = 4096
 )
 
 // intern returns s as a string, the same one each time for a short s.
-func (p *jsonParser) intern(s []byte) string {
+func (in *interner) intern(s []byte) string {
 	if len(s) > maxInternLen {
 		return string(s)
 	}
-	if v, ok := p.names[string(s)]; ok {
+	if v, ok := in.m[string(s)]; ok {
 		return v
 	}
 	v := string(s)
-	if p.names == nil {
-		p.names = make(map[string]string)
+	if in.m == nil {
+		in.m = make(map[string]string)
 	}
-	if len(p.names) < maxInternCount {
-		p.names[v] = v
+	if len(in.m) < maxInternCount {
+		in.m[v] = v
 	}
 	return v
 }
@@ -342,7 +346,7 @@ func (p *jsonParser) key() (string, error) {
 		c := p.data[j]
 		if c == '"' {
 			p.i = j + 1
-			return p.intern(p.data[start:j]), nil
+			return p.names.intern(p.data[start:j]), nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break

@@ -25,9 +25,9 @@ type yamlFast struct {
 	first int // the number of the chunk's first line
 	name  string
 	// names keeps the short strings that recur from request to request
-	// (keys, tool names), so that a file allocates each once; pairs is
-	// the buffer of a request's keys. Both serve chunk after chunk.
-	names map[string]string
+	// (keys, tool names); pairs is the buffer of a request's keys. Both
+	// serve chunk after chunk.
+	names interner
 	pairs []fastPair
 }
 
@@ -79,28 +79,10 @@ func (p *yamlFast) reset(src []byte, first int, name string) bool {
 	return true
 }
 
-// intern returns b as a string, the same one each time for a short b.
-func (p *yamlFast) intern(b []byte) string {
-	if len(b) > maxInternLen {
-		return string(b)
-	}
-	if s, ok := p.names[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if p.names == nil {
-		p.names = make(map[string]string)
-	}
-	if len(p.names) < maxInternCount {
-		p.names[s] = s
-	}
-	return s
-}
-
 // plain is the value of a plain scalar, its string interned.
 func (p *yamlFast) plain(b []byte) any {
 	if c := b[0]; ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') && !isKeyword(b) {
-		return p.intern(b)
+		return p.names.intern(b)
 	}
 	if n, ok := decimal(b); ok {
 		return n
@@ -151,7 +133,7 @@ func (p *yamlFast) key(text []byte) (string, int, bool) {
 		if i > 0 && (i+1 == len(text) || text[i+1] == ' ') {
 			raw := text[:i]
 			if isPlainWord(raw) && !isKeyword(raw) {
-				return p.intern(raw), i + 1, true
+				return p.names.intern(raw), i + 1, true
 			}
 		}
 	}
@@ -484,23 +466,11 @@ func (p *yamlFast) flow(o, end, depth int, pairs *[]fastPair) (any, int, bool) {
 				return nil, 0, false
 			}
 			list = append(list, v)
-			o = e
-			space()
-			if o >= end {
-				return nil, 0, false
+			next, closed, ok := p.flowNext(e, end, ']')
+			if !ok || closed {
+				return list, next, ok
 			}
-			switch p.src[o] {
-			case ',':
-				o++
-				space()
-				if o >= end || p.src[o] == ']' || p.src[o] == ',' {
-					return nil, 0, false
-				}
-			case ']':
-				return list, o + 1, true
-			default:
-				return nil, 0, false
-			}
+			o = next
 		}
 	}
 	m := map[string]any{}
@@ -551,24 +521,35 @@ func (p *yamlFast) flow(o, end, depth int, pairs *[]fastPair) (any, int, bool) {
 		if pairs != nil {
 			*pairs = append(*pairs, fastPair{key: key, keyPos: p.pos(keyAt), v: v, valuePos: p.pos(o)})
 		}
-		o = e
-		space()
-		if o >= end {
-			return nil, 0, false
+		next, closed, ok := p.flowNext(e, end, '}')
+		if !ok || closed {
+			return m, next, ok
 		}
-		switch p.src[o] {
-		case ',':
-			o++
-			space()
-			if o >= end || p.src[o] == '}' || p.src[o] == ',' {
-				return nil, 0, false
-			}
-		case '}':
-			return m, o + 1, true
-		default:
-			return nil, 0, false
-		}
+		o = next
 	}
+}
+
+// flowNext moves past what follows an entry of a flow collection that
+// ends with close: a comma, to the start of the next entry, or the end.
+func (p *yamlFast) flowNext(o, end int, close byte) (next int, closed, ok bool) {
+	for o < end && p.src[o] == ' ' {
+		o++
+	}
+	if o >= end {
+		return 0, false, false
+	}
+	switch p.src[o] {
+	case ',':
+		for o++; o < end && p.src[o] == ' '; o++ {
+		}
+		if o >= end || p.src[o] == close || p.src[o] == ',' {
+			return 0, false, false
+		}
+		return o, false, true
+	case close:
+		return o + 1, true, true
+	}
+	return 0, false, false
 }
 
 // flowValue reads a value inside a flow collection.
