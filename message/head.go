@@ -260,6 +260,9 @@ func (p *headParser) str() ([]byte, error) {
 		switch c := p.data[p.i]; {
 		case c == '"':
 			p.i++
+			if s := p.data[start : p.i-1]; !utf8.Valid(s) {
+				return p.validUTF8(s), nil
+			}
 			return p.data[start : p.i-1], nil
 		case c == '\\':
 			return p.strEscaped(start)
@@ -271,8 +274,29 @@ func (p *headParser) str() ([]byte, error) {
 	return nil, p.fail("unexpected end of JSON input")
 }
 
+// validUTF8 is s with each byte that is not UTF-8 made U+FFFD, as
+// encoding/json reads it.
+func (p *headParser) validUTF8(s []byte) []byte {
+	p.buf = appendValidUTF8(p.buf[:0], s)
+	return p.buf
+}
+
+// appendValidUTF8 appends s to b, each byte that is not UTF-8 as U+FFFD.
+func appendValidUTF8(b, s []byte) []byte {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		if r == utf8.RuneError && n == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return b
+}
+
 func (p *headParser) strEscaped(start int) ([]byte, error) {
-	b := append(p.buf[:0], p.data[start:p.i]...)
+	b := appendValidUTF8(p.buf[:0], p.data[start:p.i])
 	defer func() { p.buf = b[:0] }()
 	for p.i < len(p.data) {
 		c := p.data[p.i]
@@ -282,6 +306,15 @@ func (p *headParser) strEscaped(start int) ([]byte, error) {
 			return b, nil
 		case c < 0x20:
 			return nil, p.fail("invalid character %s in string literal", quoteChar(c))
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(p.data[p.i:])
+			if r == utf8.RuneError && n == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+			} else {
+				b = append(b, p.data[p.i:p.i+n]...)
+			}
+			p.i += n
+			continue
 		case c != '\\':
 			b = append(b, c)
 			p.i++

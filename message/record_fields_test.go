@@ -3,6 +3,7 @@ package message
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -155,4 +156,39 @@ func TestReaderLines(t *testing.T) {
 	if rd.Err() != nil {
 		t.Error(rd.Err())
 	}
+}
+
+// FuzzHead holds Reader.Head to encoding/json: it reads a line exactly
+// when encoding/json finds it a JSON object, and reads its fields as
+// encoding/json does (those of them that are strings).
+func FuzzHead(f *testing.F) {
+	for _, s := range []string{`{"parent_id":"a","name":"t","type":"tool_result","status":"responded","is_error":true,"args_hash":"00"}`,
+		`{"content":{"parent_id":"x"},"parent_id":"\u00e9\ud83d\ude00\"","session_id":1}`, `[1]`, `{"a":1e5,"b":[true,false,null]}`,
+		`{"is_error":false}`, `{"name":"a\ud800b"}`, `{"a":tru}`, `{}`, `{"a":"\x01"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var p headParser
+		h, err := p.parse(line)
+		var m map[string]any
+		stdErr := json.Unmarshal(line, &m)
+		if stdErr == nil && m == nil {
+			stdErr = errors.New("null is no record") // encoding/json decodes null into a map as nil
+		}
+		if (err == nil) != (stdErr == nil) {
+			t.Fatalf("Head: %v, encoding/json: %v, for %q", err, stdErr, line)
+		}
+		if err != nil {
+			return
+		}
+		for key, got := range map[string]string{"session_id": h.SessionID, "parent_id": h.ParentID, "type": string(h.Type),
+			"status": string(h.Status), "name": h.Name, "args_hash": h.ArgsHash} {
+			if want, ok := m[key].(string); ok && want != got {
+				t.Fatalf("%s = %q, encoding/json read %q, for %q", key, got, want, line)
+			}
+		}
+		if want, _ := m["is_error"].(bool); want != h.IsError {
+			t.Fatalf("is_error = %v, encoding/json read %v, for %q", h.IsError, want, line)
+		}
+	})
 }
