@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/llm/provider": {"internal/llm", "internal/llm/gemini", "internal/llm/claude"},
 	"internal/schema":       {"registry", "internal/llm/gemini", "internal/llm/claude"},
 	"internal/media":        {"internal/llm", "registry", "message", "internal/workspace"},
+	"internal/diff":         {"message"},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

@@ -1,0 +1,299 @@
+// Package diff compares the records of two runs request by request (SPEC
+// §16): what a tool returned is data, and CI should notice when it
+// changes. It pairs the tool_result records of two records files by the
+// request they answer, compares what matters (the tool's name, the status,
+// the error's kind, the content, by value) and reports each place that
+// differs. It streams both files at once; memory holds only the records
+// that the other file has not reached yet, none when both files are in the
+// same order, as two runs of one request file are.
+package diff
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/kesoku/kesoku/message"
+)
+
+// RecordReader reads the records of one file in order, as
+// *message.Reader does.
+type RecordReader interface {
+	// Scan moves to the next line that is not blank.
+	Scan() bool
+	// Record decodes the current line.
+	Record() (*message.Record, error)
+	// Pos returns the current line's number and column.
+	Pos() (line, col int)
+	// Err returns the error that ended Scan, nil at the end.
+	Err() error
+}
+
+// File is one side of a comparison.
+type File struct {
+	Name    string
+	Records RecordReader
+}
+
+// Options say what Compare leaves out.
+type Options struct {
+	// Ignore are places of a record left out, with everything under them.
+	Ignore []Path
+	// Messages compares the error's message too. It is left out by
+	// default: messages hold temporary paths, durations and the wording of
+	// other programs' errors, while the kind says what happened.
+	Messages bool
+}
+
+// Kind says how the records of a request differ.
+type Kind string
+
+// The kinds of difference.
+const (
+	// Changed: both files answer the request, differently.
+	Changed Kind = "changed"
+	// NewError: the old record succeeded, the new one is an error.
+	NewError Kind = "new_error"
+	// Fixed: the old record is an error, the new one succeeded.
+	Fixed Kind = "fixed"
+	// OnlyOld: the request has a record in the old file only.
+	OnlyOld Kind = "only_old"
+	// OnlyNew: the request has a record in the new file only.
+	OnlyNew Kind = "only_new"
+)
+
+// Difference is how the records of one request differ.
+type Difference struct {
+	// Request is the id of the request the records answer.
+	Request string
+	// Name is the tool's name: the new record's, when there is one.
+	Name string
+	Kind Kind
+	// OldLine and NewLine are the records' lines in each file, 0 where
+	// the file has none.
+	OldLine, NewLine int
+	// Changes are the places that differ, in the order of the record's
+	// fields and then of keys and indexes; none for OnlyOld and OnlyNew.
+	Changes []Change
+}
+
+// Summary counts what Compare found.
+type Summary struct {
+	// Requests is how many requests the files answer between them.
+	Requests int
+	// ByKind counts the requests that differ, by kind.
+	ByKind map[Kind]int
+}
+
+// Different is how many requests differ.
+func (s Summary) Different() int {
+	n := 0
+	for _, c := range s.ByKind {
+		n += c
+	}
+	return n
+}
+
+// Compare pairs the tool_result records of old and new and calls emit for
+// every request whose records differ, as soon as it knows. Records are
+// paired by the request they answer: a record's call_id where it has one
+// (the tool_result records of a session transcript, which `kesoku run`
+// replays under that id), otherwise its parent_id. Records of other types
+// and records that name no request are skipped. Where a file holds more
+// than one record of a request, an aborted record gives way to a later one
+// (a run finished with --resume appends it); other repeats are paired in
+// turn, the second of old with the second of new.
+//
+// Both files are read at once, a record from each in turn; a record is
+// kept only until its partner in the other file is read, so that memory
+// holds only what one file has not reached yet: nothing when both are in
+// the same order, at most the smaller file when they are not.
+func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (Summary, error) {
+	m := &merge{
+		cmp:  comparer{ignore: ignoreSet(opts.Ignore), messages: opts.Messages},
+		emit: emit,
+		sum:  Summary{ByKind: map[Kind]int{}},
+	}
+	m.sides[0] = newSide(old, OnlyOld)
+	m.sides[1] = newSide(new, OnlyNew)
+	for n := 0; !m.sides[0].done || !m.sides[1].done; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return m.sum, ctx.Err()
+		}
+		for i := range m.sides {
+			if m.sides[i].done {
+				continue
+			}
+			if err := m.step(i); err != nil {
+				return m.sum, err
+			}
+		}
+	}
+	return m.sum, nil
+}
+
+// entry is a record waiting for its partner.
+type entry struct {
+	rec  *message.Record
+	key  string
+	line int
+	seq  int    // its place among the records read from its file
+	next *entry // the next record of the same request in the same file
+}
+
+// side is one file being read.
+type side struct {
+	File
+	only Kind
+	done bool
+	seq  int
+	// pending are records waiting for the other file's record of their
+	// request, each request's in the order read.
+	pending map[string]*entry
+	// aborted are aborted records that a later record of their request in
+	// this file may replace; they are taken as they are at the file's end.
+	aborted map[string]*entry
+}
+
+func newSide(f File, only Kind) *side {
+	return &side{File: f, only: only, pending: map[string]*entry{}, aborted: map[string]*entry{}}
+}
+
+type merge struct {
+	sides [2]*side
+	cmp   comparer
+	emit  func(*Difference) error
+	sum   Summary
+}
+
+// step reads the next record of side i and pairs it, or keeps it.
+func (m *merge) step(i int) error {
+	s := m.sides[i]
+	if !s.Records.Scan() {
+		if err := s.Records.Err(); err != nil {
+			return err
+		}
+		return m.finish(i)
+	}
+	rec, err := s.Records.Record()
+	if isTorn(err) {
+		return nil // the last line of a run that was killed mid-write
+	}
+	if err != nil {
+		return err
+	}
+	key := requestKey(rec)
+	if rec.Type != message.TypeToolResult || key == "" {
+		return nil
+	}
+	line, _ := s.Records.Pos()
+	s.seq++
+	e := &entry{rec: rec, key: key, line: line, seq: s.seq}
+	if rec.Status == message.StatusAborted {
+		s.aborted[key] = e
+		return nil
+	}
+	delete(s.aborted, key)
+	return m.place(i, e)
+}
+
+// requestKey names the request a record answers.
+func requestKey(r *message.Record) string {
+	if r.CallID != "" {
+		return r.CallID
+	}
+	return r.ParentID
+}
+
+// place pairs e, a record of side i, with the other side's waiting record
+// of its request, or keeps it waiting.
+func (m *merge) place(i int, e *entry) error {
+	s, o := m.sides[i], m.sides[1-i]
+	if w := o.pending[e.key]; w != nil {
+		if w.next != nil {
+			o.pending[e.key] = w.next
+		} else {
+			delete(o.pending, e.key)
+		}
+		if i == 0 {
+			return m.pair(e, w)
+		}
+		return m.pair(w, e)
+	}
+	if o.done {
+		return m.only(s, e)
+	}
+	if w := s.pending[e.key]; w != nil {
+		for w.next != nil {
+			w = w.next
+		}
+		w.next = e
+	} else {
+		s.pending[e.key] = e
+	}
+	return nil
+}
+
+// finish ends side i: its aborted records are taken as they are, and the
+// other side's waiting records will find no partner.
+func (m *merge) finish(i int) error {
+	s, o := m.sides[i], m.sides[1-i]
+	for _, e := range inOrder(s.aborted) {
+		if err := m.place(i, e); err != nil {
+			return err
+		}
+	}
+	clear(s.aborted)
+	s.done = true
+	for _, e := range inOrder(o.pending) {
+		for ; e != nil; e = e.next {
+			if err := m.only(o, e); err != nil {
+				return err
+			}
+		}
+	}
+	clear(o.pending)
+	return nil
+}
+
+// inOrder returns the entries of m in the order they were read.
+func inOrder(m map[string]*entry) []*entry {
+	return slices.SortedFunc(maps.Values(m), func(a, b *entry) int { return cmp.Compare(a.seq, b.seq) })
+}
+
+func (m *merge) pair(old, new *entry) error {
+	m.sum.Requests++
+	changes, err := m.cmp.records(old.rec, new.rec)
+	if err != nil {
+		return fmt.Errorf("%s:%d: %w", m.sides[1].Name, new.line, err)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	d := &Difference{Request: new.key, Name: new.rec.Name, Kind: Changed, OldLine: old.line, NewLine: new.line, Changes: changes}
+	if d.Name == "" {
+		d.Name = old.rec.Name
+	}
+	switch oe, ne := errorOf(old.rec) != nil, errorOf(new.rec) != nil; {
+	case !oe && ne:
+		d.Kind = NewError
+	case oe && !ne:
+		d.Kind = Fixed
+	}
+	m.sum.ByKind[d.Kind]++
+	return m.emit(d)
+}
+
+func (m *merge) only(s *side, e *entry) error {
+	m.sum.Requests++
+	m.sum.ByKind[s.only]++
+	d := &Difference{Request: e.key, Name: e.rec.Name, Kind: s.only}
+	if s.only == OnlyOld {
+		d.OldLine = e.line
+	} else {
+		d.NewLine = e.line
+	}
+	return m.emit(d)
+}
