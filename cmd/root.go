@@ -121,6 +121,7 @@ CONFIG FILES
 		newToolsCmd(g),
 		newRunCmd(g, nil),
 		newValidateCmd(g, nil),
+		newDiffCmd(g, nil),
 		newSessionCmd(g, nil),
 		newAnalyzeCmd(g, nil),
 		newGenCmd(g, nil),

@@ -1,0 +1,366 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/diff"
+)
+
+// diffOptions are what `kesoku diff` was asked to do.
+type diffOptions struct {
+	g        *Globals
+	Old, New string
+	JSON     bool
+	Ignore   []string
+	Messages bool
+
+	ignore []diff.Path // parsed by check
+}
+
+// newDiffCmd builds `kesoku diff`; tests pass runF to see the options the
+// flags made.
+func newDiffCmd(g *Globals, runF func(context.Context, *diffOptions) error) *cobra.Command {
+	opts := &diffOptions{g: g}
+	c := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Compare two runs' records request by request",
+		Long: `diff compares the records of two runs, OLD and NEW (files that run or
+session wrote; "-" for standard input), request by request, and prints
+every difference: snapshot tests for tools. Run the tests once into a
+golden file, then compare every later run with it:
+
+  kesoku run tests.yaml -o golden.jsonl      # once
+  kesoku run tests.yaml -o new.jsonl && kesoku diff golden.jsonl new.jsonl
+
+(run exits 1 when a request fails: where the golden file holds errors on
+purpose, join the two with ";" rather than "&&".)
+
+PAIRING
+  The tool_result records of the two files are paired by the request they
+  answer: their parent_id, the request's id. A tool_result of a session
+  transcript is paired by its call_id, the id that run gives the call when
+  it replays the transcript, so a transcript compares with its replay.
+  Other records (text, tool_call) and records that name no request are
+  skipped. Where a file holds several records of one request, an aborted
+  record gives way to a later one (run --resume appends it); other repeats
+  (an id given twice, whose second record is an invalid_request) are
+  paired in turn, the second of OLD with the second of NEW. A request that
+  has a record in one file only is a difference.
+
+WHAT IS COMPARED
+  The tool's name, the status, whether there is an error and its kind, and
+  the content, by value: the order of keys, white space, the escapes of a
+  string and the way a number is written (1, 1.0, 1e0) do not matter.
+  Never the id, session_id, created_at, duration_ms or the other fields
+  that differ from run to run; nor, unless --messages, the error's
+  message, which holds temporary paths, durations and other programs'
+  wording while its kind says what happened.
+
+  --ignore PATH leaves out a place and everything under it, as jq writes
+  places: .content.modified, .content.files[].mtime ([] is every element
+  of an array, or every value of an object), .content.rows[0],
+  .content["a key"], .error.kind, .status, .content (the whole result).
+
+OUTPUT
+  Each difference is one line on standard output, in the order found,
+  which is request order when both files are in it:
+
+    call_2 (read_file): .content.lines[3]: "foo" -> "bar"
+    call_4 (calculate_sum): .error: (absent) -> {"kind":"tool_error","message":"..."}
+    call_5 (sleep): only in golden.jsonl
+
+  Values are compact JSON, "(absent)" where the place does not exist;
+  values longer than 160 bytes are cut in the middle, and a request shows
+  at most 20 places (--json has them all). A summary line follows on
+  standard error (not with -q):
+
+    kesoku: 3 of 120 requests differ: 1 changed, 1 new error, 1 only in golden.jsonl
+
+  --json prints one JSON object a line instead, each place that differs
+  or request in one file only:
+
+    {"request": "call_2", "name": "read_file", "change": "changed",
+     "path": ".content.lines[3]", "old": "foo", "new": "bar",
+     "old_line": 2, "new_line": 2}
+    {"request": "call_5", "name": "sleep", "change": "only_old", "old_line": 5}
+
+  change is changed, new_error (OLD succeeded, NEW is an error), fixed
+  (the other way), only_old or only_new; old or new is left out where the
+  place does not exist on that side (null is a value).
+
+MEMORY
+  Both files are read at once, a record of each in turn, and a record is
+  kept only until its partner is read: two runs of one request file, which
+  are in request order, compare in flat memory however long they are.
+  Files in other orders hold the records read ahead of their partners, at
+  most those of the smaller file (and aborted records, until the file
+  ends or a resumed run's record replaces them).
+
+EXIT STATUS
+  0  the files answer the same requests the same way
+  1  at least one request differs
+  2  bad usage, or a file that cannot be read or is not records (with
+     file:line); differences printed before it are kept`,
+		Example: `  kesoku diff golden.jsonl new.jsonl
+  kesoku diff golden.jsonl new.jsonl --ignore .content.modified --ignore '.content.files[].mtime'
+  kesoku run tests.yaml | kesoku diff golden.jsonl -
+  kesoku diff golden.jsonl new.jsonl --json | jq -r 'select(.change == "new_error") | .request'`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Old, opts.New = args[0], args[1]
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runDiff(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the differences as JSON lines")
+	f.StringArrayVar(&opts.Ignore, "ignore", nil, "leave out the place `PATH` and what is under it (.content.modified, .content.files[].mtime); repeatable")
+	f.BoolVar(&opts.Messages, "messages", false, "compare the error's message too, not only its kind")
+	return c
+}
+
+// recordFields are the top-level fields of a record: --ignore of one that
+// is never compared is harmless, of any other name a mistake.
+var recordFields = []string{"id", "session_id", "parent_id", "role", "type", "status", "name", "content", "is_error", "error", "args_hash", "created_at", "duration_ms", "call_id", "model", "provider_data", "truncated", "model_call_id", "cut"}
+
+// check parses --ignore and refuses reading standard input twice.
+func (o *diffOptions) check() error {
+	if o.Old == "-" && o.New == "-" {
+		return usageErrf(`"-" (standard input) given twice`)
+	}
+	for _, s := range o.Ignore {
+		p, err := diff.ParsePath(s)
+		if err != nil {
+			return usageErrf("--ignore %s: %w", s, err)
+		}
+		if len(p) == 0 {
+			return usageErrf("--ignore %s: that is the whole record", s)
+		}
+		switch top := p[0]; {
+		case top.Kind != diff.KeyStep:
+			return usageErrf("--ignore %s: a record is an object: start with .content, .error, .status or .name", s)
+		case !slices.Contains(recordFields, top.Key):
+			return usageErrf("--ignore %s: a record has no field %q; the tool's result is under .content (%s)", s, top.Key, append(diff.Path{{Kind: diff.KeyStep, Key: "content"}}, p...))
+		case top.Key == "error" && len(p) > 1 && (p[1].Kind != diff.KeyStep || p[1].Key != "kind" && p[1].Key != "message"):
+			return usageErrf("--ignore %s: an error has a kind and a message (.error.kind, .error.message)", s)
+		}
+		o.ignore = append(o.ignore, p)
+	}
+	return nil
+}
+
+func runDiff(ctx context.Context, o *diffOptions) error {
+	io := o.g.IO
+	old, closeOld, err := openDiffFile(o.Old, io.In)
+	if err != nil {
+		return usageErr(fileError(err))
+	}
+	defer closeOld()
+	new, closeNew, err := openDiffFile(o.New, io.In)
+	if err != nil {
+		return usageErr(fileError(err))
+	}
+	defer closeNew()
+
+	out := bufio.NewWriterSize(io.Out, 64<<10)
+	p := &diffPrinter{w: out, oldName: old.Name, newName: new.Name}
+	emit := p.text
+	if o.JSON {
+		emit = p.json
+	}
+	sum, err := diff.Compare(ctx, old, new, diff.Options{Ignore: o.ignore, Messages: o.Messages}, emit)
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = fmt.Errorf("write: %w", ferr)
+	}
+	if p.err != nil {
+		return fmt.Errorf("write: %w", p.err)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return usageErr(err)
+	}
+	if !o.g.Quiet {
+		fmt.Fprintf(io.Err, "kesoku: %s\n", diffSummary(sum, old.Name, new.Name))
+	}
+	if sum.Different() > 0 {
+		return errFailures
+	}
+	return nil
+}
+
+// openDiffFile opens a records file, "-" being standard input.
+func openDiffFile(name string, stdin io.Reader) (diff.File, func(), error) {
+	if name == "-" {
+		return diff.File{Name: "<stdin>", Records: diff.NewReader(stdin, "<stdin>")}, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return diff.File{}, nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return diff.File{}, nil, fmt.Errorf("%s: is a directory", name)
+	}
+	return diff.File{Name: name, Records: diff.NewReader(f, name)}, func() { f.Close() }, nil
+}
+
+// diffSummary says in one line what diff found.
+func diffSummary(s diff.Summary, oldName, newName string) string {
+	n := s.Different()
+	if n == 0 {
+		return fmt.Sprintf("%d %s, no differences", s.Requests, plural(s.Requests, "request", "requests"))
+	}
+	var parts []string
+	for _, k := range []struct {
+		kind diff.Kind
+		say  string
+	}{
+		{diff.Changed, "changed"},
+		{diff.NewError, plural(s.ByKind[diff.NewError], "new error", "new errors")},
+		{diff.Fixed, "fixed"},
+		{diff.OnlyOld, "only in " + oldName},
+		{diff.OnlyNew, "only in " + newName},
+	} {
+		if c := s.ByKind[k.kind]; c > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c, k.say))
+		}
+	}
+	return fmt.Sprintf("%d of %d %s differ: %s", n, s.Requests, plural(s.Requests, "request", "requests"), strings.Join(parts, ", "))
+}
+
+// diffPrinter writes differences, keeping the first write error.
+type diffPrinter struct {
+	w                *bufio.Writer
+	oldName, newName string
+	err              error
+}
+
+// The bounds of diff's text output, as its help states them.
+const (
+	maxShownValue   = 160
+	maxShownChanges = 20
+)
+
+func (p *diffPrinter) text(d *diff.Difference) error {
+	req := showRequest(d.Request)
+	if d.Name != "" {
+		req += " (" + d.Name + ")"
+	}
+	switch d.Kind {
+	case diff.OnlyOld:
+		fmt.Fprintf(p.w, "%s: only in %s\n", req, p.oldName)
+	case diff.OnlyNew:
+		fmt.Fprintf(p.w, "%s: only in %s\n", req, p.newName)
+	}
+	for i, c := range d.Changes {
+		if i == maxShownChanges {
+			fmt.Fprintf(p.w, "%s: and %d more (--json lists them all)\n", req, len(d.Changes)-i)
+			break
+		}
+		fmt.Fprintf(p.w, "%s: %s: %s -> %s\n", req, c.Path, showValue(c.Old), showValue(c.New))
+	}
+	return p.check()
+}
+
+// diffLine is one line of diff --json.
+type diffLine struct {
+	Request string          `json:"request"`
+	Name    string          `json:"name,omitempty"`
+	Change  diff.Kind       `json:"change"`
+	Path    string          `json:"path,omitempty"`
+	Old     json.RawMessage `json:"old,omitempty"`
+	New     json.RawMessage `json:"new,omitempty"`
+	OldLine int             `json:"old_line,omitempty"`
+	NewLine int             `json:"new_line,omitempty"`
+}
+
+func (p *diffPrinter) json(d *diff.Difference) error {
+	l := diffLine{Request: d.Request, Name: d.Name, Change: d.Kind, OldLine: d.OldLine, NewLine: d.NewLine}
+	if len(d.Changes) == 0 {
+		return p.jsonLine(&l)
+	}
+	for _, c := range d.Changes {
+		l.Path, l.Old, l.New = c.Path.String(), c.Old, c.New
+		if err := p.jsonLine(&l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *diffPrinter) jsonLine(l *diffLine) error {
+	e := json.NewEncoder(p.w)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(l); err != nil && p.err == nil {
+		p.err = err
+	}
+	return p.check()
+}
+
+// check returns the first write error: once standard output is gone,
+// there is no point in comparing on.
+func (p *diffPrinter) check() error {
+	if p.err != nil {
+		return p.err
+	}
+	if _, err := p.w.Write(nil); err != nil {
+		p.err = err
+	}
+	return p.err
+}
+
+// showRequest is a request's id as diff prints it: quoted when it holds
+// space or other characters that would blur the line.
+func showRequest(id string) string {
+	if id == "" || strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == '"' || r == ':' }) {
+		return strconv.Quote(id)
+	}
+	return id
+}
+
+// showValue is a value as diff prints it: compact JSON, cut in the middle
+// when long.
+func showValue(v json.RawMessage) string {
+	if v == nil {
+		return "(absent)"
+	}
+	if len(v) <= maxShownValue {
+		return string(v)
+	}
+	head, tail := cutAtRune(v, maxShownValue*2/3, true), cutAtRune(v, maxShownValue/4, false)
+	return fmt.Sprintf("%s ... (%d bytes) ... %s", head, len(v), tail)
+}
+
+// cutAtRune returns about n bytes of the start (or the end) of b, not
+// splitting a UTF-8 character.
+func cutAtRune(b []byte, n int, start bool) string {
+	if start {
+		for n > 0 && n < len(b) && b[n]&0xC0 == 0x80 {
+			n--
+		}
+		return string(b[:n])
+	}
+	i := len(b) - n
+	for i < len(b) && b[i]&0xC0 == 0x80 {
+		i++
+	}
+	return string(b[i:])
+}

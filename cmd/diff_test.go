@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/diff"
+)
+
+func TestDiffFlags(t *testing.T) {
+	t.Parallel()
+	var got *diffOptions
+	c := newDiffCmd(&Globals{}, func(_ context.Context, o *diffOptions) error { got = o; return nil })
+	c.SetArgs([]string{"old.jsonl", "-", "--json", "--messages", "--ignore", ".content.modified", "--ignore", `.content.files[].mtime`, "--ignore", `.content["a,b"]`})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Old != "old.jsonl" || got.New != "-" || !got.JSON || !got.Messages {
+		t.Errorf("options %+v", got)
+	}
+	var paths []string
+	for _, p := range got.ignore {
+		paths = append(paths, p.String())
+	}
+	if diff := cmp.Diff([]string{".content.modified", ".content.files[].mtime", `.content["a,b"]`}, paths); diff != "" {
+		t.Errorf("--ignore mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestDiffUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a"}, "accepts 2 arg(s), received 1"},
+		{[]string{"-", "-"}, `"-" (standard input) given twice`},
+		{[]string{"a", "b", "--ignore", "content.x"}, `--ignore content.x: a path starts with "." or "["`},
+		{[]string{"a", "b", "--ignore", ".modified"}, `--ignore .modified: a record has no field "modified"; the tool's result is under .content (.content.modified)`},
+		{[]string{"a", "b", "--ignore", "[0]"}, "--ignore [0]: a record is an object"},
+		{[]string{"a", "b", "--ignore", "."}, "--ignore .: that is the whole record"},
+		{[]string{"a", "b", "--ignore", ".error.text"}, "--ignore .error.text: an error has a kind and a message"},
+		{[]string{"a", "b", "--ignore", ".content.a["}, `--ignore .content.a[: at 11: "[" is not closed`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			out, errOut, code := execKesoku(t, "", append([]string{"diff"}, tt.args...)...)
+			if code != ExitUsage || out != "" || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, tt.want)
+			}
+		})
+	}
+}
+
+// A never-compared field is harmless to ignore.
+func TestDiffIgnoreNeverCompared(t *testing.T) {
+	t.Parallel()
+	var got *diffOptions
+	c := newDiffCmd(&Globals{}, func(_ context.Context, o *diffOptions) error { got = o; return nil })
+	c.SetArgs([]string{"a", "b", "--ignore", ".duration_ms", "--ignore", ".error.message"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.ignore) != 2 {
+		t.Errorf("ignore = %v", got.ignore)
+	}
+}
+
+func execKesoku(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: t.TempDir()}, args)
+	return out.String(), errOut.String(), code
+}
+
+func TestDiffText(t *testing.T) {
+	t.Parallel()
+	long := json.RawMessage(`"` + strings.Repeat("é", 200) + `"`)
+	many := make([]diff.Change, 23)
+	for i := range many {
+		many[i] = diff.Change{Path: diff.Path{{Kind: diff.KeyStep, Key: "content"}, {Kind: diff.IndexStep, Index: i}}, Old: json.RawMessage("1"), New: json.RawMessage("2")}
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	p := &diffPrinter{w: w, oldName: "golden.jsonl", newName: "new.jsonl"}
+	for _, d := range []*diff.Difference{
+		{Request: "call_1", Name: "a", Kind: diff.Changed, Changes: []diff.Change{{Path: diff.Path{{Kind: diff.KeyStep, Key: "content"}}, Old: json.RawMessage(`{"x":null}`)}}},
+		{Request: "call 2", Name: "b", Kind: diff.OnlyOld},
+		{Request: "c:3", Kind: diff.OnlyNew},
+		{Request: "long", Name: "c", Kind: diff.Changed, Changes: []diff.Change{{Path: diff.Path{{Kind: diff.KeyStep, Key: "content"}}, Old: long, New: json.RawMessage(`"x"`)}}},
+		{Request: "many", Name: "d", Kind: diff.Changed, Changes: many},
+	} {
+		if err := p.text(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		`call_1 (a): .content: {"x":null} -> (absent)`,
+		`"call 2" (b): only in golden.jsonl`,
+		`"c:3": only in new.jsonl`,
+		`long (c): .content: "` + strings.Repeat("é", 52) + ` ... (402 bytes) ... ` + strings.Repeat("é", 19) + `" -> "x"`,
+	}
+	for i := range 20 {
+		want = append(want, fmt.Sprintf("many (d): .content[%d]: 1 -> 2", i))
+	}
+	want = append(want, "many (d): and 3 more (--json lists them all)")
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("output mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestDiffSummary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sum  diff.Summary
+		want string
+	}{
+		{diff.Summary{Requests: 1}, "1 request, no differences"},
+		{diff.Summary{Requests: 0}, "0 requests, no differences"},
+		{diff.Summary{Requests: 120, ByKind: map[diff.Kind]int{diff.Changed: 1, diff.NewError: 2, diff.Fixed: 1, diff.OnlyOld: 1, diff.OnlyNew: 3}},
+			"8 of 120 requests differ: 1 changed, 2 new errors, 1 fixed, 1 only in g.jsonl, 3 only in n.jsonl"},
+		{diff.Summary{Requests: 2, ByKind: map[diff.Kind]int{diff.NewError: 1}}, "1 of 2 requests differ: 1 new error"},
+	}
+	for _, tt := range tests {
+		if got := diffSummary(tt.sum, "g.jsonl", "n.jsonl"); got != tt.want {
+			t.Errorf("diffSummary(%+v) = %q, want %q", tt.sum, got, tt.want)
+		}
+	}
+}
