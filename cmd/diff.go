@@ -110,7 +110,7 @@ MEMORY
 EXIT STATUS
   0  the files answer the same requests the same way
   1  at least one request differs
-  2  bad usage, or a file that cannot be read or is not records (with
+  2  bad usage, or a file that cannot be read or parsed (with
      file:line); differences printed before it are kept`,
 		Example: `  kesoku diff golden.jsonl new.jsonl
   kesoku diff golden.jsonl new.jsonl --ignore .content.modified --ignore '.content.files[].mtime'

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kesoku/kesoku/message"
 )
@@ -23,6 +24,8 @@ import (
 type RecordReader interface {
 	// Scan moves to the next line that is not blank.
 	Scan() bool
+	// Bytes returns the current line.
+	Bytes() []byte
 	// Record decodes the current line.
 	Record() (*message.Record, error)
 	// Pos returns the current line's number and column.
@@ -112,9 +115,10 @@ func (s Summary) Different() int {
 // the same order, at most the smaller file when they are not.
 func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (Summary, error) {
 	m := &merge{
-		cmp:  comparer{ignore: ignoreSet(opts.Ignore), messages: opts.Messages},
-		emit: emit,
-		sum:  Summary{ByKind: map[Kind]int{}},
+		cmp:      comparer{ignore: ignoreSet(opts.Ignore), messages: opts.Messages},
+		emit:     emit,
+		sum:      Summary{ByKind: map[Kind]int{}},
+		interned: map[string]string{},
 	}
 	m.sides[0] = newSide(old, OnlyOld)
 	m.sides[1] = newSide(new, OnlyNew)
@@ -122,13 +126,18 @@ func Compare(ctx context.Context, old, new File, opts Options, emit func(*Differ
 		if n%1024 == 0 && ctx.Err() != nil {
 			return m.sum, ctx.Err()
 		}
+		var got [2]*entry
 		for i := range m.sides {
 			if m.sides[i].done {
 				continue
 			}
-			if err := m.step(i); err != nil {
+			var err error
+			if got[i], err = m.next(i); err != nil {
 				return m.sum, err
 			}
+		}
+		if err := m.take(got[0], got[1]); err != nil {
+			return m.sum, err
 		}
 	}
 	return m.sum, nil
@@ -136,8 +145,7 @@ func Compare(ctx context.Context, old, new File, opts Options, emit func(*Differ
 
 // entry is a record waiting for its partner.
 type entry struct {
-	rec  *message.Record
-	key  string
+	r    result
 	line int
 	seq  int    // its place among the records read from its file
 	next *entry // the next record of the same request in the same file
@@ -162,60 +170,84 @@ func newSide(f File, only Kind) *side {
 }
 
 type merge struct {
-	sides [2]*side
-	cmp   comparer
-	emit  func(*Difference) error
-	sum   Summary
+	sides    [2]*side
+	cmp      comparer
+	emit     func(*Difference) error
+	sum      Summary
+	interned map[string]string
 }
 
-// step reads the next record of side i and pairs it, or keeps it.
-func (m *merge) step(i int) error {
+// next reads the next tool_result record of side i; at the file's end it
+// finishes the side and returns nil.
+func (m *merge) next(i int) (*entry, error) {
 	s := m.sides[i]
-	if !s.Records.Scan() {
-		if err := s.Records.Err(); err != nil {
+	for s.Records.Scan() {
+		r, ok := readResult(s.Records.Bytes())
+		if !ok {
+			// Not as kesoku writes records: encoding/json says what is
+			// wrong, or decodes what the fast reader leaves to it.
+			rec, err := s.Records.Record()
+			if isTorn(err) {
+				continue // the last line of a run killed mid-write
+			}
+			if err != nil {
+				return nil, err
+			}
+			r = resultOf(rec)
+		}
+		if r.typ != string(message.TypeToolResult) || r.key == "" {
+			continue
+		}
+		line, _ := s.Records.Pos()
+		s.seq++
+		return &entry{r: r, line: line, seq: s.seq}, nil
+	}
+	if err := s.Records.Err(); err != nil {
+		return nil, err
+	}
+	return nil, m.finish(i)
+}
+
+// take pairs or keeps the records just read from each side, a of old and
+// b of new (nil for a side that has ended).
+func (m *merge) take(a, b *entry) error {
+	if a != nil && b != nil && a.r.key == b.r.key && !a.aborted() && !b.aborted() &&
+		m.sides[0].pending[a.r.key] == nil && m.sides[1].pending[a.r.key] == nil {
+		// Both files in one order: the common case, paired without
+		// being kept, as place would pair them.
+		delete(m.sides[0].aborted, a.r.key)
+		delete(m.sides[1].aborted, a.r.key)
+		return m.pair(a, b)
+	}
+	for i, e := range [2]*entry{a, b} {
+		if e == nil {
+			continue
+		}
+		s := m.sides[i]
+		if e.aborted() {
+			m.keep(e)
+			s.aborted[e.r.key] = e
+			continue
+		}
+		delete(s.aborted, e.r.key)
+		if err := m.place(i, e); err != nil {
 			return err
 		}
-		return m.finish(i)
 	}
-	rec, err := s.Records.Record()
-	if isTorn(err) {
-		return nil // the last line of a run that was killed mid-write
-	}
-	if err != nil {
-		return err
-	}
-	key := requestKey(rec)
-	if rec.Type != message.TypeToolResult || key == "" {
-		return nil
-	}
-	line, _ := s.Records.Pos()
-	s.seq++
-	e := &entry{rec: rec, key: key, line: line, seq: s.seq}
-	if rec.Status == message.StatusAborted {
-		s.aborted[key] = e
-		return nil
-	}
-	delete(s.aborted, key)
-	return m.place(i, e)
+	return nil
 }
 
-// requestKey names the request a record answers.
-func requestKey(r *message.Record) string {
-	if r.CallID != "" {
-		return r.CallID
-	}
-	return r.ParentID
-}
+func (e *entry) aborted() bool { return e.r.status == string(message.StatusAborted) }
 
 // place pairs e, a record of side i, with the other side's waiting record
 // of its request, or keeps it waiting.
 func (m *merge) place(i int, e *entry) error {
 	s, o := m.sides[i], m.sides[1-i]
-	if w := o.pending[e.key]; w != nil {
+	if w := o.pending[e.r.key]; w != nil {
 		if w.next != nil {
-			o.pending[e.key] = w.next
+			o.pending[e.r.key] = w.next
 		} else {
-			delete(o.pending, e.key)
+			delete(o.pending, e.r.key)
 		}
 		if i == 0 {
 			return m.pair(e, w)
@@ -225,15 +257,46 @@ func (m *merge) place(i int, e *entry) error {
 	if o.done {
 		return m.only(s, e)
 	}
-	if w := s.pending[e.key]; w != nil {
+	m.keep(e)
+	if w := s.pending[e.r.key]; w != nil {
 		for w.next != nil {
 			w = w.next
 		}
 		w.next = e
 	} else {
-		s.pending[e.key] = e
+		s.pending[e.r.key] = e
 	}
 	return nil
+}
+
+// keep makes e hold only what it needs, copied out of the line it was
+// read from, so that a record kept waiting holds no more memory than
+// that: the repeated strings (names, statuses, kinds) are shared.
+func (m *merge) keep(e *entry) {
+	r := &e.r
+	r.key = strings.Clone(r.key)
+	r.content = strings.Clone(r.content)
+	r.errMessage = strings.Clone(r.errMessage)
+	r.typ = m.intern(r.typ)
+	r.name = m.intern(r.name)
+	r.status = m.intern(r.status)
+	r.errKind = m.intern(r.errKind)
+}
+
+// maxInterned bounds the strings intern shares: tool names, statuses and
+// error kinds are few, and a file of a million names is no reason to hold
+// them twice.
+const maxInterned = 4096
+
+func (m *merge) intern(s string) string {
+	if v, ok := m.interned[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	if len(m.interned) < maxInterned {
+		m.interned[s] = s
+	}
+	return s
 }
 
 // finish ends side i: its aborted records are taken as they are, and the
@@ -265,21 +328,21 @@ func inOrder(m map[string]*entry) []*entry {
 
 func (m *merge) pair(old, new *entry) error {
 	m.sum.Requests++
-	changes, err := m.cmp.records(old.rec, new.rec)
+	changes, err := m.cmp.records(&old.r, &new.r)
 	if err != nil {
 		return fmt.Errorf("%s:%d: %w", m.sides[1].Name, new.line, err)
 	}
 	if len(changes) == 0 {
 		return nil
 	}
-	d := &Difference{Request: new.key, Name: new.rec.Name, Kind: Changed, OldLine: old.line, NewLine: new.line, Changes: changes}
+	d := &Difference{Request: new.r.key, Name: new.r.name, Kind: Changed, OldLine: old.line, NewLine: new.line, Changes: changes}
 	if d.Name == "" {
-		d.Name = old.rec.Name
+		d.Name = old.r.name
 	}
-	switch oe, ne := errorOf(old.rec) != nil, errorOf(new.rec) != nil; {
-	case !oe && ne:
+	switch {
+	case !old.r.isError && new.r.isError:
 		d.Kind = NewError
-	case oe && !ne:
+	case old.r.isError && !new.r.isError:
 		d.Kind = Fixed
 	}
 	m.sum.ByKind[d.Kind]++
@@ -289,7 +352,7 @@ func (m *merge) pair(old, new *entry) error {
 func (m *merge) only(s *side, e *entry) error {
 	m.sum.Requests++
 	m.sum.ByKind[s.only]++
-	d := &Difference{Request: e.key, Name: e.rec.Name, Kind: s.only}
+	d := &Difference{Request: e.r.key, Name: e.r.name, Kind: s.only}
 	if s.only == OnlyOld {
 		d.OldLine = e.line
 	} else {

@@ -37,6 +37,7 @@ func (l *lines) Record() (*message.Record, error) {
 	return &r, nil
 }
 
+func (l *lines) Bytes() []byte   { return []byte(strings.TrimSpace(l.all[l.i-1])) }
 func (l *lines) Pos() (int, int) { return l.i, 1 }
 func (l *lines) Err() error      { return nil }
 

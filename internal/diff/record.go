@@ -3,8 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/kesoku/kesoku/message"
 )
 
 // The places of a record that are compared; everything else (id,
@@ -41,26 +39,28 @@ func (c *comparer) at(path Path) (ignoreSet, bool) {
 }
 
 // records returns the changes from old to new.
-func (c *comparer) records(old, new *message.Record) ([]Change, error) {
+func (c *comparer) records(old, new *result) ([]Change, error) {
 	var out []Change
-	out = c.field(out, namePath, old.Name, new.Name)
-	out = c.field(out, statusPath, string(old.Status), string(new.Status))
-	oe, ne := errorOf(old), errorOf(new)
+	out = c.field(out, namePath, old.name, new.name)
+	out = c.field(out, statusPath, old.status, new.status)
 	switch {
-	case oe == nil && ne == nil:
-	case oe == nil || ne == nil:
+	case !old.isError && !new.isError:
+	case !old.isError || !new.isError:
 		if _, ignored := c.at(errorPath); !ignored {
-			out = append(out, Change{Path: errorPath, Old: encodeError(oe), New: encodeError(ne)})
+			out = append(out, Change{Path: errorPath, Old: old.errorJSON(), New: new.errorJSON()})
 		}
 	default:
-		out = c.field(out, kindPath, string(oe.Kind), string(ne.Kind))
+		out = c.field(out, kindPath, old.errKind, new.errKind)
 		if c.messages {
-			out = c.field(out, messagePath, oe.Message, ne.Message)
+			out = c.field(out, messagePath, old.errMessage, new.errMessage)
 		}
+	}
+	if old.content == new.content {
+		return out, nil
 	}
 	if ign, ignored := c.at(contentPath); !ignored {
 		var err error
-		if out, err = compareJSON(out, contentPath, ign, rawOrNil(old.Content), rawOrNil(new.Content)); err != nil {
+		if out, err = compareJSON(out, contentPath, ign, rawOrNil(old.content), rawOrNil(new.content)); err != nil {
 			return out, fmt.Errorf("content: %w", err)
 		}
 	}
@@ -78,26 +78,19 @@ func (c *comparer) field(out []Change, path Path, old, new string) []Change {
 	return append(out, Change{Path: path, Old: encodeValue(old), New: encodeValue(new)})
 }
 
-// errorOf is a record's error; is_error without an error object is an
-// error of no kind.
-func errorOf(r *message.Record) *message.ErrorInfo {
-	if r.Error == nil && r.IsError {
-		return &message.ErrorInfo{}
-	}
-	return r.Error
-}
-
-func encodeError(e *message.ErrorInfo) json.RawMessage {
-	if e == nil {
+// errorJSON is the record's error as JSON, nil where it has none; an
+// is_error without an error object is an error of no kind.
+func (r *result) errorJSON() json.RawMessage {
+	if !r.isError {
 		return nil
 	}
-	return encodeValue(map[string]any{"kind": string(e.Kind), "message": e.Message})
+	return encodeValue(map[string]any{"kind": r.errKind, "message": r.errMessage})
 }
 
 // rawOrNil is the content, nil where the record has none.
-func rawOrNil(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
+func rawOrNil(raw string) json.RawMessage {
+	if raw == "" {
 		return nil
 	}
-	return raw
+	return json.RawMessage(raw)
 }

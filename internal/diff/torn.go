@@ -64,5 +64,6 @@ func (r *lineReader) Record() (*message.Record, error) {
 	return &rec, nil
 }
 
+func (r *lineReader) Bytes() []byte   { return r.text }
 func (r *lineReader) Pos() (int, int) { return r.line, 1 }
 func (r *lineReader) Err() error      { return r.err }

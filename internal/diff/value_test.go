@@ -324,7 +324,10 @@ func exact(v any) any {
 		if !ok {
 			panic("not a number: " + string(v))
 		}
-		return r.RatString()
+		return exactNumber(r.RatString())
 	}
 	return v
 }
+
+// exactNumber is a number in exact's values: never equal to a string.
+type exactNumber string
