@@ -69,8 +69,17 @@ func (p *headParser) parse(line []byte) (Head, error) {
 			dst = &h.Name
 		case "args_hash":
 			dst = &h.ArgsHash
+		case "call_id":
+			dst = &h.CallID
+		case "content":
+			start := p.i
+			err := p.skip(1)
+			h.Content = p.data[start:p.i]
+			return err
+		case "error":
+			return p.errorInfo(&h)
 		case "is_error":
-			if p.literal("true") == nil {
+			if p.is("true") {
 				h.IsError = true
 				return nil
 			}
@@ -93,6 +102,48 @@ func (p *headParser) parse(line []byte) (Head, error) {
 		return h, p.unexpected("after top-level value")
 	}
 	return h, nil
+}
+
+// errorInfo reads the error member: an object's kind and message, or
+// null. A second error object fills in the first, as encoding/json does.
+func (p *headParser) errorInfo(h *Head) error {
+	switch {
+	case p.i < len(p.data) && p.data[p.i] == '{':
+		if h.Error == nil {
+			h.Error = &ErrorInfo{}
+		}
+		return p.object(1, func(key []byte) error {
+			var dst *string
+			switch string(key) {
+			case "kind":
+				dst = (*string)(&h.Error.Kind)
+			case "message":
+				dst = &h.Error.Message
+			default:
+				return p.skip(2)
+			}
+			if p.i < len(p.data) && p.data[p.i] == '"' {
+				s, err := p.str()
+				*dst = string(s)
+				return err
+			}
+			return p.skip(2)
+		})
+	case p.is("null"):
+		h.Error = nil
+		return nil
+	}
+	return p.skip(1)
+}
+
+// is moves past the literal w when the value at the offset is w, and
+// otherwise stays, for skip to check what is there.
+func (p *headParser) is(w string) bool {
+	if len(p.data)-p.i >= len(w) && string(p.data[p.i:p.i+len(w)]) == w {
+		p.i += len(w)
+		return true
+	}
+	return false
 }
 
 func (p *headParser) space() {

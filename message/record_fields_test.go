@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -190,5 +191,39 @@ func FuzzHead(f *testing.F) {
 		if want, _ := m["is_error"].(bool); want != h.IsError {
 			t.Fatalf("is_error = %v, encoding/json read %v, for %q", h.IsError, want, line)
 		}
+		// The record's own types: where encoding/json decodes the line as
+		// a Record, Head reads content, error and call_id as it does.
+		var rec Record
+		if json.Unmarshal(line, &rec) != nil || !exactKeys(m) {
+			return
+		}
+		if !bytes.Equal(h.Content, rec.Content) || h.CallID != rec.CallID {
+			t.Fatalf("content %q, call_id %q; encoding/json read %q, %q, for %q", h.Content, h.CallID, rec.Content, rec.CallID, line)
+		}
+		if diff := cmp.Diff(rec.Error, h.Error); diff != "" {
+			t.Fatalf("error mismatch (-encoding/json +Head) for %q:\n%s", line, diff)
+		}
 	})
+}
+
+// exactKeys reports whether the record's keys, and its error's, are
+// written as Record's fields are: encoding/json also takes "Content" or
+// "CALL_ID" for them, which Head, reading kesoku's records, does not.
+func exactKeys(m map[string]any) bool {
+	lower := func(k string) bool {
+		return k == strings.ToLower(k) && utf8.ValidString(k) && !strings.ContainsAny(k, "\u017f\u212a")
+	}
+	for k, v := range m {
+		if !lower(k) {
+			return false
+		}
+		if e, ok := v.(map[string]any); ok && k == "error" {
+			for k := range e {
+				if !lower(k) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
