@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/diff"
+	"github.com/kesoku/kesoku/message"
 )
 
 // diffOptions are what `kesoku diff` was asked to do.
@@ -209,7 +210,7 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 // openDiffFile opens a records file, "-" being standard input.
 func openDiffFile(name string, stdin io.Reader) (diff.File, func(), error) {
 	if name == "-" {
-		return diff.File{Name: "<stdin>", Records: diff.NewReader(stdin, "<stdin>")}, func() {}, nil
+		return diff.File{Name: "<stdin>", Records: message.NewReader(stdin, "<stdin>")}, func() {}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -219,7 +220,7 @@ func openDiffFile(name string, stdin io.Reader) (diff.File, func(), error) {
 		f.Close()
 		return diff.File{}, nil, fmt.Errorf("%s: is a directory", name)
 	}
-	return diff.File{Name: name, Records: diff.NewReader(f, name)}, func() { f.Close() }, nil
+	return diff.File{Name: name, Records: message.NewReader(f, name)}, func() { f.Close() }, nil
 }
 
 // diffSummary says in one line what diff found.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // benchRecords writes n records of calculate_sum as `kesoku run` does,
@@ -27,8 +29,8 @@ func BenchmarkCompare(b *testing.B) {
 	b.ResetTimer()
 	for done := 0; done < b.N; done += n {
 		sum, err := Compare(context.Background(),
-			File{Name: "old", Records: NewReader(bytes.NewReader(old), "old")},
-			File{Name: "new", Records: NewReader(bytes.NewReader(new), "new")},
+			File{Name: "old", Records: message.NewReader(bytes.NewReader(old), "old")},
+			File{Name: "new", Records: message.NewReader(bytes.NewReader(new), "new")},
 			Options{}, func(*Difference) error { return nil })
 		if err != nil || sum.Different() != 0 {
 			b.Fatal(sum, err)

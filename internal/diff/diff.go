@@ -14,30 +14,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/kesoku/kesoku/message"
 )
 
-// RecordReader reads the records of one file in order, as
-// *message.Reader does.
-type RecordReader interface {
-	// Scan moves to the next line that is not blank.
-	Scan() bool
-	// Bytes returns the current line.
-	Bytes() []byte
-	// Record decodes the current line.
-	Record() (*message.Record, error)
-	// Pos returns the current line's number and column.
-	Pos() (line, col int)
-	// Err returns the error that ended Scan, nil at the end.
-	Err() error
-}
-
-// File is one side of a comparison.
+// File is one side of a comparison: a records file being read.
 type File struct {
 	Name    string
-	Records RecordReader
+	Records *message.Reader
 }
 
 // Options say what Compare leaves out.
@@ -182,19 +166,14 @@ type merge struct {
 func (m *merge) next(i int) (*entry, error) {
 	s := m.sides[i]
 	for s.Records.Scan() {
-		r, ok := readResult(s.Records.Bytes())
-		if !ok {
-			// Not as kesoku writes records: encoding/json says what is
-			// wrong, or decodes what the fast reader leaves to it.
-			rec, err := s.Records.Record()
-			if isTorn(err) {
-				continue // the last line of a run killed mid-write
-			}
-			if err != nil {
-				return nil, err
-			}
-			r = resultOf(rec)
+		h, err := s.Records.Head()
+		if message.IsTorn(err) {
+			continue // the last line of a run killed mid-write
 		}
+		if err != nil {
+			return nil, err
+		}
+		r := resultOf(&h)
 		if r.typ != string(message.TypeToolResult) || r.key == "" {
 			continue
 		}
@@ -269,14 +248,11 @@ func (m *merge) place(i int, e *entry) error {
 	return nil
 }
 
-// keep makes e hold only what it needs, copied out of the line it was
-// read from, so that a record kept waiting holds no more memory than
-// that: the repeated strings (names, statuses, kinds) are shared.
+// keep readies e for waiting: the strings that repeat from record to
+// record (names, statuses, kinds) are shared, so that a million records
+// kept waiting do not hold a million copies of "calculate_sum".
 func (m *merge) keep(e *entry) {
 	r := &e.r
-	r.key = strings.Clone(r.key)
-	r.content = strings.Clone(r.content)
-	r.errMessage = strings.Clone(r.errMessage)
 	r.typ = m.intern(r.typ)
 	r.name = m.intern(r.name)
 	r.status = m.intern(r.status)
@@ -292,7 +268,6 @@ func (m *merge) intern(s string) string {
 	if v, ok := m.interned[s]; ok {
 		return v
 	}
-	s = strings.Clone(s)
 	if len(m.interned) < maxInterned {
 		m.interned[s] = s
 	}

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,37 +11,8 @@ import (
 	"github.com/kesoku/kesoku/message"
 )
 
-// lines is a RecordReader of records written one a line.
-type lines struct {
-	name string
-	all  []string
-	i    int
-}
-
-func (l *lines) Scan() bool {
-	for l.i < len(l.all) {
-		l.i++
-		if strings.TrimSpace(l.all[l.i-1]) != "" {
-			return true
-		}
-	}
-	return false
-}
-
-func (l *lines) Record() (*message.Record, error) {
-	var r message.Record
-	if err := json.Unmarshal([]byte(l.all[l.i-1]), &r); err != nil {
-		return nil, fmt.Errorf("%s:%d: not a record: %w", l.name, l.i, err)
-	}
-	return &r, nil
-}
-
-func (l *lines) Bytes() []byte   { return []byte(strings.TrimSpace(l.all[l.i-1])) }
-func (l *lines) Pos() (int, int) { return l.i, 1 }
-func (l *lines) Err() error      { return nil }
-
 func file(name, text string) File {
-	return File{Name: name, Records: &lines{name: name, all: strings.Split(text, "\n")}}
+	return File{Name: name, Records: message.NewReader(strings.NewReader(text), name)}
 }
 
 // diffText runs Compare and writes what it found, a line per difference:
