@@ -21,11 +21,14 @@ type progress struct {
 	// total is how many requests the run has (-1 when not known); the bar
 	// counts to total less the skipped ones.
 	total, max int64
-	bar        *progressbar.ProgressBar
-	line       *barLine
-	stopTick   chan struct{}
-	ticked     chan struct{}
-	finished   bool
+	// others, when set, says how many of the lines or list elements that
+	// total counted were Message records that are no requests.
+	others   func() int64
+	bar      *progressbar.ProgressBar
+	line     *barLine
+	stopTick chan struct{}
+	ticked   chan struct{}
+	finished bool
 }
 
 // progressInterval is how often the bar is redrawn.
@@ -33,9 +36,10 @@ const progressInterval = 100 * time.Millisecond
 
 // newProgress returns counters for total records (-1 when not known), and
 // a bar drawn from them when standard error is a terminal and -q is not
-// given; never in pipes or CI logs.
-func newProgress(g *Globals, total int64, what string) *progress {
-	p := &progress{total: total, max: total}
+// given; never in pipes or CI logs. others, when not nil, says how many of
+// what total counted turned out to be no requests (see progress.others).
+func newProgress(g *Globals, total int64, what string, others func() int64) *progress {
+	p := &progress{total: total, max: total, others: others}
 	if !g.IO.ErrTTY || g.Quiet {
 		return p
 	}
@@ -101,7 +105,11 @@ func (p *progress) tick(what string) {
 
 func (p *progress) draw(what string) {
 	if p.total > 0 {
-		if m := p.total - p.skipped.Load(); m != p.max && m > 0 {
+		m := p.total - p.skipped.Load()
+		if p.others != nil {
+			m -= p.others()
+		}
+		if m != p.max && m > 0 {
 			p.max = m
 			p.bar.ChangeMax64(m)
 		}

@@ -49,7 +49,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 			t.Parallel()
 			var errOut progressBuffer
 			g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: tt.tty}, Quiet: tt.quiet}
-			p := newProgress(g, 10, "running")
+			p := newProgress(g, 10, "running", nil)
 			for _, rec := range []*message.Record{ok, failed, ok} {
 				p.record(rec)
 			}
@@ -86,7 +86,7 @@ func TestProgressKeepsRecordsOffTheBar(t *testing.T) {
 	t.Parallel()
 	var tty progressBuffer
 	g := &Globals{IO: &IOStreams{Out: &tty, Err: &tty, OutTTY: true, ErrTTY: true}}
-	p := newProgress(g, 10, "running")
+	p := newProgress(g, 10, "running", nil)
 	out := p.around(&tty, true)
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(tty.String(), "0/10") && time.Now().Before(deadline) {
@@ -120,7 +120,7 @@ func TestProgressTotalShrinksBySkipped(t *testing.T) {
 	t.Parallel()
 	var errOut progressBuffer
 	g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: true}}
-	p := newProgress(g, 10, "running")
+	p := newProgress(g, 10, "running", nil)
 	defer p.finish()
 	p.skip()
 	p.skip()
@@ -134,5 +134,27 @@ func TestProgressTotalShrinksBySkipped(t *testing.T) {
 	}
 	if s := errOut.String(); !strings.Contains(s, "1/8") || !strings.Contains(s, "2 skipped") {
 		t.Errorf("bar %q does not show 1/8 and the skipped", s)
+	}
+}
+
+// TestProgressTotalLeavesOutOtherRecords checks that the records of a
+// transcript that are no requests come off the bar's total, without a
+// word.
+func TestProgressTotalLeavesOutOtherRecords(t *testing.T) {
+	t.Parallel()
+	var errOut progressBuffer
+	g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: true}}
+	p := newProgress(g, 10, "running", func() int64 { return 4 })
+	defer p.finish()
+	p.record(&message.Record{})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errOut.String(), "1/6") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := p.bar.GetMax64(); got != 6 {
+		t.Errorf("bar total = %d, want 10 less 4 records that are no requests", got)
+	}
+	if s := errOut.String(); strings.Contains(s, "skipped") {
+		t.Errorf("bar %q speaks of skipped requests", s)
 	}
 }

@@ -74,12 +74,19 @@ A request has a name, args (or input, as in Claude's tool_use, or
 arguments, as in OpenAI, where it may be a JSON-encoded string), and an id
 (call_N, N its position in the run, where it has none). A Claude tool_use
 block or an OpenAI tool call ({"id": ..., "type": "function", "function":
-{"name": ..., "arguments": "..."}}) may be pasted in as it is. A JSON Lines file
-holds one request per line, and a bad line gets an invalid_request record
-without stopping the rest. Every format is read a request at a time, so
-memory stays flat however long the file is; a YAML or JSON file is read
-twice, to check it whole before anything runs, and is held in memory (up to
-64 MiB) when it comes from standard input or a pipe.
+{"name": ..., "arguments": "..."}}) may be pasted in as it is.
+
+So may Message records: one of type tool_call is a request (its name, its
+content as the arguments, its call_id, or else its id, as the id), and
+records of other types are passed over, so that a session transcript
+replays its tool calls as it is; kesoku diff then compares the replay's
+results with the transcript's.
+
+A JSON Lines file holds one request per line, and a bad line gets an
+invalid_request record without stopping the rest. Every format is read a
+request at a time, so memory stays flat however long the file is; a YAML
+or JSON file is read twice, to check it whole before anything runs, and is
+held in memory (up to 64 MiB) when it comes from standard input or a pipe.
 
 Each request is parsed, checked against its tool's parameters (unknown
 tool, missing, unknown or wrongly typed arguments: an error record saying
@@ -125,7 +132,11 @@ aborted.`,
   kesoku run checks.yaml --timeout 30s --fail-fast
 
   # A request from standard input.
-  echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -`,
+  echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -
+
+  # Replay a session's tool calls, and compare with what they returned then.
+  kesoku run .kesoku/sessions/ID.jsonl -o replay.jsonl
+  kesoku diff .kesoku/sessions/ID.jsonl replay.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
@@ -278,7 +289,12 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	boundMemory()
 	barShown := o.g.IO.ErrTTY && !o.g.Quiet
-	prog := newProgress(o.g, requestTotal(ctx, files, barShown), "running")
+	prog := newProgress(o.g, requestTotal(ctx, files, barShown), "running", func() (n int64) {
+		for _, f := range files {
+			n += f.Others()
+		}
+		return n
+	})
 	defer prog.finish()
 	out, err := openRecords(o.Output, o.Resume, prog.around(o.g.IO.Out, o.g.IO.OutTTY))
 	if err != nil {

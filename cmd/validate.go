@@ -41,7 +41,9 @@ standard output:
 
 KIND is the error kind run would record (invalid_request, unknown_tool,
 invalid_args). Files are read as run reads them: YAML, JSON or JSON Lines
-by extension, "-" for standard input (sniffed, or --format). A file that
+by extension, "-" for standard input (sniffed, or --format); a session
+transcript's tool_call records are requests, its other records passed
+over. A file that
 cannot be read or parsed is said on standard error, as is the summary,
 each line beginning with "kesoku: ".
 

@@ -144,6 +144,8 @@ type File struct {
 	err    error
 	// path is the file's path, "" for standard input.
 	path string
+	// others counts the records that were no requests.
+	others otherCount
 }
 
 // source is a YAML or JSON file that can be read more than once: a regular
@@ -459,13 +461,24 @@ func (f *File) Close() error {
 	return nil
 }
 
-// Requests yields the file's requests in order. A stream can be taken
-// once.
+// Requests yields the file's requests in order, leaving out the Message
+// records that are no requests (see Others). A stream can be taken once.
 func (f *File) Requests() iter.Seq[*Request] {
+	all := f.streamJSONL
 	if f.lines == nil {
-		return f.streamWhole
+		all = f.streamWhole
 	}
-	return f.streamJSONL
+	return func(yield func(*Request) bool) {
+		for req := range all {
+			if req.other {
+				f.others.n.Add(1)
+				continue
+			}
+			if !yield(req) {
+				return
+			}
+		}
+	}
 }
 
 // streamWhole reads a YAML or JSON file the second time, yielding its
@@ -581,6 +594,7 @@ type requestBuilder struct {
 	// from, once they have come.
 	nameKey, argsKey string
 	keySet
+	rec recordMembers
 }
 
 func newRequestBuilder(pos Position) *requestBuilder {
@@ -607,8 +621,9 @@ func (k *keySet) seen(key string) bool {
 }
 
 // requestKeys are the members a request object may have. "type" is
-// accepted (and ignored), and "function" read, so that a Claude tool_use
-// block or an OpenAI tool call can be pasted in as it is.
+// accepted, and "function" read, so that a Claude tool_use block or an
+// OpenAI tool call can be pasted in as it is; a Message record's type says
+// whether it is a request (record.go).
 var requestKeys = []string{"id", "name", "args", "input", "arguments", "type", "function"}
 
 func (b *requestBuilder) problem(format string, args ...any) {
@@ -636,12 +651,18 @@ func (b *requestBuilder) set(key string, v any) {
 	case "function":
 		b.setFunction(v)
 	case "type":
-		// See requestKeys.
+		// See requestKeys, and record.go.
+		b.rec.typ, _ = v.(string)
 	default:
+		if slices.Contains(recordKeys, key) {
+			b.setRecordMember(key, v)
+			return
+		}
 		msg := fmt.Sprintf("unknown field %q: a request has id, name and args (or input, or arguments)", key)
 		if s := registry.Suggest(key, requestKeys); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
+		b.rec.otherAt = append(b.rec.otherAt, keyAt{len(b.problems), key})
 		b.problems = append(b.problems, msg)
 	}
 }
@@ -672,11 +693,13 @@ func (b *requestBuilder) setArgs(key string, v any) {
 		b.req.Args = x
 	case nil:
 	case string:
-		if key != "arguments" && key != "function.arguments" {
+		// A tool_call record's content is a string where the model sent
+		// arguments that were no JSON object: they are read as OpenAI's.
+		if key != "arguments" && key != "function.arguments" && key != "content" {
 			b.problem("%s: expected an object, got a string (only arguments may be a JSON-encoded string)", key)
 			return
 		}
-		b.req.Args = b.decodeArguments(x)
+		b.req.Args = b.decodeArguments(key, x)
 	default:
 		b.problem("%s: expected an object, got %s", key, describe(v))
 	}
@@ -703,17 +726,17 @@ func (b *requestBuilder) setFunction(v any) {
 	}
 }
 
-// decodeArguments decodes OpenAI's arguments: a JSON-encoded object. An
-// empty string is taken for no arguments, as some OpenAI-compatible
-// servers send it for a function without parameters.
-func (b *requestBuilder) decodeArguments(s string) map[string]any {
+// decodeArguments decodes OpenAI's arguments (the member key): a
+// JSON-encoded object. An empty string is taken for no arguments, as some
+// OpenAI-compatible servers send it for a function without parameters.
+func (b *requestBuilder) decodeArguments(key, s string) map[string]any {
 	p := &jsonParser{data: []byte(s)}
 	p.skipSpace()
 	if p.i == len(p.data) {
 		return nil
 	}
 	if p.i < len(p.data) && p.data[p.i] != '{' {
-		b.problem("arguments: expected a JSON-encoded object, got %s", strconv.Quote(truncateForMessage(s)))
+		b.problem("%s: expected a JSON-encoded object, got %s", key, strconv.Quote(truncateForMessage(s)))
 		return nil
 	}
 	v, err := p.value()
@@ -721,7 +744,7 @@ func (b *requestBuilder) decodeArguments(s string) map[string]any {
 		err = p.end()
 	}
 	if err != nil {
-		b.problem("arguments: not a JSON-encoded object: at offset %d: %v", p.i, err)
+		b.problem("%s: not a JSON-encoded object: at offset %d: %v", key, p.i, err)
 		return nil
 	}
 	m, _ := v.(map[string]any)
@@ -729,6 +752,13 @@ func (b *requestBuilder) decodeArguments(s string) map[string]any {
 }
 
 func (b *requestBuilder) finish() *Request {
+	switch {
+	case b.isOtherRecord():
+		b.req.other = true
+		return b.req
+	case b.rec.typ == string(message.TypeToolCall):
+		b.finishRecord()
+	}
 	if len(b.problems) > 0 {
 		b.req.Err = &RequestError{Pos: b.req.Pos, Msg: strings.Join(b.problems, "; ")}
 	}

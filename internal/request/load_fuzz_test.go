@@ -100,6 +100,7 @@ func asFloats(v any) any {
 // or a hang, and every error with a position.
 func FuzzLoadJSON(f *testing.F) {
 	for _, s := range []string{`{"session_id":"s","requests":[{"name":"a","args":{}}]}`, `[{"name":"a"},{"id":1,"input":{"x":[1]}}]`,
+		`[{"type":"tool_call","name":"a","content":{},"call_id":"c"},{"type":"text","content":"x"},{"type":"tool_result","parent_id":"c"}]`,
 		`{"name":"a","arguments":"{\"x\":1}"}`, `{"requests":5}`, "[\n{\"name\": 1}\n", `[` + strings.Repeat(`[`, 300)} {
 		f.Add([]byte(s))
 	}
@@ -114,7 +115,8 @@ func FuzzLoadJSON(f *testing.F) {
 func FuzzLoadYAML(f *testing.F) {
 	for _, s := range []string{"session_id: s\nrequests:\n  - name: a\n    args: {a: 1}\n", "- name: a\n  args: &x {a: 1}\n- name: b\n  args: *x\n",
 		"a: &a [1]\nb: &b [*a, *a]\n", "name: a\nargs: {<<: [{a: 1}], b: !!str 2}\n", "--- \n- {name: a}\n---\nname: b\n", "[[[[", "? [a]\n: b\n",
-		"name: |\n  x\n", "name: a\nargs: {x: .inf, y: .nan, z: 0x1f}\n", "&a a: *a\n"} {
+		"name: |\n  x\n", "name: a\nargs: {x: .inf, y: .nan, z: 0x1f}\n", "&a a: *a\n",
+		"- {type: tool_call, name: a, content: {x: 1}, call_id: c, session_id: s}\n- {type: text, content: hi}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -127,7 +129,8 @@ func FuzzLoadYAML(f *testing.F) {
 // either whole or carrying its error, never a panic.
 func FuzzLoadJSONL(f *testing.F) {
 	for _, s := range []string{"{\"name\":\"a\",\"args\":{\"a\":1}}\n{\"name\":\"b\"}\n", "{\"name\":\n\n[1]\n", "{\"a\":1}\r\n  \n{", "\xff\n{\"name\":\"\\u0000\"}",
-		"\uFEFF\n{\"function\":{\"name\":\"a\",\"arguments\":\"{}\"}}\n{\"function\":{\"x\":1},\"name\":\"b\"}"} {
+		"\uFEFF\n{\"function\":{\"name\":\"a\",\"arguments\":\"{}\"}}\n{\"function\":{\"x\":1},\"name\":\"b\"}",
+		"{\"type\":\"text\",\"content\":\"hi\"}\n{\"type\":\"tool_call\",\"id\":\"c\",\"name\":\"a\",\"content\":\"{\\\"a\\\":1}\",\"call_id\":\"t\",\"cut\":\"x\"}\n{\"type\":\"tool_result\",\"session_id\":1}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -156,8 +159,8 @@ func FuzzLoadJSONL(f *testing.F) {
 				t.Fatalf("error without its position: %v", r.Err)
 			}
 		}
-		if n != lines {
-			t.Fatalf("%d requests from %d non-blank lines", n, lines)
+		if int64(n)+file.Others() != int64(lines) {
+			t.Fatalf("%d requests and %d other records from %d non-blank lines", n, file.Others(), lines)
 		}
 	})
 }
@@ -199,8 +202,9 @@ func checkLoad(t *testing.T, file *File, err error) {
 			t.Fatalf("args cannot be encoded: %v", err)
 		}
 	}
-	// The second reading finds what the first did.
-	if file.Err() != nil || n != file.Len() {
-		t.Fatalf("%d requests of %d, error %v", n, file.Len(), file.Err())
+	// The second reading finds what the first did; Len counts the
+	// records that are no requests too.
+	if file.Err() != nil || int64(n)+file.Others() != int64(file.Len()) {
+		t.Fatalf("%d requests and %d other records of %d, error %v", n, file.Others(), file.Len(), file.Err())
 	}
 }

@@ -47,6 +47,10 @@ type Request struct {
 	// Err says the request itself is invalid (a bad line, a missing name):
 	// it gets an invalid_request record and nothing runs.
 	Err error
+
+	// other marks a Message record that is no request (record.go):
+	// Requests leaves it out.
+	other bool
 }
 
 // Prefix puts the position before msg, as messages about a place in a
