@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,10 +37,10 @@ func diffText(t testing.TB, old, new string, opts Options) ([]string, Summary) {
 
 // rec writes a tool_result record of request id; ids, sessions and times
 // differ on every call, as they do between runs.
-var recN int
+var recN atomic.Int64
 
 func rec(id, name, rest string) string {
-	recN++
+	recN := recN.Add(1)
 	r := fmt.Sprintf(`{"id":"0190-%d","session_id":"s%d","parent_id":%q,"role":"tool","type":"tool_result","status":"responded","name":%q,"created_at":"2026-11-30T12:00:%02dZ","duration_ms":%d`, recN, recN, id, name, recN%60, recN)
 	if rest != "" {
 		r += "," + rest
