@@ -53,7 +53,8 @@ PAIRING
   transcript is paired by its call_id, the id that run gives the call when
   it replays the transcript, so a transcript compares with its replay.
   Other records (text, tool_call) and records that name no request are
-  skipped. Where a file holds several records of one request, an aborted
+  skipped; a file whose lines hold no Message record at all (a request
+  file given by mistake) is refused. Where a file holds several records of one request, an aborted
   record gives way to a later one (run --resume appends it); other repeats
   (an id given twice, whose second record is an invalid_request) are
   paired in turn, the second of OLD with the second of NEW. A request that
@@ -62,7 +63,8 @@ PAIRING
 WHAT IS COMPARED
   The tool's name, the status, whether there is an error and its kind, and
   the content, by value: the order of keys, white space, the escapes of a
-  string and the way a number is written (1, 1.0, 1e0) do not matter.
+  string and the way a number is written (1, 1.0, 1e0) do not matter;
+  arrays are compared element by element, by position.
   Never the id, session_id, created_at, duration_ms or the other fields
   that differ from run to run; nor, unless --messages, the error's
   message, which holds temporary paths, durations and other programs'

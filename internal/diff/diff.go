@@ -141,6 +141,9 @@ type side struct {
 	only Kind
 	done bool
 	seq  int
+	// lines and records count the file's lines and the Message records
+	// among them.
+	lines, records int
 	// pending are records waiting for the other file's record of their
 	// request, each request's in the order read.
 	pending map[string]*entry
@@ -173,6 +176,11 @@ func (m *merge) next(i int) (*entry, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.lines++
+		switch h.Type {
+		case message.TypeText, message.TypeToolCall, message.TypeToolResult:
+			s.records++
+		}
 		r := resultOf(&h)
 		if r.typ != string(message.TypeToolResult) || r.key == "" {
 			continue
@@ -184,7 +192,19 @@ func (m *merge) next(i int) (*entry, error) {
 	if err := s.Records.Err(); err != nil {
 		return nil, err
 	}
+	if s.lines > 0 && s.records == 0 {
+		// A request file, say: compared as records, it would answer no
+		// request, and a CI job comparing the wrong files would pass.
+		return nil, fmt.Errorf("%s: none of its %d %s is a Message record: diff compares the records that run and session write", s.Name, s.lines, plural(s.lines, "line", "lines"))
+	}
 	return nil, m.finish(i)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // take pairs or keeps the records just read from each side, a of old and

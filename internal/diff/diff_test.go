@@ -255,3 +255,30 @@ func TestCompareCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// A file of no records at all, a request file given by mistake, is an
+// error rather than a file that answers no request: a CI job comparing
+// the wrong files must not pass.
+func TestCompareRefusesAFileOfNoRecords(t *testing.T) {
+	t.Parallel()
+	requests := `{"id":"call_1","name":"calculate_sum","args":{"a":1,"b":2}}` + "\n" + `{"id":"call_2","name":"sleep","args":{"seconds":0}}` + "\n"
+	for _, swap := range []bool{false, true} {
+		old, new := file("tests.jsonl", requests), file("new.jsonl", joinLines(rec("call_1", "calculate_sum", `"content":3`)))
+		if swap {
+			old, new = file("new.jsonl", joinLines(rec("call_1", "calculate_sum", `"content":3`))), file("tests.jsonl", requests)
+		}
+		printed := 0
+		_, err := Compare(context.Background(), old, new, Options{}, func(*Difference) error { printed++; return nil })
+		if want := "tests.jsonl: none of its 2 lines is a Message record"; err == nil || !strings.HasPrefix(err.Error(), want) || printed > 0 {
+			t.Errorf("err = %v after %d differences, want %q and none", err, printed, want)
+		}
+	}
+	// A transcript of no tool calls, and an empty file, answer no request.
+	text := `{"id":"u1","session_id":"s","role":"user","type":"text","status":"responded","content":"hi","created_at":"2026-11-30T12:00:00Z"}` + "\n"
+	for _, content := range []string{text, ""} {
+		sum, err := Compare(context.Background(), file("a", content), file("b", content), Options{}, func(*Difference) error { return nil })
+		if err != nil || sum.Requests != 0 || sum.Different() != 0 {
+			t.Errorf("%q: %+v, %v; want no requests and no error", content, sum, err)
+		}
+	}
+}
