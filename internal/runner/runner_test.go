@@ -807,7 +807,10 @@ func TestRunResumeFinishesTheRest(t *testing.T) {
 			reqs = newReqs()
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(time.Duration(rand.IntN(30))*time.Millisecond, cancel)
-			first, _ := collect(t, ctx, New(reg, Options{Jobs: 4, ArgsHash: true}), reqs)
+			// A grace longer than any call here: Run returns only once every
+			// call it started has returned, so that counting the calls of the
+			// first run cannot race with a call still entering its tool.
+			first, _ := collect(t, ctx, New(reg, Options{Jobs: 4, ArgsHash: true, Grace: time.Minute}), reqs)
 			cancel()
 
 			c.mu.Lock()
