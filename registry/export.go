@@ -13,19 +13,68 @@ const draft202012 = "https://json-schema.org/draft/2020-12/schema"
 // object whose properties are the parameters, in declaration order, with
 // their descriptions, enums, defaults, item types and nested objects.
 // Every other format is built from it.
+//
+// A tool declared outside Go returns its RawSchema as it was given.
 func (s *Spec) InputSchema() json.RawMessage {
+	if len(s.RawSchema) > 0 {
+		return s.RawSchema
+	}
 	return mustMarshal(paramsSchema(s.Params))
 }
 
 // JSONSchema returns the tool as one standalone JSON Schema (draft
 // 2020-12) of its arguments, titled with the tool's name and described by
 // its description: the input schema, self-contained.
+//
+// For a tool declared outside Go it is its RawSchema with the title and
+// description added where the schema has none, and the 2020-12 dialect
+// where it names none: a schema that names draft-07 keeps saying so.
 func (s *Spec) JSONSchema() json.RawMessage {
+	if len(s.RawSchema) > 0 {
+		return s.rawJSONSchema()
+	}
 	root := paramsSchema(s.Params)
 	root.Dialect = draft202012
 	root.Title = s.Name
 	root.Description = s.Description
 	return mustMarshal(root)
+}
+
+// rawJSONSchema is JSONSchema for a RawSchema. The keys are put in front
+// of the schema's own, in the order of a Go tool's, and its own keys keep
+// their order, which a round trip through a map would lose.
+func (s *Spec) rawJSONSchema() json.RawMessage {
+	var have map[string]json.RawMessage
+	if err := json.Unmarshal(s.RawSchema, &have); err != nil {
+		// Not an object: whoever set RawSchema broke its contract. Say it
+		// as it is rather than build on it.
+		return s.RawSchema
+	}
+	var head bytes.Buffer
+	add := func(key, value string) {
+		if _, ok := have[key]; ok || value == "" {
+			return
+		}
+		k, _ := marshalPlain(key)
+		v, _ := marshalPlain(value)
+		head.Write(k)
+		head.WriteByte(':')
+		head.Write(v)
+		head.WriteByte(',')
+	}
+	add("$schema", draft202012)
+	add("title", s.Name)
+	add("description", s.Description)
+	body := bytes.TrimSpace(s.RawSchema)
+	if head.Len() == 0 {
+		return body
+	}
+	rest := bytes.TrimSpace(body[1:])
+	out := append([]byte{'{'}, head.Bytes()...)
+	if len(rest) > 0 && rest[0] == '}' {
+		out = out[:len(out)-1] // an empty object: no comma before its end
+	}
+	return append(out, rest...)
 }
 
 // jsonSchema is the JSON form of a Schema. Its fields are in the order

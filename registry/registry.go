@@ -27,10 +27,12 @@ func ValidName(name string) bool {
 	return true
 }
 
-// Registry holds tools by name.
+// Registry holds tools by name, and the sources of tools it loads when
+// they are needed (see Source).
 type Registry struct {
-	mu    sync.RWMutex
-	specs map[string]*Spec
+	mu      sync.RWMutex
+	specs   map[string]*Spec
+	sources []*source
 }
 
 // New returns an empty registry.
@@ -67,16 +69,23 @@ func (r *Registry) MustRegister(s *Spec) {
 	}
 }
 
-// Lookup returns the tool called name.
+// Lookup returns the tool called name, loading the source whose prefix
+// begins it (see Source) when it is not registered yet.
 func (r *Registry) Lookup(name string) (*Spec, bool) {
 	r.mu.RLock()
 	s, ok := r.specs[name]
+	hasSources := len(r.sources) > 0
 	r.mu.RUnlock()
-	return s, ok
+	if ok || !hasSources {
+		return s, ok
+	}
+	return r.lookupSource(name)
 }
 
-// All returns every tool, sorted by name.
+// All returns every tool, sorted by name, loading every source first;
+// the tools of a source that failed are left out (Load says why).
 func (r *Registry) All() []*Spec {
+	_ = r.Load() // what failed is for the callers of Load to say
 	r.mu.RLock()
 	out := make([]*Spec, 0, len(r.specs))
 	for _, s := range r.specs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/kesoku/kesoku/message"
 )
@@ -84,10 +85,30 @@ type Spec struct {
 	// Writes marks a tool that changes files or the outside world; sessions
 	// offer such tools only when they are named.
 	Writes bool
-	// Source is the file:line of the Go function, for messages.
+	// Source is where the tool was declared, for messages: the file:line
+	// of the Go function, or of a declaration in a config file.
 	Source string
 	// Call runs the tool.
 	Call CallFunc
+
+	// The rest is for tools declared outside Go (a command tool's
+	// parameters, an MCP server's inputSchema), whose schemas are JSON
+	// Schema as their authors wrote it: more than Schema can say
+	// ($ref, anyOf, patterns), and worth passing on unchanged.
+
+	// RawSchema, when set, is the tool's input schema as given (a JSON
+	// Schema object, compact): InputSchema returns it, every export format
+	// is built from it, and Params only describe its top-level properties
+	// for listings.
+	RawSchema json.RawMessage
+	// Check, when set, validates a call's arguments in place of Params
+	// (see Validate). It returns nil or an error that IsInvalidArgs
+	// recognises, as Validate's *ArgsError.
+	Check func(args map[string]any) error
+	// Timeout, when positive, bounds each call of the tool in place of
+	// the run's own bound (--timeout): a tool that knows how long it may
+	// take says so.
+	Timeout time.Duration
 }
 
 // Model is the active model, as a tool sees it through ToolContext. The

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -29,8 +30,11 @@ func (e *UnknownToolError) Error() string {
 }
 
 // UnknownTool builds the error for a request naming no registered tool.
+// The tools it lists are those registered so far: a source not loaded
+// yet (an MCP server no request needed) is not started to be listed.
 func (r *Registry) UnknownTool(name string) *UnknownToolError {
-	known := r.Names()
+	known := r.loadedNames()
+	slices.Sort(known)
 	return &UnknownToolError{Name: name, Suggestion: Suggest(name, known), Known: known}
 }
 

@@ -26,7 +26,13 @@ const maxProblems = 20
 //
 // Validate runs once per request on the hot path: on success with flat
 // arguments it allocates nothing. Only a failure builds paths and messages.
+//
+// A tool with its own Check (one declared outside Go) is checked by it
+// instead.
 func (s *Spec) Validate(args map[string]any) error {
+	if s.Check != nil {
+		return s.Check(args)
+	}
 	var v validator
 	v.object(s.Params, args, "argument")
 	if len(v.problems) == 0 {

@@ -63,9 +63,10 @@ func (ru *run) execute(s *slot) {
 		Protected:     r.opts.Protected,
 	}
 	var o outcome
-	if r.opts.Timeout > 0 {
+	timeout := r.timeout(s.spec)
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 		// The tool runs in a goroutine of its own so that the timeout holds
 		// even for a tool that ignores its context: the record is written
@@ -135,6 +136,7 @@ func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *m
 		// signal arriving meanwhile cannot make it contradict itself.
 		st.cut = ru.cut(s.index)
 		st.timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		st.timeout = ru.r.timeout(s.spec)
 		st.byFailFast = st.cut && ru.cutByFailFast(s.index)
 	}
 	return ru.r.pack(s.req, o, d, st)
@@ -143,8 +145,19 @@ func (ru *run) pack(ctx context.Context, s *slot, o outcome, d time.Duration) *m
 // callState is what the run knew of a call that failed, when it failed.
 type callState struct {
 	// cut: the call was interrupted (or cut by --fail-fast, byFailFast);
-	// timedOut: its --timeout passed.
+	// timedOut: its timeout passed.
 	cut, byFailFast, timedOut bool
+	// timeout is the call's bound: the tool's own or --timeout.
+	timeout time.Duration
+}
+
+// timeout is what bounds a call of spec: the tool's own timeout (a
+// command tool's declaration says how long it may take), else --timeout.
+func (r *ToolRunner) timeout(spec *registry.Spec) time.Duration {
+	if spec != nil && spec.Timeout > 0 {
+		return spec.Timeout
+	}
+	return r.opts.Timeout
 }
 
 // pack is the one mapping from what a call came back with to its record
@@ -156,8 +169,12 @@ func (r *ToolRunner) pack(req *request.Request, o outcome, d time.Duration, st c
 	if o.err != nil {
 		switch {
 		case st.timedOut && !st.cut:
+			why := "--timeout"
+			if st.timeout != r.opts.Timeout {
+				why = "the tool's own timeout"
+			}
 			return r.errorRecord(req, message.KindTimeout,
-				fmt.Sprintf("timed out after %v (--timeout): %v", r.opts.Timeout, o.err), d)
+				fmt.Sprintf("timed out after %v (%s): %v", st.timeout, why, o.err), d)
 		case registry.IsInvalidArgs(o.err):
 			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)
 		case st.byFailFast:

@@ -552,6 +552,35 @@ func TestRunTimeout(t *testing.T) {
 	}
 }
 
+// TestRunToolTimeout: a tool's own timeout bounds its calls in place of
+// --timeout, longer or shorter, and the record says which bound it was.
+func TestRunToolTimeout(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	sleep, _ := testRegistry(t, nil).Lookup("sleep")
+	own := *sleep
+	own.Name, own.Timeout = "own", 30*time.Millisecond
+	reg.MustRegister(sleep)
+	reg.MustRegister(&own)
+	r := New(reg, Options{Timeout: 10 * time.Second})
+	recs, _ := collect(t, context.Background(), r, []*request.Request{
+		{ID: "own", Name: "own", Args: map[string]any{"ms": 3000.0}},
+		{ID: "flag", Name: "sleep", Args: map[string]any{"ms": 50.0}},
+	})
+	if e := recs[0].Error; e == nil || e.Kind != message.KindTimeout || !strings.Contains(e.Message, "timed out after 30ms (the tool's own timeout)") {
+		t.Errorf("own timeout: %+v", e)
+	}
+	if recs[1].Error != nil {
+		t.Errorf("a call within --timeout: %+v", recs[1].Error)
+	}
+	own.Timeout = time.Hour
+	r = New(reg, Options{Timeout: 20 * time.Millisecond})
+	recs, _ = collect(t, context.Background(), r, []*request.Request{{ID: "long", Name: "own", Args: map[string]any{"ms": 50.0}}})
+	if recs[0].Error != nil {
+		t.Errorf("a tool's own longer timeout lost to --timeout: %+v", recs[0].Error)
+	}
+}
+
 type fakeModel struct{}
 
 func (fakeModel) ModelName() string { return "gemini-test" }

@@ -23,6 +23,9 @@ func Tools(specs []*registry.Spec) []anthropic.ToolUnionParam {
 
 // Tool returns the ToolParam of one tool.
 func Tool(s *registry.Spec) *anthropic.ToolParam {
+	if len(s.RawSchema) > 0 {
+		return rawTool(s)
+	}
 	// The properties stay raw JSON, which keeps them in declaration order;
 	// the SDK's own type would make them a Go map.
 	var root struct {
@@ -40,6 +43,39 @@ func Tool(s *registry.Spec) *anthropic.ToolParam {
 			ExtraFields: map[string]any{"additionalProperties": false},
 		},
 	}
+	if s.Description != "" {
+		t.Description = anthropic.String(s.Description)
+	}
+	return t
+}
+
+// rawTool is the ToolParam of a tool whose schema was written outside Go
+// (an MCP server's, a command tool's): sent as it was written, its other
+// keywords ($defs, additionalProperties, ...) beside the properties.
+func rawTool(s *registry.Spec) *anthropic.ToolParam {
+	var root map[string]json.RawMessage
+	if err := json.Unmarshal(s.RawSchema, &root); err != nil {
+		panic(fmt.Sprintf("claude: decode the input schema of %s: %v", s.Name, err))
+	}
+	props := root["properties"]
+	if len(props) == 0 {
+		props = json.RawMessage(`{}`) // Claude wants properties, if empty
+	}
+	in := anthropic.ToolInputSchemaParam{Properties: props}
+	if r, ok := root["required"]; ok {
+		_ = json.Unmarshal(r, &in.Required) // a schema that says otherwise is sent without it
+	}
+	for k, v := range root {
+		switch k {
+		case "type", "properties", "required":
+			continue
+		}
+		if in.ExtraFields == nil {
+			in.ExtraFields = map[string]any{}
+		}
+		in.ExtraFields[k] = v
+	}
+	t := &anthropic.ToolParam{Name: s.Name, InputSchema: in}
 	if s.Description != "" {
 		t.Description = anthropic.String(s.Description)
 	}

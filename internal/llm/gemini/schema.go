@@ -41,6 +41,11 @@ func Tools(specs []*registry.Spec) []*genai.Tool {
 func Declaration(s *registry.Spec) *genai.FunctionDeclaration {
 	d := &genai.FunctionDeclaration{Name: s.Name, Description: s.Description}
 	switch {
+	case len(s.RawSchema) > 0:
+		// A schema written outside Go (an MCP server's, a command tool's)
+		// goes as JSON Schema, the field that takes it whole; without
+		// "$schema", which Gemini refuses (notes/next-phase.md §0).
+		d.ParametersJsonSchema = withoutDialect(s.RawSchema)
 	case len(s.Params) == 0:
 	case geminiFits(s.Params, map[*registry.Schema]bool{}):
 		d.Parameters = geminiObject(s.Params)
@@ -156,6 +161,25 @@ func geminiSchema(s *registry.Schema) *genai.Schema {
 		}
 	case registry.TypeArray:
 		out.Items = geminiSchema(s.Items)
+	}
+	return out
+}
+
+// withoutDialect is a JSON Schema object without its top-level "$schema".
+func withoutDialect(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if _, ok := m["$schema"]; !ok {
+		return raw
+	}
+	delete(m, "$schema")
+	// The order of the keys is lost; the properties keep theirs, as they
+	// are still raw.
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
 	}
 	return out
 }
