@@ -118,7 +118,7 @@ func TestRawSchema(t *testing.T) {
 	checked := 0
 	s := &Spec{Name: "fs__find", Description: "Finds.", RawSchema: raw, Call: noop,
 		Params: []*Property{{Name: "q", Required: true, Schema: &Schema{Type: TypeString}}},
-		Check: func(map[string]any) error { checked++; return nil }}
+		Check:  func(map[string]any) error { checked++; return nil }}
 	if got := string(s.InputSchema()); got != string(raw) {
 		t.Errorf("InputSchema = %s, want the raw schema", got)
 	}
