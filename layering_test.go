@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"internal/schema":       {"registry", "internal/llm/gemini", "internal/llm/claude"},
 	"internal/media":        {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":         {"message"},
+	"internal/toolsource":   {"registry", "internal/config"},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

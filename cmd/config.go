@@ -36,16 +36,12 @@ func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 	if err != nil {
 		return nil, nil, configErr(err)
 	}
-	// Until the tool sources read them (SPEC §11, §12), a section would be
-	// ignored in silence: say so.
-	for _, key := range config.SectionKeys() {
-		if s := cfg.Sections(key); len(s) > 0 {
-			return nil, nil, usageErrf("%s: %s: this kesoku does not yet read %s from a config file", s[0].Pos, key, key)
-		}
-	}
 	applied, err := cfg.Apply(c.Flags(), []string{"quiet", "verbose"})
 	if err != nil {
 		return nil, nil, usageErr(err)
+	}
+	for _, f := range g.MCPConfig {
+		g.protect(f, "it is a file of MCP servers in use: a later command would start them")
 	}
 	return cfg, applied, nil
 }

@@ -25,6 +25,8 @@ type Globals struct {
 	Config  string
 	Quiet   bool
 	Verbose bool
+	// MCPConfig are the files --mcp-config names.
+	MCPConfig []string
 
 	// Signals is where interrupts come from: the process's own signals in
 	// Main, a channel of the test's in tests, none when nil.
@@ -33,6 +35,9 @@ type Globals struct {
 	// protected are kesoku's own files, which tools never write: the
 	// config files, the -o file, a transcript (see protect).
 	protected []registry.Protected
+	// config is the config files in use, loaded by setUp; nil for a
+	// command that reads none.
+	config *config.Config
 }
 
 // StagingDir is the staging directory: --staging, or .kesoku/staging under
@@ -113,6 +118,7 @@ CONFIG FILES
 	pf.StringVar(&g.AWD, "awd", "", "agent working directory: file tools are confined to it (default: the current directory)")
 	pf.StringVar(&g.Staging, "staging", "", "where inputs handed to the agent wait (default: .kesoku/staging under the AWD)")
 	pf.StringVar(&g.Config, "config", "", "YAML file of flag defaults, keyed by flag name, approved by being named (default: kesoku.yaml in the AWD when it exists; see CONFIG FILES)")
+	pf.StringArrayVar(&g.MCPConfig, "mcp-config", nil, "a `FILE` of MCP servers whose tools kesoku may use, in the shape of .mcp.json and Claude Desktop's config ({\"mcpServers\": {...}}), read as it is and approved by being named; repeatable")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print nothing but results and errors")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "print what is being done on standard error")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
@@ -203,6 +209,7 @@ func (g *Globals) setUp(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	g.config = cfg
 	if g.Verbose {
 		files := "none"
 		if len(cfg.Files) > 0 {

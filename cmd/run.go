@@ -259,6 +259,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 	defer ir.stop()
 	ctx, end := ir.turn(ctx)
 	defer end()
+	// The MCP servers start as requests need them, with ctx: an interrupt
+	// cuts a start short.
+	set, err := o.g.toolSet(ctx, o.Registry, &o.callFlags)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	reg := set.Registry
 	stdin := &interruptibleReader{ctx: ctx, src: o.g.IO.In}
 	files, err := openRequestFiles(ctx, o.Files, o.format, stdin)
 	if err != nil {
@@ -304,7 +312,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 
 	ropts := o.runnerOptions(ir, out, finished)
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
-	r := runner.New(o.Registry, ropts)
+	r := runner.New(reg, ropts)
 
 	sum, runErr := r.Run(ctx, allRequests(files, o.Session != ""), func(rec *message.Record) error {
 		if err := out.Write(rec); err != nil {

@@ -149,9 +149,26 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if err != nil {
 		return err
 	}
-	tools, offered, err := llm.Offer(opts.Registry, opts.Tools, opts.toolsSet)
+	set, err := g.toolSet(ctx, opts.Registry, &opts.callFlags)
 	if err != nil {
+		return err
+	}
+	defer set.Close()
+	if !opts.toolsSet {
+		// Every tool that only reads is offered: every MCP server starts,
+		// to say which of its tools do. One that cannot is left out.
+		if err := set.Registry.Load(); err != nil && !g.Quiet {
+			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%v\n", err)
+		}
+	}
+	tools, offered, err := llm.Offer(set.Registry, opts.Tools, opts.toolsSet)
+	var unknown *registry.UnknownToolError
+	switch {
+	case errors.As(err, &unknown):
 		return usageErrf("--tools: %w", err)
+	case err != nil:
+		// A server named by --tools that could not start.
+		return fmt.Errorf("--tools: %w", err)
 	}
 	var old []*message.Record
 	if opts.Resume != "" {

@@ -74,6 +74,12 @@ EXIT STATUS
 			if g.IO.OutTTY {
 				opts.Width = terminalWidth(g.IO.Out)
 			}
+			set, err := g.toolSet(c.Context(), opts.Registry, nil)
+			if err != nil {
+				return err
+			}
+			defer set.Close()
+			opts.Registry = set.Registry
 			if runF != nil {
 				return runF(opts)
 			}
@@ -85,9 +91,15 @@ EXIT STATUS
 }
 
 func runToolsList(opts *toolsListOptions) error {
+	// The tools of the MCP servers that start are listed; those of a
+	// server that cannot are missing, and the exit status says so.
+	loadErr := sourcesErr(opts.Registry.Load())
 	specs := opts.Registry.All()
 	if opts.JSON {
-		return writeToolsJSON(opts.IO.Out, specs)
+		if err := writeToolsJSON(opts.IO.Out, specs); err != nil {
+			return err
+		}
+		return loadErr
 	}
 	// A plain table, on a terminal and in a pipe alike: columns that
 	// scripts can cut, and nothing to strip. On a terminal, summaries are
@@ -110,7 +122,19 @@ func runToolsList(opts *toolsListOptions) error {
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], r[2])
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return loadErr
+}
+
+// sourcesErr is what went wrong in starting the tools' sources (MCP
+// servers), for a command that goes on without their tools.
+func sourcesErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("some tools could not be listed:\n%w", err)
 }
 
 const (
@@ -263,6 +287,12 @@ EXIT STATUS
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Names = g.IO, args
+			set, err := g.toolSet(c.Context(), opts.Registry, nil)
+			if err != nil {
+				return err
+			}
+			defer set.Close()
+			opts.Registry = set.Registry
 			if runF != nil {
 				return runF(opts)
 			}
@@ -278,8 +308,13 @@ func runToolsSchema(opts *toolsSchemaOptions) error {
 	if !slices.Contains(schema.Formats, opts.Format) {
 		return usageErr(&schema.UnknownFormatError{Format: opts.Format, Suggestion: registry.Suggest(opts.Format, schema.Formats)})
 	}
-	specs := opts.Registry.All()
-	if len(opts.Names) > 0 {
+	var specs []*registry.Spec
+	if len(opts.Names) == 0 {
+		if err := sourcesErr(opts.Registry.Load()); err != nil {
+			return err
+		}
+		specs = opts.Registry.All()
+	} else {
 		var err error
 		// A name given twice is declared once: providers refuse
 		// duplicate declarations.

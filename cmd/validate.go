@@ -118,7 +118,12 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	io := o.g.IO
-	check := runner.New(o.Registry, runner.Options{}).Checker()
+	set, err := o.g.toolSet(ctx, o.Registry, nil)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	check := runner.New(set.Registry, runner.Options{}).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
 	for _, name := range o.Files {

@@ -107,13 +107,18 @@ func (r *Registry) Names() []string {
 }
 
 // Select returns the tools named, in the order named, or an error naming
-// the first unknown one with a suggestion.
+// the first unknown one with a suggestion, or saying why the source of a
+// tool named could not give it (a server that did not start): a tool
+// selected is one whose declaration is known.
 func (r *Registry) Select(names []string) ([]*Spec, error) {
 	out := make([]*Spec, 0, len(names))
 	for _, n := range names {
 		s, ok := r.Lookup(n)
 		if !ok {
 			return nil, r.UnknownTool(n)
+		}
+		if err := r.failed(n); err != nil {
+			return nil, fmt.Errorf("tool %q: %w", n, err)
 		}
 		out = append(out, s)
 	}

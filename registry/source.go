@@ -151,3 +151,20 @@ func (r *Registry) loadedNames() []string {
 	r.mu.RUnlock()
 	return out
 }
+
+// failed returns why the source of name could not give it, nil when name
+// is registered or belongs to no source that failed.
+func (r *Registry) failed(name string) error {
+	r.mu.RLock()
+	_, ok := r.specs[name]
+	r.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	if src := r.sourceOf(name); src != nil {
+		r.mu.RLock()
+		defer r.mu.RUnlock()
+		return src.err
+	}
+	return nil
+}

@@ -85,6 +85,9 @@ func TestSourceFailed(t *testing.T) {
 	if _, err := s.Call(context.Background(), nil, nil); !errors.Is(err, boom) {
 		t.Errorf("Call: %v; want %v", err, boom)
 	}
+	if _, err := r.Select([]string{"x__anything"}); !errors.Is(err, boom) {
+		t.Errorf("Select: %v; want %v: a tool whose declaration is unknown cannot be offered", err, boom)
+	}
 	err := r.Load()
 	for _, want := range []string{boom.Error(), `"x__clash" already registered at tools.go:1`, `"y__out"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {

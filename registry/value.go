@@ -212,6 +212,11 @@ func rangeText(what string, negMag, hi uint64) string {
 // maxShown bounds how much of a wrong string value a message repeats.
 const maxShown = 60
 
+// Describe says what a value is in the words of ArgError's Got: `string
+// "3"`, `number 1.5`, `null`, `array of 3 items`. A validator of its own
+// (a Spec's Check) uses it to speak as Validate does.
+func Describe(v any) string { return describe(v) }
+
 // describe says what came, in JSON's words: `string "3"`, `number 1.5`,
 // `null`, `array of 3 items`.
 func describe(v any) string {

@@ -27,9 +27,10 @@ var rules = map[string]rule{
 	"resume": {refused: "--resume is about one run: give it on the command line"},
 	"help":   {refused: "--help is not a setting"},
 
-	"output":   {path: true, consequential: "where records are written"},
-	"staging":  {path: true, consequential: "which directory tools may read besides the AWD"},
-	"base-url": {consequential: "where model requests, and the API key, are sent"},
+	"output":     {path: true, consequential: "where records are written"},
+	"staging":    {path: true, consequential: "which directory tools may read besides the AWD"},
+	"base-url":   {consequential: "where model requests, and the API key, are sent"},
+	"mcp-config": {path: true, consequential: "starts programs (MCP servers)"},
 
 	// SPEC §11 and §12: command tools and MCP servers start programs.
 	"tools":      {section: true, consequential: "starts programs (command tools)"},

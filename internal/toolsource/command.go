@@ -1,0 +1,287 @@
+package toolsource
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// commandKeys are the keys of a command tool's declaration (SPEC §11).
+var commandKeys = []string{"description", "command", "parameters", "timeout", "read_only"}
+
+// commandTool is a command tool as declared.
+type commandTool struct {
+	name        string
+	description string
+	// argv is the command, each element split into literal text and
+	// placeholders.
+	argv [][]segment
+	// dir is the directory of the file that declares the tool: a program
+	// named by a relative path is found from there.
+	dir      string
+	schema   *argSchema
+	timeout  time.Duration
+	readOnly bool
+	pos      config.Pos
+}
+
+// segment is literal text, or a placeholder naming a parameter.
+type segment struct {
+	text  string
+	param bool
+}
+
+// emptyParameters is the schema of a tool declared without parameters: it
+// takes none.
+const emptyParameters = `{"type":"object","properties":{},"additionalProperties":false}`
+
+// parseCommandTool reads the declaration of the command tool name, at
+// keyN in file, whose value is v.
+func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool, error) {
+	what := "tools." + name
+	if !registry.ValidName(name) {
+		return nil, errAt(file, keyN, "%s: the name %q does not match %s: every provider refuses it", what, name, registry.NamePattern)
+	}
+	m := mapping(v)
+	if m == nil {
+		return nil, errAt(file, v, "%s: want a mapping with command, parameters and description, not %s", what, kindOf(v))
+	}
+	es, err := entries(file, m, what, commandKeys)
+	if err != nil {
+		return nil, err
+	}
+	t := &commandTool{name: name, dir: filepath.Dir(file), pos: place(file, keyN)}
+	var cmdNodes []ast.Node
+	var paramsNode ast.Node
+	for _, e := range es {
+		switch e.key {
+		case "description":
+			if t.description, err = stringValue(file, e.value, what+".description"); err != nil {
+				return nil, err
+			}
+		case "command":
+			var argv []string
+			if argv, cmdNodes, err = stringList(file, e.value, what+".command"); err != nil {
+				return nil, errAt(file, e.value, "%s.command: want the program and its arguments as a list ([python3, wc.py]), never a shell line, not %s", what, kindOf(e.value))
+			}
+			for i, a := range argv {
+				segs, err := splitPlaceholders(a)
+				if err != nil {
+					return nil, errAt(file, cmdNodes[i], "%s.command[%d]: %v", what, i, err)
+				}
+				t.argv = append(t.argv, segs)
+			}
+		case "parameters":
+			paramsNode = e.value
+		case "timeout":
+			if t.timeout, err = durationValue(file, e.value, what+".timeout"); err != nil {
+				return nil, err
+			}
+		case "read_only":
+			if t.readOnly, err = boolValue(file, e.value, what+".read_only"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(t.argv) == 0 || len(t.argv[0]) == 0 {
+		return nil, errAt(file, keyN, "%s: no command: want command: [program, args...]", what)
+	}
+	for _, s := range t.argv[0] {
+		if s.param {
+			return nil, errAt(file, cmdNodes[0], "%s.command[0]: the program cannot be a placeholder: a model would choose what runs", what)
+		}
+	}
+	raw := []byte(emptyParameters)
+	if paramsNode != nil {
+		if raw, err = jsonBytes(file, paramsNode); err != nil {
+			return nil, fmt.Errorf("%w (in %s.parameters)", err, what)
+		}
+		raw = closed(raw)
+	}
+	if t.schema, err = compileArgSchema(name, raw, false); err != nil {
+		at := paramsNode
+		if se, ok := err.(*schemaError); ok && paramsNode != nil {
+			at = nodeAt(paramsNode, se.Pointer)
+		}
+		if at == nil {
+			at = keyN
+		}
+		return nil, errAt(file, at, "%s.parameters: %v", what, err)
+	}
+	// A placeholder names a parameter the schema declares: a typo would
+	// otherwise run the program with an empty argument.
+	declared := t.schema.declaredNames()
+	for i, segs := range t.argv {
+		for _, s := range segs {
+			if s.param && !slices.Contains(declared, s.text) {
+				msg := fmt.Sprintf("%s.command[%d]: {{%s}} names no parameter", what, i, s.text)
+				if sug := registry.Suggest(s.text, declared); sug != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", sug)
+				}
+				if len(declared) == 0 {
+					msg += ": the tool declares no parameters"
+				} else {
+					msg += ": want one of " + strings.Join(declared, ", ")
+				}
+				return nil, errAt(file, cmdNodes[i], "%s", msg)
+			}
+		}
+	}
+	return t, nil
+}
+
+// closed is a parameters schema object that refuses the arguments it does
+// not declare, unless it says otherwise: as for a Go tool, a misspelt
+// argument is an error with "did you mean", not an argument the program
+// never sees. A schema that is not an object is left for the compiler to
+// refuse.
+func closed(raw []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if _, ok := m["additionalProperties"]; ok {
+		return raw
+	}
+	if _, ok := m["type"]; !ok {
+		return raw
+	}
+	body := bytes.TrimSpace(raw)
+	if len(m) == 0 {
+		return []byte(`{"additionalProperties":false}`)
+	}
+	return append(append([]byte(nil), body[:len(body)-1]...), `,"additionalProperties":false}`...)
+}
+
+// declaredNames are the top-level properties the schema declares, sorted.
+func (a *argSchema) declaredNames() []string {
+	props, _ := a.doc["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// splitPlaceholders splits an element of a command into text and
+// placeholders: "--lang={{lang}}" is "--lang=" then lang. Only {{name}}
+// (spaces allowed inside the braces) with a name a parameter can have is
+// a placeholder; other text in braces, such as docker's
+// --format={{.State.Status}}, is left as it is.
+func splitPlaceholders(s string) ([]segment, error) {
+	var out []segment
+	lit := func(t string) {
+		if t == "" {
+			return
+		}
+		if n := len(out); n > 0 && !out[n-1].param {
+			out[n-1].text += t
+			return
+		}
+		out = append(out, segment{text: t})
+	}
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			lit(s)
+			if len(out) == 0 {
+				out = append(out, segment{}) // an empty argument is an argument
+			}
+			return out, nil
+		}
+		j := strings.Index(s[i+2:], "}}")
+		if j < 0 {
+			lit(s)
+			return out, nil
+		}
+		name := strings.TrimSpace(s[i+2 : i+2+j])
+		if !placeholderName(name) {
+			lit(s[:i+2+j+2])
+			s = s[i+2+j+2:]
+			continue
+		}
+		lit(s[:i])
+		out = append(out, segment{text: name, param: true})
+		s = s[i+2+j+2:]
+	}
+}
+
+// placeholderName reports whether name can be a placeholder: letters,
+// digits, _ and -, not starting with a digit or -.
+func placeholderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && (c == '-' || '0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// spec is the registry entry of the tool; run runs its calls.
+func (t *commandTool) spec(run func(ctx context.Context, t *commandTool, args map[string]any) (any, error)) *registry.Spec {
+	summary := t.description
+	if i := strings.Index(summary, ". "); i >= 0 {
+		summary = summary[:i+1]
+	}
+	if i := strings.IndexByte(summary, '\n'); i >= 0 {
+		summary = summary[:i]
+	}
+	return &registry.Spec{
+		Name:        t.name,
+		Summary:     strings.TrimSpace(summary),
+		Description: strings.TrimSpace(t.description),
+		Params:      t.schema.params(),
+		Writes:      !t.readOnly,
+		Source:      t.pos.String(),
+		RawSchema:   t.schema.raw,
+		Check:       t.schema.check,
+		Timeout:     t.timeout,
+		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+			return run(ctx, t, args)
+		},
+	}
+}
+
+// withDefaults returns args with the defaults the schema declares for the
+// top-level parameters a call left out: what the program receives, on
+// standard input, in the environment and in placeholders.
+func (a *argSchema) withDefaults(args map[string]any) map[string]any {
+	props, _ := a.doc["properties"].(map[string]any)
+	var out map[string]any
+	for name, p := range props {
+		if _, given := args[name]; given {
+			continue
+		}
+		ps, _ := p.(map[string]any)
+		d, ok := ps["default"]
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(args)+1)
+			for k, v := range args {
+				out[k] = v
+			}
+		}
+		out[name] = d
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}

@@ -1,0 +1,329 @@
+package toolsource
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// stderrTail is how much of the end of a program's standard error a
+// failure's message quotes: the last lines, where the reason usually is.
+const stderrTail = 2 << 10
+
+// minCapture is the least standard output a command tool may print. Its
+// output is held whole, so that JSON can be parsed and --max-output can
+// keep the head and tail and save the rest; past the larger of this and
+// --max-output, the program is stopped rather than fill the memory.
+const minCapture = 64 << 20
+
+// processes runs programs in process groups of their own and remembers the
+// groups alive, so that none outlives kesoku: Close kills what is left.
+type processes struct {
+	grace time.Duration
+
+	mu     sync.Mutex
+	groups map[int]struct{}
+	closed bool
+}
+
+// start starts cmd in a process group of its own, stopped on ctx's end as
+// a group: SIGTERM, then SIGKILL after the grace. The group is forgotten
+// by finish, which also kills what is left of it: a program's children
+// never outlive the call.
+func (ps *processes) start(ctx context.Context, cmd *exec.Cmd) error {
+	setGroup(cmd)
+	cmd.Cancel = func() error {
+		pid := cmd.Process.Pid
+		terminateGroup(pid)
+		time.AfterFunc(ps.grace, func() { killGroup(pid) })
+		return nil
+	}
+	// After the grace the pipes are closed whether or not the group let
+	// go of them: a call ends, whatever the program left behind.
+	cmd.WaitDelay = ps.grace + 100*time.Millisecond
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		return errors.New("kesoku is stopping: no program starts")
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if ps.groups == nil {
+		ps.groups = map[int]struct{}{}
+	}
+	ps.groups[cmd.Process.Pid] = struct{}{}
+	return nil
+}
+
+// finish kills what is left of the group of cmd, which has been waited
+// for, and forgets it.
+func (ps *processes) finish(cmd *exec.Cmd) {
+	pid := cmd.Process.Pid
+	killGroup(pid)
+	ps.mu.Lock()
+	delete(ps.groups, pid)
+	ps.mu.Unlock()
+}
+
+// close kills every group still alive; no program starts after it.
+func (ps *processes) close() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.closed = true
+	for pid := range ps.groups {
+		killGroup(pid)
+	}
+	ps.groups = nil
+}
+
+// commandRunner runs the calls of command tools.
+type commandRunner struct {
+	procs *processes
+	// awd is where the programs run.
+	awd string
+	// capture bounds a program's standard output.
+	capture int64
+}
+
+// run runs one call of t: the program in the AWD, without a shell, the
+// arguments on standard input as JSON, each scalar one in the environment
+// as KESOKU_ARG_<NAME>, and placeholders filled.
+func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string]any) (any, error) {
+	args = t.schema.withDefaults(args)
+	argv := make([]string, len(t.argv))
+	for i, segs := range t.argv {
+		argv[i] = fill(segs, args)
+	}
+	prog := argv[0]
+	if strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) {
+		// A path in a config file is relative to the file.
+		prog = filepath.Join(t.dir, prog)
+	}
+	stdin, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("encode the arguments: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+	cmd.Dir = r.awd
+	cmd.Env = argEnv(os.Environ(), args)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out := &capped{limit: r.capture, cmd: cmd}
+	tail := &tailBuffer{max: stderrTail}
+	cmd.Stdout, cmd.Stderr = out, tail
+	if err := r.procs.start(ctx, cmd); err != nil {
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	err = cmd.Wait()
+	r.procs.finish(cmd)
+	if ctx.Err() != nil {
+		// Timed out or interrupted: the runner says which; the message
+		// says what became of the program.
+		return nil, fmt.Errorf("%w: %s stopped (%v)%s", ctx.Err(), argv[0], exitText(cmd, err), tail.quote())
+	}
+	if out.over {
+		return nil, fmt.Errorf("%s printed more than %s on standard output: stopped", argv[0], sizeText(r.capture))
+	}
+	// ErrWaitDelay: the program succeeded, and something it left behind
+	// held its output open; finish has killed it.
+	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return nil, fmt.Errorf("%s %s%s", argv[0], exitText(cmd, err), tail.quote())
+	}
+	return result(out.buf.Bytes()), nil
+}
+
+// fill writes an element of a command with its placeholders replaced by
+// the arguments' values: a string as it is, anything else as JSON, an
+// argument not given (and without a default) as nothing.
+func fill(segs []segment, args map[string]any) string {
+	if len(segs) == 1 && !segs[0].param {
+		return segs[0].text
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if !s.param {
+			b.WriteString(s.text)
+			continue
+		}
+		b.WriteString(scalarText(args[s.text]))
+	}
+	return b.String()
+}
+
+// scalarText is how a value is written into an argument or a variable.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// maxEnvValue bounds a KESOKU_ARG_ variable: Linux refuses to start a
+// program with one string of the environment over 128 KiB, and the whole
+// of it over a few MiB. A longer value is on standard input only.
+const maxEnvValue = 64 << 10
+
+// argEnv is the environment of a call: kesoku's own, without any
+// KESOKU_ARG_ variable it inherited, and one KESOKU_ARG_<NAME> for each
+// scalar argument of at most maxEnvValue bytes, its name upper-cased and
+// every character a variable name cannot hold written as _.
+func argEnv(environ []string, args map[string]any) []string {
+	env := make([]string, 0, len(environ)+len(args))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "KESOKU_ARG_") {
+			env = append(env, kv)
+		}
+	}
+	for name, v := range args {
+		switch v.(type) {
+		case map[string]any, []any, nil:
+			continue // not a scalar: on standard input only
+		}
+		text := scalarText(v)
+		if len(text) > maxEnvValue {
+			continue
+		}
+		env = append(env, "KESOKU_ARG_"+envName(name)+"="+text)
+	}
+	return env
+}
+
+func envName(name string) string {
+	b := []byte(strings.ToUpper(name))
+	for i, c := range b {
+		if !(c == '_' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// result is the content of a call from the program's standard output,
+// without its trailing newlines (as a shell's $(...)): JSON when it
+// parses, compacted onto one line as records are; otherwise the text.
+func result(out []byte) any {
+	out = bytes.TrimRight(out, "\r\n")
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) > 0 && json.Valid(trimmed) {
+		var b bytes.Buffer
+		if json.Compact(&b, trimmed) == nil {
+			return json.RawMessage(b.Bytes())
+		}
+	}
+	if !utf8.Valid(out) {
+		return strings.ToValidUTF8(string(out), "\uFFFD")
+	}
+	return string(out)
+}
+
+// exitText says how the program ended: "exited with status 3", "was
+// killed by signal 9".
+func exitText(cmd *exec.Cmd, err error) string {
+	if st := cmd.ProcessState; st != nil {
+		if sig := signalOf(st); sig != "" {
+			return "was killed by " + sig
+		}
+		return fmt.Sprintf("exited with status %d", st.ExitCode())
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "ended"
+}
+
+// capped is standard output held whole up to a limit; past it, the
+// program's group is killed.
+type capped struct {
+	buf   bytes.Buffer
+	limit int64
+	over  bool
+	// cmd is the program, started before anything is written.
+	cmd *exec.Cmd
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.over {
+		return len(p), nil
+	}
+	if int64(c.buf.Len()+len(p)) > c.limit {
+		c.over = true
+		killGroup(c.cmd.Process.Pid)
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+	cut bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+// String is the tail, cut to max bytes on a character boundary.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b, cut := t.buf, t.cut
+	if len(b) > t.max {
+		b, cut = b[len(b)-t.max:], true
+	}
+	for len(b) > 0 && !utf8.RuneStart(b[0]) {
+		b = b[1:]
+	}
+	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+	if cut && s != "" {
+		s = "…" + s
+	}
+	return s
+}
+
+// quote is the tail for a message: ": standard error: ...", or nothing.
+func (t *tailBuffer) quote() string {
+	if s := t.String(); s != "" {
+		return "; standard error: " + s
+	}
+	return ""
+}
+
+// sizeText writes a size as --max-output takes it.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package toolsource
+
+import "syscall"
+
+// parentDeathSignal: only Linux has one.
+func parentDeathSignal(*syscall.SysProcAttr) {}

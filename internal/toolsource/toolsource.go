@@ -1,0 +1,120 @@
+package toolsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// Options say where the tools come from and how their programs run.
+type Options struct {
+	// Config is the config files in use: their tools: and mcpServers:
+	// sections, the user's first, a project's entry winning on a name.
+	Config *config.Config
+	// MCPConfig are files of MCP servers in the shape of .mcp.json and
+	// Claude Desktop's config (--mcp-config), read as they are; their
+	// entries win over the config files'.
+	MCPConfig []string
+	// AWD is where programs run.
+	AWD string
+	// Grace is how long a program gets between SIGTERM and SIGKILL.
+	Grace time.Duration
+	// MaxOutput is --max-output: a command tool's standard output is
+	// held up to the larger of it and 64 MiB.
+	MaxOutput int64
+	// Note, when set, is told what a -v reader wants to know: which
+	// declaration replaced which, which server started.
+	Note func(string)
+	// Warn, when set, is told what went wrong outside any call: a server
+	// whose tool cannot be offered, say.
+	Warn func(string)
+}
+
+// Set is the tools a command uses, and the programs they started.
+type Set struct {
+	// Registry holds every tool: the Go tools, the command tools, and the
+	// MCP servers' tools, each server started when first needed.
+	Registry *registry.Registry
+	procs    *processes
+}
+
+// Build makes the registry a command uses: the tools of base (the Go
+// tools: registry.Default, which stays as it was filled), then the
+// command tools and MCP servers the config files and --mcp-config
+// declare. Every mistake in a declaration is an error (a *config.Error,
+// with the file's line) before anything runs; no program starts here.
+func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, error) {
+	grace := opts.Grace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	s := &Set{Registry: registry.New(), procs: &processes{grace: grace}}
+	for _, spec := range base.All() {
+		if err := s.Registry.Register(spec); err != nil {
+			return nil, err
+		}
+	}
+	tools, err := declaredTools(opts)
+	if err != nil {
+		return nil, err
+	}
+	run := &commandRunner{procs: s.procs, awd: opts.AWD, capture: max(opts.MaxOutput, minCapture)}
+	for _, t := range tools {
+		if prev, ok := base.Lookup(t.name); ok {
+			return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: a Go tool has this name (%s): a command tool needs a name of its own", t.name, prev.Source)}
+		}
+		if err := s.Registry.Register(t.spec(run.run)); err != nil {
+			return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: %v", t.name, err)}
+		}
+	}
+	return s, nil
+}
+
+// Close stops every program the tools started and still running, and
+// whatever they started: no child outlives kesoku.
+func (s *Set) Close() error {
+	s.procs.close()
+	return nil
+}
+
+// declaredTools reads the command tools of the config files, a later
+// file's declaration replacing an earlier one of the same name.
+func declaredTools(opts Options) ([]*commandTool, error) {
+	if opts.Config == nil {
+		return nil, nil
+	}
+	byName := map[string]*commandTool{}
+	var errs []error
+	for _, sec := range opts.Config.Sections("tools") {
+		file := sec.File.Path
+		es, err := entries(file, sec.Node, "tools", nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			t, err := parseCommandTool(file, e.key, e.keyN, e.value)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if prev := byName[t.name]; prev != nil && opts.Note != nil {
+				opts.Note(fmt.Sprintf("tools.%s: %s replaces %s", t.name, t.pos, prev.pos))
+			}
+			byName[t.name] = t
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	out := make([]*commandTool, 0, len(byName))
+	for _, t := range byName {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}

@@ -1,0 +1,313 @@
+package toolsource
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// Declarations are read from the YAML nodes of a config file's sections,
+// which keep where every value is: each mistake is reported at its line.
+
+// place is where a node is in a file.
+func place(file string, n ast.Node) config.Pos {
+	p := config.Pos{File: file}
+	var tk *token.Token
+	if n != nil {
+		tk = n.GetToken()
+	}
+	if tk != nil && tk.Position != nil {
+		p.Line, p.Col = tk.Position.Line, tk.Position.Column
+	}
+	return p
+}
+
+// errAt is a mistake at n, in the words of a config file's errors.
+func errAt(file string, n ast.Node, format string, args ...any) error {
+	return &config.Error{Pos: place(file, n), Msg: fmt.Sprintf(format, args...)}
+}
+
+// mapping returns n as a mapping, nil when it is none.
+func mapping(n ast.Node) *ast.MappingNode {
+	switch x := n.(type) {
+	case *ast.MappingNode:
+		return x
+	case *ast.MappingValueNode:
+		return &ast.MappingNode{BaseNode: x.BaseNode, Values: []*ast.MappingValueNode{x}}
+	}
+	return nil
+}
+
+// keyText is the text of a mapping key, ok false for a key that is not a
+// plain scalar.
+func keyText(n ast.Node) (string, bool) {
+	switch x := n.(type) {
+	case *ast.MappingKeyNode:
+		return keyText(x.Value)
+	case *ast.StringNode:
+		return x.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NullNode:
+		return x.GetToken().Value, true
+	}
+	return "", false
+}
+
+// entry is one key of a mapping: its text, the key node and the value.
+type entry struct {
+	key   string
+	keyN  ast.Node
+	value ast.Node
+}
+
+// entries lists a mapping's keys in order. what names the mapping in
+// messages ("tools.word_count"); known, when not nil, are the keys it may
+// have: any other is an error with "did you mean".
+func entries(file string, m *ast.MappingNode, what string, known []string) ([]entry, error) {
+	var out []entry
+	for _, mv := range m.Values {
+		k, ok := keyText(mv.Key)
+		if !ok {
+			return nil, errAt(file, mv.Key, "%s: a key must be a name, not %s", what, kindOf(mv.Key))
+		}
+		if known != nil && !slices.Contains(known, k) {
+			msg := fmt.Sprintf("%s: unknown key %q", what, k)
+			if s := registry.Suggest(k, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, errAt(file, mv.Key, "%s: want %s", msg, strings.Join(known, ", "))
+		}
+		out = append(out, entry{key: k, keyN: mv.Key, value: mv.Value})
+	}
+	return out, nil
+}
+
+// kindOf names what a node is, for messages.
+func kindOf(n ast.Node) string {
+	switch n.(type) {
+	case nil, *ast.NullNode:
+		return "nothing"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.StringNode, *ast.LiteralNode:
+		return "a string"
+	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "a boolean"
+	case *ast.AnchorNode, *ast.AliasNode:
+		return "an anchor or alias (not supported in config files)"
+	case *ast.TagNode:
+		return "a tagged value (not supported in config files)"
+	}
+	return "a " + strings.ToLower(strings.TrimSuffix(n.Type().String(), "Type"))
+}
+
+// stringValue reads a scalar as a string: a string as written, a number
+// or boolean as its text.
+func stringValue(file string, n ast.Node, what string) (string, error) {
+	switch x := n.(type) {
+	case *ast.StringNode:
+		return x.Value, nil
+	case *ast.LiteralNode:
+		return x.Value.Value, nil
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
+		return x.GetToken().Value, nil
+	}
+	return "", errAt(file, n, "%s: want a string, not %s", what, kindOf(n))
+}
+
+// stringList reads a list of scalars.
+func stringList(file string, n ast.Node, what string) ([]string, []ast.Node, error) {
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		return nil, nil, errAt(file, n, "%s: want a list of strings, not %s", what, kindOf(n))
+	}
+	out := make([]string, 0, len(seq.Values))
+	for i, item := range seq.Values {
+		s, err := stringValue(file, item, fmt.Sprintf("%s[%d]", what, i))
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, s)
+	}
+	return out, seq.Values, nil
+}
+
+// stringMap reads a mapping of names to scalars (env, headers).
+func stringMap(file string, n ast.Node, what string) ([]entry, map[string]string, error) {
+	m := mapping(n)
+	if m == nil {
+		return nil, nil, errAt(file, n, "%s: want a mapping of names to strings, not %s", what, kindOf(n))
+	}
+	es, err := entries(file, m, what, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(map[string]string, len(es))
+	for _, e := range es {
+		s, err := stringValue(file, e.value, what+"."+e.key)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[e.key] = s
+	}
+	return es, out, nil
+}
+
+// boolValue reads a boolean.
+func boolValue(file string, n ast.Node, what string) (bool, error) {
+	if b, ok := n.(*ast.BoolNode); ok {
+		return b.Value, nil
+	}
+	return false, errAt(file, n, "%s: want true or false, not %s", what, kindOf(n))
+}
+
+// jsonBytes encodes a node as the JSON document it would be, keys in
+// the order written: a schema's properties keep the order they were
+// declared in, which models tend to follow. Anchors, aliases and tags are
+// refused, as everywhere in config files: an alias can make a small file a
+// huge value.
+func jsonBytes(file string, n ast.Node) ([]byte, error) {
+	var b []byte
+	var enc func(n ast.Node) error
+	str := func(s string) {
+		q, _ := json.Marshal(s)
+		b = append(b, q...)
+	}
+	enc = func(n ast.Node) error {
+		switch x := n.(type) {
+		case nil, *ast.NullNode:
+			b = append(b, "null"...)
+		case *ast.StringNode:
+			str(x.Value)
+		case *ast.LiteralNode:
+			str(x.Value.Value)
+		case *ast.BoolNode:
+			b = strconv.AppendBool(b, x.Value)
+		case *ast.IntegerNode:
+			b = fmt.Append(b, x.Value)
+		case *ast.FloatNode:
+			if math.IsInf(x.Value, 0) || math.IsNaN(x.Value) {
+				return errAt(file, n, "%s is not a JSON number", x.GetToken().Value)
+			}
+			b = strconv.AppendFloat(b, x.Value, 'g', -1, 64)
+		case *ast.SequenceNode:
+			b = append(b, '[')
+			for i, item := range x.Values {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				if err := enc(item); err != nil {
+					return err
+				}
+			}
+			b = append(b, ']')
+		case *ast.MappingNode, *ast.MappingValueNode:
+			b = append(b, '{')
+			for i, mv := range mapping(n).Values {
+				if _, ok := mv.Key.(*ast.MergeKeyNode); ok {
+					return errAt(file, mv.Key, "merge keys (<<) are not supported in config files")
+				}
+				k, ok := keyText(mv.Key)
+				if !ok {
+					return errAt(file, mv.Key, "a key must be a name, not %s", kindOf(mv.Key))
+				}
+				if i > 0 {
+					b = append(b, ',')
+				}
+				str(k)
+				b = append(b, ':')
+				if err := enc(mv.Value); err != nil {
+					return err
+				}
+			}
+			b = append(b, '}')
+		default:
+			return errAt(file, n, "want a JSON value, not %s", kindOf(n))
+		}
+		return nil
+	}
+	if err := enc(n); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// nodeAt follows JSON pointer tokens from n down its mappings and lists,
+// and returns the deepest node it reached: where a mistake in a schema
+// is, or as near as the pointer goes.
+func nodeAt(n ast.Node, ptr []string) ast.Node {
+	for _, t := range ptr {
+		switch {
+		case mapping(n) != nil:
+			var next ast.Node
+			for _, mv := range mapping(n).Values {
+				if k, _ := keyText(mv.Key); k == t {
+					next = mv.Value
+					if next == nil || isNull(next) {
+						next = mv.Key
+					}
+					break
+				}
+			}
+			if next == nil {
+				return n
+			}
+			n = next
+		default:
+			seq, ok := n.(*ast.SequenceNode)
+			i, err := strconv.Atoi(t)
+			if !ok || err != nil || i < 0 || i >= len(seq.Values) {
+				return n
+			}
+			n = seq.Values[i]
+		}
+	}
+	return n
+}
+
+func isNull(n ast.Node) bool {
+	_, ok := n.(*ast.NullNode)
+	return ok
+}
+
+// maxTimeout bounds a declared timeout, as --timeout is bounded.
+const maxTimeout = 7 * 24 * time.Hour
+
+// durationValue reads a timeout: a Go duration ("30s", "1m30s"), or a
+// number of milliseconds as Gemini CLI's settings write one.
+func durationValue(file string, n ast.Node, what string) (time.Duration, error) {
+	var d time.Duration
+	switch x := n.(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		ms, err := strconv.ParseFloat(x.GetToken().Value, 64)
+		if err != nil || ms > float64(maxTimeout/time.Millisecond) {
+			return 0, errAt(file, n, "%s: want a duration above 0 and at most %v", what, maxTimeout)
+		}
+		d = time.Duration(ms * float64(time.Millisecond))
+	default:
+		s, err := stringValue(file, n, what)
+		if err != nil {
+			return 0, errAt(file, n, "%s: want a duration such as 30s or 5m, not %s", what, kindOf(n))
+		}
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, errAt(file, n, "%s: %q: want a duration such as 30s or 5m", what, s)
+		}
+	}
+	if d <= 0 || d > maxTimeout {
+		return 0, errAt(file, n, "%s: want a duration above 0 and at most %v", what, maxTimeout)
+	}
+	return d, nil
+}
