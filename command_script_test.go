@@ -9,9 +9,15 @@ import (
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 )
 
-func init() { scriptCmds["proc"] = cmdProc }
+func init() {
+	scriptCmds["proc"] = cmdProc
+	// An MCP server that fails, hangs and crashes on demand (mcptest).
+	scriptCommands["fakemcp"] = func() { os.Exit(mcptest.Main(os.Args[1:])) }
+}
 
 // cmdProc watches the processes a command tool started, for the scripts
 // that prove none outlives kesoku:

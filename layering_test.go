@@ -38,6 +38,9 @@ var allowed = map[string][]string{
 	"internal/media":        {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":         {"message"},
 	"internal/toolsource":   {"registry", "internal/config"},
+	// A fake MCP server for tests, run as a program: it knows nothing of
+	// kesoku.
+	"internal/toolsource/mcptest": {},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

@@ -23,6 +23,7 @@ func (g *Globals) toolSet(ctx context.Context, base *registry.Registry, calls *c
 		AWD:       g.AWD,
 		Grace:     defaultGrace,
 		MaxOutput: defaultMaxOutput,
+		Version:   readBuildVersion().Version,
 		Warn: func(msg string) {
 			if !g.Quiet {
 				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)

@@ -164,75 +164,12 @@ func readBounded(path string) ([]byte, error) {
 // and returns its settings and sections. keys are the flag names it may
 // set.
 func Parse(path string, data []byte, keys []string) (f *File, err error) {
-	sum := sha256.Sum256(data)
-	f = &File{Path: path, Sum: hex.EncodeToString(sum[:]), Sections: map[string]*Section{}}
+	f, m, err := parseMapping(path, data)
+	if err != nil || m == nil {
+		return f, err
+	}
 	fail := func(tk *token.Token, format string, args ...any) error {
 		return &Error{Pos: f.pos(tk), Msg: fmt.Sprintf(format, args...)}
-	}
-	defer func() {
-		// The YAML library is not ours; whatever input makes it panic is a
-		// file that does not parse, not a crash.
-		if v := recover(); v != nil {
-			f, err = nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
-		}
-	}()
-	if len(data) > MaxFileSize {
-		return nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("larger than %d KiB: not a config file", MaxFileSize>>10)}
-	}
-	tokens := lexer.Tokenize(string(data))
-	if len(tokens) > maxTokens {
-		return nil, fail(tokens[maxTokens], "more than %d YAML tokens: not a config file", maxTokens)
-	}
-	depth := 0
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > maxDepth {
-				return nil, fail(tk, "invalid YAML: nesting deeper than %d levels", maxDepth)
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			depth = max(depth-1, 0)
-		case token.SequenceEntryType, token.MappingKeyType:
-			if tk.Position != nil && tk.Position.Column > 2*maxDepth {
-				return nil, fail(tk, "invalid YAML: indented deeper than %d columns", 2*maxDepth)
-			}
-		}
-	}
-	doc, err := parser.Parse(tokens, 0)
-	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			return nil, fail(ye.GetToken(), "invalid YAML: %s", ye.GetMessage())
-		}
-		return nil, fail(nil, "invalid YAML: %v", err)
-	}
-	var body ast.Node
-	for _, d := range doc.Docs {
-		if d == nil || d.Body == nil {
-			continue
-		}
-		if _, ok := d.Body.(*ast.CommentGroupNode); ok {
-			continue
-		}
-		if body != nil {
-			tk := d.Start
-			if tk == nil {
-				tk = d.Body.GetToken()
-			}
-			return nil, fail(tk, "a config file holds one YAML document, not several")
-		}
-		body = d.Body
-	}
-	if body == nil {
-		return f, nil // empty, or only comments
-	}
-	m, ok := body.(*ast.MappingNode)
-	if !ok {
-		if mv, ok := body.(*ast.MappingValueNode); ok {
-			m = &ast.MappingNode{Values: []*ast.MappingValueNode{mv}}
-		} else {
-			return nil, fail(body.GetToken(), "a config file is a mapping of settings (jobs: 8), not %s", kindOf(body))
-		}
 	}
 	known := sortedKeys(keys)
 	// The parser refuses a key given twice.
@@ -267,6 +204,129 @@ func Parse(path string, data []byte, keys []string) (f *File, err error) {
 		}
 	}
 	return f, nil
+}
+
+// ServersKey is the key of the MCP servers in a config file and in the
+// files of .mcp.json's shape.
+const ServersKey = "mcpServers"
+
+// ReadServers reads a file of MCP servers in the shape that .mcp.json,
+// Claude Desktop and Gemini CLI use ({"mcpServers": {...}}), named with
+// --mcp-config: read as it is, with the same bounds and positions as a
+// config file; its other keys belong to the program it was written for
+// and are left alone. Named, it is approved by being named.
+func ReadServers(path string) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("--mcp-config %s: %w", path, err)
+	}
+	data, err := readBounded(abs)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--mcp-config %s: %w", abs, err)
+	}
+	return ParseServers(abs, data)
+}
+
+// ParseServers is ReadServers of data, the content of the file at path.
+func ParseServers(path string, data []byte) (f *File, err error) {
+	f, m, err := parseMapping(path, data)
+	if err != nil {
+		return nil, err
+	}
+	f.Origin = Named
+	if m == nil {
+		return nil, &Error{Pos: Pos{File: path}, Msg: "no mcpServers: want {\"mcpServers\": {\"name\": {\"command\": ...}}}"}
+	}
+	for _, mv := range m.Values {
+		if key, ok := scalarText(mv.Key); ok && key == ServersKey {
+			if err := f.section(key, f.pos(mv.Key.GetToken()), mv.Value); err != nil {
+				return nil, err
+			}
+			return f, nil
+		}
+	}
+	return nil, &Error{Pos: Pos{File: path}, Msg: "no mcpServers: want {\"mcpServers\": {\"name\": {\"command\": ...}}}"}
+}
+
+// parseMapping parses data, the content of the file at path, within the
+// bounds of a config file, and returns its top-level mapping: nil for a
+// file that is empty or only comments.
+func parseMapping(path string, data []byte) (f *File, m *ast.MappingNode, err error) {
+	sum := sha256.Sum256(data)
+	f = &File{Path: path, Sum: hex.EncodeToString(sum[:]), Sections: map[string]*Section{}}
+	fail := func(tk *token.Token, format string, args ...any) error {
+		return &Error{Pos: f.pos(tk), Msg: fmt.Sprintf(format, args...)}
+	}
+	defer func() {
+		// The YAML library is not ours; whatever input makes it panic is a
+		// file that does not parse, not a crash.
+		if v := recover(); v != nil {
+			f, m, err = nil, nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
+		}
+	}()
+	if len(data) > MaxFileSize {
+		return nil, nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("larger than %d KiB: not a config file", MaxFileSize>>10)}
+	}
+	tokens := lexer.Tokenize(string(data))
+	if len(tokens) > maxTokens {
+		return nil, nil, fail(tokens[maxTokens], "more than %d YAML tokens: not a config file", maxTokens)
+	}
+	depth := 0
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			if depth++; depth > maxDepth {
+				return nil, nil, fail(tk, "invalid YAML: nesting deeper than %d levels", maxDepth)
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			depth = max(depth-1, 0)
+		case token.SequenceEntryType, token.MappingKeyType:
+			if tk.Position != nil && tk.Position.Column > 2*maxDepth {
+				return nil, nil, fail(tk, "invalid YAML: indented deeper than %d columns", 2*maxDepth)
+			}
+		}
+	}
+	doc, err := parser.Parse(tokens, 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return nil, nil, fail(ye.GetToken(), "invalid YAML: %s", ye.GetMessage())
+		}
+		return nil, nil, fail(nil, "invalid YAML: %v", err)
+	}
+	var body ast.Node
+	for _, d := range doc.Docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		if _, ok := d.Body.(*ast.CommentGroupNode); ok {
+			continue
+		}
+		if body != nil {
+			tk := d.Start
+			if tk == nil {
+				tk = d.Body.GetToken()
+			}
+			return nil, nil, fail(tk, "a config file holds one YAML document, not several")
+		}
+		body = d.Body
+	}
+	if body == nil {
+		return f, nil, nil // empty, or only comments
+	}
+	m, ok := body.(*ast.MappingNode)
+	if !ok {
+		if mv, ok := body.(*ast.MappingValueNode); ok {
+			m = &ast.MappingNode{Values: []*ast.MappingValueNode{mv}}
+		} else {
+			return nil, nil, fail(body.GetToken(), "a config file is a mapping of settings (jobs: 8), not %s", kindOf(body))
+		}
+	}
+	return f, m, nil
 }
 
 func (f *File) pos(tk *token.Token) Pos {

@@ -36,21 +36,24 @@ type processes struct {
 	closed bool
 }
 
-// start starts cmd in a process group of its own, stopped on ctx's end as
-// a group: SIGTERM, then SIGKILL after the grace. The group is forgotten
-// by finish, which also kills what is left of it: a program's children
-// never outlive the call.
-func (ps *processes) start(ctx context.Context, cmd *exec.Cmd) error {
+// start starts cmd in a process group of its own. A cmd made with
+// exec.CommandContext is stopped on its context's end as a group:
+// SIGTERM, then SIGKILL after the grace. The group is forgotten by finish,
+// which also kills what is left of it: a program's children never outlive
+// the call.
+func (ps *processes) start(cmd *exec.Cmd, cancellable bool) error {
 	setGroup(cmd)
-	cmd.Cancel = func() error {
-		pid := cmd.Process.Pid
-		terminateGroup(pid)
-		time.AfterFunc(ps.grace, func() { killGroup(pid) })
-		return nil
+	if cancellable {
+		cmd.Cancel = func() error {
+			pid := cmd.Process.Pid
+			terminateGroup(pid)
+			time.AfterFunc(ps.grace, func() { killGroup(pid) })
+			return nil
+		}
+		// After the grace the pipes are closed whether or not the group
+		// let go of them: a call ends, whatever the program left behind.
+		cmd.WaitDelay = ps.grace + 100*time.Millisecond
 	}
-	// After the grace the pipes are closed whether or not the group let
-	// go of them: a call ends, whatever the program left behind.
-	cmd.WaitDelay = ps.grace + 100*time.Millisecond
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.closed {
@@ -121,7 +124,7 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	out := &capped{limit: r.capture, cmd: cmd}
 	tail := &tailBuffer{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = out, tail
-	if err := r.procs.start(ctx, cmd); err != nil {
+	if err := r.procs.start(cmd, true); err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	err = cmd.Wait()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kesoku/kesoku/internal/config"
@@ -33,6 +35,12 @@ type Options struct {
 	// Warn, when set, is told what went wrong outside any call: a server
 	// whose tool cannot be offered, say.
 	Warn func(string)
+	// Version is kesoku's, as an MCP client names itself to servers.
+	Version string
+	// StartTimeout bounds an MCP server's start (default 60s); KeepAlive
+	// is how often a server is pinged (default 10s): one that stops
+	// answering is given up. Tests shorten them.
+	StartTimeout, KeepAlive time.Duration
 }
 
 // Set is the tools a command uses, and the programs they started.
@@ -40,7 +48,24 @@ type Set struct {
 	// Registry holds every tool: the Go tools, the command tools, and the
 	// MCP servers' tools, each server started when first needed.
 	Registry *registry.Registry
-	procs    *processes
+
+	opts                    Options
+	procs                   *processes
+	servers                 []*server
+	awd, version            string
+	startTimeout, keepAlive time.Duration
+}
+
+func (s *Set) note(msg string) {
+	if s.opts.Note != nil {
+		s.opts.Note(msg)
+	}
+}
+
+func (s *Set) warn(msg string) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
+	}
 }
 
 // Build makes the registry a command uses: the tools of base (the Go
@@ -53,7 +78,24 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	if grace <= 0 {
 		grace = 5 * time.Second
 	}
-	s := &Set{Registry: registry.New(), procs: &processes{grace: grace}}
+	s := &Set{
+		Registry:     registry.New(),
+		opts:         opts,
+		procs:        &processes{grace: grace},
+		awd:          opts.AWD,
+		version:      opts.Version,
+		startTimeout: opts.StartTimeout,
+		keepAlive:    opts.KeepAlive,
+	}
+	if s.startTimeout <= 0 {
+		s.startTimeout = defaultStartTimeout
+	}
+	if s.keepAlive <= 0 {
+		s.keepAlive = defaultKeepAlive
+	}
+	if s.version == "" {
+		s.version = "dev"
+	}
 	for _, spec := range base.All() {
 		if err := s.Registry.Register(spec); err != nil {
 			return nil, err
@@ -72,12 +114,36 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 			return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: %v", t.name, err)}
 		}
 	}
+	servers, err := declaredServers(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range servers {
+		// A command tool named like a server's tool would make the name
+		// mean two tools.
+		for _, t := range tools {
+			if strings.HasPrefix(t.name, d.name+"__") {
+				return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: the name begins with %s__, the names of the tools of %s", t.name, d.name, d.where())}
+			}
+		}
+		srv := &server{decl: d, set: s, ctx: ctx}
+		if err := s.Registry.AddSource(srv); err != nil {
+			return nil, &config.Error{Pos: d.pos, Msg: err.Error()}
+		}
+		s.servers = append(s.servers, srv)
+	}
 	return s, nil
 }
 
-// Close stops every program the tools started and still running, and
-// whatever they started: no child outlives kesoku.
+// Close stops every MCP server the tools started and every program still
+// running, with whatever they started: no child outlives kesoku. The
+// servers stop at once, each first given the chance to exit on its own.
 func (s *Set) Close() error {
+	var wg sync.WaitGroup
+	for _, srv := range s.servers {
+		wg.Go(srv.close)
+	}
+	wg.Wait()
 	s.procs.close()
 	return nil
 }

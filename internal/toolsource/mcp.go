@@ -1,0 +1,557 @@
+package toolsource
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kesoku/kesoku/registry"
+)
+
+// Defaults of an MCP server's life; Options may change them (tests do).
+const (
+	// defaultStartTimeout bounds a server's start: the program started
+	// (or the URL reached), initialize answered, the tools listed. npx
+	// may download a server first, which takes a while.
+	defaultStartTimeout = 60 * time.Second
+	// defaultKeepAlive is how often a server is pinged: one that stops
+	// answering is given up (its calls fail) rather than waited for
+	// forever when --timeout does not bound the calls.
+	defaultKeepAlive = 10 * time.Second
+	// exitWait is the most a server gets to exit once its input is
+	// closed, before SIGTERM, and again before SIGKILL (less with a
+	// shorter --grace): kesoku's own exit waits for it.
+	exitWait = 2 * time.Second
+)
+
+// server is an MCP server as a registry.Source: started when a command
+// first needs its tools, at most once, and stopped by Set.Close.
+type server struct {
+	decl *serverDecl
+	set  *Set
+	// ctx is the command's: cancelled (an interrupt), a start in progress
+	// is abandoned.
+	ctx context.Context
+
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	cmd     *exec.Cmd
+	// exited is closed once the program has exited; exitErr is what Wait
+	// said.
+	exited  chan struct{}
+	exitErr error
+	stderr  *tailBuffer
+	// schemas are the tools' input schemas as the server wrote them, keys
+	// in order (see schemaTap).
+	schemas sync.Map
+	closed  bool
+	// dead is cancelled, with the reason as its cause, once the server is
+	// given up: it stopped answering pings. Calls in flight end with it.
+	// (The SDK's own keepalive closes the session gracefully, which waits
+	// for the calls in flight: forever, for a server that stopped.)
+	dead     context.Context
+	giveUp   context.CancelCauseFunc
+	stopPing context.CancelFunc
+}
+
+// Prefix begins the names of the server's tools.
+func (s *server) Prefix() string { return s.decl.name + "__" }
+
+// Load starts the server and lists its tools, each named
+// <server>__<tool>. A tool kesoku cannot offer (a name against the rule,
+// a schema that does not compile) is left out with a warning naming the
+// server and the tool.
+func (s *server) Load() ([]*registry.Spec, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.set.startTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := s.start(ctx); err != nil {
+		return nil, s.failure("start", ctx, err)
+	}
+	var specs []*registry.Spec
+	for t, err := range s.session.Tools(ctx, nil) {
+		if err != nil {
+			return specs, s.failure("list its tools", ctx, err)
+		}
+		spec, err := s.spec(t)
+		if err != nil {
+			s.set.warn(fmt.Sprintf("%s: tool %q is not offered: %v", s.decl.where(), t.Name, err))
+			continue
+		}
+		specs = append(specs, spec)
+	}
+	s.set.note(fmt.Sprintf("%s: started in %v, %d tools", s.decl.where(), time.Since(start).Round(time.Millisecond), len(specs)))
+	return specs, nil
+}
+
+// failure is err, from doing what while the server started, in words that
+// say what happened: the program exited (with the end of its standard
+// error), it did not answer in time, it could not be found.
+func (s *server) failure(doing string, ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+		err = fmt.Errorf("no answer within %v", s.set.startTimeout)
+	}
+	if why := s.exitText(); why != "" {
+		err = errors.New(why)
+	}
+	return fmt.Errorf("%s: %s: %w", s.decl.where(), doing, err)
+}
+
+// start starts the program (or reaches the URL) and initializes a client
+// session with it.
+func (s *server) start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("kesoku is stopping")
+	}
+	var t mcp.Transport
+	var err error
+	switch s.decl.transport {
+	case transportStdio:
+		t, err = s.startProgram()
+	default:
+		t, err = s.httpTransport()
+	}
+	if err != nil {
+		return err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "kesoku", Version: s.set.version}, &mcp.ClientOptions{
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	session, err := client.Connect(ctx, &schemaTap{Transport: t, schemas: &s.schemas}, nil)
+	if err != nil {
+		return err
+	}
+	s.session = session
+	s.dead, s.giveUp = context.WithCancelCause(context.Background())
+	var pingCtx context.Context
+	pingCtx, s.stopPing = context.WithCancel(context.Background())
+	go s.keepAlive(pingCtx)
+	return nil
+}
+
+// missedPings is how many pings in a row a server may leave unanswered
+// before it is given up.
+const missedPings = 2
+
+// keepAlive pings the server every keepAlive interval; after missedPings
+// pings in a row unanswered (within half the interval each), the server
+// is given up: its calls in flight fail saying so, new ones fail at once,
+// and its program is killed. A server that does not know ping is left be.
+func (s *server) keepAlive(ctx context.Context) {
+	every := s.set.keepAlive
+	t := time.NewTicker(every)
+	defer t.Stop()
+	missed := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, every/2)
+		err := s.session.Ping(pctx, nil)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			missed = 0
+			continue
+		case isMethodNotFound(err):
+			return
+		}
+		if missed++; missed < missedPings {
+			continue
+		}
+		s.giveUp(fmt.Errorf("%s stopped answering: %d pings in a row had no answer within %v", s.decl.where(), missed, every/2))
+		if s.cmd != nil {
+			killGroup(s.cmd.Process.Pid)
+		}
+		return
+	}
+}
+
+// startProgram starts the server's program in a process group of its
+// own, in the AWD (or the entry's cwd), with the entry's env on top of
+// kesoku's; its standard error is kept (the end of it) for the messages
+// of its failures, and shown with -v.
+func (s *server) startProgram() (mcp.Transport, error) {
+	d := s.decl
+	command, err := d.expand(d.command, d.nodes["command"], "command")
+	if err != nil {
+		return nil, err
+	}
+	args := make([]string, len(d.args))
+	for i, a := range d.args {
+		if args[i], err = d.expand(a, d.argNodes[i], fmt.Sprintf("args[%d]", i)); err != nil {
+			return nil, err
+		}
+	}
+	env := os.Environ()
+	for _, e := range d.env {
+		v, err := d.expand(d.envValues[e.key], e.value, "env."+e.key)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, e.key+"="+v)
+	}
+	// Not CommandContext: the server lives until Close, whatever happens
+	// to the command's context.
+	cmd := exec.Command(command, args...)
+	cmd.Env = env
+	cmd.Dir = s.set.awd
+	if d.cwd != "" {
+		cmd.Dir = d.cwd
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	s.stderr = &tailBuffer{max: stderrTail}
+	var errOut io.Writer = s.stderr
+	if s.set.opts.Note != nil {
+		errOut = io.MultiWriter(s.stderr, &lineWriter{prefix: "mcp server " + d.name + ": ", emit: s.set.opts.Note})
+	}
+	cmd.Stderr = errOut
+	if err := s.set.procs.start(cmd, false); err != nil {
+		return nil, err
+	}
+	s.cmd, s.exited = cmd, make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		s.mu.Lock()
+		s.exitErr = err
+		s.mu.Unlock()
+		close(s.exited)
+	}()
+	return &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil
+}
+
+// httpTransport reaches a server over streamable HTTP (or SSE), with the
+// entry's headers on every request.
+func (s *server) httpTransport() (mcp.Transport, error) {
+	d := s.decl
+	url, err := d.expand(d.url, d.nodes["url"], "url")
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	for _, e := range d.headers {
+		v, err := d.expand(d.hdrValues[e.key], e.value, "headers."+e.key)
+		if err != nil {
+			return nil, err
+		}
+		h.Set(e.key, v)
+	}
+	client := &http.Client{Transport: headerTransport{header: h, base: http.DefaultTransport}}
+	if d.transport == transportSSE {
+		return &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client}, nil
+	}
+	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2}, nil
+}
+
+// headerTransport adds the headers of a server's entry to each request.
+type headerTransport struct {
+	header http.Header
+	base   http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.header {
+		r.Header[k] = v
+	}
+	return t.base.RoundTrip(r)
+}
+
+// exitText says how the program ended, "" while it runs (or for a server
+// over HTTP): "exited with status 3; standard error: ...".
+func (s *server) exitText() string {
+	if s.exited == nil {
+		return ""
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(100 * time.Millisecond):
+		// A broken connection comes a moment before the exit status.
+		select {
+		case <-s.exited:
+		default:
+			return ""
+		}
+	}
+	s.mu.Lock()
+	err := s.exitErr
+	s.mu.Unlock()
+	return fmt.Sprintf("the server %s%s", exitText(s.cmd, err), s.stderr.quote())
+}
+
+// spec is the registry entry of one of the server's tools.
+func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
+	name := s.Prefix() + t.Name
+	if !registry.ValidName(name) {
+		return nil, fmt.Errorf("its name would be %q, which does not match %s", name, registry.NamePattern)
+	}
+	raw, ok := s.schemas.Load(t.Name)
+	if !ok {
+		b, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("input schema: %w", err)
+		}
+		raw = json.RawMessage(b)
+	}
+	schema, err := compileArgSchema(name, raw.(json.RawMessage), true)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	desc := strings.TrimSpace(t.Description)
+	if desc == "" && t.Annotations != nil {
+		desc = t.Annotations.Title
+	}
+	tool := t.Name
+	return &registry.Spec{
+		Name:        name,
+		Summary:     summaryOf(desc),
+		Description: desc,
+		Params:      schema.params(),
+		Writes:      t.Annotations == nil || !t.Annotations.ReadOnlyHint,
+		Source:      s.decl.where(),
+		RawSchema:   schema.raw,
+		Check:       schema.check,
+		Timeout:     s.decl.timeout,
+		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
+			return s.call(ctx, tool, args)
+		},
+	}, nil
+}
+
+// call calls one of the server's tools. The record's content is the
+// result's structuredContent when it has one, else its text (the text
+// blocks joined), else its content blocks as MCP gives them; isError is
+// a tool_error with that text.
+func (s *server) call(ctx context.Context, tool string, args map[string]any) (any, error) {
+	s.mu.Lock()
+	session, dead := s.session, s.dead
+	s.mu.Unlock()
+	if dead.Err() != nil {
+		return nil, context.Cause(dead)
+	}
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(dead, func() { cancel(context.Cause(dead)) })
+	defer stop()
+	res, err := session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: the call to %s was cancelled", ctx.Err(), s.decl.where())
+		}
+		if dead.Err() != nil {
+			return nil, context.Cause(dead)
+		}
+		if why := s.exitText(); why != "" {
+			return nil, fmt.Errorf("%s: %s", s.decl.where(), why)
+		}
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			// The server refused the call (an unknown tool, arguments it
+			// would not take): its words.
+			return nil, fmt.Errorf("%s: %s", s.decl.where(), we.Message)
+		}
+		if errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil, fmt.Errorf("%s closed the connection", s.decl.where())
+		}
+		return nil, fmt.Errorf("%s: %w", s.decl.where(), err)
+	}
+	if res.IsError {
+		return nil, errors.New(resultText(res.Content))
+	}
+	if res.StructuredContent != nil {
+		return res.StructuredContent, nil
+	}
+	if text, ok := onlyText(res.Content); ok {
+		return text, nil
+	}
+	return res.Content, nil
+}
+
+// onlyText is the text of content blocks that are all text, joined by
+// newlines; ok false when some block is not text.
+func onlyText(blocks []mcp.Content) (string, bool) {
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		t, ok := b.(*mcp.TextContent)
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, t.Text)
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+// resultText is what an isError result says: its text, or its blocks as
+// JSON when it has no text.
+func resultText(blocks []mcp.Content) string {
+	var parts []string
+	for _, b := range blocks {
+		if t, ok := b.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "\n")
+	}
+	if len(blocks) == 0 {
+		return "the tool failed and said nothing"
+	}
+	b, err := json.Marshal(blocks)
+	if err != nil {
+		return "the tool failed"
+	}
+	return string(b)
+}
+
+// close ends the session and stops the program: its input closed, then
+// SIGTERM to its group, then SIGKILL, each after the grace (at most
+// exitWait).
+func (s *server) close() {
+	s.mu.Lock()
+	s.closed = true
+	session, cmd, exited := s.session, s.cmd, s.exited
+	s.mu.Unlock()
+	if session != nil {
+		s.stopPing()
+		s.giveUp(fmt.Errorf("%s: kesoku is stopping", s.decl.where()))
+		// The SDK's Close waits for the calls in flight, which giveUp
+		// has ended; a server that holds on to them is stopped below.
+		closed := make(chan struct{})
+		go func() { _ = session.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(min(s.set.procs.grace, exitWait)):
+		}
+	}
+	if cmd == nil {
+		return
+	}
+	wait := min(s.set.procs.grace, exitWait)
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		terminateGroup(cmd.Process.Pid)
+		select {
+		case <-exited:
+		case <-time.After(wait):
+		}
+	}
+	// SIGKILL to what is left of the group, the server's children too.
+	s.set.procs.finish(cmd)
+}
+
+// summaryOf is the first sentence (or line) of a description.
+func summaryOf(desc string) string {
+	s := desc
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return strings.TrimSpace(s)
+}
+
+// schemaTap keeps the input schemas of a tools/list result as the server
+// wrote them. The SDK decodes a tool's inputSchema into a Go map, which
+// loses the order of its properties; models tend to fill arguments in the
+// order they are declared, so kesoku passes the schema on as written.
+type schemaTap struct {
+	mcp.Transport
+	schemas *sync.Map
+}
+
+func (t *schemaTap) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &tapConn{Connection: c, schemas: t.schemas}, nil
+}
+
+type tapConn struct {
+	mcp.Connection
+	schemas *sync.Map
+}
+
+func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok && bytes.Contains(r.Result, []byte(`"inputSchema"`)) {
+		var list struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(r.Result, &list) == nil {
+			for _, t := range list.Tools {
+				if len(t.InputSchema) > 0 {
+					c.schemas.Store(t.Name, t.InputSchema)
+				}
+			}
+		}
+	}
+	return msg, err
+}
+
+// lineWriter hands each line written to it to emit, prefixed.
+type lineWriter struct {
+	prefix string
+	emit   func(string)
+	mu     sync.Mutex
+	buf    []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	consumed := 0
+	for {
+		i := bytes.IndexByte(w.buf[consumed:], '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(w.prefix + strings.TrimRight(string(w.buf[consumed:consumed+i]), "\r"))
+		consumed += i + 1
+	}
+	w.buf = append(w.buf[:0], w.buf[consumed:]...)
+	if len(w.buf) > 64<<10 {
+		w.emit(w.prefix + string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+// isMethodNotFound reports whether err is the server saying it does not
+// know the method.
+func isMethodNotFound(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
+}

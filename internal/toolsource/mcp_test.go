@@ -1,0 +1,152 @@
+package toolsource
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// TestMain lets the test binary play the fake MCP server: kesoku starts it
+// as it would start any server.
+func TestMain(m *testing.M) {
+	if os.Getenv("KESOKU_FAKEMCP") == "1" {
+		os.Exit(mcptest.Main(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeServer builds a Set with one MCP server, "fake": this test binary
+// playing mcptest's server with args.
+func fakeServer(t *testing.T, ctx context.Context, opts Options, args ...string) *Set {
+	t.Helper()
+	dir := t.TempDir()
+	yaml := "mcpServers:\n  fake:\n    command: " + os.Args[0] + "\n    args: [" + strings.Join(args, ", ") + "]\n    env: {KESOKU_FAKEMCP: \"1\"}\n"
+	path := filepath.Join(dir, "kesoku.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.ReadFile(path, config.Named, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Config = &config.Config{Files: []*config.File{f}}
+	opts.AWD = dir
+	if opts.Grace == 0 {
+		opts.Grace = 200 * time.Millisecond
+	}
+	set, err := Build(ctx, registry.New(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	return set
+}
+
+// call calls the tool name of set, as the runner would, within a bound
+// that only a hang reaches.
+func call(t *testing.T, set *Set, name string, args map[string]any) (any, error) {
+	t.Helper()
+	spec, ok := set.Registry.Lookup(name)
+	if !ok {
+		t.Fatalf("no tool %s", name)
+	}
+	if err := spec.Validate(args); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	v, err := spec.Call(ctx, &registry.ToolContext{}, args)
+	if ctx.Err() != nil {
+		t.Fatalf("%s: still waiting after 30s", name)
+	}
+	return v, err
+}
+
+// TestServerStopsAnswering: without --timeout, a server that answers
+// nothing any more (pings included) is given up: the call in flight fails
+// saying so, rather than waiting forever.
+func TestServerStopsAnswering(t *testing.T) {
+	t.Parallel()
+	set := fakeServer(t, context.Background(), Options{KeepAlive: 100 * time.Millisecond}, "-hang-after", "2")
+	if v, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err != nil {
+		t.Fatalf("first call: %v", err)
+	} else if diff := cmp.Diff(map[string]any{"sum": 3.0}, v); diff != "" {
+		t.Errorf("first call mismatch (-want +got):\n%s", diff)
+	}
+	_, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2})
+	if err == nil || !strings.Contains(err.Error(), "stopped answering") {
+		t.Errorf("call to a server that stopped answering: %v", err)
+	}
+	// And the next call fails at once.
+	if _, err := call(t, set, "fake__echo", map[string]any{"text": "x"}); err == nil {
+		t.Error("a call after the server was given up succeeded")
+	}
+}
+
+// TestServerStartBounded: a server that never answers its start fails
+// its tools after the start timeout; an interrupt (the command's context)
+// cuts the start short.
+func TestServerStartBounded(t *testing.T) {
+	t.Parallel()
+	set := fakeServer(t, context.Background(), Options{StartTimeout: 300 * time.Millisecond}, "-hang-at-start")
+	_, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2})
+	if err == nil || !strings.Contains(err.Error(), "start: no answer within 300ms") {
+		t.Errorf("a server that never answers: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	set = fakeServer(t, ctx, Options{}, "-hang-at-start")
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := call(t, set, "fake__add", map[string]any{}); err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("an interrupted start: %v", err)
+	}
+}
+
+// TestServerResults: structuredContent, else the text, else the blocks;
+// isError is an error with the text.
+func TestServerResults(t *testing.T) {
+	t.Parallel()
+	set := fakeServer(t, context.Background(), Options{})
+	tests := []struct {
+		tool string
+		args map[string]any
+		want any
+		err  string
+	}{
+		{"fake__add", map[string]any{"a": 2, "b": 3}, map[string]any{"sum": 5.0}, ""},
+		{"fake__echo", map[string]any{"text": "hi"}, "hi", ""},
+		{"fake__fail", map[string]any{"why": "no"}, nil, "failed: no"},
+	}
+	for _, tt := range tests {
+		v, err := call(t, set, tt.tool, tt.args)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%s: error %v, want %q", tt.tool, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.tool, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, v); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", tt.tool, diff)
+		}
+	}
+	// The schema as the server wrote it, properties in its order.
+	spec, _ := set.Registry.Lookup("fake__read")
+	if got := string(spec.InputSchema()); !strings.HasPrefix(got, `{"type":"object","properties":{"path":`) {
+		t.Errorf("schema of fake__read: %s", got)
+	}
+	if spec.Writes {
+		t.Error("fake__read says readOnlyHint, yet Writes")
+	}
+}

@@ -1,0 +1,248 @@
+// Package mcptest is an MCP server for tests, over standard input and
+// output, built with the MCP Go SDK: a real server whose tools answer,
+// fail, hang and crash on demand, so that kesoku's MCP client can be held
+// to what SPEC §12 asks when a server misbehaves. Scripts run it as the
+// program fakemcp; Go tests run it in their own binary.
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Main runs the server with args (without the program's name) and returns
+// its exit status. Flags:
+//
+//	-exit-at-start       print "boom" on standard error and exit 1 at once
+//	-hang-at-start       read standard input and never answer it
+//	-crash-after N       the Nth call of any tool exits the process (3)
+//	-hang-after N        from the Nth call on, answer nothing, pings
+//	                     included
+//	-log FILE            append "start" when the server starts, and the
+//	                     name of each tool called, one a line
+//	-pidfile FILE        write the server's pid
+//	-child-pidfile FILE  start a child process (sleep) that shares the
+//	                     server's process group, and write its pid
+//	-ignore-term         ignore SIGTERM (the child too)
+//	-bad-name            also list a tool whose name kesoku must refuse
+//
+// The tools: echo(text) returns the text; add(a, b) returns
+// structuredContent {"sum": a+b}; fail(why) is an isError result; sleep(ms)
+// waits and honours cancellation; hang() never returns; crash() exits the
+// process (status 3) with a line on standard error; image() returns an
+// image block and a text block; read(path) only reads (readOnlyHint) and
+// returns the path.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
+	exitAtStart := fs.Bool("exit-at-start", false, "")
+	hangAtStart := fs.Bool("hang-at-start", false, "")
+	crashAfter := fs.Int64("crash-after", 0, "")
+	hangAfter := fs.Int64("hang-after", 0, "")
+	logFile := fs.String("log", "", "")
+	pidFile := fs.String("pidfile", "", "")
+	childPidFile := fs.String("child-pidfile", "", "")
+	ignoreTerm := fs.Bool("ignore-term", false, "")
+	badName := fs.Bool("bad-name", false, "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *ignoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	logLine(*logFile, "start")
+	if *pidFile != "" {
+		_ = os.WriteFile(*pidFile, []byte(fmt.Sprint(os.Getpid())), 0o644)
+	}
+	if *childPidFile != "" {
+		// Ignored signals are inherited: with -ignore-term the child
+		// ignores SIGTERM too.
+		child := exec.Command("sleep", "1000")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start child:", err)
+			return 1
+		}
+		_ = os.WriteFile(*childPidFile, []byte(fmt.Sprint(child.Process.Pid)), 0o644)
+	}
+	if *exitAtStart {
+		fmt.Fprintln(os.Stderr, "boom: this server cannot start")
+		return 1
+	}
+	if *hangAtStart {
+		buf := make([]byte, 4096)
+		for {
+			if _, err := os.Stdin.Read(buf); err != nil {
+				// stdin closed: kesoku is done with it; stay until killed.
+				select {}
+			}
+		}
+	}
+
+	var calls atomic.Int64
+	hung := make(chan struct{})
+	var hangOnce atomic.Bool
+	// count runs before every tool: a crash or a hang on the Nth call.
+	count := func(name string) {
+		logLine(*logFile, name)
+		n := calls.Add(1)
+		if *crashAfter > 0 && n >= *crashAfter {
+			fmt.Fprintf(os.Stderr, "fakemcp: crashing on call %d\n", n)
+			os.Exit(3)
+		}
+		if *hangAfter > 0 && n >= *hangAfter {
+			if hangOnce.CompareAndSwap(false, true) {
+				close(hung)
+			}
+			select {}
+		}
+	}
+
+	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: "1.0.0"}, nil)
+	type echoIn struct {
+		Text string `json:"text" jsonschema:"what to echo"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes the text. Nothing else."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			count("echo")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	type addIn struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}
+	type addOut struct {
+		Sum int `json:"sum"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds two integers."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+			count("add")
+			return nil, addOut{Sum: in.A + in.B}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "fail", Description: "Fails.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"why":{"type":"string"}},"required":["why"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("fail")
+			var in struct{ Why string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed: " + in.Why}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "sleep", Description: "Waits.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"required":["ms"]}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("sleep")
+			var in struct{ Ms int }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			select {
+			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("slept ", in.Ms)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "hang", Description: "Never returns.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("hang")
+			select {}
+		})
+	s.AddTool(&mcp.Tool{Name: "crash", Description: "Exits the server.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("crash")
+			fmt.Fprintln(os.Stderr, "fakemcp: crash asked for")
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "image", Description: "Returns a picture.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("image")
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "a dot"},
+				&mcp.ImageContent{Data: []byte("PNG"), MIMEType: "image/png"},
+			}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "read", Description: "Reads a path.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","pattern":"^(?!/)"},"lines":{"type":"integer"}},"required":["path"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("read")
+			var in struct{ Path string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "read " + in.Path}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "env", Description: "Returns an environment variable and the working directory.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("env")
+			var in struct{ Name string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			wd, _ := os.Getwd()
+			return &mcp.CallToolResult{StructuredContent: map[string]string{"value": os.Getenv(in.Name), "cwd": wd},
+				Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(in.Name)}}}, nil
+		})
+	if *badName {
+		s.AddTool(&mcp.Tool{Name: "bad.name", Description: "A name no provider takes.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+
+	var t mcp.Transport = &mcp.StdioTransport{}
+	if *hangAfter > 0 {
+		t = &stallingTransport{inner: t, hung: hung}
+	}
+	if err := s.Run(context.Background(), t); err != nil && !strings.Contains(err.Error(), "EOF") {
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		return 1
+	}
+	return 0
+}
+
+// stallingTransport stops answering anything, pings included, once hung
+// is closed: a server that stopped answering.
+type stallingTransport struct {
+	inner mcp.Transport
+	hung  chan struct{}
+}
+
+func (t *stallingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stallingConn{Connection: c, hung: t.hung}, nil
+}
+
+type stallingConn struct {
+	mcp.Connection
+	hung chan struct{}
+}
+
+func (c *stallingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-c.hung:
+		select {} // never written
+	default:
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func logLine(file, line string) {
+	if file == "" {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
