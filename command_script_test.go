@@ -56,7 +56,9 @@ func cmdProc(ts *testscript.TestScript, neg bool, args []string) {
 			return
 		}
 		waitUntil(ts, func() bool { return !alive(pid) },
-			func() string { return fmt.Sprintf("process %d (from %s) still runs 20s after kesoku exited", pid, args[1]) })
+			func() string {
+				return fmt.Sprintf("process %d (from %s) still runs 20s after kesoku exited", pid, args[1])
+			})
 	default:
 		ts.Fatalf("usage: proc started FILE | proc gone FILE")
 	}
