@@ -85,8 +85,11 @@ calls do not run (each is answered with an error saying the turn was cut,
 and the model tries again), and a cut answer ends the session with exit
 status 1.
 
-The model is offered every built-in tool that only reads (see kesoku tools
-list); tools that write, such as write_file, only when named in --tools.
+The model is offered every tool that only reads (see kesoku tools list
+--json, "writes"): the built-in ones, command tools declared read_only,
+and the tools of MCP servers whose annotations say readOnlyHint (every
+server starts, to say which). Tools that write, such as write_file, are
+offered only when named in --tools (an MCP tool as <server>__<tool>).
 --tools all offers every tool, --tools '' none. A call to a tool that was
 not offered is answered with an unknown_tool error; it never runs.
 
@@ -123,7 +126,7 @@ EXIT STATUS
 	f := c.Flags()
 	registerModelFlags(f, &opts.model)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
-	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every built-in tool that does not write)")
+	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
 	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "the most model turns one prompt may take; reaching it is an error")
 	opts.callFlags.register(f, 4, "how many tool calls of one turn run at once")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")

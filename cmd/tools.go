@@ -22,9 +22,12 @@ func newToolsCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the registered tools and print their declarations for a provider",
-		Long: `tools shows the tools kesoku knows: the built-in ones and every function
-registered by kesoku gen. "tools list" names them; "tools schema" prints
-their declarations exactly as a provider's API takes them.
+		Long: `tools shows the tools kesoku knows: the built-in ones, every function
+registered by kesoku gen, the command tools of the config files (tools:),
+and the tools of the MCP servers they declare (mcpServers:, or a file
+named with --mcp-config), named <server>__<tool>. "tools list" names
+them; "tools schema" prints their declarations exactly as a provider's
+API takes them. Listing every tool starts every MCP server.
 
 EXIT STATUS
   0  the help was printed
@@ -65,9 +68,13 @@ name, summary, description, whether it writes files (sessions offer such
 tools only when named), and its parameters (name, type, required,
 description, enum, default).
 
+An MCP server that cannot start is named on standard error with what
+happened; the other tools are listed.
+
 EXIT STATUS
   0  the tools were listed
-  2  bad usage (an argument, an unknown flag)`,
+  1  an MCP server could not start: its tools are missing
+  2  bad usage (an argument, an unknown flag, a mistake in a declaration)`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.IO = g.IO
@@ -278,6 +285,8 @@ array, in the order the tools are named.
 
 EXIT STATUS
   0  the declarations were printed
+  1  an MCP server whose tools were asked for could not start; nothing
+     was printed
   2  an unknown format or tool name; nothing was printed`, defaultSchemaFormat),
 		Example: `  kesoku tools schema --format claude
   kesoku tools schema calculate_sum read_file --format gemini

@@ -192,10 +192,36 @@ command (a command uses those it has), e.g.
   model: gemini-2.5-flash
 
 An unknown key is an error; awd, config and resume are given on the
-command line only, and tools declares command tools, not --tools.
+command line only.
 
-Relative paths in a config file (output, staging) are relative to the
-file's own directory. The user's ~/.config/kesoku/config.yaml (or
+Two keys are sections of their own. tools declares command tools
+(programs as tools; not --tools), mcpServers declares MCP servers whose
+tools kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
+
+  tools:
+    word_count:
+      description: Counts the words in a text.
+      command: [python3, scripts/wc.py, "--lang={{lang}}"]
+      parameters:
+        type: object
+        properties:
+          text: {type: string}
+          lang: {type: string, enum: [en, de], default: en}
+        required: [text]
+      timeout: 30s
+      read_only: true
+  mcpServers:
+    fs:
+      command: npx
+      args: [-y, "@modelcontextprotocol/server-filesystem", "."]
+    search:
+      type: http
+      url: https://example.com/mcp
+      headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
+
+Relative paths in a config file (output, staging, mcp-config, a
+command's program, a server's cwd) are relative to the file's own
+directory; programs run in the AWD. The user's ~/.config/kesoku/config.yaml (or
 $XDG_CONFIG_HOME/kesoku/config.yaml) serves every directory; a project's
 kesoku.yaml adds to it and wins on a clash. A kesoku.yaml that sets
 output, staging or base-url, or starts programs (tools, mcpServers), is
