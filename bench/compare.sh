@@ -3,6 +3,7 @@
 # workloads, in one run on one machine, with the ratios the SPEC asks for.
 #
 #   bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--quick]
+#   bench/compare.sh --sources [-n RUNS]
 #
 # Needs only Go, Python 3 and coreutils. The peers live beside this script
 # (bench/limit, bench/pyref, bench/mcp; see bench/README.md). Workloads and
@@ -17,7 +18,10 @@
 #             (bench/yamlparsers: goccy/go-yaml and go.yaml.in/yaml, whole
 #             and item by item) on the 4 MiB file of 60,000 requests
 #   --quick   a tenth of each workload, to check that the script works
+#   --sources the tool sources instead: command tools beside xargs, an MCP
+#             server's tool beside a Go SDK client (bench/sources.sh)
 set -euo pipefail
+[ "${1:-}" = --sources ] && { shift; exec "$(dirname "$0")/sources.sh" "$@"; }
 
 cd "$(dirname "$0")/.."
 repo=$(pwd)

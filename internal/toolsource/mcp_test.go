@@ -150,3 +150,54 @@ func TestServerResults(t *testing.T) {
 		t.Error("fake__read says readOnlyHint, yet Writes")
 	}
 }
+
+// BenchmarkMCPCall is one call of an MCP server's tool as the runner
+// makes it, arguments checked against the server's schema: kesoku's side
+// of the round trip and the protocol's, the server doing nothing.
+func BenchmarkMCPCall(b *testing.B) {
+	set := benchServer(b)
+	spec, _ := set.Registry.Lookup("fake__add")
+	args := map[string]any{"a": 1.0, "b": 2.0}
+	ctx := context.Background()
+	for b.Loop() {
+		if err := spec.Validate(args); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := spec.Call(ctx, &registry.ToolContext{}, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheck is the schema check of one call's arguments alone.
+func BenchmarkCheck(b *testing.B) {
+	a, err := compileArgSchema("search", []byte(searchSchema), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"query": "x", "limit": 3.0, "tags": []any{"a", "b"}}
+	for b.Loop() {
+		if err := a.check(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchServer(b *testing.B) *Set {
+	dir := b.TempDir()
+	yaml := "mcpServers:\n  fake:\n    command: " + os.Args[0] + "\n    env: {KESOKU_FAKEMCP: \"1\"}\n"
+	path := filepath.Join(dir, "kesoku.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	f, err := config.ReadFile(path, config.Named, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := Build(context.Background(), registry.New(), Options{Config: &config.Config{Files: []*config.File{f}}, AWD: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { set.Close() })
+	return set
+}

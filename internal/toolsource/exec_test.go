@@ -1,0 +1,138 @@
+package toolsource
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// parseTestTool reads the one command tool a config file's text declares.
+func parseTestTool(tb testing.TB, yaml string) (*commandTool, error) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "kesoku.yaml")
+	f, err := config.Parse(path, []byte(yaml), nil)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := declaredTools(Options{Config: &config.Config{Files: []*config.File{f}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(tools) != 1 {
+		tb.Fatalf("%d tools declared, want 1", len(tools))
+	}
+	return tools[0], nil
+}
+
+func TestSplitPlaceholders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []segment
+	}{
+		{"plain", []segment{{text: "plain"}}},
+		{"", []segment{{}}},
+		{"--lang={{lang}}", []segment{{text: "--lang="}, {text: "lang", param: true}}},
+		{"{{ a }}-{{b}}", []segment{{text: "a", param: true}, {text: "-"}, {text: "b", param: true}}},
+		{"--format={{.State.Status}}", []segment{{text: "--format={{.State.Status}}"}}},
+		{"{{json .}} {{x}}", []segment{{text: "{{json .}} "}, {text: "x", param: true}}},
+		{"open {{ never closed", []segment{{text: "open {{ never closed"}}},
+	}
+	for _, tt := range tests {
+		got, err := splitPlaceholders(tt.in)
+		if err != nil {
+			t.Errorf("%q: %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(segment{})); diff != "" {
+			t.Errorf("%q mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	segs, _ := splitPlaceholders("--n={{n}},{{s}},{{list}},{{missing}}")
+	got := fill(segs, map[string]any{"n": 3.0, "s": "a b", "list": []any{1.0, "x"}})
+	if want := `--n=3,a b,[1,"x"],`; got != want {
+		t.Errorf("fill = %q, want %q", got, want)
+	}
+}
+
+func TestResult(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		out  string
+		want any
+	}{
+		{"{\n  \"a\": [1, 2]\n}\n", json.RawMessage(`{"a":[1,2]}`)},
+		{"42\n", json.RawMessage(`42`)},
+		{"hello\n\n", "hello"},
+		{"  spaced  \n", "  spaced  "},
+		{"", ""},
+		{"bad \xff byte", "bad \uFFFD byte"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, result([]byte(tt.out))); diff != "" {
+			t.Errorf("result(%q) mismatch (-want +got):\n%s", tt.out, diff)
+		}
+	}
+}
+
+func TestArgEnv(t *testing.T) {
+	t.Parallel()
+	env := argEnv([]string{"PATH=/bin", "KESOKU_ARG_OLD=stale"}, map[string]any{
+		"name": "x", "n": 2.0, "ok": true, "file-path": "p", "list": []any{1.0}, "obj": map[string]any{}, "none": nil,
+		"huge": strings.Repeat("a", maxEnvValue+1),
+	})
+	slices.Sort(env)
+	want := []string{"KESOKU_ARG_FILE_PATH=p", "KESOKU_ARG_N=2", "KESOKU_ARG_NAME=x", "KESOKU_ARG_OK=true", "PATH=/bin"}
+	if diff := cmp.Diff(want, env); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestCommandCallFails: a non-zero exit says the status and the end of
+// standard error; a program that cannot start says so.
+func TestCommandCallFails(t *testing.T) {
+	t.Parallel()
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: t.TempDir(), capture: 16}
+	for _, tt := range []struct{ yaml, want string }{
+		{"tools:\n  t:\n    command: [sh, -c, 'echo oops >&2; exit 4']\n", "sh exited with status 4; standard error: oops"},
+		{"tools:\n  t:\n    command: [sh, -c, 'kill -9 $$']\n", "sh was killed by signal killed"},
+		{"tools:\n  t:\n    command: [no-such-program-kesoku]\n", `start no-such-program-kesoku: exec: "no-such-program-kesoku": executable file not found`},
+		{"tools:\n  t:\n    command: [sh, -c, 'echo 0123456789abcdefghij']\n", "sh printed more than 16 bytes on standard output: stopped"},
+	} {
+		tool, err := parseTestTool(t, tt.yaml)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tool.spec(r.run).Call(context.Background(), &registry.ToolContext{}, map[string]any{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+// BenchmarkCommandCall is one call of a trivial command tool: the
+// arguments on standard input and in the environment, a process group
+// started and reaped, standard output read back.
+func BenchmarkCommandCall(b *testing.B) {
+	tool, err := parseTestTool(b, "tools:\n  echo:\n    command: [/bin/echo, \"{{n}}\"]\n    parameters: {type: object, properties: {n: {type: integer}}}\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: b.TempDir(), capture: minCapture}
+	spec := tool.spec(r.run)
+	args := map[string]any{"n": 7.0}
+	for b.Loop() {
+		if _, err := spec.Call(context.Background(), &registry.ToolContext{}, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
