@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 func init() {
 	scriptCmds["proc"] = cmdProc
+	scriptCmds["mcphttp"] = cmdMCPHTTP
 	// An MCP server that fails, hangs and crashes on demand (mcptest).
 	scriptCommands["fakemcp"] = func() { os.Exit(mcptest.Main(os.Args[1:])) }
 }
@@ -85,4 +87,17 @@ func alive(pid int) bool {
 func isLinux() bool {
 	_, err := os.Stat("/proc/self/stat")
 	return err == nil
+}
+
+// cmdMCPHTTP serves the fake MCP server (mcptest) over streamable HTTP on
+// loopback for the rest of the script, and sets $MCP_URL to its endpoint:
+//
+//	mcphttp TOKEN   requests without "Authorization: Bearer TOKEN" get 401
+func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mcphttp TOKEN")
+	}
+	srv := httptest.NewServer(mcptest.HTTPHandler(args[0]))
+	ts.Defer(srv.Close)
+	ts.Setenv("MCP_URL", srv.URL+"/mcp")
 }

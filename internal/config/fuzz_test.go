@@ -35,3 +35,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseServers: --mcp-config reads another program's file as it is.
+// Whatever it holds, ParseServers returns its mcpServers or an *Error
+// with a place, and never panics or hangs.
+func FuzzParseServers(f *testing.F) {
+	for _, s := range []string{
+		`{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "x"]}}}`,
+		`{"globalShortcut": "", "mcpServers": {}}`, `{"servers": {}}`, `[]`, ``, `{"mcpServers": [1]}`,
+		`{"mcpServers": {"a": {"env": {"K": "${V}"}}}}`, "mcpServers:\n  a: {url: http://x}\n",
+		`{"mcpServers": {"a": {"command": "\u0000"}}}`, `{"mcpServers": {"a": 1}, "mcpServers": {}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// mcpServers: null is a file of no servers.
+		file, err := ParseServers("/x/.mcp.json", data)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T is not a *config.Error: %v", err, err)
+			}
+			return
+		}
+		if s := file.Sections[ServersKey]; s != nil && s.Node == nil {
+			t.Fatal("a section without its mapping")
+		}
+	})
+}

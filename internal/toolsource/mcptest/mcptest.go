@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -108,6 +109,21 @@ func Main(args []string) int {
 		}
 	}
 
+	s := newServer(count, *badName)
+	var t mcp.Transport = &mcp.StdioTransport{}
+	if *hangAfter > 0 {
+		t = &stallingTransport{inner: t, hung: hung}
+	}
+	if err := s.Run(context.Background(), t); err != nil && !strings.Contains(err.Error(), "EOF") {
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		return 1
+	}
+	return 0
+}
+
+// newServer is the server with its tools; count is told of each call
+// before it runs, badName adds a tool with a name kesoku must refuse.
+func newServer(count func(string), badName bool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "fakemcp", Version: "1.0.0"}, nil)
 	type echoIn struct {
 		Text string `json:"text" jsonschema:"what to echo"`
@@ -188,22 +204,30 @@ func Main(args []string) int {
 			return &mcp.CallToolResult{StructuredContent: map[string]string{"value": os.Getenv(in.Name), "cwd": wd},
 				Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(in.Name)}}}, nil
 		})
-	if *badName {
+	if badName {
 		s.AddTool(&mcp.Tool{Name: "bad.name", Description: "A name no provider takes.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{}, nil
 			})
 	}
 
-	var t mcp.Transport = &mcp.StdioTransport{}
-	if *hangAfter > 0 {
-		t = &stallingTransport{inner: t, hung: hung}
-	}
-	if err := s.Run(context.Background(), t); err != nil && !strings.Contains(err.Error(), "EOF") {
-		fmt.Fprintln(os.Stderr, "fakemcp:", err)
-		return 1
-	}
-	return 0
+	return s
+}
+
+// HTTPHandler serves the same server over streamable HTTP, as a server
+// reached with type: http would be. A request without the header
+// Authorization: Bearer token gets 401, so that a test proves the
+// headers of an entry are sent.
+func HTTPHandler(token string) http.Handler {
+	s := newServer(func(string) {}, false)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // stallingTransport stops answering anything, pings included, once hung
