@@ -32,8 +32,8 @@ func TestGlobalFlags(t *testing.T) {
 		}
 		return path
 	}
-	write("kesoku.yaml", "format: claude\n")
-	other := write("other.yaml", "format: mcp\n")
+	write("kesoku.yaml", "json: true\n")
+	other := write("other.yaml", "max-output: 2KiB\n")
 	broken := write("broken.yaml", "format: [\n")
 	file := write("plain.txt", "not a directory\n")
 	nested := filepath.Join(awd, "conf")
@@ -53,11 +53,11 @@ func TestGlobalFlags(t *testing.T) {
 		noStderr bool
 	}{
 		{name: "kesoku.yaml in the AWD gives defaults",
-			args: []string{"--awd", awd, "tools", "schema", "calculate_sum"}, stdout: `"input_schema"`, noStderr: true},
+			args: []string{"--awd", awd, "tools", "list"}, stdout: `^\[\n  \{\n    "name": "analyze_media"`, noStderr: true},
 		{name: "a flag on the command line wins over the config",
-			args: []string{"--awd", awd, "tools", "schema", "calculate_sum", "--format", "openai"}, stdout: `"function"`},
+			args: []string{"--awd", awd, "tools", "list", "--json=false"}, stdout: `^NAME `},
 		{name: "--config names another file",
-			args: []string{"--awd", awd, "--config", other, "tools", "schema", "calculate_sum"}, stdout: `"inputSchema"`},
+			args: []string{"--awd", awd, "--config", other, "tools", "list"}, stdout: `^NAME `},
 		{name: "a config that does not parse",
 			args: []string{"--awd", awd, "--config", broken, "tools", "list"}, code: ExitUsage, stderr: `^kesoku: .*broken.yaml:1:9: invalid YAML: `},
 		{name: "a config that is not there",
@@ -69,8 +69,9 @@ func TestGlobalFlags(t *testing.T) {
 		{name: "-q with -v",
 			args: []string{"-q", "-v", "tools", "list"}, code: ExitUsage, stderr: `\[quiet verbose\]`},
 		{name: "-v says where kesoku works",
-			args: []string{"--awd", awd, "-v", "tools", "list"}, stdout: `^NAME `,
-			stderr: `^kesoku: working directory ` + regexp.QuoteMeta(awd) + `, staging ` + regexp.QuoteMeta(filepath.Join(awd, ".kesoku", "staging")) + `, config ` + regexp.QuoteMeta(filepath.Join(awd, "kesoku.yaml")) + `\n$`},
+			args: []string{"--awd", awd, "-v", "tools", "list"}, stdout: `^\[`,
+			stderr: `^kesoku: working directory ` + regexp.QuoteMeta(awd) + `, staging ` + regexp.QuoteMeta(filepath.Join(awd, ".kesoku", "staging")) + `, config ` + regexp.QuoteMeta(filepath.Join(awd, "kesoku.yaml")) + `\n` +
+				`kesoku: config: json: true \(from ` + regexp.QuoteMeta(filepath.Join(awd, "kesoku.yaml")) + `:1:1\)\n$`},
 		{name: "-v with --staging and --config",
 			args:   []string{"--awd", awd, "--staging", awd, "--config", other, "-v", "tools", "list"},
 			stderr: `staging ` + regexp.QuoteMeta(awd) + `, config ` + regexp.QuoteMeta(other) + `\n`},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -310,6 +311,8 @@ EXIT STATUS
 	}
 	c.Flags().StringVarP(&opts.Format, "format", "f", defaultSchemaFormat, "one of "+strings.Join(schema.Formats, ", "))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(schema.Formats, cobra.ShellCompDirectiveNoFileComp))
+	// format: in a config file is the request files' format.
+	_ = c.Flags().SetAnnotation("format", config.CommandLineOnly, []string{"true"})
 	return c
 }
 

@@ -34,9 +34,16 @@ func (a Applied) String() string {
 	return s + ")"
 }
 
+// CommandLineOnly is the pflag annotation of a flag that the config files
+// never set: one whose name another command uses for something else (tools
+// schema's --format is a schema format, run's a request file format), so
+// that one key cannot mean two things.
+const CommandLineOnly = "kesoku-command-line-only"
+
 // Apply gives every flag of fs that the command line left unset its value
 // from the config files; the flag then counts as set (Changed). Keys of
-// flags fs does not have are for other commands and left alone. Flags of
+// flags fs does not have, or has as CommandLineOnly, are for other
+// commands and left alone. Flags of
 // one exclusive group (-q and -v) are left alone, all of them, once the
 // command line set one; and the files may set only one of them. A value
 // the flag refuses is an *Error at the value's place.
@@ -49,7 +56,7 @@ func (c *Config) Apply(fs *pflag.FlagSet, exclusive ...[]string) ([]Applied, err
 	fromFiles := map[string]*Setting{}
 	for _, s := range win {
 		f := fs.Lookup(s.Key)
-		if f == nil {
+		if f == nil || f.Annotations[CommandLineOnly] != nil {
 			continue
 		}
 		a := Applied{Setting: s, Over: over[s]}

@@ -192,7 +192,8 @@ command (a command uses those it has), e.g.
   model: gemini-2.5-flash
 
 An unknown key is an error; awd, config and resume are given on the
-command line only.
+command line only. format is the request files' format (run, validate);
+tools schema --format is given on the command line only.
 
 Two keys are sections of their own. tools declares command tools
 (programs as tools; not --tools), mcpServers declares MCP servers whose
