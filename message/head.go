@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/internal/jsonlex"
 )
 
 // headParser reads the Head of a record line: it walks the top-level
@@ -32,19 +34,7 @@ func (p *headParser) unexpected(context string) error {
 	if p.i >= len(p.data) {
 		return p.fail("unexpected end of JSON input")
 	}
-	return p.fail("invalid character %s %s", quoteChar(p.data[p.i]), context)
-}
-
-func quoteChar(c byte) string {
-	switch {
-	case c == '\'':
-		return `'\''`
-	case c == '"':
-		return `'"'`
-	case c < 0x20 || c >= utf8.RuneSelf:
-		return strconv.Quote(string(rune(c)))
-	}
-	return "'" + string(c) + "'"
+	return p.fail("invalid character %s %s", jsonlex.QuoteChar(p.data[p.i]), context)
 }
 
 func (p *headParser) parse(line []byte) (Head, error) {
@@ -318,7 +308,7 @@ func (p *headParser) str() ([]byte, error) {
 		case c == '\\':
 			return p.strEscaped(start)
 		case c < 0x20:
-			return nil, p.fail("invalid character %s in string literal", quoteChar(c))
+			return nil, p.fail("invalid character %s in string literal", jsonlex.QuoteChar(c))
 		}
 		p.i++
 	}
@@ -328,111 +318,16 @@ func (p *headParser) str() ([]byte, error) {
 // validUTF8 is s with each byte that is not UTF-8 made U+FFFD, as
 // encoding/json reads it.
 func (p *headParser) validUTF8(s []byte) []byte {
-	p.buf = appendValidUTF8(p.buf[:0], s)
+	p.buf = jsonlex.AppendValidUTF8(p.buf[:0], s)
 	return p.buf
 }
 
-// appendValidUTF8 appends s to b, each byte that is not UTF-8 as U+FFFD.
-func appendValidUTF8(b, s []byte) []byte {
-	for len(s) > 0 {
-		r, n := utf8.DecodeRune(s)
-		if r == utf8.RuneError && n == 1 {
-			b = utf8.AppendRune(b, utf8.RuneError)
-		} else {
-			b = append(b, s[:n]...)
-		}
-		s = s[n:]
-	}
-	return b
-}
-
 func (p *headParser) strEscaped(start int) ([]byte, error) {
-	b := appendValidUTF8(p.buf[:0], p.data[start:p.i])
-	defer func() { p.buf = b[:0] }()
-	for p.i < len(p.data) {
-		c := p.data[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return b, nil
-		case c < 0x20:
-			return nil, p.fail("invalid character %s in string literal", quoteChar(c))
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRune(p.data[p.i:])
-			if r == utf8.RuneError && n == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, p.data[p.i:p.i+n]...)
-			}
-			p.i += n
-			continue
-		case c != '\\':
-			b = append(b, c)
-			p.i++
-			continue
-		}
-		if p.i+1 >= len(p.data) {
-			return nil, p.fail("unexpected end of JSON input")
-		}
-		e := p.data[p.i+1]
-		p.i += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return nil, p.fail("invalid character in \\u hexadecimal character escape")
-			}
-			if 0xD800 <= r && r < 0xDC00 && p.i+1 < len(p.data) && p.data[p.i] == '\\' && p.data[p.i+1] == 'u' {
-				save := p.i
-				p.i += 2
-				if r2, ok := p.hex4(); ok && 0xDC00 <= r2 && r2 < 0xE000 {
-					r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
-				} else {
-					p.i = save
-				}
-			}
-			if 0xD800 <= r && r < 0xE000 {
-				r = utf8.RuneError
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			p.i--
-			return nil, p.unexpected("in string escape code")
-		}
+	b := jsonlex.AppendValidUTF8(p.buf[:0], p.data[start:p.i])
+	b, next, err := jsonlex.AppendString(b, p.data, p.i)
+	p.buf, p.i = b[:0], next
+	if err != nil {
+		return nil, p.fail("%s", err.Msg)
 	}
-	return nil, p.fail("unexpected end of JSON input")
-}
-
-func (p *headParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.data[p.i : p.i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	p.i += 4
-	return r, true
+	return b, nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kesoku/kesoku/internal/jsonlex"
 )
 
 // jsonReader reads a JSON file, keeping the line and column of the next
@@ -110,7 +112,7 @@ func (r *jsonReader) unexpected(context string) error {
 		}
 		return r.fail("invalid JSON: unexpected end of JSON input")
 	}
-	return r.fail("invalid JSON: invalid character " + quoteByte(c) + " " + context)
+	return r.fail("invalid JSON: invalid character " + jsonlex.QuoteChar(c) + " " + context)
 }
 
 // expect consumes the next byte that is not space when it is c.

@@ -3,8 +3,9 @@ package request
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/internal/jsonlex"
 )
 
 // maxDepth bounds the nesting of arrays and objects in a request: deeper
@@ -72,19 +73,7 @@ func (p *jsonParser) unexpected(context string) error {
 	if p.i >= len(p.data) {
 		return p.fail("unexpected end of JSON input")
 	}
-	return p.fail("invalid character %s %s", quoteByte(p.data[p.i]), context)
-}
-
-func quoteByte(c byte) string {
-	switch {
-	case c == '\'':
-		return `'\''`
-	case c == '"':
-		return `'"'`
-	case c < 0x20 || c >= utf8.RuneSelf:
-		return fmt.Sprintf("%q", string(rune(c)))
-	}
-	return "'" + string(c) + "'"
+	return p.fail("invalid character %s %s", jsonlex.QuoteChar(p.data[p.i]), context)
 }
 
 func (p *jsonParser) skipSpace() {
@@ -216,15 +205,16 @@ func (p *jsonParser) skipString() error {
 				p.i += 2
 			case 'u':
 				p.i += 2
-				if _, ok := p.hex4(); !ok {
+				if _, ok := jsonlex.Hex4(p.data, p.i); !ok {
 					return p.fail("invalid character in \\u hexadecimal character escape")
 				}
+				p.i += 4
 			default:
 				p.i++
 				return p.unexpected("in string escape code")
 			}
 		case c < 0x20:
-			return p.fail("invalid character %s in string literal", quoteByte(c))
+			return p.fail("invalid character %s in string literal", jsonlex.QuoteChar(c))
 		default:
 			p.i++
 		}
@@ -370,11 +360,11 @@ func (p *jsonParser) str() (string, error) {
 			if ascii || utf8.Valid(s) {
 				return string(s), nil
 			}
-			return string(toValidUTF8(nil, s)), nil
+			return string(jsonlex.AppendValidUTF8(nil, s)), nil
 		case c == '\\':
 			return p.strSlow(start)
 		case c < 0x20:
-			return "", p.fail("invalid character %s in string literal", quoteByte(c))
+			return "", p.fail("invalid character %s in string literal", jsonlex.QuoteChar(c))
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
@@ -383,113 +373,16 @@ func (p *jsonParser) str() (string, error) {
 	return "", p.fail("unexpected end of JSON input")
 }
 
-func toValidUTF8(dst, s []byte) []byte {
-	for len(s) > 0 {
-		r, n := utf8.DecodeRune(s)
-		if r == utf8.RuneError && n == 1 {
-			dst = utf8.AppendRune(dst, utf8.RuneError)
-		} else {
-			dst = append(dst, s[:n]...)
-		}
-		s = s[n:]
-	}
-	return dst
-}
-
 // strSlow decodes a string with escapes, from start (after the opening
 // quote); the offset is at the first backslash.
 func (p *jsonParser) strSlow(start int) (string, error) {
-	b := toValidUTF8(make([]byte, 0, p.i-start+16), p.data[start:p.i])
-	for p.i < len(p.data) {
-		c := p.data[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return string(b), nil
-		case c < 0x20:
-			return "", p.fail("invalid character %s in string literal", quoteByte(c))
-		case c == '\\':
-			p.i++
-			if p.i >= len(p.data) {
-				return "", p.fail("unexpected end of JSON input")
-			}
-			e := p.data[p.i]
-			p.i++
-			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return "", p.fail("invalid character in \\u hexadecimal character escape")
-				}
-				if utf16.IsSurrogate(r) {
-					// A pair makes one rune; anything else is a lone
-					// surrogate, which encoding/json writes as U+FFFD.
-					save := p.i
-					if p.i+1 < len(p.data) && p.data[p.i] == '\\' && p.data[p.i+1] == 'u' {
-						p.i += 2
-						if r2, ok := p.hex4(); ok {
-							if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-								b = utf8.AppendRune(b, d)
-								continue
-							}
-						}
-					}
-					p.i = save
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				p.i--
-				return "", p.unexpected("in string escape code")
-			}
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			p.i++
-		default:
-			r, n := utf8.DecodeRune(p.data[p.i:])
-			if r == utf8.RuneError && n == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, p.data[p.i:p.i+n]...)
-			}
-			p.i += n
-		}
+	b := jsonlex.AppendValidUTF8(make([]byte, 0, p.i-start+16), p.data[start:p.i])
+	b, next, err := jsonlex.AppendString(b, p.data, p.i)
+	p.i = next
+	if err != nil {
+		return "", p.fail("%s", err.Msg)
 	}
-	return "", p.fail("unexpected end of JSON input")
-}
-
-func (p *jsonParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.data[p.i : p.i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	p.i += 4
-	return r, true
+	return string(b), nil
 }
 
 // number decodes the number at the current offset: an int64 when it is
