@@ -27,7 +27,11 @@ func (ru *run) execute(s *slot) {
 	r := ru.r
 	req := s.req
 	start := time.Now()
-	s.started.Store(start.UnixNano())
+	if !s.started.CompareAndSwap(0, start.UnixNano()) {
+		// The grace ended first, and the record says it never started.
+		s.finish()
+		return
+	}
 
 	// The call's context is the run's, cancelled on interrupt; with its own
 	// deadline under --timeout, and its own cancel under --fail-fast.

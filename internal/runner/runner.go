@@ -148,12 +148,21 @@ type slot struct {
 	state atomic.Int32
 	wake  chan struct{}
 	// started is when the call started, in Unix nanoseconds: written by the
-	// worker, read by the writer when the grace ends.
+	// worker, read by the writer when the grace ends; abandoned once the
+	// writer has recorded the call as never started.
 	started atomic.Int64
 	// cancel cancels the call's own context: only with --fail-fast, which
 	// cancels the calls after the failed one and no others.
 	cancel context.CancelFunc
 }
+
+// abandoned is slot.started of a call whose record, written when the
+// grace ended, says it never started.
+const abandoned = -1
+
+// testHookExecute, when set by a test, runs the worker's call after the
+// interrupt check: the test decides when it goes on, and sees it end.
+var testHookExecute func(execute func())
 
 // run is the state of one Run.
 type run struct {
@@ -568,6 +577,10 @@ func (ru *run) worker() {
 			s.finish()
 			continue
 		}
+		if testHookExecute != nil {
+			testHookExecute(func() { ru.execute(s) })
+			continue
+		}
 		ru.execute(s)
 	}
 }
@@ -614,9 +627,12 @@ func (ru *run) noteRecord(s *slot) {
 // abortedInFlight is the record of a call still running (or still waiting
 // for a worker held by such a call) when the grace ended.
 func (ru *run) abortedInFlight(s *slot) *message.Record {
-	t := s.started.Load()
-	if t == 0 {
+	// A call not started yet is claimed, so that it never starts: its
+	// worker may be between the interrupt check and the tool, and the
+	// record must not say "before it started" of a tool that then runs.
+	if s.started.CompareAndSwap(0, abandoned) {
 		return ru.r.aborted(s.req, ru.abortReason(s.index), 0)
 	}
+	t := s.started.Load()
 	return ru.r.aborted(s.req, fmt.Sprintf("interrupted: the call did not return within the %v grace", ru.r.opts.Grace), time.Since(time.Unix(0, t)))
 }

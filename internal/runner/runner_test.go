@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1017,5 +1018,46 @@ func TestPack(t *testing.T) {
 				t.Errorf("record %+v lacks what Run's records have", rec)
 			}
 		})
+	}
+}
+
+// TestRunNeverStartsACallRecordedAsNotStarted holds the worker between the
+// interrupt check and the tool while the grace (none) ends and the writer
+// records the call as never started: once let go, the worker must not run
+// the tool. Not parallel: it sets the worker's hook.
+func TestRunNeverStartsACallRecordedAsNotStarted(t *testing.T) {
+	c := &calls{}
+	entered, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	testHookExecute = func(execute func()) {
+		close(entered)
+		<-release
+		execute()
+		close(done)
+	}
+	defer func() { testHookExecute = nil }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-entered
+		cancel()
+	}()
+	var recs []*message.Record
+	reqs := []*request.Request{{ID: "w", Name: "sleep", Args: map[string]any{"ms": 0.0}}}
+	_, err := New(testRegistry(t, c), Options{Jobs: 1}).Run(ctx, slices.Values(reqs), func(rec *message.Record) error {
+		recs = append(recs, rec)
+		close(release) // the record is out: now the worker goes on
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if len(recs) != 1 || recs[0].Status != message.StatusAborted || !strings.Contains(recs[0].Error.Message, "before it started") {
+		t.Fatalf("records = %+v, want one aborted before it started", recs)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n["w"] != 0 {
+		t.Errorf("the tool ran %d times after its record said it never started", c.n["w"])
 	}
 }
