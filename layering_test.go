@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/request", "internal/runner", "registry", "message"},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

@@ -10,6 +10,7 @@ const (
 	ExitOK          = 0
 	ExitFailures    = 1
 	ExitUsage       = 2
+	ExitPending     = 3
 	ExitInterrupted = 130
 )
 
@@ -57,6 +58,10 @@ func usageErrf(format string, args ...any) error {
 // errFailures says that at least one record is an error: exit 1, and
 // nothing more to print, since the records say it.
 var errFailures = &exitError{code: ExitFailures, silent: true}
+
+// errPending says a batch is still in progress: exit 3, and nothing more
+// to print, since the report says it.
+var errPending = &exitError{code: ExitPending, silent: true}
 
 // errInterrupted says the run was interrupted: exit 130.
 var errInterrupted = &exitError{code: ExitInterrupted, err: errors.New("interrupted")}

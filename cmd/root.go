@@ -130,6 +130,7 @@ CONFIG FILES
 		newDiffCmd(g, nil),
 		newSessionCmd(g, nil),
 		newAnalyzeCmd(g, nil),
+		newBatchCmd(g),
 		newGenCmd(g, nil),
 		newTrustCmd(g, nil),
 		newVersionCmd(g, nil),

@@ -202,6 +202,7 @@ func (t *Transport) try(req *http.Request) (*http.Response, error) {
 	if isStream(resp) && resp.StatusCode < 300 {
 		resp.Body = &streamBody{
 			body: resp.Body, w: w, ctx: ctx, cancel: cancel, t: t,
+			lines: streamKind(resp) == jsonLines,
 		}
 		return resp, nil
 	}
@@ -364,10 +365,27 @@ func (t *Transport) notify(why string, asked, wait time.Duration, n int) {
 	t.OnRetry(msg)
 }
 
-// isStream reports whether a response is a server-sent event stream.
+// isStream reports whether a response is a stream, read as it comes
+// rather than whole: server-sent events, or JSON Lines (the results of a
+// batch, which may be larger than any answer).
 func isStream(resp *http.Response) bool {
+	switch streamKind(resp) {
+	case "text/event-stream", jsonLines:
+		return true
+	}
+	return false
+}
+
+// jsonLines is the stream kind of JSON Lines, whose events are lines.
+const jsonLines = "jsonl"
+
+func streamKind(resp *http.Response) string {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt == "text/event-stream"
+	switch mt {
+	case "application/x-jsonl", "application/jsonl", "application/x-ndjson", "application/jsonlines":
+		return jsonLines
+	}
+	return mt
 }
 
 // watchdog calls fire once it has not been kicked for d.
@@ -409,8 +427,9 @@ type streamBody struct {
 
 	total, event int64
 	// lineLen is the length of the line being read, \r left out: an empty
-	// line ends an event.
+	// line ends an event, or, with lines, every line break.
 	lineLen int64
+	lines   bool
 	err     error
 	once    sync.Once
 	closed  atomic.Bool
@@ -432,7 +451,7 @@ func (s *streamBody) Read(p []byte) (int, error) {
 		for _, b := range p[:n] {
 			switch b {
 			case '\n':
-				if s.lineLen == 0 {
+				if s.lineLen == 0 || s.lines {
 					s.event = 0
 				}
 				s.lineLen = 0

@@ -149,45 +149,74 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 
 // Ask sends the attachment and the prompt to the model and returns its
 // answer. A file routed for upload goes through the provider's Uploader
-// first. The file comes before the prompt, as both providers advise.
+// first.
 func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (string, error) {
 	if p.Name() != a.provider {
 		// Prepare checked the file against another provider's limits.
 		return "", fmt.Errorf("%s was checked for %s, not %s", a.Name, a.provider, p.Name())
 	}
+	uri, err := UploadAttachment(ctx, p, a)
+	if err != nil {
+		return "", err
+	}
+	resp, err := p.Generate(ctx, Question(a, uri, prompt), nil)
+	return Answer(p.ModelName(), a.Name, resp, err)
+}
+
+// UploadAttachment sends a file routed for upload through the provider's Uploader
+// and returns the URI a request cites it by; a file that goes inline has
+// none.
+func UploadAttachment(ctx context.Context, p llm.Provider, a *Attachment) (string, error) {
+	if a.Route != Upload {
+		return "", nil
+	}
+	up, ok := p.(Uploader)
+	if !ok {
+		return "", fmt.Errorf("upload %s: provider %s cannot take uploaded files", a.Name, p.Name())
+	}
+	r := &sizedReader{r: io.NewSectionReader(a.file, 0, a.Size), size: a.Size, name: a.Name}
+	uri, err := up.Upload(ctx, r, a.Type.MIME, a.Name)
+	if r.err != nil {
+		// The upload failed for it; its own words would be the SDK's.
+		return "", fmt.Errorf("upload %s: %w", a.Name, r.err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("upload %s: %w", a.Name, err)
+	}
+	return uri, nil
+}
+
+// Question is the model request that asks prompt about the attachment:
+// the file inline, or cited by the URI it was uploaded to, before the
+// prompt, as both providers advise. kesoku analyze, analyze_media and
+// kesoku batch all ask this.
+func Question(a *Attachment, uri, prompt string) *llm.Request {
 	blob := &llm.Blob{Kind: a.Type.Kind, MIMEType: a.Type.MIME, Name: a.Name}
-	if a.Route == Upload {
-		up, ok := p.(Uploader)
-		if !ok {
-			return "", fmt.Errorf("upload %s: provider %s cannot take uploaded files", a.Name, p.Name())
-		}
-		r := &sizedReader{r: io.NewSectionReader(a.file, 0, a.Size), size: a.Size, name: a.Name}
-		uri, err := up.Upload(ctx, r, a.Type.MIME, a.Name)
-		if r.err != nil {
-			// The upload failed for it; its own words would be the SDK's.
-			return "", fmt.Errorf("upload %s: %w", a.Name, r.err)
-		}
-		if err != nil {
-			return "", fmt.Errorf("upload %s: %w", a.Name, err)
-		}
+	if uri != "" {
 		blob.URI = uri
 	} else {
 		blob.Data = a.data
 	}
-	req := &llm.Request{Messages: []llm.Message{{
+	return &llm.Request{Messages: []llm.Message{{
 		Role:  message.RoleUser,
 		Parts: []llm.Part{{Blob: blob}, {Text: prompt}},
 	}}}
-	resp, err := p.Generate(ctx, req, nil)
+}
+
+// Answer is what the model's turn resp (or err, its failure) answers to
+// a Question about the file name, asked of model: the text, or an
+// error saying why there is none. An answer cut short is its partial
+// text with a *llm.CutError.
+func Answer(model, name string, resp *llm.Response, err error) (string, error) {
 	if err != nil {
-		return "", fmt.Errorf("ask %s about %s: %w", p.ModelName(), a.Name, err)
+		return "", fmt.Errorf("ask %s about %s: %w", model, name, err)
 	}
 	answer := llm.AnswerText(resp.Message)
 	if resp.Cut != "" {
-		return answer, fmt.Errorf("ask %s about %s: %w", p.ModelName(), a.Name, &llm.CutError{Reason: resp.Cut, Answer: answer})
+		return answer, fmt.Errorf("ask %s about %s: %w", model, name, &llm.CutError{Reason: resp.Cut, Answer: answer})
 	}
 	if strings.TrimSpace(answer) == "" {
-		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", p.ModelName(), a.Name, resp.StopReason)
+		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", model, name, resp.StopReason)
 	}
 	return answer, nil
 }

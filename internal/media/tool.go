@@ -32,15 +32,16 @@ func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, pr
 	if !ok {
 		return "", errors.New("analyze_media needs a model it can ask; the active model is not one")
 	}
-	q := DefaultPrompt
-	if prompt != nil && *prompt != "" {
+	q := ""
+	if prompt != nil {
 		q = *prompt
 	}
+	q = Prompt(q)
 	c, err := CapabilityOf(p.Name(), OptionsOf(tc.Model))
 	if err != nil {
 		return "", err
 	}
-	f, err := openConfined(tc.AWD, tc.Staging, path)
+	f, err := OpenConfined(tc.AWD, tc.Staging, path)
 	if err != nil {
 		return "", err
 	}
@@ -56,11 +57,20 @@ func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, pr
 	return Ask(ctx, p, a, q)
 }
 
-// openConfined opens a path a model supplied, confined to the AWD and
+// Prompt is the question analyze_media asks: prompt, or DefaultPrompt
+// when it is empty.
+func Prompt(prompt string) string {
+	if prompt == "" {
+		return DefaultPrompt
+	}
+	return prompt
+}
+
+// OpenConfined opens a path a model supplied, confined to the AWD and
 // staging (SPEC §8). A path that leads out is the model's invalid
 // argument; a missing file is a failure of the call, as for the file
 // tools, so that the two kinds of mistake read the same in records.
-func openConfined(awd, staging, path string) (*os.File, error) {
+func OpenConfined(awd, staging, path string) (*os.File, error) {
 	ws, err := workspace.New(awd, staging)
 	if err != nil {
 		return nil, err

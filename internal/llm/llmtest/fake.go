@@ -99,6 +99,10 @@ type Reply struct {
 	NoFinish bool `json:"no_finish,omitempty" yaml:"no_finish"`
 	// Thought is a Gemini thought summary sent before the text.
 	Thought string `json:"thought,omitempty" yaml:"thought"`
+
+	// BatchResult, for a request of a Claude batch, is its result type
+	// when it is not answered: expired or canceled.
+	BatchResult string `json:"batch_result,omitempty" yaml:"batch_result"`
 }
 
 // Duration is a time.Duration written as Go writes it ("300ms", "2s") in
@@ -151,6 +155,8 @@ type Server struct {
 
 	// files is the fake Gemini Files API (files.go).
 	files fileStore
+	// batches are the batch APIs' batches (batch.go).
+	batches batchStore
 
 	mu       sync.Mutex
 	replies  []Reply
@@ -257,6 +263,9 @@ func (s *Server) Bodies() []map[string]any {
 func (s *Server) Provider() Provider { return s.provider }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.serveBatches(w, r) {
+		return
+	}
 	if s.provider == Gemini && s.serveFiles(w, r) {
 		return
 	}

@@ -21,6 +21,11 @@ type Scenario struct {
 	// Key is the API key the fake accepts; any non-empty key when empty.
 	Key     string  `yaml:"key"`
 	Replies []Reply `yaml:"replies"`
+	// BatchPolls and BatchState shape every batch: how many looks it
+	// stays in progress for, and the state a Gemini batch ends in (see
+	// Server.SetBatchPolls, SetBatchState).
+	BatchPolls int    `yaml:"batch_polls"`
+	BatchState string `yaml:"batch_state"`
 }
 
 // LoadScenario reads a scenario file.
@@ -42,4 +47,11 @@ func LoadScenario(path string) (*Scenario, error) {
 }
 
 // Start starts a fake server playing the scenario.
-func (sc *Scenario) Start() *Server { return NewServer(sc.Provider, sc.Key, sc.Replies...) }
+func (sc *Scenario) Start() *Server {
+	s := NewServer(sc.Provider, sc.Key, sc.Replies...)
+	s.SetBatchPolls(sc.BatchPolls)
+	if sc.BatchState != "" {
+		s.SetBatchState(sc.BatchState)
+	}
+	return s
+}

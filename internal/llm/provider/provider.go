@@ -38,6 +38,9 @@ type Config struct {
 	// Notices receives a line for each retry of a provider request (what
 	// failed, how long kesoku waits); nil discards them.
 	Notices io.Writer
+	// MaxResponse bounds one answer of the API, streamed or not; 0 means
+	// llm.DefaultMaxResponse. The results of a batch need more.
+	MaxResponse int64
 	// SDKLog receives what the SDKs print through the standard logger
 	// (warnings, and genai's "Error context canceled" when a stream is
 	// interrupted); nil discards it.
@@ -183,6 +186,7 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 		BaseURL:     m.cfg.BaseURL,
 		MaxTokens:   m.cfg.MaxTokens,
 		IdleTimeout: m.cfg.IdleTimeout,
+		MaxResponse: m.cfg.MaxResponse,
 	}
 	if w := m.cfg.Notices; w != nil {
 		// A proxy's message may hold the key.

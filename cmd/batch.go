@@ -1,0 +1,423 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/batch"
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// batchMaxResponse bounds one answer of a batch API: the results of a
+// batch of 100,000 requests are far larger than any model's answer.
+const batchMaxResponse = 8 << 30
+
+// newBatchCmd builds `kesoku batch` and its subcommands.
+func newBatchCmd(g *Globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "batch",
+		Short: "Send analyze_media requests to a provider's batch API, at half the price",
+		Long: `batch sends the analyze_media requests of a file to a provider's batch API
+(Claude's Message Batches, Gemini's Batch Mode), which answers within 24
+hours at half the price of the same requests sent one by one (the
+providers' own figure for their batch APIs), and writes the answers as
+the records kesoku run --model would have written.
+
+  kesoku batch submit FILE --model M      send; prints the state file
+  kesoku batch status STATE               where each part stands
+  kesoku batch collect STATE -o FILE      write the records (--wait)
+
+A state file (.kesoku/batches/ID.json, or submit's -o) names everything
+status and collect need: the provider, the model, the request file and
+the provider's batches. It never holds a key: status and collect read the
+provider and model from it and the key from the environment, as submit
+does, and take the same --base-url.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newBatchSubmitCmd(g, nil), newBatchStatusCmd(g, nil), newBatchCollectCmd(g, nil))
+	for _, sub := range c.Commands() {
+		if !strings.Contains(sub.Long, "EXIT STATUS") {
+			sub.Long = longOr(sub) + "\n" + exitStatusHelp
+		}
+	}
+	c.Long += `
+
+EXIT STATUS
+  0    help was printed
+  2    bad usage`
+	return c
+}
+
+// batchSubmitOptions are what `kesoku batch submit` was asked to do.
+type batchSubmitOptions struct {
+	g           *Globals
+	Registry    *registry.Registry
+	File        string
+	Output      string
+	Session     string
+	Format      string
+	model       provider.Config
+	InlineLimit sizeValue
+}
+
+func newBatchSubmitCmd(g *Globals, runF func(context.Context, *batchSubmitOptions) error) *cobra.Command {
+	opts := &batchSubmitOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
+	c := &cobra.Command{
+		Use:   "submit FILE --model MODEL",
+		Short: "Send the analyze_media requests of a file to the provider's batch API",
+		Long: `submit sends every request of FILE to the batch API of --model's provider
+and prints the path of the batch's state file on standard output.
+
+FILE is read as kesoku run reads it (YAML, JSON or JSON Lines; "-" for
+standard input, which is kept under .kesoku/batches for collect). Every
+request must be an analyze_media request that kesoku run would run: a
+request of another tool, a malformed or duplicate one, or a file the model
+cannot take (its type, its size) is refused before anything is sent,
+each with its position, and nothing is sent. Paths are found as run finds
+them: relative to the working directory (--awd), then to staging.
+
+Each request is built as analyze_media builds it (the same file checks,
+the same blocks), and keyed by its position in FILE (r1, r2, ...), never
+by its id. Requests are sent in as many parts as the provider's limits
+ask: Claude takes 100,000 requests or 256 MB a batch and every file
+inline; Gemini takes 20 MB of requests inline, and more as a JSON Lines
+file through its Files API (up to 2 GB a batch), where files larger than
+--inline-limit go too.
+
+The state file is written as each part is accepted: an interrupted submit
+is finished by the same command, which goes on after the last part sent
+(a part being sent when the interrupt came is sent to the end first; a
+second interrupt abandons it). The same command after a finished submit
+sends nothing again and prints the state file.
+
+EXIT STATUS
+  0    every request was sent (or had been by an earlier submit)
+  1    the provider refused a part, or a part could not be sent; the
+       state file holds the parts sent, and the same command sends the
+       rest
+  2    bad usage: no model or key, a file that cannot be read, a request
+       that cannot go in a batch; nothing was sent
+  130  interrupted (SIGINT or SIGTERM); the same command goes on`,
+		Example: `  kesoku batch submit photos.jsonl --model claude-sonnet-4-5
+  state=$(kesoku batch submit photos.yaml --model gemini-2.5-flash -q)
+  kesoku batch collect "$state" --wait -o descriptions.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runBatchSubmit(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "write the state file to `STATE` (default: .kesoku/batches/ID.json under the working directory)")
+	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id)")
+	f.StringVar(&opts.Format, "format", "", "the format of FILE: yaml, json or jsonl (default: from the extension; sniffed for -)")
+	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	return c
+}
+
+func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
+	g := o.g
+	format, err := requestFormat(o.Format, []string{o.File})
+	if err != nil {
+		return err
+	}
+	if !g.Quiet {
+		o.model.Notices = g.IO.Err
+	}
+	o.model.MaxResponse = batchMaxResponse
+	rm, err := resolveModel(o.model)
+	if err != nil {
+		return err
+	}
+	ir := g.watchSignals(nil)
+	defer ir.stop()
+	ctx, end := ir.turn(ctx)
+	defer end()
+	res, err := batch.Submit(ctx, batch.SubmitOptions{
+		Registry: o.Registry, File: o.File, Format: format, Stdin: g.IO.In,
+		StatePath: o.Output, AWD: g.AWD, Staging: g.StagingDir(),
+		Provider: rm.Provider(), Model: rm.Name(), Session: o.Session,
+		Media:   media.Options{InlineLimit: int64(o.InlineLimit)},
+		Connect: func(ctx context.Context) (llm.Batcher, error) { return connectBatcher(ctx, rm) },
+		Abandon: ir.endGrace(),
+		Notify:  g.notice,
+	})
+	if err != nil {
+		return batchError(ctx, err, "submit stopped: the same command sends the rest")
+	}
+	st := res.State
+	if !g.Quiet {
+		switch {
+		case res.Already:
+			fmt.Fprintf(g.IO.Err, "kesoku: the batch was sent whole already (%d %s in %d %s); nothing sent\n",
+				st.Requests, plural(int(st.Requests), "request", "requests"), len(st.Parts), plural(len(st.Parts), "part", "parts"))
+		default:
+			fmt.Fprintf(g.IO.Err, "kesoku: sent %d %s to %s in %d %s; answers come within 24 hours:\n  kesoku batch status %s\n  kesoku batch collect %s -o FILE --wait\n",
+				st.Requests, plural(int(st.Requests), "request", "requests"), st.Model, len(st.Parts), plural(len(st.Parts), "part", "parts"), res.Path, res.Path)
+		}
+	}
+	_, err = fmt.Fprintln(g.IO.Out, res.Path)
+	return err
+}
+
+// notice prints a line of progress on standard error, unless -q.
+func (g *Globals) notice(msg string) {
+	if !g.Quiet {
+		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)
+	}
+}
+
+// connectBatcher builds the model's client, which must have a batch API.
+func connectBatcher(ctx context.Context, rm *provider.Model) (llm.Batcher, error) {
+	p, err := rm.Build(ctx)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	b, ok := p.(llm.Batcher)
+	if !ok {
+		return nil, usageErrf("provider %s has no batch API kesoku speaks", rm.Provider())
+	}
+	return b, nil
+}
+
+// batchError maps what batch returned to an exit status: what was the
+// user's to fix is bad usage, an interrupt is an interrupt, the rest a
+// failure (exit 1).
+func batchError(ctx context.Context, err error, goOn string) error {
+	var refusal *batch.Refusal
+	var bad *batch.UsageError
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return err
+	case errors.As(err, &refusal), errors.As(err, &bad):
+		return usageErr(err)
+	case ctx.Err() != nil:
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s", goOn)}
+	}
+	return fmt.Errorf("%w\n%s", err, goOn)
+}
+
+// batchStateOptions are the flags of status and collect: the state file,
+// and how to reach the provider.
+type batchStateOptions struct {
+	g       *Globals
+	State   string
+	BaseURL string
+	Idle    time.Duration
+}
+
+func (o *batchStateOptions) register(c *cobra.Command) {
+	c.Flags().StringVar(&o.BaseURL, "base-url", "", "the provider's API endpoint, for a proxy (default: the provider's own)")
+	durationVar(c.Flags(), &o.Idle, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a request to the provider that sends nothing for this long")
+}
+
+// open reads the state file and builds the client of its provider.
+func (o *batchStateOptions) open(ctx context.Context) (*batch.State, llm.Batcher, error) {
+	st, err := batch.Load(o.State)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, MaxResponse: batchMaxResponse}
+	if !o.g.Quiet {
+		cfg.Notices = o.g.IO.Err
+	}
+	rm, err := resolveModel(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := connectBatcher(ctx, rm)
+	return st, b, err
+}
+
+func newBatchStatusCmd(g *Globals, runF func(context.Context, *batchStateOptions) error) *cobra.Command {
+	opts := &batchStateOptions{g: g}
+	c := &cobra.Command{
+		Use:   "status STATE",
+		Short: "Say where each part of a batch stands",
+		Long: `status asks the provider where each part of the batch of the state file
+STATE stands, and says so on standard output: its state, its requests by
+outcome where the provider counts them (Claude does), when it was created
+and when it expires (Claude ends a batch after 24 hours; requests not done
+by then expire).
+
+EXIT STATUS
+  0    every part has ended: collect has every answer
+  1    the provider could not be asked
+  2    bad usage: STATE is no state file, no key
+  3    some part is still in progress
+  130  interrupted (SIGINT or SIGTERM)`,
+		Example: `  kesoku batch status .kesoku/batches/photos-claude-1a2b3c4d.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.State = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runBatchStatus(c.Context(), opts)
+		},
+	}
+	opts.register(c)
+	return c
+}
+
+func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
+	ir := o.g.watchSignals(nil)
+	defer ir.stop()
+	ctx, end := ir.turn(ctx)
+	defer end()
+	st, b, err := o.open(ctx)
+	if err != nil {
+		return err
+	}
+	parts, err := batch.Status(ctx, st, b)
+	if err != nil {
+		return batchError(ctx, err, "nothing changed; ask again")
+	}
+	batch.Report(o.g.IO.Out, st, parts, time.Now())
+	if !batch.Ended(parts) || !st.Submitted {
+		return errPending
+	}
+	return nil
+}
+
+// batchCollectOptions are what `kesoku batch collect` was asked to do.
+type batchCollectOptions struct {
+	batchStateOptions
+	Registry *registry.Registry
+	Output   string
+	Wait     bool
+	Poll     time.Duration
+}
+
+func newBatchCollectCmd(g *Globals, runF func(context.Context, *batchCollectOptions) error) *cobra.Command {
+	opts := &batchCollectOptions{batchStateOptions: batchStateOptions{g: g}, Registry: registry.Default}
+	c := &cobra.Command{
+		Use:   "collect STATE [-o FILE]",
+		Short: "Write the records of a batch's answers, in request order",
+		Long: `collect writes one Message record per request of the batch of the state
+file STATE, in request order, exactly as kesoku run --model would have
+written it for the same analyze_media request: the answer as content, or
+an error record (tool_error) saying why there is none. A request the
+provider errored on, cancelled, or did not reach before its batch expired
+gets an error record with the provider's reason.
+
+Records go to standard output, or are appended to the -o file: requests
+that have a finished record there already (an interrupted collect) get
+none, so that the same command finishes the job. A part still in
+progress stops collect after the records before it, unless --wait, which
+looks again after a wait that starts at 5s and grows to --poll.
+
+Once every request has its record, the files kesoku uploaded for the
+batch (Gemini's input file and media) are deleted.
+
+EXIT STATUS
+  0    every record was written and succeeded
+  1    at least one error record, or the provider could not be asked
+  2    bad usage: STATE is no state file, no key, the request file changed
+       since submit
+  3    a part is still in progress (without --wait): run again later
+  130  interrupted (SIGINT or SIGTERM); the same command goes on`,
+		Example: `  kesoku batch collect .kesoku/batches/photos-claude-1a2b3c4d.json -o photos.out.jsonl
+  kesoku batch collect "$state" --wait -o photos.out.jsonl && jq -r .content photos.out.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.State = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runBatchCollect(c.Context(), opts)
+		},
+	}
+	opts.register(c)
+	f := c.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "append the records to `FILE` instead of writing them to standard output")
+	f.BoolVar(&opts.Wait, "wait", false, "wait for parts still in progress")
+	durationVar(f, &opts.Poll, "poll", batch.DefaultPoll, 10*time.Millisecond, 24*time.Hour, "with --wait, the longest wait between two looks at a part in progress")
+	return c
+}
+
+func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
+	g := o.g
+	ir := g.watchSignals(nil)
+	defer ir.stop()
+	ctx, end := ir.turn(ctx)
+	defer end()
+	st, b, err := o.open(ctx)
+	if err != nil {
+		return err
+	}
+	var finished *request.IDSet
+	toFile := o.Output != "" && o.Output != "-"
+	if toFile {
+		var session string
+		if finished, session, err = request.ReadFinished(o.Output); err != nil {
+			return usageErr(err)
+		}
+		if session != "" && session != st.SessionID {
+			return usageErrf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, session, st.SessionID)
+		}
+	}
+	out, err := openRecords(o.Output, toFile, g.IO.Out)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer out.Close()
+	sum, err := batch.Collect(ctx, batch.CollectOptions{
+		Registry: o.Registry, State: st, StatePath: o.State, Batcher: b,
+		Finished: finished, Emit: out.Write,
+		Wait: o.Wait, Poll: o.Poll, Notify: g.notice,
+	})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if !g.Quiet {
+		fmt.Fprintln(g.IO.Err, describeCollect(sum, o.Output))
+	}
+	var pending *batch.PendingError
+	switch {
+	case errors.As(err, &pending):
+		return &exitError{code: ExitPending, err: fmt.Errorf("%w: run again later, or with --wait", err)}
+	case err != nil:
+		return batchError(ctx, err, "the same command goes on")
+	case sum.Failed > 0:
+		return errFailures
+	}
+	return nil
+}
+
+// describeCollect says in one line what collect did.
+func describeCollect(s batch.Summary, output string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kesoku: %d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"), s.Records-s.Failed)
+	if s.Failed > 0 {
+		var kinds []string
+		for _, k := range []message.ErrorKind{message.KindToolError, message.KindInvalidArgs, message.KindInvalidRequest} {
+			if n := s.Kinds[k]; n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		fmt.Fprintf(&b, ", %d failed (%s)", s.Failed, strings.Join(kinds, ", "))
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d skipped, written to %s by an earlier collect", s.Skipped, output)
+	}
+	if s.Deleted > 0 {
+		fmt.Fprintf(&b, "; the %d %s uploaded for the batch are deleted", s.Deleted, plural(s.Deleted, "file", "files"))
+	}
+	return b.String()
+}
