@@ -31,6 +31,12 @@ var fakeServers sync.Map // *testscript.TestScript → *llmtest.Server
 //	                              a command in the background, matches
 //	fakellm waitrequests N        wait (up to 20s) until the server has
 //	                              received N requests
+//	fakellm batches FILE          write the batches created so far to
+//	                              FILE, one JSON object a line (id,
+//	                              keys, requests, input file)
+//	fakellm uploads FILE          write the files uploaded so far to
+//	                              FILE, one a line (name, type, size,
+//	                              whether it is deleted)
 //
 // The server speaks the provider's real REST format, plain and streamed,
 // and lives until the script ends. A request line holds the method, path,
@@ -91,6 +97,24 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			func() string {
 				return fmt.Sprintf("fakellm waitrequests: %d requests after 20s, want %d", len(srv.Requests()), n)
 			})
+	case "batches", "uploads":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fakellm %s FILE", args[0])
+		}
+		srv := startedServer(ts, args[0])
+		var b bytes.Buffer
+		if args[0] == "batches" {
+			for _, bt := range srv.Batches() {
+				line, err := json.Marshal(bt)
+				ts.Check(err)
+				b.Write(append(line, '\n'))
+			}
+		} else {
+			for _, f := range srv.Uploads() {
+				fmt.Fprintf(&b, "%s %s %d deleted=%v\n", f.Name, f.MIMEType, len(f.Data), f.Deleted)
+			}
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b.Bytes(), 0o644))
 	default:
 		ts.Fatalf("fakellm: unknown subcommand %q", args[0])
 	}

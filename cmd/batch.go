@@ -417,7 +417,7 @@ func describeCollect(s batch.Summary, output string) string {
 		fmt.Fprintf(&b, "; %d skipped, written to %s by an earlier collect", s.Skipped, output)
 	}
 	if s.Deleted > 0 {
-		fmt.Fprintf(&b, "; the %d %s uploaded for the batch are deleted", s.Deleted, plural(s.Deleted, "file", "files"))
+		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, plural(s.Deleted, "file", "files"))
 	}
 	return b.String()
 }

@@ -188,7 +188,7 @@ func (c *collector) outcome(ctx context.Context, req *request.Request, pos int64
 		if c.batch.Failure != nil {
 			why = c.batch.Failure
 		}
-		answer, callErr = media.Answer(c.st.Model, path, nil, why)
+		answer, callErr = media.ReadAnswer(c.st.Model, path, nil, why)
 		return answer, callErr, nil
 	}
 	buf := make([]byte, c.lengths[k])
@@ -206,7 +206,7 @@ func (c *collector) outcome(ctx context.Context, req *request.Request, pos int64
 	case s.Resp == nil:
 		rerr = errors.New("the provider's result is empty")
 	}
-	answer, callErr = media.Answer(c.st.Model, path, s.Resp, rerr)
+	answer, callErr = media.ReadAnswer(c.st.Model, path, s.Resp, rerr)
 	return answer, callErr, nil
 }
 

@@ -84,7 +84,7 @@ func Report(w io.Writer, st *State, parts []PartStatus, now time.Time) {
 		fmt.Fprintln(w)
 	}
 	if st.Cleaned && st.files() > 0 {
-		fmt.Fprintf(w, "  collected: the %d %s uploaded for it are deleted\n", st.files(), plural(st.files(), "file", "files"))
+		fmt.Fprintf(w, "  collected; the %d %s uploaded for it deleted\n", st.files(), plural(st.files(), "file", "files"))
 	}
 }
 

@@ -133,7 +133,7 @@ func Submit(ctx context.Context, o SubmitOptions) (*SubmitResult, error) {
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	n, err := o.check(ctx, st, c)
+	n, err := o.check(ctx, st, src, c)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func Submit(ctx context.Context, o SubmitOptions) (*SubmitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sender{o: &o, st: st, path: path, b: b, c: c}
+	s := &sender{o: &o, st: st, path: path, b: b, c: c, src: src}
 	defer s.close()
 	if err := s.forgetUploads(ctx); err != nil {
 		return nil, err
@@ -268,11 +268,21 @@ func openRequests(st *State) (*request.File, error) {
 	return request.Open(st.File, request.Format(st.Format), nil)
 }
 
+// open opens the request file as submit reads it: named as the user
+// named it, so that every position reads as theirs.
+func (src *source) open(st *State) (*request.File, error) {
+	name := src.display
+	if name == "<stdin>" {
+		name = src.path
+	}
+	return request.Open(name, request.Format(st.Format), nil)
+}
+
 // check reads every request once, sending nothing: each must be an
 // analyze_media request that kesoku run would run, of a file the model
 // takes. It returns how many there are.
-func (o *SubmitOptions) check(ctx context.Context, st *State, c media.Capability) (int64, error) {
-	f, err := openRequests(st)
+func (o *SubmitOptions) check(ctx context.Context, st *State, src *source, c media.Capability) (int64, error) {
+	f, err := src.open(st)
 	if err != nil {
 		return 0, &UsageError{Err: err}
 	}
@@ -357,6 +367,7 @@ type sender struct {
 	path string
 	b    llm.Batcher
 	c    media.Capability
+	src  *source
 	// sent is how many requests this command sent.
 	sent int64
 
@@ -393,7 +404,7 @@ func (s *sender) forgetUploads(ctx context.Context) error {
 
 // send sends the requests after the last part, then the last part.
 func (s *sender) send(ctx context.Context) error {
-	f, err := openRequests(s.st)
+	f, err := s.src.open(s.st)
 	if err != nil {
 		return &UsageError{Err: err}
 	}

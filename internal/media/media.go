@@ -160,7 +160,7 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (str
 		return "", err
 	}
 	resp, err := p.Generate(ctx, Question(a, uri, prompt), nil)
-	return Answer(p.ModelName(), a.Name, resp, err)
+	return ReadAnswer(p.ModelName(), a.Name, resp, err)
 }
 
 // UploadAttachment sends a file routed for upload through the provider's Uploader
@@ -203,11 +203,11 @@ func Question(a *Attachment, uri, prompt string) *llm.Request {
 	}}}
 }
 
-// Answer is what the model's turn resp (or err, its failure) answers to
-// a Question about the file name, asked of model: the text, or an
+// ReadAnswer is what the model's turn resp (or err, its failure) answers
+// to a Question about the file name, asked of model: the text, or an
 // error saying why there is none. An answer cut short is its partial
 // text with a *llm.CutError.
-func Answer(model, name string, resp *llm.Response, err error) (string, error) {
+func ReadAnswer(model, name string, resp *llm.Response, err error) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ask %s about %s: %w", model, name, err)
 	}
