@@ -361,15 +361,14 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	if err != nil {
 		return err
 	}
-	var finished *request.IDSet
+	var finished *request.Finished
 	toFile := o.Output != "" && o.Output != "-"
 	if toFile {
-		var session string
-		if finished, session, err = request.ReadFinished(o.Output); err != nil {
+		if finished, err = request.ReadFinished(o.Output); err != nil {
 			return usageErr(err)
 		}
-		if session != "" && session != st.SessionID {
-			return usageErrf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, session, st.SessionID)
+		if s := finished.Session; s != "" && s != st.SessionID {
+			return usageErrf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, s, st.SessionID)
 		}
 	}
 	out, err := openRecords(o.Output, toFile, g.IO.Out)
@@ -394,7 +393,7 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 		return &exitError{code: ExitPending, err: fmt.Errorf("%w: run again later, or with --wait", err)}
 	case err != nil:
 		return batchError(ctx, err, "the same command goes on")
-	case sum.Failed > 0:
+	case sum.Failed > 0 || sum.SkippedFailed > 0:
 		return errFailures
 	}
 	return nil
@@ -415,6 +414,9 @@ func describeCollect(s batch.Summary, output string) string {
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "; %d skipped, written to %s by an earlier collect", s.Skipped, output)
+		if s.SkippedFailed > 0 {
+			fmt.Fprintf(&b, " (%d of them with an error)", s.SkippedFailed)
+		}
 	}
 	if s.Deleted > 0 {
 		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, plural(s.Deleted, "file", "files"))

@@ -27,7 +27,7 @@ type CollectOptions struct {
 	Batcher   llm.Batcher
 	// Finished are the requests the output holds a finished record of
 	// already (an earlier collect): they get none.
-	Finished *request.IDSet
+	Finished *request.Finished
 	// Emit writes a record.
 	Emit func(*message.Record) error
 	// Wait waits for parts still in progress, looking again after a
@@ -48,8 +48,9 @@ const firstPoll = 5 * time.Second
 // Summary counts what collect did.
 type Summary struct {
 	// Records is how many records it wrote, Failed how many of them are
-	// errors; Skipped how many requests had their record already.
-	Records, Failed, Skipped int
+	// errors; Skipped how many requests had their record already, and
+	// SkippedFailed how many of those records are errors.
+	Records, Failed, Skipped, SkippedFailed int
 	// Kinds counts the error records by kind.
 	Kinds map[message.ErrorKind]int
 	// Deleted is how many files kesoku had uploaded for the batch and
@@ -88,7 +89,7 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 	if sha != st.SHA256 {
 		return sum, &UsageError{Err: fmt.Errorf("%s: %w: collect needs the requests as they were sent", st.File, ErrChanged)}
 	}
-	f, err := openRequests(st)
+	f, err := openRequests(ctx, st)
 	if err != nil {
 		return sum, &UsageError{Err: err}
 	}
@@ -105,9 +106,16 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 		if st.SessionFlag {
 			req.SessionID = ""
 		}
-		if o.Finished != nil && o.Finished.Has(req.ID) {
+		argsHash := request.ArgsHash(req.Args)
+		switch o.Finished.Check(req, argsHash) {
+		case request.Failed:
+			sum.SkippedFailed++
+			fallthrough
+		case request.Succeeded:
 			sum.Skipped++
 			continue
+		case request.Changed:
+			return sum, usage("%s: the output's record of id %q answers another request: it holds another run's records", req.Pos, req.ID)
 		}
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -121,6 +129,7 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 			v = answer
 		}
 		rec := r.Pack(req, v, callErr, false, 0)
+		rec.ArgsHash = argsHash
 		if err := o.Emit(rec); err != nil {
 			return sum, err
 		}

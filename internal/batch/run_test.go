@@ -16,13 +16,13 @@ import (
 // of file, asking p: what a batch's records are held to.
 func runRecords(t *testing.T, p llm.Provider, dir, file string) []*message.Record {
 	t.Helper()
-	f, err := request.Open(file, "", nil)
+	f, err := request.Open(context.Background(), file, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	r := runner.New(registry.Default, runner.Options{
-		SessionID: "s1", AWD: dir, Staging: filepath.Join(dir, ".kesoku", "staging"), Model: p,
+		SessionID: "s1", ArgsHash: true, AWD: dir, Staging: filepath.Join(dir, ".kesoku", "staging"), Model: p,
 	})
 	var recs []*message.Record
 	if _, err := r.Run(context.Background(), f.Requests(), func(rec *message.Record) error {

@@ -199,7 +199,7 @@ func (o *SubmitOptions) source() (*source, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := request.Open("-", "", in)
+		f, err := request.Open(context.Background(), "-", "", in)
 		in.Close()
 		if err != nil {
 			os.Remove(tmp.Name())
@@ -264,25 +264,25 @@ func (o *SubmitOptions) state(src *source) (*State, string, error) {
 }
 
 // openRequests opens the batch's request file.
-func openRequests(st *State) (*request.File, error) {
-	return request.Open(st.File, request.Format(st.Format), nil)
+func openRequests(ctx context.Context, st *State) (*request.File, error) {
+	return request.Open(ctx, st.File, request.Format(st.Format), nil)
 }
 
 // open opens the request file as submit reads it: named as the user
 // named it, so that every position reads as theirs.
-func (src *source) open(st *State) (*request.File, error) {
+func (src *source) open(ctx context.Context, st *State) (*request.File, error) {
 	name := src.display
 	if name == "<stdin>" {
 		name = src.path
 	}
-	return request.Open(name, request.Format(st.Format), nil)
+	return request.Open(ctx, name, request.Format(st.Format), nil)
 }
 
 // check reads every request once, sending nothing: each must be an
 // analyze_media request that kesoku run would run, of a file the model
 // takes. It returns how many there are.
 func (o *SubmitOptions) check(ctx context.Context, st *State, src *source, c media.Capability) (int64, error) {
-	f, err := src.open(st)
+	f, err := src.open(ctx, st)
 	if err != nil {
 		return 0, &UsageError{Err: err}
 	}
@@ -404,7 +404,7 @@ func (s *sender) forgetUploads(ctx context.Context) error {
 
 // send sends the requests after the last part, then the last part.
 func (s *sender) send(ctx context.Context) error {
-	f, err := s.src.open(s.st)
+	f, err := s.src.open(ctx, s.st)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
