@@ -43,6 +43,7 @@ var allowed = map[string][]string{
 	// kesoku.
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/request", "internal/runner", "registry", "message"},
+	"internal/merge":              {},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

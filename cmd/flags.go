@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/request"
 )
 
 // sizeValue is a pflag.Value for byte sizes written as bytes or with a unit
@@ -169,3 +171,30 @@ func formatDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// shardValue is a pflag.Value for --shard K/N: the K-th of N shares of a
+// run's requests. Its zero value is the whole run.
+type shardValue request.Shard
+
+func (s *shardValue) String() string {
+	if request.Shard(*s).Whole() {
+		return ""
+	}
+	return request.Shard(*s).String()
+}
+
+// Type names the value in --help.
+func (s *shardValue) Type() string { return "K/N" }
+
+// Set parses K/N.
+func (s *shardValue) Set(v string) error {
+	sh, err := request.ParseShard(v)
+	if err != nil {
+		return err
+	}
+	*s = shardValue(sh)
+	return nil
+}
+
+// shardUsage is the help of --shard.
+const shardUsage = "only the K-th of N shares of the requests: those at positions p of the whole run with (p-1) mod N = K-1 (1/4 ... 4/4); ids and records are the whole run's"

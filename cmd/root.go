@@ -131,6 +131,7 @@ CONFIG FILES
 		newSessionCmd(g, nil),
 		newAnalyzeCmd(g, nil),
 		newBatchCmd(g),
+		newMergeCmd(g, nil),
 		newGenCmd(g, nil),
 		newTrustCmd(g, nil),
 		newVersionCmd(g, nil),

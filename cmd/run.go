@@ -35,6 +35,7 @@ type runOptions struct {
 	Format   string
 	FailFast bool
 	Resume   bool
+	Shard    shardValue
 	callFlags
 
 	// format is the format --format forces, "" for none; set by check.
@@ -105,6 +106,15 @@ position moved) gets an invalid_request record instead: it neither runs nor
 is skipped. The exit status then describes the whole file: error records
 of the earlier run count as much as new ones.
 
+--shard K/N runs only the K-th of N shares of the requests, to spread a
+batch over machines (a CI matrix, a Kubernetes Indexed Job): those at
+positions p of the whole run with (p-1) mod N = K-1, read as a stream.
+Ids, duplicates and records are the whole run's (a request without an id
+is call_P, P its position in the whole run), so that the N shards' outputs
+hold one record per request between them: give them one --session, and
+join them in request order with kesoku merge. Each shard resumes with
+--resume on its own -o file; a shard with nothing to do exits 0.
+
 A YAML or JSON file that cannot be parsed stops everything before anything
 runs, with file:line:column. Tool output larger than --max-output is cut to
 its head and tail; the record says so and where the whole output was saved
@@ -124,6 +134,9 @@ aborted.`,
   # A large batch, 8 at a time, into a file; pick the failures with jq.
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
   jq 'select(.is_error)' results.jsonl
+
+  # The 2nd of 4 shares of a batch, on one of 4 machines.
+  kesoku run batch.jsonl --shard 2/4 --session nightly -o part-2.jsonl
 
   # Finish a batch that was interrupted.
   kesoku run batch.jsonl --jobs 8 -o results.jsonl --resume
@@ -153,6 +166,7 @@ aborted.`,
 	opts.callFlags.register(f, 1, "how many calls run at once")
 	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest as an interrupt would")
 	f.BoolVar(&opts.Resume, "resume", false, "skip the requests that already have a finished record in the -o file, and append")
+	f.Var(&opts.Shard, "shard", shardUsage)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	return c
 }
@@ -244,6 +258,7 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 	opts.EndGrace = ir.endGrace()
 	opts.Finished = finished
 	opts.ArgsHash = true
+	opts.Shard = request.Shard(o.Shard)
 	opts.SessionID = session
 	opts.Store = store
 	opts.Model = toolModel(o.resolved, int64(o.InlineLimit))
@@ -297,12 +312,22 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	boundMemory()
 	barShown := o.g.IO.ErrTTY && !o.g.Quiet
-	prog := newProgress(o.g, requestTotal(ctx, files, barShown), "running", func() (n int64) {
+	total := requestTotal(ctx, files, barShown)
+	others := func() (n int64) {
 		for _, f := range files {
 			n += f.Others()
 		}
 		return n
-	})
+	}
+	if sh := request.Shard(o.Shard); !sh.Whole() {
+		if total >= 0 {
+			total = sh.Of(total)
+		}
+		// A transcript's records that are no requests fall in any
+		// shard's share: the bar's total stays the share of them all.
+		others = nil
+	}
+	prog := newProgress(o.g, total, "running", others)
 	defer prog.finish()
 	out, err := openRecords(o.Output, o.Resume, prog.around(o.g.IO.Out, o.g.IO.OutTTY))
 	if err != nil {

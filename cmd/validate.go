@@ -22,6 +22,7 @@ type validateOptions struct {
 	Files    []string
 	Format   string
 	JSON     bool
+	Shard    shardValue
 }
 
 // newValidateCmd builds `kesoku validate`; tests pass runF to see the
@@ -40,10 +41,11 @@ standard output:
   FILE:LINE:COLUMN: ID: KIND: what is wrong
 
 KIND is the error kind run would record (invalid_request, unknown_tool,
-invalid_args). Files are read as run reads them: YAML, JSON or JSON Lines
-by extension, "-" for standard input (sniffed, or --format); a session
-transcript's tool_call records are requests, its other records passed
-over. A file that
+invalid_args). --shard K/N checks only the requests kesoku run --shard K/N
+would run, numbered as in the whole run. Files are read as run reads them:
+YAML, JSON or JSON Lines by extension, "-" for standard input (sniffed, or
+--format); a session transcript's tool_call records are requests, its
+other records passed over. A file that
 cannot be read or parsed is said on standard error, as is the summary,
 each line beginning with "kesoku: ".
 
@@ -80,6 +82,7 @@ EXIT STATUS
 	}
 	c.Flags().StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead: every problem, every file, the totals")
+	c.Flags().Var(&opts.Shard, "shard", "check only the K-th of N shares of the requests, as kesoku run --shard K/N runs them")
 	return c
 }
 
@@ -123,7 +126,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	defer set.Close()
-	check := runner.New(set.Registry, runner.Options{}).Checker()
+	check := runner.New(set.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
 	for _, name := range o.Files {
@@ -137,9 +140,12 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		if err == nil {
 			vf.Name = f.Name
 			for req := range f.Requests() {
+				p, mine := check.Next(req)
+				if !mine {
+					continue
+				}
 				rep.Requests++
 				vf.Requests++
-				p := check.Check(req)
 				if p == nil {
 					continue
 				}

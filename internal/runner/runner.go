@@ -57,6 +57,10 @@ type Options struct {
 	// ArgsHash puts the hash of each request's arguments on its record
 	// (args_hash), for a later --resume to know the request again.
 	ArgsHash bool
+	// Shard, unless it is the whole run, runs only its share of the
+	// requests: the others are numbered (ids, duplicates) as the whole
+	// run numbers them, and get no record.
+	Shard request.Shard
 	// OnSkip, when set, is told of each request skipped as finished, as it
 	// is skipped (a progress bar's total shrinks by it). It is called from
 	// the goroutine that reads the requests.
@@ -382,6 +386,16 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 	ids := newNumbering()
 	for req := range reqs {
 		n := ids.next(req)
+		if !r.opts.Shard.Has(n) {
+			// Another shard's: its id is noted all the same, so that a
+			// later request with it is a duplicate here as in the whole run.
+			ids.duplicate(req)
+			if !ru.readAll && ru.interrupted() {
+				skipped.stopped = true
+				return skipped
+			}
+			continue
+		}
 		s := &slot{req: req, index: n}
 		if r.opts.ArgsHash || r.opts.Finished != nil {
 			s.argsHash = request.ArgsHash(req.Args)
@@ -511,7 +525,23 @@ func (r *ToolRunner) Checker() *Checker { return &Checker{r: r, ids: newNumberin
 // nil for a request that would run. A request without an id gets the one
 // Run would give it.
 func (c *Checker) Check(req *request.Request) *Problem {
-	c.ids.next(req)
+	p, _ := c.Next(req)
+	return p
+}
+
+// Next is Check, and says whether req is of the run's shard at all: a
+// request of another shard is numbered and its id noted, and nothing
+// more.
+func (c *Checker) Next(req *request.Request) (p *Problem, inShard bool) {
+	n := c.ids.next(req)
+	if !c.r.opts.Shard.Has(n) {
+		c.ids.duplicate(req)
+		return nil, false
+	}
+	return c.check(req), true
+}
+
+func (c *Checker) check(req *request.Request) *Problem {
 	if p := c.ids.duplicate(req); p != nil {
 		return p
 	}
