@@ -54,8 +54,14 @@ func shardRegistry(t *testing.T, sig *fakeSignals, interrupt *atomic.Int64) *reg
 // the exit code.
 func runIn(t *testing.T, dir string, reg *registry.Registry, sig *fakeSignals, args ...string) int {
 	t.Helper()
+	return runInput(t, dir, "", reg, sig, args...)
+}
+
+// runInput is runIn with stdin for standard input.
+func runInput(t *testing.T, dir, stdin string, reg *registry.Registry, sig *fakeSignals, args ...string) int {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.source}
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.source}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = reg
 		return runRun(ctx, o)
@@ -304,4 +310,70 @@ func TestValidateShard(t *testing.T) {
 	if rep.Requests != 5 || strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("validate --shard 2/3: %d requests, problems %q; want 5 and %q", rep.Requests, got, want)
 	}
+}
+
+// TestShardFormats: YAML, JSON, JSON Lines and standard input shard
+// alike: shard K holds the whole run's records at positions K, K+N, ….
+func TestShardFormats(t *testing.T) {
+	t.Parallel()
+	var reqs []string
+	for i := 1; i <= 10; i++ {
+		switch {
+		case i%4 == 0:
+			reqs = append(reqs, fmt.Sprintf(`{"id": "x%d", "name": "fail", "args": {"why": "no %d"}}`, i, i))
+		default:
+			reqs = append(reqs, fmt.Sprintf(`{"name": "sum", "args": {"a": %d, "b": 1}}`, i))
+		}
+	}
+	files := map[string]string{
+		"requests.jsonl": strings.Join(reqs, "\n") + "\n",
+		"requests.json":  "[\n" + strings.Join(reqs, ",\n") + "\n]\n",
+		"requests.yaml":  "session_id: S\nrequests:\n  - " + strings.Join(reqs, "\n  - ") + "\n",
+	}
+	for name, content := range files {
+		for _, stdin := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s,stdin=%v", name, stdin), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				file := filepath.Join(dir, name)
+				os.WriteFile(file, []byte(content), 0o644)
+				sig := &fakeSignals{}
+				reg := shardRegistry(t, sig, nil)
+				arg, input := file, ""
+				if stdin {
+					arg, input = "-", content
+				}
+				whole := filepath.Join(dir, "whole.jsonl")
+				runInput(t, dir, input, reg, sig, arg, "--session", "S", "-o", whole)
+				wholeRecs := readLines(t, whole)
+				if len(wholeRecs) != 10 {
+					t.Fatalf("whole run: %d records", len(wholeRecs))
+				}
+				for k := 1; k <= 3; k++ {
+					part := filepath.Join(dir, fmt.Sprintf("part%d.jsonl", k))
+					runInput(t, dir, input, reg, sig, arg, "--session", "S", "--shard", fmt.Sprintf("%d/3", k), "-o", part)
+					got := readLines(t, part)
+					var want []string
+					for p := k; p <= 10; p += 3 {
+						want = append(want, stable(wholeRecs[p-1]))
+					}
+					for i := range got {
+						got[i] = stable(got[i])
+					}
+					if strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Errorf("shard %d/3:\n%s\nwant\n%s", k, strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+				}
+			})
+		}
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
