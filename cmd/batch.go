@@ -204,10 +204,11 @@ func batchError(ctx context.Context, err error, goOn string) error {
 	switch {
 	case errors.As(err, &ee):
 		return err
+	case ctx.Err() != nil:
+		// What failed after the interrupt failed for it.
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s", goOn)}
 	case errors.As(err, &refusal), errors.As(err, &bad):
 		return usageErr(err)
-	case ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s", goOn)}
 	}
 	return fmt.Errorf("%w\n%s", err, goOn)
 }

@@ -1,0 +1,141 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/batch"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+)
+
+// batchIn runs kesoku batch args in dir against srv, with sig; it returns
+// the exit code, stdout and stderr.
+func batchIn(t *testing.T, dir string, sig *fakeSignals, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.source}
+	code := run(context.Background(), g, append([]string{"batch", "--awd", dir}, args...))
+	return code, out.String(), errOut.String()
+}
+
+// interruptWhen sends a SIGINT through sig, as Ctrl-C would, once cond
+// holds.
+func interruptWhen(t *testing.T, sig *fakeSignals, cond func() bool) {
+	t.Helper()
+	go func() {
+		for range 2000 {
+			if cond() {
+				sig.send(t, os.Interrupt)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+}
+
+// TestBatchInterrupted: an interrupt at submit's upload, or at collect's
+// wait, exits 130 and leaves a state the same command finishes.
+func TestBatchInterrupted(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "test-key")
+	srv := llmtest.NewServer(llmtest.Gemini, "test-key", llmtest.Reply{Text: "One."}, llmtest.Reply{Text: "Two."})
+	defer srv.Close()
+	dir := t.TempDir()
+	var img bytes.Buffer
+	png.Encode(&img, image.NewGray(image.Rect(0, 0, 64, 64)))
+	os.WriteFile(filepath.Join(dir, "a.png"), img.Bytes(), 0o644)
+	reqs := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(reqs, []byte(`{"name":"analyze_media","args":{"path":"a.png"}}`+"\n"+`{"name":"analyze_media","args":{"path":"a.png","prompt":"again?"}}`+"\n"), 0o644)
+	state := filepath.Join(dir, "state.json")
+	submit := []string{"submit", reqs, "--model", "gemini-2.5-flash", "--base-url", srv.URL, "-o", state, "--inline-limit", "10"}
+
+	sig := &fakeSignals{}
+	// Once the first file is uploaded whole (one chunk), while Gemini
+	// processes it.
+	interruptWhen(t, sig, func() bool { u := srv.Uploads(); return len(u) > 0 && len(u[0].Data) > 0 })
+	if code, _, stderr := batchIn(t, dir, sig, submit...); code != ExitInterrupted || !strings.Contains(stderr, "interrupted: submit stopped: the same command sends the rest") {
+		t.Fatalf("submit interrupted at its upload: exit %d, %s", code, stderr)
+	}
+	if len(srv.Batches()) != 0 {
+		t.Fatal("an interrupted submit sent a batch")
+	}
+	for _, u := range srv.Uploads() {
+		if len(u.Data) > 0 && !u.Deleted {
+			t.Errorf("%s, uploaded for a batch never sent, is left", u.Name)
+		}
+	}
+	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, submit...); code != ExitOK {
+		t.Fatalf("submit again: exit %d, %s", code, stderr)
+	}
+
+	srv.SetBatchPolls(1000)
+	sig = &fakeSignals{}
+	interruptWhen(t, sig, func() bool { b := srv.Batches(); return len(b) > 0 && b[0].Polls > 1 })
+	out := filepath.Join(dir, "out.jsonl")
+	collect := []string{"collect", state, "--base-url", srv.URL, "-o", out, "--wait", "--poll", "10ms"}
+	if code, _, stderr := batchIn(t, dir, sig, collect...); code != ExitInterrupted {
+		t.Fatalf("collect interrupted while it waits: exit %d, %s", code, stderr)
+	}
+	srv.SetBatchPolls(0)
+	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, collect...); code != ExitOK || !strings.Contains(stderr, "2 records: 2 succeeded") {
+		t.Errorf("collect again: exit %d, %s", code, stderr)
+	}
+}
+
+func TestBatchExitStatus(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "test-key")
+	srv := llmtest.NewServer(llmtest.Claude, "test-key", llmtest.Reply{Text: "A square."}, llmtest.Reply{Status: 400, Error: "no"})
+	defer srv.Close()
+	srv.SetBatchPolls(1)
+	dir := t.TempDir()
+	var img bytes.Buffer
+	png.Encode(&img, image.NewGray(image.Rect(0, 0, 4, 4)))
+	os.WriteFile(filepath.Join(dir, "a.png"), img.Bytes(), 0o644)
+	reqs := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(reqs, []byte(`{"name":"analyze_media","args":{"path":"a.png"}}`+"\n"+`{"name":"analyze_media","args":{"path":"a.png","prompt":"again?"}}`+"\n"), 0o644)
+	state := filepath.Join(dir, "state.json")
+	sig := &fakeSignals{}
+
+	code, stdout, stderr := batchIn(t, dir, sig, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state)
+	if code != ExitOK || strings.TrimSpace(stdout) != state {
+		t.Fatalf("submit: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if code, _, _ := batchIn(t, dir, sig, "status", state, "--base-url", srv.URL); code != ExitPending {
+		t.Errorf("status in progress: exit %d, want 3", code)
+	}
+	out := filepath.Join(dir, "out.jsonl")
+	code, _, stderr = batchIn(t, dir, sig, "collect", state, "--base-url", srv.URL, "-o", out)
+	if code != ExitFailures || !strings.Contains(stderr, "2 records: 1 succeeded, 1 failed (1 tool_error)") {
+		t.Errorf("collect: exit %d, stderr %s", code, stderr)
+	}
+	if code, _, _ := batchIn(t, dir, sig, "status", state, "--base-url", srv.URL); code != ExitOK {
+		t.Errorf("status ended: exit %d, want 0", code)
+	}
+	st, err := batch.Load(state)
+	if err != nil || !st.Cleaned {
+		t.Errorf("state after collect: %+v, %v", st, err)
+	}
+	data, _ := os.ReadFile(state)
+	if bytes.Contains(data, []byte("test-key")) {
+		t.Error("the state file holds the key")
+	}
+
+	// Bad usage: another tool; a state that is none; no key.
+	os.WriteFile(reqs, []byte(`{"name":"read_file","args":{"path":"a.png"}}`+"\n"), 0o644)
+	if code, _, stderr := batchIn(t, dir, sig, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL); code != ExitUsage || !strings.Contains(stderr, "request 1 calls read_file") {
+		t.Errorf("submit of another tool: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := batchIn(t, dir, sig, "collect", reqs, "--base-url", srv.URL); code != ExitUsage {
+		t.Errorf("collect of no state: exit %d", code)
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	if code, _, stderr := batchIn(t, dir, sig, "status", state); code != ExitUsage || !strings.Contains(stderr, "ANTHROPIC_API_KEY") {
+		t.Errorf("status without a key: exit %d, %s", code, stderr)
+	}
+}
