@@ -37,25 +37,17 @@ func (p *Provider) BatchLimits() llm.BatchLimits {
 }
 
 // BatchEntry is one request of a Message Batch: {"custom_id": key,
-// "params": ...}, the params those of the Messages request Generate would
-// send for req.
+// "params": ...}, the params the very Messages request Generate sends
+// for req.
 func (p *Provider) BatchEntry(key string, req *llm.Request) ([]byte, error) {
-	msgs, err := toMessages(req.Messages)
+	params, err := p.newParams(req)
 	if err != nil {
 		return nil, err
 	}
-	params := anthropic.MessageBatchNewParamsRequestParams{
-		Model:     anthropic.Model(p.model),
-		MaxTokens: p.maxTokens,
-		Messages:  msgs,
-	}
-	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
-	}
-	if len(req.Tools) > 0 {
-		params.Tools = Tools(req.Tools)
-	}
-	entry, err := json.Marshal(anthropic.MessageBatchNewParamsRequest{CustomID: key, Params: params})
+	entry, err := json.Marshal(struct {
+		CustomID string                     `json:"custom_id"`
+		Params   anthropic.MessageNewParams `json:"params"`
+	}{key, params})
 	if err != nil {
 		return nil, fmt.Errorf("claude: batch entry %s: %w", key, err)
 	}

@@ -92,20 +92,9 @@ func (p *Provider) ModelName() string { return p.model }
 // Generate sends the conversation and returns the model's turn; with onText
 // it streams (an SSE event stream) and hands text on as it comes.
 func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
-	msgs, err := toMessages(req.Messages)
+	params, err := p.newParams(req)
 	if err != nil {
 		return nil, err
-	}
-	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(p.model),
-		MaxTokens: p.maxTokens,
-		Messages:  msgs,
-	}
-	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
-	}
-	if len(req.Tools) > 0 {
-		params.Tools = Tools(req.Tools)
 	}
 	if onText == nil {
 		msg, err := p.client.Messages.New(ctx, params)
@@ -122,6 +111,27 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 	return llm.RetryStream(ctx, p.transport, transientInStream, func() (*llm.Response, bool, error) {
 		return p.stream(ctx, params, onText)
 	})
+}
+
+// newParams is the Messages request of req: what Generate sends, and
+// what a batch holds for it (BatchEntry).
+func (p *Provider) newParams(req *llm.Request) (anthropic.MessageNewParams, error) {
+	msgs, err := toMessages(req.Messages)
+	if err != nil {
+		return anthropic.MessageNewParams{}, err
+	}
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(p.model),
+		MaxTokens: p.maxTokens,
+		Messages:  msgs,
+	}
+	if req.System != "" {
+		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	if len(req.Tools) > 0 {
+		params.Tools = Tools(req.Tools)
+	}
+	return params, nil
 }
 
 // stream makes one streamed request; began says text was handed on.
