@@ -196,5 +196,12 @@ func (s *shardValue) Set(v string) error {
 	return nil
 }
 
-// shardUsage is the help of --shard.
-const shardUsage = "only the K-th of N shares of the requests: those at positions p of the whole run with (p-1) mod N = K-1 (1/4 ... 4/4); ids and records are the whole run's"
+// shardBounds are the values --shard takes, as every --help states them.
+var shardBounds = fmt.Sprintf("K from 1 to N, N up to %d", request.MaxShards)
+
+// bounds are the values --shard takes: a bounded flag says them, which
+// TestNumericFlagsBounded holds every such flag's help to.
+func (s *shardValue) bounds() string { return shardBounds }
+
+// shardUsage is the help of run's --shard.
+var shardUsage = "only the K-th of N shares of the requests: those at positions p of the whole run with (p-1) mod N = K-1; ids and records are the whole run's (" + shardBounds + ")"

@@ -264,6 +264,18 @@ func TestShardFlag(t *testing.T) {
 	}
 }
 
+// TestShardHelp: run's and validate's --help say what --shard takes, so
+// that a refused 0/3 is no surprise.
+func TestShardHelp(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"run", "validate"} {
+		_, stdout, _ := runArgs(cmd, "--help")
+		if !strings.Contains(stdout, "K from 1 to N, N up to 1000000") {
+			t.Errorf("%s --help does not say the bounds of --shard:\n%s", cmd, stdout)
+		}
+	}
+}
+
 // TestShardEmpty: a shard with nothing to do exits 0, with an empty -o.
 func TestShardEmpty(t *testing.T) {
 	t.Parallel()

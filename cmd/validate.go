@@ -45,9 +45,8 @@ invalid_args). --shard K/N checks only the requests kesoku run --shard K/N
 would run, numbered as in the whole run. Files are read as run reads them:
 YAML, JSON or JSON Lines by extension, "-" for standard input (sniffed, or
 --format); a session transcript's tool_call records are requests, its
-other records passed over. A file that
-cannot be read or parsed is said on standard error, as is the summary,
-each line beginning with "kesoku: ".
+other records passed over. A file that cannot be read or parsed is said
+on standard error, as is the summary, each line beginning with "kesoku: ".
 
 --json prints one JSON document on standard output instead, and nothing
 on standard error:
@@ -82,7 +81,7 @@ EXIT STATUS
 	}
 	c.Flags().StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead: every problem, every file, the totals")
-	c.Flags().Var(&opts.Shard, "shard", "check only the K-th of N shares of the requests, as kesoku run --shard K/N runs them")
+	c.Flags().Var(&opts.Shard, "shard", "check only the K-th of N shares of the requests, as kesoku run --shard K/N runs them ("+shardBounds+")")
 	return c
 }
 
