@@ -358,19 +358,39 @@ func TestGeminiBatch(t *testing.T) {
 // through the Files API; it is deleted after collection, and its results
 // come from a results file.
 func TestGeminiBatchFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("sends 22 MB")
+	for _, real := range []bool{true, false} {
+		name := "the provider's 20 MB"
+		if !real {
+			name = "a limit of 100 bytes"
+		}
+		t.Run(name, func(t *testing.T) {
+			if real && testing.Short() {
+				t.Skip("sends 22 MB")
+			}
+			testGeminiBatchFile(t, real)
+		})
 	}
+}
+
+// testGeminiBatchFile sends two requests over the inline limit: the
+// provider's own (real), or one of 100 bytes.
+func testGeminiBatchFile(t *testing.T, real bool) {
 	srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "Big one."}, llmtest.Reply{Status: 429, Error: "quota"})
 	defer srv.Close()
-	b := connect(t, srv)
+	var b llm.Batcher = connect(t, srv)
 	dir, file := workspace(t, 2, noIDs)
-	for i := 1; i <= 2; i++ {
-		// 8 MB of PNG each: inline each (under 20 MB), but 21 MB together.
-		big := append(pngImage(t, i), bytes.Repeat([]byte{0}, 8_000_000)...)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("img%d.png", i)), big, 0o644); err != nil {
-			t.Fatal(err)
+	if real {
+		for i := 1; i <= 2; i++ {
+			// 8 MB of PNG each: inline each (under 20 MB), but 21 MB together.
+			big := append(pngImage(t, i), bytes.Repeat([]byte{0}, 8_000_000)...)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("img%d.png", i)), big, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
+	} else {
+		limits := b.BatchLimits()
+		limits.MaxInline = 100
+		b = &smallBatches{Batcher: b, limits: limits}
 	}
 	ctx := context.Background()
 	res, err := Submit(ctx, submitOptions(srv, b, dir, file))
@@ -533,7 +553,7 @@ func TestLimits(t *testing.T) {
 	}
 	gsrv := llmtest.NewServer(llmtest.Gemini, "")
 	defer gsrv.Close()
-	if got := connect(t, gsrv).BatchLimits(); got.MaxBytes != 2_000_000_000 {
+	if got := connect(t, gsrv).BatchLimits(); got.MaxBytes != 2_000_000_000 || got.MaxInline != 20_000_000 {
 		t.Errorf("gemini limits %+v", got)
 	}
 }

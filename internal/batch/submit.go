@@ -522,9 +522,11 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 		}
 	}()
 	n := len(s.st.Parts) + 1
+	inline := s.b.BatchLimits().MaxInline
 	b, err := s.b.SubmitBatch(sendCtx, llm.BatchInput{
 		Entries: s.spool, Bytes: s.bytes, Count: s.count,
-		Name: fmt.Sprintf("kesoku %s part %d", s.st.ID, n),
+		Name:   fmt.Sprintf("kesoku %s part %d", s.st.ID, n),
+		AsFile: inline > 0 && s.bytes > inline,
 	})
 	if err != nil {
 		if sendCtx.Err() != nil {

@@ -38,6 +38,11 @@ type Batcher interface {
 type BatchLimits struct {
 	MaxRequests int
 	MaxBytes    int64
+	// MaxInline, for a provider that takes a batch either inline or as a
+	// file (Gemini), is the most bytes it takes inline: a batch of more
+	// is sent as a file (BatchInput.AsFile). 0 for a provider that takes
+	// every batch inline.
+	MaxInline int64
 }
 
 // BatchInput is the entries of one batch, one a line, as BatchEntry made
@@ -51,6 +56,10 @@ type BatchInput struct {
 	// Name names the batch where the provider names batches (Gemini's
 	// display name), so that a user can tell kesoku's batches apart.
 	Name string
+	// AsFile sends the entries as a file (Gemini's Files API), though
+	// they are few enough to go inline; a batch over the provider's
+	// MaxInline goes as a file anyway.
+	AsFile bool
 }
 
 // Batch is one batch as the provider says it stands.

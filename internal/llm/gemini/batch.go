@@ -29,10 +29,10 @@ const batchFileType = "application/jsonl"
 
 var _ llm.Batcher = (*Provider)(nil)
 
-// BatchLimits: a batch's input file is at most 2 GB; Gemini sets no
-// bound on the number of its requests.
+// BatchLimits: a batch's input file is at most 2 GB, and its requests
+// go inline up to 20 MB; Gemini sets no bound on the number of requests.
 func (p *Provider) BatchLimits() llm.BatchLimits {
-	return llm.BatchLimits{MaxBytes: MaxBatchFile}
+	return llm.BatchLimits{MaxBytes: MaxBatchFile, MaxInline: MaxBatchInline}
 }
 
 // batchEntry is one line of a batch's input file:
@@ -75,15 +75,15 @@ func (p *Provider) BatchEntry(key string, req *llm.Request) ([]byte, error) {
 }
 
 // SubmitBatch creates a batch: its entries inline when they come to 20 MB
-// at most, otherwise uploaded as a JSON Lines file first (and deleted
-// again should the batch not be created).
+// at most (and in.AsFile does not ask otherwise), else uploaded as a JSON
+// Lines file first (and deleted again should the batch not be created).
 func (p *Provider) SubmitBatch(ctx context.Context, in llm.BatchInput) (b *llm.Batch, err error) {
 	if in.Count == 0 || in.Bytes == 0 {
 		return nil, errors.New("gemini: a batch needs at least one request")
 	}
 	src := &genai.BatchJobSource{}
 	var input string
-	if in.Bytes <= MaxBatchInline {
+	if !in.AsFile && in.Bytes <= MaxBatchInline {
 		if src.InlinedRequests, err = inlined(in); err != nil {
 			return nil, err
 		}
