@@ -145,6 +145,11 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 	if pos != st.Requests {
 		return sum, fmt.Errorf("%s holds %d requests; the batch sent %d", st.File, pos, st.Requests)
 	}
+	if err := ctx.Err(); err != nil {
+		// Every record is written, but the files wait for the same
+		// command again: an interrupt starts nothing new.
+		return sum, err
+	}
 	sum.Deleted, err = c.clean(ctx)
 	return sum, err
 }
