@@ -5,6 +5,10 @@ import (
 	"context"
 	"image"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +141,88 @@ func TestBatchExitStatus(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	if code, _, stderr := batchIn(t, dir, sig, "status", state); code != ExitUsage || !strings.Contains(stderr, "ANTHROPIC_API_KEY") {
 		t.Errorf("status without a key: exit %d, %s", code, stderr)
+	}
+}
+
+// batchWorkspace is a directory with an image and a request file of two
+// analyze_media requests of it.
+func batchWorkspace(t *testing.T) (dir, reqs string) {
+	t.Helper()
+	dir = t.TempDir()
+	var img bytes.Buffer
+	png.Encode(&img, image.NewGray(image.Rect(0, 0, 4, 4)))
+	os.WriteFile(filepath.Join(dir, "a.png"), img.Bytes(), 0o644)
+	reqs = filepath.Join(dir, "r.jsonl")
+	os.WriteFile(reqs, []byte(`{"name":"analyze_media","args":{"path":"a.png"}}`+"\n"+`{"name":"analyze_media","args":{"path":"a.png","prompt":"again?"}}`+"\n"), 0o644)
+	return dir, reqs
+}
+
+// TestBatchStatusInterrupted: an interrupt while status asks the
+// provider exits 130 and changes nothing; status asks again.
+func TestBatchStatusInterrupted(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "test-key")
+	srv := llmtest.NewServer(llmtest.Claude, "test-key", llmtest.Reply{Text: "One."}, llmtest.Reply{Text: "Two."})
+	defer srv.Close()
+	dir, reqs := batchWorkspace(t)
+	state := filepath.Join(dir, "state.json")
+	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state); code != ExitOK {
+		t.Fatalf("submit: exit %d, %s", code, stderr)
+	}
+	before, _ := os.ReadFile(state)
+
+	// A provider that answers the look only once it is interrupted: the
+	// interrupt comes while status waits for it.
+	sig := &fakeSignals{}
+	target, _ := url.Parse(srv.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	stalling := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/batches/") {
+			sig.send(t, os.Interrupt)
+			<-r.Context().Done()
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer stalling.Close()
+	code, stdout, stderr := batchIn(t, dir, sig, "status", state, "--base-url", stalling.URL)
+	if code != ExitInterrupted || !strings.Contains(stderr, "interrupted: nothing changed; ask again") || stdout != "" {
+		t.Errorf("status interrupted: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(state); !bytes.Equal(after, before) {
+		t.Errorf("an interrupted status changed the state file:\n%s\nthen\n%s", before, after)
+	}
+	if code, stdout, stderr := batchIn(t, dir, &fakeSignals{}, "status", state, "--base-url", srv.URL); code != ExitOK || !strings.Contains(stdout, "part 1, requests 1 to 2") {
+		t.Errorf("status again: exit %d, %s%s", code, stdout, stderr)
+	}
+}
+
+// TestBatchCollectTorn: a collect killed while it wrote a record leaves
+// half a line; the same command cuts it off and writes that record
+// again, whole, once.
+func TestBatchCollectTorn(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "test-key")
+	srv := llmtest.NewServer(llmtest.Claude, "test-key", llmtest.Reply{Text: "One."}, llmtest.Reply{Text: "Two."})
+	defer srv.Close()
+	dir, reqs := batchWorkspace(t)
+	state := filepath.Join(dir, "state.json")
+	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state); code != ExitOK {
+		t.Fatalf("submit: exit %d, %s", code, stderr)
+	}
+	out := filepath.Join(dir, "out.jsonl")
+	collect := []string{"collect", state, "--base-url", srv.URL, "-o", out}
+	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, collect...); code != ExitOK {
+		t.Fatalf("collect: exit %d, %s", code, stderr)
+	}
+	whole, _ := os.ReadFile(out)
+	lines := strings.SplitAfter(string(whole), "\n")
+	torn := lines[0] + lines[1][:len(lines[1])/2]
+	os.WriteFile(out, []byte(torn), 0o644)
+	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, collect...); code != ExitOK || !strings.Contains(stderr, "1 record: 1 succeeded; 1 skipped") {
+		t.Fatalf("collect after the kill: exit %d, %s", code, stderr)
+	}
+	again, _ := os.ReadFile(out)
+	got := strings.Split(strings.TrimSuffix(string(again), "\n"), "\n")
+	if len(got) != 2 || got[0] != strings.TrimSuffix(lines[0], "\n") || !strings.Contains(got[1], `"parent_id":"call_2"`) || !strings.Contains(got[1], `"content":"Two."`) {
+		t.Errorf("records after the kill and the same collect:\n%s", again)
 	}
 }
