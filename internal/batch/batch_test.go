@@ -423,29 +423,39 @@ func testGeminiBatchFile(t *testing.T, real bool) {
 }
 
 // TestGeminiBatchFailed: a batch that fails, expires or is cancelled as a
-// whole gives every request an error record saying so.
+// whole gives every request an error record saying so, with Gemini's
+// reason.
 func TestGeminiBatchFailed(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "never"}, llmtest.Reply{Text: "never"})
-	defer srv.Close()
-	srv.SetBatchState("JOB_STATE_EXPIRED")
-	b := connect(t, srv)
-	dir, file := workspace(t, 2, noIDs)
-	res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out records
-	sum, err := collect(t, context.Background(), b, res.Path, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Failed != 2 {
-		t.Fatalf("summary %+v, want 2 failures", sum)
-	}
-	for _, r := range out.recs {
-		if !strings.Contains(r.Error.Message, "batches/b1: the request expired with its batch (JOB_STATE_EXPIRED): Gemini gave no reason") {
-			t.Errorf("record %s: %s", r.ParentID, r.Error.Message)
-		}
+	for state, outcome := range map[string]string{
+		"JOB_STATE_FAILED":    "failed with its batch (JOB_STATE_FAILED)",
+		"JOB_STATE_EXPIRED":   "expired with its batch (JOB_STATE_EXPIRED)",
+		"JOB_STATE_CANCELLED": "was cancelled with its batch (JOB_STATE_CANCELLED)",
+	} {
+		t.Run(state, func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "never"}, llmtest.Reply{Text: "never"})
+			defer srv.Close()
+			srv.SetBatchState(state)
+			b := connect(t, srv)
+			dir, file := workspace(t, 2, noIDs)
+			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out records
+			sum, err := collect(t, context.Background(), b, res.Path, &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Failed != 2 {
+				t.Fatalf("summary %+v, want 2 failures", sum)
+			}
+			want := "batches/b1: the request " + outcome + ": fake gemini: the batch ended in " + strings.Replace(state, "JOB_", "BATCH_", 1)
+			for _, r := range out.recs {
+				if !strings.Contains(r.Error.Message, want) {
+					t.Errorf("record %s: %s\nwant it to say %s", r.ParentID, r.Error.Message, want)
+				}
+			}
+		})
 	}
 }
 

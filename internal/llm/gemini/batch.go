@@ -142,13 +142,42 @@ func inlined(in llm.BatchInput) ([]*genai.InlinedRequest, error) {
 	return reqs, nil
 }
 
-// Batch says where a batch stands.
+// Batch says where a batch stands; of a batch that failed as a whole,
+// why, in Gemini's words.
 func (p *Provider) Batch(ctx context.Context, id string) (*llm.Batch, error) {
 	job, err := p.job(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return fromJob(job)
+	b, err := fromJob(job)
+	if err != nil {
+		return nil, err
+	}
+	if b.Failure != nil && job.Error == nil {
+		if reason := p.operationError(ctx, id); reason != "" {
+			b.Failure.Reason = reason
+		}
+	}
+	return b, nil
+}
+
+// operationError is the reason Gemini gives for the batch name that
+// failed, expired or was cancelled as a whole: the error of the
+// long-running operation the batch is, which genai's Batches.Get drops
+// (its batchJobFromMldev maps no "error"). genai reads any operation of
+// the Gemini API by its name through Operations.GetVideosOperation,
+// error included; "" when Gemini says none, or cannot be asked.
+func (p *Provider) operationError(ctx context.Context, name string) string {
+	var op *genai.GenerateVideosOperation
+	err := p.guard(func() (err error) {
+		op, err = p.client.Operations.GetVideosOperation(ctx, &genai.GenerateVideosOperation{Name: name}, nil)
+		return err
+	})
+	if err != nil || op == nil {
+		return ""
+	}
+	msg, _ := op.Error["message"].(string)
+	return msg
 }
 
 func (p *Provider) job(ctx context.Context, id string) (job *genai.BatchJob, err error) {
