@@ -60,9 +60,20 @@ func TestBatchInterrupted(t *testing.T) {
 	submit := []string{"submit", reqs, "--model", "gemini-2.5-flash", "--base-url", srv.URL, "-o", state, "--inline-limit", "10"}
 
 	sig := &fakeSignals{}
-	// Once the first file is uploaded whole (one chunk), while Gemini
-	// processes it.
-	interruptWhen(t, sig, func() bool { u := srv.Uploads(); return len(u) > 0 && len(u[0].Data) > 0 })
+	// Once the first file is uploaded and kesoku has its name (it asks
+	// whether Gemini is done with it), while Gemini processes it, which
+	// it never finishes: the interrupt comes during the wait. (Between
+	// the last byte and the upload's answer, an interrupt would leave a
+	// file kesoku cannot name; Gemini deletes it after 48 hours.)
+	srv.SetFileStates("", "PROCESSING")
+	interruptWhen(t, sig, func() bool {
+		for _, r := range srv.FileRequests() {
+			if r.Method == http.MethodGet {
+				return true
+			}
+		}
+		return false
+	})
 	if code, _, stderr := batchIn(t, dir, sig, submit...); code != ExitInterrupted || !strings.Contains(stderr, "interrupted: submit stopped: the same command sends the rest") {
 		t.Fatalf("submit interrupted at its upload: exit %d, %s", code, stderr)
 	}
@@ -74,6 +85,7 @@ func TestBatchInterrupted(t *testing.T) {
 			t.Errorf("%s, uploaded for a batch never sent, is left", u.Name)
 		}
 	}
+	srv.SetFileStates("", "PROCESSING", "ACTIVE")
 	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, submit...); code != ExitOK {
 		t.Fatalf("submit again: exit %d, %s", code, stderr)
 	}
