@@ -865,3 +865,37 @@ func claudeCustomID(s string) bool {
 	}
 	return true
 }
+
+// TestGeminiStatus: status counts a Gemini batch's requests by outcome,
+// in progress and ended, as it does Claude's.
+func TestGeminiStatus(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "One."}, llmtest.Reply{Status: 400, Error: "no"}, llmtest.Reply{Text: "Three."})
+	defer srv.Close()
+	srv.SetBatchPolls(1)
+	b := connect(t, srv)
+	dir, file := workspace(t, 3, noIDs)
+	res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		counts llm.BatchCounts
+		line   string
+	}{
+		{llm.BatchCounts{Processing: 3}, "part 1, requests 1 to 3, batches/b1: JOB_STATE_RUNNING (3 processing)"},
+		{llm.BatchCounts{Succeeded: 2, Errored: 1}, "part 1, requests 1 to 3, batches/b1: JOB_STATE_SUCCEEDED (2 succeeded, 1 errored)"},
+	} {
+		parts, err := Status(context.Background(), res.State, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := parts[0].Batch.Counts; c == nil || *c != want.counts {
+			t.Errorf("counts %+v, want %+v", c, want.counts)
+		}
+		var out strings.Builder
+		Report(&out, res.State, parts, time.Now())
+		if !strings.Contains(out.String(), want.line) {
+			t.Errorf("status says:\n%s\nwant a line %q", out.String(), want.line)
+		}
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/genai"
 
@@ -142,42 +144,85 @@ func inlined(in llm.BatchInput) ([]*genai.InlinedRequest, error) {
 	return reqs, nil
 }
 
-// Batch says where a batch stands; of a batch that failed as a whole,
-// why, in Gemini's words.
+// Batch says where a batch stands: its requests by outcome, and, of a
+// batch that failed as a whole, why, in Gemini's words. It reads the
+// batch as the long-running operation it is, in one look, for what
+// genai's Batches.Get drops on the Gemini API (its batchJobFromMldev maps
+// neither "batchStats" nor "error").
 func (p *Provider) Batch(ctx context.Context, id string) (*llm.Batch, error) {
-	job, err := p.job(ctx, id)
+	op, err := p.operation(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	meta := op.Metadata
+	job := &genai.BatchJob{Name: op.Name, State: jobState(meta["state"])}
+	job.CreateTime, _ = time.Parse(time.RFC3339Nano, stringOf(meta["createTime"]))
+	job.EndTime, _ = time.Parse(time.RFC3339Nano, stringOf(meta["endTime"]))
+	if msg := stringOf(op.Error["message"]); msg != "" {
+		job.Error = &genai.JobError{Message: msg}
 	}
 	b, err := fromJob(job)
 	if err != nil {
 		return nil, err
 	}
-	if b.Failure != nil && job.Error == nil {
-		if reason := p.operationError(ctx, id); reason != "" {
-			b.Failure.Reason = reason
-		}
-	}
+	b.Counts = batchStats(meta)
 	return b, nil
 }
 
-// operationError is the reason Gemini gives for the batch name that
-// failed, expired or was cancelled as a whole: the error of the
-// long-running operation the batch is, which genai's Batches.Get drops
-// (its batchJobFromMldev maps no "error"). genai reads any operation of
-// the Gemini API by its name through Operations.GetVideosOperation,
-// error included; "" when Gemini says none, or cannot be asked.
-func (p *Provider) operationError(ctx context.Context, name string) string {
-	var op *genai.GenerateVideosOperation
-	err := p.guard(func() (err error) {
+// jobState is the state of a batch's metadata as genai names it: the API
+// says BATCH_STATE_RUNNING, genai JOB_STATE_RUNNING (its tJobState).
+func jobState(v any) genai.JobState {
+	s := stringOf(v)
+	if rest, ok := strings.CutPrefix(s, "BATCH_STATE_"); ok {
+		s = "JOB_STATE_" + rest
+	}
+	return genai.JobState(s)
+}
+
+func stringOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// operation reads the batch name as a long-running operation: genai
+// reads any operation of the Gemini API by its name, metadata and error
+// included, through Operations.GetVideosOperation.
+func (p *Provider) operation(ctx context.Context, name string) (op *genai.GenerateVideosOperation, err error) {
+	err = p.guard(func() (err error) {
 		op, err = p.client.Operations.GetVideosOperation(ctx, &genai.GenerateVideosOperation{Name: name}, nil)
 		return err
 	})
-	if err != nil || op == nil {
-		return ""
+	if err != nil {
+		return nil, fmt.Errorf("get batch %s: %w", name, err)
 	}
-	msg, _ := op.Error["message"].(string)
-	return msg
+	if op == nil {
+		return nil, &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("batch %s: the answer is no operation", name)}
+	}
+	return op, nil
+}
+
+// batchStats are the counts of a batch's metadata (BatchStats: int64s,
+// which JSON writes as strings), nil when it has none.
+func batchStats(meta map[string]any) *llm.BatchCounts {
+	stats, _ := meta["batchStats"].(map[string]any)
+	if stats == nil {
+		return nil
+	}
+	count := func(name string) int {
+		switch v := stats[name].(type) {
+		case string:
+			n, _ := strconv.Atoi(v)
+			return n
+		case float64:
+			return int(v)
+		}
+		return 0
+	}
+	return &llm.BatchCounts{
+		Processing: count("pendingRequestCount"),
+		Succeeded:  count("successfulRequestCount"),
+		Errored:    count("failedRequestCount"),
+	}
 }
 
 func (p *Provider) job(ctx context.Context, id string) (job *genai.BatchJob, err error) {

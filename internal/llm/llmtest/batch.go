@@ -524,6 +524,17 @@ func (s *Server) geminiOperation(b *batchView) map[string]any {
 	op["done"] = true
 	meta["state"] = endState
 	meta["endTime"] = b.ended.Format(time.RFC3339)
+	if endState == "BATCH_STATE_SUCCEEDED" {
+		// Counts are int64s, strings in JSON, as the API writes them.
+		ok := 0
+		for _, t := range b.turns {
+			if t.Status < 400 {
+				ok++
+			}
+		}
+		meta["batchStats"] = map[string]any{"requestCount": n, "successfulRequestCount": strconv.Itoa(ok),
+			"failedRequestCount": strconv.Itoa(len(b.turns) - ok), "pendingRequestCount": "0"}
+	}
 	if endState != "BATCH_STATE_SUCCEEDED" {
 		op["error"] = map[string]any{"code": 13, "message": "fake gemini: the batch ended in " + endState}
 		return op
