@@ -252,9 +252,9 @@ func newBatchStatusCmd(g *Globals, runF func(context.Context, *batchStateOptions
 		Short: "Say where each part of a batch stands",
 		Long: `status asks the provider where each part of the batch of the state file
 STATE stands, and says so on standard output: its state, its requests by
-outcome where the provider counts them (Claude does), when it was created
-and when it expires (Claude ends a batch after 24 hours; requests not done
-by then expire).
+outcome (processing, succeeded, errored; Claude counts canceled and
+expired ones too), when it was created, and when it expires (Claude ends
+a batch after 24 hours; requests not done by then expire).
 
 EXIT STATUS
   0    every part has ended: collect has every answer
