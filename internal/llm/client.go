@@ -29,6 +29,10 @@ type ClientOptions struct {
 	// IdleTimeout bounds how long a request or a stream may send nothing
 	// before it is abandoned and retried; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// NewIdleTimer makes the timers that measure IdleTimeout; nil means
+	// real ones (time.AfterFunc). Tests give timers that fire when the
+	// test says, not when a loaded machine happens to be slow.
+	NewIdleTimer func(d time.Duration, fire func()) IdleTimer
 	// MaxResponse bounds a response body, streamed or not, and MaxEvent
 	// one event of a stream; 0 means the defaults.
 	MaxResponse, MaxEvent int64

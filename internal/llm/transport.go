@@ -86,6 +86,16 @@ type Transport struct {
 	// OnRetry, when set, is told of each retry in one line: what failed
 	// and how long kesoku waits.
 	OnRetry func(string)
+	// NewIdleTimer makes the timers that measure IdleTimeout; nil means
+	// time.AfterFunc.
+	NewIdleTimer func(d time.Duration, fire func()) IdleTimer
+}
+
+// IdleTimer is a timer that measures how long a request has sent
+// nothing, as *time.Timer does: Reset starts it again, Stop ends it.
+type IdleTimer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
 }
 
 // NewTransport is the Transport of a provider's client, built from opts:
@@ -98,6 +108,8 @@ func NewTransport(provider string, opts ClientOptions) *Transport {
 		MaxEvent:    opts.MaxEvent,
 		Retry:       opts.Retry,
 		OnRetry:     opts.OnRetry,
+
+		NewIdleTimer: opts.NewIdleTimer,
 	}
 	if opts.HTTPClient != nil {
 		t.Base = opts.HTTPClient.Transport
@@ -181,7 +193,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // that keeps to them as it is read.
 func (t *Transport) try(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
-	w := newWatchdog(t.idle(), func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) })
+	w := t.newWatchdog(func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) })
 	out := req.Clone(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		// An upload that is still going is not idle.
@@ -391,10 +403,15 @@ func streamKind(resp *http.Response) string {
 // watchdog calls fire once it has not been kicked for d.
 type watchdog struct {
 	d     time.Duration
-	timer *time.Timer
+	timer IdleTimer
 }
 
-func newWatchdog(d time.Duration, fire func()) *watchdog {
+// newWatchdog starts a watchdog of the idle timeout that calls fire.
+func (t *Transport) newWatchdog(fire func()) *watchdog {
+	d := t.idle()
+	if t.NewIdleTimer != nil {
+		return &watchdog{d: d, timer: t.NewIdleTimer(d, fire)}
+	}
 	return &watchdog{d: d, timer: time.AfterFunc(d, fire)}
 }
 

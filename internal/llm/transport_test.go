@@ -76,14 +76,66 @@ func ask(p llm.Provider, stream bool) (answer, streamed string, err error) {
 // fastRetry retries at once, so that tests do not wait.
 var fastRetry = llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: time.Millisecond, NoJitter: true}
 
+// manualTimers are idle timers that fire only when the test says: a
+// test of the idle timeout then depends on no machine's speed.
+type manualTimers struct {
+	mu     sync.Mutex
+	timers []*manualTimer
+}
+
+type manualTimer struct {
+	fire   func()
+	active bool
+}
+
+func (m *manualTimers) new(_ time.Duration, fire func()) llm.IdleTimer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := &manualTimer{fire: fire, active: true}
+	m.timers = append(m.timers, t)
+	return &manualHandle{m: m, t: t}
+}
+
+// fireAll fires every timer running, as if its time had passed.
+func (m *manualTimers) fireAll() {
+	m.mu.Lock()
+	var fire []func()
+	for _, t := range m.timers {
+		if t.active {
+			t.active = false
+			fire = append(fire, t.fire)
+		}
+	}
+	m.mu.Unlock()
+	for _, f := range fire {
+		f()
+	}
+}
+
+type manualHandle struct {
+	m *manualTimers
+	t *manualTimer
+}
+
+func (h *manualHandle) Reset(time.Duration) bool { return h.set(true) }
+func (h *manualHandle) Stop() bool               { return h.set(false) }
+
+func (h *manualHandle) set(active bool) bool {
+	h.m.mu.Lock()
+	defer h.m.mu.Unlock()
+	was := h.t.active
+	h.t.active = active
+	return was
+}
+
 // TestIdleTimeout: a server that accepts and goes quiet — before its
 // headers, after them, or in the middle of a stream — is abandoned after
 // the idle timeout and tried again, as long as nothing was handed on.
+// The idle timers fire only once the fake says it has gone quiet (and,
+// where text was to be handed on first, once it was), so that a slow
+// machine cannot make a good reply look idle.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
-	// Long enough that a loaded machine answers a good reply within it;
-	// the stalls below never end by themselves.
-	const idle = 1500 * time.Millisecond
 	stall := llmtest.Reply{Stall: true}
 	quietAfterHeaders := llmtest.Reply{Delay: llmtest.Duration(time.Hour)}
 	fine := llmtest.Reply{Text: "Fine."}
@@ -92,18 +144,21 @@ func TestIdleTimeout(t *testing.T) {
 		provider llmtest.Provider
 		stream   bool
 		replies  []llmtest.Reply
+		// textFirst is the text handed on before the server goes quiet.
+		textFirst string
 		// wantErr is "" when the retry answers.
 		wantErr string
 	}{
-		{"claude plain, no headers", llmtest.Claude, false, []llmtest.Reply{stall, fine}, ""},
-		{"gemini plain, no headers", llmtest.Gemini, false, []llmtest.Reply{stall, fine}, ""},
-		{"claude stream, quiet after the headers", llmtest.Claude, true, []llmtest.Reply{quietAfterHeaders, fine}, ""},
-		{"gemini stream, quiet after the headers", llmtest.Gemini, true, []llmtest.Reply{quietAfterHeaders, fine}, ""},
+		{name: "claude plain, no headers", provider: llmtest.Claude, replies: []llmtest.Reply{stall, fine}},
+		{name: "gemini plain, no headers", provider: llmtest.Gemini, replies: []llmtest.Reply{stall, fine}},
+		{name: "claude stream, quiet after the headers", provider: llmtest.Claude, stream: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
+		{name: "gemini stream, quiet after the headers", provider: llmtest.Gemini, stream: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
 		// Claude's first event is message_start: no text yet.
-		{"claude stream, quiet after the first event", llmtest.Claude, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, ""},
+		{name: "claude stream, quiet after the first event", provider: llmtest.Claude, stream: true, replies: []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}},
 		// Gemini's first event holds text, which cannot be taken back.
-		{"gemini stream, quiet after text", llmtest.Gemini, true, []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}, "sent nothing for 1.5s (--idle-timeout)"},
-		{"retries spent", llmtest.Claude, false, []llmtest.Reply{stall, stall, stall}, "sent nothing for 1.5s (--idle-timeout)"},
+		{name: "gemini stream, quiet after text", provider: llmtest.Gemini, stream: true, replies: []llmtest.Reply{{Text: "Some text.", Stall: true}, fine},
+			textFirst: "Some ", wantErr: "sent nothing for 2m0s (--idle-timeout)"},
+		{name: "retries spent", provider: llmtest.Claude, replies: []llmtest.Reply{stall, stall, stall}, wantErr: "sent nothing for 2m0s (--idle-timeout)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,19 +166,49 @@ func TestIdleTimeout(t *testing.T) {
 			srv := llmtest.NewServer(tt.provider, testKey, tt.replies...)
 			defer srv.Close()
 			var n notices
-			p := provider(t, srv, llm.ClientOptions{IdleTimeout: idle, Retry: fastRetry}, &n)
-			answer, _, err := ask(p, tt.stream)
-			if tt.wantErr == "" {
-				if err != nil || answer != "Fine." {
-					t.Fatalf("answer %q, error %v; want the retry's answer", answer, err)
+			var timers manualTimers
+			p := provider(t, srv, llm.ClientOptions{Retry: fastRetry, NewIdleTimer: timers.new}, &n)
+			streamed := make(chan string, 16)
+			var onText func(string)
+			if tt.stream {
+				onText = func(s string) { streamed <- s }
+			}
+			type result struct {
+				resp *llm.Response
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				resp, err := p.Generate(context.Background(), hello, onText)
+				done <- result{resp, err}
+			}()
+			// Each stalled attempt goes idle once the fake is quiet.
+			for i, r := range tt.replies {
+				if !r.Stall && r.Delay == 0 {
+					break
 				}
-				if got := n.all(); len(got) != 1 || !strings.Contains(got[0], "sent nothing for 1.5s") || !strings.Contains(got[0], "retry 1 of 2") {
+				if !srv.WaitQuiet(nil, i) {
+					t.Fatalf("request %d never went quiet", i+1)
+				}
+				if tt.textFirst != "" {
+					if got := <-streamed; got != tt.textFirst {
+						t.Fatalf("streamed %q first, want %q", got, tt.textFirst)
+					}
+				}
+				timers.fireAll()
+			}
+			res := <-done
+			if tt.wantErr == "" {
+				if res.err != nil || llm.AnswerText(res.resp.Message) != "Fine." {
+					t.Fatalf("answer %v, error %v; want the retry's answer", res.resp, res.err)
+				}
+				if got := n.all(); len(got) != 1 || !strings.Contains(got[0], "sent nothing for 2m0s") || !strings.Contains(got[0], "retry 1 of 2") {
 					t.Errorf("notices %q, want one saying the API went quiet", got)
 				}
 			} else {
 				var ie *llm.IdleError
-				if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want an idle timeout", err)
+				if !errors.As(res.err, &ie) || !strings.Contains(res.err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want an idle timeout", res.err)
 				}
 			}
 			if !srv.WaitCancelled(nil, 0) {

@@ -140,6 +140,9 @@ type Request struct {
 	Cancelled bool `json:"cancelled,omitempty"`
 	// Done says the fake has finished answering it (or giving up on it).
 	Done bool `json:"-"`
+	// Quiet says the fake is holding its answer back (a Delay, a Stall):
+	// it sends nothing more until the delay ends or the client gives up.
+	Quiet bool `json:"-"`
 	// Refusal is the message of the error the fake answered with because
 	// the real API refuses such a request ("" when it was accepted).
 	Refusal string `json:"refusal,omitempty"`
@@ -209,6 +212,15 @@ func (s *Server) WaitCancelled(done <-chan struct{}, i int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return i < len(s.requests) && s.requests[i].Cancelled
+}
+
+// WaitQuiet waits until the fake holds back its answer to request i
+// (0-based) — it is in a Delay or a Stall, and sends nothing more until
+// the client gives up — or done is closed; it reports whether it did. A
+// test that makes the client's idle timer fire only then does not depend
+// on how fast a loaded machine answers.
+func (s *Server) WaitQuiet(done <-chan struct{}, i int) bool {
+	return s.waitFor(done, func() bool { return i < len(s.requests) && s.requests[i].Quiet })
 }
 
 // waitFor waits until cond, called with s.mu held, holds.
@@ -456,6 +468,8 @@ func (s *Server) wait(r *http.Request, req *Request, d Duration) bool {
 	if d <= 0 {
 		return true
 	}
+	s.setQuiet(req, true)
+	defer s.setQuiet(req, false)
 	t := time.NewTimer(time.Duration(d))
 	defer t.Stop()
 	select {
@@ -465,6 +479,13 @@ func (s *Server) wait(r *http.Request, req *Request, d Duration) bool {
 		s.cancelled(req)
 		return false
 	}
+}
+
+func (s *Server) setQuiet(req *Request, quiet bool) {
+	s.mu.Lock()
+	req.Quiet = quiet
+	s.signal()
+	s.mu.Unlock()
 }
 
 func (s *Server) cancelled(req *Request) {
