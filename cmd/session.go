@@ -75,9 +75,11 @@ ANTHROPIC_API_KEY; a missing key is an error before anything runs. Rate
 limits (429), server errors (5xx), dropped connections and a request or
 stream that sends nothing for --idle-timeout (default 2m) are retried
 with backoff, each retry told on stderr with its reason and its wait; a
-wait the server asks for (retry-after) is honoured up to a minute. A
-request that is not streamed sends nothing until its answer is whole, so
-for long answers without --stream raise --idle-timeout.
+wait the server asks for (retry-after) is honoured up to a minute.
+Answers always come from the API as a stream, so --idle-timeout bounds a
+silence, never the length of an answer; --stream only says whether the
+text is shown as it comes. Text not shown can be taken back: a stream
+that drops midway is then asked for again.
 
 A model turn cut short (the output token limit, a refusal, a safety stop,
 a stream that ended without a stop reason) is never acted on: its tool
@@ -132,7 +134,7 @@ EXIT STATUS
 	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript file (default: .kesoku/sessions/<session_id>.jsonl under the AWD)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session whose transcript is FILE: new records are appended to it (or, with -o, to a copy of it)")
-	f.BoolVar(&opts.Stream, "stream", false, "stream the answer as it arrives (default: when standard output is a terminal)")
+	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it arrives (default: when standard output is a terminal)")
 	return c
 }
 

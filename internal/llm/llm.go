@@ -166,9 +166,11 @@ type Provider interface {
 	Name() string
 	// ModelName is the model's name as the user gave it.
 	ModelName() string
-	// Generate sends the conversation and returns the model's turn. When
-	// onText is not nil the response is streamed and onText receives the
-	// text as it arrives.
+	// Generate sends the conversation and returns the model's turn. The
+	// answer is streamed from the API, always: an idle timeout then bounds
+	// a silence, not a long answer. When onText is not nil it receives the
+	// text as it arrives; text it was given cannot be taken back, so a
+	// stream that breaks after it is an error rather than asked for again.
 	Generate(ctx context.Context, req *Request, onText func(string)) (*Response, error)
 }
 

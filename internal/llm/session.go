@@ -58,8 +58,8 @@ type SessionOptions struct {
 	// MaxTurns bounds the model turns of one prompt; 0 means
 	// DefaultMaxTurns.
 	MaxTurns int
-	// OnText, when set, receives the model's text as it arrives (a
-	// streamed request); when nil, requests are not streamed.
+	// OnText, when set, receives the model's text as it arrives, to show
+	// it; requests are streamed either way.
 	OnText func(string)
 	// OnCalls, when set, is told of a turn's tool calls before they run
 	// (to show progress).

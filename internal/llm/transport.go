@@ -148,12 +148,14 @@ func (t *Transport) maxEvent() int64 {
 	return DefaultMaxEvent
 }
 
-// RoundTrip sends req, retrying what is worth retrying.
+// RoundTrip sends req, retrying what is worth retrying. The retries are
+// counted against the request's budget (see RetryStream), or its own.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	budget := budgetOf(ctx)
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 && req.GetBody != nil {
+	for first := true; ; first = false {
+		if !first && req.GetBody != nil {
 			body, err := req.GetBody()
 			if err != nil {
 				return nil, fmt.Errorf("%s: send the request again: %w", t.Provider, err)
@@ -168,25 +170,63 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, ctx.Err()
 		}
-		last := attempt >= t.Retry.Retries() || !replayable
 		why, asked := t.retryable(resp, err)
-		if why == "" || last {
+		if why == "" || !replayable || budget.spent(t.Retry.Retries()) {
 			return resp, err
 		}
-		wait := t.wait(attempt, asked)
 		if resp != nil {
 			resp.Body.Close()
 		}
-		t.notify(why, asked, wait, attempt+1)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
+		if err := t.pause(ctx, budget, why, asked); err != nil {
+			return nil, err
 		}
 	}
 }
+
+// pause takes a retry from budget, tells of it and waits before it.
+func (t *Transport) pause(ctx context.Context, budget *retryBudget, why string, asked time.Duration) error {
+	n := budget.take()
+	wait := t.wait(n-1, asked)
+	t.notify(why, asked, wait, n)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// retryBudget counts the retries of one request to the model, whichever
+// layer makes them: the Transport (a 429 at once) or RetryStream (a
+// stream that broke before anything was handed on). One count keeps the
+// notices' "retry 2 of 3" true, and the total within Retry.MaxRetries.
+type retryBudget struct {
+	used atomic.Int32
+}
+
+type budgetKey struct{}
+
+// withBudget returns a context whose requests share one retry budget.
+func withBudget(ctx context.Context) (context.Context, *retryBudget) {
+	b := &retryBudget{}
+	return context.WithValue(ctx, budgetKey{}, b), b
+}
+
+// budgetOf is the budget of ctx's request, or a budget of its own.
+func budgetOf(ctx context.Context) *retryBudget {
+	if b, ok := ctx.Value(budgetKey{}).(*retryBudget); ok {
+		return b
+	}
+	return &retryBudget{}
+}
+
+// spent reports whether the retries allowed are used up.
+func (b *retryBudget) spent(allowed int) bool { return int(b.used.Load()) >= allowed }
+
+// take uses a retry and returns its number, from 1.
+func (b *retryBudget) take() int { return int(b.used.Add(1)) }
 
 // try makes one attempt. A response that is not a stream comes back with
 // its body read whole, within the bounds; a stream comes back with a body
@@ -525,21 +565,18 @@ var ErrStreamCut = errors.New("the stream ended before the answer did")
 // handing any text on with an error that is worth it (Transient, or
 // transient as the provider says), waiting as Transport does. The
 // provider's own failures at once (429, 5xx) are the Transport's to
-// retry; this is for those inside a stream already begun.
-func RetryStream(ctx context.Context, t *Transport, transient func(error) bool, try func() (resp *Response, began bool, err error)) (*Response, error) {
-	for attempt := 0; ; attempt++ {
-		resp, began, err := try()
-		if err == nil || began || attempt >= t.Retry.Retries() || ctx.Err() != nil || !(Transient(err) || transient(err)) {
+// retry; this is for those inside a stream already begun. try must send
+// its request under the context it is given: the Transport's retries and
+// these share one budget.
+func RetryStream(ctx context.Context, t *Transport, transient func(error) bool, try func(ctx context.Context) (resp *Response, began bool, err error)) (*Response, error) {
+	ctx, budget := withBudget(ctx)
+	for {
+		resp, began, err := try(ctx)
+		if err == nil || began || budget.spent(t.Retry.Retries()) || ctx.Err() != nil || !(Transient(err) || transient(err)) {
 			return resp, err
 		}
-		wait := t.wait(attempt, 0)
-		t.notify(printable(err.Error(), 300), 0, wait, attempt+1)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
+		if err := t.pause(ctx, budget, printable(err.Error(), 300), 0); err != nil {
+			return nil, err
 		}
 	}
 }

@@ -136,29 +136,35 @@ func (h *manualHandle) set(active bool) bool {
 // machine cannot make a good reply look idle.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
-	stall := llmtest.Reply{Stall: true}
+	hang := llmtest.Reply{Hang: true}
 	quietAfterHeaders := llmtest.Reply{Delay: llmtest.Duration(time.Hour)}
 	fine := llmtest.Reply{Text: "Fine."}
+	// Claude's first event is message_start, Gemini's holds text.
+	quietAfterText := llmtest.Reply{Text: "Some text.", Stall: true}
 	tests := []struct {
 		name     string
 		provider llmtest.Provider
-		stream   bool
-		replies  []llmtest.Reply
+		// shown says the text is handed on as it comes (onText).
+		shown   bool
+		replies []llmtest.Reply
 		// textFirst is the text handed on before the server goes quiet.
 		textFirst string
 		// wantErr is "" when the retry answers.
 		wantErr string
 	}{
-		{name: "claude plain, no headers", provider: llmtest.Claude, replies: []llmtest.Reply{stall, fine}},
-		{name: "gemini plain, no headers", provider: llmtest.Gemini, replies: []llmtest.Reply{stall, fine}},
-		{name: "claude stream, quiet after the headers", provider: llmtest.Claude, stream: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
-		{name: "gemini stream, quiet after the headers", provider: llmtest.Gemini, stream: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
-		// Claude's first event is message_start: no text yet.
-		{name: "claude stream, quiet after the first event", provider: llmtest.Claude, stream: true, replies: []llmtest.Reply{{Text: "Some text.", Stall: true}, fine}},
-		// Gemini's first event holds text, which cannot be taken back.
-		{name: "gemini stream, quiet after text", provider: llmtest.Gemini, stream: true, replies: []llmtest.Reply{{Text: "Some text.", Stall: true}, fine},
+		{name: "claude, no headers", provider: llmtest.Claude, replies: []llmtest.Reply{hang, fine}},
+		{name: "gemini, no headers", provider: llmtest.Gemini, replies: []llmtest.Reply{hang, fine}},
+		{name: "claude, quiet after the headers", provider: llmtest.Claude, shown: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
+		{name: "gemini, quiet after the headers", provider: llmtest.Gemini, shown: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
+		{name: "claude, quiet after the first event", provider: llmtest.Claude, shown: true, replies: []llmtest.Reply{quietAfterText, fine}},
+		// Text that was not shown can be taken back: the answer is asked
+		// for again.
+		{name: "gemini, quiet after text not shown", provider: llmtest.Gemini, replies: []llmtest.Reply{quietAfterText, fine}},
+		// Text shown cannot.
+		{name: "gemini, quiet after text shown", provider: llmtest.Gemini, shown: true, replies: []llmtest.Reply{quietAfterText, fine},
 			textFirst: "Some ", wantErr: "sent nothing for 2m0s (--idle-timeout)"},
-		{name: "retries spent", provider: llmtest.Claude, replies: []llmtest.Reply{stall, stall, stall}, wantErr: "sent nothing for 2m0s (--idle-timeout)"},
+		{name: "retries spent", provider: llmtest.Claude, replies: []llmtest.Reply{hang, quietAfterText, quietAfterHeaders, fine},
+			wantErr: "sent nothing for 2m0s (--idle-timeout)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,7 +176,7 @@ func TestIdleTimeout(t *testing.T) {
 			p := provider(t, srv, llm.ClientOptions{Retry: fastRetry, NewIdleTimer: timers.new}, &n)
 			streamed := make(chan string, 16)
 			var onText func(string)
-			if tt.stream {
+			if tt.shown {
 				onText = func(s string) { streamed <- s }
 			}
 			type result struct {
@@ -178,17 +184,20 @@ func TestIdleTimeout(t *testing.T) {
 				err  error
 			}
 			done := make(chan result, 1)
+			finished := make(chan struct{})
 			go func() {
 				resp, err := p.Generate(context.Background(), hello, onText)
 				done <- result{resp, err}
+				close(finished)
 			}()
-			// Each stalled attempt goes idle once the fake is quiet.
+			// Each attempt that the fake holds back goes idle once the
+			// fake is quiet, and not before.
 			for i, r := range tt.replies {
-				if !r.Stall && r.Delay == 0 {
+				if !r.Hang && !r.Stall && r.Delay == 0 {
 					break
 				}
-				if !srv.WaitQuiet(nil, i) {
-					t.Fatalf("request %d never went quiet", i+1)
+				if !srv.WaitQuiet(finished, i) {
+					break // the client gave up asking
 				}
 				if tt.textFirst != "" {
 					if got := <-streamed; got != tt.textFirst {
@@ -211,6 +220,15 @@ func TestIdleTimeout(t *testing.T) {
 					t.Fatalf("error %v, want an idle timeout", res.err)
 				}
 			}
+			if tt.name == "retries spent" {
+				// One budget for the Transport's retries and the stream's.
+				if got := len(srv.Requests()); got != 3 {
+					t.Errorf("%d requests, want 3: one and two retries", got)
+				}
+				if got := n.all(); len(got) != 2 || !strings.Contains(got[1], "retry 2 of 2") {
+					t.Errorf("notices %q, want retries 1 and 2 of 2", got)
+				}
+			}
 			if !srv.WaitCancelled(nil, 0) {
 				t.Error("the first request was not given up")
 			}
@@ -218,30 +236,31 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
-// TestEndlessAnswer: a body or an event that never ends is cut at its
+// TestEndlessAnswer: an answer or an event that never ends is cut at its
 // bound with a clear error, and not tried again.
 func TestEndlessAnswer(t *testing.T) {
 	t.Parallel()
 	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
-		for _, stream := range []bool{false, true} {
-			name := string(p) + " plain"
-			want := "the answer is larger than 1048576 bytes"
-			if stream {
-				name = string(p) + " stream"
-				want = "an event of the stream is larger than 262144 bytes"
-			}
-			t.Run(name, func(t *testing.T) {
+		for _, bound := range []struct {
+			name              string
+			maxEvent, maxResp int64
+			want              string
+		}{
+			{"event", 256 << 10, 1 << 20, "an event of the stream is larger than 262144 bytes"},
+			{"answer", 4 << 20, 1 << 20, "the answer is larger than 1048576 bytes"},
+		} {
+			t.Run(string(p)+" "+bound.name, func(t *testing.T) {
 				t.Parallel()
 				srv := llmtest.NewServer(p, testKey, llmtest.Reply{Endless: true}, llmtest.Reply{Text: "never"})
 				defer srv.Close()
-				prov := provider(t, srv, llm.ClientOptions{MaxResponse: 1 << 20, MaxEvent: 256 << 10, Retry: fastRetry}, nil)
-				_, _, err := ask(prov, stream)
+				prov := provider(t, srv, llm.ClientOptions{MaxResponse: bound.maxResp, MaxEvent: bound.maxEvent, Retry: fastRetry}, nil)
+				_, _, err := ask(prov, false)
 				var tl *llm.TooLargeError
-				if !errors.As(err, &tl) || !strings.Contains(err.Error(), want) {
-					t.Fatalf("error %v, want %q", err, want)
+				if !errors.As(err, &tl) || !strings.Contains(err.Error(), bound.want) {
+					t.Fatalf("error %v, want %q", err, bound.want)
 				}
 				if n := len(srv.Requests()); n != 1 {
-					t.Errorf("%d requests, want 1: a body too large is not retried", n)
+					t.Errorf("%d requests, want 1: an answer too large is not retried", n)
 				}
 				if !srv.WaitCancelled(nil, 0) {
 					t.Error("the endless answer was not given up")
@@ -296,11 +315,9 @@ func TestMalformedAnswers(t *testing.T) {
 		reply    llmtest.Reply
 		want     string
 	}{
-		{"claude null", llmtest.Claude, false, llmtest.Reply{Raw: "null"}, "claude: malformed answer from the API: the answer is not a message"},
-		{"claude not a message", llmtest.Claude, false, llmtest.Reply{Raw: `{"type":"error_page","content":"<html>"}`}, "the answer is not a message"},
-		{"claude null streamed", llmtest.Claude, true, llmtest.Reply{Raw: "event: message_start\ndata: null\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"}, "claude: malformed answer from the API"},
-		{"gemini null", llmtest.Gemini, false, llmtest.Reply{Raw: "null"}, "gemini: malformed answer from the API"},
-		{"gemini null streamed", llmtest.Gemini, true, llmtest.Reply{Raw: "data: null\r\n\r\n"}, "gemini: malformed answer from the API"},
+		{"claude null", llmtest.Claude, true, llmtest.Reply{Raw: "event: message_start\ndata: null\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"}, "claude: malformed answer from the API"},
+		{"claude not a message", llmtest.Claude, false, llmtest.Reply{Raw: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"type\":\"error_page\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"}, "claude: malformed answer from the API: the answer is not a message"},
+		{"gemini null", llmtest.Gemini, false, llmtest.Reply{Raw: "data: null\r\n\r\n"}, "gemini: malformed answer from the API"},
 		{"gemini args that are an array", llmtest.Gemini, false,
 			llmtest.Reply{Calls: []llmtest.Call{{Name: "f", RawArgs: "[1,2]"}}}, "args is array"},
 		{"gemini args that are an array, streamed", llmtest.Gemini, true,

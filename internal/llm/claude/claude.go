@@ -89,26 +89,22 @@ func (p *Provider) Name() string { return Name }
 // ModelName is the model's name as the user gave it.
 func (p *Provider) ModelName() string { return p.model }
 
-// Generate sends the conversation and returns the model's turn; with onText
-// it streams (an SSE event stream) and hands text on as it comes.
+// Generate sends the conversation and returns the model's turn. The
+// answer is always streamed (an SSE event stream), so that a long answer
+// is never mistaken for a silent server (--idle-timeout bounds the
+// silence, not the answer); onText, when set, receives the text as it
+// comes.
 func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
 	params, err := p.newParams(req)
 	if err != nil {
 		return nil, err
-	}
-	if onText == nil {
-		msg, err := p.client.Messages.New(ctx, params)
-		if err != nil {
-			return nil, p.wrap(ctx, err)
-		}
-		return fromMessage(msg, nil)
 	}
 	// The Transport retries a request that fails at once (429, 5xx); an
 	// error that comes inside a stream already begun (Claude says it is
 	// overloaded that way, a proxy drops the connection) is retried here,
 	// as long as no text has been handed on, which could not be taken
 	// back.
-	return llm.RetryStream(ctx, p.transport, transientInStream, func() (*llm.Response, bool, error) {
+	return llm.RetryStream(ctx, p.transport, transientInStream, func(ctx context.Context) (*llm.Response, bool, error) {
 		return p.stream(ctx, params, onText)
 	})
 }
@@ -134,7 +130,8 @@ func (p *Provider) newParams(req *llm.Request) (anthropic.MessageNewParams, erro
 	return params, nil
 }
 
-// stream makes one streamed request; began says text was handed on.
+// stream makes one streamed request; began says text was handed on to
+// onText (nil for none).
 func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams, onText func(string)) (resp *llm.Response, began bool, err error) {
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
@@ -166,7 +163,7 @@ func (p *Provider) stream(ctx context.Context, params anthropic.MessageNewParams
 		}
 		switch ev.Type {
 		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" && onText != nil {
 				began = true
 				onText(ev.Delta.Text)
 			}

@@ -300,14 +300,6 @@ func (a *accumulator) response() (*llm.Response, error) {
 	return resp, nil
 }
 
-func fromResponse(resp *genai.GenerateContentResponse, onText func(string)) (*llm.Response, error) {
-	a := &accumulator{onText: onText}
-	if err := a.add(resp); err != nil {
-		return nil, err
-	}
-	return a.response()
-}
-
 // newCallID makes an id for a call the model sent without one, so that the
 // call's records can point at each other.
 func newCallID() string {

@@ -81,8 +81,11 @@ func (p *Provider) Name() string { return Name }
 // ModelName is the model's name as the user gave it.
 func (p *Provider) ModelName() string { return p.model }
 
-// Generate sends the conversation and returns the model's turn; with onText
-// it streams (streamGenerateContent over SSE) and hands text on as it comes.
+// Generate sends the conversation and returns the model's turn. The
+// answer is always streamed (streamGenerateContent over SSE), so that a
+// long answer is never mistaken for a silent server (--idle-timeout
+// bounds the silence, not the answer); onText, when set, receives the
+// text as it comes.
 func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(string)) (resp *llm.Response, err error) {
 	contents, err := toContents(req.Messages)
 	if err != nil {
@@ -103,25 +106,22 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 			resp, err = nil, &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("the SDK could not read it (%v)", v)}
 		}
 	}()
-	if onText == nil {
-		resp, err := p.client.Models.GenerateContent(ctx, p.model, contents, cfg)
-		if err != nil {
-			return nil, p.wrap(err)
-		}
-		return fromResponse(resp, nil)
-	}
 	// The Transport retries a request that fails at once (429, 5xx); a
 	// stream that goes quiet, drops or ends before anything came is
 	// retried here, as long as no text has been handed on.
-	return llm.RetryStream(ctx, p.transport, func(error) bool { return false }, func() (*llm.Response, bool, error) {
+	return llm.RetryStream(ctx, p.transport, func(error) bool { return false }, func(ctx context.Context) (*llm.Response, bool, error) {
 		return p.stream(ctx, contents, cfg, onText)
 	})
 }
 
-// stream makes one streamed request; began says text was handed on.
+// stream makes one streamed request; began says text was handed on to
+// onText (nil for none).
 func (p *Provider) stream(ctx context.Context, contents []*genai.Content, cfg *genai.GenerateContentConfig, onText func(string)) (*llm.Response, bool, error) {
 	began := false
-	acc := &accumulator{onText: func(s string) { began = true; onText(s) }}
+	acc := &accumulator{}
+	if onText != nil {
+		acc.onText = func(s string) { began = true; onText(s) }
+	}
 	// genai reports the half event a broken stream leaves, not why it
 	// broke (an event too large, a stream gone quiet): the Transport
 	// notes that, to be told instead.

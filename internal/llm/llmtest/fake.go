@@ -86,6 +86,9 @@ type Reply struct {
 	// a plain request gets nothing, not even headers; a stream gets its
 	// events up to the first text (or call) and then nothing.
 	Stall bool `json:"stall,omitempty" yaml:"stall"`
+	// Hang makes the server accept the request and send nothing at all,
+	// not even headers, until the client gives up.
+	Hang bool `json:"hang,omitempty" yaml:"hang"`
 	// CutAfter, when above 0, closes a stream's connection after that many
 	// events, without an error: a proxy that drops it. Below 0, it closes
 	// it at once, after the headers.
@@ -367,6 +370,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		wire.writeError(w, reply.Status, reply.Error)
+		return
+	}
+	if reply.Hang {
+		s.wait(r, req, forever)
 		return
 	}
 	t := &turn{Reply: reply, model: model, n: n + 1}
