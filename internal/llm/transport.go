@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,7 +173,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		why, asked := t.retryable(resp, err)
 		if why == "" || !replayable || budget.spent(t.Retry.Retries()) {
-			return resp, err
+			return t.final(req, resp, err, budget)
 		}
 		if resp != nil {
 			resp.Body.Close()
@@ -182,6 +183,126 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 }
+
+// final is what the last try comes to. An error body that is not JSON —
+// a proxy's empty 404, an HTML page — is no answer of the provider's
+// API, which the SDK would reduce to its status; and a connection that
+// failed says nothing of where it went. Both become a *RequestError that
+// names the request.
+func (t *Transport) final(req *http.Request, resp *http.Response, err error, budget *retryBudget) (*http.Response, error) {
+	rerr := &RequestError{Provider: t.Provider, Method: req.Method, URL: redactURL(req.URL), Retries: int(budget.used.Load())}
+	switch {
+	case err != nil:
+		if ownError(err) != nil {
+			return nil, err
+		}
+		rerr.Err = err
+		return nil, rerr
+	case resp.StatusCode < 400:
+		return resp, nil
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	if isJSONObject(data) {
+		return resp, nil
+	}
+	resp.Body.Close()
+	rerr.Status = resp.Status
+	rerr.Body = data
+	return nil, rerr
+}
+
+// isJSONObject reports whether data is one JSON object: what every
+// provider's error body is.
+func isJSONObject(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	return len(data) > 0 && data[0] == '{' && json.Valid(data)
+}
+
+// redactURL is u as it may be shown: without a query (an old client put
+// the key there) or credentials.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.RawQuery, c.ForceQuery, c.User, c.Fragment = "", false, nil, ""
+	return c.String()
+}
+
+// RequestError says a request to a provider failed without an answer
+// from its API: the connection failed (refused, reset, a name that does
+// not resolve), or something answered that is not the API (an error
+// body that is not JSON, from a proxy or a wrong --base-url). It names
+// the request, so that the user sees where it went.
+type RequestError struct {
+	// Provider is "gemini", "claude" or "openai".
+	Provider string
+	// Method and URL are the request's (the URL without its query).
+	Method, URL string
+	// Retries is how many times the request was tried again.
+	Retries int
+	// Status and Body are the answer's, when there was one: its status
+	// line, and its body.
+	Status string
+	Body   []byte
+	// Err is why the connection failed, when it did.
+	Err error
+}
+
+// maxBodyShown bounds how much of a body that is not JSON an error shows.
+const maxBodyShown = 200
+
+func (e *RequestError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s %s: ", e.Provider, e.Method, e.URL)
+	switch {
+	case e.Err != nil:
+		b.WriteString(printable(e.Err.Error(), 300))
+	case len(bytes.TrimSpace(e.Body)) == 0:
+		fmt.Fprintf(&b, "%s with an empty body", e.Status)
+	default:
+		fmt.Fprintf(&b, "%s with a body that is not the API's (not JSON): %s", e.Status, printable(string(e.Body), maxBodyShown))
+	}
+	if e.Err == nil && strings.HasPrefix(e.Status, "404") {
+		b.WriteString(" (is --base-url the API's address?)")
+	}
+	switch e.Retries {
+	case 0:
+	case 1:
+		b.WriteString(" (after 1 retry)")
+	default:
+		fmt.Fprintf(&b, " (after %d retries)", e.Retries)
+	}
+	return b.String()
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// ownError is the error of kesoku's own that err carries, if any: a
+// bound the Transport hit, a request that failed, an answer that is no
+// answer. Each says all there is to say, without an SDK's wording around
+// it.
+func ownError(err error) error {
+	var idle *IdleError
+	var tooLarge *TooLargeError
+	var bad *MalformedError
+	var req *RequestError
+	switch {
+	case errors.As(err, &idle):
+		return idle
+	case errors.As(err, &tooLarge):
+		return tooLarge
+	case errors.As(err, &bad):
+		return bad
+	case errors.As(err, &req):
+		return req
+	}
+	return nil
+}
+
+// OwnError is the error of kesoku's own that err, from an SDK, carries:
+// an IdleError, a TooLargeError, a MalformedError or a RequestError; nil
+// when it carries none. A provider reports it in place of the SDK's
+// error, which only wraps it in more words.
+func OwnError(err error) error { return ownError(err) }
 
 // pause takes a retry from budget, tells of it and waits before it.
 func (t *Transport) pause(ctx context.Context, budget *retryBudget, why string, asked time.Duration) error {
@@ -350,6 +471,12 @@ func statusLine(resp *http.Response) string {
 			Status  string `json:"status"`
 			Message string `json:"message"`
 		} `json:"error"`
+	}
+	if !isJSONObject(data) {
+		if len(bytes.TrimSpace(data)) > 0 {
+			line += ": " + printable(string(data), 100)
+		}
+		return printable(line, 300)
 	}
 	if json.Unmarshal(data, &body) == nil {
 		for _, s := range []string{body.Error.Type, body.Error.Status} {

@@ -420,20 +420,77 @@ func TestPrintable(t *testing.T) {
 // retry told, and fails with the URL it tried.
 func TestRefusedConnection(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer(llmtest.Claude, testKey)
-	url := srv.URL
-	srv.Close() // nothing listens there now
-	var n notices
-	p, err := claude.New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: url, Retry: fastRetry, OnRetry: n.add})
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		provider llmtest.Provider
+		path     string
+	}{
+		{llmtest.Claude, "/v1/messages"},
+		{llmtest.Gemini, "/v1beta/models/gemini-test:streamGenerateContent"},
+	} {
+		t.Run(string(tt.provider), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(tt.provider, testKey)
+			srv.Close() // nothing listens there now
+			var n notices
+			p := provider(t, srv, llm.ClientOptions{Retry: fastRetry}, &n)
+			_, _, err := ask(p, false)
+			want := string(tt.provider) + ": POST " + srv.URL + tt.path + ": "
+			var re *llm.RequestError
+			if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "refused") ||
+				!strings.HasSuffix(err.Error(), "(after 2 retries)") {
+				t.Fatalf("error %v, want %q, the refusal and the retries", err, want)
+			}
+			got := n.all()
+			if len(got) != 2 || !strings.HasPrefix(got[0], string(tt.provider)+": ") || !strings.Contains(got[0], "refused") || !strings.Contains(got[1], "retry 2 of 2") {
+				t.Errorf("notices %q, want two retries told", got)
+			}
+		})
 	}
-	_, _, err = ask(p, false)
-	if err == nil || !strings.Contains(err.Error(), url+"/v1/messages") || !strings.Contains(err.Error(), "refused") {
-		t.Fatalf("error %v, want the refusal and the URL tried", err)
-	}
-	got := n.all()
-	if len(got) != 2 || !strings.HasPrefix(got[0], "claude: ") || !strings.Contains(got[0], "refused") || !strings.Contains(got[1], "retry 2 of 2") {
-		t.Errorf("notices %q, want two retries told", got)
+}
+
+// TestErrorBodyNotJSON: an error that is not the API's — a proxy's empty
+// 404, an HTML page — is shown with the URL, the status and the first
+// bytes of the body, printable; a 5xx one is retried first, and each
+// retry says what came.
+func TestErrorBodyNotJSON(t *testing.T) {
+	t.Parallel()
+	page := "<html><head><title>502 Bad Gateway</title></head>\n<body>\x1b[2J" + strings.Repeat("nginx ", 100) + "</body></html>"
+	for _, tt := range []struct {
+		name    string
+		reply   llmtest.Reply
+		want    string
+		retries int
+	}{
+		{"empty 404", llmtest.Reply{Status: 404, ProxyError: true},
+			"404 Not Found with an empty body (is --base-url the API's address?)", 0},
+		{"html 502", llmtest.Reply{Status: 502, ProxyError: true, Error: page},
+			`502 Bad Gateway with a body that is not the API's (not JSON): <html><head><title>502 Bad Gateway</title></head> <body>\x1b[2Jnginx nginx`, 2},
+	} {
+		for _, prov := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
+			t.Run(string(prov)+" "+tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := llmtest.NewServer(prov, testKey, tt.reply, tt.reply, tt.reply)
+				defer srv.Close()
+				var n notices
+				p := provider(t, srv, llm.ClientOptions{Retry: fastRetry}, &n)
+				_, _, err := ask(p, false)
+				var re *llm.RequestError
+				if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), string(prov)+": POST "+srv.URL+"/") || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("error %v\nwant it to name the URL and say %q", err, tt.want)
+				}
+				if len(err.Error()) > 600 {
+					t.Errorf("error of %d bytes: the body is shown whole", len(err.Error()))
+				}
+				got := n.all()
+				if len(got) != tt.retries {
+					t.Fatalf("notices %q, want %d", got, tt.retries)
+				}
+				for _, line := range got {
+					if !strings.Contains(line, "502: <html><head><title>502 Bad Gateway") || strings.ContainsRune(line, 0x1b) {
+						t.Errorf("notice %q, want the status and the page's first bytes, printable", line)
+					}
+				}
+			})
+		}
 	}
 }

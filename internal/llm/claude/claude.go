@@ -209,7 +209,7 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := kesokuError(err); err != nil {
+	if err := llm.OwnError(err); err != nil {
 		return p.redact.Error(err)
 	}
 	var api *anthropic.Error
@@ -227,21 +227,4 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 		return &llm.APIError{Provider: Name, StatusCode: status, Type: string(api.Type()), Message: p.redact.String(msg)}
 	}
 	return p.redact.Error(llm.PrintableError("claude: ", err))
-}
-
-// kesokuError is the error of kesoku's own that err carries, if any: a
-// bound the Transport hit, which says all there is to say.
-func kesokuError(err error) error {
-	var idle *llm.IdleError
-	var tooLarge *llm.TooLargeError
-	var bad *llm.MalformedError
-	switch {
-	case errors.As(err, &idle):
-		return idle
-	case errors.As(err, &tooLarge):
-		return tooLarge
-	case errors.As(err, &bad):
-		return bad
-	}
-	return nil
 }

@@ -159,7 +159,7 @@ func (p *Provider) wrap(err error) error {
 	if errors.As(err, &papi) {
 		return &llm.APIError{Provider: Name, StatusCode: papi.Code, Type: papi.Status, Message: p.redact.String(papi.Message)}
 	}
-	if bound := kesokuError(err); bound != nil {
+	if bound := llm.OwnError(err); bound != nil {
 		return bound
 	}
 	// genai's decoding errors quote the whole answer, headers and all:
@@ -177,18 +177,4 @@ func (p *Provider) wrap(err error) error {
 		return &llm.MalformedError{Provider: Name, Problem: "not JSON: " + syntax.Error()}
 	}
 	return p.redact.Error(llm.PrintableError("gemini: ", err))
-}
-
-// kesokuError is the error of kesoku's own that err carries, if any: a
-// bound the Transport hit, which says all there is to say.
-func kesokuError(err error) error {
-	var idle *llm.IdleError
-	var tooLarge *llm.TooLargeError
-	switch {
-	case errors.As(err, &idle):
-		return idle
-	case errors.As(err, &tooLarge):
-		return tooLarge
-	}
-	return nil
 }

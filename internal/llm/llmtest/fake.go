@@ -58,6 +58,10 @@ type Reply struct {
 	// provider's error body carrying Error as its message.
 	Status int    `json:"status,omitempty" yaml:"status"`
 	Error  string `json:"error,omitempty" yaml:"error"`
+	// ProxyError sends the error as a proxy or a web server would: Error
+	// as the body, as text/html, not the provider's JSON. An empty Error
+	// is an empty body.
+	ProxyError bool `json:"proxy_error,omitempty" yaml:"proxy_error"`
 	// Headers are added to the response (retry-after-ms, say).
 	Headers map[string]string `json:"headers,omitempty" yaml:"headers"`
 	// StreamError, when set, is the type of an error that comes inside a
@@ -367,6 +371,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if reply.Status >= 400 {
 		if !s.wait(r, req, reply.Delay) {
+			return
+		}
+		if reply.ProxyError {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(reply.Status)
+			io.WriteString(w, reply.Error)
 			return
 		}
 		wire.writeError(w, reply.Status, reply.Error)
