@@ -107,13 +107,19 @@ func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
 		return err
 	}
 	start := time.Now()
-	answer, callErr, interrupted := analyze(ctx, opts, rm)
+	got, callErr, interrupted := analyze(ctx, opts, rm)
+	answer := got.Text
 	err = callErr
+	if opts.g.Verbose && got.Usage != nil {
+		tally := &llm.Tally{}
+		tally.Add(got.Usage)
+		defer fmt.Fprintf(opts.g.IO.Err, "kesoku: %s\n", usageLine(tally))
+	}
 	if interrupted {
 		err = errInterrupted
 	}
 	if opts.JSON {
-		if werr := writeAnalyzeRecord(opts, rm, answer, callErr, interrupted, time.Since(start)); werr != nil && err == nil {
+		if werr := writeAnalyzeRecord(opts, rm, got, callErr, interrupted, time.Since(start)); werr != nil && err == nil {
 			err = werr
 		}
 	} else if err == nil || (errors.As(err, new(*llm.CutError)) && answer != "") {
@@ -132,19 +138,19 @@ func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
 // analyze checks the file, then asks the model. Everything that can be
 // refused is refused before the model's client is even built: exit 2, and
 // nothing spent. interrupted says a signal cut the call short.
-func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (answer string, err error, interrupted bool) {
+func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (answer media.Answer, err error, interrupted bool) {
 	c, err := media.CapabilityOf(rm.Provider(), media.Options{InlineLimit: int64(opts.InlineLimit)})
 	if err != nil {
-		return "", usageErr(err), false
+		return answer, usageErr(err), false
 	}
 	f, err := media.Open(opts.Path)
 	if err != nil {
-		return "", usageErr(err), false
+		return answer, usageErr(err), false
 	}
 	defer f.Close()
 	a, err := media.Prepare(f, opts.Path, c, len(opts.Prompt))
 	if err != nil {
-		return "", usageErr(err), false
+		return answer, usageErr(err), false
 	}
 	if opts.g.Verbose {
 		fmt.Fprintf(opts.g.IO.Err, "analyze: %s is %s (%s, %d bytes), sent %s to %s\n",
@@ -172,15 +178,16 @@ func routeName(r media.Route) string {
 // writeAnalyzeRecord prints the call as kesoku run would have recorded an
 // analyze_media request: one Message record, packed by the runner, an
 // error record when the call failed.
-func writeAnalyzeRecord(opts *analyzeOptions, rm *provider.Model, answer string, callErr error, interrupted bool, d time.Duration) error {
+func writeAnalyzeRecord(opts *analyzeOptions, rm *provider.Model, answer media.Answer, callErr error, interrupted bool, d time.Duration) error {
 	if code, _ := exitCode(callErr); code == ExitUsage {
 		// What was refused before the model was asked is the file's fault:
 		// analyze_media's argument "path".
 		callErr = registry.InvalidArg("path", callErr)
 	}
 	r := runner.New(registry.New(), runner.Options{SessionID: message.NewID()})
-	rec := r.Pack(&request.Request{Name: "analyze_media"}, answer, callErr, interrupted, d)
+	rec := r.Pack(&request.Request{Name: "analyze_media"}, answer.Text, callErr, interrupted, d)
 	rec.Model = rm.Name()
+	rec.Usage = answer.Usage
 	var cut *llm.CutError
 	if errors.As(callErr, &cut) {
 		rec.Cut = cut.Reason

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -38,6 +39,8 @@ type sessionOptions struct {
 	Resume    string
 	Stream    bool
 	streamSet bool
+	// InlineLimit is analyze_media's --inline-limit.
+	InlineLimit sizeValue
 
 	Prompt string
 }
@@ -45,7 +48,7 @@ type sessionOptions struct {
 // newSessionCmd builds `kesoku session`; tests pass runF to see the
 // options the flags made.
 func newSessionCmd(g *Globals, runF func(context.Context, *sessionOptions) error) *cobra.Command {
-	opts := &sessionOptions{g: g, Registry: registry.Default}
+	opts := &sessionOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "session [PROMPT]",
 		Short: "Run an agent session: the model calls tools until it answers",
@@ -126,7 +129,7 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	registerModelFlags(f, &opts.model)
+	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
 	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
 	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "the most model turns one prompt may take; reaching it is an error")
@@ -232,6 +235,17 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	out := &answerWriter{w: g.IO.Out}
 	// Should a provider, a proxy or a tool echo the key, it goes no further.
 	redact := rm.Redactor()
+	// What the session's requests cost, the tools' own among them, is told
+	// at the end, however it ends.
+	tally := &llm.Tally{}
+	defer func() {
+		if !g.Quiet {
+			out.endLine()
+			if line := usageLine(tally); line != "" {
+				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", line)
+			}
+		}
+	}()
 	sopts := llm.SessionOptions{
 		Provider:  model,
 		Store:     store,
@@ -240,6 +254,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		Tools:     tools,
 		MaxTurns:  opts.MaxTurns,
 		Redactor:  redact,
+		Tally:     tally,
 	}
 	if stream {
 		sopts.OnText = out.text
@@ -262,7 +277,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	ropts := opts.callFlags.options(g)
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
-	ropts.Model = model
+	ropts.Model = media.WithOptions(model, media.Options{InlineLimit: int64(opts.InlineLimit), OnUsage: tally.Add})
 	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
 		ropts.EndGrace = endGrace
 		return runner.New(offered, ropts)
@@ -474,4 +489,26 @@ func sessionArgsLine(s string, limit int) string {
 		s = s[:limit] + "…"
 	}
 	return s
+}
+
+// usageLine says what a run's model requests cost, in one line: "usage:
+// 1234 input tokens (1000 read from the cache, 200 written to it), 56
+// output tokens, in 2 requests". It is "" when nothing was asked.
+func usageLine(t *llm.Tally) string {
+	u, n := t.Total()
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %d input tokens", u.InputTokens)
+	switch {
+	case u.CacheReadTokens > 0 && u.CacheWriteTokens > 0:
+		fmt.Fprintf(&b, " (%d read from the cache, %d written to it)", u.CacheReadTokens, u.CacheWriteTokens)
+	case u.CacheReadTokens > 0:
+		fmt.Fprintf(&b, " (%d read from the cache)", u.CacheReadTokens)
+	case u.CacheWriteTokens > 0:
+		fmt.Fprintf(&b, " (%d written to the cache)", u.CacheWriteTokens)
+	}
+	fmt.Fprintf(&b, ", %d output tokens, in %d %s", u.OutputTokens, n, plural(n, "request", "requests"))
+	return b.String()
 }

@@ -308,6 +308,21 @@ func AppendRecord(dst []byte, rec *Record) ([]byte, error) {
 		dst = append(dst, `,"cut":`...)
 		dst = appendString(dst, rec.Cut)
 	}
+	if u := rec.Usage; u != nil {
+		dst = append(dst, `,"usage":{"input_tokens":`...)
+		dst = strconv.AppendInt(dst, u.InputTokens, 10)
+		dst = append(dst, `,"output_tokens":`...)
+		dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+		if u.CacheReadTokens != 0 {
+			dst = append(dst, `,"cache_read_tokens":`...)
+			dst = strconv.AppendInt(dst, u.CacheReadTokens, 10)
+		}
+		if u.CacheWriteTokens != 0 {
+			dst = append(dst, `,"cache_write_tokens":`...)
+			dst = strconv.AppendInt(dst, u.CacheWriteTokens, 10)
+		}
+		dst = append(dst, '}')
+	}
 	return append(dst, '}'), nil
 }
 

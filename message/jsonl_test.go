@@ -33,6 +33,12 @@ func sampleRecords() []*Record {
 		{ID: "0197-e", Role: RoleUser, Type: TypeText, Content: json.RawMessage(`-42`), CreatedAt: at},
 		{ID: "0197-f", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Name: "write_file",
 			Content: json.RawMessage(`{}`), CreatedAt: at, CallID: "call_1", ModelCallID: "call.1", Model: "claude-x", Cut: "max_tokens"},
+		{ID: "0197-g", SessionID: "s", Role: RoleAssistant, Type: TypeText, Status: StatusResponded, Content: json.RawMessage(`"hi"`),
+			CreatedAt: at, Model: "claude-x", Usage: &Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000, CacheWriteTokens: 150}},
+		{ID: "0197-h", SessionID: "s", Role: RoleAssistant, Type: TypeText, Status: StatusResponded, Content: json.RawMessage(`"hi"`),
+			CreatedAt: at, Model: "gemini-x", Usage: &Usage{InputTokens: 20, OutputTokens: 9}},
+		{ID: "0197-i", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Content: json.RawMessage(`{}`),
+			CreatedAt: at, Model: "gpt-x", Usage: &Usage{}},
 	}
 }
 

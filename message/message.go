@@ -111,6 +111,35 @@ type Record struct {
 	// short ("max_tokens", "SAFETY", "refusal", "no_stop_reason"…): its
 	// text is partial, and its tool calls were not run.
 	Cut string `json:"cut,omitempty"`
+	// Usage, on an assistant record (and the record of kesoku analyze),
+	// is what the model request that made it cost. A model turn of several
+	// records carries its usage on the first and zero on the others, so
+	// that the sum over a transcript is what the session cost.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what model requests cost, in tokens, as the provider reported
+// them. InputTokens counts every token sent, those read from or written
+// to the provider's prompt cache included (OpenAI and Gemini count them
+// so; Claude's own input_tokens leaves them out, and kesoku adds them
+// back), so that input tokens mean the same for every provider.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	// CacheReadTokens are the input tokens read from the prompt cache
+	// (cheaper), where the provider reports them.
+	CacheReadTokens int64 `json:"cache_read_tokens,omitempty"`
+	// CacheWriteTokens are the input tokens written to the prompt cache
+	// (dearer, once), where the provider reports them.
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 }
 
 // Store keeps records: the "gateway" of the seed. The JSON Lines writer is

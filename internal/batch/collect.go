@@ -126,10 +126,13 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 		}
 		var v any
 		if callErr == nil {
-			v = answer
+			v = answer.Text
 		}
 		rec := r.Pack(req, v, callErr, false, 0)
 		rec.ArgsHash = argsHash
+		// What the request cost, at the batch price: as analyze --json
+		// reports it.
+		rec.Usage = answer.Usage
 		if err := o.Emit(rec); err != nil {
 			return sum, err
 		}
@@ -185,14 +188,14 @@ func (c *collector) drop() {
 // outcome is what the batch answered the request at pos: the answer, or
 // the error of the call, as the analyze_media tool would have returned
 // it. err is collect's own failure.
-func (c *collector) outcome(ctx context.Context, req *request.Request, pos int64) (answer string, callErr, err error) {
+func (c *collector) outcome(ctx context.Context, req *request.Request, pos int64) (answer media.Answer, callErr, err error) {
 	i, ok := c.st.part(pos)
 	if !ok {
-		return "", nil, fmt.Errorf("the state file has no part for request %d", pos)
+		return media.Answer{}, nil, fmt.Errorf("the state file has no part for request %d", pos)
 	}
 	if c.batch == nil || c.part != i {
 		if err := c.load(ctx, i); err != nil {
-			return "", nil, err
+			return media.Answer{}, nil, err
 		}
 	}
 	path, _ := req.Args["path"].(string)
@@ -207,11 +210,11 @@ func (c *collector) outcome(ctx context.Context, req *request.Request, pos int64
 	}
 	buf := make([]byte, c.lengths[k])
 	if _, err := c.spool.ReadAt(buf, c.offsets[k]); err != nil {
-		return "", nil, fmt.Errorf("read the spooled results: %w", err)
+		return media.Answer{}, nil, fmt.Errorf("read the spooled results: %w", err)
 	}
 	var s spooled
 	if err := json.Unmarshal(buf, &s); err != nil {
-		return "", nil, fmt.Errorf("read the spooled results: %w", err)
+		return media.Answer{}, nil, fmt.Errorf("read the spooled results: %w", err)
 	}
 	var rerr error
 	switch {

@@ -118,6 +118,9 @@ type Response struct {
 	// Paused says the provider paused a long turn (Claude's pause_turn):
 	// the turn goes on when the conversation is sent again as it is.
 	Paused bool
+	// Usage is what the request cost, as the provider reported it; nil
+	// when it reported nothing.
+	Usage *message.Usage
 }
 
 // CutNoStopReason is the Cut of a turn whose stream ended without the

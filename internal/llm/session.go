@@ -70,6 +70,36 @@ type SessionOptions struct {
 	// Redactor hides the API key in everything the session hands on: the
 	// records it stores, the text it streams, the answer and its errors.
 	Redactor *Redactor
+	// Tally, when set, adds up what each of the session's model requests
+	// cost (the tools' own requests can add to it too).
+	Tally *Tally
+}
+
+// Tally adds up what model requests cost. It is safe for concurrent use:
+// the tool calls of a turn that ask the model (analyze_media) add to it
+// at once.
+type Tally struct {
+	mu       sync.Mutex
+	usage    message.Usage
+	requests int
+}
+
+// Add counts one request, and what it cost when the provider said (u not
+// nil).
+func (t *Tally) Add(u *message.Usage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	if u != nil {
+		t.usage.Add(*u)
+	}
+}
+
+// Total is what the requests counted cost, and how many there were.
+func (t *Tally) Total() (message.Usage, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.usage, t.requests
 }
 
 // Session is the agent loop: a conversation with a model whose tool calls
@@ -150,6 +180,9 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 				return "", ErrInterrupted
 			}
 			return "", fmt.Errorf("%s: %w", model, err)
+		}
+		if s.opts.Tally != nil {
+			s.opts.Tally.Add(resp.Usage)
 		}
 		calls, err := s.recordTurn(ctx, resp)
 		if err != nil {
@@ -275,6 +308,15 @@ func (s *Session) recordTurn(ctx context.Context, resp *Response) ([]call, error
 	}
 	if len(recs) == 0 {
 		return nil, nil
+	}
+	if resp.Usage != nil {
+		// The turn's cost goes on its first record, and zero on the
+		// others: summed over the transcript, each request counts once.
+		u := *resp.Usage
+		recs[0].Usage = &u
+		for _, rec := range recs[1:] {
+			rec.Usage = &message.Usage{}
+		}
 	}
 	if err := s.append(ctx, recs...); err != nil {
 		return nil, err

@@ -784,3 +784,47 @@ func TestResumeWithTheOtherProvider(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionUsage: every assistant record carries usage — a turn's cost
+// on its first record, zero on the others — so that the transcript sums
+// to what the Tally counted.
+func TestSessionUsage(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, p llmtest.Provider) {
+		r := newRig(t, p,
+			llmtest.Reply{Text: "Adding.", Calls: []llmtest.Call{
+				{ID: "c1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+				{ID: "c2", Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+			}, Usage: &message.Usage{InputTokens: 1000, OutputTokens: 40, CacheReadTokens: 600}},
+			llmtest.Reply{Text: "3 and 7.", Usage: &message.Usage{InputTokens: 1100, OutputTokens: 5, CacheReadTokens: 900}},
+		)
+		tally := &llm.Tally{}
+		s := r.session(llm.SessionOptions{Tally: tally})
+		if _, err := s.Send(context.Background(), "add"); err != nil {
+			t.Fatal(err)
+		}
+		var got []message.Usage
+		var sum message.Usage
+		for _, rec := range r.records(t) {
+			if rec.Role != message.RoleAssistant {
+				if rec.Usage != nil {
+					t.Errorf("%s %s record with usage", rec.Role, rec.Type)
+				}
+				continue
+			}
+			if rec.Usage == nil {
+				t.Fatalf("assistant %s record without usage", rec.Type)
+			}
+			got = append(got, *rec.Usage)
+			sum.Add(*rec.Usage)
+		}
+		want := []message.Usage{{InputTokens: 1000, OutputTokens: 40, CacheReadTokens: 600}, {}, {}, {InputTokens: 1100, OutputTokens: 5, CacheReadTokens: 900}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("usage of the assistant records (-want +got):\n%s", diff)
+		}
+		total, n := tally.Total()
+		if total != sum || n != 2 {
+			t.Errorf("tally %+v in %d requests, want %+v in 2: the transcript's sum", total, n, sum)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/message"
 )
 
 // Capability is what one provider's models take. Every provider's entry
@@ -71,6 +72,10 @@ type Options struct {
 	// providers without one, whose limits are their API's own. 0 keeps the
 	// default.
 	InlineLimit int64
+	// OnUsage, when set, is told what each question about a file cost
+	// (nil when the provider did not say), so that a session's totals
+	// count its tools' requests too. It must be safe for concurrent use.
+	OnUsage func(*message.Usage)
 }
 
 // CapabilityOf returns what the provider named takes, as tuned by opts.

@@ -147,17 +147,25 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 	return a, nil
 }
 
+// Answer is the model's answer about a file, and what asking cost.
+type Answer struct {
+	Text string
+	// Usage is what the request cost, nil when the provider did not say.
+	Usage *message.Usage
+}
+
 // Ask sends the attachment and the prompt to the model and returns its
 // answer. A file routed for upload goes through the provider's Uploader
-// first.
-func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (string, error) {
+// first. The file comes before the prompt, as both providers advise. A
+// cut answer comes back with its partial text and a *llm.CutError.
+func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (Answer, error) {
 	if p.Name() != a.provider {
 		// Prepare checked the file against another provider's limits.
-		return "", fmt.Errorf("%s was checked for %s, not %s", a.Name, a.provider, p.Name())
+		return Answer{}, fmt.Errorf("%s was checked for %s, not %s", a.Name, a.provider, p.Name())
 	}
 	uri, err := UploadAttachment(ctx, p, a)
 	if err != nil {
-		return "", err
+		return Answer{}, err
 	}
 	resp, err := p.Generate(ctx, Question(a, uri, prompt), nil)
 	return ReadAnswer(p.ModelName(), a.Name, resp, err)
@@ -207,16 +215,16 @@ func Question(a *Attachment, uri, prompt string) *llm.Request {
 // to a Question about the file name, asked of model: the text, or an
 // error saying why there is none. An answer cut short is its partial
 // text with a *llm.CutError.
-func ReadAnswer(model, name string, resp *llm.Response, err error) (string, error) {
+func ReadAnswer(model, name string, resp *llm.Response, err error) (Answer, error) {
 	if err != nil {
-		return "", fmt.Errorf("ask %s about %s: %w", model, name, err)
+		return Answer{}, fmt.Errorf("ask %s about %s: %w", model, name, err)
 	}
-	answer := llm.AnswerText(resp.Message)
+	answer := Answer{Text: llm.AnswerText(resp.Message), Usage: resp.Usage}
 	if resp.Cut != "" {
-		return answer, fmt.Errorf("ask %s about %s: %w", model, name, &llm.CutError{Reason: resp.Cut, Answer: answer})
+		return answer, fmt.Errorf("ask %s about %s: %w", model, name, &llm.CutError{Reason: resp.Cut, Answer: answer.Text})
 	}
-	if strings.TrimSpace(answer) == "" {
-		return "", fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", model, name, resp.StopReason)
+	if strings.TrimSpace(answer.Text) == "" {
+		return answer, fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", model, name, resp.StopReason)
 	}
 	return answer, nil
 }

@@ -54,7 +54,11 @@ func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, pr
 	if err != nil {
 		return "", err
 	}
-	return Ask(ctx, p, a, q)
+	answer, err := Ask(ctx, p, a, q)
+	if on := OptionsOf(tc.Model).OnUsage; on != nil && (answer.Usage != nil || err == nil) {
+		on(answer.Usage)
+	}
+	return answer.Text, err
 }
 
 // Prompt is the question analyze_media asks: prompt, or DefaultPrompt

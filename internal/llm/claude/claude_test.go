@@ -360,3 +360,21 @@ func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
 		t.Errorf("messages mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestUsage: what a request cost comes back in kesoku's terms, shown or
+// not: Claude's input_tokens with the cache's tokens added back.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		want := &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000, CacheWriteTokens: 150}
+		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "Cheap.", Usage: want})
+		defer srv.Close()
+		resp, _, err := generate(t, newProvider(t, srv), &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, resp.Usage); diff != "" {
+			t.Errorf("usage mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -206,6 +206,7 @@ func fromMessage(msg *anthropic.Message, inputs map[int]string) (*llm.Response, 
 	resp := &llm.Response{
 		Message:    llm.Message{Role: message.RoleAssistant, Parts: parts},
 		StopReason: string(msg.StopReason),
+		Usage:      usageOf(msg.Usage),
 	}
 	switch msg.StopReason {
 	case anthropic.StopReasonEndTurn, anthropic.StopReasonToolUse, anthropic.StopReasonStopSequence:
@@ -219,6 +220,21 @@ func fromMessage(msg *anthropic.Message, inputs map[int]string) (*llm.Response, 
 		resp.Cut = string(msg.StopReason)
 	}
 	return resp, nil
+}
+
+// usageOf is Claude's usage as kesoku counts it: Claude's input_tokens
+// are those after the last cache breakpoint, and the tokens read from
+// and written to the cache come on top.
+func usageOf(u anthropic.Usage) *message.Usage {
+	if u.JSON.InputTokens.Valid() || u.JSON.OutputTokens.Valid() {
+		return &message.Usage{
+			InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+			OutputTokens:     u.OutputTokens,
+			CacheReadTokens:  u.CacheReadInputTokens,
+			CacheWriteTokens: u.CacheCreationInputTokens,
+		}
+	}
+	return nil
 }
 
 // malformed is the error of an answer that is no answer of the API's.

@@ -384,7 +384,7 @@ func (p *Provider) result(resp *genai.GenerateContentResponse, jobErr *genai.Job
 	if resp == nil {
 		return nil, &llm.MalformedError{Provider: Name, Problem: "a batch result with neither a response nor an error"}
 	}
-	return fromResponse(resp, nil)
+	return fromResponse(resp)
 }
 
 // DeleteFile deletes a file kesoku uploaded, named files/… or by its URI.

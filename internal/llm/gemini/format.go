@@ -207,12 +207,18 @@ type accumulator struct {
 	finish genai.FinishReason
 	// block is why the prompt was blocked, when it was.
 	block string
+	// usage is the last usage a chunk reported: each reports the whole
+	// so far.
+	usage *genai.GenerateContentResponseUsageMetadata
 }
 
 func (a *accumulator) add(chunk *genai.GenerateContentResponse) error {
 	if chunk == nil || (chunk.Candidates == nil && chunk.PromptFeedback == nil && chunk.UsageMetadata == nil && chunk.ResponseID == "") {
 		// A body or an event of null: genai makes an empty response of it.
 		return &llm.MalformedError{Provider: Name, Problem: "a response that holds nothing (null)"}
+	}
+	if chunk.UsageMetadata != nil {
+		a.usage = chunk.UsageMetadata
 	}
 	if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
 		a.block = string(pf.BlockReason)
@@ -285,6 +291,7 @@ func (a *accumulator) response() (*llm.Response, error) {
 	resp := &llm.Response{
 		Message:    llm.Message{Role: message.RoleAssistant, Parts: a.parts},
 		StopReason: string(a.finish),
+		Usage:      usageOf(a.usage),
 	}
 	switch a.finish {
 	case genai.FinishReasonStop:
@@ -298,6 +305,30 @@ func (a *accumulator) response() (*llm.Response, error) {
 		resp.Cut = string(a.finish)
 	}
 	return resp, nil
+}
+
+// usageOf is Gemini's usage as kesoku counts it: the prompt's tokens
+// (the cached ones among them, and those of tool results Gemini made
+// itself) in, the answer's and the model's thoughts (billed alike) out.
+func usageOf(u *genai.GenerateContentResponseUsageMetadata) *message.Usage {
+	if u == nil {
+		return nil
+	}
+	return &message.Usage{
+		InputTokens:     int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount),
+		OutputTokens:    int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
+		CacheReadTokens: int64(u.CachedContentTokenCount),
+	}
+}
+
+// fromResponse is the model's turn in one whole response: a batch's
+// result, which comes unstreamed.
+func fromResponse(resp *genai.GenerateContentResponse) (*llm.Response, error) {
+	a := &accumulator{}
+	if err := a.add(resp); err != nil {
+		return nil, err
+	}
+	return a.response()
 }
 
 // newCallID makes an id for a call the model sent without one, so that the

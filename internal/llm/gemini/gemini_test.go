@@ -369,3 +369,22 @@ func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
 		t.Errorf("contents mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestUsage: what a request cost comes back in kesoku's terms, shown or
+// not; Gemini reports what it read from its cache, not what it wrote.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "Cheap.",
+			Usage: &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000}})
+		defer srv.Close()
+		resp, _, err := generate(t, newProvider(t, srv), &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000}
+		if diff := cmp.Diff(want, resp.Usage); diff != "" {
+			t.Errorf("usage mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // claudeWire is the Anthropic Messages API's REST format: POST
@@ -66,8 +68,24 @@ func (t *turn) claudeMessage(content []any, stop any) map[string]any {
 	return map[string]any{
 		"id": fmt.Sprintf("msg_fake_%d", t.n), "type": "message", "role": "assistant", "model": t.model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 50, "output_tokens": 30},
+		"usage": t.claudeUsage(t.usage.OutputTokens),
 	}
+}
+
+// claudeUsage is the usage of a message as Claude reports it: its
+// input_tokens are those after the last cache breakpoint.
+func (t *turn) claudeUsage(output int64) map[string]any {
+	u := t.usage
+	return map[string]any{
+		"input_tokens":                u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens,
+		"cache_read_input_tokens":     u.CacheReadTokens,
+		"cache_creation_input_tokens": u.CacheWriteTokens,
+		"output_tokens":               output,
+	}
+}
+
+func (claudeWire) usage(body []byte, reply Reply) message.Usage {
+	return message.Usage{InputTokens: tokens(len(body)), OutputTokens: reply.outputTokens()}
 }
 
 func (claudeWire) message(t *turn) []byte {
@@ -81,7 +99,7 @@ func (claudeWire) events(t *turn) [][]byte {
 		out = append(out, []byte("event: "+name+"\ndata: "+string(mustJSON(data))+"\n\n"))
 	}
 	start := t.claudeMessage(nil, nil)
-	start["usage"] = map[string]any{"input_tokens": 50, "output_tokens": 1}
+	start["usage"] = t.claudeUsage(1)
 	add("message_start", map[string]any{"message": start})
 	out = append(out, []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n"))
 	if t.StreamError != "" {
@@ -128,7 +146,7 @@ func (claudeWire) events(t *turn) [][]byte {
 	}
 	add("message_delta", map[string]any{
 		"delta": map[string]any{"stop_reason": t.claudeStop(), "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": 30},
+		"usage": map[string]any{"output_tokens": t.usage.OutputTokens},
 	})
 	add("message_stop", map[string]any{})
 	return out

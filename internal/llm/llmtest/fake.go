@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // Provider names a wire format.
@@ -106,6 +108,12 @@ type Reply struct {
 	NoFinish bool `json:"no_finish,omitempty" yaml:"no_finish"`
 	// Thought is a Gemini thought summary sent before the text.
 	Thought string `json:"thought,omitempty" yaml:"thought"`
+	// Usage, when set, is what the fake reports the request cost, in
+	// kesoku's terms (input counts every token sent, the cached ones
+	// too); each wire format reports it in its own. When not set, the
+	// fake counts a token for every four bytes of the request and of the
+	// answer, and the Claude fake works out its prompt cache (cache.go).
+	Usage *message.Usage `json:"usage,omitempty" yaml:"usage"`
 
 	// BatchResult, for a request of a Claude batch, is its result type
 	// when it is not answered: expired or canceled.
@@ -386,7 +394,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.wait(r, req, forever)
 		return
 	}
-	t := &turn{Reply: reply, model: model, n: n + 1}
+	t := &turn{Reply: reply, model: model, n: n + 1, usage: wire.usage(body, reply)}
+	if reply.Usage != nil {
+		t.usage = *reply.Usage
+	}
 	if !stream {
 		if !s.wait(r, req, reply.Delay) {
 			return
@@ -518,12 +529,26 @@ func flush(w http.ResponseWriter) {
 	}
 }
 
-// turn is a reply being written: the reply, the model asked for and the
-// request's number (for ids).
+// turn is a reply being written: the reply, the model asked for, the
+// request's number (for ids) and what it cost.
 type turn struct {
 	Reply
 	model string
 	n     int
+	usage message.Usage
+}
+
+// tokens is the fake's count of the tokens of n bytes: one for every
+// four, as a rule of thumb for English text.
+func tokens(n int) int64 { return int64(n+3) / 4 }
+
+// outputTokens is what the fake counts for the answer a reply writes.
+func (r Reply) outputTokens() int64 {
+	n := len(r.Text) + len(r.Thought)
+	for _, c := range r.Calls {
+		n += len(c.Name) + len(c.RawArgs) + len(mustJSON(c.Args))
+	}
+	return max(1, tokens(n))
 }
 
 // wireFormat is one provider's REST format.
@@ -540,6 +565,8 @@ type wireFormat interface {
 	// check refuses a request the real API refuses; limit is the largest
 	// body accepted, the provider's own when 0.
 	check(body []byte, limit int) *refusal
+	// usage is what a request costs, as the fake counts it.
+	usage(body []byte, reply Reply) message.Usage
 }
 
 // chunks splits text into a few pieces at spaces, so that a streamed reply

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // geminiWire is the Gemini API's REST format: POST
@@ -67,7 +69,12 @@ func geminiChunk(t *turn, parts []geminiPart, finish string) map[string]any {
 	}
 	if finish != "" {
 		cand["finishReason"] = finish
-		chunk["usageMetadata"] = map[string]any{"promptTokenCount": 20, "candidatesTokenCount": 9, "totalTokenCount": 29}
+		u := t.usage
+		meta := map[string]any{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens, "totalTokenCount": u.InputTokens + u.OutputTokens}
+		if u.CacheReadTokens > 0 {
+			meta["cachedContentTokenCount"] = u.CacheReadTokens
+		}
+		chunk["usageMetadata"] = meta
 	}
 	return chunk
 }
@@ -140,4 +147,8 @@ func (geminiWire) writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(status)
 	w.Write(mustJSON(map[string]any{"error": map[string]any{"code": status, "message": msg, "status": st}}))
+}
+
+func (geminiWire) usage(body []byte, reply Reply) message.Usage {
+	return message.Usage{InputTokens: tokens(len(body)), OutputTokens: reply.outputTokens()}
 }
