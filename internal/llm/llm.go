@@ -103,6 +103,11 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []*registry.Spec
+	// Cacheable says the conversation will be sent again, longer (a
+	// session's turns): a provider with an explicit prompt cache (Claude)
+	// then marks it for caching, which costs more once and far less on
+	// every later turn. A question asked once (analyze) is not worth it.
+	Cacheable bool
 }
 
 // Response is a model's turn.

@@ -172,7 +172,7 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 		}
 		onText, flush := s.opts.Redactor.Stream(s.opts.OnText)
 		resp, err := s.opts.Provider.Generate(ctx, &Request{
-			System: s.opts.System, Messages: s.history, Tools: s.opts.Tools,
+			System: s.opts.System, Messages: s.history, Tools: s.opts.Tools, Cacheable: true,
 		}, onText)
 		flush()
 		if err != nil {

@@ -127,6 +127,9 @@ func (p *Provider) newParams(req *llm.Request) (anthropic.MessageNewParams, erro
 	if len(req.Tools) > 0 {
 		params.Tools = Tools(req.Tools)
 	}
+	if req.Cacheable {
+		markCache(&params)
+	}
 	return params, nil
 }
 

@@ -84,8 +84,10 @@ func (t *turn) claudeUsage(output int64) map[string]any {
 	}
 }
 
-func (claudeWire) usage(body []byte, reply Reply) message.Usage {
-	return message.Usage{InputTokens: tokens(len(body)), OutputTokens: reply.outputTokens()}
+func (claudeWire) usage(s *Server, body []byte, reply Reply) message.Usage {
+	u := message.Usage{OutputTokens: reply.outputTokens()}
+	u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens = s.cache.use(body)
+	return u
 }
 
 func (claudeWire) message(t *turn) []byte {

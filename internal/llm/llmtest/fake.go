@@ -175,6 +175,8 @@ type Server struct {
 	files fileStore
 	// batches are the batch APIs' batches (batch.go).
 	batches batchStore
+	// cache is the fake Claude prompt cache (cache.go).
+	cache promptCache
 
 	mu       sync.Mutex
 	replies  []Reply
@@ -394,7 +396,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.wait(r, req, forever)
 		return
 	}
-	t := &turn{Reply: reply, model: model, n: n + 1, usage: wire.usage(body, reply)}
+	t := &turn{Reply: reply, model: model, n: n + 1, usage: wire.usage(s, body, reply)}
 	if reply.Usage != nil {
 		t.usage = *reply.Usage
 	}
@@ -565,8 +567,8 @@ type wireFormat interface {
 	// check refuses a request the real API refuses; limit is the largest
 	// body accepted, the provider's own when 0.
 	check(body []byte, limit int) *refusal
-	// usage is what a request costs, as the fake counts it.
-	usage(body []byte, reply Reply) message.Usage
+	// usage is what a request to s costs, as the fake counts it.
+	usage(s *Server, body []byte, reply Reply) message.Usage
 }
 
 // chunks splits text into a few pieces at spaces, so that a streamed reply

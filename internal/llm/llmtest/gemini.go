@@ -149,6 +149,6 @@ func (geminiWire) writeError(w http.ResponseWriter, status int, msg string) {
 	w.Write(mustJSON(map[string]any{"error": map[string]any{"code": status, "message": msg, "status": st}}))
 }
 
-func (geminiWire) usage(body []byte, reply Reply) message.Usage {
+func (geminiWire) usage(_ *Server, body []byte, reply Reply) message.Usage {
 	return message.Usage{InputTokens: tokens(len(body)), OutputTokens: reply.outputTokens()}
 }

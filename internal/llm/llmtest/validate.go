@@ -77,6 +77,15 @@ func checkClaude(body []byte, limit int) *refusal {
 	if len(req.Messages) == 0 {
 		return refuse(http.StatusBadRequest, "messages: at least one message is required")
 	}
+	breakpoints := 0
+	for _, b := range cacheBlocks(body) {
+		if b.breakpoint {
+			breakpoints++
+		}
+	}
+	if breakpoints > ClaudeMaxBreakpoints {
+		return refuse(http.StatusBadRequest, "A maximum of %d blocks with cache_control may be provided. Found %d.", ClaudeMaxBreakpoints, breakpoints)
+	}
 	for i, tool := range req.Tools {
 		if !regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`).MatchString(tool.Name) {
 			return refuse(http.StatusBadRequest, "tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i)

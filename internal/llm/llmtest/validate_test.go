@@ -54,6 +54,14 @@ func TestCheckClaude(t *testing.T) {
 		{name: "an input that is no object", body: body(user(`"hi"`), assistant(`[{"type":"tool_use","id":"a","name":"f","input":[1]}]`), user(result("a"))),
 			status: 400, msg: "Input should be a valid dictionary"},
 		{name: "empty content", body: body(user(`[]`), assistant(`"x"`)), status: 400, msg: "all messages must have non-empty content"},
+		{name: "four cache breakpoints", body: body(user(`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]`),
+			assistant(`[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]`),
+			user(`[{"type":"text","text":"c","cache_control":{"type":"ephemeral"}},{"type":"text","text":"d","cache_control":{"type":"ephemeral"}}]`))},
+		{name: "five cache breakpoints", body: `{"model":"m","max_tokens":1,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[` +
+			user(`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]`) + "," +
+			assistant(`[{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]`) + "," +
+			user(`[{"type":"text","text":"c","cache_control":{"type":"ephemeral"}},{"type":"text","text":"d","cache_control":{"type":"ephemeral"}}]`) + `]}`,
+			status: 400, msg: "A maximum of 4 blocks with cache_control may be provided. Found 5."},
 		{name: "100 PDF pages", body: body(user(pdf(100)))},
 		{name: "101 PDF pages", body: body(user(pdf(101))), status: 400, msg: "A maximum of 100 PDF pages may be provided."},
 		{name: "too large", body: body(user(`"` + strings.Repeat("a", 100) + `"`)), limit: 100,
