@@ -27,6 +27,9 @@ var fakeServers sync.Map // *testscript.TestScript → *llmtest.Server
 //	                              (llmtest.Scenario) and set $FAKELLM_URL
 //	fakellm requests FILE         write the requests received so far to
 //	                              FILE, one JSON object a line, for grep
+//	fakellm files FILE            write the Files API requests received so
+//	                              far (Gemini) to FILE, one a line:
+//	                              method, path, upload command
 //	fakellm waitfor FILE REGEXP   wait (up to 20s) until FILE, written by
 //	                              a command in the background, matches
 //	fakellm waitrequests N        wait (up to 20s) until the server has
@@ -47,7 +50,7 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! fakellm")
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: fakellm start SCENARIO | requests FILE | waitfor FILE REGEXP | waitrequests N")
+		ts.Fatalf("usage: fakellm start SCENARIO | requests FILE | files FILE | waitfor FILE REGEXP | waitrequests N")
 	}
 	switch args[0] {
 	case "start":
@@ -74,6 +77,15 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			line, err := json.Marshal(r)
 			ts.Check(err)
 			b.Write(append(line, '\n'))
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b.Bytes(), 0o644))
+	case "files":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fakellm files FILE")
+		}
+		var b bytes.Buffer
+		for _, r := range startedServer(ts, "files").FileRequests() {
+			fmt.Fprintf(&b, "%s %s %s\n", r.Method, r.Path, r.Command)
 		}
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b.Bytes(), 0o644))
 	case "waitfor":

@@ -164,7 +164,7 @@ func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (ans
 	defer ir.stop()
 	ctx, end := ir.turn(ctx)
 	defer end()
-	answer, err = media.Ask(ctx, rm.Lazy(), a, opts.Prompt)
+	answer, err = media.Ask(ctx, media.WithOptions(rm.Lazy(), mediaOptions(opts.g, int64(opts.InlineLimit), nil)), a, opts.Prompt)
 	return answer, err, err != nil && ctx.Err() != nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -474,7 +475,7 @@ func TestToolModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := toolModel(rm, 1024)
+	m := toolModel(&Globals{IO: &IOStreams{Err: io.Discard}}, rm, 1024)
 	p, ok := m.(llm.Provider)
 	if !ok {
 		t.Fatalf("tool model %T is no llm.Provider", m)
@@ -488,7 +489,7 @@ func TestToolModel(t *testing.T) {
 	if got := media.OptionsOf(m).InlineLimit; got != 1024 {
 		t.Errorf("inline limit %d, want 1024", got)
 	}
-	if m := toolModel(nil, 1024); m != nil {
+	if m := toolModel(&Globals{}, nil, 1024); m != nil {
 		t.Errorf("no --model gives tool model %v, want nil", m)
 	}
 }

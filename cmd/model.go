@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -65,10 +67,35 @@ func resolveToolModel(m provider.Config) (*provider.Model, error) {
 
 // toolModel is the resolved model as tools see it: built on first use,
 // carrying the media options, so that analyze_media follows
-// --inline-limit. No model is nil.
-func toolModel(m *provider.Model, inlineLimit int64) registry.Model {
+// --inline-limit and tells what it does. No model is nil.
+func toolModel(g *Globals, m *provider.Model, inlineLimit int64) registry.Model {
 	if m == nil {
 		return nil
 	}
-	return media.WithOptions(m.Lazy(), media.Options{InlineLimit: inlineLimit})
+	return media.WithOptions(m.Lazy(), mediaOptions(g, inlineLimit, nil))
+}
+
+// mediaOptions are how files go to the model (--inline-limit) and what
+// analyze_media tells of them: deleted uploads with -v, a deletion that
+// failed unless -q. tally, when set, counts its requests.
+func mediaOptions(g *Globals, inlineLimit int64, tally *llm.Tally) media.Options {
+	o := media.Options{InlineLimit: inlineLimit}
+	if tally != nil {
+		o.OnUsage = tally.Add
+	}
+	var mu sync.Mutex // analyze_media calls run at once
+	say := func(prefix string) func(string) {
+		return func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(g.IO.Err, "kesoku: %s%s\n", prefix, msg)
+		}
+	}
+	if g.Verbose {
+		o.OnNotice = say("")
+	}
+	if !g.Quiet {
+		o.OnWarning = say("warning: ")
+	}
+	return o
 }

@@ -261,7 +261,7 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 	opts.Shard = request.Shard(o.Shard)
 	opts.SessionID = session
 	opts.Store = store
-	opts.Model = toolModel(o.resolved, int64(o.InlineLimit))
+	opts.Model = toolModel(o.g, o.resolved, int64(o.InlineLimit))
 	return opts
 }
 

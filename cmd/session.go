@@ -277,7 +277,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	ropts := opts.callFlags.options(g)
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
-	ropts.Model = media.WithOptions(model, media.Options{InlineLimit: int64(opts.InlineLimit), OnUsage: tally.Add})
+	ropts.Model = media.WithOptions(model, mediaOptions(g, int64(opts.InlineLimit), tally))
 	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
 		ropts.EndGrace = endGrace
 		return runner.New(offered, ropts)

@@ -76,6 +76,12 @@ type Options struct {
 	// (nil when the provider did not say), so that a session's totals
 	// count its tools' requests too. It must be safe for concurrent use.
 	OnUsage func(*message.Usage)
+	// OnNotice, when set, is told in one line what was done on the side
+	// (an upload deleted): what -v shows.
+	OnNotice func(string)
+	// OnWarning, when set, is told in one line of a failure that does not
+	// fail the call (an upload that could not be deleted).
+	OnWarning func(string)
 }
 
 // CapabilityOf returns what the provider named takes, as tuned by opts.

@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf16"
 
 	"github.com/kesoku/kesoku/internal/llm"
@@ -35,7 +36,16 @@ type Uploader interface {
 	// returns its URI once the provider can use it in a request (for
 	// Gemini, once the file is ACTIVE). name is for display only.
 	Upload(ctx context.Context, r io.Reader, mimeType, name string) (uri string, err error)
+	// Forget deletes a file Upload sent, by its URI: once the answer is
+	// in, it is of no more use, and it would count against the project's
+	// quota until the provider drops it (Gemini: after 48 hours). It
+	// returns the provider's name of the file, for messages.
+	Forget(ctx context.Context, uri string) (name string, err error)
 }
+
+// forgetTimeout bounds the deletion of an upload: it runs after the
+// answer, or after an interrupt, and must not hold the program long.
+const forgetTimeout = 5 * time.Second
 
 // Attachment is a file that has been read, typed and checked against one
 // provider, ready to go with a question. An uploaded attachment reads its
@@ -202,6 +212,9 @@ func Question(a *Attachment, uri, prompt string) *llm.Request {
 	blob := &llm.Blob{Kind: a.Type.Kind, MIMEType: a.Type.MIME, Name: a.Name}
 	if uri != "" {
 		blob.URI = uri
+		// Deleted once the answer is in, or the question was given up
+		// (interrupted, failed): however it ends.
+		defer forget(ctx, up, uri, a.Name, OptionsOf(p))
 	} else {
 		blob.Data = a.data
 	}
@@ -227,6 +240,24 @@ func ReadAnswer(model, name string, resp *llm.Response, err error) (Answer, erro
 		return answer, fmt.Errorf("ask %s about %s: the model gave no answer (stop reason %q)", model, name, resp.StopReason)
 	}
 	return answer, nil
+}
+
+// forget deletes an upload, saying so with -v (OnNotice). A deletion that
+// fails is a warning (OnWarning), never the call's failure: the provider
+// drops the file in time anyway.
+func forget(ctx context.Context, up Uploader, uri, file string, opts Options) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetTimeout)
+	defer cancel()
+	name, err := up.Forget(ctx, uri)
+	if name == "" {
+		name = uri
+	}
+	switch {
+	case err != nil && opts.OnWarning != nil:
+		opts.OnWarning(fmt.Sprintf("could not delete the upload of %s (%s): %v; the provider deletes it in time (Gemini: within 48 hours)", file, name, err))
+	case err == nil && opts.OnNotice != nil:
+		opts.OnNotice(fmt.Sprintf("deleted the upload of %s (%s)", file, name))
+	}
 }
 
 // sizedReader reads the size bytes of a file that Prepare checked, and

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,12 @@ type uploadingProvider struct {
 	*recordingProvider
 	uploaded []byte
 	mimeType string
+	forgot   []string
+}
+
+func (p *uploadingProvider) Forget(_ context.Context, uri string) (string, error) {
+	p.forgot = append(p.forgot, uri)
+	return "files/abc", nil
 }
 
 func (p *uploadingProvider) Upload(_ context.Context, r io.Reader, mimeType, _ string) (string, error) {
@@ -289,6 +296,9 @@ func TestAnalyzeMediaUploadsLargeFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, sent[0]); diff != "" {
 		t.Errorf("request mismatch (-want +got):\n%s", diff)
+	}
+	if want := []string{"https://files.example/v1beta/files/abc"}; !slices.Equal(p.forgot, want) {
+		t.Errorf("forgot %q, want %q: the upload deleted once the answer is in", p.forgot, want)
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
@@ -273,7 +275,9 @@ func TestAnalyzeMediaUploadsOverTheInlineLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file is 4 KiB over an inline limit of 1 KiB.
-	tc := &registry.ToolContext{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024})}
+	var notices []string
+	tc := &registry.ToolContext{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024,
+		OnNotice: func(s string) { notices = append(notices, s) }})}
 	got, err := media.AnalyzeMedia(t.Context(), tc, "long.mp4", nil)
 	if err != nil {
 		t.Fatalf("AnalyzeMedia: %v", err)
@@ -302,6 +306,78 @@ func TestAnalyzeMediaUploadsOverTheInlineLimit(t *testing.T) {
 	}
 	if polls == 0 {
 		t.Errorf("the file was used without waiting for it to be ACTIVE (Files API requests: %v)", srv.FileRequests())
+	}
+	// The answer is in: the upload is deleted, and -v says so.
+	if !ups[0].Deleted {
+		t.Error("the upload was not deleted")
+	}
+	if want := []string{"deleted the upload of long.mp4 (files/f1)"}; !slices.Equal(notices, want) {
+		t.Errorf("notices %q, want %q", notices, want)
+	}
+}
+
+// TestUploadsAreDeletedHoweverTheCallEnds: an upload is deleted when the
+// model fails or the call is interrupted too; a deletion that fails is a
+// warning, never the call's failure.
+func TestUploadsAreDeletedHoweverTheCallEnds(t *testing.T) {
+	t.Parallel()
+	_, _, _, _, mp4 := wireFixtures(t)
+	video := append(append([]byte{}, mp4...), bytes.Repeat([]byte{0x42}, 4096)...)
+	for _, tt := range []struct {
+		name        string
+		reply       llmtest.Reply
+		interrupt   bool
+		deleteError string
+		wantErr     string
+		deleted     bool
+		warning     string
+	}{
+		{name: "the model fails", reply: llmtest.Reply{Status: 400, Error: "video could not be decoded"},
+			wantErr: "video could not be decoded", deleted: true},
+		{name: "interrupted", reply: llmtest.Reply{Delay: llmtest.Duration(time.Hour)}, interrupt: true,
+			wantErr: "context canceled", deleted: true},
+		{name: "the deletion fails", reply: llmtest.Reply{Text: "A long video."}, deleteError: "no right to delete",
+			warning: "could not delete the upload of long.mp4 (files/f1): delete files/f1: gemini API error 403 PERMISSION_DENIED: no right to delete; the provider deletes it in time (Gemini: within 48 hours)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.Gemini, wireKey, tt.reply)
+			defer srv.Close()
+			srv.SetDeleteError(tt.deleteError)
+			awd := t.TempDir()
+			if err := os.WriteFile(filepath.Join(awd, "long.mp4"), video, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			tc := &registry.ToolContext{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024,
+				OnWarning: func(s string) { warnings = append(warnings, s) }})}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.interrupt {
+				go func() {
+					if srv.WaitQuiet(ctx.Done(), 0) {
+						cancel()
+					}
+				}()
+			}
+			got, err := media.AnalyzeMedia(ctx, tc, "long.mp4", nil)
+			switch {
+			case tt.wantErr == "" && (err != nil || got != "A long video."):
+				t.Fatalf("AnalyzeMedia = %q, %v; want the answer", got, err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("AnalyzeMedia error %v, want %q", err, tt.wantErr)
+			}
+			if ups := srv.Uploads(); len(ups) != 1 || ups[0].Deleted != tt.deleted {
+				t.Errorf("uploads %+v, want one, deleted %v", ups, tt.deleted)
+			}
+			var want []string
+			if tt.warning != "" {
+				want = []string{tt.warning}
+			}
+			if !slices.Equal(warnings, want) {
+				t.Errorf("warnings %q, want %q", warnings, want)
+			}
+		})
 	}
 }
 

@@ -54,6 +54,7 @@ func (p *Provider) upload(ctx context.Context, r io.Reader, mimeType, name strin
 			if f.URI == "" {
 				return "", fmt.Errorf("gemini: file %s is ACTIVE but has no URI", f.Name)
 			}
+			p.uploads.Store(f.URI, f.Name)
 			return f.URI, nil
 		case genai.FileStateFailed:
 			return "", fmt.Errorf("gemini: processing file %s failed: %s", f.Name, fileStatus(f.Error))
@@ -76,6 +77,20 @@ func (p *Provider) upload(ctx context.Context, r io.Reader, mimeType, name strin
 		}
 		f = next
 	}
+}
+
+// Forget deletes a file Upload sent, by its URI, and returns its name
+// in the Files API ("files/abc").
+func (p *Provider) Forget(ctx context.Context, uri string) (string, error) {
+	v, ok := p.uploads.LoadAndDelete(uri)
+	if !ok {
+		return "", fmt.Errorf("gemini: no file of this client has the URI %s", uri)
+	}
+	name := v.(string)
+	if _, err := p.client.Files.Delete(ctx, name, nil); err != nil {
+		return name, fmt.Errorf("delete %s: %w", name, p.wrap(err))
+	}
+	return name, nil
 }
 
 // uploadOnce runs the SDK's upload. The SDK indexes the final answer's

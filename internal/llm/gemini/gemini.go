@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -39,6 +40,9 @@ type Provider struct {
 	transport *llm.Transport
 	// maxRequest is the largest request body the API takes.
 	maxRequest int64
+	// uploads maps the URI of each file Upload sent to its name, which
+	// Forget deletes it by.
+	uploads sync.Map
 }
 
 var _ llm.Provider = (*Provider)(nil)

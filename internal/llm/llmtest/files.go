@@ -46,6 +46,9 @@ type fileStore struct {
 	failure string
 	files   []*fakeFile
 	log     []FileRequest
+	// deleteError, when set, is the message every files.delete fails with
+	// (403 PERMISSION_DENIED).
+	deleteError string
 }
 
 type fakeFile struct {
@@ -62,6 +65,14 @@ type fakeFile struct {
 func (s *Server) SetFileStates(failure string, states ...string) {
 	s.files.mu.Lock()
 	s.files.states, s.files.failure = states, failure
+	s.files.mu.Unlock()
+}
+
+// SetDeleteError makes every deletion of a file fail with 403
+// PERMISSION_DENIED and msg; "" makes them succeed again.
+func (s *Server) SetDeleteError(msg string) {
+	s.files.mu.Lock()
+	s.files.deleteError = msg
 	s.files.mu.Unlock()
 }
 
@@ -219,6 +230,10 @@ func (s *Server) deleteFile(w http.ResponseWriter, name string) {
 	f := store.find(name)
 	if f == nil {
 		geminiWire{}.writeError(w, http.StatusNotFound, fmt.Sprintf("fake gemini: file %s not found", name))
+		return
+	}
+	if store.deleteError != "" {
+		geminiWire{}.writeError(w, http.StatusForbidden, store.deleteError)
 		return
 	}
 	f.Deleted = true

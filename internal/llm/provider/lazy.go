@@ -65,18 +65,37 @@ func (l *Lazy) Generate(ctx context.Context, req *llm.Request, onText func(strin
 // uploader is a provider with a Files API (media.Uploader).
 type uploader interface {
 	Upload(ctx context.Context, r io.Reader, mimeType, name string) (string, error)
+	Forget(ctx context.Context, uri string) (string, error)
 }
 
 // Upload hands the file to the provider's Files API; media routes a file
 // there only for a provider that has one.
 func (l *Lazy) Upload(ctx context.Context, r io.Reader, mimeType, name string) (string, error) {
-	p, err := l.provider()
+	up, err := l.uploader()
 	if err != nil {
 		return "", err
 	}
+	return up.Upload(ctx, r, mimeType, name)
+}
+
+// Forget deletes a file Upload sent.
+func (l *Lazy) Forget(ctx context.Context, uri string) (string, error) {
+	up, err := l.uploader()
+	if err != nil {
+		return "", err
+	}
+	name, err := up.Forget(ctx, uri)
+	return name, l.redact.Error(err)
+}
+
+func (l *Lazy) uploader() (uploader, error) {
+	p, err := l.provider()
+	if err != nil {
+		return nil, err
+	}
 	up, ok := p.(uploader)
 	if !ok {
-		return "", fmt.Errorf("provider %s cannot take uploaded files", p.Name())
+		return nil, fmt.Errorf("provider %s cannot take uploaded files", p.Name())
 	}
-	return up.Upload(ctx, r, mimeType, name)
+	return up, nil
 }
