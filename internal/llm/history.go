@@ -16,11 +16,12 @@ import (
 // (one written before they existed, or edited by hand).
 
 // maxCallID bounds an id kesoku keeps: the shortest bound among the
-// providers' documentation of ids and names.
-const maxCallID = 64
+// providers' (OpenAI refuses a tool call id over 40 characters: "string
+// too long. Expected a string with maximum length 40").
+const maxCallID = 40
 
 // validCallID is an id every provider takes.
-var validCallID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var validCallID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,40}$`)
 
 // callIDs hands out the ids of a session's tool calls: the model's own
 // where it is valid and not yet used, otherwise one made from it. The

@@ -149,7 +149,7 @@ func TestCallIDs(t *testing.T) {
 	for _, id := range []string{"toolu_01", "call.1", "call_1", "call.1", "toolu_01", "", "a b", long, long} {
 		got = append(got, ids.assign(id))
 	}
-	want := []string{"toolu_01", "call_1", "call_1_2", "call_1_3", "toolu_01_2", "call", "a_b", long[:62] + "_2", long[:62] + "_3"}
+	want := []string{"toolu_01", "call_1", "call_1_2", "call_1_3", "toolu_01_2", "call", "a_b", long[:38] + "_2", long[:38] + "_3"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ids mismatch (-want +got):\n%s", diff)
 	}
