@@ -149,13 +149,13 @@ func (e *CutError) Error() string {
 // reason.
 func DescribeCut(reason string) string {
 	switch strings.ToLower(reason) {
-	case "max_tokens":
+	case "max_tokens", "length":
 		return fmt.Sprintf("it reached the output token limit (%s); raise --max-tokens", reason)
 	case "model_context_window_exceeded":
 		return fmt.Sprintf("the conversation filled the model's context window (%s)", reason)
 	case "refusal":
 		return fmt.Sprintf("the model refused to go on (%s)", reason)
-	case "safety", "prohibited_content", "blocklist", "spii", "image_safety":
+	case "safety", "content_filter", "prohibited_content", "blocklist", "spii", "image_safety":
 		return fmt.Sprintf("the provider stopped it for safety (%s)", reason)
 	case "recitation":
 		return fmt.Sprintf("the provider stopped it for reciting its training data (%s)", reason)

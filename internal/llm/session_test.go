@@ -19,6 +19,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -95,7 +96,7 @@ func newRigWith(t *testing.T, p llmtest.Provider, opts llm.ClientOptions, replie
 	r := &rig{srv: llmtest.NewServer(p, testKey, replies...), reg: testTools(t)}
 	t.Cleanup(r.srv.Close)
 	r.path = filepath.Join(t.TempDir(), "session.jsonl")
-	opts.APIKey, opts.BaseURL, opts.Retry = testKey, r.srv.URL, llm.Retry{MaxRetries: -1}
+	opts.APIKey, opts.BaseURL, opts.Retry = testKey, r.srv.BaseURL(), llm.Retry{MaxRetries: -1}
 	var err error
 	switch p {
 	case llmtest.Gemini:
@@ -104,6 +105,9 @@ func newRigWith(t *testing.T, p llmtest.Provider, opts llm.ClientOptions, replie
 	case llmtest.Claude:
 		opts.Model = "claude-test"
 		r.provider, err = claude.New(opts)
+	case llmtest.OpenAI:
+		opts.Model = "gpt-test"
+		r.provider, err = openai.New(opts)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -202,8 +206,10 @@ func shapes(recs []*message.Record) []shape {
 	return out
 }
 
+// both runs f against every provider's fake (the name is older than the
+// third).
 func both(t *testing.T, f func(t *testing.T, p llmtest.Provider)) {
-	for _, p := range []llmtest.Provider{llmtest.Gemini, llmtest.Claude} {
+	for _, p := range []llmtest.Provider{llmtest.Gemini, llmtest.Claude, llmtest.OpenAI} {
 		t.Run(string(p), func(t *testing.T) {
 			t.Parallel()
 			f(t, p)
@@ -264,8 +270,8 @@ type sentResult struct {
 // checkResultsSent checks that the last message of a request body holds
 // exactly the results given, in order, in the provider's shape: one
 // content of functionResponses for Gemini, tool_result blocks in one user
-// message for Claude. The results come first; text may follow them (a
-// prompt sent with them), nothing else.
+// message for Claude, tool messages for OpenAI. The results come first;
+// text may follow them (a prompt sent with them), nothing else.
 func checkResultsSent(t *testing.T, p llmtest.Provider, body map[string]any, want []sentResult) {
 	t.Helper()
 	var got []sentResult
@@ -317,6 +323,31 @@ func checkResultsSent(t *testing.T, p llmtest.Provider, body map[string]any, wan
 			}
 			isErr, _ := b["is_error"].(bool)
 			got = append(got, sentResult{b["tool_use_id"].(string), text, isErr})
+		}
+	case llmtest.OpenAI:
+		// One tool message per result after the assistant's calls, then
+		// perhaps the prompt. Chat Completions has no error flag: an
+		// error says so in its text ("tool_error: ...").
+		want = slices.Clone(want)
+		for i := range want {
+			want[i].IsError = false
+		}
+		msgs := body["messages"].([]any)
+		start := len(msgs)
+		for start > 0 && msgs[start-1].(map[string]any)["role"] != "assistant" {
+			start--
+		}
+		for _, m := range msgs[start:] {
+			m := m.(map[string]any)
+			if m["role"] != "tool" || text {
+				if m["role"] != "user" || text {
+					t.Errorf("a message that is not a tool result, or one after the prompt: %v", m)
+				}
+				text = true
+				continue
+			}
+			content, _ := m["content"].(string)
+			got = append(got, sentResult{m["tool_call_id"].(string), content, false})
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -36,7 +37,7 @@ func (n *notices) all() []string {
 // provider is a client of srv built from opts, its retries told to n.
 func provider(t *testing.T, srv *llmtest.Server, opts llm.ClientOptions, n *notices) llm.Provider {
 	t.Helper()
-	opts.APIKey, opts.BaseURL = testKey, srv.URL
+	opts.APIKey, opts.BaseURL = testKey, srv.BaseURL()
 	if n != nil {
 		opts.OnRetry = n.add
 	}
@@ -46,6 +47,9 @@ func provider(t *testing.T, srv *llmtest.Server, opts llm.ClientOptions, n *noti
 	case llmtest.Gemini:
 		opts.Model = "gemini-test"
 		p, err = gemini.New(context.Background(), opts)
+	case llmtest.OpenAI:
+		opts.Model = "gpt-test"
+		p, err = openai.New(opts)
 	default:
 		opts.Model = "claude-test"
 		p, err = claude.New(opts)
@@ -157,6 +161,10 @@ func TestIdleTimeout(t *testing.T) {
 		{name: "claude, quiet after the headers", provider: llmtest.Claude, shown: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
 		{name: "gemini, quiet after the headers", provider: llmtest.Gemini, shown: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
 		{name: "claude, quiet after the first event", provider: llmtest.Claude, shown: true, replies: []llmtest.Reply{quietAfterText, fine}},
+		{name: "openai, no headers", provider: llmtest.OpenAI, replies: []llmtest.Reply{hang, fine}},
+		{name: "openai, quiet after the headers", provider: llmtest.OpenAI, shown: true, replies: []llmtest.Reply{quietAfterHeaders, fine}},
+		// OpenAI's first chunk holds the role and no text.
+		{name: "openai, quiet after the first chunk", provider: llmtest.OpenAI, shown: true, replies: []llmtest.Reply{quietAfterText, fine}},
 		// Text that was not shown can be taken back: the answer is asked
 		// for again.
 		{name: "gemini, quiet after text not shown", provider: llmtest.Gemini, replies: []llmtest.Reply{quietAfterText, fine}},
@@ -240,7 +248,7 @@ func TestIdleTimeout(t *testing.T) {
 // bound with a clear error, and not tried again.
 func TestEndlessAnswer(t *testing.T) {
 	t.Parallel()
-	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
+	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini, llmtest.OpenAI} {
 		for _, bound := range []struct {
 			name              string
 			maxEvent, maxResp int64
@@ -281,6 +289,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	}{
 		{llmtest.Claude, map[string]string{"retry-after-ms": "100000000"}, "27h46m40s"},
 		{llmtest.Gemini, map[string]string{"Retry-After": "86400"}, "24h0m0s"},
+		{llmtest.OpenAI, map[string]string{"retry-after-ms": "100000000"}, "27h46m40s"},
 	} {
 		t.Run(string(tt.provider), func(t *testing.T) {
 			t.Parallel()
@@ -323,6 +332,9 @@ func TestMalformedAnswers(t *testing.T) {
 		{"gemini args that are an array, streamed", llmtest.Gemini, true,
 			llmtest.Reply{Calls: []llmtest.Call{{Name: "f", RawArgs: "[1,2]"}}}, "args is array"},
 		{"claude replayed stream", llmtest.Claude, true, llmtest.Reply{Text: "Once only.", DoubleStart: true}, "a second message_start in one stream"},
+		{"openai null", llmtest.OpenAI, false, llmtest.Reply{Raw: "data: null\n\n"}, "openai: malformed answer from the API"},
+		{"openai choices that are no list", llmtest.OpenAI, true, llmtest.Reply{Raw: "data: {\"object\":\"chat.completion.chunk\",\"choices\":7}\n\ndata: [DONE]\n\n"}, "openai: malformed answer from the API"},
+		{"openai a call out of order", llmtest.OpenAI, false, llmtest.Reply{Raw: "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\ndata: [DONE]\n\n"}, "tool call 3 after 0 calls"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,6 +367,7 @@ func TestStreamCutBeforeTextIsRetried(t *testing.T) {
 	}{
 		{llmtest.Claude, llmtest.Reply{Text: "lost", CutAfter: 2}}, // message_start, ping
 		{llmtest.Gemini, llmtest.Reply{CutAfter: -1}},              // headers, then nothing
+		{llmtest.OpenAI, llmtest.Reply{Text: "lost", CutAfter: 1}}, // the role, no text
 	} {
 		t.Run(string(tt.provider), func(t *testing.T) {
 			t.Parallel()
@@ -377,7 +390,7 @@ func TestStreamCutBeforeTextIsRetried(t *testing.T) {
 // to a terminal without its control bytes.
 func TestErrorsArePrintable(t *testing.T) {
 	t.Parallel()
-	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
+	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini, llmtest.OpenAI} {
 		t.Run(string(p), func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(p, testKey, llmtest.Reply{Status: 400, Error: "bad \x1b[2J\x1b]0;pwned\x07 request\x00"})
@@ -426,6 +439,7 @@ func TestRefusedConnection(t *testing.T) {
 	}{
 		{llmtest.Claude, "/v1/messages"},
 		{llmtest.Gemini, "/v1beta/models/gemini-test:streamGenerateContent"},
+		{llmtest.OpenAI, "/v1/chat/completions"},
 	} {
 		t.Run(string(tt.provider), func(t *testing.T) {
 			t.Parallel()
@@ -466,7 +480,7 @@ func TestErrorBodyNotJSON(t *testing.T) {
 		{"html 502", llmtest.Reply{Status: 502, ProxyError: true, Error: page},
 			`502 Bad Gateway with a body that is not the API's (not JSON): <html><head><title>502 Bad Gateway</title></head> <body>\x1b[2Jnginx nginx`, 2},
 	} {
-		for _, prov := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
+		for _, prov := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini, llmtest.OpenAI} {
 			t.Run(string(prov)+" "+tt.name, func(t *testing.T) {
 				t.Parallel()
 				srv := llmtest.NewServer(prov, testKey, tt.reply, tt.reply, tt.reply)

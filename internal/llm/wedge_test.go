@@ -129,10 +129,7 @@ func TestResumeRepairsAnOldTranscript(t *testing.T) {
 func TestSessionCutTurnRunsNoCall(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, p llmtest.Provider) {
-		stop := "max_tokens"
-		if p == llmtest.Gemini {
-			stop = "MAX_TOKENS"
-		}
+		stop := map[llmtest.Provider]string{llmtest.Gemini: "MAX_TOKENS", llmtest.Claude: "max_tokens", llmtest.OpenAI: "length"}[p]
 		r := newRig(t, p,
 			llmtest.Reply{Text: "Writing.", StopReason: stop, Calls: []llmtest.Call{
 				{ID: "w1", Name: "write_it", Args: map[string]any{"text": "the first half of"}},
@@ -192,6 +189,8 @@ func TestSessionCutAnswer(t *testing.T) {
 		{llmtest.Gemini, llmtest.Reply{Text: "Well", StopReason: "SAFETY"}, "SAFETY", "safety"},
 		{llmtest.Gemini, llmtest.Reply{Text: "To be or", StopReason: "RECITATION"}, "RECITATION", "reciting"},
 		{llmtest.Gemini, llmtest.Reply{Text: "And then", NoFinish: true}, llm.CutNoStopReason, "without the provider saying why"},
+		{llmtest.OpenAI, llmtest.Reply{Text: "Half an", StopReason: "length"}, "length", "output token limit"},
+		{llmtest.OpenAI, llmtest.Reply{Text: "Well", StopReason: "content_filter"}, "content_filter", "safety"},
 	}
 	for _, tt := range tests {
 		for _, stream := range []bool{false, true} {

@@ -177,6 +177,11 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (Ans
 	if err != nil {
 		return Answer{}, err
 	}
+	if uri != "" {
+		// Deleted once the answer is in, or the question was given up
+		// (interrupted, failed): however it ends.
+		defer forget(ctx, p.(Uploader), uri, a.Name, OptionsOf(p))
+	}
 	resp, err := p.Generate(ctx, Question(a, uri, prompt), nil)
 	return ReadAnswer(p.ModelName(), a.Name, resp, err)
 }
@@ -212,9 +217,6 @@ func Question(a *Attachment, uri, prompt string) *llm.Request {
 	blob := &llm.Blob{Kind: a.Type.Kind, MIMEType: a.Type.MIME, Name: a.Name}
 	if uri != "" {
 		blob.URI = uri
-		// Deleted once the answer is in, or the question was given up
-		// (interrupted, failed): however it ends.
-		defer forget(ctx, up, uri, a.Name, OptionsOf(p))
 	} else {
 		blob.Data = a.data
 	}

@@ -9,31 +9,6 @@ import (
 // The formats that need no SDK, built from the registry's canonical
 // schemas.
 
-// openAITool is one element of the `tools` array of an OpenAI Chat
-// Completions request.
-type openAITool struct {
-	Type     string         `json:"type"`
-	Function openAIFunction `json:"function"`
-}
-
-// openAIFunction is the function an openAITool declares.
-type openAIFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// openAITools returns the `tools` of a Chat Completions request.
-func openAITools(specs []*registry.Spec) []openAITool {
-	out := make([]openAITool, len(specs))
-	for i, s := range specs {
-		out[i] = openAITool{Type: "function", Function: openAIFunction{
-			Name: s.Name, Description: s.Description, Parameters: s.InputSchema(),
-		}}
-	}
-	return out
-}
-
 // mcpTool is one element of the `tools` of an MCP tools/list result.
 type mcpTool struct {
 	Name        string          `json:"name"`

@@ -1,8 +1,8 @@
 // Package schema holds the table of formats that tool declarations are
-// exported in (SPEC §3): which format is built by which room. Gemini's and
-// Claude's are built with their SDKs' own types, next to those providers;
-// the others need no SDK and are built here from the registry's canonical
-// schemas.
+// exported in (SPEC §3): which format is built by which room. Gemini's,
+// Claude's and OpenAI's are built with their SDKs' own types, next to
+// those providers; the others need no SDK and are built here from the
+// registry's canonical schemas.
 package schema
 
 import (
@@ -13,6 +13,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
+	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -45,10 +46,10 @@ func (e *UnknownFormatError) Error() string {
 }
 
 // Export returns the declarations of specs in format, as the value its API
-// takes, ready for encoding/json: for gemini and claude the providers' own
-// SDK types, for openai and mcp the `tools` arrays of a Chat Completions
-// request and of a tools/list result, for jsonschema one JSON Schema per
-// tool. Every format is a JSON array, in the order of specs.
+// takes, ready for encoding/json: for gemini, claude and openai the
+// providers' own SDK types (openai's the `tools` of a Chat Completions
+// request), for mcp the `tools` of a tools/list result, for jsonschema one
+// JSON Schema per tool. Every format is a JSON array, in the order of specs.
 func Export(format string, specs []*registry.Spec) (any, error) {
 	switch format {
 	case FormatGemini:
@@ -56,7 +57,7 @@ func Export(format string, specs []*registry.Spec) (any, error) {
 	case FormatClaude:
 		return claude.Tools(specs), nil
 	case FormatOpenAI:
-		return openAITools(specs), nil
+		return openai.Tools(specs), nil
 	case FormatMCP:
 		return mcpTools(specs), nil
 	case FormatJSONSchema:

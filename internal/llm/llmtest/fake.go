@@ -1,7 +1,8 @@
-// Package llmtest holds fake Gemini and Claude servers for tests: httptest
-// servers that speak each provider's REST wire format (non-streaming and
-// SSE streaming), answer from a script of replies, and record every request
-// body so that a test can check what the real SDK clients sent.
+// Package llmtest holds fake Gemini, Claude and OpenAI (Chat Completions)
+// servers for tests: httptest servers that speak each provider's REST wire
+// format (non-streaming and SSE streaming), answer from a script of
+// replies, refuse what the real APIs refuse, and record every request body
+// so that a test can check what the real SDK clients sent.
 package llmtest
 
 import (
@@ -25,6 +26,9 @@ type Provider string
 const (
 	Gemini Provider = "gemini"
 	Claude Provider = "claude"
+	// OpenAI is the Chat Completions API, as OpenAI and the servers that
+	// speak it (Ollama, vLLM, LM Studio, llama.cpp) serve it.
+	OpenAI Provider = "openai"
 )
 
 // Call is a tool call the fake model makes.
@@ -82,7 +86,8 @@ type Reply struct {
 
 	// Raw, when set, is the whole answer, sent as it is with status 200:
 	// a JSON body ("null") for a plain request, the event stream for a
-	// streamed one.
+	// streamed one. With a Status of 400 and above, it is the error body,
+	// as JSON (a compatible server's own shape of error).
 	Raw string `json:"raw,omitempty" yaml:"raw"`
 	// Endless makes the answer never end: a plain body that grows for
 	// ever, or a stream's first event that never closes; until the client
@@ -170,6 +175,9 @@ type Server struct {
 	provider Provider
 	// key is the API key the fake accepts; any non-empty key when "".
 	key string
+	// noKey makes the fake take requests without a key, as a server of
+	// one's own does (Ollama).
+	noKey bool
 
 	// files is the fake Gemini Files API (files.go).
 	files fileStore
@@ -197,6 +205,25 @@ func NewServer(p Provider, key string, replies ...Reply) *Server {
 	s := &Server{provider: p, key: key, replies: replies, changed: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// AllowNoKey makes the fake take requests that carry no key, as a server
+// of one's own (Ollama, vLLM) does; a key that is given must still be
+// the one it accepts.
+func (s *Server) AllowNoKey() {
+	s.mu.Lock()
+	s.noKey = true
+	s.mu.Unlock()
+}
+
+// BaseURL is the URL a client of the fake is given as its base URL: the
+// server's, and for OpenAI under /v1, as the servers that speak its API
+// are reached (http://localhost:11434/v1 for Ollama).
+func (s *Server) BaseURL() string {
+	if s.provider == OpenAI {
+		return s.URL + "/v1"
+	}
+	return s.URL
 }
 
 // Add appends replies to the script.
@@ -318,6 +345,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		wire = geminiWire{}
 	case Claude:
 		wire = claudeWire{}
+	case OpenAI:
+		wire = openAIWire{}
 	default:
 		http.Error(w, "fake: unknown provider "+string(s.provider), http.StatusInternalServerError)
 		return
@@ -344,7 +373,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		wire.writeError(w, http.StatusBadRequest, "fake: request body is not JSON")
 		return
 	}
-	if key == "" || (s.key != "" && key != s.key) {
+	s.mu.Lock()
+	noKey := s.noKey
+	s.mu.Unlock()
+	if (key == "" && !noKey) || (key != "" && s.key != "" && key != s.key) {
 		wire.writeError(w, http.StatusUnauthorized, "fake: API key not valid. Please pass a valid API key.")
 		return
 	}
@@ -376,11 +408,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	for k, v := range reply.Headers {
 		w.Header().Set(k, v)
 	}
-	if reply.StreamError != "" && (!stream || s.provider != Claude) {
+	if reply.StreamError != "" && (!stream || s.provider == Gemini) {
 		reply.Status = statusOf(reply.StreamError)
 	}
 	if reply.Status >= 400 {
 		if !s.wait(r, req, reply.Delay) {
+			return
+		}
+		if reply.Raw != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(reply.Status)
+			io.WriteString(w, reply.Raw)
 			return
 		}
 		if reply.ProxyError {
@@ -396,7 +434,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.wait(r, req, forever)
 		return
 	}
-	t := &turn{Reply: reply, model: model, n: n + 1, usage: wire.usage(s, body, reply)}
+	t := &turn{Reply: reply, model: model, n: n + 1, usage: wire.usage(s, body, reply), includeUsage: includeUsage(body)}
 	if reply.Usage != nil {
 		t.usage = *reply.Usage
 	}
@@ -538,6 +576,19 @@ type turn struct {
 	model string
 	n     int
 	usage message.Usage
+	// includeUsage says an OpenAI stream was asked to end with its usage
+	// (stream_options.include_usage); without it, it reports none.
+	includeUsage bool
+}
+
+func includeUsage(body []byte) bool {
+	var req struct {
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	json.Unmarshal(body, &req)
+	return req.StreamOptions.IncludeUsage
 }
 
 // tokens is the fake's count of the tokens of n bytes: one for every

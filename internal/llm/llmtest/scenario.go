@@ -19,7 +19,10 @@ import (
 type Scenario struct {
 	Provider Provider `yaml:"provider"`
 	// Key is the API key the fake accepts; any non-empty key when empty.
-	Key     string  `yaml:"key"`
+	Key string `yaml:"key"`
+	// NoKey makes the fake take requests without a key, as a server of
+	// one's own does.
+	NoKey   bool    `yaml:"no_key"`
 	Replies []Reply `yaml:"replies"`
 	// BatchPolls and BatchState shape every batch: how many looks it
 	// stays in progress for, and the state a Gemini batch ends in (see
@@ -39,9 +42,9 @@ func LoadScenario(path string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario %s: %s", path, yaml.FormatError(err, false, true))
 	}
 	switch sc.Provider {
-	case Gemini, Claude:
+	case Gemini, Claude, OpenAI:
 	default:
-		return nil, fmt.Errorf("scenario %s: provider %q: want gemini or claude", path, sc.Provider)
+		return nil, fmt.Errorf("scenario %s: provider %q: want gemini, claude or openai", path, sc.Provider)
 	}
 	return &sc, nil
 }
@@ -52,6 +55,9 @@ func (sc *Scenario) Start() *Server {
 	s.SetBatchPolls(sc.BatchPolls)
 	if sc.BatchState != "" {
 		s.SetBatchState(sc.BatchState)
+	}
+	if sc.NoKey {
+		s.AllowNoKey()
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -325,4 +326,169 @@ func checkGemini(body []byte, limit int) *refusal {
 		return refuse(http.StatusBadRequest, "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")
 	}
 	return nil
+}
+
+func (openAIWire) check(body []byte, limit int) *refusal {
+	if limit > 0 && len(body) > limit {
+		return refuse(http.StatusRequestEntityTooLarge, "Maximum content size limit exceeded. The content size surpasses the allowed limit of %d bytes.", limit)
+	}
+	return checkOpenAI(body)
+}
+
+// openAIToolName is the pattern OpenAI holds function names to.
+var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// OpenAIMaxCallID is the longest tool call id Chat Completions takes.
+const OpenAIMaxCallID = 40
+
+// checkOpenAI refuses a Chat Completions request the real API refuses,
+// in its words. Compatible servers are laxer; what OpenAI refuses, kesoku
+// never sends any of them.
+func checkOpenAI(body []byte) *refusal {
+	var req struct {
+		Messages []struct {
+			Role       string           `json:"role"`
+			Content    *json.RawMessage `json:"content"`
+			ToolCallID *string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+		Tools []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+		Stream        bool            `json:"stream"`
+		StreamOptions json.RawMessage `json:"stream_options"`
+		ToolChoice    json.RawMessage `json:"tool_choice"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return refuse(http.StatusBadRequest, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)")
+	}
+	if len(req.Messages) == 0 {
+		return refuse(http.StatusBadRequest, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+	}
+	if len(req.StreamOptions) > 0 && string(req.StreamOptions) != "null" && !req.Stream {
+		return refuse(http.StatusBadRequest, "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	}
+	if len(req.ToolChoice) > 0 && len(req.Tools) == 0 {
+		return refuse(http.StatusBadRequest, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.")
+	}
+	for i, t := range req.Tools {
+		switch name := t.Function.Name; {
+		case len(name) > 64:
+			return refuse(http.StatusBadRequest, "Invalid 'tools[%d].function.name': string too long. Expected a string with maximum length 64, but got a string with length %d instead.", i, len(name))
+		case !openAIToolName.MatchString(name):
+			return refuse(http.StatusBadRequest, "Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
+		}
+	}
+	// open holds the ids of the last assistant message's calls that no
+	// tool message has answered yet; answerable, all of its ids.
+	var open []string
+	answerable := map[string]bool{}
+	for i, m := range req.Messages {
+		if len(open) > 0 && m.Role != "tool" {
+			return refuse(http.StatusBadRequest, "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+		}
+		switch m.Role {
+		case "system", "developer", "user":
+			if m.Content == nil {
+				return refuse(http.StatusBadRequest, "Missing required parameter: 'messages[%d].content'.", i)
+			}
+			if m.Role != "user" {
+				if r := checkOpenAIParts(*m.Content, i, m.Role); r != nil {
+					return r
+				}
+			}
+			answerable = map[string]bool{}
+		case "assistant":
+			if (m.Content == nil || string(*m.Content) == "null") && len(m.ToolCalls) == 0 {
+				return refuse(http.StatusBadRequest, "Invalid value for 'content': expected a string, got null.")
+			}
+			if m.Content != nil {
+				if r := checkOpenAIParts(*m.Content, i, m.Role); r != nil {
+					return r
+				}
+			}
+			answerable = map[string]bool{}
+			for j, c := range m.ToolCalls {
+				switch {
+				case c.ID == "":
+					return refuse(http.StatusBadRequest, "Missing required parameter: 'messages[%d].tool_calls[%d].id'.", i, j)
+				case len(c.ID) > OpenAIMaxCallID:
+					return refuse(http.StatusBadRequest, "Invalid 'messages[%d].tool_calls[%d].id': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", i, j, OpenAIMaxCallID, len(c.ID))
+				case len(c.Function.Arguments) == 0 || c.Function.Arguments[0] != '"':
+					return refuse(http.StatusBadRequest, "Invalid type for 'messages[%d].tool_calls[%d].function.arguments': expected a string, but got %s instead.", i, j, jsonKind(c.Function.Arguments))
+				}
+				answerable[c.ID] = true
+				open = append(open, c.ID)
+			}
+		case "tool":
+			if m.ToolCallID == nil {
+				return refuse(http.StatusBadRequest, "Missing required parameter: 'messages[%d].tool_call_id'.", i)
+			}
+			if !answerable[*m.ToolCallID] {
+				return refuse(http.StatusBadRequest, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
+			}
+			if m.Content == nil {
+				return refuse(http.StatusBadRequest, "Missing required parameter: 'messages[%d].content'.", i)
+			}
+			if r := checkOpenAIParts(*m.Content, i, m.Role); r != nil {
+				return r
+			}
+			open = slices.DeleteFunc(open, func(id string) bool { return id == *m.ToolCallID })
+		default:
+			return refuse(http.StatusBadRequest, "Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", m.Role)
+		}
+	}
+	if len(open) > 0 {
+		return refuse(http.StatusBadRequest, "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+	}
+	return nil
+}
+
+// checkOpenAIParts refuses content parts a message of role cannot hold:
+// images and files go in user messages only.
+func checkOpenAIParts(content json.RawMessage, i int, role string) *refusal {
+	var parts []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return nil // a string
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "image_url":
+			return refuse(http.StatusBadRequest, "Image URLs are only allowed for messages with role 'user', but this message with role '%s' contains an image URL.", role)
+		case "file", "input_audio":
+			return refuse(http.StatusBadRequest, "Invalid 'messages[%d]': content parts of type '%s' are only allowed for messages with role 'user'.", i, p.Type)
+		}
+	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value, as OpenAI's errors do.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }

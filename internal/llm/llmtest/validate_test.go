@@ -123,6 +123,55 @@ func TestCheckGemini(t *testing.T) {
 	}
 }
 
+func TestCheckOpenAI(t *testing.T) {
+	t.Parallel()
+	user := `{"role":"user","content":"hi"}`
+	calls := func(ids ...string) string {
+		var cs []string
+		for _, id := range ids {
+			cs = append(cs, `{"id":"`+id+`","type":"function","function":{"name":"f","arguments":"{}"}}`)
+		}
+		return `{"role":"assistant","content":null,"tool_calls":[` + strings.Join(cs, ",") + `]}`
+	}
+	result := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
+	body := func(msgs ...string) string { return `{"model":"m","messages":[` + strings.Join(msgs, ",") + `]}` }
+	tests := []struct {
+		name   string
+		body   string
+		limit  int
+		status int
+		msg    string
+	}{
+		{name: "a valid exchange", body: body(user, calls("a", "b"), result("a"), result("b"), user)},
+		{name: "no messages", body: body(), status: 400, msg: "Invalid 'messages': empty array"},
+		{name: "an unanswered call", body: body(user, calls("a", "b"), result("a"), user), status: 400,
+			msg: "The following tool_call_ids did not have response messages: b"},
+		{name: "calls at the end", body: body(user, calls("a")), status: 400, msg: "did not have response messages: a"},
+		{name: "a result of no call", body: body(user, calls("a"), result("a"), result("z")), status: 400,
+			msg: "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"},
+		{name: "an id too long", body: body(user, calls(strings.Repeat("x", 41)), result(strings.Repeat("x", 41))), status: 400,
+			msg: "Expected a string with maximum length 40"},
+		{name: "arguments that are an object", body: body(user, `{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":{}}}]}`, result("a")),
+			status: 400, msg: "expected a string, but got an object instead"},
+		{name: "an assistant with nothing", body: body(user, `{"role":"assistant","content":null}`), status: 400, msg: "expected a string, got null"},
+		{name: "an image from the system", body: body(`{"role":"system","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}`, user),
+			status: 400, msg: "Image URLs are only allowed for messages with role 'user'"},
+		{name: "stream options without a stream", body: `{"model":"m","stream_options":{"include_usage":true},"messages":[` + user + `]}`,
+			status: 400, msg: "'stream_options' parameter is only allowed when 'stream' is enabled"},
+		{name: "a tool name with a dot", body: `{"model":"m","tools":[{"type":"function","function":{"name":"a.b"}}],"messages":[` + user + `]}`,
+			status: 400, msg: "string does not match pattern"},
+		{name: "too large", body: body(`{"role":"user","content":"` + strings.Repeat("a", 100) + `"}`), limit: 100,
+			status: http.StatusRequestEntityTooLarge, msg: "Maximum content size limit exceeded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ref := openAIWire{}.check([]byte(tt.body), tt.limit)
+			checkRefusal(t, ref, tt.status, tt.msg)
+		})
+	}
+}
+
 func checkRefusal(t *testing.T, ref *refusal, status int, msg string) {
 	t.Helper()
 	switch {

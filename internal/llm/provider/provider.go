@@ -2,7 +2,7 @@
 // model's name (or an explicit provider) picks the provider, its key comes
 // from the environment, and its SDK client is built only when it is first
 // needed. Every provider kesoku knows is one entry of its table, so that
-// adding one (OpenAI, say) touches this package and not the commands.
+// adding one touches this package and not the commands.
 package provider
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
+	"github.com/kesoku/kesoku/internal/llm/openai"
 )
 
 // Config is what the user asked for: the flags --model, --provider,
@@ -55,7 +56,10 @@ type entry struct {
 	// keyVars are the environment variables its key is read from, the
 	// first one set winning.
 	keyVars []string
-	build   func(context.Context, llm.ClientOptions) (llm.Provider, error)
+	// keyOptional says a key may be left out when the endpoint is not the
+	// provider's own (--base-url): a server of one's own needs none.
+	keyOptional bool
+	build       func(context.Context, llm.ClientOptions) (llm.Provider, error)
 }
 
 // providers is every provider, in the order messages list them.
@@ -76,9 +80,20 @@ var providers = []entry{
 			return claude.New(o)
 		},
 	},
+	{
+		name: openai.Name,
+		// OpenAI's models; a model of a compatible server (llama3.1,
+		// qwen3:8b) is chosen with --provider openai.
+		prefixes:    []string{"gpt-", "o1", "o3", "o4"},
+		keyVars:     openai.KeyVars,
+		keyOptional: true,
+		build: func(_ context.Context, o llm.ClientOptions) (llm.Provider, error) {
+			return openai.New(o)
+		},
+	},
 }
 
-// Names are the providers' names: "gemini", "claude".
+// Names are the providers' names: "gemini", "claude", "openai".
 func Names() []string {
 	names := make([]string, len(providers))
 	for i, p := range providers {
@@ -137,30 +152,45 @@ func Resolve(cfg Config) (*Model, error) {
 	}
 	e, ok := lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("--provider %q: want %s", cfg.Provider, strings.Join(Names(), " or "))
+		return nil, fmt.Errorf("--provider %q: want %s", cfg.Provider, orList(Names()))
 	}
 	for _, v := range e.keyVars {
 		if key := os.Getenv(v); key != "" {
 			return &Model{cfg: cfg, entry: e, key: key}, nil
 		}
 	}
+	if e.keyOptional && cfg.BaseURL != "" {
+		return &Model{cfg: cfg, entry: e}, nil
+	}
 	msg := fmt.Sprintf("no API key for %s: set %s", e.name, e.keyVars[0])
 	if len(e.keyVars) > 1 {
 		msg += fmt.Sprintf(" (or %s)", strings.Join(e.keyVars[1:], ", "))
 	}
+	if e.keyOptional {
+		msg += ", or give the --base-url of a server that needs none"
+	}
 	return nil, fmt.Errorf("%s", msg)
 }
 
-// providerFlags is "--provider gemini or --provider claude".
+// orList is "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// providerFlags is "--provider gemini, --provider claude or --provider
+// openai".
 func providerFlags() string {
 	flags := make([]string, len(providers))
 	for i, p := range providers {
 		flags[i] = "--provider " + p.name
 	}
-	return strings.Join(flags, " or ")
+	return orList(flags)
 }
 
-// Provider is the provider's name: "gemini", "claude".
+// Provider is the provider's name: "gemini", "claude", "openai".
 func (m *Model) Provider() string { return m.entry.name }
 
 // Name is the model's name as the user gave it.

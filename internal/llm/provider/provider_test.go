@@ -14,7 +14,8 @@ func TestOf(t *testing.T) {
 	t.Parallel()
 	for model, want := range map[string]string{
 		"gemini-2.5-flash": "gemini", "models/gemini-3-pro": "gemini", "gemma-3-27b-it": "gemini", "learnlm-2.0": "gemini",
-		"claude-sonnet-4-5": "claude", "Claude-Opus-4-1": "claude", "gpt-4o": "", "": "",
+		"claude-sonnet-4-5": "claude", "Claude-Opus-4-1": "claude", "gpt-4o": "openai", "o1-mini": "openai", "o3": "openai",
+		"o4-mini": "openai", "GPT-5": "openai", "llama3.1": "", "qwen3:8b": "", "": "",
 	} {
 		if got := Of(model); got != want {
 			t.Errorf("Of(%q) = %q, want %q", model, got, want)
@@ -28,6 +29,7 @@ func TestResolve(t *testing.T) {
 	t.Setenv("GEMINI_API_KEY", "")
 	t.Setenv("GOOGLE_API_KEY", "google-key-1234")
 	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
 	tests := []struct {
 		name     string
 		cfg      Config
@@ -36,8 +38,13 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "no model", cfg: Config{}, err: "--model is required (e.g. --model gemini-2.5-flash)"},
 		{name: "a name that says no provider", cfg: Config{Model: "house-model"},
-			err: `cannot tell the provider of model "house-model" from its name: add --provider gemini or --provider claude`},
-		{name: "an unknown provider", cfg: Config{Model: "x", Provider: "mistral"}, err: `--provider "mistral": want gemini or claude`},
+			err: `cannot tell the provider of model "house-model" from its name: add --provider gemini, --provider claude or --provider openai`},
+		{name: "an unknown provider", cfg: Config{Model: "x", Provider: "mistral"}, err: `--provider "mistral": want gemini, claude or openai`},
+		{name: "no OpenAI key", cfg: Config{Model: "gpt-4o"},
+			err: "no API key for openai: set OPENAI_API_KEY, or give the --base-url of a server that needs none"},
+		{name: "no key for a server of one's own", cfg: Config{Model: "llama3.1", Provider: "openai", BaseURL: "http://localhost:11434/v1"}, provider: "openai"},
+		{name: "a key is still needed for Claude behind a proxy", cfg: Config{Model: "claude-sonnet-4-5", BaseURL: "http://proxy"},
+			err: "no API key for claude: set ANTHROPIC_API_KEY"},
 		{name: "no key", cfg: Config{Model: "claude-sonnet-4-5"}, err: "no API key for claude: set ANTHROPIC_API_KEY"},
 		{name: "the second of two key variables", cfg: Config{Model: "gemini-2.5-flash"}, provider: "gemini"},
 		{name: "--provider wins over the name", cfg: Config{Model: "house-model", Provider: "Gemini"}, provider: "gemini"},

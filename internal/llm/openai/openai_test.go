@@ -1,0 +1,336 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+const testKey = "test-openai-key-5e1f"
+
+func newProvider(t *testing.T, srv *llmtest.Server, key string) *Provider {
+	t.Helper()
+	p, err := New(llm.ClientOptions{Model: "gpt-test", APIKey: key, BaseURL: srv.BaseURL(),
+		Retry: llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var sumSpec = &registry.Spec{
+	Name: "calculate_sum", Description: "Add two numbers.",
+	Params: []*registry.Property{
+		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+	},
+}
+
+// modes runs f for an answer handed on as it comes (onText, "stream")
+// and one that is not ("plain"); both are streamed from the API.
+func modes(t *testing.T, f func(t *testing.T, stream bool)) {
+	for _, stream := range []bool{false, true} {
+		name := "plain"
+		if stream {
+			name = "stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, stream)
+		})
+	}
+}
+
+func generate(t *testing.T, p *Provider, req *llm.Request, stream bool) (*llm.Response, string, error) {
+	t.Helper()
+	var streamed strings.Builder
+	var onText func(string)
+	if stream {
+		onText = func(s string) { streamed.WriteString(s) }
+	}
+	resp, err := p.Generate(context.Background(), req, onText)
+	return resp, streamed.String(), err
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func user(text string) llm.Message {
+	return llm.Message{Role: message.RoleUser, Parts: []llm.Part{{Text: text}}}
+}
+
+// TestGenerateParallelCalls: parallel calls come back with their ids; the
+// results go back as tool messages by tool_call_id, in the order of the
+// calls and before the prompt beside them; the request asks for usage and
+// nothing a compatible server may not take.
+func TestGenerateParallelCalls(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{
+			Text: "Adding both.",
+			Calls: []llmtest.Call{
+				{ID: "call_01", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+				{ID: "call_02", Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+			},
+		})
+		defer srv.Close()
+		p := newProvider(t, srv, testKey)
+		req := &llm.Request{System: "be brief", Messages: []llm.Message{user("sum twice")}, Tools: []*registry.Spec{sumSpec}}
+		resp, streamed, err := generate(t, p, req, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stream && streamed != "Adding both." {
+			t.Errorf("streamed text = %q", streamed)
+		}
+		want := []llm.Part{
+			{Text: "Adding both."},
+			{ToolCall: &llm.ToolCall{ID: "call_01", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}},
+			{ToolCall: &llm.ToolCall{ID: "call_02", Name: "calculate_sum", Args: json.RawMessage(`{"a":3,"b":4}`)}},
+		}
+		if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+			t.Errorf("parts mismatch (-want +got):\n%s", diff)
+		}
+		if resp.StopReason != "tool_calls" || resp.Cut != "" {
+			t.Errorf("stop reason %q, cut %q", resp.StopReason, resp.Cut)
+		}
+		if resp.Usage == nil || resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {
+			t.Errorf("usage %+v, want the tokens counted", resp.Usage)
+		}
+
+		req.Messages = append(req.Messages, resp.Message, llm.Message{Role: message.RoleUser, Parts: []llm.Part{
+			{ToolResult: &llm.ToolResult{CallID: "call_01", Name: "calculate_sum", Content: json.RawMessage("3")}},
+			{Text: "and be quick"},
+			{ToolResult: &llm.ToolResult{CallID: "call_02", Name: "calculate_sum", Content: json.RawMessage(`"tool_error: boom"`), IsError: true}},
+		}})
+		srv.Add(llmtest.Reply{Text: "3, and an error."})
+		if _, _, err := generate(t, p, req, stream); err != nil {
+			t.Fatal(err)
+		}
+		bodies := srv.Bodies()
+		wantMsgs := decode(t, `[
+		  {"role":"system","content":"be brief"},
+		  {"role":"user","content":"sum twice"},
+		  {"role":"assistant","content":"Adding both.","tool_calls":[
+		    {"id":"call_01","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":1,\"b\":2}"}},
+		    {"id":"call_02","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":3,\"b\":4}"}}]},
+		  {"role":"tool","tool_call_id":"call_01","content":"3"},
+		  {"role":"tool","tool_call_id":"call_02","content":"tool_error: boom"},
+		  {"role":"user","content":"and be quick"}]`)
+		if diff := cmp.Diff(wantMsgs, bodies[1]["messages"]); diff != "" {
+			t.Errorf("second request's messages (-want +got):\n%s", diff)
+		}
+		for _, b := range bodies {
+			if b["stream"] != true || !cmp.Equal(b["stream_options"], map[string]any{"include_usage": true}) {
+				t.Errorf("stream %v, stream_options %v: want a stream that ends with its usage", b["stream"], b["stream_options"])
+			}
+			for _, k := range []string{"tool_choice", "parallel_tool_calls", "max_tokens", "max_completion_tokens"} {
+				if _, ok := b[k]; ok {
+					t.Errorf("%s sent unasked: %v", k, b[k])
+				}
+			}
+		}
+		wantTools := decode(t, `[{"type":"function","function":{"name":"calculate_sum","description":"Add two numbers.",
+		  "parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}}]`)
+		if diff := cmp.Diff(wantTools, bodies[0]["tools"]); diff != "" {
+			t.Errorf("tools (-want +got):\n%s", diff)
+		}
+		for _, r := range srv.Requests() {
+			if r.AuthHeader != "authorization" || r.Path != "/v1/chat/completions" {
+				t.Errorf("request to %s with the key in %q, want /v1/chat/completions with authorization", r.Path, r.AuthHeader)
+			}
+		}
+	})
+}
+
+// TestNoKey: a server of one's own is asked without a key; OpenAI's own
+// endpoint needs one.
+func TestNoKey(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.OpenAI, "", llmtest.Reply{Text: "Local."})
+	srv.AllowNoKey()
+	defer srv.Close()
+	resp, _, err := generate(t, newProvider(t, srv, ""), &llm.Request{Messages: []llm.Message{user("hi")}}, false)
+	if err != nil || llm.AnswerText(resp.Message) != "Local." {
+		t.Fatalf("answer %v, error %v", resp, err)
+	}
+	if r := srv.Requests()[0]; r.AuthHeader != "" {
+		t.Errorf("a key was sent in %s", r.AuthHeader)
+	}
+	if _, err := New(llm.ClientOptions{Model: "gpt-4o"}); err == nil || !strings.Contains(err.Error(), "no API key (set OPENAI_API_KEY") {
+		t.Errorf("no key and no base URL: error %v", err)
+	}
+}
+
+// TestArgumentsThatAreNotJSON: what a small local model writes for
+// arguments is kept, to be answered invalid_args; a call without an id
+// gets one; a call without arguments has the empty object.
+func TestArgumentsThatAreNotJSON(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Calls: []llmtest.Call{
+			{ID: "call_1", Name: "calculate_sum", RawArgs: `{"a": 1, "b": 2`},
+			{Name: "calculate_sum", RawArgs: `{a: 1}`},
+			{ID: "call_3", Name: "current_time", RawArgs: " "},
+		}})
+		defer srv.Close()
+		resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("sum")}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := resp.Message.Parts
+		if len(calls) != 3 {
+			t.Fatalf("parts %+v, want 3 calls", calls)
+		}
+		if c := calls[0].ToolCall; c.BadArgs != `{"a": 1, "b": 2` || string(c.Args) != "{}" {
+			t.Errorf("first call %+v, want its cut arguments kept", c)
+		}
+		if c := calls[1].ToolCall; c.BadArgs != `{a: 1}` || !strings.HasPrefix(c.ID, "call_") {
+			t.Errorf("second call %+v, want its arguments kept and an id made", c)
+		}
+		if c := calls[2].ToolCall; c.BadArgs != "" || string(c.Args) != "{}" {
+			t.Errorf("third call %+v, want no arguments as {}", c)
+		}
+	})
+}
+
+// TestUsage: what a request cost, cached tokens too, shown or not.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	modes(t, func(t *testing.T, stream bool) {
+		want := &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1024}
+		srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Cheap.", Usage: want})
+		defer srv.Close()
+		resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("hi")}}, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, resp.Usage); diff != "" {
+			t.Errorf("usage mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestCutTurns: a turn that ends on the token limit, a content filter, a
+// refusal, or with no finish reason at all is never a whole answer.
+func TestCutTurns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		reply llmtest.Reply
+		cut   string
+		err   string
+	}{
+		{"length", llmtest.Reply{Text: "Half an", StopReason: "length"}, "length", ""},
+		{"content filter", llmtest.Reply{Text: "Well", StopReason: "content_filter"}, "content_filter", ""},
+		{"no finish reason", llmtest.Reply{Text: "And then", NoFinish: true}, "", "the stream ended before the answer did"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.OpenAI, testKey, tt.reply, tt.reply, tt.reply)
+			defer srv.Close()
+			resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}}, true)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || resp.Cut != tt.cut {
+				t.Fatalf("cut %q, error %v; want cut %q", resp.Cut, err, tt.cut)
+			}
+		})
+	}
+}
+
+// TestErrors: an error in OpenAI's shape, in a compatible server's, and
+// inside a stream already begun, each with the server's own words; a
+// server error inside a stream is tried again.
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		replies []llmtest.Reply
+		want    string
+	}{
+		{"openai", []llmtest.Reply{{Status: 400, Error: "Invalid value for 'model'."}},
+			"openai API error 400 invalid_request_error: Invalid value for 'model'."},
+		{"vllm", []llmtest.Reply{{Status: 404, Raw: `{"object":"error","message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`}},
+			"openai API error 404 NotFoundError: The model `x` does not exist."},
+		{"fastapi", []llmtest.Reply{{Status: 404, Raw: `{"detail":"Not Found"}`}}, "openai API error 404: Not Found"},
+		{"ollama", []llmtest.Reply{{Status: 404, Raw: `{"error":"model \"llama9\" not found, try pulling it first"}`}},
+			`openai API error 404: model "llama9" not found, try pulling it first`},
+		{"in a stream", []llmtest.Reply{{StreamError: "server_error", Error: "The server had an error."}, {Text: "Fine."}}, ""},
+		{"in a stream, not retried", []llmtest.Reply{{StreamError: "invalid_request_error", Error: "Bad."}},
+			"openai API error invalid_request_error: Bad."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.OpenAI, testKey, tt.replies...)
+			defer srv.Close()
+			resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}}, false)
+			if tt.want == "" {
+				if err != nil || llm.AnswerText(resp.Message) != "Fine." {
+					t.Fatalf("answer %v, error %v: want the retry's", resp, err)
+				}
+				return
+			}
+			var api *llm.APIError
+			if !errors.As(err, &api) || err.Error() != tt.want {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestFiles: an image goes as an image_url with a data URL, a PDF as a
+// file part; other types are refused before anything is sent.
+func TestFiles(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "A dot."}, llmtest.Reply{Text: "A page."})
+	defer srv.Close()
+	p := newProvider(t, srv, testKey)
+	ask := func(b *llm.Blob) error {
+		_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Blob: b}, {Text: "what?"}}}}}, false)
+		return err
+	}
+	if err := ask(&llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("png"), Name: "dot.png"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ask(&llm.Blob{Kind: llm.DocumentBlock, MIMEType: "application/pdf", Data: []byte("%PDF"), Name: "dir/report.pdf"}); err != nil {
+		t.Fatal(err)
+	}
+	err := ask(&llm.Blob{Kind: llm.MediaBlock, MIMEType: "audio/mp3", Data: []byte("ID3"), Name: "talk.mp3"})
+	if err == nil || !strings.Contains(err.Error(), "OpenAI takes images and PDF") {
+		t.Errorf("audio: error %v", err)
+	}
+	bodies := srv.Bodies()
+	if len(bodies) != 2 {
+		t.Fatalf("%d requests, want 2: the audio is refused before sending", len(bodies))
+	}
+	want := []any{
+		decode(t, `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,cG5n"}},{"type":"text","text":"what?"}]}]`),
+		decode(t, `[{"role":"user","content":[{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERg==","filename":"report.pdf"}},{"type":"text","text":"what?"}]}]`),
+	}
+	for i, b := range bodies {
+		if diff := cmp.Diff(want[i], b["messages"]); diff != "" {
+			t.Errorf("request %d (-want +got):\n%s", i+1, diff)
+		}
+	}
+}
