@@ -21,10 +21,12 @@ func init() { scriptCmds["fakellm"] = cmdFakeLLM }
 // script at a time.
 var fakeServers sync.Map // *testscript.TestScript → *llmtest.Server
 
-// cmdFakeLLM plays a fake Gemini or Claude server in a script:
+// cmdFakeLLM plays a fake Gemini, Claude or OpenAI server in a script:
 //
 //	fakellm start scenario.yaml   start a server playing the scenario
 //	                              (llmtest.Scenario) and set $FAKELLM_URL
+//	                              (the base URL a client is given: under
+//	                              /v1 for OpenAI)
 //	fakellm requests FILE         write the requests received so far to
 //	                              FILE, one JSON object a line, for grep
 //	fakellm files FILE            write the Files API requests received so
@@ -67,7 +69,7 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			fakeServers.CompareAndDelete(ts, srv)
 			srv.Close()
 		})
-		ts.Setenv("FAKELLM_URL", srv.URL)
+		ts.Setenv("FAKELLM_URL", srv.BaseURL())
 	case "requests":
 		if len(args) != 2 {
 			ts.Fatalf("usage: fakellm requests FILE")

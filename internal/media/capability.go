@@ -39,6 +39,7 @@ const DefaultInlineLimit = 20_000_000
 
 var (
 	claudeImages = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
+	openAIImages = []string{"image/png", "image/jpeg", "image/webp", "image/gif"}
 	geminiImages = []string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}
 	geminiAudio  = []string{"audio/wav", "audio/mp3", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"}
 	geminiVideo  = []string{"video/mp4", "video/mpeg", "video/mov", "video/avi", "video/x-flv", "video/mpg", "video/webm", "video/wmv", "video/3gpp"}
@@ -49,13 +50,21 @@ var (
 // capabilities is the table, keyed by llm.Provider.Name. Sources:
 // notes/providers.md §4 (Claude: 5 MiB per image on base64, 32 MB per
 // request, 100 pages of PDF, no audio or video blocks in the API; text
-// goes as a plain-text document) and §5 (Gemini: the documented types, inline up to a policy
-// limit, 2 GB per uploaded file).
+// goes as a plain-text document), §5 (Gemini: the documented types,
+// inline up to a policy limit, 2 GB per uploaded file) and OpenAI's Chat
+// Completions (images as image_url parts, PDF as file parts, up to 100
+// pages; everything inline, in a request of at most 25 MiB; no audio
+// files as such, no video, no text documents).
 var capabilities = map[string]Capability{
 	"claude": {
 		Types:       slices.Concat(claudeImages, []string{"application/pdf"}, textDocs),
 		MaxImage:    5 << 20,
 		MaxInline:   32 << 20,
+		MaxPDFPages: 100,
+	},
+	"openai": {
+		Types:       slices.Concat(openAIImages, []string{"application/pdf"}),
+		MaxInline:   25 << 20,
 		MaxPDFPages: 100,
 	},
 	"gemini": {
@@ -93,7 +102,7 @@ func CapabilityOf(provider string, opts Options) (Capability, error) {
 			known = append(known, name)
 		}
 		slices.Sort(known)
-		return Capability{}, fmt.Errorf("provider %q takes no files; analyze_media works with %s", provider, strings.Join(known, " and "))
+		return Capability{}, fmt.Errorf("provider %q takes no files; analyze_media works with %s", provider, strings.Join(known, ", "))
 	}
 	c.Provider = provider
 	if opts.InlineLimit > 0 && c.MaxUpload > 0 {

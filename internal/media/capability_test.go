@@ -53,6 +53,15 @@ func TestRoute(t *testing.T) {
 		{name: "gemini just under the inline limit", provider: "gemini", typ: mp4, size: 15_000_000, want: Inline},
 		{name: "gemini inline limit raised", provider: "gemini", opts: Options{InlineLimit: 100 << 20}, typ: mp4, size: 50 << 20, want: Inline},
 		{name: "gemini inline limit lowered", provider: "gemini", opts: Options{InlineLimit: 1000}, typ: mp4, size: 1000, want: Upload},
+		{name: "openai png inline", provider: "openai", typ: png, size: 1000, want: Inline},
+		{name: "openai pdf inline", provider: "openai", typ: pdf, size: 10 << 20, want: Inline},
+		{name: "openai audio", provider: "openai", typ: mp3, size: 1000,
+			refused: []string{"openai cannot take audio (audio/mp3, detected as audio/mpeg)", "images (png, jpeg, webp, gif), PDF"}},
+		{name: "openai text", provider: "openai", typ: text, size: 1000, refused: []string{"openai cannot take this document type (text/plain)"}},
+		{name: "openai video", provider: "openai", typ: mp4, size: 1000, refused: []string{"openai cannot take video"}},
+		{name: "openai pdf over the request", provider: "openai", typ: pdf, size: 20 << 20,
+			refused: []string{"openai takes at most 25.0 MiB per request"}},
+		{name: "openai ignores the inline limit", provider: "openai", opts: Options{InlineLimit: 100 << 20}, typ: pdf, size: 30 << 20, refused: []string{"per request"}},
 		{name: "claude ignores the inline limit", provider: "claude", opts: Options{InlineLimit: 100 << 20}, typ: pdf, size: 30 << 20, refused: []string{"per request"}},
 		{name: "gemini over the upload limit", provider: "gemini", typ: mp4, size: 3 << 30,
 			refused: []string{"the file is 3.0 GiB", "gemini takes at most 2.0 GiB per uploaded file"}},
@@ -94,9 +103,9 @@ func TestRoute(t *testing.T) {
 
 func TestCapabilityOfUnknownProvider(t *testing.T) {
 	t.Parallel()
-	_, err := CapabilityOf("openai", Options{})
-	if err == nil || !strings.Contains(err.Error(), `provider "openai" takes no files; analyze_media works with claude and gemini`) {
-		t.Errorf("CapabilityOf(openai) = %v", err)
+	_, err := CapabilityOf("mistral", Options{})
+	if err == nil || !strings.Contains(err.Error(), `provider "mistral" takes no files; analyze_media works with claude, gemini, openai`) {
+		t.Errorf("CapabilityOf(mistral) = %v", err)
 	}
 }
 

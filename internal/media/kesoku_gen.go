@@ -18,7 +18,7 @@ func init() {
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "analyze_media",
 		Summary:     "Asks the session's multimodal model about an image, audio, video or PDF file.",
-		Description: "Asks the session's multimodal model about an image, audio, video or PDF file.\n\nThe file's type is found from its content, not its name. Audio and video need a Gemini model; Claude takes images, PDF and text.",
+		Description: "Asks the session's multimodal model about an image, audio, video or PDF file.\n\nThe file's type is found from its content, not its name. Audio and video need a Gemini model; Claude takes images, PDF and text; OpenAI images and PDF.",
 		Params: []*registry.Property{
 			{
 				Name:     "path",
@@ -39,7 +39,7 @@ func init() {
 				},
 			},
 		},
-		Source: "tool.go:27",
+		Source: "tool.go:28",
 		Call:   kesokuCallAnalyzeMedia,
 	})
 }

@@ -246,7 +246,7 @@ func TestAnalyzeMediaToolErrors(t *testing.T) {
 		{"no tool context", nil, "a.png", "analyze_media needs a model"},
 		{"no model", &registry.ToolContext{AWD: awd}, "a.png", "analyze_media needs a model: call it in a session, or give kesoku run --model"},
 		{"a model that cannot be asked", &registry.ToolContext{AWD: awd, Model: nameOnly("x")}, "a.png", "not one"},
-		{"a provider without media", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "openai"}}, "a.png", `provider "openai" takes no files`},
+		{"a provider without media", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "mistral"}}, "a.png", `provider "mistral" takes no files`},
 		{"a missing file, as for the file tools", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "claude"}}, "a.pgn", `path "a.pgn": no such file or directory`},
 		{"the model fails", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "claude", err: errors.New("overloaded")}}, "a.png",
 			"ask claude-test about a.png: overloaded"},

@@ -16,7 +16,8 @@ import (
 // video or PDF file.
 //
 // The file's type is found from its content, not its name. Audio and
-// video need a Gemini model; Claude takes images, PDF and text.
+// video need a Gemini model; Claude takes images, PDF and text; OpenAI
+// images and PDF.
 //
 // Args:
 //
