@@ -52,7 +52,13 @@ What each provider takes:
   gemini  images (PNG, JPEG, WebP, HEIC, HEIF), audio (WAV, MP3, AIFF, AAC,
           OGG, FLAC), video (MP4, MPEG, MOV, AVI, FLV, WebM, WMV, 3GPP), PDF
           and text; inline up to --inline-limit, larger files through the
-          Files API (up to 2 GiB), waiting until Gemini has processed them
+          Files API (up to 2 GiB), waiting until Gemini has processed them,
+          and deleted once the answer is in (-v says so)
+  openai  images (PNG, JPEG, WebP, GIF) and PDF (up to 100 pages), up to
+          25 MiB per request; no audio, no video, no text files
+
+--json prints the record with what the question cost (usage); -v prints
+it on stderr.
 
 A file the model cannot take is refused before any request is sent (exit 2).
 

@@ -18,11 +18,11 @@ import (
 // and --idle-timeout to fs: the flags of every command that talks to a model (session,
 // analyze, run --model).
 func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
-	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash or claude-sonnet-4-5")
+	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash, claude-sonnet-4-5 or gpt-4o")
 	names := provider.Names()
 	fs.StringVar(&m.Provider, "provider", "", strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1]+" (default: from the model's name)")
 	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's API endpoint: a proxy, or a server that speaks OpenAI's API, e.g. http://localhost:11434/v1 (default: the provider's own)")
-	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for 8192 with Claude, the model's own limit with Gemini")
+	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for 8192 with Claude, the model's own limit with Gemini and OpenAI")
 	durationVar(fs, &m.IdleTimeout, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a model request or stream that sends nothing for this long")
 }
 

@@ -93,7 +93,8 @@ func newRootCmd(g *Globals) *cobra.Command {
 		Short: "Turn Go functions into LLM tools and run their calls",
 		Long: `kesoku turns Go functions into tools a large language model can call, and
 runs those calls: singly, in large batches from YAML, JSON or JSON Lines
-files, or inside agent sessions with Gemini and Claude. Every result is
+files, or inside agent sessions with Gemini, Claude and OpenAI (or a
+server that speaks its API: Ollama, vLLM, LM Studio). Every result is
 written as one JSON line, a Message record.
 
 CONFIG FILES

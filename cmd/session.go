@@ -72,9 +72,13 @@ message it answers by parent_id. --resume FILE continues a session from its
 transcript; a tool call left without a result (a kill, a crash) is answered
 with an aborted result first.
 
-The provider follows from the model's name (gemini-*, claude-*) or
---provider. Keys come from GEMINI_API_KEY (or GOOGLE_API_KEY) and
-ANTHROPIC_API_KEY; a missing key is an error before anything runs. Rate
+The provider follows from the model's name (gemini-*, claude-*, and gpt-*,
+o1*, o3*, o4* for openai) or --provider. Keys come from GEMINI_API_KEY (or
+GOOGLE_API_KEY), ANTHROPIC_API_KEY and OPENAI_API_KEY; a missing key is an
+error before anything runs. --provider openai speaks OpenAI's Chat
+Completions API, which Ollama, vLLM, LM Studio and llama.cpp serve too:
+give any model name and the server's --base-url (Ollama's is
+http://localhost:11434/v1), and no key is needed. Rate
 limits (429), server errors (5xx), dropped connections and a request or
 stream that sends nothing for --idle-timeout (default 2m) are retried
 with backoff, each retry told on stderr with its reason and its wait; a
@@ -83,6 +87,15 @@ Answers always come from the API as a stream, so --idle-timeout bounds a
 silence, never the length of an answer; --stream only says whether the
 text is shown as it comes. Text not shown can be taken back: a stream
 that drops midway is then asked for again.
+
+What a session costs: every model record carries usage (input_tokens,
+output_tokens, and cache_read_tokens and cache_write_tokens where the
+provider reports them), and at the end the session's totals go to stderr
+in one line (not with -q). With Claude, every request marks the tool
+definitions, the system prompt and the conversation so far for the prompt
+cache, so that each turn pays full price only for what is new; Gemini and
+OpenAI cache by themselves. Files analyze_media uploaded to Gemini are
+deleted once the answer is in, or the session interrupted (-v says so).
 
 A model turn cut short (the output token limit, a refusal, a safety stop,
 a stream that ended without a stop reason) is never acted on: its tool
@@ -111,6 +124,7 @@ EXIT STATUS
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
   echo "list the Go files here" | kesoku session --model claude-sonnet-4-5 --tools list_dir,glob
+  kesoku session "add 2 and 3" --model qwen3:8b --provider openai --base-url http://localhost:11434/v1
   kesoku session --model gemini-2.5-flash          # interactive, on a terminal
   kesoku session --resume .kesoku/sessions/0192….jsonl "go on" --model gemini-2.5-flash`,
 		Args: cobra.MaximumNArgs(1),

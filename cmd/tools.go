@@ -276,7 +276,8 @@ sorted by name) as indented JSON, exactly as the provider's API takes them:
               [{"name", "description", "input_schema"}], from the
               Anthropic SDK's types
   openai      the "tools" field of a Chat Completions request:
-              [{"type": "function", "function": {...}}]
+              [{"type": "function", "function": {...}}], as the OpenAI
+              SDK sends it
   mcp         the "tools" of an MCP tools/list result:
               [{"name", "description", "inputSchema"}]
   jsonschema  one JSON Schema (draft 2020-12) per tool, titled with its name

@@ -100,7 +100,7 @@ func (r Retry) Delays() (initial, maxDelay time.Duration) {
 // APIError is an error answer from a provider's API, reduced to what a
 // user needs: the status, the provider's own error type and its message.
 type APIError struct {
-	// Provider is "gemini" or "claude".
+	// Provider is "gemini", "claude" or "openai".
 	Provider string
 	// StatusCode is the HTTP status; 0 for an error that came inside a
 	// stream already begun (status 200).
@@ -133,7 +133,7 @@ func (e *APIError) Error() string {
 // value of the wrong type. It is the provider's failure, reported in one
 // line; the answer itself is never dumped.
 type MalformedError struct {
-	// Provider is "gemini" or "claude".
+	// Provider is "gemini", "claude" or "openai".
 	Provider string
 	// Problem says what is wrong, in a few words.
 	Problem string

@@ -170,7 +170,7 @@ func DescribeCut(reason string) string {
 // Provider is a model behind an API. Implementations translate Request and
 // Response to and from their SDK and nothing else.
 type Provider interface {
-	// Name is the provider's name: "gemini" or "claude".
+	// Name is the provider's name: "gemini", "claude" or "openai".
 	Name() string
 	// ModelName is the model's name as the user gave it.
 	ModelName() string
