@@ -217,6 +217,12 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			return usageErrf("no prompt: the transcript %s ends with the model's answer; give a prompt to go on", opts.Resume)
 		}
 	}
+	if err := checkUTF8("the prompt", opts.Prompt); err != nil {
+		return usageErr(err)
+	}
+	if err := checkUTF8("--system", opts.System); err != nil {
+		return usageErr(err)
+	}
 
 	// The transcript's path is named after the session: its id is needed
 	// before the session is made. A UUIDv7, so that transcripts sort by
@@ -364,6 +370,10 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *int
 		if prompt == "" {
 			continue
 		}
+		if err := checkUTF8("the prompt", prompt); err != nil {
+			fmt.Fprintf(g.IO.Err, "kesoku: %v; type it again\n", err)
+			continue
+		}
 		turnCtx, end := ir.turn(ctx)
 		answer, err := s.Send(turnCtx, prompt)
 		end()
@@ -490,6 +500,24 @@ func (a *answerWriter) answer(answer string, streamed, jsonOut bool) error {
 	}
 	_, err := io.WriteString(a.w, answer)
 	return err
+}
+
+// checkUTF8 refuses text that is not UTF-8 (a terminal in Latin-1, a
+// file piped in another encoding): the providers take only UTF-8, and
+// the SDKs would send each bad byte as U+FFFD, the prompt broken.
+func checkUTF8(what, s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	at := 0
+	for at < len(s) {
+		r, size := utf8.DecodeRuneInString(s[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return fmt.Errorf("%s is not UTF-8 text (byte %#02x at offset %d); convert it first (iconv -t UTF-8)", what, s[at], at)
 }
 
 // sessionArgsLine is a call's arguments on one line, cut at limit bytes

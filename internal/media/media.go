@@ -20,6 +20,9 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
@@ -145,6 +148,16 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 		// as mojibake (Claude's text documents are JSON strings).
 		a.data = utf16ToUTF8(a.data, t.Charset == "utf-16be")
 		a.Type.Charset = "utf-8"
+		if r, err := c.Route(a.Type, int64(len(a.data)), promptLen); err != nil || r != Inline {
+			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, byteSize(int64(len(a.data))), c.Provider)}
+		}
+	}
+	if t.Kind == llm.DocumentBlock && strings.HasPrefix(t.MIME, "text/") && !utf8.Valid(a.data) {
+		text, err := toUTF8(a.data, a.Type.Charset)
+		if err != nil {
+			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: %v", name, err)}
+		}
+		a.data, a.Type.Charset = text, "utf-8"
 		if r, err := c.Route(a.Type, int64(len(a.data)), promptLen); err != nil || r != Inline {
 			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, byteSize(int64(len(a.data))), c.Provider)}
 		}
@@ -281,6 +294,31 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 		return n, s.err
 	}
 	return n, err
+}
+
+// toUTF8 is text that is not valid UTF-8 as UTF-8, or an error saying
+// why it cannot be: the providers read text as UTF-8, and invalid bytes
+// would reach the model as U+FFFD or mojibake. The text is decoded from
+// the charset mimetype found in it (iso-8859-1 for 8-bit text, which the
+// WHATWG Encoding standard reads as Windows-1252, as browsers do;
+// shift_jis, euc-kr, gb18030 and the like), by its WHATWG name. Text it
+// found no charset for (UTF-8 at first, a stray byte further on) is
+// refused, naming the first bad byte.
+func toUTF8(data []byte, charset string) ([]byte, error) {
+	if enc, err := htmlindex.Get(charset); err == nil && charset != "utf-8" {
+		if text, err := enc.NewDecoder().Bytes(data); err == nil && utf8.Valid(text) {
+			return text, nil
+		}
+	}
+	at := 0
+	for at < len(data) {
+		r, size := utf8.DecodeRune(data[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return nil, fmt.Errorf("the text is not UTF-8 (byte %#02x at offset %d); convert it first (iconv -t UTF-8)", data[at], at)
 }
 
 // utf16ToUTF8 decodes UTF-16 text (its byte order mark, if any, left

@@ -499,3 +499,47 @@ func TestUTF16TextGoesAsUTF8(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestTextNotUTF8: text in a charset mimetype names (Latin-1) reaches the
+// model as the letters it holds, in UTF-8; text in none it names (valid
+// UTF-8 in the first bytes it reads and a stray byte further on, Windows
+// quotes) is refused before anything is sent, never sent broken.
+func TestTextNotUTF8(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		data string
+		want string // "" for a refusal
+	}{
+		{"latin-1", "caf\xe9 au lait, na\xefve\n", "café au lait, naïve\n"},
+		{"no charset found", "hello \x93quoted\x94 text\n", ""},
+		{"utf-8, then a stray byte", strings.Repeat("é", 3000) + "\xff tail\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.Claude, wireKey, llmtest.Reply{Text: "Read."})
+			defer srv.Close()
+			awd := t.TempDir()
+			if err := os.WriteFile(filepath.Join(awd, "note.txt"), []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := media.AnalyzeMedia(t.Context(), &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}, "note.txt", nil)
+			if tt.want == "" {
+				if err == nil || !strings.Contains(err.Error(), "note.txt: the text is not UTF-8 (byte ") || !registry.IsInvalidArgs(err) {
+					t.Fatalf("AnalyzeMedia = %v, want it refused, naming the byte", err)
+				}
+				if n := len(srv.Requests()); n != 0 {
+					t.Errorf("%d requests sent, want none", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := sentParts(t, srv)
+			if len(parts) != 2 || string(parts[0].Data) != tt.want {
+				t.Errorf("sent %+v, want the text as UTF-8", parts)
+			}
+		})
+	}
+}
