@@ -190,10 +190,10 @@ func Ask(ctx context.Context, p llm.Provider, a *Attachment, prompt string) (Ans
 	if err != nil {
 		return Answer{}, err
 	}
-	if uri != "" {
+	if up, ok := p.(Uploader); ok && uri != "" {
 		// Deleted once the answer is in, or the question was given up
 		// (interrupted, failed): however it ends.
-		defer forget(ctx, p.(Uploader), uri, a.Name, OptionsOf(p))
+		defer forget(ctx, up, uri, a.Name, OptionsOf(p))
 	}
 	resp, err := p.Generate(ctx, Question(a, uri, prompt), nil)
 	return ReadAnswer(p.ModelName(), a.Name, resp, err)
@@ -206,7 +206,11 @@ func UploadAttachment(ctx context.Context, p llm.Provider, a *Attachment) (strin
 	if a.Route != Upload {
 		return "", nil
 	}
-	up, ok := p.(Uploader)
+	// Only the sending half of Uploader: kesoku batch deletes its uploads
+	// itself, once the batch is collected.
+	up, ok := p.(interface {
+		Upload(ctx context.Context, r io.Reader, mimeType, name string) (string, error)
+	})
 	if !ok {
 		return "", fmt.Errorf("upload %s: provider %s cannot take uploaded files", a.Name, p.Name())
 	}
