@@ -181,6 +181,17 @@ func (s *Server) takeTurns(n int, model string) []*turn {
 	return turns
 }
 
+// price sets what each request of a batch costs, as the fake counts a
+// request made alone (or as its reply says).
+func (s *Server) price(wire wireFormat, b *fakeBatch) {
+	for i, t := range b.turns {
+		t.usage = wire.usage(s, b.Requests[i], t.Reply)
+		if t.Reply.Usage != nil {
+			t.usage = *t.Reply.Usage
+		}
+	}
+}
+
 // addBatch keeps a new batch and returns it.
 func (s *Server) addBatch(b *fakeBatch) *fakeBatch {
 	st := &s.batches
@@ -303,6 +314,7 @@ func (s *Server) claudeCreateBatch(w http.ResponseWriter, _ *http.Request, body 
 		wire.writeError(w, http.StatusBadRequest, fmt.Sprintf("fake claude: no scripted reply left for the %d requests of the batch", n))
 		return
 	}
+	s.price(wire, b)
 	b = s.addBatch(b)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(mustJSON(s.claudeBatch(&batchView{fakeBatch: b})))
@@ -462,6 +474,7 @@ func (s *Server) geminiCreateBatch(w http.ResponseWriter, r *http.Request, body 
 		wire.writeError(w, http.StatusBadRequest, fmt.Sprintf("fake gemini: no scripted reply left for the %d requests of the batch", len(b.Keys)))
 		return
 	}
+	s.price(wire, b)
 	b = s.addBatch(b)
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(mustJSON(s.geminiOperation(&batchView{fakeBatch: b})))
