@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/request", "internal/runner", "registry", "message"},
 	"internal/merge":              {},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

@@ -133,6 +133,7 @@ CONFIG FILES
 		newAnalyzeCmd(g, nil),
 		newBatchCmd(g),
 		newMergeCmd(g, nil),
+		newMCPCmd(g),
 		newGenCmd(g, nil),
 		newTrustCmd(g, nil),
 		newVersionCmd(g, nil),

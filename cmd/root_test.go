@@ -114,7 +114,7 @@ func TestGlobalFlags(t *testing.T) {
 // records there.
 func TestHelpStatesExitStatus(t *testing.T) {
 	t.Parallel()
-	records := map[string]bool{"run": true, "collect": true, "merge": true}
+	records := map[string]bool{"run": true, "collect": true, "merge": true, "serve": true}
 	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -31,6 +31,10 @@ var rules = map[string]rule{
 	"staging":    {path: true, consequential: "which directory tools may read besides the AWD"},
 	"base-url":   {consequential: "where model requests, and the API key, are sent"},
 	"mcp-config": {path: true, consequential: "starts programs (MCP servers)"},
+	// mcp serve: a stranger's file must not open the tools to a network,
+	// nor choose the variable whose value lets clients in.
+	"http":      {consequential: "where kesoku serves its tools (mcp serve)"},
+	"token-env": {consequential: "which variable holds the token that lets clients in (mcp serve)"},
 
 	// SPEC §11 and §12: command tools and MCP servers start programs.
 	"tools":      {section: true, consequential: "starts programs (command tools)"},

@@ -1,0 +1,258 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/mcpserve"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// newMCPCmd builds `kesoku mcp` and its subcommands.
+func newMCPCmd(g *Globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve kesoku's tools to any MCP client",
+		Long: `mcp speaks the Model Context Protocol, which Claude Code, Claude Desktop,
+Gemini CLI, Cursor and most agent frameworks share: "mcp serve" offers
+kesoku's tools to them.
+
+EXIT STATUS
+  0  the help was printed
+  2  an unknown subcommand`,
+		Example: `  kesoku mcp serve
+  claude mcp add kesoku -- kesoku mcp serve --awd "$PWD"`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newMCPServeCmd(g, nil))
+	return c
+}
+
+// mcpServeOptions are what `kesoku mcp serve` was asked to do.
+type mcpServeOptions struct {
+	g *Globals
+	// Registry holds the tools; registry.Default but in tests.
+	Registry *registry.Registry
+
+	HTTP     string
+	TokenEnv string
+	Tools    []string
+	toolsSet bool
+	Output   string
+	callFlags
+
+	model       provider.Config
+	InlineLimit sizeValue
+}
+
+// newMCPServeCmd builds `kesoku mcp serve`; tests pass runF to see the
+// options the flags made.
+func newMCPServeCmd(g *Globals, runF func(context.Context, *mcpServeOptions) error) *cobra.Command {
+	opts := &mcpServeOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
+	c := &cobra.Command{
+		Use:   "serve [--http ADDR]",
+		Short: "Serve the tools over MCP, on standard input and output or HTTP",
+		Long: `serve offers kesoku's tools to an MCP client: on standard input and output
+(the client starts kesoku and speaks to it through a pipe), or with --http
+as streamable HTTP at the path /mcp. Standard output carries the protocol
+and nothing else: everything kesoku has to say goes to standard error.
+
+The tools offered are those that only read (see kesoku tools list); tools
+that write, such as write_file, only when named in --tools. --tools all
+offers every tool, --tools '' none. Each tool is declared with its
+canonical JSON Schema and an annotation saying whether it only reads.
+
+Every tools/call goes through the ToolRunner, as a request of kesoku run
+does: its arguments are checked against the tool's parameters, and a bad
+one is answered with isError and a text saying what was expected and what
+came; --timeout bounds the call, --max-output its result (the whole
+output is saved under .kesoku/outputs); file tools reach nothing outside
+the working directory (--awd) and the staging directory, and never write
+kesoku's own files. A tool's failure is a result marked isError, never a
+protocol error. -o FILE appends each call's Message record to FILE; each
+client's session is a session_id of its own, its calls call_1, call_2...
+--jobs bounds the calls that run at once, across all clients. A client
+that cancels a call cancels the call's context.
+
+Over HTTP (--http ADDR), kesoku listens on the loopback address unless
+ADDR names another: --http 8080 and --http :8080 mean 127.0.0.1:8080. Any
+address that is not loopback (0.0.0.0:8080, a LAN address) needs a bearer
+token: --token-env VAR names the environment variable that holds it, and
+every request must then carry "Authorization: Bearer TOKEN", or get 401.
+Without a token such an address is refused before anything listens. A
+request that reaches the loopback address with a Host header that is not
+loopback (DNS rebinding) is refused with 403.
+
+Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
+and get --grace to return, their clients get their results, and calls that
+come meanwhile are answered as aborted. A second signal ends the grace.
+Over standard input and output the server also ends when the client
+closes its end.
+
+EXIT STATUS
+  0    the client ended the session (standard input closed)
+  1    a record could not be written to the -o file, or ADDR could not be
+       listened on (in use, say)
+  2    bad usage: an unknown tool in --tools, an address that is not
+       loopback without a token, --token-env naming an empty variable, an
+       -o file that cannot be opened; nothing was served
+  130  stopped by SIGINT or SIGTERM, the calls in flight answered
+`,
+		Example: `  # For a client that starts kesoku itself (Claude Code, Claude Desktop, Gemini CLI):
+  kesoku mcp serve --awd /path/to/project
+
+  # Every tool, writing ones too, each call recorded.
+  kesoku mcp serve --tools all -o calls.jsonl
+
+  # Streamable HTTP on this machine only, at http://127.0.0.1:8080/mcp.
+  kesoku mcp serve --http 8080
+
+  # On the network: only with a token.
+  export KESOKU_MCP_TOKEN=$(openssl rand -hex 32)
+  kesoku mcp serve --http 0.0.0.0:8080 --token-env KESOKU_MCP_TOKEN`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.toolsSet = c.Flags().Changed("tools")
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runMCPServe(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at `ADDR` (PORT, :PORT or HOST:PORT; loopback unless HOST says otherwise) instead of standard input and output")
+	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
+	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
+	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
+	opts.callFlags.register(f, 4, "how many calls run at once, across all clients; more wait for a free slot")
+	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	return c
+}
+
+func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
+	g := opts.g
+	// Everything that can be refused is refused before anything is served.
+	_, offered, err := llm.Offer(opts.Registry, opts.Tools, opts.toolsSet)
+	if err != nil {
+		return usageErrf("--tools: %w", err)
+	}
+	resolved, err := resolveToolModel(opts.model)
+	if err != nil {
+		return err
+	}
+	token, err := opts.token()
+	if err != nil {
+		return err
+	}
+	var records *message.JSONLWriter
+	if opts.Output != "" {
+		g.protect(opts.Output, "it is the file this server writes its records to")
+		if records, err = message.AppendFile(opts.Output); err != nil {
+			return usageErr(err)
+		}
+		defer records.Close()
+	}
+
+	ir := g.watchSignals(nil)
+	defer ir.stop()
+	ctx, end := ir.turn(ctx)
+	defer end()
+
+	ropts := opts.callFlags.options(g)
+	ropts.Model = toolModel(resolved, int64(opts.InlineLimit))
+	ropts.EndGrace = ir.endGrace()
+	sopts := mcpserve.Options{Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose}
+	if records != nil {
+		sopts.Records = records
+	}
+	srv := mcpserve.New(offered, sopts)
+	names := offered.Names()
+	what := fmt.Sprintf("%d %s (%s)", len(names), plural(len(names), "tool", "tools"), strings.Join(names, ", "))
+
+	if opts.HTTP == "" {
+		in, out, restore := stdio(g.IO)
+		defer restore()
+		if g.Verbose {
+			fmt.Fprintf(g.IO.Err, "kesoku: serving %s on standard input and output\n", what)
+		}
+		err = srv.Serve(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
+	} else {
+		ln, lerr := mcpserve.Listen(ctx, opts.HTTP, token != "")
+		var ae *mcpserve.AddrError
+		switch {
+		case errors.As(lerr, &ae):
+			return usageErrf("--http %w", lerr)
+		case lerr != nil:
+			return fmt.Errorf("--http: %w", lerr)
+		}
+		if !g.Quiet {
+			fmt.Fprintf(g.IO.Err, "kesoku: serving %s at %s\n", what, mcpserve.URL(ln))
+		}
+		err = srv.ServeListener(ctx, ln, token)
+	}
+	if err != nil {
+		return err
+	}
+	if records != nil {
+		if err := records.Close(); err != nil {
+			return fmt.Errorf("write records: %w", err)
+		}
+	}
+	if ir.interrupted() {
+		return errInterrupted
+	}
+	return nil
+}
+
+// minTokenLen is the length below which a token is guessed too easily to
+// keep a network out: kesoku serves it, and says so.
+const minTokenLen = 16
+
+// token is the bearer token HTTP clients must send: the value of the
+// variable --token-env names, "" without it.
+func (o *mcpServeOptions) token() (string, error) {
+	if o.TokenEnv == "" {
+		return "", nil
+	}
+	if o.HTTP == "" {
+		return "", usageErrf("--token-env %s: a token is for --http; standard input and output need none", o.TokenEnv)
+	}
+	tok := strings.TrimSpace(os.Getenv(o.TokenEnv))
+	if tok == "" {
+		return "", usageErrf("--token-env %s: the variable is not set or empty; set it to a secret, e.g. export %s=$(openssl rand -hex 32)", o.TokenEnv, o.TokenEnv)
+	}
+	if len(tok) < minTokenLen && !o.g.Quiet {
+		fmt.Fprintf(o.g.IO.Err, "kesoku: warning: the token in %s has %d characters; one of %d or more is much harder to guess\n", o.TokenEnv, len(tok), minTokenLen)
+	}
+	return tok, nil
+}
+
+// stdio is the stream the protocol is read from and written to. When it
+// is the process's own standard output, the protocol keeps it to itself:
+// what a tool prints there (fmt.Println in a user's Go tool) goes to
+// standard error instead of corrupting the stream.
+func stdio(s *IOStreams) (in io.Reader, out io.WriteCloser, restore func()) {
+	if f, ok := s.Out.(*os.File); ok && f == os.Stdout {
+		os.Stdout = os.Stderr
+		return s.In, nopCloser{f}, func() { os.Stdout = f }
+	}
+	return s.In, nopCloser{s.Out}, func() {}
+}
+
+// nopCloser is a writer that the transport may close without closing what
+// it writes to: standard output outlives the session.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

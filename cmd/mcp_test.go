@@ -1,0 +1,222 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kesoku/kesoku/message"
+)
+
+// Everything that can be refused is refused before anything is served,
+// as bad usage; above all, a network address without a token.
+func TestMCPServeUsage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--tools", "read_fil"}, `--tools: unknown tool "read_fil"; did you mean "read_file"\?`},
+		{[]string{"--token-env", "KESOKU_TEST_MCP_TOKEN"}, `--token-env KESOKU_TEST_MCP_TOKEN: a token is for --http`},
+		{[]string{"--http", "0.0.0.0:0"}, `--http "0.0.0.0:0" is not a loopback address: serving to a network needs a bearer token \(--token-env VAR\)`},
+		{[]string{"--http", "[::]:0"}, `is not a loopback address`},
+		{[]string{"--http", "0.0.0.0:0", "--token-env", "KESOKU_TEST_MCP_UNSET"}, `--token-env KESOKU_TEST_MCP_UNSET: the variable is not set or empty`},
+		{[]string{"--http", "a:b:c"}, `--http "a:b:c" is no address`},
+		{[]string{"--provider", "gemini"}, `give --model too`},
+		{[]string{"stray"}, `unknown command "stray"`},
+		{[]string{"--jobs", "0"}, `--jobs`},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
+			code := run(context.Background(), g, append([]string{"--awd", t.TempDir(), "mcp", "serve"}, tt.args...))
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, errOut.String())
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(errOut.String()) {
+				t.Errorf("stderr does not match %q:\n%s", tt.stderr, errOut.String())
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout is not empty: %q", out.String())
+			}
+		})
+	}
+}
+
+// stdioServer is `kesoku mcp serve` run in the test, on pipes, with a
+// client of the SDK's on their other ends.
+type stdioServer struct {
+	cs     *mcp.ClientSession
+	stderr *syncBuffer
+	sig    *fakeSignals
+	code   chan int
+	dir    string
+}
+
+// startMCPServe starts kesoku mcp serve with args, in dir as the AWD.
+func startMCPServe(t *testing.T, dir string, args ...string) *stdioServer {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &stdioServer{stderr: &syncBuffer{}, sig: &fakeSignals{}, code: make(chan int, 1), dir: dir}
+	g := &Globals{IO: &IOStreams{In: inR, Out: outW, Err: s.stderr}, Signals: s.sig.source}
+	go func() {
+		s.code <- run(context.Background(), g, append([]string{"--awd", dir, "mcp", "serve"}, args...))
+		outW.Close()
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v; stderr:\n%s", err, s.stderr.String())
+	}
+	s.cs = cs
+	t.Cleanup(func() { cs.Close() })
+	return s
+}
+
+func (s *stdioServer) tools(t *testing.T) []string {
+	t.Helper()
+	res, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func (s *stdioServer) exit(t *testing.T) int {
+	t.Helper()
+	select {
+	case code := <-s.code:
+		return code
+	case <-time.After(20 * time.Second):
+		t.Fatalf("kesoku mcp serve still runs after 20s; stderr:\n%s", s.stderr.String())
+		return 0
+	}
+}
+
+// By default only the tools that read are offered; --tools all offers
+// every one, --tools names some.
+func TestMCPServeTools(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args       []string
+		has, lacks []string
+		exactly    []string
+	}{
+		{args: nil, has: []string{"read_file", "calculate_sum", "grep"}, lacks: []string{"write_file"}},
+		{args: []string{"--tools", "all"}, has: []string{"read_file", "write_file"}},
+		{args: []string{"--tools", "write_file,calculate_sum"}, exactly: []string{"calculate_sum", "write_file"}},
+		{args: []string{"--tools", ""}, exactly: nil},
+	} {
+		s := startMCPServe(t, t.TempDir(), tt.args...)
+		got := s.tools(t)
+		for _, n := range tt.has {
+			if !slices.Contains(got, n) {
+				t.Errorf("%v: %s not offered: %v", tt.args, n, got)
+			}
+		}
+		for _, n := range tt.lacks {
+			if slices.Contains(got, n) {
+				t.Errorf("%v: %s offered: %v", tt.args, n, got)
+			}
+		}
+		if tt.has == nil && !slices.Equal(got, tt.exactly) {
+			t.Errorf("%v: offered %v, want %v", tt.args, got, tt.exactly)
+		}
+		s.cs.Close()
+		if code := s.exit(t); code != ExitOK {
+			t.Errorf("%v: exit %d after the client closed; stderr:\n%s", tt.args, code, s.stderr.String())
+		}
+	}
+}
+
+// Calls go through the ToolRunner, each recorded in the -o file, which
+// the tools cannot write; the client closing its end is a clean exit.
+func TestMCPServeCalls(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "calls.jsonl")
+	s := startMCPServe(t, dir, "--tools", "all", "-o", out)
+	for _, tc := range []struct {
+		name  string
+		args  map[string]any
+		error bool
+		text  string
+	}{
+		{"calculate_sum", map[string]any{"a": 2, "b": 3}, false, "5"},
+		{"calculate_sum", map[string]any{"a": 2}, true, "invalid_args: "},
+		{"write_file", map[string]any{"path": "calls.jsonl", "content": "x"}, true, "it is the file this server writes its records to"},
+		{"read_file", map[string]any{"path": "/etc/passwd"}, true, "invalid_args: "},
+	} {
+		res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.name, Arguments: tc.args})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError != tc.error || !strings.Contains(text, tc.text) {
+			t.Errorf("%s %v: isError %v, %q; want %v, %q", tc.name, tc.args, res.IsError, text, tc.error, tc.text)
+		}
+	}
+	s.cs.Close()
+	if code := s.exit(t); code != ExitOK {
+		t.Errorf("exit %d; stderr:\n%s", code, s.stderr.String())
+	}
+	var parents []string
+	err := message.ReadFile(out, func(r *message.Record) error {
+		parents = append(parents, r.ParentID+" "+r.Name)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"call_1 calculate_sum", "call_2 calculate_sum", "call_3 write_file", "call_4 read_file"}
+	if !slices.Equal(parents, want) {
+		t.Errorf("records %v, want %v", parents, want)
+	}
+}
+
+// SIGINT stops the server: the call in flight is answered as aborted,
+// and the exit status is 130.
+func TestMCPServeInterrupt(t *testing.T) {
+	t.Parallel()
+	s := startMCPServe(t, t.TempDir(), "-v", "--grace", "1m")
+	res := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		r, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"seconds": 600}})
+		if err != nil {
+			t.Errorf("sleep: %v", err)
+		}
+		res <- r
+	}()
+	for i := 0; !strings.Contains(s.stderr.String(), "→ call_1 sleep"); i++ {
+		if i == 4000 {
+			t.Fatalf("the call did not start within 20s; stderr:\n%s", s.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.sig.send(t, os.Interrupt)
+	r := <-res
+	if r == nil || !r.IsError || !strings.HasPrefix(r.Content[0].(*mcp.TextContent).Text, "aborted: interrupted while running") {
+		t.Errorf("the call in flight: %+v", r)
+	}
+	if code := s.exit(t); code != ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, s.stderr.String())
+	}
+	if !strings.Contains(s.stderr.String(), "kesoku: interrupted") {
+		t.Errorf("stderr does not say interrupted:\n%s", s.stderr.String())
+	}
+}

@@ -1,0 +1,249 @@
+package mcpserve
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Path is where the streamable HTTP endpoint is served.
+const Path = "/mcp"
+
+// ErrNeedsToken says that an address is not loopback and no token was
+// given: the tools would be served to a network with no one checked.
+var ErrNeedsToken = errors.New("is not a loopback address: serving to a network needs a bearer token (--token-env VAR)")
+
+// AddrError says what is wrong with an address to serve on, before
+// anything listens: it is malformed, or not loopback and no token is
+// checked (Err is ErrNeedsToken).
+type AddrError struct {
+	Addr string
+	Err  error
+}
+
+func (e *AddrError) Error() string { return strconv.Quote(e.Addr) + " " + e.Err.Error() }
+
+func (e *AddrError) Unwrap() error { return e.Err }
+
+// Listen listens on addr for HTTP clients: "PORT" or ":PORT" on the
+// loopback address, "HOST:PORT" on HOST. Any address that is not loopback
+// is refused with ErrNeedsToken unless the server checks a token: before
+// listening when the address says so, and again on the address the
+// listener took. A bad address is an *AddrError; failing to listen on a
+// good one is not.
+func Listen(ctx context.Context, addr string, withToken bool) (net.Listener, error) {
+	host, port, err := splitAddr(addr)
+	if err != nil {
+		return nil, &AddrError{addr, err}
+	}
+	if !withToken {
+		if err := checkLoopback(ctx, host); err != nil {
+			return nil, &AddrError{addr, err}
+		}
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, err
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); !withToken && (!ok || !ta.IP.IsLoopback()) {
+		ln.Close()
+		return nil, &AddrError{addr, fmt.Errorf("(listening on %s) %w", ln.Addr(), ErrNeedsToken)}
+	}
+	return ln, nil
+}
+
+// splitAddr is addr's host and port, the host loopback when addr names
+// none.
+func splitAddr(addr string) (host, port string, err error) {
+	if addr == "" {
+		return "", "", errors.New("is no address: give PORT, :PORT or HOST:PORT")
+	}
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	host, port, err = net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return "", "", fmt.Errorf("is no address (%w): give PORT, :PORT or HOST:PORT", err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if _, err := net.DefaultResolver.LookupPort(context.Background(), "tcp", port); err != nil {
+		return "", "", fmt.Errorf("has no port: %q is not a port number", port)
+	}
+	return host, port, nil
+}
+
+// checkLoopback refuses a host that is not loopback: every address a name
+// resolves to must be.
+func checkLoopback(ctx context.Context, host string) error {
+	if ip := net.ParseIP(host); ip != nil {
+		if !ip.IsLoopback() {
+			return ErrNeedsToken
+		}
+		return nil
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return fmt.Errorf("cannot be resolved to check that it is loopback: %w", err)
+	}
+	for _, ip := range ips {
+		if !ip.IP.IsLoopback() {
+			return fmt.Errorf("(it resolves to %s) %w", ip.IP, ErrNeedsToken)
+		}
+	}
+	return nil
+}
+
+// URL is the address of the MCP endpoint on ln.
+func URL(ln net.Listener) string {
+	return "http://" + ln.Addr().String() + Path
+}
+
+// ServeListener serves HTTP clients on ln at Path until ctx is cancelled
+// (nil: an interrupt) or a record cannot be written (the error). With a
+// token, every request must carry it (Authorization: Bearer TOKEN).
+//
+// Cancelling ctx stops the server cleanly: new requests get 503, calls
+// in flight are cancelled and get the grace to
+// return (Runner.EndGrace ends it early), and their answers are sent
+// before the connections close.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token string) error {
+	g := &gate{next: s.Handler(token), idle: make(chan struct{}, 1)}
+	hs := &http.Server{
+		Handler: g,
+		// A client that takes its time over the headers holds a connection
+		// and nothing else.
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(s.log, "kesoku: http: ", 0),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		s.stop()
+		return err
+	case <-ctx.Done():
+	case <-s.failed:
+	}
+	// The listener stays open while the calls in flight finish: a client
+	// that comes meanwhile is told that the server is shutting down (503)
+	// rather than refused.
+	g.close()
+	s.stop()
+	g.drain(s.opts.Runner.Grace+drainSlack, s.opts.Runner.EndGrace)
+	// What is left are the clients' streams of notifications (GET), which
+	// end with their sessions; then the connections go idle, and close.
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), drainSlack)
+	defer cancel()
+	if hs.Shutdown(sctx) != nil {
+		hs.Close()
+	}
+	<-served
+	return s.failure()
+}
+
+// Handler is the server's HTTP handler: streamable HTTP at Path, behind
+// the token when there is one, with the SDK's protection against DNS
+// rebinding (a request that reaches a loopback address with a Host that
+// is not loopback is refused).
+func (s *Server) Handler(token string) http.Handler {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	if token != "" {
+		h = requireToken(token, h)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(Path, h)
+	return mux
+}
+
+// requireToken lets through only the requests that carry token as their
+// bearer token. The comparison takes the same time whatever the token
+// sent, so that timing tells nothing of the right one.
+func requireToken(token string, next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kesoku"`)
+			http.Error(w, "unauthorized: this server takes only requests with its bearer token (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// gate counts the requests in flight, so that a stopping server can wait
+// for their answers, and turns new ones away once closed. A GET is a
+// client's stream of notifications, open for as long as its session: it
+// is not waited for.
+type gate struct {
+	next http.Handler
+
+	mu     sync.Mutex
+	closed bool
+	open   int
+	idle   chan struct{}
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		w.Header().Set("Connection", "close")
+		http.Error(w, "kesoku is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	g.open++
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.open--
+		g.mu.Unlock()
+		select {
+		case g.idle <- struct{}{}:
+		default:
+		}
+	}()
+	g.next.ServeHTTP(w, r)
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+func (g *gate) inFlight() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open
+}
+
+func (g *gate) drain(limit time.Duration, endGrace <-chan struct{}) {
+	drain(g.inFlight, g.idle, limit, endGrace)
+}

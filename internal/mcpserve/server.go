@@ -1,0 +1,282 @@
+// Package mcpserve owns kesoku as an MCP server (SPEC §12): the tools of a
+// registry offered over the Model Context Protocol, on a stream (standard
+// input and output) or over streamable HTTP, every tools/call run through
+// the ToolRunner — validation, --timeout, --max-output, confinement to the
+// AWD — and recorded as a Message record, as kesoku run would record it.
+// A tool's failure is a result marked isError, never a protocol error.
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Version is kesoku's version, told to clients with its name.
+	Version string
+	// Runner configures every call: Timeout, Grace, MaxOutput, OutputDir,
+	// AWD, Staging, Protected, Model and EndGrace as for kesoku run. Jobs
+	// is how many calls run at once across all clients; more wait for a
+	// free slot. SessionID is ignored: each client's session is one of
+	// its own.
+	Runner runner.Options
+	// Records, when set, is given each call's record as the call returns
+	// (-o FILE).
+	Records message.Store
+	// Log is where the server says what happens (standard error, never
+	// the protocol's stream); nil says nothing.
+	Log io.Writer
+	// Verbose logs each call as it starts and returns.
+	Verbose bool
+}
+
+// Server serves a registry's tools over MCP. One Server may serve one
+// stream (Serve) or many HTTP clients (ServeListener, Handler).
+type Server struct {
+	opts   Options
+	mcp    *mcp.Server
+	runner *runner.ToolRunner
+	// slots bounds the calls running at once (Jobs).
+	slots chan struct{}
+	log   io.Writer
+	logMu sync.Mutex
+
+	// stopCtx is cancelled when the server stops: calls in flight are
+	// cancelled (and get the grace), calls that come later are aborted.
+	stopCtx context.Context
+	stop    context.CancelFunc
+
+	// failed is closed when a record could not be written: a server that
+	// loses records stops, as kesoku run does.
+	failOnce sync.Once
+	failed   chan struct{}
+	failErr  error // set before failed is closed
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*clientSession
+}
+
+// clientSession is what kesoku keeps of one client's MCP session: the
+// session_id of its records and the numbering of its calls.
+type clientSession struct {
+	id    string
+	calls atomic.Int64
+}
+
+// New returns a Server of the tools of reg, every one of them offered.
+func New(reg *registry.Registry, opts Options) *Server {
+	jobs := max(opts.Runner.Jobs, 1)
+	ropts := opts.Runner
+	// Every call is a run of its own: the slots bound the calls at once.
+	ropts.Jobs = 1
+	if ropts.Store == nil {
+		ropts.Store = opts.Records
+	}
+	if ropts.Store == nil {
+		ropts.Store = discard{}
+	}
+	s := &Server{
+		opts:     opts,
+		runner:   runner.New(reg, ropts),
+		slots:    make(chan struct{}, jobs),
+		log:      opts.Log,
+		failed:   make(chan struct{}),
+		sessions: make(map[*mcp.ServerSession]*clientSession),
+	}
+	if s.log == nil {
+		s.log = io.Discard
+	}
+	s.stopCtx, s.stop = context.WithCancel(context.Background())
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "kesoku", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: instructions(opts.Runner.AWD),
+		// Tools and nothing else, even when none is offered; the list
+		// never changes while the server runs.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Logger:       slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: sdkLogLevel(opts.Verbose)})),
+	})
+	for _, spec := range reg.All() {
+		s.mcp.AddTool(tool(spec), s.call)
+	}
+	return s
+}
+
+// sdkLogLevel is what the SDK may say on the log: its warnings with -v,
+// otherwise nothing (it reports a client that goes away as an error).
+func sdkLogLevel(verbose bool) slog.Level {
+	if verbose {
+		return slog.LevelWarn
+	}
+	return slog.LevelError + 1
+}
+
+func instructions(awd string) string {
+	if awd == "" {
+		return ""
+	}
+	return "kesoku's file tools take paths relative to its working directory, " + awd + ", and reach nothing outside it and its staging directory."
+}
+
+// tool is the MCP declaration of spec: its canonical schema as it is, the
+// description models read, and whether it only reads.
+func tool(spec *registry.Spec) *mcp.Tool {
+	return &mcp.Tool{
+		Name:        spec.Name,
+		Description: spec.Description,
+		InputSchema: spec.InputSchema(),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !spec.Writes},
+	}
+}
+
+// call is the handler of every tool: the call goes through the ToolRunner
+// like a request of kesoku run, and its record becomes the result.
+func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	cs := s.session(req.Session)
+	r := &request.Request{
+		ID:        "call_" + strconv.FormatInt(cs.calls.Add(1), 10),
+		Name:      req.Params.Name,
+		SessionID: cs.id,
+	}
+	args, err := llm.DecodeArgs(req.Params.Arguments)
+	if err != nil {
+		r.Err = fmt.Errorf("tool %q: the arguments are not a JSON object: %v", r.Name, err)
+	}
+	r.Args = args
+
+	// The call ends when its client cancels it (or goes away), or when
+	// the server stops.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stopCtx, cancel)()
+	if s.stopCtx.Err() != nil {
+		cancel() // at once: AfterFunc's cancel runs in a goroutine of its own
+	}
+
+	if s.opts.Verbose {
+		s.logf("→ %s %s (session %s)", r.ID, r.Name, cs.id)
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		// The runner records it as aborted before it started.
+	}
+	recs, err := s.runner.RunAll(ctx, []*request.Request{r})
+	if err != nil || len(recs) != 1 {
+		// RunAll's only error is the emit's, and it emits to a slice.
+		return nil, fmt.Errorf("run %s: %d records, %v", r.Name, len(recs), err)
+	}
+	rec := recs[0]
+	if s.opts.Records != nil {
+		if err := s.opts.Records.Append(context.WithoutCancel(ctx), rec); err != nil {
+			s.fail(err)
+		}
+	}
+	if s.opts.Verbose {
+		s.logf("← %s %s: %s", r.ID, r.Name, outcome(rec))
+	}
+	return result(rec), nil
+}
+
+// session returns kesoku's state of a client's session, made on its first
+// call and dropped when the session ends.
+func (s *Server) session(ss *mcp.ServerSession) *clientSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs, ok := s.sessions[ss]
+	if !ok {
+		cs = &clientSession{id: message.NewID()}
+		s.sessions[ss] = cs
+		go func() {
+			ss.Wait()
+			s.mu.Lock()
+			delete(s.sessions, ss)
+			s.mu.Unlock()
+		}()
+	}
+	return cs
+}
+
+// result is what the client reads of a call's record: the content as text
+// (a string as itself, any other value as its JSON) and, for an object,
+// as structured content too; for an error, isError and the text a model
+// reads in a session: the kind, then what went wrong.
+func result(rec *message.Record) *mcp.CallToolResult {
+	if rec.IsError || rec.Error != nil {
+		msg := "the call failed"
+		if rec.Error != nil {
+			msg = string(rec.Error.Kind) + ": " + rec.Error.Message
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+	}
+	text := string(rec.Content)
+	var str string
+	if len(rec.Content) > 0 && rec.Content[0] == '"' && json.Unmarshal(rec.Content, &str) == nil {
+		text = str
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	if len(rec.Content) > 0 && rec.Content[0] == '{' {
+		// Clients of protocol versions before 2026-07-28 take structured
+		// content only as an object.
+		res.StructuredContent = json.RawMessage(rec.Content)
+	}
+	return res
+}
+
+// outcome says in a few words how a call ended, for the log.
+func outcome(rec *message.Record) string {
+	d := time.Duration(0)
+	if rec.DurationMS != nil {
+		d = time.Duration(*rec.DurationMS) * time.Millisecond
+	}
+	if rec.Error != nil {
+		return fmt.Sprintf("%s after %v", rec.Error.Kind, d)
+	}
+	return fmt.Sprintf("ok after %v", d)
+}
+
+// fail stops the server for a record that could not be written: its
+// callers learn of it from Serve and ServeListener.
+func (s *Server) fail(err error) {
+	s.failOnce.Do(func() {
+		s.failErr = fmt.Errorf("write record: %w", err)
+		s.logf("%v; stopping", s.failErr)
+		close(s.failed)
+	})
+}
+
+// failure is the error that stopped the server, nil for none.
+func (s *Server) failure() error {
+	select {
+	case <-s.failed:
+		return s.failErr
+	default:
+		return nil
+	}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.log, "kesoku: "+format+"\n", args...)
+}
+
+// discard is the gateway store of calls whose records go nowhere.
+type discard struct{}
+
+func (discard) Append(context.Context, ...*message.Record) error { return nil }
