@@ -198,7 +198,11 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 			return fmt.Errorf("--http: %w", lerr)
 		}
 		if !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: serving %s at %s\n", what, mcpserve.URL(ln))
+			auth := "no token: this machine only"
+			if token != "" {
+				auth = "clients must send the bearer token in " + opts.TokenEnv
+			}
+			fmt.Fprintf(g.IO.Err, "kesoku: serving %s at %s; %s\n", what, mcpserve.Where(ln), auth)
 		}
 		err = srv.ServeListener(ctx, ln, token)
 	}

@@ -111,9 +111,26 @@ func checkLoopback(ctx context.Context, host string) error {
 	return nil
 }
 
-// URL is the address of the MCP endpoint on ln.
+// URL is the address of the MCP endpoint on ln, as a client on this
+// machine reaches it: for a listener on every address (0.0.0.0, ::), the
+// loopback one, since a request to 0.0.0.0 arrives at the loopback address
+// with a Host that is not loopback, and is refused.
 func URL(ln net.Listener) string {
-	return "http://" + ln.Addr().String() + Path
+	addr := ln.Addr().String()
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	return "http://" + addr + Path
+}
+
+// Where says where ln serves, for people: its URL and, for a listener on
+// every address, that it is reachable from elsewhere.
+func Where(ln net.Listener) string {
+	where := URL(ln)
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		where += fmt.Sprintf(" (and on port %d of every address of this machine)", ta.Port)
+	}
+	return where
 }
 
 // ServeListener serves HTTP clients on ln at Path until ctx is cancelled

@@ -50,6 +50,9 @@ func TestListen(t *testing.T) {
 			t.Errorf("Listen(%q, token %v): %v", tc.addr, tc.withToken, err)
 			continue
 		}
+		if u := URL(ln); !strings.HasPrefix(u, "http://127.0.0.1:") && !strings.HasPrefix(u, "http://[::1]:") {
+			t.Errorf("Listen(%q): URL %s is not one a client here can use", tc.addr, u)
+		}
 		host, _, _ := net.SplitHostPort(ln.Addr().String())
 		if host != tc.want && !(tc.want == "127.0.0.1" && net.ParseIP(host).IsLoopback()) && !(tc.want == "0.0.0.0" && host == "::") {
 			t.Errorf("Listen(%q) listens on %s, want %s", tc.addr, ln.Addr(), tc.want)

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kesoku/kesoku/cmd"
+	"github.com/kesoku/kesoku/registry"
+)
+
+func init() {
+	scriptCommands["mcpclient"] = func() { os.Exit(mcpClientMain(os.Args[1:])) }
+	scriptCommands["kesoku-noisy"] = func() {
+		registry.Default.MustRegister(noisyTool)
+		os.Exit(cmd.Main())
+	}
+}
+
+// noisyTool prints to standard output, as a careless Go tool might: under
+// mcp serve that is the protocol's stream, which must stay clean.
+var noisyTool = &registry.Spec{
+	Name: "noisy", Summary: "Prints.", Description: "Prints to standard output and returns.",
+	Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		fmt.Println("noise from a tool")
+		os.Stdout.WriteString("more noise\n")
+		return "quiet result", nil
+	},
+}
+
+// mcpClientMain is a small MCP client for the scripts, speaking through
+// the SDK's own client to the server that PROG starts:
+//
+//	mcpclient [-http] [-token VAR] OPS -- PROG [ARGS...]
+//
+// Over standard input and output (the default) PROG is the server;
+// with -http, PROG prints the server's URL on standard error
+// ("http://.../mcp"), and the client connects to it, sending the bearer
+// token held by VAR. PROG's standard error is copied to the client's.
+//
+// OPS is a file of operations, one a line:
+//
+//	list               print "tool NAME readOnly=BOOL" for each tool
+//	call NAME ARGS     call NAME with the JSON ARGS; print the result
+//	start NAME ARGS    call NAME in the background
+//	results            wait for the background calls; print their results
+//	waitlog REGEXP     wait (up to 20s) until PROG's stderr matches
+//	signal INT|TERM    send PROG the signal
+//	close              end the session (over stdio: close PROG's input)
+//
+// A result prints as "NAME: ok: TEXT" or "NAME: error: TEXT" (newlines
+// as \n), then "structured: JSON" when it has structured content; a
+// protocol error as "NAME: protocol error: ...". At the end the session
+// ends, an HTTP server gets SIGINT, and "exit N" prints PROG's exit
+// status.
+func mcpClientMain(args []string) int {
+	fs := flag.NewFlagSet("mcpclient", flag.ContinueOnError)
+	useHTTP := fs.Bool("http", false, "PROG serves HTTP")
+	tokenVar := fs.String("token", "", "the variable holding the bearer token")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) < 3 || rest[1] != "--" {
+		fmt.Fprintln(os.Stderr, "usage: mcpclient [-http] [-token VAR] OPS -- PROG [ARGS...]")
+		return 2
+	}
+	ops, err := os.ReadFile(rest[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	c := &scriptClient{log: &lockedBuffer{}}
+	c.cmd = exec.Command(rest[2], rest[3:]...)
+	c.cmd.Stderr = io.MultiWriter(os.Stderr, c.log)
+	if err := c.connect(*useHTTP, os.Getenv(*tokenVar)); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpclient:", err)
+		c.kill()
+		return 1
+	}
+	for line := range strings.Lines(string(ops)) {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := c.do(line); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpclient: %s: %v\n", line, err)
+			c.kill()
+			return 1
+		}
+	}
+	c.results()
+	c.cs.Close()
+	if *useHTTP && c.cmd.ProcessState == nil {
+		c.cmd.Process.Signal(syscall.SIGINT)
+	}
+	fmt.Printf("exit %d\n", c.wait())
+	return 0
+}
+
+type scriptClient struct {
+	cmd     *exec.Cmd
+	cs      *mcp.ClientSession
+	log     *lockedBuffer
+	waited  chan struct{}
+	pending []chan string
+}
+
+func (c *scriptClient) connect(useHTTP bool, token string) error {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpclient", Version: "1"}, nil)
+	ctx := context.Background()
+	if !useHTTP {
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c.cmd, TerminateDuration: 20 * time.Second}, nil)
+		c.cs = cs
+		return err
+	}
+	if err := c.cmd.Start(); err != nil {
+		return err
+	}
+	c.waited = make(chan struct{})
+	go func() { c.cmd.Wait(); close(c.waited) }()
+	var url string
+	if err := c.waitLog(regexp.MustCompile(`http://\S+/mcp`), func(m string) { url = m }); err != nil {
+		return err
+	}
+	hc := http.DefaultClient
+	if token != "" {
+		hc = &http.Client{Transport: bearerToken(token)}
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	c.cs = cs
+	return err
+}
+
+func (c *scriptClient) do(line string) error {
+	op, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	switch op {
+	case "list":
+		res, err := c.cs.ListTools(context.Background(), nil)
+		if err != nil {
+			return err
+		}
+		for _, t := range res.Tools {
+			ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+			fmt.Printf("tool %s readOnly=%v\n", t.Name, ro)
+		}
+	case "call":
+		fmt.Print(<-c.call(rest))
+	case "start":
+		c.pending = append(c.pending, c.call(rest))
+	case "results":
+		c.results()
+	case "waitlog":
+		re, err := regexp.Compile(rest)
+		if err != nil {
+			return err
+		}
+		return c.waitLog(re, nil)
+	case "signal":
+		sig := map[string]os.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[rest]
+		if sig == nil {
+			return fmt.Errorf("unknown signal %q", rest)
+		}
+		return c.cmd.Process.Signal(sig)
+	case "close":
+		return c.cs.Close()
+	default:
+		return fmt.Errorf("unknown operation %q", op)
+	}
+	return nil
+}
+
+// call calls the tool that "NAME ARGS" names; its result comes on the
+// channel, as it prints.
+func (c *scriptClient) call(spec string) chan string {
+	name, raw, _ := strings.Cut(spec, " ")
+	ch := make(chan string, 1)
+	var args any
+	if raw = strings.TrimSpace(raw); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			ch <- fmt.Sprintf("%s: bad arguments: %v\n", name, err)
+			return ch
+		}
+	}
+	go func() {
+		res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			ch <- fmt.Sprintf("%s: protocol error: %v\n", name, err)
+			return
+		}
+		var b strings.Builder
+		outcome := "ok"
+		if res.IsError {
+			outcome = "error"
+		}
+		var texts []string
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				texts = append(texts, tc.Text)
+			}
+		}
+		fmt.Fprintf(&b, "%s: %s: %s\n", name, outcome, strings.ReplaceAll(strings.Join(texts, ""), "\n", `\n`))
+		if res.StructuredContent != nil {
+			data, _ := json.Marshal(res.StructuredContent)
+			fmt.Fprintf(&b, "structured: %s\n", data)
+		}
+		ch <- b.String()
+	}()
+	return ch
+}
+
+func (c *scriptClient) results() {
+	for _, ch := range c.pending {
+		fmt.Print(<-ch)
+	}
+	c.pending = nil
+}
+
+// waitLog waits until PROG's standard error matches re, and hands found
+// the match.
+func (c *scriptClient) waitLog(re *regexp.Regexp, found func(string)) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if m := re.FindString(c.log.String()); m != "" {
+			if found != nil {
+				found(m)
+			}
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("stderr does not match %q after 20s", re)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// wait returns PROG's exit status once it has ended, killing it after 20s.
+func (c *scriptClient) wait() int {
+	if c.waited == nil {
+		// CommandTransport waited for it when the session closed.
+		if c.cmd.ProcessState == nil {
+			c.cmd.Wait()
+		}
+	} else {
+		select {
+		case <-c.waited:
+		case <-time.After(20 * time.Second):
+			c.kill()
+			<-c.waited
+		}
+	}
+	if c.cmd.ProcessState == nil {
+		return -1
+	}
+	return c.cmd.ProcessState.ExitCode()
+}
+
+func (c *scriptClient) kill() {
+	if c.cmd.Process != nil {
+		c.cmd.Process.Kill()
+	}
+}
+
+// bearerToken is an http.RoundTripper that sends a bearer token.
+type bearerToken string
+
+func (b bearerToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// lockedBuffer is a buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
