@@ -45,8 +45,11 @@ var noisyTool = &registry.Spec{
 // the SDK's own client to the server that PROG starts:
 //
 //	mcpclient [-http] [-token VAR] OPS -- PROG [ARGS...]
+//	mcpclient -config FILE OPS
 //
-// Over standard input and output (the default) PROG is the server;
+// Over standard input and output (the default) PROG is the server; with
+// -config, PROG and ARGS are the command and args of the one server of
+// FILE's mcpServers, as a client configured with FILE would start it;
 // with -http, PROG prints the server's URL on standard error
 // ("http://.../mcp"), and the client connects to it, sending the bearer
 // token held by VAR. PROG's standard error is copied to the client's.
@@ -70,12 +73,21 @@ func mcpClientMain(args []string) int {
 	fs := flag.NewFlagSet("mcpclient", flag.ContinueOnError)
 	useHTTP := fs.Bool("http", false, "PROG serves HTTP")
 	tokenVar := fs.String("token", "", "the variable holding the bearer token")
+	config := fs.String("config", "", "a client's config file naming the server")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	rest := fs.Args()
+	if *config != "" && len(rest) == 1 {
+		prog, err := configuredServer(*config)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpclient:", err)
+			return 2
+		}
+		rest = append(append(rest, "--"), prog...)
+	}
 	if len(rest) < 3 || rest[1] != "--" {
-		fmt.Fprintln(os.Stderr, "usage: mcpclient [-http] [-token VAR] OPS -- PROG [ARGS...]")
+		fmt.Fprintln(os.Stderr, "usage: mcpclient [-http] [-token VAR] OPS -- PROG [ARGS...] | mcpclient -config FILE OPS")
 		return 2
 	}
 	ops, err := os.ReadFile(rest[0])
@@ -108,6 +120,31 @@ func mcpClientMain(args []string) int {
 	}
 	fmt.Printf("exit %d\n", c.wait())
 	return 0
+}
+
+// configuredServer is the command line of the one server in the
+// mcpServers of the config file at path (Claude Desktop's, Gemini CLI's).
+func configuredServer(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(cfg.MCPServers) != 1 {
+		return nil, fmt.Errorf("%s: %d servers, want 1", path, len(cfg.MCPServers))
+	}
+	for _, s := range cfg.MCPServers {
+		return append([]string{s.Command}, s.Args...), nil
+	}
+	return nil, nil
 }
 
 type scriptClient struct {
