@@ -84,7 +84,9 @@ kesoku's own files. A tool's failure is a result marked isError, never a
 protocol error. -o FILE appends each call's Message record to FILE; each
 client's session is a session_id of its own, its calls call_1, call_2...
 --jobs bounds the calls that run at once, across all clients. A client
-that cancels a call cancels the call's context.
+that cancels a call cancels the call's context. -v logs each call on
+standard error. --model gives analyze_media its model, as for kesoku run;
+without one, analyze_media answers that it needs one.
 
 Over HTTP (--http ADDR), kesoku listens on the loopback address unless
 ADDR names another: --http 8080 and --http :8080 mean 127.0.0.1:8080. Any
@@ -133,7 +135,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at `ADDR` (PORT, :PORT or HOST:PORT; loopback unless HOST says otherwise) instead of standard input and output")
-	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
+	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable `VAR` that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
 	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
 	opts.callFlags.register(f, 4, "how many calls run at once, across all clients; more wait for a free slot")
