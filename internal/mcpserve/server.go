@@ -83,7 +83,8 @@ type clientSession struct {
 func New(reg *registry.Registry, opts Options) *Server {
 	jobs := max(opts.Runner.Jobs, 1)
 	ropts := opts.Runner
-	// Every call is a run of its own: the slots bound the calls at once.
+	// Every call is a run of its own (RunOne): the slots bound the calls
+	// at once.
 	ropts.Jobs = 1
 	if ropts.Store == nil {
 		ropts.Store = opts.Records
@@ -176,12 +177,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	case <-ctx.Done():
 		// The runner records it as aborted before it started.
 	}
-	recs, err := s.runner.RunAll(ctx, []*request.Request{r})
-	if err != nil || len(recs) != 1 {
-		// RunAll's only error is the emit's, and it emits to a slice.
-		return nil, fmt.Errorf("run %s: %d records, %v", r.Name, len(recs), err)
-	}
-	rec := recs[0]
+	rec := s.runner.RunOne(ctx, r)
 	if s.opts.Records != nil {
 		if err := s.opts.Records.Append(context.WithoutCancel(ctx), rec); err != nil {
 			s.fail(err)
