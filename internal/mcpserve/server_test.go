@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -563,4 +564,34 @@ func TestJobs(t *testing.T) {
 	}
 	b.stop()
 	await(t, second)
+}
+
+// A client that goes away with a call in flight (its end of the stream
+// closed, as when the process that started kesoku dies) has the call
+// cancelled and recorded; Serve returns nil, as for any end of a session.
+func TestClientGoesAway(t *testing.T) {
+	t.Parallel()
+	tt := newTestTools(t)
+	opts := testOptions(t)
+	store := &memStore{}
+	opts.Records = store
+	s := New(tt.reg, opts)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	result := make(chan error, 1)
+	go func() { result <- s.Serve(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: map[string]any{"tag": "x"}})
+	await(t, tt.started)
+	inW.Close()
+	outR.Close()
+	if err := await(t, result); err != nil {
+		t.Errorf("Serve returned %v when the client went away", err)
+	}
+	if recs := store.all(); len(recs) != 1 || recs[0].Status != message.StatusAborted {
+		t.Errorf("records %+v, want the call aborted", recs)
+	}
 }
