@@ -220,3 +220,23 @@ func TestMCPServeInterrupt(t *testing.T) {
 		t.Errorf("stderr does not say interrupted:\n%s", s.stderr.String())
 	}
 }
+
+// The -o file is kesoku's own while the server runs, as for kesoku run:
+// another writer is refused before anything is served, and the file is
+// left as it was.
+func TestMCPServeOutputInUse(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "calls.jsonl")
+	s := startMCPServe(t, dir, "-o", out)
+	var stdout, stderr bytes.Buffer
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}}
+	code := run(context.Background(), g, []string{"--awd", dir, "mcp", "serve", "-o", out})
+	if code != ExitUsage || !strings.Contains(stderr.String(), "calls.jsonl: in use: another kesoku writes to it") {
+		t.Errorf("a second server on the same -o file: exit %d, stderr:\n%s", code, stderr.String())
+	}
+	s.cs.Close()
+	if code := s.exit(t); code != ExitOK {
+		t.Errorf("the first server: exit %d; stderr:\n%s", code, s.stderr.String())
+	}
+}
