@@ -91,8 +91,13 @@ func TestHTTP(t *testing.T) {
 	if err != nil || len(res.Tools) != len(tt.reg.Names()) {
 		t.Fatalf("tools/list: %v, %v", res, err)
 	}
-	if r := call(t, cs, "calculate_sum", map[string]any{"a": 40, "b": 2}); text(t, r) != "42" {
-		t.Errorf("calculate_sum: %q", text(t, r))
+	// Over stateful HTTP the client falls back to 2025-11-25, whose
+	// structured content is an object or nothing.
+	if r := call(t, cs, "calculate_sum", map[string]any{"a": 40, "b": 2}); text(t, r) != "42" || r.StructuredContent != nil {
+		t.Errorf("calculate_sum: %q, structured %v", text(t, r), r.StructuredContent)
+	}
+	if v := cs.InitializeResult().ProtocolVersion; v >= "2026-07-28" {
+		t.Errorf("protocol %s over stateful HTTP", v)
 	}
 	if r := call(t, cs, "calculate_sum", map[string]any{"a": "x"}); !r.IsError {
 		t.Errorf("a bad argument over HTTP: not an error: %q", text(t, r))

@@ -186,7 +186,19 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if s.opts.Verbose {
 		s.logf("← %s %s: %s", r.ID, r.Name, outcome(rec))
 	}
-	return result(rec), nil
+	return result(rec, anyStructured(req.Session)), nil
+}
+
+// anyStructured reports whether a session's client takes structured
+// content of any JSON value (protocol 2026-07-28 and later, SEP-2106)
+// rather than only an object: then a result that is a number, a string or
+// a list comes back as what it is, not only as text.
+func anyStructured(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 
 // session returns kesoku's state of a client's session, made on its first
@@ -209,10 +221,11 @@ func (s *Server) session(ss *mcp.ServerSession) *clientSession {
 }
 
 // result is what the client reads of a call's record: the content as text
-// (a string as itself, any other value as its JSON) and, for an object,
-// as structured content too; for an error, isError and the text a model
-// reads in a session: the kind, then what went wrong.
-func result(rec *message.Record) *mcp.CallToolResult {
+// (a string as itself, any other value as its JSON) and as structured
+// content too, when it is an object or the client takes any value
+// (anyValue); for an error, isError and the text a model reads in a
+// session: the kind, then what went wrong.
+func result(rec *message.Record, anyValue bool) *mcp.CallToolResult {
 	if rec.IsError || rec.Error != nil {
 		msg := "the call failed"
 		if rec.Error != nil {
@@ -226,7 +239,7 @@ func result(rec *message.Record) *mcp.CallToolResult {
 		text = str
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	if len(rec.Content) > 0 && rec.Content[0] == '{' {
+	if len(rec.Content) > 0 && (anyValue || rec.Content[0] == '{') {
 		// Clients of protocol versions before 2026-07-28 take structured
 		// content only as an object.
 		res.StructuredContent = json.RawMessage(rec.Content)

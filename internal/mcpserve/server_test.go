@@ -236,9 +236,11 @@ func TestCallResults(t *testing.T) {
 	opts := testOptions(t)
 	sv := serve(t, New(tt.reg, opts))
 
+	// The SDK's client speaks 2026-07-28, which takes any value as
+	// structured content: a number comes back as a number.
 	res := call(t, sv.cs, "calculate_sum", map[string]any{"a": 1, "b": 2.0})
-	if res.IsError || text(t, res) != "3" || res.StructuredContent != nil {
-		t.Errorf("calculate_sum: isError %v, text %q, structured %v; want 3 as text alone", res.IsError, text(t, res), res.StructuredContent)
+	if res.IsError || text(t, res) != "3" || res.StructuredContent != 3.0 {
+		t.Errorf("calculate_sum: isError %v, text %q, structured %v; want 3", res.IsError, text(t, res), res.StructuredContent)
 	}
 
 	res = call(t, sv.cs, "object", nil)
