@@ -95,7 +95,8 @@ token: --token-env VAR names the environment variable that holds it, and
 every request must then carry "Authorization: Bearer TOKEN", or get 401.
 Without a token such an address is refused before anything listens. A
 request that reaches the loopback address with a Host header that is not
-loopback (DNS rebinding) is refused with 403.
+loopback (DNS rebinding) is refused with 403; so is, without a token, one
+that a web page makes from another origin.
 
 Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
 and get --grace to return, their clients get their results, and calls that

@@ -179,14 +179,19 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token strin
 	return s.failure()
 }
 
-// Handler is the server's HTTP handler: streamable HTTP at Path, behind
-// the token when there is one, with the SDK's protection against DNS
-// rebinding (a request that reaches a loopback address with a Host that
-// is not loopback is refused).
+// Handler is the server's HTTP handler: streamable HTTP at Path, with the
+// SDK's protection against DNS rebinding (a request that reaches a
+// loopback address with a Host that is not loopback is refused), behind
+// the token when there is one. Without a token, a request that a web page
+// makes from another origin (its browser says so in Sec-Fetch-Site or
+// Origin) is refused too: any page the user opens could otherwise call
+// the tools of a server on their machine. With one, the token decides.
 func (s *Server) Handler(token string) http.Handler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	if token != "" {
 		h = requireToken(token, h)
+	} else {
+		h = http.NewCrossOriginProtection().Handler(h)
 	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)

@@ -248,3 +248,27 @@ func TestServeListenerInterrupt(t *testing.T) {
 		t.Error("the server still answers after it stopped")
 	}
 }
+
+// Without a token, a web page's request from another origin is refused:
+// a page the user opens cannot call the tools. With a token, the token
+// decides, and a browser-based client that has it gets in.
+func TestHTTPCrossOrigin(t *testing.T) {
+	t.Parallel()
+	tt := newTestTools(t)
+	const token = "k3soku-test-token-0123456789abcdef"
+	browser := map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
+	srv := httptest.NewServer(New(tt.reg, testOptions(t)).Handler(""))
+	t.Cleanup(srv.Close)
+	if resp := post(t, srv.URL+Path, browser); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-origin page, no token: %s, want 403", resp.Status)
+	}
+	if resp := post(t, srv.URL+Path, map[string]string{"Sec-Fetch-Site": "same-origin"}); resp.StatusCode != http.StatusOK {
+		t.Errorf("same origin, no token: %s, want 200", resp.Status)
+	}
+	withToken := httptest.NewServer(New(tt.reg, testOptions(t)).Handler(token))
+	t.Cleanup(withToken.Close)
+	browser["Authorization"] = "Bearer " + token
+	if resp := post(t, withToken.URL+Path, browser); resp.StatusCode != http.StatusOK {
+		t.Errorf("a cross-origin page with the token: %s, want 200", resp.Status)
+	}
+}
