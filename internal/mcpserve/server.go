@@ -7,6 +7,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -155,7 +156,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	args, err := llm.DecodeArgs(req.Params.Arguments)
 	if err != nil {
-		r.Err = fmt.Errorf("tool %q: the arguments are not a JSON object: %v", r.Name, err)
+		r.Err = fmt.Errorf("tool %q: the arguments must be a JSON object: %s", r.Name, notObject(req.Params.Arguments, err))
 	}
 	r.Args = args
 
@@ -199,6 +200,23 @@ func anyStructured(ss *mcp.ServerSession) bool {
 	}
 	p := ss.InitializeParams()
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// notObject says what came instead of an object of arguments, in the
+// words of JSON rather than of Go's decoder.
+func notObject(raw json.RawMessage, err error) string {
+	if !json.Valid(raw) {
+		return "what came is not JSON: " + err.Error()
+	}
+	switch raw = bytes.TrimSpace(raw); raw[0] {
+	case '[':
+		return "got an array"
+	case '"':
+		return "got a string"
+	case 't', 'f':
+		return "got a boolean"
+	}
+	return "got a number"
 }
 
 // session returns kesoku's state of a client's session, made on its first
