@@ -201,3 +201,22 @@ func benchServer(b *testing.B) *Set {
 	b.Cleanup(func() { set.Close() })
 	return set
 }
+
+// TestWithoutServers: the servers are declared and checked, but none
+// starts and none of their tools is in the registry.
+func TestWithoutServers(t *testing.T) {
+	t.Parallel()
+	set := fakeServer(t, context.Background(), Options{WithoutServers: true})
+	if err := set.Registry.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if names := set.Registry.Names(); len(names) != 0 {
+		t.Errorf("tools %v, want none", names)
+	}
+	if _, ok := set.Registry.Lookup("fake__add"); ok {
+		t.Error("fake__add is in the registry")
+	}
+	if diff := cmp.Diff([]string{"fake"}, set.Servers()); diff != "" {
+		t.Errorf("Servers mismatch (-want +got):\n%s", diff)
+	}
+}

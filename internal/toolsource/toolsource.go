@@ -37,6 +37,13 @@ type Options struct {
 	Warn func(string)
 	// Version is kesoku's, as an MCP client names itself to servers.
 	Version string
+	// WithoutServers leaves the MCP servers out of the registry: they are
+	// read and checked as ever (a mistake is an error), none is ever
+	// started, and Set.Servers names them. kesoku mcp serve serves
+	// kesoku's own tools (SPEC §12: the Go and command tools); a served
+	// kesoku that started the servers of its config would start itself
+	// again when its config names it as a server.
+	WithoutServers bool
 	// StartTimeout bounds an MCP server's start (default 60s); KeepAlive
 	// is how often a server is pinged (default 10s): one that stops
 	// answering is given up. Tests shorten them.
@@ -52,6 +59,7 @@ type Set struct {
 	opts                    Options
 	procs                   *processes
 	servers                 []*server
+	declared                []string
 	awd, version            string
 	startTimeout, keepAlive time.Duration
 }
@@ -126,6 +134,10 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 				return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: the name begins with %s__, the names of the tools of %s", t.name, d.name, d.where())}
 			}
 		}
+		s.declared = append(s.declared, d.name)
+		if opts.WithoutServers {
+			continue
+		}
 		srv := &server{decl: d, set: s, ctx: ctx}
 		if err := s.Registry.AddSource(srv); err != nil {
 			return nil, &config.Error{Pos: d.pos, Msg: err.Error()}
@@ -134,6 +146,11 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	}
 	return s, nil
 }
+
+// Servers returns the names of the MCP servers declared, in the order
+// declared, whether or not their tools are in the registry
+// (Options.WithoutServers).
+func (s *Set) Servers() []string { return s.declared }
 
 // Close stops every MCP server the tools started and every program still
 // running, with whatever they started: no child outlives kesoku. The
