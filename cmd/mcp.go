@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/mcpserve"
 	"github.com/kesoku/kesoku/internal/media"
@@ -48,9 +47,8 @@ type mcpServeOptions struct {
 
 	HTTP     string
 	TokenEnv string
-	Tools    []string
-	toolsSet bool
-	Output   string
+	toolChoice
+	Output string
 	callFlags
 
 	model       provider.Config
@@ -69,18 +67,27 @@ func newMCPServeCmd(g *Globals, runF func(context.Context, *mcpServeOptions) err
 as streamable HTTP at the path /mcp. Standard output carries the protocol
 and nothing else: everything kesoku has to say goes to standard error.
 
-The tools offered are those that only read (see kesoku tools list); tools
-that write, such as write_file, only when named in --tools. --tools all
-offers every tool, --tools '' none. Each tool is declared with its
-canonical JSON Schema and an annotation saying whether it only reads.
+kesoku serves its own tools: the Go tools and the command tools of the
+config files (tools:). Offered are those that only read (see kesoku tools
+list): the built-in ones and the command tools declared read_only; tools
+that write, such as write_file, only when named in --tools, as for
+kesoku session. --tools all offers every tool, --tools '' none. Each tool
+is declared with its JSON Schema and an annotation saying whether it only
+reads. The MCP servers of the config files are not served, nor started
+(--mcp-config is refused): a client that wants their tools starts them
+itself.
 
 Every tools/call goes through the ToolRunner, as a request of kesoku run
 does: its arguments are checked against the tool's parameters, and a bad
 one is answered with isError and a text saying what was expected and what
-came; --timeout bounds the call, --max-output its result (the whole
-output is saved under .kesoku/outputs); file tools reach nothing outside
-the working directory (--awd) and the staging directory, and never write
-kesoku's own files. A tool's failure is a result marked isError, never a
+came; --timeout bounds the call (a command tool's own timeout, when it has
+one), --max-output its result (the whole output is saved under
+.kesoku/outputs); file tools reach nothing outside the working directory
+(--awd) and the staging directory, and never write kesoku's own files.
+A command tool's program runs in the working directory; when its call
+ends early (a timeout, the client cancelling it or going away, an
+interrupt) the program and all it started get SIGTERM, then SIGKILL after
+--grace. A tool's failure is a result marked isError, never a
 protocol error. -o FILE appends each call's Message record to FILE; each
 client's session is a session_id of its own, its calls call_1, call_2...
 --jobs bounds the calls that run at once, across all clients. A client
@@ -108,7 +115,8 @@ EXIT STATUS
   0    the client ended the session (standard input closed)
   1    a record could not be written to the -o file, or ADDR could not be
        listened on (in use, say)
-  2    bad usage: an unknown tool in --tools, an address that is not
+  2    bad usage: an unknown tool in --tools, a mistake in a command
+       tool's declaration, --mcp-config, an address that is not
        loopback without a token, --token-env naming an empty variable, an
        -o file that cannot be opened; nothing was served
   130  stopped by SIGINT or SIGTERM, the calls in flight answered
@@ -127,7 +135,7 @@ EXIT STATUS
   kesoku mcp serve --http 0.0.0.0:8080 --token-env KESOKU_MCP_TOKEN`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.toolsSet = c.Flags().Changed("tools")
+			opts.toolChoice.set(c)
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -137,7 +145,7 @@ EXIT STATUS
 	f := c.Flags()
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at `ADDR` (PORT, :PORT or HOST:PORT; loopback unless HOST says otherwise) instead of standard input and output")
 	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable `VAR` that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
-	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
+	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
 	opts.callFlags.register(f, 4, "how many calls run at once, across all clients; more wait for a free slot")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
@@ -147,9 +155,17 @@ EXIT STATUS
 func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	g := opts.g
 	// Everything that can be refused is refused before anything is served.
-	_, offered, err := llm.Offer(opts.Registry, opts.Tools, opts.toolsSet)
+	if len(g.MCPConfig) > 0 {
+		return usageErrf("--mcp-config: mcp serve serves kesoku's own tools (Go and command tools), not those of other MCP servers")
+	}
+	offer, err := g.offeredTools(ctx, opts.Registry, &opts.callFlags, opts.toolChoice, false)
 	if err != nil {
-		return usageErrf("--tools: %w", err)
+		return err
+	}
+	defer offer.Set.Close()
+	offered := offer.Registry
+	if srvs := offer.Set.Servers(); len(srvs) > 0 && g.Verbose {
+		fmt.Fprintf(g.IO.Err, "kesoku: the tools of the MCP servers of the config (%s) are not served: kesoku serves its own\n", strings.Join(srvs, ", "))
 	}
 	resolved, err := resolveToolModel(opts.model)
 	if err != nil {

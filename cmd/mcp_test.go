@@ -240,3 +240,91 @@ func TestMCPServeOutputInUse(t *testing.T) {
 		t.Errorf("the first server: exit %d; stderr:\n%s", code, s.stderr.String())
 	}
 }
+
+// mcpServeConfig is a config file with a command tool that only reads, one
+// that writes, and an MCP server whose start leaves a file behind.
+const mcpServeConfig = `tools:
+  shout:
+    description: Says the text back.
+    command: [printf, "%s!", "{{text}}"]
+    parameters:
+      type: object
+      properties: {text: {type: string}}
+      required: [text]
+    read_only: true
+  touch:
+    description: Makes a file.
+    command: [touch, "{{name}}"]
+    parameters:
+      type: object
+      properties: {name: {type: string}}
+      required: [name]
+mcpServers:
+  other:
+    command: sh
+    args: [-c, "touch started; sleep 60"]
+`
+
+// mcp serve offers the command tools as session does, through the same
+// choice: those declared read_only by default, the others when named. The
+// MCP servers of the config are not served, nor started: kesoku serves its
+// own tools.
+func TestMCPServeCommandTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(conf, []byte(mcpServeConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args       []string
+		has, lacks []string
+	}{
+		{args: nil, has: []string{"shout", "read_file"}, lacks: []string{"touch", "write_file"}},
+		{args: []string{"--tools", "touch,shout"}, has: []string{"shout", "touch"}, lacks: []string{"read_file"}},
+		{args: []string{"--tools", "all"}, has: []string{"shout", "touch", "write_file"}},
+	} {
+		s := startMCPServe(t, dir, append([]string{"--config", conf}, tt.args...)...)
+		got := s.tools(t)
+		for _, n := range tt.has {
+			if !slices.Contains(got, n) {
+				t.Errorf("%v: %s not offered: %v", tt.args, n, got)
+			}
+		}
+		for _, n := range append(tt.lacks, "other__") {
+			if slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, n) }) {
+				t.Errorf("%v: %s offered: %v", tt.args, n, got)
+			}
+		}
+		res, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "shout", Arguments: map[string]any{"text": "hi"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != "hi!" {
+			t.Errorf("%v: shout: isError %v, %q", tt.args, res.IsError, text)
+		}
+		s.cs.Close()
+		if code := s.exit(t); code != ExitOK {
+			t.Errorf("%v: exit %d; stderr:\n%s", tt.args, code, s.stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+		t.Error("the MCP server of the config was started")
+	}
+
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--tools", "other__read"}, `--tools: other__read is a tool of the MCP server other: kesoku serves its own tools \(Go and command tools\), not those of the servers it uses`},
+		{[]string{"--tools", "shot"}, `--tools: unknown tool "shot"; did you mean "shout"\?`},
+		{[]string{"--mcp-config", conf}, `--mcp-config: mcp serve serves kesoku's own tools`},
+	} {
+		var out, errOut bytes.Buffer
+		g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
+		code := run(context.Background(), g, append([]string{"--awd", dir, "--config", conf, "mcp", "serve"}, tt.args...))
+		if code != ExitUsage || !regexp.MustCompile(tt.stderr).MatchString(errOut.String()) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant %d, %q", tt.args, code, errOut.String(), ExitUsage, tt.stderr)
+		}
+	}
+}

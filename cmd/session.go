@@ -29,9 +29,8 @@ type sessionOptions struct {
 	// Registry holds the tools; registry.Default but in tests.
 	Registry *registry.Registry
 
-	System   string
-	Tools    []string
-	toolsSet bool
+	System string
+	toolChoice
 	MaxTurns int
 	callFlags
 	JSON      bool
@@ -134,7 +133,7 @@ EXIT STATUS
 					return usageErrf("the prompt is empty: give a prompt with more than spaces in it")
 				}
 			}
-			opts.toolsSet = c.Flags().Changed("tools")
+			opts.toolChoice.set(c)
 			opts.streamSet = c.Flags().Changed("stream")
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -145,7 +144,7 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
-	f.StringSliceVar(&opts.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
+	opts.toolChoice.register(f)
 	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "the most model turns one prompt may take; reaching it is an error")
 	opts.callFlags.register(f, 4, "how many tool calls of one turn run at once")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
@@ -171,27 +170,12 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := g.toolSet(ctx, opts.Registry, &opts.callFlags)
+	offer, err := g.offeredTools(ctx, opts.Registry, &opts.callFlags, opts.toolChoice, true)
 	if err != nil {
 		return err
 	}
-	defer set.Close()
-	if !opts.toolsSet {
-		// Every tool that only reads is offered: every MCP server starts,
-		// to say which of its tools do. One that cannot is left out.
-		if err := set.Registry.Load(); err != nil && !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%v\n", err)
-		}
-	}
-	tools, offered, err := llm.Offer(set.Registry, opts.Tools, opts.toolsSet)
-	var unknown *registry.UnknownToolError
-	switch {
-	case errors.As(err, &unknown):
-		return usageErrf("--tools: %w", err)
-	case err != nil:
-		// A server named by --tools that could not start.
-		return fmt.Errorf("--tools: %w", err)
-	}
+	defer offer.Set.Close()
+	tools, offered := offer.Specs, offer.Registry
 	var old []*message.Record
 	if opts.Resume != "" {
 		err := message.ReadFile(opts.Resume, func(r *message.Record) error { old = append(old, r); return nil })

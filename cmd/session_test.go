@@ -63,7 +63,7 @@ func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY b
 	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir, Signals: sig.source}
 	opts := &sessionOptions{
 		g: g, Registry: testRegistry(t), MaxTurns: 5, callFlags: callFlags{Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20},
-		Output: filepath.Join(dir, "t.jsonl"), Tools: []string{""}, toolsSet: true,
+		Output: filepath.Join(dir, "t.jsonl"), toolChoice: toolChoice{Tools: []string{""}, named: true},
 		model: provider.Config{Model: "gemini-test", BaseURL: srv.URL, IdleTimeout: time.Minute},
 	}
 	return opts, out, errOut, sig
@@ -157,7 +157,7 @@ func TestSessionRunsOnlyTheToolsOffered(t *testing.T) {
 	defer srv.Close()
 	opts, out, errOut, _ := sessionTestOptions(t, srv, strings.NewReader(""), false)
 	opts.Prompt = "label a"
-	opts.Tools, opts.toolsSet = nil, false
+	opts.toolChoice = toolChoice{}
 	var ran atomic.Bool
 	reg := registry.New()
 	for _, s := range testRegistry(t).All() {

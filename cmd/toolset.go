@@ -2,9 +2,15 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -17,13 +23,20 @@ import (
 // stops whatever its tools started. calls, when the command has them,
 // bound the programs the tools run.
 func (g *Globals) toolSet(ctx context.Context, base *registry.Registry, calls *callFlags) (*toolsource.Set, error) {
+	return g.buildToolSet(ctx, base, calls, false)
+}
+
+// buildToolSet is toolSet, the MCP servers left out when withoutServers
+// (toolsource.Options.WithoutServers).
+func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, calls *callFlags, withoutServers bool) (*toolsource.Set, error) {
 	opts := toolsource.Options{
-		Config:    g.config,
-		MCPConfig: g.MCPConfig,
-		AWD:       g.AWD,
-		Grace:     defaultGrace,
-		MaxOutput: defaultMaxOutput,
-		Version:   readBuildVersion().Version,
+		WithoutServers: withoutServers,
+		Config:         g.config,
+		MCPConfig:      g.MCPConfig,
+		AWD:            g.AWD,
+		Grace:          defaultGrace,
+		MaxOutput:      defaultMaxOutput,
+		Version:        readBuildVersion().Version,
 		Warn: func(msg string) {
 			if !g.Quiet {
 				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)
@@ -46,4 +59,71 @@ func (g *Globals) toolSet(ctx context.Context, base *registry.Registry, calls *c
 		return nil, configErr(err)
 	}
 	return set, nil
+}
+
+// toolChoice is --tools of the commands that offer tools to someone else:
+// a model (session) or MCP clients (mcp serve). Both choose in the one
+// way offeredTools has.
+type toolChoice struct {
+	Tools []string
+	// named is whether --tools was given: "" names no tool, where no
+	// flag means the default offering.
+	named bool
+}
+
+func (t *toolChoice) register(f *pflag.FlagSet) {
+	f.StringSliceVar(&t.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
+}
+
+// set notes whether --tools was given; RunE calls it.
+func (t *toolChoice) set(c *cobra.Command) { t.named = c.Flags().Changed("tools") }
+
+// offering is what a command offers, and the tool set it comes from.
+type offering struct {
+	// Set holds every tool and stops what they started: the caller
+	// closes it.
+	Set *toolsource.Set
+	// Specs are the tools offered, in the order named (by name when
+	// --tools was not given); Registry holds them and no others.
+	Specs    []*registry.Spec
+	Registry *registry.Registry
+}
+
+// offeredTools builds the tool set of a command that offers tools
+// (toolSet) and chooses from it what --tools asks (llm.Offer): without
+// --tools, every tool that only reads — the Go tools that do not write,
+// the command tools declared read_only, the MCP tools whose annotations
+// say readOnlyHint, every server started to say which (one that cannot
+// start is left out, and said so); with --tools, the tools named. An
+// unknown name is bad usage; a named MCP tool whose server could not start
+// is not.
+//
+// withServers false leaves the MCP servers out altogether (mcp serve): a
+// name under one of them says so rather than that it is unknown.
+func (g *Globals) offeredTools(ctx context.Context, base *registry.Registry, calls *callFlags, choice toolChoice, withServers bool) (*offering, error) {
+	set, err := g.buildToolSet(ctx, base, calls, !withServers)
+	if err != nil {
+		return nil, err
+	}
+	if !choice.named && withServers {
+		if err := set.Registry.Load(); err != nil && !g.Quiet {
+			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%v\n", err)
+		}
+	}
+	specs, offered, err := llm.Offer(set.Registry, choice.Tools, choice.named)
+	if err != nil {
+		set.Close()
+		var unknown *registry.UnknownToolError
+		if !errors.As(err, &unknown) {
+			// A server named by --tools that could not start.
+			return nil, fmt.Errorf("--tools: %w", err)
+		}
+		for _, srv := range set.Servers() {
+			if !withServers && strings.HasPrefix(unknown.Name, srv+"__") {
+				return nil, usageErrf("--tools: %s is a tool of the MCP server %s: kesoku serves its own tools (Go and command tools), not those of the servers it uses", unknown.Name, srv)
+			}
+		}
+		return nil, usageErrf("--tools: %w", err)
+	}
+	return &offering{Set: set, Specs: specs, Registry: offered}, nil
 }
