@@ -61,6 +61,7 @@ var noisyTool = &registry.Spec{
 //	start NAME ARGS    call NAME in the background
 //	results            wait for the background calls; print their results
 //	waitlog REGEXP     wait (up to 20s) until PROG's stderr matches
+//	waitfile FILE      wait (up to 20s) until FILE exists and is not empty
 //	signal INT|TERM    send PROG the signal
 //	close              end the session (over stdio: close PROG's input)
 //
@@ -206,6 +207,17 @@ func (c *scriptClient) do(line string) error {
 			return err
 		}
 		return c.waitLog(re, nil)
+	case "waitfile":
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if fi, err := os.Stat(rest); err == nil && fi.Size() > 0 {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s is missing or empty after 20s", rest)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "signal":
 		sig := map[string]os.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[rest]
 		if sig == nil {
