@@ -280,7 +280,7 @@ func TestMCPServeCommandTools(t *testing.T) {
 		args       []string
 		has, lacks []string
 	}{
-		{args: nil, has: []string{"shout", "read_file"}, lacks: []string{"touch", "write_file"}},
+		{args: []string{"-v"}, has: []string{"shout", "read_file"}, lacks: []string{"touch", "write_file"}},
 		{args: []string{"--tools", "touch,shout"}, has: []string{"shout", "touch"}, lacks: []string{"read_file"}},
 		{args: []string{"--tools", "all"}, has: []string{"shout", "touch", "write_file"}},
 	} {
@@ -306,6 +306,10 @@ func TestMCPServeCommandTools(t *testing.T) {
 		s.cs.Close()
 		if code := s.exit(t); code != ExitOK {
 			t.Errorf("%v: exit %d; stderr:\n%s", tt.args, code, s.stderr.String())
+		}
+		const note = "kesoku: the tools of the MCP servers of the config (other) are not served: kesoku serves its own\n"
+		if verbose := slices.Contains(tt.args, "-v"); strings.Contains(s.stderr.String(), note) != verbose {
+			t.Errorf("%v: stderr:\n%s\nwant the note %q only with -v", tt.args, s.stderr.String(), note)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
