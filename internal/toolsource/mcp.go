@@ -131,6 +131,10 @@ func (s *server) start(ctx context.Context) error {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "kesoku", Version: s.set.version}, &mcp.ClientOptions{
 		Logger: slog.New(slog.DiscardHandler),
+		// No roots (the SDK's default declares them): kesoku has none to
+		// give, and a server told of roots may take the empty list for
+		// the directories it may reach.
+		Capabilities: &mcp.ClientCapabilities{},
 	})
 	session, err := client.Connect(ctx, &schemaTap{Transport: t, schemas: &s.schemas}, nil)
 	if err != nil {

@@ -220,3 +220,25 @@ func TestWithoutServers(t *testing.T) {
 		t.Errorf("Servers mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestClientCapabilities: kesoku declares no roots to a server. It has none
+// to give, and a server that is told a client has roots may take their
+// list, empty, for the directories it may reach.
+func TestClientCapabilities(t *testing.T) {
+	t.Parallel()
+	wire := filepath.Join(t.TempDir(), "wire.jsonl")
+	set := fakeServer(t, context.Background(), Options{}, "-wire", wire)
+	if _, err := call(t, set, "fake__echo", map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"tools/call"`) {
+		t.Fatalf("the call is not on the wire:\n%s", data)
+	}
+	if strings.Contains(string(data), `"roots"`) {
+		t.Errorf("kesoku declares roots:\n%s", data)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,6 +39,7 @@ import (
 //	                     server's process group, and write its pid
 //	-ignore-term         ignore SIGTERM (the child too)
 //	-bad-name            also list a tool whose name kesoku must refuse
+//	-wire FILE           write what the client sends to FILE, as it comes
 //
 // The tools: echo(text) returns the text; add(a, b) returns
 // structuredContent {"sum": a+b}; fail(why) is an isError result; sleep(ms)
@@ -56,6 +58,7 @@ func Main(args []string) int {
 	childPidFile := fs.String("child-pidfile", "", "")
 	ignoreTerm := fs.Bool("ignore-term", false, "")
 	badName := fs.Bool("bad-name", false, "")
+	wireFile := fs.String("wire", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -111,6 +114,15 @@ func Main(args []string) int {
 
 	s := newServer(count, *badName)
 	var t mcp.Transport = &mcp.StdioTransport{}
+	if *wireFile != "" {
+		f, err := os.Create(*wireFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakemcp:", err)
+			return 1
+		}
+		defer f.Close()
+		t = &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(os.Stdin, f)), Writer: os.Stdout}
+	}
 	if *hangAfter > 0 {
 		t = &stallingTransport{inner: t, hung: hung}
 	}
