@@ -190,7 +190,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	defer end()
 
 	ropts := opts.callFlags.options(g)
-	ropts.Model = toolModel(resolved, int64(opts.InlineLimit))
+	ropts.Model = toolModel(g, resolved, int64(opts.InlineLimit))
 	ropts.EndGrace = ir.endGrace()
 	sopts := mcpserve.Options{Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose}
 	if records != nil {
