@@ -152,9 +152,11 @@ func dataURL(mime string, data []byte) string {
 // on each would be counted many times) and leaves a call without an id
 // (some local servers send none) to the caller anyway.
 type accumulator struct {
-	text     strings.Builder
-	refusal  strings.Builder
-	calls    []*callBuilder
+	text    strings.Builder
+	refusal strings.Builder
+	calls   []*callBuilder
+	// byIndex is where the call a delta's index names is in calls.
+	byIndex  map[int64]int
 	finish   string
 	finished bool
 	usage    *message.Usage
@@ -194,17 +196,33 @@ func (a *accumulator) add(chunk *openai.ChatCompletionChunk) (string, error) {
 		text.WriteString(d.Content)
 		a.refusal.WriteString(d.Refusal)
 		for _, tc := range d.ToolCalls {
-			if tc.Index < 0 || tc.Index > int64(len(a.calls)) {
-				return "", &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("tool call %d after %d calls", tc.Index, len(a.calls))}
+			at, ok := a.byIndex[tc.Index]
+			if !ok && (tc.Index < 0 || tc.Index > int64(len(a.byIndex))) {
+				// Indices count up from 0: a gap is calls lost on the way.
+				return "", &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("tool call %d after %d calls", tc.Index, len(a.byIndex))}
 			}
-			if tc.Index == int64(len(a.calls)) {
+			if !ok || (tc.ID != "" && a.calls[at].id != "" && tc.ID != a.calls[at].id) {
+				// A new index, or a new id at an index already used: Gemini's
+				// OpenAI-compatible endpoint sends each of parallel calls
+				// whole at index 0 (and a server that sends no index at all
+				// does too, in the SDK's eyes); joined, they would make one
+				// call of both names and both arguments.
+				if a.byIndex == nil {
+					a.byIndex = make(map[int64]int)
+				}
+				at = len(a.calls)
+				a.byIndex[tc.Index] = at
 				a.calls = append(a.calls, &callBuilder{})
 			}
-			b := a.calls[tc.Index]
+			b := a.calls[at]
 			if tc.ID != "" {
 				b.id = tc.ID
 			}
-			b.name += tc.Function.Name
+			if b.name != tc.Function.Name {
+				// Some servers repeat the whole name on every delta of a
+				// call; others split it.
+				b.name += tc.Function.Name
+			}
 			b.args.WriteString(tc.Function.Arguments)
 		}
 		if c.FinishReason != "" {

@@ -19,6 +19,8 @@ func FuzzAccumulator(f *testing.F) {
 		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]},"finish_reason":"tool_calls"}]}`)
 	f.Add(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"f"}}]}}]}`)
 	f.Add(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"[1]"}}]},"finish_reason":"tool_calls"}]}`)
+	f.Add(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}}]}}]}` + "\n" +
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c2","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`)
 	f.Add(`{"choices":7}` + "\nnull\n" + `{"choices":[{"index":-1,"delta":{"refusal":"no"},"finish_reason":"length"}]}`)
 	f.Fuzz(func(t *testing.T, stream string) {
 		acc := &accumulator{}

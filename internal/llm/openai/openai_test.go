@@ -334,3 +334,58 @@ func TestFiles(t *testing.T) {
 		}
 	}
 }
+
+// chunk is one chat.completion.chunk event carrying delta.
+func chunk(delta, finish string) string {
+	if finish == "" {
+		finish = "null"
+	} else {
+		finish = `"` + finish + `"`
+	}
+	return `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + "}]}\n\n"
+}
+
+// TestStreamedCallsSplitOddly: the tool calls of a stream as servers
+// really send them. OpenAI sends a call's id and name first and its
+// arguments in pieces, by index; Gemini's OpenAI-compatible endpoint (and
+// proxies in front of it) sends each of parallel calls whole, every one at
+// index 0 and with an id of its own, which must not be joined into one
+// call with both names and both arguments; a server may leave out the
+// index altogether, split a name, or repeat it on every delta.
+func TestStreamedCallsSplitOddly(t *testing.T) {
+	t.Parallel()
+	stream := chunk(`{"role":"assistant","content":null}`, "") +
+		// Two whole calls at index 0, each with its own id.
+		chunk(`{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":1,\"b\":2}"}}]}`, "") +
+		chunk(`{"tool_calls":[{"index":0,"id":"c2","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":3,\"b\":4}"}}]}`, "") +
+		// A third without an index: its id, then its name in two pieces,
+		// then its arguments byte by byte.
+		chunk(`{"tool_calls":[{"id":"c3","type":"function","function":{"name":"","arguments":""}}]}`, "") +
+		chunk(`{"tool_calls":[{"function":{"name":"current_"}}]}`, "") +
+		chunk(`{"tool_calls":[{"function":{"name":"time"}}]}`, "") +
+		chunk(`{"tool_calls":[{"function":{"arguments":"{"}}]}`, "") +
+		chunk(`{"tool_calls":[{"function":{"arguments":"}"}}]}`, "") +
+		// Two more in one chunk, by index, the second's arguments first.
+		chunk(`{"tool_calls":[{"index":1,"id":"c4","type":"function","function":{"name":"calculate_sum","arguments":""}},{"index":2,"id":"c5","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":"}}]}`, "") +
+		chunk(`{"tool_calls":[{"index":2,"function":{"arguments":"5,\"b\":6}"}},{"index":1,"function":{"arguments":"{\"a\":7,"}}]}`, "") +
+		// The id and the whole name again, as some servers repeat them on
+		// every delta.
+		chunk(`{"tool_calls":[{"index":1,"id":"c4","type":"function","function":{"name":"calculate_sum","arguments":"\"b\":8}"}}]}`, "") +
+		chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
+	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Raw: stream})
+	defer srv.Close()
+	resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Part{
+		{ToolCall: &llm.ToolCall{ID: "c1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}},
+		{ToolCall: &llm.ToolCall{ID: "c2", Name: "calculate_sum", Args: json.RawMessage(`{"a":3,"b":4}`)}},
+		{ToolCall: &llm.ToolCall{ID: "c3", Name: "current_time", Args: json.RawMessage(`{}`)}},
+		{ToolCall: &llm.ToolCall{ID: "c4", Name: "calculate_sum", Args: json.RawMessage(`{"a":7,"b":8}`)}},
+		{ToolCall: &llm.ToolCall{ID: "c5", Name: "calculate_sum", Args: json.RawMessage(`{"a":5,"b":6}`)}},
+	}
+	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+		t.Errorf("calls mismatch (-want +got):\n%s", diff)
+	}
+}
