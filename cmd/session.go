@@ -519,11 +519,17 @@ func sessionArgsLine(s string, limit int) string {
 
 // usageLine says what a run's model requests cost, in one line: "usage:
 // 1234 input tokens (1000 read from the cache, 200 written to it), 56
-// output tokens, in 2 requests". It is "" when nothing was asked.
+// output tokens, in 2 requests". Requests whose usage the model did not
+// report are counted as such, never as free. It is "" when nothing was
+// asked.
 func usageLine(t *llm.Tally) string {
 	u, n := t.Total()
 	if n == 0 {
 		return ""
+	}
+	unreported := t.Unreported()
+	if unreported == n {
+		return fmt.Sprintf("usage: not reported by the model, in %d %s", n, plural(n, "request", "requests"))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: %d input tokens", u.InputTokens)
@@ -536,5 +542,8 @@ func usageLine(t *llm.Tally) string {
 		fmt.Fprintf(&b, " (%d written to the cache)", u.CacheWriteTokens)
 	}
 	fmt.Fprintf(&b, ", %d output tokens, in %d %s", u.OutputTokens, n, plural(n, "request", "requests"))
+	if unreported > 0 {
+		fmt.Fprintf(&b, " (%d of them reported none)", unreported)
+	}
 	return b.String()
 }

@@ -82,6 +82,9 @@ type Tally struct {
 	mu       sync.Mutex
 	usage    message.Usage
 	requests int
+	// unreported counts the requests whose cost the provider did not say
+	// (a server that speaks OpenAI's API without its usage).
+	unreported int
 }
 
 // Add counts one request, and what it cost when the provider said (u not
@@ -92,7 +95,17 @@ func (t *Tally) Add(u *message.Usage) {
 	t.requests++
 	if u != nil {
 		t.usage.Add(*u)
+	} else {
+		t.unreported++
 	}
+}
+
+// Unreported is how many of the requests counted had no usage reported:
+// their cost is unknown, not zero.
+func (t *Tally) Unreported() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.unreported
 }
 
 // Total is what the requests counted cost, and how many there were.

@@ -111,6 +111,10 @@ type Reply struct {
 	// NoFinish leaves out Gemini's finishReason: a stream that ends
 	// without saying why.
 	NoFinish bool `json:"no_finish,omitempty" yaml:"no_finish"`
+	// NoUsage leaves the usage out of an OpenAI stream even when it was
+	// asked for (stream_options.include_usage), as servers that speak
+	// its API without all of it do.
+	NoUsage bool `json:"no_usage,omitempty" yaml:"no_usage"`
 	// Thought is a Gemini thought summary sent before the text.
 	Thought string `json:"thought,omitempty" yaml:"thought"`
 	// Usage, when set, is what the fake reports the request cost, in

@@ -134,7 +134,7 @@ func (openAIWire) events(t *turn) [][]byte {
 	if !t.NoFinish {
 		add(delta(map[string]any{}, t.openAIFinish()), nil)
 	}
-	if t.includeUsage {
+	if t.includeUsage && !t.NoUsage {
 		add([]any{}, map[string]any{"usage": t.openAIUsage()})
 	}
 	if !t.NoFinish {
