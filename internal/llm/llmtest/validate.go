@@ -338,6 +338,10 @@ func (openAIWire) check(body []byte, limit int) *refusal {
 // openAIToolName is the pattern OpenAI holds function names to.
 var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
+// openAIReasoning matches the names of OpenAI's reasoning models, which
+// refuse max_tokens.
+var openAIReasoning = regexp.MustCompile(`^(o[1-9]|gpt-5)`)
+
 // OpenAIMaxCallID is the longest tool call id Chat Completions takes.
 const OpenAIMaxCallID = 40
 
@@ -365,6 +369,8 @@ func checkOpenAI(body []byte) *refusal {
 				Name string `json:"name"`
 			} `json:"function"`
 		} `json:"tools"`
+		Model         string          `json:"model"`
+		MaxTokens     json.RawMessage `json:"max_tokens"`
 		Stream        bool            `json:"stream"`
 		StreamOptions json.RawMessage `json:"stream_options"`
 		ToolChoice    json.RawMessage `json:"tool_choice"`
@@ -377,6 +383,9 @@ func checkOpenAI(body []byte) *refusal {
 	}
 	if len(req.StreamOptions) > 0 && string(req.StreamOptions) != "null" && !req.Stream {
 		return refuse(http.StatusBadRequest, "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	}
+	if len(req.MaxTokens) > 0 && string(req.MaxTokens) != "null" && openAIReasoning.MatchString(req.Model) {
+		return refuse(http.StatusBadRequest, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")
 	}
 	if len(req.ToolChoice) > 0 && len(req.Tools) == 0 {
 		return refuse(http.StatusBadRequest, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.")
@@ -393,6 +402,8 @@ func checkOpenAI(body []byte) *refusal {
 	// tool message has answered yet; answerable, all of its ids.
 	var open []string
 	answerable := map[string]bool{}
+	// answered is where each tool_call_id was answered.
+	answered := map[string]int{}
 	for i, m := range req.Messages {
 		if len(open) > 0 && m.Role != "tool" {
 			return refuse(http.StatusBadRequest, "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
@@ -437,6 +448,10 @@ func checkOpenAI(body []byte) *refusal {
 			if !answerable[*m.ToolCallID] {
 				return refuse(http.StatusBadRequest, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
 			}
+			if j, ok := answered[*m.ToolCallID]; ok {
+				return refuse(http.StatusBadRequest, "Invalid parameter: Duplicate value for 'tool_call_id' of '%s', in messages[%d] and messages[%d].", *m.ToolCallID, j, i)
+			}
+			answered[*m.ToolCallID] = i
 			if m.Content == nil {
 				return refuse(http.StatusBadRequest, "Missing required parameter: 'messages[%d].content'.", i)
 			}
