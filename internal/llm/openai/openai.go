@@ -135,9 +135,10 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		params.Tools = Tools(req.Tools)
 	}
 	if p.maxTokens > 0 {
-		// OpenAI's reasoning models refuse max_tokens; compatible servers
-		// read it, and not all of them max_completion_tokens.
-		if p.compatible {
+		// OpenAI's reasoning models refuse max_tokens, behind any base URL
+		// (a proxy, Azure); compatible servers read it, and not all of
+		// them max_completion_tokens.
+		if p.compatible && !reasoningModel(p.model) {
 			params.MaxTokens = openai.Int(p.maxTokens)
 		} else {
 			params.MaxCompletionTokens = openai.Int(p.maxTokens)
@@ -149,6 +150,16 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 	return llm.RetryStream(ctx, p.transport, transientInStream, func(ctx context.Context) (*llm.Response, bool, error) {
 		return p.stream(ctx, params, onText)
 	})
+}
+
+// reasoningModel reports whether model names one of OpenAI's reasoning
+// models (o1, o3, o4-mini, gpt-5…), which take max_completion_tokens only.
+func reasoningModel(model string) bool {
+	m := strings.ToLower(model)
+	if len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9' {
+		return true
+	}
+	return strings.HasPrefix(m, "gpt-5")
 }
 
 // stream makes one streamed request; began says text was handed on to

@@ -389,3 +389,41 @@ func TestStreamedCallsSplitOddly(t *testing.T) {
 		t.Errorf("calls mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestMaxTokens: a bound on the turn goes as the endpoint reads it. A
+// compatible server (--base-url) reads max_tokens, and not all of them
+// max_completion_tokens; OpenAI's reasoning models refuse max_tokens,
+// behind whatever base URL (a proxy, Azure) they are reached.
+func TestMaxTokens(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ model, param string }{
+		{"llama3.1", "max_tokens"},
+		{"qwen3:8b", "max_tokens"},
+		{"o3-mini", "max_completion_tokens"},
+		{"o4-mini", "max_completion_tokens"},
+		{"gpt-5", "max_completion_tokens"},
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Short."})
+			defer srv.Close()
+			p, err := New(llm.ClientOptions{Model: tt.model, APIKey: testKey, BaseURL: srv.BaseURL(), MaxTokens: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{user("hi")}}, false); err != nil {
+				t.Fatal(err)
+			}
+			body := srv.Bodies()[0]
+			for _, k := range []string{"max_tokens", "max_completion_tokens"} {
+				want := any(nil)
+				if k == tt.param {
+					want = float64(100)
+				}
+				if body[k] != want {
+					t.Errorf("%s = %v, want %v", k, body[k], want)
+				}
+			}
+		})
+	}
+}
