@@ -77,7 +77,8 @@ GOOGLE_API_KEY), ANTHROPIC_API_KEY and OPENAI_API_KEY; a missing key is an
 error before anything runs. --provider openai speaks OpenAI's Chat
 Completions API, which Ollama, vLLM, LM Studio and llama.cpp serve too:
 give any model name and the server's --base-url (Ollama's is
-http://localhost:11434/v1), and no key is needed. Rate
+http://localhost:11434/v1; OPENAI_BASE_URL is read when --base-url is not
+given), and no key is needed. Rate
 limits (429), server errors (5xx), dropped connections and a request or
 stream that sends nothing for --idle-timeout (default 2m) are retried
 with backoff, each retry told on stderr with its reason and its wait; a

@@ -29,6 +29,10 @@ const Name = "openai"
 // KeyVars are the environment variables the key is read from.
 var KeyVars = []string{"OPENAI_API_KEY"}
 
+// BaseURLVar is the environment variable a base URL is read from when
+// none is given (--base-url), as OpenAI's own SDKs read it.
+const BaseURLVar = "OPENAI_BASE_URL"
+
 // DefaultBaseURL is OpenAI's own endpoint, used when no base URL is given.
 const DefaultBaseURL = "https://api.openai.com/v1/"
 

@@ -59,7 +59,10 @@ type entry struct {
 	// keyOptional says a key may be left out when the endpoint is not the
 	// provider's own (--base-url): a server of one's own needs none.
 	keyOptional bool
-	build       func(context.Context, llm.ClientOptions) (llm.Provider, error)
+	// baseURLVar is the environment variable the endpoint is read from
+	// when --base-url is not given ("" for none).
+	baseURLVar string
+	build      func(context.Context, llm.ClientOptions) (llm.Provider, error)
 }
 
 // providers is every provider, in the order messages list them.
@@ -87,6 +90,9 @@ var providers = []entry{
 		prefixes:    []string{"gpt-", "o1", "o3", "o4"},
 		keyVars:     openai.KeyVars,
 		keyOptional: true,
+		// The variable OpenAI's own SDKs and the tools built on them read:
+		// who runs Ollama or vLLM for them has it set already.
+		baseURLVar: openai.BaseURLVar,
 		build: func(_ context.Context, o llm.ClientOptions) (llm.Provider, error) {
 			return openai.New(o)
 		},
@@ -154,6 +160,9 @@ func Resolve(cfg Config) (*Model, error) {
 	if !ok {
 		return nil, fmt.Errorf("--provider %q: want %s", cfg.Provider, orList(Names()))
 	}
+	if cfg.BaseURL == "" && e.baseURLVar != "" {
+		cfg.BaseURL = os.Getenv(e.baseURLVar)
+	}
 	for _, v := range e.keyVars {
 		if key := os.Getenv(v); key != "" {
 			return &Model{cfg: cfg, entry: e, key: key}, nil
@@ -168,6 +177,9 @@ func Resolve(cfg Config) (*Model, error) {
 	}
 	if e.keyOptional {
 		msg += ", or give the --base-url of a server that needs none"
+		if e.baseURLVar != "" {
+			msg += fmt.Sprintf(" (or set %s)", e.baseURLVar)
+		}
 	}
 	return nil, fmt.Errorf("%s", msg)
 }

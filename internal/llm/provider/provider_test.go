@@ -30,6 +30,7 @@ func TestResolve(t *testing.T) {
 	t.Setenv("GOOGLE_API_KEY", "google-key-1234")
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
 	tests := []struct {
 		name     string
 		cfg      Config
@@ -41,7 +42,7 @@ func TestResolve(t *testing.T) {
 			err: `cannot tell the provider of model "house-model" from its name: add --provider gemini, --provider claude or --provider openai`},
 		{name: "an unknown provider", cfg: Config{Model: "x", Provider: "mistral"}, err: `--provider "mistral": want gemini, claude or openai`},
 		{name: "no OpenAI key", cfg: Config{Model: "gpt-4o"},
-			err: "no API key for openai: set OPENAI_API_KEY, or give the --base-url of a server that needs none"},
+			err: "no API key for openai: set OPENAI_API_KEY, or give the --base-url of a server that needs none (or set OPENAI_BASE_URL)"},
 		{name: "no key for a server of one's own", cfg: Config{Model: "llama3.1", Provider: "openai", BaseURL: "http://localhost:11434/v1"}, provider: "openai"},
 		{name: "a key is still needed for Claude behind a proxy", cfg: Config{Model: "claude-sonnet-4-5", BaseURL: "http://proxy"},
 			err: "no API key for claude: set ANTHROPIC_API_KEY"},
@@ -65,6 +66,17 @@ func TestResolve(t *testing.T) {
 				t.Errorf("resolved %s %s, want %s %s", m.Provider(), m.Name(), tt.provider, tt.cfg.Model)
 			}
 		})
+	}
+	// OPENAI_BASE_URL stands for --base-url, as OpenAI's SDKs read it.
+	t.Setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
+	if m, err := Resolve(Config{Model: "llama3.1", Provider: "openai"}); err != nil || m.cfg.BaseURL != "http://localhost:11434/v1" {
+		t.Errorf("OPENAI_BASE_URL: error %v, want the server of one's own without a key", err)
+	}
+	if m, err := Resolve(Config{Model: "llama3.1", Provider: "openai", BaseURL: "http://other/v1"}); err != nil || m.cfg.BaseURL != "http://other/v1" {
+		t.Errorf("--base-url and OPENAI_BASE_URL: error %v, want --base-url to win", err)
+	}
+	if _, err := Resolve(Config{Model: "claude-sonnet-4-5"}); err == nil {
+		t.Errorf("OPENAI_BASE_URL made Claude need no key")
 	}
 	t.Setenv("GOOGLE_API_KEY", "")
 	if _, err := Resolve(Config{Model: "gemini-2.5-flash"}); err == nil || err.Error() != "no API key for gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY)" {
