@@ -776,6 +776,36 @@ func TestResumeWithTheOtherProvider(t *testing.T) {
 			}},
 			want: `{"role":"model","parts":[{"text":"Adding."},{"functionCall":{"id":"<call>","name":"calculate_sum","args":{"a":1,"b":2}}}]}`,
 		},
+		{
+			// Gemini's thought summary and signatures stay with Gemini; its
+			// calls without ids get ids OpenAI takes.
+			from: llmtest.Gemini, to: llmtest.OpenAI,
+			first: llmtest.Reply{Thought: "I should add.", Text: "Adding.", ThoughtSignature: "c2lnMA==", Calls: []llmtest.Call{
+				{Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}, ThoughtSignature: "c2lnMQ=="},
+			}},
+			want: `{"role":"assistant","content":"Adding.","tool_calls":[{"id":"<call>","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":1,\"b\":2}"}}]}`,
+		},
+		{
+			from: llmtest.Claude, to: llmtest.OpenAI,
+			first: llmtest.Reply{Text: "Adding.", Calls: []llmtest.Call{
+				{ID: "toolu_01A09q90qw90lq917835lq9", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+			}},
+			want: `{"role":"assistant","content":"Adding.","tool_calls":[{"id":"<call>","type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":1,\"b\":2}"}}]}`,
+		},
+		{
+			from: llmtest.OpenAI, to: llmtest.Claude,
+			first: llmtest.Reply{Text: "Adding.", Calls: []llmtest.Call{
+				{ID: "call_abc123", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+			}},
+			want: `{"role":"assistant","content":[{"type":"text","text":"Adding."},{"type":"tool_use","id":"<call>","name":"calculate_sum","input":{"a":1,"b":2}}]}`,
+		},
+		{
+			from: llmtest.OpenAI, to: llmtest.Gemini,
+			first: llmtest.Reply{Text: "Adding.", Calls: []llmtest.Call{
+				{ID: "call_abc123", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+			}},
+			want: `{"role":"model","parts":[{"text":"Adding."},{"functionCall":{"id":"<call>","name":"calculate_sum","args":{"a":1,"b":2}}}]}`,
+		},
 	} {
 		t.Run(string(tt.from)+" to "+string(tt.to), func(t *testing.T) {
 			t.Parallel()
@@ -784,7 +814,12 @@ func TestResumeWithTheOtherProvider(t *testing.T) {
 				t.Fatal(err)
 			}
 			recs := first.records(t)
-			callID := recs[2].CallID
+			var callID string
+			for _, rec := range recs {
+				if rec.Type == message.TypeToolCall {
+					callID = rec.CallID
+				}
+			}
 
 			next := newRig(t, tt.to, llmtest.Reply{Text: "Still 3."})
 			s := next.session(llm.SessionOptions{})
@@ -795,7 +830,7 @@ func TestResumeWithTheOtherProvider(t *testing.T) {
 				t.Fatal(err)
 			}
 			key := "contents"
-			if tt.to == llmtest.Claude {
+			if tt.to != llmtest.Gemini {
 				key = "messages"
 			}
 			// add, the model's turn, the results, "3.", "sure?"
