@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -306,9 +307,18 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 // the charset mimetype found in it (iso-8859-1 for 8-bit text, which the
 // WHATWG Encoding standard reads as Windows-1252, as browsers do;
 // shift_jis, euc-kr, gb18030 and the like), by its WHATWG name. Text it
-// found no charset for (UTF-8 at first, a stray byte further on) is
-// refused, naming the first bad byte.
+// found no charset for (UTF-8 at first, a stray byte further on), or
+// that it calls Latin-1 but is not (latinLetters), is refused, naming
+// the first bad byte.
 func toUTF8(data []byte, charset string) ([]byte, error) {
+	latin := charset == "iso-8859-1" || charset == "windows-1252"
+	if latin && !latinLetters(data) {
+		// mimetype names iso-8859-1 for any 8-bit text it cannot place:
+		// Russian in Windows-1251 or Korean in EUC-KR, read so, would be
+		// mojibake.
+		at := slices.IndexFunc(data, func(b byte) bool { return b >= 0x80 })
+		return nil, fmt.Errorf("the text is not UTF-8 (byte %#02x at offset %d), and not Latin-1 either: most of its letters are 8-bit bytes (Cyrillic, Greek, a CJK encoding?); convert it first (iconv -f ENCODING -t UTF-8)", data[at], at)
+	}
 	if enc, err := htmlindex.Get(charset); err == nil && charset != "utf-8" {
 		if text, err := enc.NewDecoder().Bytes(data); err == nil && utf8.Valid(text) {
 			return text, nil
@@ -323,6 +333,23 @@ func toUTF8(data []byte, charset string) ([]byte, error) {
 		at += size
 	}
 	return nil, fmt.Errorf("the text is not UTF-8 (byte %#02x at offset %d); convert it first (iconv -t UTF-8)", data[at], at)
+}
+
+// latinLetters reports whether 8-bit text reads as a Latin-1 language:
+// French, German, Portuguese write mostly ASCII letters and an accented
+// one here and there (a few in a hundred), while in Cyrillic, Greek or
+// the CJK encodings nearly every letter is a byte above 0x7f.
+func latinLetters(data []byte) bool {
+	var ascii, high int
+	for _, b := range data {
+		switch {
+		case b >= 0x80:
+			high++
+		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z':
+			ascii++
+		}
+	}
+	return high*3 <= ascii+high
 }
 
 // utf16ToUTF8 decodes UTF-16 text (its byte order mark, if any, left

@@ -19,6 +19,10 @@ import (
 	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/claude"
@@ -500,10 +504,22 @@ func TestUTF16TextGoesAsUTF8(t *testing.T) {
 	}
 }
 
+// encodeText is s in enc.
+func encodeText(t *testing.T, enc encoding.Encoding, s string) string {
+	t.Helper()
+	out, err := enc.NewEncoder().String(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestTextNotUTF8: text in a charset mimetype names (Latin-1) reaches the
 // model as the letters it holds, in UTF-8; text in none it names (valid
 // UTF-8 in the first bytes it reads and a stray byte further on, Windows
-// quotes) is refused before anything is sent, never sent broken.
+// quotes), or that mimetype calls Latin-1 but is not (most of its letters
+// 8-bit: Cyrillic, Greek, CJK), is refused before anything is sent,
+// never sent broken.
 func TestTextNotUTF8(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -514,6 +530,14 @@ func TestTextNotUTF8(t *testing.T) {
 		{"latin-1", "caf\xe9 au lait, na\xefve\n", "café au lait, naïve\n"},
 		{"no charset found", "hello \x93quoted\x94 text\n", ""},
 		{"utf-8, then a stray byte", strings.Repeat("é", 3000) + "\xff tail\n", ""},
+		// Latin-1 with letters side by side (ção) is still Latin-1.
+		{"latin-1 in portuguese", "informa\xe7\xe3o e a\xe7\xf5es do cora\xe7\xe3o\n", "informação e ações do coração\n"},
+		// mimetype names iso-8859-1 for any 8-bit text: read so, Korean,
+		// Japanese in EUC or Russian in Windows-1251 would reach the
+		// model as mojibake.
+		{"euc-kr", encodeText(t, korean.EUCKR, "이것은 한국어 텍스트입니다. 파일을 읽어 주세요.\n"), ""},
+		{"euc-jp", encodeText(t, japanese.EUCJP, "これは日本語のテキストです。読んでください。\n"), ""},
+		{"windows-1251", encodeText(t, charmap.Windows1251, "Привет, это русский текст в файле.\n"), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
