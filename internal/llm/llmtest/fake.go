@@ -115,6 +115,10 @@ type Reply struct {
 	// asked for (stream_options.include_usage), as servers that speak
 	// its API without all of it do.
 	NoUsage bool `json:"no_usage,omitempty" yaml:"no_usage"`
+	// Unstreamed answers a request that asked for a stream with the whole
+	// answer as JSON (Raw, when set, as it is), as servers that ignore
+	// "stream": true do.
+	Unstreamed bool `json:"unstreamed,omitempty" yaml:"unstreamed"`
 	// Thought is a Gemini thought summary sent before the text.
 	Thought string `json:"thought,omitempty" yaml:"thought"`
 	// Usage, when set, is what the fake reports the request cost, in
@@ -442,7 +446,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if reply.Usage != nil {
 		t.usage = *reply.Usage
 	}
-	if !stream {
+	if !stream || reply.Unstreamed {
 		if !s.wait(r, req, reply.Delay) {
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -86,7 +87,7 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 		option.WithBaseURL(base),
 		option.WithHTTPClient(t.Client()),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(errorBody),
+		option.WithMiddleware(errorBody, wholeAnswer),
 	}
 	if opts.APIKey != "" {
 		o = append(o, option.WithAPIKey(opts.APIKey))
@@ -298,6 +299,59 @@ func errorBody(req *http.Request, next option.MiddlewareNext) (*http.Response, e
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(openAIError(data)))
 	return resp, nil
+}
+
+// wholeAnswer makes an answer sent whole as JSON, by a server that
+// ignores "stream": true, the stream kesoku asked for: the SDK would read
+// it as a stream of no events, and the answer as cut off.
+func wholeAnswer(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
+		return resp, nil
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(asEvents(data)))
+	resp.Header.Set("Content-Type", "text/event-stream")
+	return resp, nil
+}
+
+// asEvents is a chat.completion as the one chunk of a stream: each
+// choice's message as its delta, each tool call with its index. What is
+// no object goes on as it is, for the stream to refuse.
+func asEvents(data []byte) []byte {
+	var c map[string]json.RawMessage
+	if json.Unmarshal(data, &c) != nil || c == nil {
+		return fmt.Appendf(nil, "data: %s\n\n", bytes.Join(bytes.Fields(data), []byte(" ")))
+	}
+	var choices []map[string]json.RawMessage
+	if json.Unmarshal(c["choices"], &choices) == nil {
+		for _, ch := range choices {
+			var msg map[string]json.RawMessage
+			if json.Unmarshal(ch["message"], &msg) != nil || msg == nil {
+				continue
+			}
+			var calls []map[string]any
+			if json.Unmarshal(msg["tool_calls"], &calls) == nil && calls != nil {
+				for i, call := range calls {
+					call["index"] = i
+				}
+				msg["tool_calls"], _ = json.Marshal(calls)
+			}
+			ch["delta"], _ = json.Marshal(msg)
+			delete(ch, "message")
+		}
+		c["choices"], _ = json.Marshal(choices)
+	}
+	c["object"] = json.RawMessage(`"chat.completion.chunk"`)
+	chunk, _ := json.Marshal(c)
+	return fmt.Appendf(nil, "data: %s\n\ndata: [DONE]\n\n", chunk)
 }
 
 // openAIError is an error body in OpenAI's shape.

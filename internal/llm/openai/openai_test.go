@@ -427,3 +427,44 @@ func TestMaxTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerNotStreamed: a server that ignores "stream": true and sends
+// the whole answer as JSON is read as the answer it is; a body of null is
+// a malformed answer, not a stream that ended early.
+func TestAnswerNotStreamed(t *testing.T) {
+	t.Parallel()
+	usage := &message.Usage{InputTokens: 50, OutputTokens: 7}
+	srv := llmtest.NewServer(llmtest.OpenAI, testKey,
+		llmtest.Reply{Text: "Adding.", Unstreamed: true, Usage: usage, Calls: []llmtest.Call{
+			{ID: "c1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": 2}},
+			{ID: "c2", Name: "calculate_sum", Args: map[string]any{"a": 3, "b": 4}},
+		}},
+		llmtest.Reply{Text: "Half", StopReason: "length", Unstreamed: true},
+		llmtest.Reply{Raw: "null", Unstreamed: true})
+	defer srv.Close()
+	p := newProvider(t, srv, testKey)
+	var streamed strings.Builder
+	resp, err := p.Generate(context.Background(), &llm.Request{Messages: []llm.Message{user("add")}}, func(s string) { streamed.WriteString(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Part{
+		{Text: "Adding."},
+		{ToolCall: &llm.ToolCall{ID: "c1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}},
+		{ToolCall: &llm.ToolCall{ID: "c2", Name: "calculate_sum", Args: json.RawMessage(`{"a":3,"b":4}`)}},
+	}
+	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+		t.Errorf("parts mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(usage, resp.Usage); diff != "" || streamed.String() != "Adding." {
+		t.Errorf("usage (-want +got):\n%s\nstreamed %q", diff, streamed.String())
+	}
+	resp, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{user("go")}}, false)
+	if err != nil || resp.Cut != "length" {
+		t.Errorf("cut %v, error %v; want the answer cut at its length", resp, err)
+	}
+	_, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{user("go")}}, false)
+	if err == nil || !strings.Contains(err.Error(), "openai: malformed answer from the API") {
+		t.Errorf("error %v, want a malformed answer", err)
+	}
+}
