@@ -61,6 +61,9 @@ What each provider takes:
 it on stderr.
 
 A file the model cannot take is refused before any request is sent (exit 2).
+Text goes to the model as UTF-8: UTF-16 and Latin-1 text is converted;
+text in another encoding (Windows-1251, EUC-KR, Shift_JIS...) is refused,
+to be converted first (iconv -f ENCODING -t UTF-8).
 
 EXIT STATUS
   0    the model answered
