@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // The fakes refuse what the real APIs refuse, with the status and the
@@ -342,6 +343,10 @@ var openAIToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 // refuse max_tokens.
 var openAIReasoning = regexp.MustCompile(`^(o[1-9]|gpt-5)`)
 
+// OpenAIMaxDescription is the longest function description Chat
+// Completions takes.
+const OpenAIMaxDescription = 1024
+
 // OpenAIMaxCallID is the longest tool call id Chat Completions takes.
 const OpenAIMaxCallID = 40
 
@@ -366,7 +371,8 @@ func checkOpenAI(body []byte) *refusal {
 		Tools []struct {
 			Type     string `json:"type"`
 			Function struct {
-				Name string `json:"name"`
+				Name        string `json:"name"`
+				Description string `json:"description"`
 			} `json:"function"`
 		} `json:"tools"`
 		Model         string          `json:"model"`
@@ -396,6 +402,9 @@ func checkOpenAI(body []byte) *refusal {
 			return refuse(http.StatusBadRequest, "Invalid 'tools[%d].function.name': string too long. Expected a string with maximum length 64, but got a string with length %d instead.", i, len(name))
 		case !openAIToolName.MatchString(name):
 			return refuse(http.StatusBadRequest, "Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)
+		}
+		if n := utf8.RuneCountInString(t.Function.Description); n > OpenAIMaxDescription {
+			return refuse(http.StatusBadRequest, "Invalid 'tools[%d].function.description': string too long. Expected a string with maximum length %d, but got a string with length %d instead.", i, OpenAIMaxDescription, n)
 		}
 	}
 	// open holds the ids of the last assistant message's calls that no

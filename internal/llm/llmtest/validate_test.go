@@ -167,6 +167,9 @@ func TestCheckOpenAI(t *testing.T) {
 			status: 400, msg: "'stream_options' parameter is only allowed when 'stream' is enabled"},
 		{name: "a tool name with a dot", body: `{"model":"m","tools":[{"type":"function","function":{"name":"a.b"}}],"messages":[` + user + `]}`,
 			status: 400, msg: "string does not match pattern"},
+		{name: "a description too long", body: `{"model":"m","tools":[{"type":"function","function":{"name":"f","description":"` + strings.Repeat("é", 1025) + `"}}],"messages":[` + user + `]}`,
+			status: 400, msg: "Invalid 'tools[0].function.description': string too long. Expected a string with maximum length 1024, but got a string with length 1025 instead."},
+		{name: "a description just short enough", body: `{"model":"m","tools":[{"type":"function","function":{"name":"f","description":"` + strings.Repeat("é", 1024) + `"}}],"messages":[` + user + `]}`},
 		{name: "too large", body: body(`{"role":"user","content":"` + strings.Repeat("a", 100) + `"}`), limit: 100,
 			status: http.StatusRequestEntityTooLarge, msg: "Maximum content size limit exceeded"},
 	}
