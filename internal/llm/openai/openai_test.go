@@ -468,3 +468,24 @@ func TestAnswerNotStreamed(t *testing.T) {
 		t.Errorf("error %v, want a malformed answer", err)
 	}
 }
+
+// TestLongDescription: OpenAI refuses a function description over 1024
+// characters (an MCP server's tools often have longer ones): it is cut,
+// never sent to be refused.
+func TestLongDescription(t *testing.T) {
+	t.Parallel()
+	long := &registry.Spec{Name: "search", Description: strings.Repeat("Finds things. ", 80) + "ü" + strings.Repeat("x", 200)}
+	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Found."})
+	defer srv.Close()
+	if _, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("find")}, Tools: []*registry.Spec{long, sumSpec}}, false); err != nil {
+		t.Fatal(err)
+	}
+	tools := srv.Bodies()[0]["tools"].([]any)
+	got := tools[0].(map[string]any)["function"].(map[string]any)["description"].(string)
+	if n := len([]rune(got)); n != 1024 || !strings.HasPrefix(long.Description, strings.TrimSuffix(got, "…")) || !strings.HasSuffix(got, "…") {
+		t.Errorf("description of %d characters: %q, want the first 1023 and an ellipsis", n, got)
+	}
+	if d := tools[1].(map[string]any)["function"].(map[string]any)["description"]; d != sumSpec.Description {
+		t.Errorf("a short description became %q", d)
+	}
+}

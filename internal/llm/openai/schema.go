@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -36,9 +37,26 @@ func Tools(specs []*registry.Spec) []openai.ChatCompletionToolUnionParam {
 	return out
 }
 
+// MaxDescription is the longest function description OpenAI takes, in
+// characters: a longer one is refused with 400 ("string too long.
+// Expected a string with maximum length 1024").
+const MaxDescription = 1024
+
+// description is a tool's description as OpenAI takes it: cut, with an
+// ellipsis, when it is longer (an MCP server's tools often are), so that
+// the session goes on rather than being refused whole. Compatible
+// servers take what OpenAI takes.
+func description(d string) string {
+	if utf8.RuneCountInString(d) <= MaxDescription {
+		return d
+	}
+	runes := []rune(d)
+	return string(runes[:MaxDescription-1]) + "…"
+}
+
 // Tool returns the declaration of one tool.
 func Tool(s *registry.Spec) openai.ChatCompletionToolUnionParam {
-	raw, err := json.Marshal(tool{Type: "function", Function: function{Name: s.Name, Description: s.Description, Parameters: s.InputSchema()}})
+	raw, err := json.Marshal(tool{Type: "function", Function: function{Name: s.Name, Description: description(s.Description), Parameters: s.InputSchema()}})
 	if err != nil {
 		panic(fmt.Sprintf("openai: encode the declaration of %s: %v", s.Name, err))
 	}
