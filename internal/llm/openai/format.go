@@ -177,6 +177,15 @@ func (a *accumulator) add(chunk *openai.ChatCompletionChunk) (string, error) {
 	if f := chunk.JSON.Choices; !f.Valid() && f.Raw() != "" && f.Raw() != "null" {
 		return "", &llm.MalformedError{Provider: Name, Problem: "the choices of a chunk are no list"}
 	}
+	if len(chunk.Choices) == 0 && strings.Contains(chunk.RawJSON(), `"error"`) {
+		// An error event as vLLM sent it before it wrapped its errors in
+		// {"error": …} (the SDK looks for that key only): {"object":
+		// "error", "message": …}.
+		var e struct{ Object, Message, Type string }
+		if json.Unmarshal([]byte(chunk.RawJSON()), &e) == nil && e.Object == "error" {
+			return "", &llm.APIError{Provider: Name, Type: e.Type, Message: e.Message}
+		}
+	}
 	if chunk.JSON.Usage.Valid() {
 		u := chunk.Usage
 		a.usage = &message.Usage{

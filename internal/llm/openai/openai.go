@@ -178,7 +178,7 @@ func (p *Provider) stream(ctx context.Context, params openai.ChatCompletionNewPa
 		chunk := stream.Current()
 		text, err := acc.add(&chunk)
 		if err != nil {
-			return nil, began, err
+			return nil, began, p.redact.Error(err)
 		}
 		if text != "" && onText != nil {
 			began = true

@@ -279,6 +279,10 @@ func TestErrors(t *testing.T) {
 		{"in a stream", []llmtest.Reply{{StreamError: "server_error", Error: "The server had an error."}, {Text: "Fine."}}, ""},
 		{"in a stream, not retried", []llmtest.Reply{{StreamError: "invalid_request_error", Error: "Bad."}},
 			"openai API error invalid_request_error: Bad."},
+		// vLLM before it wrapped them in {"error": …} sent its error
+		// events bare.
+		{"in a vllm stream", []llmtest.Reply{{Raw: "data: {\"object\":\"error\",\"message\":\"This model's maximum context length is 8192 tokens.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}\n\n"}},
+			"openai API error BadRequestError: This model's maximum context length is 8192 tokens."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
