@@ -43,3 +43,25 @@ func FuzzAccumulator(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAsEvents feeds a whole answer, as a server that ignores "stream":
+// true may send anything, to asEvents: it never panics, and makes one
+// event of it (then [DONE]), whatever line breaks it held.
+func FuzzAsEvents(f *testing.F) {
+	f.Add(`{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)
+	f.Add("null")
+	f.Add("<html>\n<body>502</body>\n</html>")
+	f.Add(`{"choices":[{"message":null},{"message":{"tool_calls":7}}]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		out := string(asEvents([]byte(body)))
+		events := strings.Split(strings.TrimSuffix(out, "\n\n"), "\n\n")
+		if len(events) > 2 || !strings.HasPrefix(out, "data: ") {
+			t.Fatalf("asEvents(%q) = %q: want one event, then [DONE]", body, out)
+		}
+		for _, ev := range events {
+			if strings.Contains(ev, "\n") {
+				t.Fatalf("asEvents(%q) = %q: an event of more than one line", body, out)
+			}
+		}
+	})
+}
