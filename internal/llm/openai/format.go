@@ -167,6 +167,23 @@ type callBuilder struct {
 	args     strings.Builder
 }
 
+// endsAt reports whether the delta tc, at the index of b, begins a call
+// of its own: it has an id, and b another; or it names a function while b
+// is named and its arguments are whole. A name that comes in pieces, or
+// again with every delta, comes before the arguments are whole.
+func (b *callBuilder) endsAt(tc openai.ChatCompletionChunkChoiceDeltaToolCall) bool {
+	if tc.ID != "" && b.id != "" {
+		return tc.ID != b.id
+	}
+	if tc.Function.Name == "" || b.name == "" {
+		return false
+	}
+	// Only arguments that end in } can be whole: a server that repeats
+	// the name with every piece of a long argument costs no scan of it.
+	args := strings.TrimRight(b.args.String(), " \t\r\n")
+	return strings.HasSuffix(args, "}") && isObject(json.RawMessage(args))
+}
+
 // add takes one chunk and returns the text it brings, to be shown.
 func (a *accumulator) add(chunk *openai.ChatCompletionChunk) (string, error) {
 	// The SDK reads anything: a chunk of null, or one whose choices are no
@@ -210,12 +227,12 @@ func (a *accumulator) add(chunk *openai.ChatCompletionChunk) (string, error) {
 				// Indices count up from 0: a gap is calls lost on the way.
 				return "", &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("tool call %d after %d calls", tc.Index, len(a.byIndex))}
 			}
-			if !ok || (tc.ID != "" && a.calls[at].id != "" && tc.ID != a.calls[at].id) {
-				// A new index, or a new id at an index already used: Gemini's
-				// OpenAI-compatible endpoint sends each of parallel calls
-				// whole at index 0 (and a server that sends no index at all
-				// does too, in the SDK's eyes); joined, they would make one
-				// call of both names and both arguments.
+			if !ok || a.calls[at].endsAt(tc) {
+				// A new index, or a new call at an index already used:
+				// Gemini's OpenAI-compatible endpoint sends each of parallel
+				// calls whole at index 0 (and a server that sends no index at
+				// all does too, in the SDK's eyes); joined, they would make
+				// one call of both names and both arguments.
 				if a.byIndex == nil {
 					a.byIndex = make(map[int64]int)
 				}

@@ -355,7 +355,8 @@ func chunk(delta, finish string) string {
 // proxies in front of it) sends each of parallel calls whole, every one at
 // index 0 and with an id of its own, which must not be joined into one
 // call with both names and both arguments; a server may leave out the
-// index altogether, split a name, or repeat it on every delta.
+// index altogether (and the id too), split a name, or repeat it on
+// every delta.
 func TestStreamedCallsSplitOddly(t *testing.T) {
 	t.Parallel()
 	stream := chunk(`{"role":"assistant","content":null}`, "") +
@@ -375,6 +376,9 @@ func TestStreamedCallsSplitOddly(t *testing.T) {
 		// The id and the whole name again, as some servers repeat them on
 		// every delta.
 		chunk(`{"tool_calls":[{"index":1,"id":"c4","type":"function","function":{"name":"calculate_sum","arguments":"\"b\":8}"}}]}`, "") +
+		// Two whole calls with neither an id nor an index.
+		chunk(`{"tool_calls":[{"type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":9,\"b\":9}"}}]}`, "") +
+		chunk(`{"tool_calls":[{"type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":0,\"b\":0}"}}]}`, "") +
 		chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
 	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Raw: stream})
 	defer srv.Close()
@@ -388,6 +392,13 @@ func TestStreamedCallsSplitOddly(t *testing.T) {
 		{ToolCall: &llm.ToolCall{ID: "c3", Name: "current_time", Args: json.RawMessage(`{}`)}},
 		{ToolCall: &llm.ToolCall{ID: "c4", Name: "calculate_sum", Args: json.RawMessage(`{"a":7,"b":8}`)}},
 		{ToolCall: &llm.ToolCall{ID: "c5", Name: "calculate_sum", Args: json.RawMessage(`{"a":5,"b":6}`)}},
+		{ToolCall: &llm.ToolCall{ID: "<made>", Name: "calculate_sum", Args: json.RawMessage(`{"a":9,"b":9}`)}},
+		{ToolCall: &llm.ToolCall{ID: "<made>", Name: "calculate_sum", Args: json.RawMessage(`{"a":0,"b":0}`)}},
+	}
+	for _, p := range resp.Message.Parts {
+		if c := p.ToolCall; c != nil && strings.HasPrefix(c.ID, "call_") {
+			c.ID = "<made>"
+		}
 	}
 	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
 		t.Errorf("calls mismatch (-want +got):\n%s", diff)
