@@ -168,14 +168,15 @@ type callBuilder struct {
 }
 
 // endsAt reports whether the delta tc, at the index of b, begins a call
-// of its own: it has an id, and b another; or it names a function while b
-// is named and its arguments are whole. A name that comes in pieces, or
+// of its own: it has an id, and b another; or it names a function and
+// brings arguments while b is named and its arguments are whole. A name that comes in pieces, or
 // again with every delta, comes before the arguments are whole.
 func (b *callBuilder) endsAt(tc openai.ChatCompletionChunkChoiceDeltaToolCall) bool {
 	if tc.ID != "" && b.id != "" {
 		return tc.ID != b.id
 	}
-	if tc.Function.Name == "" || b.name == "" {
+	if tc.Function.Name == "" || tc.Function.Arguments == "" || b.name == "" {
+		// A name alone, repeated after the arguments, is no call.
 		return false
 	}
 	// Only arguments that end in } can be whole: a server that repeats

@@ -379,6 +379,8 @@ func TestStreamedCallsSplitOddly(t *testing.T) {
 		// Two whole calls with neither an id nor an index.
 		chunk(`{"tool_calls":[{"type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":9,\"b\":9}"}}]}`, "") +
 		chunk(`{"tool_calls":[{"type":"function","function":{"name":"calculate_sum","arguments":"{\"a\":0,\"b\":0}"}}]}`, "") +
+		// The name once more, alone: no call of its own.
+		chunk(`{"tool_calls":[{"function":{"name":"calculate_sum"}}]}`, "") +
 		chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
 	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Raw: stream})
 	defer srv.Close()
