@@ -177,8 +177,12 @@ func (r *ToolRunner) pack(req *request.Request, o outcome, d time.Duration, st c
 			if st.timeout != r.opts.Timeout {
 				why = "the tool's own timeout"
 			}
+			// Only the bound and which it was: what the tool said as its
+			// context ended ("context deadline exceeded", or whatever it
+			// managed before the deadline won the race) tells the user
+			// nothing more.
 			return r.errorRecord(req, message.KindTimeout,
-				fmt.Sprintf("timed out after %v (%s): %v", st.timeout, why, o.err), d)
+				fmt.Sprintf("timed out after %v (%s)", st.timeout, why), d)
 		case registry.IsInvalidArgs(o.err):
 			return r.errorRecord(req, message.KindInvalidArgs, o.err.Error(), d)
 		case st.byFailFast:
