@@ -1,6 +1,7 @@
 package toolsource
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -247,7 +248,103 @@ func (s *server) startProgram() (mcp.Transport, error) {
 		s.mu.Unlock()
 		close(s.exited)
 	}()
-	return &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil
+	note := func(string) {}
+	if s.set.opts.Note != nil {
+		prefix := "mcp server " + d.name + ": not MCP on standard output, skipped: "
+		note = func(line string) { s.set.opts.Note(prefix + line) }
+	}
+	return &mcp.IOTransport{Reader: &protocolLines{r: bufio.NewReaderSize(stdout, 64<<10), closer: stdout, skipped: note, max: maxProtocolLine}, Writer: stdin}, nil
+}
+
+// maxProtocolLine is the longest line protocolLines looks at: the SDK's
+// own bound on a message. A longer line is passed on for the SDK to
+// refuse.
+const maxProtocolLine = mcp.DefaultMaxLineLength
+
+// protocolLines is a server's standard output without the lines that are
+// not JSON-RPC messages: a banner, a log line, a progress report. Servers
+// print them, and the clients of other programs (Claude Code, Claude
+// Desktop, Gemini CLI: the TypeScript and Python SDKs) skip them; the Go
+// SDK's reader would take the first one for a broken connection, and
+// every call of the server would fail.
+type protocolLines struct {
+	r       *bufio.Reader
+	closer  io.Closer
+	skipped func(line string)
+	// max is the longest line checked (maxProtocolLine).
+	max int
+	// rest is what is left to hand on of the line being read; long, that
+	// it is a line too long to check, passed on as it comes.
+	rest []byte
+	long bool
+}
+
+func (p *protocolLines) Read(b []byte) (int, error) {
+	for len(p.rest) == 0 {
+		if p.long {
+			chunk, err := p.r.ReadSlice('\n')
+			if err != bufio.ErrBufferFull {
+				p.long = false
+			}
+			if len(chunk) == 0 && err != nil && err != bufio.ErrBufferFull {
+				return 0, err
+			}
+			// Handed on before the next ReadSlice overwrites it.
+			p.rest = chunk
+			continue
+		}
+		line, err := p.readLine()
+		if err == bufio.ErrBufferFull {
+			p.long, p.rest = true, line
+			continue
+		}
+		if !isMessage(line) {
+			p.skipped(strings.TrimSpace(strings.ToValidUTF8(string(cut(line, 200)), "\uFFFD")))
+			line = nil
+		}
+		if len(line) == 0 && err != nil {
+			return 0, err
+		}
+		p.rest = line
+	}
+	n := copy(b, p.rest)
+	p.rest = p.rest[n:]
+	return n, nil
+}
+
+func (p *protocolLines) Close() error { return p.closer.Close() }
+
+// readLine reads a line with its newline (without one at the end of the
+// output); past p.max, it returns what it read and
+// bufio.ErrBufferFull.
+func (p *protocolLines) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := p.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull || len(line) > p.max {
+			return line, err
+		}
+	}
+}
+
+// isMessage reports whether a line can be a JSON-RPC message (or batch),
+// or holds nothing but space: a JSON object or array. (Checking is cheap
+// beside the SDK's decoding of the same line.)
+func isMessage(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return true
+	}
+	return (t[0] == '{' || t[0] == '[') && json.Valid(t)
+}
+
+// cut is b cut to at most n bytes.
+func cut(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 // httpTransport reaches a server over streamable HTTP (or SSE), with the

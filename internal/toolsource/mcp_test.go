@@ -1,7 +1,9 @@
 package toolsource
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,5 +242,51 @@ func TestClientCapabilities(t *testing.T) {
 	}
 	if strings.Contains(string(data), `"roots"`) {
 		t.Errorf("kesoku declares roots:\n%s", data)
+	}
+}
+
+// TestProtocolLines: what a server prints on standard output reaches the
+// SDK without the lines that are not JSON-RPC messages, each of those
+// told; a line too long to check goes on whole, read in pieces of any
+// size, and so does a last line without a newline.
+func TestProtocolLines(t *testing.T) {
+	t.Parallel()
+	long := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 300) + `"}` + "\n"
+	in := "Starting server on stdio\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
+		"\n" +
+		"{not json\n" +
+		`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\r\n" +
+		"plain " + strings.Repeat("b", 300) + "\n" +
+		long +
+		`{"jsonrpc":"2.0","id":3,"result":{}}`
+	want := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
+		"\n" +
+		`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\r\n" +
+		"plain " + strings.Repeat("b", 300) + "\n" + // too long to check
+		long +
+		`{"jsonrpc":"2.0","id":3,"result":{}}`
+	for _, size := range []int{1, 7, 4096} {
+		var skipped []string
+		p := &protocolLines{r: bufio.NewReaderSize(strings.NewReader(in), 16), max: 100,
+			skipped: func(l string) { skipped = append(skipped, l) }}
+		var got []byte
+		buf := make([]byte, size)
+		for {
+			n, err := p.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+		}
+		if diff := cmp.Diff(want, string(got)); diff != "" {
+			t.Errorf("reads of %d: output mismatch (-want +got):\n%s", size, diff)
+		}
+		if diff := cmp.Diff([]string{"Starting server on stdio", "{not json"}, skipped); diff != "" {
+			t.Errorf("reads of %d: skipped mismatch (-want +got):\n%s", size, diff)
+		}
 	}
 }

@@ -40,6 +40,8 @@ import (
 //	-ignore-term         ignore SIGTERM (the child too)
 //	-bad-name            also list a tool whose name kesoku must refuse
 //	-wire FILE           write what the client sends to FILE, as it comes
+//	-noisy               print lines that are not MCP on standard output:
+//	                     a banner at start, and a line before each answer
 //
 // The tools: echo(text) returns the text; add(a, b) returns
 // structuredContent {"sum": a+b}; fail(why) is an isError result; sleep(ms)
@@ -59,6 +61,7 @@ func Main(args []string) int {
 	ignoreTerm := fs.Bool("ignore-term", false, "")
 	badName := fs.Bool("bad-name", false, "")
 	wireFile := fs.String("wire", "", "")
+	noisy := fs.Bool("noisy", false, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -66,6 +69,11 @@ func Main(args []string) int {
 		signal.Ignore(syscall.SIGTERM)
 	}
 	logLine(*logFile, "start")
+	if *noisy {
+		// As servers that log to standard output do. One write a line,
+		// so that a line is never torn by the SDK's own writes.
+		_, _ = os.Stdout.WriteString("fakemcp is starting (a banner)\n\n")
+	}
 	if *pidFile != "" {
 		_ = os.WriteFile(*pidFile, []byte(fmt.Sprint(os.Getpid())), 0o644)
 	}
@@ -99,6 +107,9 @@ func Main(args []string) int {
 	// count runs before every tool: a crash or a hang on the Nth call.
 	count := func(name string) {
 		logLine(*logFile, name)
+		if *noisy {
+			_, _ = os.Stdout.WriteString("{working on " + name + "\n")
+		}
 		n := calls.Add(1)
 		if *crashAfter > 0 && n >= *crashAfter {
 			fmt.Fprintf(os.Stderr, "fakemcp: crashing on call %d\n", n)
