@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +120,9 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 		}
 		return nil, errAt(file, at, "%s.parameters: %v", what, err)
 	}
+	if se := t.schema.declarationMistake(); se != nil {
+		return nil, errAt(file, nodeAt(paramsNode, se.Pointer), "%s.parameters: %s", what, se.Msg)
+	}
 	// A placeholder names a parameter the schema declares: a typo would
 	// otherwise run the program with an empty argument.
 	declared := t.schema.declaredNames()
@@ -161,6 +166,42 @@ func closed(raw []byte) []byte {
 		return []byte(`{"additionalProperties":false}`)
 	}
 	return append(append([]byte(nil), body[:len(body)-1]...), `,"additionalProperties":false}`...)
+}
+
+// declarationMistake finds what a JSON Schema compiler lets through in
+// a command tool's parameters but no call survives: a required argument
+// that a closed schema does not declare (every call is refused), a
+// default that the parameter's own schema refuses (the program would get
+// a value its declaration says it never gets).
+func (a *argSchema) declarationMistake() *schemaError {
+	props, _ := a.doc["properties"].(map[string]any)
+	if a.doc["additionalProperties"] == false {
+		req, _ := a.doc["required"].([]any)
+		for i, r := range req {
+			if name, ok := r.(string); ok && props[name] == nil {
+				return &schemaError{Pointer: []string{"required", strconv.Itoa(i)},
+					Msg: fmt.Sprintf("required: %q is not among the properties, and the schema allows no other argument: no call could succeed", name)}
+			}
+		}
+	}
+	for _, name := range a.declaredNames() {
+		p, _ := props[name].(map[string]any)
+		d, ok := p["default"]
+		if !ok {
+			continue
+		}
+		var ae *registry.ArgsError
+		if !errors.As(a.check(map[string]any{name: d}), &ae) {
+			continue
+		}
+		for _, pr := range ae.Problems {
+			if pr.Path == name || strings.HasPrefix(pr.Path, name+".") || strings.HasPrefix(pr.Path, name+"[") {
+				return &schemaError{Pointer: []string{"properties", name, "default"},
+					Msg: fmt.Sprintf("properties.%s.default does not fit its own schema: %v", name, pr)}
+			}
+		}
+	}
+	return nil
 }
 
 // declaredNames are the top-level properties the schema declares, sorted.
