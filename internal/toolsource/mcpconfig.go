@@ -134,6 +134,8 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 		return nil, errAt(file, d.nodes["type"], "%s.type: %q: want stdio, http or sse", what, d.transport)
 	}
 	switch {
+	case d.command != "" && d.url != "" && d.nodes["type"] == nil:
+		return nil, errAt(file, d.nodes["url"], "%s: both command and url: want command (a server kesoku starts) or url (one it reaches over HTTP)", what)
 	case d.transport == transportStdio && d.command == "":
 		return nil, errAt(file, keyN, "%s: no command: want command (and args) for a server kesoku starts, or type: http and url", what)
 	case d.transport == transportStdio && d.url != "":
