@@ -271,7 +271,9 @@ sorted by name) as indented JSON, exactly as the provider's API takes them:
   gemini      the "tools" field of a generateContent request:
               [{"functionDeclarations": [...]}], from the Gemini SDK's types;
               each schema in "parameters" when Gemini's OpenAPI subset can
-              say it exactly, otherwise in "parametersJsonSchema"
+              say it exactly, otherwise in "parametersJsonSchema" (a
+              command tool's or MCP server's schema always, its $refs
+              inlined: Gemini refuses them)
   claude      the "tools" field of a Messages request:
               [{"name", "description", "input_schema"}], from the
               Anthropic SDK's types

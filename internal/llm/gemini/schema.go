@@ -44,8 +44,8 @@ func Declaration(s *registry.Spec) *genai.FunctionDeclaration {
 	case len(s.RawSchema) > 0:
 		// A schema written outside Go (an MCP server's, a command tool's)
 		// goes as JSON Schema, the field that takes it whole; without
-		// "$schema", which Gemini refuses (notes/next-phase.md §0).
-		d.ParametersJsonSchema = withoutDialect(s.RawSchema)
+		// "$schema" and "$ref", which Gemini refuses (refs.go).
+		d.ParametersJsonSchema = forGemini(s.RawSchema)
 	case len(s.Params) == 0:
 	case geminiFits(s.Params, map[*registry.Schema]bool{}):
 		d.Parameters = geminiObject(s.Params)
