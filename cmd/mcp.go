@@ -90,7 +90,9 @@ interrupt) the program and all it started get SIGTERM, then SIGKILL after
 --grace. A tool's failure is a result marked isError, never a
 protocol error. -o FILE appends each call's Message record to FILE; each
 client's session is a session_id of its own, its calls call_1, call_2...
---jobs bounds the calls that run at once, across all clients. A client
+--jobs (16 unless given) bounds the calls that run at once, across all
+clients: an agent that sends several calls at once has them run at once,
+and a batch client (kesoku run --jobs 16) is not slowed to fewer. A client
 that cancels a call cancels the call's context. -v logs each call on
 standard error. --model gives analyze_media its model, as for kesoku run;
 without one, analyze_media answers that it needs one.
@@ -147,7 +149,7 @@ EXIT STATUS
 	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable `VAR` that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
 	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
-	opts.callFlags.register(f, 4, "how many calls run at once, across all clients; more wait for a free slot")
+	opts.callFlags.register(f, 16, "how many calls run at once, across all clients; more wait for a free slot")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	return c
 }
