@@ -132,7 +132,7 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	if ctx.Err() != nil {
 		// Timed out or interrupted: the runner says which; the message
 		// says what became of the program.
-		return nil, fmt.Errorf("%w: %s stopped (%v)%s", ctx.Err(), argv[0], exitText(cmd, err), tail.quote())
+		return nil, &endedError{cause: ctx.Err(), msg: fmt.Sprintf("%s stopped (%v)%s", argv[0], exitText(cmd, err), tail.quote())}
 	}
 	if out.over {
 		return nil, fmt.Errorf("%s printed more than %s on standard output: stopped", argv[0], sizeText(r.capture))
@@ -144,6 +144,18 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	}
 	return result(out.buf.Bytes()), nil
 }
+
+// endedError is a call ended by its context: its message says what became
+// of the call, in words (a record says "interrupted while running: sh
+// stopped (...)", not "context canceled: ..."); errors.Is still finds the
+// context's error.
+type endedError struct {
+	cause error
+	msg   string
+}
+
+func (e *endedError) Error() string { return e.msg }
+func (e *endedError) Unwrap() error { return e.cause }
 
 // fill writes an element of a command with its placeholders replaced by
 // the arguments' values: a string as it is, anything else as JSON, an

@@ -463,7 +463,7 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (an
 	res, err := session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: the call to %s was cancelled", ctx.Err(), s.decl.where())
+			return nil, &endedError{cause: ctx.Err(), msg: fmt.Sprintf("the call to %s was cancelled", s.decl.where())}
 		}
 		if dead.Err() != nil {
 			return nil, context.Cause(dead)

@@ -3,6 +3,7 @@ package toolsource
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -288,5 +289,26 @@ func TestProtocolLines(t *testing.T) {
 		if diff := cmp.Diff([]string{"Starting server on stdio", "{not json"}, skipped); diff != "" {
 			t.Errorf("reads of %d: skipped mismatch (-want +got):\n%s", size, diff)
 		}
+	}
+}
+
+// TestServerCallCancelled: a call cancelled in flight (an interrupt, a
+// client cancelling) fails saying so in words, without the context's
+// "context canceled" in front; errors.Is still finds the cause.
+func TestServerCallCancelled(t *testing.T) {
+	t.Parallel()
+	set := fakeServer(t, context.Background(), Options{})
+	if _, err := call(t, set, "fake__echo", map[string]any{"text": "start"}); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := set.Registry.Lookup("fake__hang")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := spec.Call(ctx, &registry.ToolContext{}, map[string]any{})
+	if err == nil || !strings.HasPrefix(err.Error(), "the call to mcp server fake (") || !strings.HasSuffix(err.Error(), ") was cancelled") {
+		t.Errorf("a cancelled call: %v", err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("%v: not a context.Canceled", err)
 	}
 }
