@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -55,6 +56,8 @@ type server struct {
 	exited  chan struct{}
 	exitErr error
 	stderr  *tailBuffer
+	// lines is the program's standard output, as the SDK reads it.
+	lines *protocolLines
 	// schemas are the tools' input schemas as the server wrote them, keys
 	// in order (see schemaTap).
 	schemas sync.Map
@@ -253,50 +256,39 @@ func (s *server) startProgram() (mcp.Transport, error) {
 		prefix := "mcp server " + d.name + ": not MCP on standard output, skipped: "
 		note = func(line string) { s.set.opts.Note(prefix + line) }
 	}
-	return &mcp.IOTransport{Reader: &protocolLines{r: bufio.NewReaderSize(stdout, 64<<10), closer: stdout, skipped: note, max: maxProtocolLine}, Writer: stdin}, nil
+	s.lines = &protocolLines{r: bufio.NewReaderSize(stdout, 64<<10), closer: stdout, skipped: note, max: s.set.maxMessage}
+	// The lines are bounded here, where a message too long can be named.
+	return &mcp.IOTransport{Reader: s.lines, Writer: stdin, MaxLineLength: -1}, nil
 }
 
-// maxProtocolLine is the longest line protocolLines looks at: the SDK's
-// own bound on a message. A longer line is passed on for the SDK to
-// refuse.
-const maxProtocolLine = mcp.DefaultMaxLineLength
+// defaultMaxMessage bounds a message from a server: a tool's result is
+// one message, and a file read whole can be large (the SDK's own bound is
+// 16 MiB); what is larger would only be cut by --max-output anyway.
+const defaultMaxMessage = 256 << 20
 
 // protocolLines is a server's standard output without the lines that are
 // not JSON-RPC messages: a banner, a log line, a progress report. Servers
 // print them, and the clients of other programs (Claude Code, Claude
 // Desktop, Gemini CLI: the TypeScript and Python SDKs) skip them; the Go
 // SDK's reader would take the first one for a broken connection, and
-// every call of the server would fail.
+// every call of the server would fail. A line longer than max ends the
+// connection, tooLong saying why.
 type protocolLines struct {
 	r       *bufio.Reader
 	closer  io.Closer
 	skipped func(line string)
-	// max is the longest line checked (maxProtocolLine).
-	max int
-	// rest is what is left to hand on of the line being read; long, that
-	// it is a line too long to check, passed on as it comes.
+	max     int
+	tooLong atomic.Bool
+	// rest is what is left to hand on of the line being read.
 	rest []byte
-	long bool
 }
 
 func (p *protocolLines) Read(b []byte) (int, error) {
 	for len(p.rest) == 0 {
-		if p.long {
-			chunk, err := p.r.ReadSlice('\n')
-			if err != bufio.ErrBufferFull {
-				p.long = false
-			}
-			if len(chunk) == 0 && err != nil && err != bufio.ErrBufferFull {
-				return 0, err
-			}
-			// Handed on before the next ReadSlice overwrites it.
-			p.rest = chunk
-			continue
-		}
 		line, err := p.readLine()
 		if err == bufio.ErrBufferFull {
-			p.long, p.rest = true, line
-			continue
+			p.tooLong.Store(true)
+			return 0, fmt.Errorf("a message of more than %s", sizeText(int64(p.max)))
 		}
 		if !isMessage(line) {
 			p.skipped(strings.TrimSpace(strings.ToValidUTF8(string(cut(line, 200)), "\uFFFD")))
@@ -315,14 +307,16 @@ func (p *protocolLines) Read(b []byte) (int, error) {
 func (p *protocolLines) Close() error { return p.closer.Close() }
 
 // readLine reads a line with its newline (without one at the end of the
-// output); past p.max, it returns what it read and
-// bufio.ErrBufferFull.
+// output); past p.max, it returns bufio.ErrBufferFull.
 func (p *protocolLines) readLine() ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := p.r.ReadSlice('\n')
 		line = append(line, chunk...)
-		if err != bufio.ErrBufferFull || len(line) > p.max {
+		if len(line) > p.max {
+			return nil, bufio.ErrBufferFull
+		}
+		if err != bufio.ErrBufferFull {
 			return line, err
 		}
 	}
@@ -389,6 +383,11 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func (s *server) exitText() string {
 	if s.exited == nil {
 		return ""
+	}
+	if s.lines != nil && s.lines.tooLong.Load() {
+		// kesoku closed the connection; the exit that followed says
+		// nothing.
+		return fmt.Sprintf("the server sent a message of more than %s (a result too large to take): kesoku closed the connection", sizeText(int64(s.lines.max)))
 	}
 	select {
 	case <-s.exited:

@@ -248,47 +248,56 @@ func TestClientCapabilities(t *testing.T) {
 
 // TestProtocolLines: what a server prints on standard output reaches the
 // SDK without the lines that are not JSON-RPC messages, each of those
-// told; a line too long to check goes on whole, read in pieces of any
-// size, and so does a last line without a newline.
+// told, whatever the size of the reads; a last line without a newline
+// too. A line longer than the bound ends the stream, saying so.
 func TestProtocolLines(t *testing.T) {
 	t.Parallel()
-	long := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 300) + `"}` + "\n"
 	in := "Starting server on stdio\n" +
 		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
 		"\n" +
 		"{not json\n" +
 		`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\r\n" +
-		"plain " + strings.Repeat("b", 300) + "\n" +
-		long +
 		`{"jsonrpc":"2.0","id":3,"result":{}}`
 	want := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
 		"\n" +
 		`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\r\n" +
-		"plain " + strings.Repeat("b", 300) + "\n" + // too long to check
-		long +
 		`{"jsonrpc":"2.0","id":3,"result":{}}`
+	long := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 300) + `"}` + "\n"
 	for _, size := range []int{1, 7, 4096} {
 		var skipped []string
-		p := &protocolLines{r: bufio.NewReaderSize(strings.NewReader(in), 16), max: 100,
+		p := &protocolLines{r: bufio.NewReaderSize(strings.NewReader(in+"\n"+long), 16), max: 200,
 			skipped: func(l string) { skipped = append(skipped, l) }}
 		var got []byte
 		buf := make([]byte, size)
-		for {
-			n, err := p.Read(buf)
+		var err error
+		for err == nil {
+			var n int
+			n, err = p.Read(buf)
 			got = append(got, buf[:n]...)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
 		}
-		if diff := cmp.Diff(want, string(got)); diff != "" {
+		if err == io.EOF || !strings.Contains(err.Error(), "a message of more than 200 bytes") || !p.tooLong.Load() {
+			t.Errorf("reads of %d: the long line: %v", size, err)
+		}
+		if diff := cmp.Diff(want+"\n", string(got)); diff != "" {
 			t.Errorf("reads of %d: output mismatch (-want +got):\n%s", size, diff)
 		}
 		if diff := cmp.Diff([]string{"Starting server on stdio", "{not json"}, skipped); diff != "" {
 			t.Errorf("reads of %d: skipped mismatch (-want +got):\n%s", size, diff)
 		}
+	}
+}
+
+// TestServerMessageTooLarge: a result larger than the bound on a
+// server's messages fails saying so, not "the server exited".
+func TestServerMessageTooLarge(t *testing.T) {
+	t.Parallel()
+	set := fakeServer(t, context.Background(), Options{MaxMessage: 4096})
+	if _, err := call(t, set, "fake__echo", map[string]any{"text": "short"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := call(t, set, "fake__echo", map[string]any{"text": strings.Repeat("x", 5000)})
+	if err == nil || !strings.Contains(err.Error(), "the server sent a message of more than 4 KiB (a result too large to take): kesoku closed the connection") {
+		t.Errorf("a result too large: %v", err)
 	}
 }
 

@@ -48,6 +48,9 @@ type Options struct {
 	// is how often a server is pinged (default 10s): one that stops
 	// answering is given up. Tests shorten them.
 	StartTimeout, KeepAlive time.Duration
+	// MaxMessage bounds a message from a server over standard input and
+	// output (default 256 MiB); tests lower it.
+	MaxMessage int
 }
 
 // Set is the tools a command uses, and the programs they started.
@@ -62,6 +65,7 @@ type Set struct {
 	declared                []string
 	awd, version            string
 	startTimeout, keepAlive time.Duration
+	maxMessage              int
 }
 
 func (s *Set) note(msg string) {
@@ -100,6 +104,9 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	}
 	if s.keepAlive <= 0 {
 		s.keepAlive = defaultKeepAlive
+	}
+	if s.maxMessage = opts.MaxMessage; s.maxMessage <= 0 {
+		s.maxMessage = defaultMaxMessage
 	}
 	if s.version == "" {
 		s.version = "dev"
