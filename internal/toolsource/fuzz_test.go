@@ -1,8 +1,12 @@
 package toolsource
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/kesoku/kesoku/internal/config"
@@ -66,5 +70,34 @@ func FuzzArgSchema(f *testing.F) {
 			t.Fatalf("check: %T is not invalid_args: %v", err, err)
 		}
 		_ = a.params()
+	})
+}
+
+// FuzzProtocolLines: whatever a server prints, what reaches the SDK is
+// whole lines, each a JSON value or blank, in the order printed.
+func FuzzProtocolLines(f *testing.F) {
+	f.Add("banner\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{bad\n[1]\r\n\n{\"a\":1}", 7)
+	f.Add("{\"a\":\"\xff\"}\nx", 1)
+	f.Fuzz(func(t *testing.T, out string, size int) {
+		if size < 1 || size > 1<<16 {
+			return
+		}
+		p := &protocolLines{r: bufio.NewReaderSize(strings.NewReader(out), 16), max: 64, skipped: func(string) {}}
+		var got []byte
+		buf := make([]byte, size)
+		var err error
+		for err == nil {
+			var n int
+			n, err = p.Read(buf)
+			got = append(got, buf[:n]...)
+		}
+		for _, line := range strings.SplitAfter(string(got), "\n") {
+			if t := strings.TrimSpace(line); t != "" && !json.Valid([]byte(t)) {
+				panic(fmt.Sprintf("a line that is not JSON passed: %q", line))
+			}
+		}
+		if err == io.EOF && len(got) > len(out) {
+			t.Fatalf("more out than in: %q from %q", got, out)
+		}
 	})
 }
