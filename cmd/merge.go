@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/merge"
+	"github.com/kesoku/kesoku/message"
 )
 
 // mergeOptions are what `kesoku merge` was asked to do.
@@ -72,9 +73,16 @@ func runMerge(_ context.Context, o *mergeOptions) error {
 				}
 			}
 		}
+		// Held until the rename, so that no run writes records into
+		// the file the merge replaces (a run that holds it refuses the
+		// merge).
+		lock, err := message.LockFile(o.Output)
+		if err != nil {
+			return usageErr(err)
+		}
+		defer lock.Close()
 		// Written beside and renamed: a merge that fails leaves no half
 		// file under the name.
-		var err error
 		if out, err = os.CreateTemp(dirOf(o.Output), ".kesoku-merge-*"); err != nil {
 			return usageErr(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -88,6 +89,28 @@ func AppendFile(path string) (*JSONLWriter, error) {
 	jw := NewJSONLWriter(f)
 	jw.closer = f
 	return jw, nil
+}
+
+// LockFile takes the lock that the writers of CreateFile and AppendFile
+// hold on the records file at path, for a program that replaces the file
+// whole rather than writing to it (kesoku merge writes beside it and
+// renames): records another writer added meanwhile would go to a file no
+// longer under the name. A file another writer holds is refused with
+// ErrInUse; a file that does not exist yet needs no lock. Close the
+// result once the file is replaced.
+func LockFile(path string) (io.Closer, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return io.NopCloser(nil), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
 }
 
 // openLocked opens path for appending, write-only or read-write (mode),

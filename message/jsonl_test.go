@@ -461,3 +461,55 @@ func TestReadFileOfADirectory(t *testing.T) {
 		t.Errorf("error = %v, want %q", err, "read "+dir+": is a directory")
 	}
 }
+
+// TestLockFile checks the lock of a program that replaces a records file
+// whole: refused while a writer holds the file, holding off writers while
+// it is held, and nothing to hold for a file not there yet.
+func TestLockFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if l, err := LockFile(filepath.Join(dir, "none.jsonl")); err != nil {
+		t.Fatalf("LockFile of a missing file: %v", err)
+	} else if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LockFile created the file: %v", err)
+	}
+
+	path := filepath.Join(dir, "out.jsonl")
+	w, err := CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := LockFile(path); !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), path+": in use") {
+		t.Errorf("LockFile of a file in use: %v, want ErrInUse naming the file", err)
+		if l != nil {
+			l.Close()
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := LockFile(path)
+	if err != nil {
+		t.Fatalf("LockFile of a free file: %v", err)
+	}
+	for name, open := range map[string]func(string) (*JSONLWriter, error){"CreateFile": CreateFile, "AppendFile": AppendFile} {
+		if w, err := open(path); !errors.Is(err, ErrInUse) {
+			t.Errorf("%s of a file LockFile holds: %v, want ErrInUse", name, err)
+			if w != nil {
+				w.Close()
+			}
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := AppendFile(path); err != nil {
+		t.Errorf("AppendFile once the lock is let go: %v", err)
+	} else {
+		w.Close()
+	}
+}
