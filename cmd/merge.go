@@ -44,8 +44,9 @@ another run, two of one shard) are refused, saying which.
 EXIT STATUS
   0    every merged record succeeded
   1    at least one error record (aborted ones included)
-  2    bad usage, a part that cannot be read, or parts that are not the
-       shards of one run; nothing is written`,
+  2    bad usage, a part that cannot be read, parts that are not the
+       shards of one run, or an -o file another kesoku writes to;
+       nothing is written`,
 		Example: `  kesoku merge part-1.jsonl part-2.jsonl part-3.jsonl part-4.jsonl -o results.jsonl
   kesoku merge $(seq -f 'part-%g.jsonl' 1 16) > results.jsonl`,
 		Args: cobra.MinimumNArgs(1),
