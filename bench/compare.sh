@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/compare.sh: kesoku beside its performance peers on the SPEC §9
-# workloads, in one run on one machine, with the ratios the SPEC asks for.
+# bench/compare.sh: kesoku beside its performance peers on the workloads of
+# the README's speed table, in one run on one machine, with each ratio beside its target.
 #
 #   bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--quick]
 #   bench/compare.sh --sources [-n RUNS]
@@ -163,7 +163,7 @@ _, rss_limit = measure([limit, f])
 rows.append((f"{n:,} × calculate_sum", "kesoku time", f"{wall:.2f} s", "", ""))
 row(f"{n:,} × calculate_sum", "kesoku peak RSS", f"{rss:.1f} MiB (limit: {rss_limit:.1f} MiB)", "< 64 MiB", rss < 64)
 
-# 3. YAML and JSON files (SPEC §9): the 4 MiB YAML file of about 60,000
+# 3. YAML and JSON files: the 4 MiB YAML file of about 60,000
 # requests, a ten times larger one (flat memory at any size), and a JSON
 # list of the 200,000 requests of workload 1.
 n = 60_000 // scale
@@ -205,7 +205,7 @@ else:
 
 # 4. 1,000 x sleep(0.05), 64 at once.
 n = 1000 // scale
-ideal = n / 64 * 0.05  # the SPEC's 0.78 s: 1,000 sleeps spread evenly over 64 slots
+ideal = n / 64 * 0.05  # 0.78 s: 1,000 sleeps spread evenly over 64 slots
 print(f"== {n:,} x sleep(0.05), --jobs 64", file=sys.stderr)
 f = sleeps(n)
 t = timed({"kesoku": [kesoku, "run", f, "-q", "--jobs", "64"]})
