@@ -475,13 +475,9 @@ func TestSessionInterruptWhileThinking(t *testing.T) {
 		s := r.session(llm.SessionOptions{})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancelWhen(t, cancel, func() bool { return len(r.srv.Requests()) == 1 })
-		start := time.Now()
 		_, err := s.Send(ctx, "think hard")
 		if !errors.Is(err, llm.ErrInterrupted) {
 			t.Fatalf("error = %v, want ErrInterrupted", err)
-		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("the interrupt took %v", d)
 		}
 		if reqs := r.srv.Requests(); len(reqs) != 1 || !r.srv.WaitCancelled(nil, 0) {
 			t.Errorf("the model request was not cancelled: %+v", reqs)
