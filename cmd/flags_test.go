@@ -129,12 +129,21 @@ func TestNumericFlagsOutOfBounds(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tt.args, code, stdout, stderr, tt.err)
 		}
 	}
-	// The same from a config file, at the value's place.
+	// The same from a config file, at the value's place, saying the
+	// bounds: a duration or a size that is one, only too large, is not
+	// told it is no duration.
 	conf := filepath.Join(dir, "conf.yaml")
-	must(t, os.WriteFile(conf, []byte("jobs: 4294967296\n"), 0o644))
-	code, _, stderr := runArgs("--awd", dir, "--config", conf, "run", req)
-	if want := conf + `:1:7: jobs: "4294967296": want a whole number from 1 to 10000`; code != ExitUsage || !strings.Contains(stderr, want) {
-		t.Errorf("jobs: 4294967296 in a config file: exit %d, stderr %q; want exit 2 saying %q", code, stderr, want)
+	for _, tt := range []struct{ line, want string }{
+		{"jobs: 4294967296", `:1:7: jobs: "4294967296": want a whole number from 1 to 10000`},
+		{"timeout: 1000h", `:1:10: timeout: "1000h": want a duration (300ms, 30s, 5m, 1h) from 0 to 168h`},
+		{"grace: soon", `:1:8: grace: "soon": want a duration (300ms, 30s, 5m, 1h) from 0 to 1h`},
+		{"max-output: 2GiB", `:1:13: max-output: "2GiB": want a size (65536, 64KiB, 1MiB, 1MB) from 0 to 1GiB`},
+	} {
+		must(t, os.WriteFile(conf, []byte(tt.line+"\n"), 0o644))
+		code, _, stderr := runArgs("--awd", dir, "--config", conf, "run", req)
+		if want := conf + tt.want; code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%s in a config file: exit %d, stderr %q; want exit 2 saying %q", tt.line, code, stderr, want)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -147,7 +148,9 @@ func valueErr(f *pflag.Flag, s *Setting, err error) string {
 	switch {
 	case f.Value.Type() == "bool":
 		return fmt.Sprintf("%q: want true or false", s.Value())
-	case f.Value.Type() == "duration":
+	case f.Value.Type() == "duration" && strings.HasPrefix(err.Error(), "time: "):
+		// pflag's own duration, which says no more than time.ParseDuration;
+		// a flag of kesoku's says its bounds itself.
 		return fmt.Sprintf("%q: want a duration such as 300ms, 30s or 5m", s.Value())
 	case errors.As(err, &ne):
 		return fmt.Sprintf("%q: want a number", s.Value())
