@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 			}
 			buf = buf[:s.n]
 			if _, err := p.f.ReadAt(buf, s.off); err != nil {
-				return sum, fmt.Errorf("read %s: %w", p.name, err)
+				return sum, readErr(p.name, err)
 			}
 			buf = append(bytes.TrimRight(buf, "\r\n"), '\n')
 			if _, err := bw.Write(buf); err != nil {
@@ -146,7 +147,7 @@ func read(name string) (_ *part, replaced int, err error) {
 		start := off
 		off += int64(len(text))
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, 0, fmt.Errorf("read %s: %w", name, rerr)
+			return nil, 0, readErr(name, rerr)
 		}
 		last := errors.Is(rerr, io.EOF)
 		if t := bytes.TrimSpace(text); len(t) > 0 {
@@ -244,4 +245,13 @@ func check(ps []*part) error {
 		}
 	}
 	return nil
+}
+
+// readErr says that reading the part name failed, naming it once: an
+// error of the file's own (*fs.PathError) already says "read NAME".
+func readErr(name string, err error) error {
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", name, err)
 }

@@ -194,8 +194,13 @@ func TestMergeRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Merge([]string{filepath.Join(dir, "missing.jsonl")}, &bytes.Buffer{}); err == nil {
-		t.Error("a missing part merged")
+	// A part that cannot be read is named once, with what went wrong.
+	missing := filepath.Join(dir, "missing.jsonl")
+	if _, err := Merge([]string{missing}, &bytes.Buffer{}); err == nil || err.Error() != "open "+missing+": no such file or directory" {
+		t.Errorf("a missing part: error %v", err)
+	}
+	if _, err := Merge([]string{dir}, &bytes.Buffer{}); err == nil || err.Error() != "read "+dir+": is a directory" {
+		t.Errorf("a directory as a part: error %v, want it named once", err)
 	}
 }
 
