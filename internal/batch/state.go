@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -188,18 +189,31 @@ func (s *State) Save(path string) error {
 	return nil
 }
 
-// hashFile is the SHA-256 of a file's content, in hex.
+// hashFile is the SHA-256 of a file's content, in hex. Its errors name
+// the file once, as path says it, in kesoku run's words.
 func hashFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w", path, pathCause(err))
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return "", fmt.Errorf("%s is a directory", path)
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", fmt.Errorf("read %s: %w", path, pathCause(err))
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// pathCause is what went wrong with a file, without the operation and
+// path that *fs.PathError adds, for a message that names the file itself.
+func pathCause(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }
 
 // ErrChanged says the request file is not the one the batch was

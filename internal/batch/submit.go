@@ -166,7 +166,7 @@ func (o *SubmitOptions) source() (*source, error) {
 		if err != nil {
 			return nil, &UsageError{Err: err}
 		}
-		sha, err := hashFile(path)
+		sha, err := hashFile(o.File)
 		if err != nil {
 			return nil, &UsageError{Err: err}
 		}
