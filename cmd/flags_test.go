@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/config"
 )
 
 func TestParseSize(t *testing.T) {
@@ -167,4 +169,47 @@ func TestFormatDuration(t *testing.T) {
 			t.Errorf("ParseDuration(formatDuration(%v)) = %v, %v", d, back, err)
 		}
 	}
+}
+
+// TestConfigKeysDecided walks every flag that takes text: a kesoku.yaml
+// found in the AWD may set it only if someone decided that a stranger's
+// file may. Each either needs approval (a path, a URL, an address, a
+// program: SPEC §8), is given on the command line only, or is named here
+// with why a stranger's file may set it.
+func TestConfigKeysDecided(t *testing.T) {
+	t.Parallel()
+	harmless := map[string]string{
+		"model":    "which model answers: billed to the user's own key, at the provider's own address",
+		"provider": "which provider's API the model's name goes to, at its own address",
+		"session":  "a session_id written into the records",
+		"format":   "how the request files are read",
+		"system":   "the system instruction: words to the model, whose tools are read-only unless --tools says more",
+		"tools":    "--tools is given on the command line only: the key tools is the section of command tools, which needs approval",
+		"shard":    "which share of the requests runs",
+		"ignore":   "which fields of the records kesoku diff leaves out",
+	}
+	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "help": true}
+	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		visit := func(f *pflag.Flag) {
+			switch f.Value.Type() {
+			case "bool":
+				return
+			}
+			if _, ok := f.Value.(interface{ bounds() string }); ok {
+				return // a number within its bounds
+			}
+			if config.NeedsApproval(f.Name) || commandLineOnly[f.Name] || harmless[f.Name] != "" {
+				return
+			}
+			t.Errorf("%s --%s: may a kesoku.yaml found in the AWD set it without approval? Add it to config's rules, or say why here", c.CommandPath(), f.Name)
+		}
+		c.LocalFlags().VisitAll(visit)
+		c.PersistentFlags().VisitAll(visit)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
