@@ -152,6 +152,15 @@ func Load(path string) (*State, error) {
 		if p.Batch == "" || p.First < 1 || p.Last < p.First || (i > 0 && p.First != s.Parts[i-1].Last+1) || (i == 0 && p.First != 1) {
 			return nil, fmt.Errorf("%s: part %d is broken (batch %q, requests %d to %d)", path, i+1, p.Batch, p.First, p.Last)
 		}
+		// The parts hold the file's requests and no more: a state edited
+		// by hand would otherwise have collect write records and only
+		// then find the count wrong.
+		if p.Last > s.Requests {
+			return nil, fmt.Errorf("%s: part %d holds requests %d to %d of a batch of %d", path, i+1, p.First, p.Last, s.Requests)
+		}
+	}
+	if s.Submitted && s.sent() != s.Requests {
+		return nil, fmt.Errorf("%s: the batch of %d requests is marked sent, but its parts hold %d", path, s.Requests, s.sent())
 	}
 	return &s, nil
 }
