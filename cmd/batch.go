@@ -254,7 +254,10 @@ func newBatchStatusCmd(g *Globals, runF func(context.Context, *batchStateOptions
 STATE stands, and says so on standard output: its state, its requests by
 outcome (processing, succeeded, errored; Claude counts canceled and
 expired ones too), when it was created, and when it expires (Claude ends
-a batch after 24 hours; requests not done by then expire).
+a batch after 24 hours; requests not done by then expire). Gemini gives a
+batch no end of its own, but deletes the files uploaded for it (media,
+the input file of a large part) 48 hours after their upload: status says
+when, for a part still in progress; its requests cannot run after.
 
 EXIT STATUS
   0    every part has ended: collect has every answer

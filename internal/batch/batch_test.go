@@ -899,3 +899,52 @@ func TestGeminiStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiStatusFilesExpire: Gemini gives a batch no expiry of its own,
+// but deletes the files its requests name 48 hours after their upload;
+// the state keeps when, and status says it while the part runs.
+func TestGeminiStatusFilesExpire(t *testing.T) {
+	for _, asFile := range []bool{true, false} {
+		t.Run(fmt.Sprintf("as file %v", asFile), func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "One."}, llmtest.Reply{Text: "Two."})
+			defer srv.Close()
+			srv.SetBatchPolls(1)
+			var b llm.Batcher = connect(t, srv)
+			if asFile {
+				limits := b.BatchLimits()
+				limits.MaxInline = 100
+				b = &smallBatches{Batcher: b, limits: limits}
+			}
+			dir, file := workspace(t, 2, noIDs)
+			before := time.Now().Add(-time.Second)
+			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fe := res.State.Parts[0].FilesExpire
+			switch {
+			case !asFile && !fe.IsZero():
+				t.Fatalf("an inline part of no uploads expires %v", fe)
+			case asFile && (fe.Before(before.Add(48*time.Hour)) || fe.After(time.Now().Add(48*time.Hour))):
+				t.Fatalf("the part's files expire %v, want 48 hours after the upload, at %v", fe, before)
+			}
+			loaded, err := Load(res.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !loaded.Parts[0].FilesExpire.Equal(fe) {
+				t.Errorf("the state file keeps %v, want %v", loaded.Parts[0].FilesExpire, fe)
+			}
+			parts, err := Status(context.Background(), loaded, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			Report(&out, loaded, parts, fe.Add(-47*time.Hour))
+			got := strings.Contains(out.String(), "; its uploaded files expire "+fe.Format("2006-01-02 15:04 UTC")+" (in 47h)")
+			if got != asFile {
+				t.Errorf("status says:\n%s\nwant the uploads' expiry: %v", out.String(), asFile)
+			}
+		})
+	}
+}

@@ -76,6 +76,10 @@ type Part struct {
 	// Files are the files kesoku uploaded for it (media, its input file):
 	// deleted once every record is written.
 	Files []string `json:"files,omitempty"`
+	// FilesExpire is when the first of Files is deleted by the provider
+	// itself (Gemini: 48 hours after its upload); a part that has not run
+	// by then fails for want of it. Zero where the provider keeps files.
+	FilesExpire time.Time `json:"files_expire_at,omitzero"`
 }
 
 // Count is how many requests the part holds.

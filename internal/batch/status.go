@@ -78,6 +78,11 @@ func Report(w io.Writer, st *State, parts []PartStatus, now time.Time) {
 		case !p.Ended && !p.Created.IsZero():
 			fmt.Fprintf(w, "; created %s", when(p.Created, now))
 		}
+		if fe := ps.Part.FilesExpire; !p.Ended && !fe.IsZero() {
+			// Gemini gives a batch no end of its own, but the files its
+			// requests name go 48 hours after their upload.
+			fmt.Fprintf(w, "; its uploaded files expire %s", when(fe, now))
+		}
 		if p.Failure != nil {
 			fmt.Fprintf(w, "; %s", p.Failure.Reason)
 		}

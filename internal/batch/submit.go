@@ -378,6 +378,10 @@ type sender struct {
 	count   int
 	first   int64
 	uploads []string
+	// uploadedAt is when the first file of the part being built was
+	// uploaded; pendingAt that of the file of the request entry made last,
+	// which add gives the part it joins.
+	uploadedAt, pendingAt time.Time
 }
 
 func (s *sender) close() {
@@ -467,11 +471,14 @@ func (s *sender) entry(ctx context.Context, req *request.Request, pos int64) (en
 		return nil, "", fmt.Errorf("%s: request %d: %w", req.Pos, pos, err)
 	}
 	defer a.Close()
+	began := time.Now()
 	uri, err = media.UploadAttachment(ctx, s.b, a.Attachment)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: request %d: %w", req.Pos, pos, err)
 	}
 	if uri != "" {
+		// The file's life starts with its upload, somewhere in it.
+		s.pendingAt = began
 		// Noted before anything else can fail, so that the file is
 		// deleted, whatever happens next.
 		s.st.Uploads = append(s.st.Uploads, uri)
@@ -488,6 +495,9 @@ func (s *sender) entry(ctx context.Context, req *request.Request, pos int64) (en
 func (s *sender) add(entry []byte, pos int64, uri string) error {
 	if uri != "" {
 		s.uploads = append(s.uploads, uri)
+		if s.uploadedAt.IsZero() {
+			s.uploadedAt = s.pendingAt
+		}
 	}
 	if s.spool == nil {
 		var err error
@@ -522,7 +532,13 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 		}
 	}()
 	n := len(s.st.Parts) + 1
-	inline := s.b.BatchLimits().MaxInline
+	limits := s.b.BatchLimits()
+	inline := limits.MaxInline
+	uploadedAt := s.uploadedAt
+	if uploadedAt.IsZero() {
+		// The input file, should SubmitBatch upload one, is uploaded now.
+		uploadedAt = time.Now()
+	}
 	b, err := s.b.SubmitBatch(sendCtx, llm.BatchInput{
 		Entries: s.spool, Bytes: s.bytes, Count: s.count,
 		Name:   fmt.Sprintf("kesoku %s part %d", s.st.ID, n),
@@ -540,6 +556,9 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 		p.Created = time.Now().UTC()
 	}
 	p.Files = append(append(p.Files, s.uploads...), b.Files...)
+	if len(p.Files) > 0 && limits.FileLifetime > 0 {
+		p.FilesExpire = uploadedAt.Add(limits.FileLifetime).UTC().Truncate(time.Second)
+	}
 	s.st.Parts = append(s.st.Parts, p)
 	// The part's files are the part's now; a file uploaded for the next
 	// request is still waiting.
@@ -551,7 +570,7 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 	if s.o.Notify != nil {
 		s.o.Notify(fmt.Sprintf("sent part %d, requests %d to %d (%s), as %s", n, p.First, p.Last, byteSize(p.Bytes), p.Batch))
 	}
-	s.count, s.bytes, s.uploads = 0, 0, nil
+	s.count, s.bytes, s.uploads, s.uploadedAt = 0, 0, nil, time.Time{}
 	return nil
 }
 

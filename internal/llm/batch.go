@@ -43,6 +43,11 @@ type BatchLimits struct {
 	// is sent as a file (BatchInput.AsFile). 0 for a provider that takes
 	// every batch inline.
 	MaxInline int64
+	// FileLifetime, for a provider whose Files API deletes uploads on its
+	// own (Gemini: 48 hours after the upload), is how long an uploaded
+	// file lives: a batch that has not run by then loses the files its
+	// requests name. 0 where uploads stay, or there are none.
+	FileLifetime time.Duration
 }
 
 // BatchInput is the entries of one batch, one a line, as BatchEntry made

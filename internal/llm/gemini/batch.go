@@ -20,10 +20,12 @@ import (
 
 // The Batch Mode's limits (notes/next-phase.md §4.2): requests travel
 // inline in the batch's own request up to 20 MB in all; beyond, they go
-// as a JSON Lines file through the Files API, of at most 2 GB.
+// as a JSON Lines file through the Files API, of at most 2 GB. The Files
+// API deletes a file 48 hours after its upload.
 const (
 	MaxBatchInline = 20_000_000
 	MaxBatchFile   = 2_000_000_000
+	FileLifetime   = 48 * time.Hour
 )
 
 // batchFileType is the MIME type of a batch's input file.
@@ -33,8 +35,9 @@ var _ llm.Batcher = (*Provider)(nil)
 
 // BatchLimits: a batch's input file is at most 2 GB, and its requests
 // go inline up to 20 MB; Gemini sets no bound on the number of requests.
+// Its uploads (media, input files) live 48 hours.
 func (p *Provider) BatchLimits() llm.BatchLimits {
-	return llm.BatchLimits{MaxBytes: MaxBatchFile, MaxInline: MaxBatchInline}
+	return llm.BatchLimits{MaxBytes: MaxBatchFile, MaxInline: MaxBatchInline, FileLifetime: FileLifetime}
 }
 
 // batchEntry is one line of a batch's input file:
