@@ -98,8 +98,12 @@ file through its Files API (up to 2 GB a batch), where files larger than
 The state file is written as each part is accepted: an interrupted submit
 is finished by the same command, which goes on after the last part sent
 (a part being sent when the interrupt came is sent to the end first; a
-second interrupt abandons it). The same command after a finished submit
-sends nothing again and prints the state file.
+second interrupt abandons it). A part whose answer never came (submit
+killed, or cut off, while the provider created it) may exist at the
+provider: the next submit asks Gemini for it by its name and takes it as
+sent; Claude names no batches, so it is sent again, saying so (cancel one
+in Claude's console). The same command after a finished submit sends
+nothing again and prints the state file.
 
 EXIT STATUS
   0    every request was sent (or had been by an earlier submit)

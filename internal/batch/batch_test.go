@@ -948,3 +948,113 @@ func TestGeminiStatusFilesExpire(t *testing.T) {
 		})
 	}
 }
+
+// lostAnswer is a provider whose batch is created, but whose answer never
+// reaches submit: as when submit is killed, or its connection cut, while
+// the provider creates the batch.
+type lostAnswer struct{ *smallBatches }
+
+func (l lostAnswer) SubmitBatch(ctx context.Context, in llm.BatchInput) (*llm.Batch, error) {
+	if _, err := l.smallBatches.SubmitBatch(ctx, in); err != nil {
+		return nil, err
+	}
+	return nil, errors.New("read: connection reset by peer")
+}
+
+// finding is smallBatches with the provider's FindBatch.
+type finding struct{ *smallBatches }
+
+func (f finding) FindBatch(ctx context.Context, name string, since time.Time) (*llm.Batch, error) {
+	return f.Batcher.(llm.BatchFinder).FindBatch(ctx, name, since)
+}
+
+// TestSubmitLostAnswer: a submit stopped after the provider created a
+// part, before it recorded it, does not have the next submit send the
+// part again where the provider can be asked for it by name (Gemini):
+// the user would pay twice. Claude names no batches: the part is sent
+// again, saying so.
+func TestSubmitLostAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		provider llmtest.Provider
+		asFile   bool
+	}{
+		{"claude", llmtest.Claude, false},
+		{"gemini inline", llmtest.Gemini, false},
+		{"gemini file", llmtest.Gemini, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewServer(tc.provider, "", replies(8)...)
+			defer srv.Close()
+			limits := llm.BatchLimits{MaxRequests: 2}
+			if tc.provider == llmtest.Gemini {
+				limits = connect(t, srv).BatchLimits()
+				limits.MaxRequests = 2
+				if tc.asFile {
+					limits.MaxInline = 100
+				}
+			}
+			small := &smallBatches{Batcher: connect(t, srv), limits: limits}
+			dir, file := workspace(t, 3, noIDs)
+			opts := submitOptions(srv, lostAnswer{small}, dir, file)
+			if _, err := Submit(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "connection reset") {
+				t.Fatalf("submit whose answer was lost: %v", err)
+			}
+			if got := len(srv.Batches()); got != 1 {
+				t.Fatalf("%d batches, want the one created", got)
+			}
+
+			var notices []string
+			var again llm.Batcher = small
+			if tc.provider == llmtest.Gemini {
+				again = finding{small}
+			}
+			opts = submitOptions(srv, again, dir, file)
+			opts.Notify = func(s string) { notices = append(notices, s) }
+			res, err := Submit(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batches := srv.Batches()
+			var keys []string
+			for _, bt := range batches {
+				keys = append(keys, bt.Keys...)
+			}
+			if tc.provider == llmtest.Claude {
+				if !slices.Equal(keys, []string{"r1", "r2", "r1", "r2", "r3"}) {
+					t.Fatalf("keys sent %v: want part 1 sent again", keys)
+				}
+				if !strings.Contains(strings.Join(notices, "\n"), "sending it again") {
+					t.Errorf("notices %q: want it said that part 1 is sent again", notices)
+				}
+				return
+			}
+			if !slices.Equal(keys, []string{"r1", "r2", "r3"}) {
+				t.Fatalf("keys sent %v: want each once", keys)
+			}
+			if !strings.Contains(strings.Join(notices, "\n"), "found part 1, requests 1 to 2, as "+batches[0].ID) {
+				t.Errorf("notices %q: want part 1 found", notices)
+			}
+			p := res.State.Parts[0]
+			if p.Batch != batches[0].ID || p.First != 1 || p.Last != 2 || res.State.Sending != nil || !res.State.Submitted {
+				t.Fatalf("state %+v: want part 1 as %s", res.State, batches[0].ID)
+			}
+			if tc.asFile {
+				if !slices.ContainsFunc(p.Files, func(f string) bool { return strings.HasSuffix(f, batches[0].Input) }) || p.FilesExpire.IsZero() {
+					t.Errorf("part 1's files %v, expiring %v: want its input file %s", p.Files, p.FilesExpire, batches[0].Input)
+				}
+			}
+			var out records
+			if _, err := collect(t, context.Background(), again, res.Path, &out); err != nil {
+				t.Fatal(err)
+			}
+			checkWhole(t, out.recs, 3)
+			for _, u := range srv.Uploads() {
+				// (A batch's results file, files/batch-…, is Gemini's.)
+				if !u.Deleted && !strings.HasPrefix(u.Name, "files/batch-") {
+					t.Errorf("upload %s is not deleted after collection", u.Name)
+				}
+			}
+		})
+	}
+}

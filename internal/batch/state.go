@@ -61,6 +61,22 @@ type State struct {
 	// Cleaned says the files kesoku uploaded for the batch were deleted,
 	// every record being written.
 	Cleaned bool `json:"cleaned,omitempty"`
+	// Sending is the part being sent, from just before it is sent until
+	// the provider's answer is recorded: a submit killed (or cut off) in
+	// between finds it there, since the provider may have created it.
+	Sending *Sending `json:"sending,omitempty"`
+}
+
+// Sending is a part on its way to the provider.
+type Sending struct {
+	// Name is the name it was given (Gemini's display name).
+	Name string `json:"name"`
+	// First and Last are its requests' positions.
+	First   int64     `json:"first"`
+	Last    int64     `json:"last"`
+	Started time.Time `json:"started_at"`
+	// FilesExpire is when the files uploaded for it go (Part.FilesExpire).
+	FilesExpire time.Time `json:"files_expire_at,omitzero"`
 }
 
 // Part is one of the provider's batches: the requests at positions First

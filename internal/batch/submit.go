@@ -144,6 +144,9 @@ func Submit(ctx context.Context, o SubmitOptions) (*SubmitResult, error) {
 	}
 	s := &sender{o: &o, st: st, path: path, b: b, c: c, src: src}
 	defer s.close()
+	if err := s.recover(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.forgetUploads(ctx); err != nil {
 		return nil, err
 	}
@@ -391,6 +394,57 @@ func (s *sender) close() {
 	}
 }
 
+// recover takes up a part that an earlier submit was sending when it was
+// stopped (killed, or cut off before the provider's answer): the
+// provider may have created it, and would run it, and bill it, twice. A
+// provider that names batches (Gemini) is asked for it by its name: found,
+// it is recorded as sent, with the files uploaded for it; otherwise it is
+// sent again, saying so.
+func (s *sender) recover(ctx context.Context) error {
+	sd := s.st.Sending
+	if sd == nil {
+		return nil
+	}
+	n := len(s.st.Parts) + 1
+	if f, ok := s.b.(llm.BatchFinder); ok && sd.First == s.st.sent()+1 {
+		// The provider's clock and this one may differ a little.
+		b, err := f.FindBatch(ctx, sd.Name, sd.Started.Add(-10*time.Minute))
+		if err != nil {
+			return fmt.Errorf("look for part %d, which a stopped submit was sending: %w", n, err)
+		}
+		if b != nil {
+			p := Part{Batch: b.ID, First: sd.First, Last: sd.Last, Created: b.Created, Expires: b.Expires}
+			if p.Created.IsZero() {
+				p.Created = sd.Started
+			}
+			// Every file uploaded before the stop is the part's, or of
+			// the request after it, sent again: deleted with the part's.
+			p.Files = append(slices.Clone(s.st.Uploads), b.Files...)
+			if len(p.Files) > 0 {
+				p.FilesExpire = sd.FilesExpire
+			}
+			s.st.Parts = append(s.st.Parts, p)
+			s.st.Uploads, s.st.Sending = nil, nil
+			if err := s.st.Save(s.path); err != nil {
+				return err
+			}
+			s.sent += p.Count()
+			s.notify(fmt.Sprintf("found part %d, requests %d to %d, as %s: the provider created it for a submit that was stopped; not sent again", n, p.First, p.Last, p.Batch))
+			return nil
+		}
+	}
+	s.notify(fmt.Sprintf("a submit stopped at %s while it sent part %d (requests %d to %d); %s has no trace of it under its name, or names no batches: "+
+		"sending it again (should the provider's console show it, cancel one)", sd.Started.Format(time.RFC3339), n, sd.First, sd.Last, s.st.Provider))
+	s.st.Sending = nil
+	return s.st.Save(s.path)
+}
+
+func (s *sender) notify(msg string) {
+	if s.o.Notify != nil {
+		s.o.Notify(msg)
+	}
+}
+
 // forgetUploads deletes the files an interrupted submit uploaded for
 // requests it never sent: they are uploaded again.
 func (s *sender) forgetUploads(ctx context.Context) error {
@@ -539,15 +593,23 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 		// The input file, should SubmitBatch upload one, is uploaded now.
 		uploadedAt = time.Now()
 	}
+	name := fmt.Sprintf("kesoku %s part %d", s.st.ID, n)
+	s.st.Sending = &Sending{Name: name, First: s.first, Last: last, Started: time.Now().UTC()}
+	if limits.FileLifetime > 0 {
+		s.st.Sending.FilesExpire = uploadedAt.Add(limits.FileLifetime).UTC().Truncate(time.Second)
+	}
+	if err := s.st.Save(s.path); err != nil {
+		return err
+	}
 	b, err := s.b.SubmitBatch(sendCtx, llm.BatchInput{
 		Entries: s.spool, Bytes: s.bytes, Count: s.count,
-		Name:   fmt.Sprintf("kesoku %s part %d", s.st.ID, n),
+		Name:   name,
 		AsFile: inline > 0 && s.bytes > inline,
 	})
 	if err != nil {
 		if sendCtx.Err() != nil {
 			return fmt.Errorf("part %d (requests %d to %d) abandoned while it was sent: the provider may have created it; "+
-				"see its console before sending it again: %w", n, s.first, last, err)
+				"the next submit looks for it before it sends it again: %w", n, s.first, last, err)
 		}
 		return fmt.Errorf("send part %d (requests %d to %d): %w", n, s.first, last, err)
 	}
@@ -556,10 +618,11 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 		p.Created = time.Now().UTC()
 	}
 	p.Files = append(append(p.Files, s.uploads...), b.Files...)
-	if len(p.Files) > 0 && limits.FileLifetime > 0 {
-		p.FilesExpire = uploadedAt.Add(limits.FileLifetime).UTC().Truncate(time.Second)
+	if len(p.Files) > 0 {
+		p.FilesExpire = s.st.Sending.FilesExpire
 	}
 	s.st.Parts = append(s.st.Parts, p)
+	s.st.Sending = nil
 	// The part's files are the part's now; a file uploaded for the next
 	// request is still waiting.
 	s.st.Uploads = slices.DeleteFunc(s.st.Uploads, func(u string) bool { return slices.Contains(s.uploads, u) })

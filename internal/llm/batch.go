@@ -33,6 +33,18 @@ type Batcher interface {
 	DeleteFile(ctx context.Context, name string) error
 }
 
+// BatchFinder is a Batcher that finds a batch by the name kesoku gave it
+// (BatchInput.Name; Gemini's display name). A submit stopped while it
+// sent a part (killed, or cut off before the answer) looks for the part
+// before it sends it again, which the provider would run, and bill,
+// twice.
+type BatchFinder interface {
+	// FindBatch returns the latest batch named name created at since or
+	// after, with the files kesoku put there for it (its input file); nil
+	// when there is none.
+	FindBatch(ctx context.Context, name string, since time.Time) (*Batch, error)
+}
+
 // BatchLimits bounds one batch: how many entries, and how many bytes of
 // them (each entry's JSON and its line break).
 type BatchLimits struct {

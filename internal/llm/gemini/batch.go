@@ -157,6 +157,11 @@ func (p *Provider) Batch(ctx context.Context, id string) (*llm.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fromOperation(op)
+}
+
+// fromOperation is the batch a look at its operation saw.
+func fromOperation(op *genai.GenerateVideosOperation) (*llm.Batch, error) {
 	meta := op.Metadata
 	job := &genai.BatchJob{Name: op.Name, State: jobState(meta["state"])}
 	job.CreateTime, _ = time.Parse(time.RFC3339Nano, stringOf(meta["createTime"]))
@@ -169,6 +174,50 @@ func (p *Provider) Batch(ctx context.Context, id string) (*llm.Batch, error) {
 		return nil, err
 	}
 	b.Counts = batchStats(meta)
+	return b, nil
+}
+
+var _ llm.BatchFinder = (*Provider)(nil)
+
+// FindBatch finds the latest batch of the display name name created at
+// since or after, among the key's batches (genai's Batches.All, page by
+// page), and reads it whole as Batch does, with the input file its
+// operation names.
+func (p *Provider) FindBatch(ctx context.Context, name string, since time.Time) (*llm.Batch, error) {
+	var found *genai.BatchJob
+	err := p.guard(func() error {
+		for job, err := range p.client.Batches.All(ctx) {
+			if err != nil {
+				return err
+			}
+			if job == nil || job.DisplayName != name || job.CreateTime.Before(since) {
+				continue
+			}
+			if found == nil || job.CreateTime.After(found.CreateTime) {
+				found = job
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list batches: %w", err)
+	}
+	if found == nil {
+		return nil, nil
+	}
+	op, err := p.operation(ctx, found.Name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fromOperation(op)
+	if err != nil {
+		return nil, err
+	}
+	if in, _ := op.Metadata["inputConfig"].(map[string]any); in != nil {
+		if f := stringOf(in["fileName"]); f != "" {
+			b.Files = []string{f}
+		}
+	}
 	return b, nil
 }
 

@@ -23,7 +23,8 @@ import (
 //
 // Gemini's Batch Mode: POST /v1beta/models/{model}:batchGenerateContent
 // creates a batch from inline requests or from an uploaded JSON Lines
-// file of {key, request}; GET /v1beta/batches/{id} says where it stands
+// file of {key, request}; GET /v1beta/batches lists them; GET
+// /v1beta/batches/{id} says where it stands
 // (a long-running operation) and, once it has ended, holds the inline
 // responses or names a results file, downloaded from
 // /v1beta/files/{id}:download.
@@ -138,6 +139,8 @@ func (s *Server) serveBatches(w http.ResponseWriter, r *http.Request) bool {
 		wire, handle = claudeWire{}, s.claudeGetBatch
 	case s.provider == Gemini && strings.HasSuffix(p, ":batchGenerateContent") && r.Method == http.MethodPost:
 		wire, handle = geminiWire{}, s.geminiCreateBatch
+	case s.provider == Gemini && p == "/v1beta/batches" && r.Method == http.MethodGet:
+		wire, handle = geminiWire{}, s.geminiListBatches
 	case s.provider == Gemini && strings.HasPrefix(p, "/v1beta/batches/") && r.Method == http.MethodGet:
 		wire, handle = geminiWire{}, s.geminiGetBatch
 	case s.provider == Gemini && strings.Contains(p, "/v1beta/files/") && strings.HasSuffix(p, ":download") && r.Method == http.MethodGet:
@@ -527,6 +530,9 @@ func (s *Server) geminiOperation(b *batchView) map[string]any {
 		"state":      "BATCH_STATE_PENDING",
 		"batchStats": map[string]any{"requestCount": n, "pendingRequestCount": n},
 	}
+	if b.Input != "" {
+		meta["inputConfig"] = map[string]any{"fileName": b.Input}
+	}
 	op := map[string]any{"name": b.ID, "metadata": meta}
 	if b.polls > 0 {
 		meta["state"] = "BATCH_STATE_RUNNING"
@@ -604,6 +610,33 @@ func (s *Server) geminiGetBatch(w http.ResponseWriter, r *http.Request, _ []byte
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(mustJSON(s.geminiOperation(b)))
+}
+
+// geminiListBatches lists the batches, newest first, as operations, two a
+// page so that a client must follow nextPageToken; a listing counts no
+// look at them.
+func (s *Server) geminiListBatches(w http.ResponseWriter, r *http.Request, _ []byte) {
+	const pageSize = 2
+	st := &s.batches
+	st.mu.Lock()
+	ids := make([]string, 0, len(st.batches))
+	for i := len(st.batches) - 1; i >= 0; i-- {
+		ids = append(ids, st.batches[i].ID)
+	}
+	st.mu.Unlock()
+	from, _ := strconv.Atoi(r.URL.Query().Get("pageToken"))
+	from = min(max(from, 0), len(ids))
+	to := min(from+pageSize, len(ids))
+	ops := []any{}
+	for _, id := range ids[from:to] {
+		ops = append(ops, s.geminiOperation(s.lookBatch(id, false)))
+	}
+	page := map[string]any{"operations": ops}
+	if to < len(ids) {
+		page["nextPageToken"] = strconv.Itoa(to)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(mustJSON(page))
 }
 
 func (s *Server) geminiDownload(w http.ResponseWriter, r *http.Request, _ []byte) {
