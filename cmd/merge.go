@@ -38,8 +38,11 @@ one's place. When the requests have no ids of their own (call_P, P the
 position), the parts may come in any order: their ids say which shard
 each is, and merge checks every one is in its place.
 
-Parts that cannot be the N shards of one run (one unfinished, one of
-another run, two of one shard) are refused, saying which.
+Parts that cannot be the N shards of one run (one unfinished, one cut
+into another number of shards, two of one shard, a call_P out of its
+place) are refused, saying which. merge reads no request file, so a part
+of another run whose requests fall in the same places is not told apart:
+give the shards one --session, and each record says its run.
 
 EXIT STATUS
   0    every merged record succeeded
