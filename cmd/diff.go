@@ -54,11 +54,13 @@ PAIRING
   it replays the transcript, so a transcript compares with its replay.
   Other records (text, tool_call) and records that name no request are
   skipped; a file whose lines hold no Message record at all (a request
-  file given by mistake) is refused. Where a file holds several records of one request, an aborted
-  record gives way to a later one (run --resume appends it); other repeats
-  (an id given twice, whose second record is an invalid_request) are
-  paired in turn, the second of OLD with the second of NEW. A request that
-  has a record in one file only is a difference.
+  file given by mistake) is refused; a last line cut short (a run killed
+  while it wrote) is left out, saying so. Where a file holds several
+  records of one request, an aborted record gives way to a later one (run
+  --resume appends it); other repeats (an id given twice, whose second
+  record is an invalid_request) are paired in turn, the second of OLD with
+  the second of NEW. A request that has a record in one file only is a
+  difference.
 
 WHAT IS COMPARED
   The tool's name, the status, whether there is an error and its kind, and
@@ -201,6 +203,9 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 		return usageErr(err)
 	}
 	if !o.g.Quiet {
+		for _, name := range sum.Torn {
+			fmt.Fprintf(io.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", name)
+		}
 		fmt.Fprintf(io.Err, "kesoku: %s\n", diffSummary(sum, old.Name, new.Name))
 	}
 	if sum.Different() > 0 {

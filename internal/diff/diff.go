@@ -72,6 +72,9 @@ type Summary struct {
 	Requests int
 	// ByKind counts the requests that differ, by kind.
 	ByKind map[Kind]int
+	// Torn are the names of the files whose last line is a record cut
+	// short (a run killed while it wrote), left out.
+	Torn []string
 }
 
 // Different is how many requests differ.
@@ -171,7 +174,10 @@ func (m *merge) next(i int) (*entry, error) {
 	for s.Records.Scan() {
 		h, err := s.Records.Head()
 		if message.IsTorn(err) {
-			continue // the last line of a run killed mid-write
+			// The last line of a run killed mid-write: its request has no
+			// record, which the user is told why.
+			m.sum.Torn = append(m.sum.Torn, s.Name)
+			continue
 		}
 		if err != nil {
 			return nil, err
