@@ -1058,3 +1058,24 @@ func TestSubmitLostAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestSubmitRefusedPartIsNoLostAnswer: a part the provider refused (an
+// HTTP 4xx) was not created: the state keeps no part to look for, and
+// the next submit says nothing of one.
+func TestSubmitRefusedPartIsNoLostAnswer(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Claude, "", replies(2)...)
+	defer srv.Close()
+	srv.SetBatchLimit(10)
+	dir, file := workspace(t, 2, noIDs)
+	res, err := Submit(context.Background(), submitOptions(srv, connect(t, srv), dir, file))
+	if err == nil || !strings.Contains(err.Error(), "413") {
+		t.Fatalf("submit of a part over the provider's limit: %v", err)
+	}
+	st, lerr := Load(res.Path)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if st.Sending != nil {
+		t.Errorf("the state keeps a part being sent, %+v, which the provider refused", st.Sending)
+	}
+}

@@ -611,6 +611,14 @@ func (s *sender) flush(ctx context.Context, last int64) error {
 			return fmt.Errorf("part %d (requests %d to %d) abandoned while it was sent: the provider may have created it; "+
 				"the next submit looks for it before it sends it again: %w", n, s.first, last, err)
 		}
+		var api *llm.APIError
+		if errors.As(err, &api) && api.StatusCode >= 400 && api.StatusCode < 500 {
+			// The provider refused it: there is no part to look for.
+			s.st.Sending = nil
+			if serr := s.st.Save(s.path); serr != nil {
+				err = errors.Join(err, serr)
+			}
+		}
 		return fmt.Errorf("send part %d (requests %d to %d): %w", n, s.first, last, err)
 	}
 	p := Part{Batch: b.ID, First: s.first, Last: last, Bytes: s.bytes, Created: b.Created, Expires: b.Expires}
