@@ -251,7 +251,7 @@ func diffSummary(s diff.Summary, oldName, newName string) string {
 			parts = append(parts, fmt.Sprintf("%d %s", c, k.say))
 		}
 	}
-	return fmt.Sprintf("%d of %d %s differ: %s", n, s.Requests, plural(s.Requests, "request", "requests"), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %d %s %s: %s", n, s.Requests, plural(s.Requests, "request", "requests"), plural(n, "differs", "differ"), strings.Join(parts, ", "))
 }
 
 // diffPrinter writes differences, keeping the first write error.

@@ -129,7 +129,8 @@ func TestDiffSummary(t *testing.T) {
 		{diff.Summary{Requests: 0}, "0 requests, no differences"},
 		{diff.Summary{Requests: 120, ByKind: map[diff.Kind]int{diff.Changed: 1, diff.NewError: 2, diff.Fixed: 1, diff.OnlyOld: 1, diff.OnlyNew: 3}},
 			"8 of 120 requests differ: 1 changed, 2 new errors, 1 fixed, 1 only in g.jsonl, 3 only in n.jsonl"},
-		{diff.Summary{Requests: 2, ByKind: map[diff.Kind]int{diff.NewError: 1}}, "1 of 2 requests differ: 1 new error"},
+		{diff.Summary{Requests: 2, ByKind: map[diff.Kind]int{diff.NewError: 1}}, "1 of 2 requests differs: 1 new error"},
+		{diff.Summary{Requests: 1, ByKind: map[diff.Kind]int{diff.Changed: 1}}, "1 of 1 request differs: 1 changed"},
 	}
 	for _, tt := range tests {
 		if got := diffSummary(tt.sum, "g.jsonl", "n.jsonl"); got != tt.want {
