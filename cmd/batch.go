@@ -370,16 +370,23 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 		return err
 	}
 	var finished *request.Finished
-	toFile := o.Output != "" && o.Output != "-"
-	if toFile {
-		if finished, err = request.ReadFinished(o.Output); err != nil {
-			return usageErr(err)
-		}
-		if s := finished.Session; s != "" && s != st.SessionID {
-			return usageErrf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, s, st.SessionID)
-		}
+	var out recordsOut
+	if o.Output != "" && o.Output != "-" {
+		// Read under the file's lock, and refused before anything in it
+		// changes: a collect resumes what it wrote, nobody else's file.
+		out, err = message.AppendFileChecked(o.Output, func() error {
+			var rerr error
+			if finished, rerr = request.ReadFinished(o.Output); rerr != nil {
+				return rerr
+			}
+			if s := finished.Session; s != "" && s != st.SessionID {
+				return fmt.Errorf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, s, st.SessionID)
+			}
+			return nil
+		})
+	} else {
+		out, err = openRecords(o.Output, g.IO.Out)
 	}
-	out, err := openRecords(o.Output, toFile, g.IO.Out)
 	if err != nil {
 		return usageErr(err)
 	}

@@ -299,10 +299,22 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}()
 
 	var finished *request.Finished
+	var out recordsOut
 	if o.Resume {
-		if finished, err = request.ReadFinished(o.Output); err != nil {
-			return usageErrf("--resume: %w", err)
+		// Read under the file's lock: another writer cannot add records
+		// between what this run reads as finished and what it appends.
+		var readErr error
+		out, err = message.AppendFileChecked(o.Output, func() error {
+			finished, readErr = request.ReadFinished(o.Output)
+			return readErr
+		})
+		if readErr != nil {
+			return usageErrf("--resume: %w", readErr)
 		}
+		if err != nil {
+			return usageErr(err)
+		}
+		defer out.Close()
 		if o.Session == "" {
 			// The resumed run goes on in the earlier run's session, so that
 			// one batch's records are one session. A file's own session_id
@@ -329,11 +341,12 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	prog := newProgress(o.g, total, "running", others)
 	defer prog.finish()
-	out, err := openRecords(o.Output, o.Resume, prog.around(o.g.IO.Out, o.g.IO.OutTTY))
-	if err != nil {
-		return usageErr(err)
+	if out == nil {
+		if out, err = openRecords(o.Output, prog.around(o.g.IO.Out, o.g.IO.OutTTY)); err != nil {
+			return usageErr(err)
+		}
+		defer out.Close()
 	}
-	defer out.Close()
 
 	ropts := o.runnerOptions(ir, out, finished)
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
@@ -474,14 +487,12 @@ type recordsOut interface {
 	Close() error
 }
 
-// openRecords opens the records' destination: standard output, a new
-// file, or (--resume) the end of an existing one.
-func openRecords(path string, resume bool, stdout io.Writer) (recordsOut, error) {
-	switch {
-	case path == "" || path == "-":
+// openRecords opens the records' destination: standard output or a new
+// file. (--resume opens the end of an existing one, under its lock, as it
+// reads it: message.AppendFileChecked.)
+func openRecords(path string, stdout io.Writer) (recordsOut, error) {
+	if path == "" || path == "-" {
 		return message.NewJSONLWriter(stdout), nil
-	case resume:
-		return message.AppendFile(path)
 	}
 	return message.CreateFile(path)
 }

@@ -77,10 +77,23 @@ func CreateFile(path string) (*JSONLWriter, error) {
 // that the new records start on a line of their own and the file stays
 // valid JSON Lines; a whole record that only lacks its line end (an edited
 // file) is kept and given one. Close it when done.
-func AppendFile(path string) (*JSONLWriter, error) {
+func AppendFile(path string) (*JSONLWriter, error) { return AppendFileChecked(path, nil) }
+
+// AppendFileChecked is AppendFile with check run once the lock is held and
+// before anything in the file changes: a command that decides from the
+// file's records what to do (--resume skips what they finished) reads
+// them while no other writer can add to them. An error from check is
+// returned, the file left as it was.
+func AppendFileChecked(path string, check func() error) (*JSONLWriter, error) {
 	f, err := openLocked(path, os.O_RDWR)
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	if err := cutTornLine(f); err != nil {
 		f.Close()

@@ -513,3 +513,41 @@ func TestLockFile(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestAppendFileCheckedReadsUnderTheLock: check runs with the lock held,
+// so no other writer can add records between what a command reads and
+// what it appends; and a check that refuses leaves the file as it was,
+// its torn last line too.
+func TestAppendFileCheckedReadsUnderTheLock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	torn := "{\"id\":\"a\"}\n{\"id\":\"b\",\"na"
+	if err := os.WriteFile(path, []byte(torn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("another run's records")
+	_, err := AppendFileChecked(path, func() error {
+		if w, err := AppendFile(path); !errors.Is(err, ErrInUse) {
+			if w != nil {
+				w.Close()
+			}
+			t.Errorf("another writer during check: %v, want ErrInUse", err)
+		}
+		return refused
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("AppendFileChecked = %v, want the check's error", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != torn {
+		t.Errorf("a refused check changed the file: %q", b)
+	}
+	// Refused, it holds the lock no more.
+	w, err := AppendFileChecked(path, func() error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if b, _ := os.ReadFile(path); string(b) != "{\"id\":\"a\"}\n" {
+		t.Errorf("after a check that passed: %q, want the torn line cut", b)
+	}
+}
