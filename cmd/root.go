@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -31,6 +32,10 @@ type Globals struct {
 	// Signals is where interrupts come from: the process's own signals in
 	// Main, a channel of the test's in tests, none when nil.
 	Signals signalSource
+	// Self is kesoku's own binary, started again as the guardian of the
+	// programs command tools and MCP servers run (toolsource.GuardianEnv);
+	// "" for none.
+	Self string
 
 	// protected are kesoku's own files, which tools never write: the
 	// config files, the -o file, a transcript (see protect).
@@ -52,7 +57,13 @@ func (g *Globals) StagingDir() string {
 // Main runs kesoku with the process's arguments and streams and returns
 // the exit code. Only here are errors printed.
 func Main() int {
-	return run(context.Background(), &Globals{IO: System(), Signals: notifySignals}, os.Args[1:])
+	if toolsource.IsGuardian() {
+		return toolsource.RunGuardian()
+	}
+	// Tests build their Globals without it: a test binary started again
+	// would run the tests, not kesoku.
+	self, _ := os.Executable()
+	return run(context.Background(), &Globals{IO: System(), Signals: notifySignals, Self: self}, os.Args[1:])
 }
 
 // run runs kesoku with args and returns the exit code.

@@ -37,6 +37,7 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 		Grace:          defaultGrace,
 		MaxOutput:      defaultMaxOutput,
 		Version:        readBuildVersion().Version,
+		Guardian:       g.Self,
 		Warn: func(msg string) {
 			if !g.Quiet {
 				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)

@@ -30,6 +30,9 @@ const minCapture = 64 << 20
 // groups alive, so that none outlives kesoku: Close kills what is left.
 type processes struct {
 	grace time.Duration
+	// guard hears of every group, to kill those left should kesoku be
+	// killed outright.
+	guard *guardian
 
 	mu     sync.Mutex
 	groups map[int]struct{}
@@ -66,6 +69,7 @@ func (ps *processes) start(cmd *exec.Cmd, cancellable bool) error {
 		ps.groups = map[int]struct{}{}
 	}
 	ps.groups[cmd.Process.Pid] = struct{}{}
+	ps.guard.started(cmd.Process.Pid)
 	return nil
 }
 
@@ -77,6 +81,7 @@ func (ps *processes) finish(cmd *exec.Cmd) {
 	ps.mu.Lock()
 	delete(ps.groups, pid)
 	ps.mu.Unlock()
+	ps.guard.ended(pid)
 }
 
 // close kills every group still alive; no program starts after it.
@@ -88,6 +93,7 @@ func (ps *processes) close() {
 		killGroup(pid)
 	}
 	ps.groups = nil
+	ps.guard.close()
 }
 
 // commandRunner runs the calls of command tools.

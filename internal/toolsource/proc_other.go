@@ -20,3 +20,7 @@ func killGroup(pid int) {
 }
 
 func signalOf(*os.ProcessState) string { return "" }
+
+func ownGroup(*exec.Cmd) {}
+
+func ignoreStopSignals() {}

@@ -5,6 +5,7 @@ package toolsource
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"syscall"
 )
 
@@ -31,3 +32,13 @@ func signalOf(st *os.ProcessState) string {
 	}
 	return ""
 }
+
+// ownGroup starts cmd in a process group of its own, and nothing more.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// ignoreStopSignals keeps the guardian alive through the signals a
+// terminal sends (it has no terminal to answer to): only its pipe's end
+// ends it.
+func ignoreStopSignals() { signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT) }

@@ -44,6 +44,10 @@ type Options struct {
 	// kesoku that started the servers of its config would start itself
 	// again when its config names it as a server.
 	WithoutServers bool
+	// Guardian is kesoku's own binary, started (with GuardianEnv) as the
+	// guardian of the programs kesoku starts, to stop them should kesoku
+	// be killed outright; "" starts none.
+	Guardian string
 	// StartTimeout bounds an MCP server's start (default 60s); KeepAlive
 	// is how often a server is pinged (default 10s): one that stops
 	// answering is given up. Tests shorten them.
@@ -93,7 +97,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	s := &Set{
 		Registry:     registry.New(),
 		opts:         opts,
-		procs:        &processes{grace: grace},
+		procs:        &processes{grace: grace, guard: &guardian{exe: opts.Guardian, warn: opts.Warn}},
 		awd:          opts.AWD,
 		version:      opts.Version,
 		startTimeout: opts.StartTimeout,

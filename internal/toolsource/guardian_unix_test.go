@@ -1,0 +1,37 @@
+//go:build unix
+
+package toolsource
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestGuardKillsTheGroupsLeft: the groups told as started and not as
+// ended are killed once the guardian's input ends; an ended one is left
+// alone (its pid may be another's by then).
+func TestGuardKillsTheGroupsLeft(t *testing.T) {
+	t.Parallel()
+	start := func() *exec.Cmd {
+		cmd := exec.Command("sleep", "300")
+		ownGroup(cmd)
+		if err := cmd.Start(); err != nil {
+			t.Skipf("no sleep: %v", err)
+		}
+		t.Cleanup(func() { killGroup(cmd.Process.Pid); cmd.Wait() })
+		return cmd
+	}
+	left, ended := start(), start()
+	in := "+" + strconv.Itoa(left.Process.Pid) + "\n+" + strconv.Itoa(ended.Process.Pid) + "\n-" + strconv.Itoa(ended.Process.Pid) + "\nnoise\n+x\n"
+	guard(strings.NewReader(in))
+	err := left.Wait()
+	if ws, ok := left.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("the group left: %v, want killed by SIGKILL", err)
+	}
+	if err := syscall.Kill(ended.Process.Pid, 0); err != nil {
+		t.Errorf("the group told as ended was killed too: %v", err)
+	}
+}
