@@ -81,7 +81,7 @@ func (ps *processes) finish(cmd *exec.Cmd) {
 	ps.mu.Lock()
 	delete(ps.groups, pid)
 	ps.mu.Unlock()
-	ps.guard.ended(pid)
+	ps.guard.finished(pid)
 }
 
 // close kills every group still alive; no program starts after it.

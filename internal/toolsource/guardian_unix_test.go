@@ -3,6 +3,8 @@
 package toolsource
 
 import (
+	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -33,5 +35,30 @@ func TestGuardKillsTheGroupsLeft(t *testing.T) {
 	}
 	if err := syscall.Kill(ended.Process.Pid, 0); err != nil {
 		t.Errorf("the group told as ended was killed too: %v", err)
+	}
+}
+
+// TestGuardianLines: a group that ended is told with the next start, in
+// one write, and before the pipe closes; nothing is lost or reordered.
+func TestGuardianLines(t *testing.T) {
+	t.Parallel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	g := &guardian{exe: "kesoku", w: pw}
+	g.once.Do(func() {}) // started already: the pipe is the guardian
+	g.started(11)
+	g.finished(11)
+	g.started(12)
+	g.finished(12)
+	g.close()
+	got, err := io.ReadAll(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "+11\n-11\n+12\n-12\n"; string(got) != want {
+		t.Errorf("the guardian was told %q, want %q", got, want)
 	}
 }
