@@ -347,6 +347,10 @@ var openAIReasoning = regexp.MustCompile(`^(o[1-9]|gpt-5)`)
 // Completions takes.
 const OpenAIMaxDescription = 1024
 
+// OpenAIMaxTools is the most functions one Chat Completions request may
+// offer.
+const OpenAIMaxTools = 128
+
 // OpenAIMaxCallID is the longest tool call id Chat Completions takes.
 const OpenAIMaxCallID = 40
 
@@ -395,6 +399,9 @@ func checkOpenAI(body []byte) *refusal {
 	}
 	if len(req.ToolChoice) > 0 && len(req.Tools) == 0 {
 		return refuse(http.StatusBadRequest, "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.")
+	}
+	if len(req.Tools) > OpenAIMaxTools {
+		return refuse(http.StatusBadRequest, "Invalid 'tools': array too long. Expected an array with maximum length %d, but got an array with length %d instead.", OpenAIMaxTools, len(req.Tools))
 	}
 	for i, t := range req.Tools {
 		switch name := t.Function.Name; {

@@ -136,6 +136,11 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 		Messages:      msgs,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
+	if len(req.Tools) > MaxTools && !p.compatible {
+		// Refused by OpenAI at every turn, retried by nobody: say so once,
+		// before anything is sent.
+		return nil, fmt.Errorf("openai takes at most %d tools in a request, and %d are offered: name fewer with --tools (MCP servers' tools count too)", MaxTools, len(req.Tools))
+	}
 	if len(req.Tools) > 0 {
 		params.Tools = Tools(req.Tools)
 	}

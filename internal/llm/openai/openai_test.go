@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -504,5 +505,36 @@ func TestLongDescription(t *testing.T) {
 	}
 	if d := tools[1].(map[string]any)["function"].(map[string]any)["description"]; d != sumSpec.Description {
 		t.Errorf("a short description became %q", d)
+	}
+}
+
+// TestTooManyTools: OpenAI refuses more than 128 functions a request, at
+// every turn; kesoku says so before sending. A server of one's own
+// (compatible) gets them all: its limits are its own.
+func TestTooManyTools(t *testing.T) {
+	t.Parallel()
+	specs := make([]*registry.Spec, MaxTools+1)
+	for i := range specs {
+		specs[i] = &registry.Spec{Name: fmt.Sprintf("tool_%d", i), Description: "A tool."}
+	}
+	req := &llm.Request{Messages: []llm.Message{user("hi")}, Tools: specs}
+
+	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Hi."})
+	defer srv.Close()
+	p := newProvider(t, srv, testKey)
+	p.compatible = false // OpenAI's own endpoint, played by the fake
+	_, _, err := generate(t, p, req, false)
+	if err == nil || !strings.Contains(err.Error(), "at most 128 tools") || !strings.Contains(err.Error(), "--tools") {
+		t.Fatalf("129 tools to OpenAI: %v, want an error naming the limit and --tools", err)
+	}
+	if n := len(srv.Bodies()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+
+	// The fake refuses them as OpenAI does, so a request that got through
+	// would fail the test above.
+	compatible := newProvider(t, srv, testKey)
+	if _, _, err := generate(t, compatible, req, false); err == nil || !strings.Contains(err.Error(), "array too long") {
+		t.Errorf("129 tools to the fake: %v, want OpenAI's refusal", err)
 	}
 }

@@ -42,6 +42,11 @@ func Tools(specs []*registry.Spec) []openai.ChatCompletionToolUnionParam {
 // Expected a string with maximum length 1024").
 const MaxDescription = 1024
 
+// MaxTools is the most functions OpenAI takes in one request ("Invalid
+// 'tools': array too long. Expected an array with maximum length 128").
+// Servers of one's own that speak its API set their own limits, if any.
+const MaxTools = 128
+
 // description is a tool's description as OpenAI takes it: cut, with an
 // ellipsis, when it is longer (an MCP server's tools often are), so that
 // the session goes on rather than being refused whole. Compatible
