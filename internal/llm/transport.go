@@ -473,6 +473,11 @@ func statusLine(resp *http.Response) string {
 		} `json:"error"`
 	}
 	if !isJSONObject(data) {
+		// Not the provider's answer (a proxy's page, an empty 502): where
+		// it came from is the first thing to know.
+		if resp.Request != nil && resp.Request.URL != nil {
+			line += " from " + redactURL(resp.Request.URL)
+		}
 		if len(bytes.TrimSpace(data)) > 0 {
 			line += ": " + printable(string(data), 100)
 		}

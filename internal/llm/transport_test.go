@@ -500,8 +500,8 @@ func TestErrorBodyNotJSON(t *testing.T) {
 					t.Fatalf("notices %q, want %d", got, tt.retries)
 				}
 				for _, line := range got {
-					if !strings.Contains(line, "502: <html><head><title>502 Bad Gateway") || strings.ContainsRune(line, 0x1b) {
-						t.Errorf("notice %q, want the status and the page's first bytes, printable", line)
+					if !strings.Contains(line, "502 from "+srv.URL+"/") || !strings.Contains(line, ": <html><head><title>502 Bad Gateway") || strings.ContainsRune(line, 0x1b) {
+						t.Errorf("notice %q, want the status, the URL and the page's first bytes, printable", line)
 					}
 				}
 			})
