@@ -371,10 +371,10 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	}
 	var finished *request.Finished
 	var out recordsOut
-	if o.Output != "" && o.Output != "-" && samePath(o.Output, st.File) {
-		return usageErrf("-o %s is the batch's request file: the records would overwrite the requests", o.Output)
-	}
 	if o.Output != "" && o.Output != "-" {
+		if samePath(o.Output, st.File) {
+			return usageErrf("-o %s is the batch's request file: the records would overwrite the requests", o.Output)
+		}
 		// Read under the file's lock, and refused before anything in it
 		// changes: a collect resumes what it wrote, nobody else's file.
 		out, err = message.AppendFileChecked(o.Output, func() error {
