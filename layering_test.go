@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"registry":              {"message"},
 	"internal/workspace":    {},
 	"internal/jsonlex":      {},
+	"internal/termtext":     {},
 	"internal/config":       {"registry"},
 	"internal/gen":          {"registry"},
 	"internal/tools":        {"registry", "message", "internal/workspace"},
