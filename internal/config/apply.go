@@ -80,13 +80,7 @@ func (c *Config) Apply(fs *pflag.FlagSet, exclusive ...[]string) ([]Applied, err
 			}
 		}
 		fromFiles[s.Key] = s
-		values := s.Values
-		if rules[s.Key].path {
-			values = make([]string, len(s.Values))
-			for i, v := range s.Values {
-				values[i] = resolvePath(s.File, v)
-			}
-		}
+		values := s.resolved()
 		if err := set(f, values, s.List); err != nil {
 			return nil, &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: %s", s.Key, valueErr(f, s, err))}
 		}

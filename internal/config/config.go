@@ -82,6 +82,10 @@ type Options struct {
 	// Keys are the flag names a file may set: every flag of every
 	// command. Anything else, but the sections, is an unknown key.
 	Keys []string
+	// Approving reads the file Named as a found file is read, with the
+	// files it names, without asking for its approval: what kesoku trust
+	// checks before it approves the file.
+	Approving bool
 }
 
 // Config is the config files in use, the user's first, and their
@@ -108,23 +112,40 @@ func Load(opts Options) (*Config, error) {
 		}
 	}
 	path, origin := opts.Named, Named
-	if path == "" {
+	switch {
+	case path == "":
 		path, origin = filepath.Join(opts.AWD, FileName), Found
+	case opts.Approving:
+		origin = Found
 	}
 	f, err := ReadFile(path, origin, opts.Keys)
 	switch {
-	case errors.Is(err, os.ErrNotExist) && origin == Found:
+	case errors.Is(err, os.ErrNotExist) && opts.Named == "":
 		return c, nil
 	case err != nil:
 		return nil, err
 	}
-	if origin == Found {
+	switch {
+	case opts.Approving:
+		if err := f.NamedErr(); err != nil {
+			return nil, err
+		}
+	case origin == Found:
 		if err := (Approvals{Dir: approvalsDir(opts.UserDir)}).Require(f); err != nil {
 			return nil, err
 		}
 	}
 	c.Files = append(c.Files, f)
 	return c, nil
+}
+
+// Project is the project's file in use (a kesoku.yaml found, or the file
+// --config names), nil when there is none.
+func (c *Config) Project() *File {
+	if n := len(c.Files); n > 0 && c.Files[n-1].Origin != User {
+		return c.Files[n-1]
+	}
+	return nil
 }
 
 // Paths are the paths of the files in use.
@@ -134,6 +155,26 @@ func (c *Config) Paths() []string {
 		paths[i] = f.Path
 	}
 	return paths
+}
+
+// ReadServers is the package's ReadServers, but for a file that a found
+// config file names (mcp-config): its content is the one read, checked
+// and approved with that file, however the file changed since.
+func (c *Config) ReadServers(path string) (*File, error) {
+	if c != nil {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("--mcp-config %s: %w", path, err)
+		}
+		for _, f := range c.Files {
+			for _, n := range f.Named {
+				if n.Path == abs {
+					return ParseServers(abs, n.data)
+				}
+			}
+		}
+	}
+	return ReadServers(path)
 }
 
 // Sections returns the sections named key of the files in use, the
@@ -225,9 +266,10 @@ command's program, a server's cwd) are relative to the file's own
 directory; programs run in the AWD. The user's ~/.config/kesoku/config.yaml (or
 $XDG_CONFIG_HOME/kesoku/config.yaml) serves every directory; a project's
 kesoku.yaml adds to it and wins on a clash. A kesoku.yaml that sets
-output, staging or base-url, or starts programs (tools, mcpServers), is
-loaded only once approved with "kesoku trust"; --config FILE approves FILE
-by naming it. -v says which setting came from which file.`
+output, staging or base-url, or starts programs (tools, mcpServers,
+mcp-config), is loaded only once approved with "kesoku trust", at its
+path, with the files it names; --config FILE approves FILE by naming it.
+-v says which setting came from which file.`
 
 // sortedKeys returns the names a file may use, for suggestions.
 func sortedKeys(keys []string) []string {

@@ -13,7 +13,7 @@ import (
 )
 
 // keys are the flag names of the tests' commands.
-var keys = []string{"jobs", "timeout", "output", "staging", "base-url", "model", "tools", "quiet", "verbose", "fail-fast", "awd", "config", "resume"}
+var keys = []string{"jobs", "timeout", "output", "staging", "base-url", "mcp-config", "model", "tools", "quiet", "verbose", "fail-fast", "awd", "config", "resume"}
 
 func TestParse(t *testing.T) {
 	t.Parallel()

@@ -50,6 +50,28 @@ type File struct {
 	Settings []*Setting
 	// Sections are its sections (`tools:`, `mcpServers:`) by key.
 	Sections map[string]*Section
+	// Named are the files its settings name whose content is approved
+	// with it (mcp-config's), read with it when it was found; none for a
+	// file named or the user's own, which need no approval.
+	Named []*NamedFile
+}
+
+// NamedFile is a file that a config file names whose content decides what
+// the config does: the servers of an mcp-config file start programs. It
+// is read once, with the config file, so that the content approved is
+// the content used.
+type NamedFile struct {
+	// Setting is the setting that names it.
+	Setting *Setting
+	// Path is its absolute path.
+	Path string
+	// Sum is the hex SHA-256 of its content.
+	Sum  string
+	data []byte
+	// err is why it could not be read: an error of the config file only
+	// once the config is approved, or being approved; until then the
+	// refusal says what matters first.
+	err error
 }
 
 // Setting is one flag default of a config file.
@@ -72,6 +94,40 @@ func (s *Setting) Value() string {
 		return "[" + strings.Join(s.Values, ", ") + "]"
 	}
 	return s.Values[0]
+}
+
+// resolved are the values as a flag takes them: a path relative to the
+// file's own directory (the one rule, resolvePath).
+func (s *Setting) resolved() []string {
+	if !rules[s.Key].path {
+		return s.Values
+	}
+	values := make([]string, len(s.Values))
+	for i, v := range s.Values {
+		values[i] = resolvePath(s.File, v)
+	}
+	return values
+}
+
+// Effect is what a setting that needs approval lets kesoku do, in words.
+type Effect struct {
+	Setting *Setting
+	// Text says it: "write records to /p/records.jsonl".
+	Text string
+}
+
+// Effects are what f's settings that need approval let kesoku do, in file
+// order: what kesoku trust shows before it approves f. The sections
+// (tools, mcpServers) are the tool sources' to say.
+func (f *File) Effects() []Effect {
+	var out []Effect
+	for _, s := range f.Settings {
+		if does := rules[s.Key].does; does != "" {
+			v := &Setting{Values: s.resolved(), List: s.List}
+			out = append(out, Effect{Setting: s, Text: fmt.Sprintf(does, v.Value())})
+		}
+	}
+	return out
 }
 
 // Section is a section of a config file, kept as the YAML it is for the
@@ -118,12 +174,6 @@ func ReadFile(path string, origin Origin, keys []string) (*File, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	data, err := readBounded(abs)
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		// "config /p/kesoku.yaml: no such file or directory", not "stat
-		// /p/kesoku.yaml: ...": the path once, and what it is.
-		err = pe.Err
-	}
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", abs, err)
 	}
@@ -132,12 +182,53 @@ func ReadFile(path string, origin Origin, keys []string) (*File, error) {
 		return nil, err
 	}
 	f.Origin = origin
+	if origin == Found {
+		f.readNamed()
+	}
 	return f, nil
 }
 
+// readNamed reads the files that f's settings name whose content is
+// approved with f.
+func (f *File) readNamed() {
+	for _, s := range f.Settings {
+		if !rules[s.Key].names {
+			continue
+		}
+		for _, path := range s.resolved() {
+			n := &NamedFile{Setting: s, Path: path}
+			if n.data, n.err = readBounded(path); n.err != nil {
+				n.err = &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: %s: %v", s.Key, path, n.err)}
+			}
+			sum := sha256.Sum256(n.data)
+			n.Sum = hex.EncodeToString(sum[:])
+			f.Named = append(f.Named, n)
+		}
+	}
+}
+
+// NamedErr is why a file that f names could not be read, nil when all
+// could.
+func (f *File) NamedErr() error {
+	for _, n := range f.Named {
+		if n.err != nil {
+			return n.err
+		}
+	}
+	return nil
+}
+
 // readBounded reads a regular file of at most MaxFileSize bytes. It
-// checks the type before opening: a FIFO would block the open.
-func readBounded(path string) ([]byte, error) {
+// checks the type before opening: a FIFO would block the open. Its errors
+// do not name the path ("no such file or directory", not "stat
+// /p/kesoku.yaml: ..."): the caller names it once, with what it is.
+func readBounded(path string) (data []byte, err error) {
+	defer func() {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+	}()
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -150,7 +241,7 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	data, err = io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
@@ -221,10 +312,6 @@ func ReadServers(path string) (*File, error) {
 		return nil, fmt.Errorf("--mcp-config %s: %w", path, err)
 	}
 	data, err := readBounded(abs)
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
 	if err != nil {
 		return nil, fmt.Errorf("--mcp-config %s: %w", abs, err)
 	}

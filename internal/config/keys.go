@@ -17,6 +17,13 @@ type rule struct {
 	// section marks a key that is a section of its own, read by the tool
 	// sources, not a flag.
 	section bool
+	// names marks a key whose value names files whose content decides
+	// what the config does (the servers of an mcp-config file): approving
+	// the config approves their content with it.
+	names bool
+	// does is what the key lets kesoku do, as kesoku trust shows it, the
+	// value (paths resolved) in place of %s.
+	does string
 }
 
 // rules holds every key with a rule. A flag added later whose value is a
@@ -27,14 +34,14 @@ var rules = map[string]rule{
 	"resume": {refused: "--resume is about one run: give it on the command line"},
 	"help":   {refused: "--help is not a setting"},
 
-	"output":     {path: true, consequential: "where records are written"},
-	"staging":    {path: true, consequential: "which directory tools may read besides the AWD"},
-	"base-url":   {consequential: "where model requests, and the API key, are sent"},
-	"mcp-config": {path: true, consequential: "starts programs (MCP servers)"},
+	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
+	"staging":    {path: true, consequential: "which directory tools may read besides the AWD", does: "let tools read %s besides the working directory"},
+	"base-url":   {consequential: "where model requests, and the API key, are sent", does: "send model requests, and the API key, to %s"},
+	"mcp-config": {path: true, names: true, consequential: "starts programs (MCP servers)", does: "start the MCP servers of %s"},
 	// mcp serve: a stranger's file must not open the tools to a network,
 	// nor choose the variable whose value lets clients in.
-	"http":      {consequential: "where kesoku serves its tools (mcp serve)"},
-	"token-env": {consequential: "which variable holds the token that lets clients in (mcp serve)"},
+	"http":      {consequential: "where kesoku serves its tools (mcp serve)", does: "serve its tools at %s (mcp serve)"},
+	"token-env": {consequential: "which variable holds the token that lets clients in (mcp serve)", does: "let in the MCP clients that send the token held in $%s (mcp serve)"},
 
 	// SPEC §11 and §12: command tools and MCP servers start programs.
 	"tools":      {section: true, consequential: "starts programs (command tools)"},

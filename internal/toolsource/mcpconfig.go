@@ -199,7 +199,7 @@ func declaredServers(opts Options) ([]*serverDecl, error) {
 		}
 	}
 	for _, path := range opts.MCPConfig {
-		f, err := config.ReadServers(path)
+		f, err := opts.Config.ReadServers(path)
 		if err != nil {
 			return nil, err
 		}
