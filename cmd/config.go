@@ -3,7 +3,9 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,6 +46,34 @@ func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 		g.protect(f, "it is a file of MCP servers in use: a later command would start them")
 	}
 	return cfg, applied, nil
+}
+
+// checkSettings applies cfg to the flags of every command, as loading it
+// for that command would, in a command tree of its own (the settings must
+// not become trust's own flags): a value one command refuses is refused
+// here. It returns the files of MCP servers that the settings name
+// (mcp-config), as a command would read them.
+func checkSettings(cfg *config.Config) ([]string, error) {
+	tg := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}}
+	var walk func(c *cobra.Command) error
+	walk = func(c *cobra.Command) error {
+		// Merges the parents' persistent flags into c.Flags(), as parsing
+		// the command line does.
+		c.InheritedFlags()
+		if _, err := cfg.Apply(c.Flags(), []string{"quiet", "verbose"}); err != nil {
+			return err
+		}
+		for _, sub := range c.Commands() {
+			if err := walk(sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(newRootCmd(tg)); err != nil {
+		return nil, err
+	}
+	return tg.MCPConfig, nil
 }
 
 // configErr is bad usage, saying how to approve a file that needs it.

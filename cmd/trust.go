@@ -2,11 +2,16 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolsource"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // trustOptions are what `kesoku trust` was asked to do.
@@ -14,13 +19,16 @@ type trustOptions struct {
 	g      *Globals
 	File   string
 	Revoke bool
+	// Registry holds the Go tools that the file's command tools must not
+	// be named like.
+	Registry *registry.Registry
 	// keys are the flag names a config file may set.
 	keys []string
 }
 
 // newTrustCmd builds `kesoku trust`; tests pass runF.
 func newTrustCmd(g *Globals, runF func(*trustOptions) error) *cobra.Command {
-	opts := &trustOptions{g: g}
+	opts := &trustOptions{g: g, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "trust [FILE]",
 		Short: "Approve a project's kesoku.yaml, so that kesoku loads it",
@@ -29,16 +37,22 @@ AWD's kesoku.yaml), as direnv allow does. A kesoku.yaml that comes with a
 directory (a cloned repository, a file a tool wrote) is not consent: one
 that sets where records are written (output), which directory tools may
 read (staging) or where requests and the API key go (base-url), or that
-starts programs (tools, mcpServers), is loaded only once approved, and
-otherwise refused (exit 2). A file that sets none of these needs no
-approval.
+starts programs (tools, mcpServers, mcp-config), is loaded only once
+approved, and otherwise refused (exit 2). A file that sets none of these
+needs no approval.
 
-trust checks the file, shows what it sets that needed approval, and
-records its SHA-256 with its path under the user's config directory
-($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted). A change to
-the file, or the same file at another path, needs approval again.
---revoke forgets an approval. A file named with --config needs none: it
-is approved by being named.
+trust checks the file as every command would load it (its command tools
+and MCP servers too), shows what it lets kesoku do (the commands it runs,
+the servers it reaches, with the names of the headers sent but never
+their values), and records its SHA-256 with its path under the user's
+config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
+~/.config/kesoku/trusted). The files it names (mcp-config) are approved
+with it. A change to any of them, or the file at another path (through a
+symbolic link, too), needs approval again. A program it runs by its path
+(scripts/hello.sh) is not covered: a change to it needs no approval, so
+review it as well. --revoke forgets an approval. A file named with
+--config needs none: it is approved by being named. The approval topic
+(kesoku help approval) tells more.
 
 EXIT STATUS
   0  the file was approved (or, with --revoke, is no longer)
@@ -77,11 +91,14 @@ func runTrust(o *trustOptions) error {
 	default:
 		path = filepath.Join(g.AWD, config.FileName)
 	}
+	// The path as given, made absolute, no link resolved: a file is
+	// approved where it is found.
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return usageErrf("%s: %w", path, err)
 	}
-	approvals := config.ApprovalsOf(config.UserDir())
+	userDir := config.UserDir()
+	approvals := config.ApprovalsOf(userDir)
 	if o.Revoke {
 		had, err := approvals.Revoke(abs)
 		if err != nil {
@@ -89,41 +106,128 @@ func runTrust(o *trustOptions) error {
 		}
 		if !g.Quiet {
 			if had {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s is no longer approved\n", abs)
+				fmt.Fprintf(g.IO.Err, "kesoku: %s is no longer approved\n", termtext.Escape(abs))
 			} else {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s was not approved\n", abs)
+				fmt.Fprintf(g.IO.Err, "kesoku: %s was not approved\n", termtext.Escape(abs))
 			}
 		}
 		return nil
 	}
-	// The same checks as loading it: a file that could not be loaded is
-	// not worth approving.
-	f, err := config.ReadFile(abs, config.Found, o.keys)
+	// The same checks as loading it, for every command: a file that could
+	// not be loaded is not worth approving.
+	cfg, err := config.Load(config.Options{AWD: filepath.Dir(abs), Named: abs, Approving: true, UserDir: userDir, Keys: o.keys})
+	if err != nil {
+		return usageErr(err)
+	}
+	f := cfg.Project()
+	mcpConfig, err := checkSettings(cfg)
+	if err != nil {
+		return usageErr(err)
+	}
+	declared, err := toolsource.Check(o.Registry, toolsource.Options{Config: cfg, MCPConfig: mcpConfig, AWD: filepath.Dir(abs)})
 	if err != nil {
 		return usageErr(err)
 	}
 	if err := approvals.Approve(f); err != nil {
 		return usageErr(err)
 	}
-	if g.Quiet {
-		return nil
+	if !g.Quiet {
+		showApproved(g.IO.Err, f, declared)
 	}
-	keys := f.Consequential()
-	if len(keys) == 0 {
-		fmt.Fprintf(g.IO.Err, "kesoku: approved %s (sha256 %s); it sets nothing that needs approval yet\n", abs, f.Sum[:12])
-		return nil
-	}
-	fmt.Fprintf(g.IO.Err, "kesoku: approved %s (sha256 %s), which sets:\n", abs, f.Sum[:12])
-	for _, s := range f.Settings {
-		if config.NeedsApproval(s.Key) {
-			fmt.Fprintf(g.IO.Err, "  %s: %s  (%s)\n", s.Key, s.Value(), s.KeyPos)
-		}
-	}
-	for _, key := range config.SectionKeys() {
-		if s := f.Sections[key]; s != nil {
-			fmt.Fprintf(g.IO.Err, "  %s: ...  (%s)\n", key, s.Pos)
-		}
-	}
-	fmt.Fprintln(g.IO.Err, "kesoku loads it until it changes.")
 	return nil
 }
+
+// showApproved says what approving f lets kesoku do: the commands it will
+// run and the servers it will reach (of f, and of the files it names),
+// and what its settings decide, in words. Every value is escaped: the
+// file is a stranger's until now.
+func showApproved(w io.Writer, f *config.File, declared []toolsource.Declared) {
+	esc := termtext.Escape
+	fmt.Fprintf(w, "kesoku: approved %s (sha256 %s)", esc(f.Path), f.Sum[:12])
+	for _, n := range f.Named {
+		fmt.Fprintf(w, " and %s (sha256 %s), which its %s names", esc(n.Path), n.Sum[:12], n.Setting.Key)
+	}
+	ours := map[string]bool{f.Path: true}
+	for _, n := range f.Named {
+		ours[n.Path] = true
+	}
+	var lines []string
+	for _, e := range f.Effects() {
+		lines = append(lines, fmt.Sprintf("  %s  (%s, %s)", esc(e.Text), e.Setting.Key, esc(e.Setting.KeyPos.String())))
+	}
+	var byPath []string
+	for _, d := range declared {
+		if !ours[d.Pos.File] {
+			continue // the user's own config's
+		}
+		lines = append(lines, "  "+declaredLine(d)+"  ("+esc(d.Pos.String())+")")
+		if d.ByPath {
+			byPath = append(byPath, shellQuote(d.Argv[:1]))
+		}
+	}
+	if len(lines) == 0 {
+		fmt.Fprintln(w, "; it sets nothing that needs approval yet")
+		return
+	}
+	if len(f.Named) > 0 {
+		fmt.Fprintln(w, "; they let kesoku:")
+	} else {
+		fmt.Fprintln(w, ", which lets kesoku:")
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	if len(byPath) > 0 {
+		fmt.Fprintf(w, "A program run by its path (%s) is not part of the approval: a change to it needs none.\n", strings.Join(byPath, ", "))
+	}
+	if len(f.Named) > 0 {
+		fmt.Fprintln(w, "kesoku loads it until it, or a file it names, changes.")
+	} else {
+		fmt.Fprintln(w, "kesoku loads it until it changes.")
+	}
+}
+
+// declaredLine says what a declaration lets kesoku start or reach.
+func declaredLine(d toolsource.Declared) string {
+	esc := termtext.Escape
+	if d.Tool != "" {
+		return fmt.Sprintf("run the command tool %s: %s", esc(d.Tool), shellQuote(d.Argv))
+	}
+	if d.URL != "" {
+		s := fmt.Sprintf("reach the MCP server %s at %s", esc(d.Server), esc(d.URL))
+		if len(d.Headers) > 0 {
+			s += fmt.Sprintf(", sending %s %s", plural(len(d.Headers), "the header", "the headers"), esc(strings.Join(d.Headers, ", ")))
+		}
+		return s
+	}
+	s := fmt.Sprintf("start the MCP server %s: %s", esc(d.Server), shellQuote(d.Argv))
+	if d.Dir != "" {
+		s += " in " + esc(d.Dir)
+	}
+	if len(d.Env) > 0 {
+		s += fmt.Sprintf(", setting %s in its environment", esc(strings.Join(d.Env, ", ")))
+	}
+	return s
+}
+
+// shellQuote writes argv as a POSIX shell would need it typed: a word of
+// plain characters as it is, any other in single quotes, and one holding
+// characters a terminal must not get raw in $'...', escaped as termtext
+// escapes them (\n, \x1b, \u202e), which bash and zsh read back.
+func shellQuote(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		switch esc := termtext.Escape(a); {
+		case a != "" && strings.Trim(a, shellPlain) == "" && !strings.HasPrefix(a, "~"):
+			words[i] = a
+		case esc == a:
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		default:
+			words[i] = "$'" + strings.ReplaceAll(esc, "'", `\'`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// shellPlain are the characters a shell word may hold unquoted.
+const shellPlain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,11 +113,7 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	for i, segs := range t.argv {
 		argv[i] = fill(segs, args)
 	}
-	prog := argv[0]
-	if strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) {
-		// A path in a config file is relative to the file.
-		prog = filepath.Join(t.dir, prog)
-	}
+	prog := programPath(t.dir, argv[0])
 	stdin, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("encode the arguments: %w", err)
