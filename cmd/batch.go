@@ -14,6 +14,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -181,7 +182,7 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 // notice prints a line of progress on standard error, unless -q.
 func (g *Globals) notice(msg string) {
 	if !g.Quiet {
-		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)
+		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/diff"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -184,7 +185,7 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 	defer closeNew()
 
 	out := bufio.NewWriterSize(io.Out, 64<<10)
-	p := &diffPrinter{w: out, oldName: old.Name, newName: new.Name}
+	p := &diffPrinter{w: out, oldName: termtext.Escape(old.Name), newName: termtext.Escape(new.Name)}
 	emit := p.text
 	if o.JSON {
 		emit = p.json
@@ -204,9 +205,9 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 	}
 	if !o.g.Quiet {
 		for _, name := range sum.Torn {
-			fmt.Fprintf(io.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", name)
+			fmt.Fprintf(io.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", termtext.Escape(name))
 		}
-		fmt.Fprintf(io.Err, "kesoku: %s\n", diffSummary(sum, old.Name, new.Name))
+		fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Escape(diffSummary(sum, old.Name, new.Name)))
 	}
 	if sum.Different() > 0 {
 		return errFailures
@@ -270,7 +271,9 @@ const (
 func (p *diffPrinter) text(d *diff.Difference) error {
 	req := showRequest(d.Request)
 	if d.Name != "" {
-		req += " (" + d.Name + ")"
+		// A tool's name as a record holds it: a newline or an ESC in it
+		// would forge or hide lines of the output.
+		req += " (" + termtext.Escape(d.Name) + ")"
 	}
 	switch d.Kind {
 	case diff.OnlyOld:
@@ -345,16 +348,17 @@ func showRequest(id string) string {
 }
 
 // showValue is a value as diff prints it: compact JSON, cut in the middle
-// when long.
+// when long, escaped for the terminal (JSON lets a string hold a
+// bidirectional override or a C1 control as it is).
 func showValue(v json.RawMessage) string {
 	if v == nil {
 		return "(absent)"
 	}
 	if len(v) <= maxShownValue {
-		return string(v)
+		return termtext.Escape(string(v))
 	}
 	head, tail := cutAtRune(v, maxShownValue*2/3, true), cutAtRune(v, maxShownValue/4, false)
-	return fmt.Sprintf("%s ... (%d bytes) ... %s", head, len(v), tail)
+	return termtext.Escape(fmt.Sprintf("%s ... (%d bytes) ... %s", head, len(v), tail))
 }
 
 // cutAtRune returns about n bytes of the start (or the end) of b, not

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/gen"
+	"github.com/kesoku/kesoku/internal/termtext"
 )
 
 // genOptions are what `kesoku gen` was asked to do.
@@ -100,7 +101,7 @@ func runGen(ctx context.Context, opts *genOptions) error {
 	var mistakes gen.Errors
 	if errors.As(err, &mistakes) {
 		for _, m := range mistakes {
-			fmt.Fprintln(opts.IO.Err, m)
+			fmt.Fprintln(opts.IO.Err, termtext.Lines(m.Error()))
 		}
 		noun := "mistakes"
 		if len(mistakes) == 1 {

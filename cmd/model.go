@@ -11,6 +11,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -89,7 +90,7 @@ func mediaOptions(g *Globals, inlineLimit int64, tally *llm.Tally) media.Options
 		return func(msg string) {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(g.IO.Err, "kesoku: %s%s\n", prefix, msg)
+			fmt.Fprintf(g.IO.Err, "kesoku: %s%s\n", prefix, termtext.Lines(msg))
 		}
 	}
 	if g.Verbose {

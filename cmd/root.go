@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -91,7 +92,8 @@ func run(ctx context.Context, g *Globals, args []string) int {
 	}
 	code, silent := exitCode(err)
 	if err != nil && !silent {
-		fmt.Fprintf(io.Err, "kesoku: %v\n", err)
+		// Errors quote config values, tool names and what servers said.
+		fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(err.Error()))
 	}
 	return code
 }
@@ -230,9 +232,9 @@ func (g *Globals) setUp(c *cobra.Command) error {
 		if len(cfg.Files) > 0 {
 			files = strings.Join(cfg.Paths(), " and ")
 		}
-		fmt.Fprintf(g.IO.Err, "kesoku: working directory %s, staging %s, config %s\n", g.AWD, g.StagingDir(), files)
+		fmt.Fprintf(g.IO.Err, "kesoku: working directory %s, staging %s, config %s\n", termtext.Escape(g.AWD), termtext.Escape(g.StagingDir()), termtext.Escape(files))
 		for _, a := range applied {
-			fmt.Fprintf(g.IO.Err, "kesoku: config: %s\n", a)
+			fmt.Fprintf(g.IO.Err, "kesoku: config: %s\n", termtext.Escape(a.String()))
 		}
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -267,7 +268,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	sopts.OnNotice = func(msg string) {
 		out.endLine()
 		if !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)
+			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
 		}
 	}
 	sopts.OnCalls = func(calls []*llm.ToolCall) {
@@ -276,7 +277,8 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			return
 		}
 		for _, c := range calls {
-			fmt.Fprintf(g.IO.Err, "  → %s %s\n", c.Name, sessionArgsLine(string(c.Args), 200))
+			// The model chose the name and the arguments.
+			fmt.Fprintf(g.IO.Err, "  → %s %s\n", termtext.Escape(c.Name), termtext.Escape(sessionArgsLine(string(c.Args), 200)))
 		}
 	}
 	ropts := opts.callFlags.options(g)
@@ -373,7 +375,7 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *int
 				out.answer(answer, out.streamed, jsonOut)
 			}
 			out.endLine()
-			fmt.Fprintf(g.IO.Err, "kesoku: %v\n", err)
+			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(err.Error()))
 		default:
 			if err := out.answer(answer, out.streamed, jsonOut); err != nil {
 				return err

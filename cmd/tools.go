@@ -15,6 +15,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/schema"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -116,7 +117,8 @@ func runToolsList(opts *toolsListOptions) error {
 	rows := make([][3]string, len(specs))
 	nameW, paramsW := len("NAME"), len("PARAMETERS")
 	for i, s := range specs {
-		rows[i] = [3]string{s.Name, oneLine(s.Summary), paramsText(s.Params)}
+		// Names and summaries may come from a config file or a server.
+		rows[i] = [3]string{termtext.Escape(s.Name), termtext.Escape(oneLine(s.Summary)), termtext.Escape(paramsText(s.Params))}
 		nameW, paramsW = max(nameW, len(rows[i][0])), max(paramsW, len(rows[i][2]))
 	}
 	if opts.Width > 0 {

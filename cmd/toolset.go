@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -40,12 +41,12 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 		Guardian:       g.Self,
 		Warn: func(msg string) {
 			if !g.Quiet {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg)
+				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
 			}
 		},
 	}
 	if g.Verbose {
-		opts.Note = func(msg string) { fmt.Fprintf(g.IO.Err, "kesoku: %s\n", msg) }
+		opts.Note = func(msg string) { fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg)) }
 	}
 	if calls != nil {
 		opts.Grace, opts.MaxOutput = calls.Grace, int64(calls.MaxOutput)
@@ -108,7 +109,7 @@ func (g *Globals) offeredTools(ctx context.Context, base *registry.Registry, cal
 	}
 	if !choice.named && withServers {
 		if err := set.Registry.Load(); err != nil && !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%v\n", err)
+			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
 		}
 	}
 	specs, offered, err := llm.Offer(set.Registry, choice.Tools, choice.named)

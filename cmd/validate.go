@@ -12,6 +12,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -157,7 +158,8 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 					rep.Problems = append(rep.Problems, vp)
 					continue
 				}
-				if _, err := fmt.Fprintf(io.Out, "%s: %s: %s: %s\n", positionOr(p.Pos, f.Name), req.ID, p.Kind, p.Message); err != nil {
+				line := fmt.Sprintf("%s: %s: %s: %s", positionOr(p.Pos, f.Name), req.ID, p.Kind, p.Message)
+				if _, err := fmt.Fprintln(io.Out, termtext.Escape(line)); err != nil {
 					f.Close()
 					return fmt.Errorf("write: %w", err)
 				}
@@ -169,7 +171,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 			unreadable++
 			vf.Error = fileProblem(name, err)
 			if !o.JSON {
-				fmt.Fprintf(io.Err, "kesoku: %v\n", fileError(err))
+				fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(fileError(err).Error()))
 			}
 		}
 		rep.Files = append(rep.Files, vf)
