@@ -280,7 +280,7 @@ func (e *ModuleError) Error() string {
 	}
 	if !e.Required {
 		return fmt.Sprintf("module %s does not require %s, whose package %s the generated code imports: run\n\n"+
-			"\tgo get %s\n\n%s (while you build against a clone, first: go mod edit -replace %s=PATH_OF_THE_CLONE), then kesoku gen again; nothing written",
+			"  go get %s\n\n%s (while you build against a clone, first: go mod edit -replace %s=PATH_OF_THE_CLONE), then kesoku gen again; nothing written",
 			e.Module, kesokuModule, registryPath, kesokuModule, where, kesokuModule)
 	}
 	return fmt.Sprintf("module %s requires %s, but the package the generated code imports, %s, cannot be loaded: %s; "+
