@@ -24,10 +24,10 @@ func Escape(s string) string {
 	return escape(s, false)
 }
 
-// Lines is Escape but for line breaks, which are kept: for text of many
-// lines (a joined error, a block of a server's output) whose breaks are
-// its own. A carriage return is escaped: it could overwrite the line it
-// ends.
+// Lines is Escape but for line breaks and tabs, which are kept: for text
+// of many lines (a joined error, a stack trace, a block of a server's
+// output) whose layout is its own. A carriage return is escaped: it could
+// overwrite the line it ends.
 func Lines(s string) string {
 	return escape(s, true)
 }
@@ -40,7 +40,7 @@ func escape(s string, keepNewlines bool) string {
 			i++
 			continue
 		}
-		if c == '\n' && keepNewlines {
+		if (c == '\n' || c == '\t') && keepNewlines {
 			i++
 			continue
 		}
@@ -49,7 +49,7 @@ func escape(s string, keepNewlines bool) string {
 			i += size
 			continue
 		}
-		if c == '\\' && !needsBackslash(s) {
+		if c == '\\' && !needsBackslash(s, keepNewlines) {
 			i++
 			continue
 		}
@@ -61,7 +61,7 @@ func escape(s string, keepNewlines bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	b.WriteString(s[:i])
-	backslash := needsBackslash(s)
+	backslash := needsBackslash(s, keepNewlines)
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -75,8 +75,8 @@ func escape(s string, keepNewlines bool) string {
 			} else {
 				b.WriteByte('\\')
 			}
-		case r == '\n' && keepNewlines:
-			b.WriteByte('\n')
+		case (r == '\n' || r == '\t') && keepNewlines:
+			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
@@ -88,8 +88,14 @@ func escape(s string, keepNewlines bool) string {
 			b.WriteByte(hex[r>>4])
 			b.WriteByte(hex[r&0xf])
 		case r >= utf8.RuneSelf && !safe(r):
-			b.WriteString(`\u`)
-			for shift := 12; shift >= 0; shift -= 4 {
+			digits := 4
+			if r > 0xffff {
+				b.WriteString(`\U`)
+				digits = 8
+			} else {
+				b.WriteString(`\u`)
+			}
+			for shift := 4 * (digits - 1); shift >= 0; shift -= 4 {
 				b.WriteByte(hex[(r>>uint(shift))&0xf])
 			}
 		default:
@@ -105,10 +111,10 @@ const hex = "0123456789abcdef"
 // needsBackslash is whether s holds anything Escape rewrites: only then
 // is a backslash of s doubled, so that "\x1b" written by a server reads
 // differently from an ESC it sent, while a Windows path stays readable.
-func needsBackslash(s string) bool {
+func needsBackslash(s string, keepNewlines bool) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c < 0x7f || c == '\n' {
+		if c >= 0x20 && c < 0x7f || keepNewlines && (c == '\n' || c == '\t') {
 			i++
 			continue
 		}

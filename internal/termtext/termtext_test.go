@@ -9,7 +9,8 @@ func TestEscape(t *testing.T) {
 		{`C:\Users\me`, `C:\Users\me`, ""},
 		{"a\x1b[2Kb", `a\x1b[2Kb`, ""},
 		{"name\nkesoku: forged", `name\nkesoku: forged`, "name\nkesoku: forged"},
-		{"tab\there", `tab\there`, ""},
+		{"tab\there", `tab\there`, "tab\there"},
+		{"tag \U000e0041 plane 14", `tag \U000e0041 plane 14`, ""},
 		{"cr\roverwrite", `cr\roverwrite`, ""},
 		{"bell\a del\x7f", `bell\x07 del\x7f`, ""},
 		{"c1 \u009b31m", `c1 \u009b31m`, ""},
@@ -18,6 +19,7 @@ func TestEscape(t *testing.T) {
 		// A backslash beside an escape is doubled, so that the two cannot be
 		// told apart otherwise.
 		{`lit \x1b` + "\x1b", `lit \\x1b\x1b`, ""},
+		{`lit \n` + "\n", `lit \\n\n`, "lit \\n\n"},
 		{"", "", ""},
 	}
 	for _, tt := range tests {
@@ -42,7 +44,7 @@ func FuzzEscape(f *testing.F) {
 		for _, out := range []string{Escape(s), Lines(s)} {
 			for i := 0; i < len(out); i++ {
 				c := out[i]
-				if c < 0x20 && c != '\n' || c == 0x7f {
+				if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
 					t.Fatalf("Escape(%q) = %q holds control byte %#x", s, out, c)
 				}
 			}
