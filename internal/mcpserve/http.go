@@ -186,8 +186,29 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token strin
 // makes from another origin (its browser says so in Sec-Fetch-Site or
 // Origin) is refused too: any page the user opens could otherwise call
 // the tools of a server on their machine. With one, the token decides.
+//
+// Requests of the stateless revision (MCP-Protocol-Version 2026-07-28 or
+// later) are served without a session, each on its own, so that servers
+// behind a load balancer serve one client together; those of earlier
+// revisions in the sessions their initialize opened. One SDK handler
+// cannot do both: a stateful one refuses the stateless revision, a
+// stateless one serves the others without sessions.
 func (s *Server) Handler(token string) http.Handler {
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	get := func(*http.Request) *mcp.Server { return s.mcp }
+	sessionless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Stateless: true,
+		// The request is the whole of a call: when it ends, so does the
+		// call.
+		PropagateRequestCancellation: true,
+	})
+	sessions := mcp.NewStreamableHTTPHandler(get, nil)
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if statelessHeader(r.Header) {
+			sessionless.ServeHTTP(w, r)
+		} else {
+			sessions.ServeHTTP(w, r)
+		}
+	})
 	if token != "" {
 		h = requireToken(token, h)
 	} else {
@@ -196,6 +217,23 @@ func (s *Server) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)
 	return mux
+}
+
+// statelessVersion is the first revision of the protocol without
+// sessions.
+const statelessVersion = "2026-07-28"
+
+// statelessHeader reports whether the header of an HTTP request says
+// that it is of the stateless revision, in its MCP-Protocol-Version.
+// Revisions are dates, which compare as strings.
+func statelessHeader(h http.Header) bool {
+	return h.Get("MCP-Protocol-Version") >= statelessVersion
+}
+
+// stateless reports whether a call is of the stateless revision: it came
+// over HTTP, saying so.
+func stateless(extra *mcp.RequestExtra) bool {
+	return extra != nil && statelessHeader(extra.Header)
 }
 
 // requireToken lets through only the requests that carry token as their

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -91,13 +92,8 @@ func TestHTTP(t *testing.T) {
 	if err != nil || len(res.Tools) != len(tt.reg.Names()) {
 		t.Fatalf("tools/list: %v, %v", res, err)
 	}
-	// Over stateful HTTP the client falls back to 2025-11-25, whose
-	// structured content is an object or nothing.
-	if r := call(t, cs, "calculate_sum", map[string]any{"a": 40, "b": 2}); text(t, r) != "42" || r.StructuredContent != nil {
-		t.Errorf("calculate_sum: %q, structured %v", text(t, r), r.StructuredContent)
-	}
-	if v := cs.InitializeResult().ProtocolVersion; v >= "2026-07-28" {
-		t.Errorf("protocol %s over stateful HTTP", v)
+	if r := call(t, cs, "calculate_sum", map[string]any{"a": 40, "b": 2}); text(t, r) != "42" {
+		t.Errorf("calculate_sum: %q", text(t, r))
 	}
 	if r := call(t, cs, "calculate_sum", map[string]any{"a": "x"}); !r.IsError {
 		t.Errorf("a bad argument over HTTP: not an error: %q", text(t, r))
@@ -117,11 +113,30 @@ func TestHTTP(t *testing.T) {
 // initialize is the body of a client's first request.
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 
+// firstRequests are the first request of a client of each revision: one
+// with sessions initializes, one without lists the tools at once.
+var firstRequests = []struct {
+	era     string
+	body    string
+	headers map[string]string
+}{
+	{"sessions", initialize, nil},
+	{"stateless",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}},
+}
+
 // post sends initialize as a client would, with the headers given
 // ("Host" sets the request's host).
 func post(t *testing.T, url string, headers map[string]string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(initialize))
+	return postBody(t, url, initialize, headers)
+}
+
+// postBody sends body with the headers given.
+func postBody(t *testing.T, url, body string, headers map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,18 +175,20 @@ func TestHTTPToken(t *testing.T) {
 	srv := httptest.NewServer(New(tt.reg, testOptions(t)).Handler(token))
 	t.Cleanup(srv.Close)
 	url := srv.URL + Path
-	for _, auth := range []string{"", "Bearer", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token} {
-		resp := post(t, url, map[string]string{"Authorization": auth})
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("Authorization %q: %s, want 401", auth, resp.Status)
+	for _, first := range firstRequests {
+		for _, auth := range []string{"", "Bearer", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token} {
+			resp := postBody(t, url, first.body, with(first.headers, "Authorization", auth))
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s, Authorization %q: %s, want 401", first.era, auth, resp.Status)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+				t.Errorf("%s, Authorization %q: WWW-Authenticate %q", first.era, auth, got)
+			}
 		}
-		if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
-			t.Errorf("Authorization %q: WWW-Authenticate %q", auth, got)
-		}
-	}
-	for _, auth := range []string{"Bearer " + token, "bearer " + token} {
-		if resp := post(t, url, map[string]string{"Authorization": auth}); resp.StatusCode != http.StatusOK {
-			t.Errorf("Authorization %q: %s, want 200", auth, resp.Status)
+		for _, auth := range []string{"Bearer " + token, "bearer " + token} {
+			if resp := postBody(t, url, first.body, with(first.headers, "Authorization", auth)); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s, Authorization %q: %s, want 200", first.era, auth, resp.Status)
+			}
 		}
 	}
 	// The SDK's own client, with the token, lists and calls.
@@ -198,14 +215,16 @@ func TestHTTPRebinding(t *testing.T) {
 		srv := httptest.NewServer(New(tt.reg, testOptions(t)).Handler(tok))
 		t.Cleanup(srv.Close)
 		_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-		h := map[string]string{"Authorization": "Bearer " + tok}
-		h["Host"] = "evil.example:" + port
-		if resp := post(t, srv.URL+Path, h); resp.StatusCode != http.StatusForbidden {
-			t.Errorf("token %q, Host evil.example: %s, want 403", tok, resp.Status)
-		}
-		h["Host"] = "localhost:" + port
-		if resp := post(t, srv.URL+Path, h); resp.StatusCode != http.StatusOK {
-			t.Errorf("token %q, Host localhost: %s, want 200", tok, resp.Status)
+		for _, first := range firstRequests {
+			h := with(first.headers, "Authorization", "Bearer "+tok)
+			h["Host"] = "evil.example:" + port
+			if resp := postBody(t, srv.URL+Path, first.body, h); resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s, token %q, Host evil.example: %s, want 403", first.era, tok, resp.Status)
+			}
+			h["Host"] = "localhost:" + port
+			if resp := postBody(t, srv.URL+Path, first.body, h); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s, token %q, Host localhost: %s, want 200", first.era, tok, resp.Status)
+			}
 		}
 	}
 }
@@ -214,6 +233,15 @@ func TestHTTPRebinding(t *testing.T) {
 // its result to its client, then the listener is gone.
 func TestServeListenerInterrupt(t *testing.T) {
 	t.Parallel()
+	for _, version := range []string{modern, legacy} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			testServeListenerInterrupt(t, version)
+		})
+	}
+}
+
+func testServeListenerInterrupt(t *testing.T, version string) {
 	tt := newTestTools(t)
 	opts := testOptions(t)
 	store := &memStore{}
@@ -230,7 +258,12 @@ func TestServeListenerInterrupt(t *testing.T) {
 	// The client's stream of notifications ends as the server stops, and
 	// may end before the client has read the answer that came before: a
 	// client that retries (as the SDK's does by default) reads it.
-	cs := httpClient(t, URL(ln), nil, 0)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: URL(ln)}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
 	res := callAsync(t, cs, "block", map[string]any{"tag": "x"})
 	await(t, tt.started)
 	stop()
@@ -256,19 +289,31 @@ func TestHTTPCrossOrigin(t *testing.T) {
 	t.Parallel()
 	tt := newTestTools(t)
 	const token = "k3soku-test-token-0123456789abcdef"
-	browser := map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
 	srv := httptest.NewServer(New(tt.reg, testOptions(t)).Handler(""))
 	t.Cleanup(srv.Close)
-	if resp := post(t, srv.URL+Path, browser); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a cross-origin page, no token: %s, want 403", resp.Status)
-	}
-	if resp := post(t, srv.URL+Path, map[string]string{"Sec-Fetch-Site": "same-origin"}); resp.StatusCode != http.StatusOK {
-		t.Errorf("same origin, no token: %s, want 200", resp.Status)
-	}
 	withToken := httptest.NewServer(New(tt.reg, testOptions(t)).Handler(token))
 	t.Cleanup(withToken.Close)
-	browser["Authorization"] = "Bearer " + token
-	if resp := post(t, withToken.URL+Path, browser); resp.StatusCode != http.StatusOK {
-		t.Errorf("a cross-origin page with the token: %s, want 200", resp.Status)
+	for _, first := range firstRequests {
+		browser := with(with(first.headers, "Origin", "https://evil.example"), "Sec-Fetch-Site", "cross-site")
+		if resp := postBody(t, srv.URL+Path, first.body, browser); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: a cross-origin page, no token: %s, want 403", first.era, resp.Status)
+		}
+		if resp := postBody(t, srv.URL+Path, first.body, with(first.headers, "Sec-Fetch-Site", "same-origin")); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: same origin, no token: %s, want 200", first.era, resp.Status)
+		}
+		browser["Authorization"] = "Bearer " + token
+		if resp := postBody(t, withToken.URL+Path, first.body, browser); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: a cross-origin page with the token: %s, want 200", first.era, resp.Status)
+		}
 	}
+}
+
+// with is a copy of h with k set to v.
+func with(h map[string]string, k, v string) map[string]string {
+	out := maps.Clone(h)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[k] = v
+	return out
 }

@@ -1,6 +1,6 @@
-// Package mcpserve owns kesoku as an MCP server (SPEC §12): the tools of a
-// registry offered over the Model Context Protocol, on a stream (standard
-// input and output) or over streamable HTTP, every tools/call run through
+// Package mcpserve owns kesoku as an MCP server: the tools of a registry
+// offered over the Model Context Protocol, on a stream (standard input
+// and output) or over streamable HTTP, every tools/call run through
 // the ToolRunner — validation, --timeout, --max-output, confinement to the
 // AWD — and recorded as a Message record, as kesoku run would record it.
 // A tool's failure is a result marked isError, never a protocol error.
@@ -35,7 +35,8 @@ type Options struct {
 	// AWD, Staging, Protected, Model and EndGrace as for kesoku run. Jobs
 	// is how many calls run at once across all clients; more wait for a
 	// free slot. SessionID is ignored: each client's session is one of
-	// its own.
+	// its own, and the requests of the stateless revision share one for
+	// the server's run.
 	Runner runner.Options
 	// Records, when set, is given each call's record as the call returns
 	// (-o FILE).
@@ -71,6 +72,9 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*clientSession
+	// stateless is the session of every request of the stateless
+	// revision: one for the run, whichever client sent it.
+	stateless *clientSession
 }
 
 // clientSession is what kesoku keeps of one client's MCP session: the
@@ -94,12 +98,13 @@ func New(reg *registry.Registry, opts Options) *Server {
 		ropts.Store = discard{}
 	}
 	s := &Server{
-		opts:     opts,
-		runner:   runner.New(reg, ropts),
-		slots:    make(chan struct{}, jobs),
-		log:      opts.Log,
-		failed:   make(chan struct{}),
-		sessions: make(map[*mcp.ServerSession]*clientSession),
+		opts:      opts,
+		runner:    runner.New(reg, ropts),
+		slots:     make(chan struct{}, jobs),
+		log:       opts.Log,
+		failed:    make(chan struct{}),
+		sessions:  make(map[*mcp.ServerSession]*clientSession),
+		stateless: &clientSession{id: message.NewID()},
 	}
 	if s.log == nil {
 		s.log = io.Discard
@@ -148,7 +153,10 @@ func tool(spec *registry.Spec) *mcp.Tool {
 // call is the handler of every tool: the call goes through the ToolRunner
 // like a request of kesoku run, and its record becomes the result.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	cs := s.session(req.Session)
+	cs := s.stateless
+	if !stateless(req.Extra) {
+		cs = s.session(req.Session)
+	}
 	r := &request.Request{
 		ID:        "call_" + strconv.FormatInt(cs.calls.Add(1), 10),
 		Name:      req.Params.Name,
