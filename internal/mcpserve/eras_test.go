@@ -213,6 +213,44 @@ func TestHTTPRoundRobin(t *testing.T) {
 	}
 }
 
+// A client that goes away with a call in flight (its connection closed)
+// has the call cancelled and recorded as aborted, in either revision: no
+// one could read its answer. Its slot is free for the next call.
+func TestHTTPClientGoesAway(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{modern, legacy} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			h := serveHTTP(t, func(o *Options) { o.Runner.Jobs = 1 })
+			tt, store, url := h.tt, h.store, h.url
+			c := newRawClient(t, url, version)
+			if version < modern {
+				c.mustInitialize()
+			}
+			ctx, drop := context.WithCancel(context.Background())
+			returned := make(chan error, 1)
+			go func() {
+				_, err := c.callTool(ctx, "block", map[string]any{"tag": "x"})
+				returned <- err
+			}()
+			await(t, tt.started)
+			drop()
+			if err := await(t, returned); !errors.Is(err, context.Canceled) {
+				t.Fatalf("the dropped request returned %v", err)
+			}
+			recs := waitRecords(t, store, 1)
+			if r := recs[0]; r.Status != message.StatusAborted || r.Error == nil || r.Error.Kind != message.KindAborted {
+				t.Errorf("record of the call whose client went away: %+v", r)
+			}
+			// The only slot is free again.
+			other := sdkClient(t, url, version)
+			if r := call(t, other, "calculate_sum", map[string]any{"a": 1, "b": 2}); text(t, r) != "3" {
+				t.Errorf("the next call: %q", text(t, r))
+			}
+		})
+	}
+}
+
 // A client of the last revision with sessions cancels a call with
 // notifications/cancelled, its connection still open; one of the
 // stateless revision by closing the request. Either way the call's

@@ -201,8 +201,11 @@ func (s *Server) Handler(token string) http.Handler {
 		// call.
 		PropagateRequestCancellation: true,
 	})
-	sessions := mcp.NewStreamableHTTPHandler(get, nil)
+	sessions := s.posts.track(mcp.NewStreamableHTTPHandler(get, nil))
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The header is kesoku's own note on a request (posts.track),
+		// never a client's.
+		r.Header.Del(postHeader)
 		if statelessHeader(r.Header) {
 			sessionless.ServeHTTP(w, r)
 		} else {
@@ -234,6 +237,59 @@ func statelessHeader(h http.Header) bool {
 // over HTTP, saying so.
 func stateless(extra *mcp.RequestExtra) bool {
 	return extra != nil && statelessHeader(extra.Header)
+}
+
+// postHeader is the header in which kesoku notes which of its POST
+// requests brought a call: the SDK gives a tool's handler the header of
+// the request, and nothing else of it.
+const postHeader = "Kesoku-Post"
+
+// posts are the POST requests in flight of clients with sessions. Such a
+// client reads a call's answer on the request that brought the call; a
+// call whose request is gone can never be answered.
+type posts struct {
+	mu   sync.Mutex
+	last uint64
+	open map[string]context.Context
+}
+
+// track notes each POST request that next serves, under an id of its own
+// in its postHeader, for as long as it is served.
+func (p *posts) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		p.mu.Lock()
+		p.last++
+		id := strconv.FormatUint(p.last, 36)
+		p.open[id] = r.Context()
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			delete(p.open, id)
+			p.mu.Unlock()
+		}()
+		r.Header.Set(postHeader, id)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// of returns the context of the request that brought a call, which ends
+// when the request does; nil when it has already ended. tracked is false
+// for a call that came otherwise (on a stream, or statelessly).
+func (p *posts) of(extra *mcp.RequestExtra) (ctx context.Context, tracked bool) {
+	if extra == nil {
+		return nil, false
+	}
+	id := extra.Header.Get(postHeader)
+	if id == "" {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.open[id], true
 }
 
 // requireToken lets through only the requests that carry token as their

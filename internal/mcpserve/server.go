@@ -75,6 +75,8 @@ type Server struct {
 	// stateless is the session of every request of the stateless
 	// revision: one for the run, whichever client sent it.
 	stateless *clientSession
+	// posts are the HTTP requests in flight of clients with sessions.
+	posts *posts
 }
 
 // clientSession is what kesoku keeps of one client's MCP session: the
@@ -105,6 +107,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		failed:    make(chan struct{}),
 		sessions:  make(map[*mcp.ServerSession]*clientSession),
 		stateless: &clientSession{id: message.NewID()},
+		posts:     &posts{open: make(map[string]context.Context)},
 	}
 	if s.log == nil {
 		s.log = io.Discard
@@ -175,6 +178,17 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	defer context.AfterFunc(s.stopCtx, cancel)()
 	if s.stopCtx.Err() != nil {
 		cancel() // at once: AfterFunc's cancel runs in a goroutine of its own
+	}
+	// Over HTTP, a client with a session reads the answer on the request
+	// that brought the call, and nowhere else: kesoku keeps no events to
+	// send again on another. When that request ends first (its client
+	// went away), no one can read the answer, and the call stops.
+	if post, tracked := s.posts.of(req.Extra); tracked {
+		if post == nil || post.Err() != nil {
+			cancel()
+		} else {
+			defer context.AfterFunc(post, cancel)()
+		}
 	}
 
 	if s.opts.Verbose {
