@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -45,8 +46,11 @@ type mcpServeOptions struct {
 	// Registry holds the tools; registry.Default but in tests.
 	Registry *registry.Registry
 
-	HTTP     string
-	TokenEnv string
+	HTTP           string
+	TokenEnv       string
+	SessionTimeout time.Duration
+	// sessionTimeoutSet is whether --session-timeout was given.
+	sessionTimeoutSet bool
 	toolChoice
 	Output string
 	callFlags
@@ -90,10 +94,12 @@ interrupt) the program and all it started get SIGTERM, then SIGKILL after
 --grace. A tool's failure is a result marked isError, never a
 protocol error. -o FILE appends each call's Message record to FILE; each
 client's session is a session_id of its own, its calls call_1, call_2...
+(requests without a session share one session_id per run).
 --jobs (16 unless given) bounds the calls that run at once, across all
 clients: an agent that sends several calls at once has them run at once,
 and a batch client (kesoku run --jobs 16) is not slowed to fewer. A client
-that cancels a call cancels the call's context. -v logs each call on
+that cancels a call, or goes away, cancels the call's context: it is
+recorded as aborted, and its slot is free. -v logs each call on
 standard error. --model gives analyze_media its model, as for kesoku run;
 without one, analyze_media answers that it needs one.
 
@@ -107,6 +113,11 @@ request that reaches the loopback address with a Host header that is not
 loopback (DNS rebinding) is refused with 403; so is, without a token, one
 that a web page makes from another origin.
 
+Clients of MCP 2026-07-28 are served without sessions, so that several
+servers behind a load balancer serve one client. Older clients get a
+session, closed after --session-timeout without a request (a call in
+flight keeps it open); the client must then initialize again.
+
 Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
 and get --grace to return, their clients get their results, and calls that
 come meanwhile are answered as aborted. A second signal ends the grace.
@@ -119,8 +130,9 @@ EXIT STATUS
        listened on (in use, say)
   2    bad usage: an unknown tool in --tools, a mistake in a command
        tool's declaration, --mcp-config, an address that is not
-       loopback without a token, --token-env naming an empty variable, an
-       -o file that cannot be opened; nothing was served
+       loopback without a token, --token-env naming an empty variable,
+       --token-env or --session-timeout without --http, an -o file that
+       cannot be opened; nothing was served
   130  stopped by SIGINT or SIGTERM, the calls in flight answered
 `,
 		Example: `  # For a client that starts kesoku itself (Claude Code, Claude Desktop, Gemini CLI):
@@ -138,6 +150,7 @@ EXIT STATUS
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.toolChoice.set(c)
+			opts.sessionTimeoutSet = c.Flags().Changed("session-timeout")
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -147,6 +160,7 @@ EXIT STATUS
 	f := c.Flags()
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at `ADDR` (PORT, :PORT or HOST:PORT; loopback unless HOST says otherwise) instead of standard input and output")
 	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable `VAR` that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
+	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "how long the session of an HTTP client of MCP before 2026-07-28 lasts without a request")
 	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
 	opts.callFlags.register(f, 16, "how many calls run at once, across all clients; more wait for a free slot")
@@ -177,6 +191,9 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.sessionTimeoutSet && opts.HTTP == "" {
+		return usageErrf("--session-timeout: sessions that expire are for --http; standard input and output serve one client for as long as it stays")
+	}
 	var records *message.JSONLWriter
 	if opts.Output != "" {
 		g.protect(opts.Output, "it is the file this server writes its records to")
@@ -194,7 +211,10 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	ropts := opts.callFlags.options(g)
 	ropts.Model = toolModel(g, resolved, int64(opts.InlineLimit))
 	ropts.EndGrace = ir.endGrace()
-	sopts := mcpserve.Options{Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose}
+	sopts := mcpserve.Options{
+		Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose,
+		SessionTimeout: opts.SessionTimeout,
+	}
 	if records != nil {
 		sopts.Records = records
 	}
@@ -240,6 +260,10 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	}
 	return nil
 }
+
+// maxSessionTimeout bounds --session-timeout: a session idle for more
+// than a week is one its client has forgotten.
+const maxSessionTimeout = 7 * 24 * time.Hour
 
 // minTokenLen is the length below which a token is guessed too easily to
 // keep a network out: kesoku serves it, and says so.

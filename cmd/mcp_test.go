@@ -34,6 +34,8 @@ func TestMCPServeUsage(t *testing.T) {
 		{[]string{"--provider", "gemini"}, `give --model too`},
 		{[]string{"stray"}, `unknown command "stray"`},
 		{[]string{"--jobs", "0"}, `--jobs`},
+		{[]string{"--http", "0", "--session-timeout", "0"}, `--session-timeout.*want a duration \(300ms, 30s, 5m, 1h\) from 1s to 168h`},
+		{[]string{"--session-timeout", "1m"}, `--session-timeout: sessions that expire are for --http`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,6 +40,18 @@ func sessions(s *Server) (sdk, ours int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return sdk, len(s.sessions)
+}
+
+// waitFor polls cond until it holds, failing the test when it never does.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 4000 {
+		if cond() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("after 20s: %s", what)
 }
 
 // httpServed is a server of the test tools over HTTP, its records kept.
@@ -298,6 +311,75 @@ func TestHTTPCancel(t *testing.T) {
 		}
 		if r := waitRecords(t, store, i+2)[i+1]; r.Status != message.StatusAborted {
 			t.Errorf("%q: the cancelled call: %+v", version, r)
+		}
+	}
+}
+
+// Sessions that go idle expire, so that clients that initialize and go
+// away cost nothing for ever; a session with a call in flight is not
+// idle, however long the call.
+func TestSessionsExpire(t *testing.T) {
+	t.Parallel()
+	h := serveHTTP(t, func(o *Options) { o.SessionTimeout = 50 * time.Millisecond })
+	tt, s, store, url := h.tt, h.s, h.store, h.url
+
+	// The busy client's session may expire before its call comes, on a
+	// slow machine: then it starts again.
+	var busy *rawClient
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	returned := make(chan *rawResponse, 1)
+	for busy == nil {
+		c := newRawClient(t, url, legacy)
+		c.mustInitialize()
+		started := make(chan *rawResponse, 1)
+		go func() {
+			resp, _ := c.callTool(ctx, "block", map[string]any{"tag": "busy"})
+			started <- resp
+		}()
+		select {
+		case <-tt.started:
+			busy = c
+			go func() { returned <- <-started }()
+		case resp := <-started:
+			if resp == nil || resp.status != http.StatusNotFound {
+				t.Fatalf("the busy call: %+v", resp)
+			}
+		}
+	}
+
+	var idle []*rawClient
+	for range 50 {
+		c := newRawClient(t, url, legacy)
+		c.mustInitialize()
+		idle = append(idle, c)
+		// A call makes kesoku's own state of the session too, unless
+		// the session is already gone.
+		c.callTool(context.Background(), "calculate_sum", map[string]any{"a": 1, "b": 1})
+	}
+	waitFor(t, "the idle sessions expire, the busy one stays", func() bool {
+		sdk, ours := sessions(s)
+		return sdk == 1 && ours == 1
+	})
+	select {
+	case resp := <-returned:
+		t.Fatalf("the busy call returned: %+v", resp)
+	default:
+	}
+	// A client whose session expired is told it is gone.
+	resp, err := idle[0].callTool(context.Background(), "calculate_sum", map[string]any{"a": 1, "b": 1})
+	if err != nil || resp.status != http.StatusNotFound {
+		t.Errorf("a call in an expired session: %+v, %v", resp, err)
+	}
+	// Once its call ends, the busy session goes idle too, and expires.
+	drop()
+	waitFor(t, "the busy session expires after its call", func() bool {
+		sdk, ours := sessions(s)
+		return sdk == 0 && ours == 0
+	})
+	for _, r := range store.all() {
+		if r.Name == "block" && r.Status != message.StatusAborted {
+			t.Errorf("the busy call's record: %+v", r)
 		}
 	}
 }

@@ -190,18 +190,23 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token strin
 // Requests of the stateless revision (MCP-Protocol-Version 2026-07-28 or
 // later) are served without a session, each on its own, so that servers
 // behind a load balancer serve one client together; those of earlier
-// revisions in the sessions their initialize opened. One SDK handler
-// cannot do both: a stateful one refuses the stateless revision, a
-// stateless one serves the others without sessions.
+// revisions in the sessions their initialize opened, which expire when
+// idle (Options.SessionTimeout). One SDK handler cannot do both: a
+// stateful one refuses the stateless revision, a stateless one serves the
+// others without sessions.
 func (s *Server) Handler(token string) http.Handler {
 	get := func(*http.Request) *mcp.Server { return s.mcp }
+	timeout := s.opts.SessionTimeout
+	if timeout <= 0 {
+		timeout = DefaultSessionTimeout
+	}
 	sessionless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless: true,
 		// The request is the whole of a call: when it ends, so does the
 		// call.
 		PropagateRequestCancellation: true,
 	})
-	sessions := s.posts.track(mcp.NewStreamableHTTPHandler(get, nil))
+	sessions := s.posts.track(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: timeout}))
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The header is kesoku's own note on a request (posts.track),
 		// never a client's.

@@ -46,7 +46,16 @@ type Options struct {
 	Log io.Writer
 	// Verbose logs each call as it starts and returns.
 	Verbose bool
+	// SessionTimeout is how long the session of an HTTP client of a
+	// revision before the stateless one may go without a request before
+	// it is closed and forgotten; 0 is DefaultSessionTimeout. A session
+	// with a call in flight is not idle.
+	SessionTimeout time.Duration
 }
+
+// DefaultSessionTimeout is how long an idle session lasts unless
+// Options.SessionTimeout says otherwise.
+const DefaultSessionTimeout = 10 * time.Minute
 
 // Server serves a registry's tools over MCP. One Server may serve one
 // stream (Serve) or many HTTP clients (ServeListener, Handler).
