@@ -214,6 +214,8 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	sopts := mcpserve.Options{
 		Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose,
 		SessionTimeout: opts.SessionTimeout,
+		Withheld:       withheld(offer.Set.Registry, offered),
+		Word:           wordMCPServeError,
 	}
 	if records != nil {
 		sopts.Records = records
@@ -264,6 +266,27 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 // maxSessionTimeout bounds --session-timeout: a session idle for more
 // than a week is one its client has forgotten.
 const maxSessionTimeout = 7 * 24 * time.Hour
+
+// withheld are the tools of all that offered leaves out.
+func withheld(all, offered *registry.Registry) []string {
+	var out []string
+	for _, name := range all.Names() {
+		if _, ok := offered.Lookup(name); !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// wordMCPServeError words an error kesoku mcp serve answers a client
+// with: of a tool that exists but is not offered, how to offer it.
+func wordMCPServeError(err error) string {
+	var unknown *mcpserve.UnknownToolError
+	if errors.As(err, &unknown) && unknown.Withheld != "" {
+		return fmt.Sprintf("%v. kesoku mcp serve offers %s when --tools names it (--tools all offers every tool)", err, unknown.Withheld)
+	}
+	return err.Error()
+}
 
 // minTokenLen is the length below which a token is guessed too easily to
 // keep a network out: kesoku serves it, and says so.

@@ -334,3 +334,24 @@ func TestMCPServeCommandTools(t *testing.T) {
 		}
 	}
 }
+
+// A call of a tool that is not offered is answered with what was likely
+// meant, and for a tool that exists, how to offer it.
+func TestMCPServeUnknownTool(t *testing.T) {
+	t.Parallel()
+	s := startMCPServe(t, t.TempDir())
+	for _, tc := range []struct{ name, want string }{
+		{"write_file", `tool "write_file" is not offered by this server; the tools offered: analyze_media, calculate_sum, .*\. kesoku mcp serve offers write_file when --tools names it \(--tools all offers every tool\)$`},
+		{"write_fil", `unknown tool "write_fil"; did you mean "write_file"\? It is not offered by this server\. The tools offered: .*\. kesoku mcp serve offers write_file when --tools names it`},
+		{"read_fil", `unknown tool "read_fil"; did you mean "read_file"\? The tools offered: [a-z_, ]+$`},
+	} {
+		_, err := s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.name, Arguments: map[string]any{}})
+		if err == nil || !regexp.MustCompile(tc.want).MatchString(err.Error()) {
+			t.Errorf("call %s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	s.cs.Close()
+	if code := s.exit(t); code != ExitOK {
+		t.Errorf("exit %d; stderr:\n%s", code, s.stderr.String())
+	}
+}

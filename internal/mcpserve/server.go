@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,14 @@ type Options struct {
 	// it is closed and forgotten; 0 is DefaultSessionTimeout. A session
 	// with a call in flight is not idle.
 	SessionTimeout time.Duration
+	// Withheld are the tools that exist but are not offered: a client
+	// that calls one is told that it is not offered, rather than that it
+	// is unknown.
+	Withheld []string
+	// Word, when set, words the errors a client is answered with rather
+	// than their own messages: it is given an *UnknownToolError, and may
+	// say what offers the tool (the caller's flags).
+	Word func(error) string
 }
 
 // DefaultSessionTimeout is how long an idle session lasts unless
@@ -84,6 +93,9 @@ type Server struct {
 	// stateless is the session of every request of the stateless
 	// revision: one for the run, whichever client sent it.
 	stateless *clientSession
+	// offered and withheld are the names of the tools offered and of
+	// those that exist but are not.
+	offered, withheld []string
 	// posts are the HTTP requests in flight of clients with sessions.
 	posts *posts
 }
@@ -116,6 +128,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		failed:    make(chan struct{}),
 		sessions:  make(map[*mcp.ServerSession]*clientSession),
 		stateless: &clientSession{id: message.NewID()},
+		withheld:  slices.Sorted(slices.Values(opts.Withheld)),
 		posts:     &posts{open: make(map[string]context.Context)},
 	}
 	if s.log == nil {
@@ -131,7 +144,10 @@ func New(reg *registry.Registry, opts Options) *Server {
 	})
 	for _, spec := range reg.All() {
 		s.mcp.AddTool(tool(spec), s.call)
+		s.offered = append(s.offered, spec.Name)
 	}
+	slices.Sort(s.offered)
+	s.mcp.AddReceivingMiddleware(s.refuseUnknown)
 	return s
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/runner"
@@ -597,5 +600,92 @@ func TestClientGoesAway(t *testing.T) {
 	}
 	if recs := store.all(); len(recs) != 1 || recs[0].Status != message.StatusAborted {
 		t.Errorf("records %+v, want the call aborted", recs)
+	}
+}
+
+// A call of a tool that is not offered is the protocol's invalid params
+// error, saying what was meant: the tool that was likely meant, that a
+// tool exists but is not offered, and the tools that are.
+func TestUnknownTool(t *testing.T) {
+	t.Parallel()
+	tt := newTestTools(t)
+	offered := registry.New()
+	for _, spec := range tt.reg.All() {
+		if spec.Name != "write_file" {
+			offered.MustRegister(spec)
+		}
+	}
+	opts := testOptions(t)
+	opts.Withheld = []string{"write_file"}
+	sv := serve(t, New(offered, opts))
+	for _, tc := range []struct{ name, want string }{
+		{"read_fil", `unknown tool "read_fil"; did you mean "read_file"? The tools offered: big, block, calculate_sum, `},
+		{"write_file", `tool "write_file" is not offered by this server; the tools offered: big, `},
+		{"write_fil", `unknown tool "write_fil"; did you mean "write_file"? It is not offered by this server. The tools offered: `},
+		{"frobnicate", `unknown tool "frobnicate"; the tools offered: big, `},
+		{"", `unknown tool ""; the tools offered: `},
+	} {
+		_, err := sv.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.name, Arguments: map[string]any{}})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("call %q: %v, want an invalid params error", tc.name, err)
+			continue
+		}
+		if !strings.HasPrefix(je.Message, tc.want) {
+			t.Errorf("call %q: %q, want it to start %q", tc.name, je.Message, tc.want)
+		}
+	}
+	if res := call(t, sv.cs, "calculate_sum", map[string]any{"a": 1, "b": 2}); text(t, res) != "3" {
+		t.Errorf("an offered tool after unknown ones: %q", text(t, res))
+	}
+
+	// The caller words the error, in either revision over HTTP.
+	opts.Word = func(err error) string {
+		var ute *UnknownToolError
+		if errors.As(err, &ute) && ute.Withheld != "" {
+			return err.Error() + ". Offered with --tools " + ute.Withheld
+		}
+		return err.Error()
+	}
+	srv := httptest.NewServer(New(offered, opts).Handler(""))
+	t.Cleanup(srv.Close)
+	for _, version := range []string{modern, legacy} {
+		c := newRawClient(t, srv.URL+Path, version)
+		if version < modern {
+			c.mustInitialize()
+		}
+		resp, err := c.callTool(context.Background(), "write_file", map[string]any{"path": "x", "content": "y"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.err == nil || resp.err.Code != jsonrpc.CodeInvalidParams || !strings.HasSuffix(resp.err.Message, ". Offered with --tools write_file") {
+			t.Errorf("%s: write_file: status %d, %v", version, resp.status, resp.err)
+		}
+	}
+}
+
+func TestUnknownToolError(t *testing.T) {
+	t.Parallel()
+	many := make([]string, maxListed+5)
+	for i := range many {
+		many[i] = fmt.Sprintf("t%02d", i)
+	}
+	for _, tc := range []struct {
+		err  UnknownToolError
+		want string
+	}{
+		{UnknownToolError{Name: "x"}, `unknown tool "x"; no tool is offered`},
+		{UnknownToolError{Name: "write_file", Withheld: "write_file"}, `tool "write_file" is not offered by this server; no tool is offered`},
+		{UnknownToolError{Name: "write_fil", Suggestion: "write_file", Withheld: "write_file"}, `unknown tool "write_fil"; did you mean "write_file"? It is not offered by this server. No tool is offered.`},
+		{UnknownToolError{Name: "t1", Suggestion: "t01", Offered: []string{"t01", "t02"}}, `unknown tool "t1"; did you mean "t01"? The tools offered: t01, t02`},
+		{UnknownToolError{Name: "x", Offered: many}, `unknown tool "x"; the tools offered: t00, t01, `},
+	} {
+		if got := tc.err.Error(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.err, got, tc.want)
+		}
+	}
+	e := UnknownToolError{Name: "x", Offered: many}
+	if got := e.Error(); !strings.HasSuffix(got, fmt.Sprintf("t%02d and 5 more", maxListed-1)) {
+		t.Errorf("many tools: %q", got)
 	}
 }
