@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ var noisyTool = &registry.Spec{
 // mcpClientMain is a small MCP client for the scripts, speaking through
 // the SDK's own client to the server that PROG starts:
 //
-//	mcpclient [-http] [-token VAR] OPS -- PROG [ARGS...]
+//	mcpclient [-http] [-token VAR] [-version V] OPS -- PROG [ARGS...]
 //	mcpclient -config FILE OPS
 //
 // Over standard input and output (the default) PROG is the server; with
@@ -53,17 +54,26 @@ var noisyTool = &registry.Spec{
 // with -http, PROG prints the server's URL on standard error
 // ("http://.../mcp"), and the client connects to it, sending the bearer
 // token held by VAR. PROG's standard error is copied to the client's.
+// -version asks for protocol version V rather than the SDK's newest
+// (which it falls back from).
 //
 // OPS is a file of operations, one a line:
 //
+//	protocol           print "protocol VERSION", the version agreed
 //	list               print "tool NAME readOnly=BOOL" for each tool
 //	call NAME ARGS     call NAME with the JSON ARGS; print the result
 //	start NAME ARGS    call NAME in the background
+//	drop FILE NAME ARGS  over HTTP, call NAME on a connection of its own,
+//	                   and close the connection once FILE exists (the
+//	                   tool has started): a client that goes away
 //	results            wait for the background calls; print their results
 //	waitlog REGEXP     wait (up to 20s) until PROG's stderr matches
 //	waitfile FILE      wait (up to 20s) until FILE exists and is not empty
 //	signal INT|TERM    send PROG the signal
-//	close              end the session (over stdio: close PROG's input)
+//	close              end the session (over stdio: close PROG's input
+//	                   once the calls in flight have returned)
+//	goaway             over stdio, close PROG's input at once, as a
+//	                   client that exits does
 //
 // A result prints as "NAME: ok: TEXT" or "NAME: error: TEXT" (newlines
 // as \n), then "structured: JSON" when it has structured content; a
@@ -75,6 +85,7 @@ func mcpClientMain(args []string) int {
 	useHTTP := fs.Bool("http", false, "PROG serves HTTP")
 	tokenVar := fs.String("token", "", "the variable holding the bearer token")
 	config := fs.String("config", "", "a client's config file naming the server")
+	version := fs.String("version", "", "the protocol version to ask for")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -96,7 +107,7 @@ func mcpClientMain(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	c := &scriptClient{log: &lockedBuffer{}}
+	c := &scriptClient{log: &lockedBuffer{}, version: *version}
 	c.cmd = exec.Command(rest[2], rest[3:]...)
 	c.cmd.Stderr = io.MultiWriter(os.Stderr, c.log)
 	if err := c.connect(*useHTTP, os.Getenv(*tokenVar)); err != nil {
@@ -116,8 +127,12 @@ func mcpClientMain(args []string) int {
 	}
 	c.results()
 	c.cs.Close()
-	if *useHTTP && c.cmd.ProcessState == nil {
-		c.cmd.Process.Signal(syscall.SIGINT)
+	if *useHTTP {
+		select {
+		case <-c.waited:
+		default:
+			c.cmd.Process.Signal(syscall.SIGINT)
+		}
 	}
 	fmt.Printf("exit %d\n", c.wait())
 	return 0
@@ -151,24 +166,48 @@ func configuredServer(path string) ([]string, error) {
 type scriptClient struct {
 	cmd     *exec.Cmd
 	cs      *mcp.ClientSession
-	log     *lockedBuffer
-	waited  chan struct{}
-	pending []chan string
+	version string
+	// stdin is PROG's standard input, over stdio.
+	stdin io.Closer
+	// url and token are the server's over HTTP.
+	url, token string
+	log        *lockedBuffer
+	waited     chan struct{}
+	pending    []chan string
 }
 
 func (c *scriptClient) connect(useHTTP bool, token string) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpclient", Version: "1"}, nil)
 	ctx := context.Background()
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: c.version}
 	if !useHTTP {
-		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c.cmd, TerminateDuration: 20 * time.Second}, nil)
+		// Plain pipes rather than the SDK's CommandTransport, whose Close
+		// waits for the calls in flight: goaway closes PROG's input at
+		// once, as a client that exits does. Closing the session closes
+		// the input alone; PROG's output stays open until it ends.
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		c.cmd.Stdin, c.cmd.Stdout = inR, outW
+		err = c.start()
+		inR.Close()
+		outW.Close()
+		if err != nil {
+			return err
+		}
+		c.stdin = inW
+		cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(outR), Writer: inW}, opts)
 		c.cs = cs
 		return err
 	}
-	if err := c.cmd.Start(); err != nil {
+	if err := c.start(); err != nil {
 		return err
 	}
-	c.waited = make(chan struct{})
-	go func() { c.cmd.Wait(); close(c.waited) }()
 	var url string
 	if err := c.waitLog(regexp.MustCompile(`http://\S+/mcp`), func(m string) { url = m }); err != nil {
 		return err
@@ -177,15 +216,32 @@ func (c *scriptClient) connect(useHTTP bool, token string) error {
 	if token != "" {
 		hc = &http.Client{Transport: bearerToken(token)}
 	}
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	c.url, c.token = url, token
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, opts)
 	c.cs = cs
 	return err
+}
+
+// start starts PROG, and waits for it in the background.
+func (c *scriptClient) start() error {
+	if err := c.cmd.Start(); err != nil {
+		return err
+	}
+	c.waited = make(chan struct{})
+	go func() { c.cmd.Wait(); close(c.waited) }()
+	return nil
 }
 
 func (c *scriptClient) do(line string) error {
 	op, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch op {
+	case "protocol":
+		fmt.Printf("protocol %s\n", c.cs.InitializeResult().ProtocolVersion)
+	case "drop":
+		file, call, _ := strings.Cut(rest, " ")
+		name, args, _ := strings.Cut(strings.TrimSpace(call), " ")
+		return c.drop(file, name, args)
 	case "list":
 		res, err := c.cs.ListTools(context.Background(), nil)
 		if err != nil {
@@ -208,16 +264,7 @@ func (c *scriptClient) do(line string) error {
 		}
 		return c.waitLog(re, nil)
 	case "waitfile":
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if fi, err := os.Stat(rest); err == nil && fi.Size() > 0 {
-				return nil
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s is missing or empty after 20s", rest)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		return waitFile(rest)
 	case "signal":
 		sig := map[string]os.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[rest]
 		if sig == nil {
@@ -226,6 +273,11 @@ func (c *scriptClient) do(line string) error {
 		return c.cmd.Process.Signal(sig)
 	case "close":
 		return c.cs.Close()
+	case "goaway":
+		if c.stdin == nil {
+			return errors.New("goaway is for standard input and output")
+		}
+		return c.stdin.Close()
 	default:
 		return fmt.Errorf("unknown operation %q", op)
 	}
@@ -271,6 +323,77 @@ func (c *scriptClient) call(spec string) chan string {
 	return ch
 }
 
+// drop calls the tool name with the JSON args as a client of the
+// session's protocol version does, by hand, on a connection of its own,
+// and closes the connection once file exists. It prints "NAME: dropped".
+func (c *scriptClient) drop(file, name, args string) error {
+	if c.url == "" {
+		return errors.New("drop is for -http")
+	}
+	version := c.cs.InitializeResult().ProtocolVersion
+	params := map[string]any{"name": name, "arguments": json.RawMessage(args)}
+	if version >= "2026-07-28" {
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    version,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		}
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "dropped", "method": "tools/call", "params": params})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", version)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", name)
+	if id := c.cs.ID(); id != "" {
+		req.Header.Set("Mcp-Session-Id", id)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	sent := make(chan error, 1)
+	go func() {
+		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		sent <- err
+	}()
+	if err := waitFile(file); err != nil {
+		return err
+	}
+	cancel()
+	if err := <-sent; !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("the call ended before it was dropped: %v", err)
+	}
+	fmt.Printf("%s: dropped\n", name)
+	return nil
+}
+
+// waitFile waits (up to 20s) until the file at path exists and is not
+// empty.
+func waitFile(path string) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is missing or empty after 20s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (c *scriptClient) results() {
 	for _, ch := range c.pending {
 		fmt.Print(<-ch)
@@ -298,18 +421,11 @@ func (c *scriptClient) waitLog(re *regexp.Regexp, found func(string)) error {
 
 // wait returns PROG's exit status once it has ended, killing it after 20s.
 func (c *scriptClient) wait() int {
-	if c.waited == nil {
-		// CommandTransport waited for it when the session closed.
-		if c.cmd.ProcessState == nil {
-			c.cmd.Wait()
-		}
-	} else {
-		select {
-		case <-c.waited:
-		case <-time.After(20 * time.Second):
-			c.kill()
-			<-c.waited
-		}
+	select {
+	case <-c.waited:
+	case <-time.After(20 * time.Second):
+		c.kill()
+		<-c.waited
 	}
 	if c.cmd.ProcessState == nil {
 		return -1
