@@ -94,6 +94,13 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 		return sum, &UsageError{Err: err}
 	}
 	defer f.Close()
+	n, err := f.Count(ctx)
+	if err != nil {
+		return sum, &UsageError{Err: fmt.Errorf("read the batch's requests: %w", err)}
+	}
+	if err := st.fits(o.StatePath, st.File, n); err != nil {
+		return sum, err
+	}
 	r := runner.New(o.Registry, runner.Options{SessionID: st.SessionID})
 	// The checker numbers the requests as run does: the same ids.
 	numbering := r.Checker()

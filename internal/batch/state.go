@@ -185,6 +185,21 @@ func Load(path string) (*State, error) {
 	return &s, nil
 }
 
+// fits checks the state at path against its request file, named file,
+// which holds n requests: a state edited by hand must be refused before
+// anything is allocated by the counts it claims, or any record written.
+func (s *State) fits(path, file string, n int64) error {
+	switch {
+	case s.Submitted && s.Requests != n:
+		return usage("%s: the state says the batch holds %d requests, but %s holds %d: the state file was edited; collect writes nothing from it", path, s.Requests, file, n)
+	case s.sent() > n:
+		return usage("%s: the state says requests 1 to %d were sent, but %s holds %d: the state file was edited; submit sends nothing from it", path, s.sent(), file, n)
+	case s.Sending != nil && s.Sending.Last > n:
+		return usage("%s: the state says requests %d to %d were being sent, but %s holds %d: the state file was edited; submit sends nothing from it", path, s.Sending.First, s.Sending.Last, file, n)
+	}
+	return nil
+}
+
 // Save writes the state file whole or not at all: written beside it,
 // synced, then renamed over it, so that an interrupt or a crash leaves
 // the old state or the new one.

@@ -137,6 +137,9 @@ func Submit(ctx context.Context, o SubmitOptions) (*SubmitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := st.fits(path, src.display, n); err != nil {
+		return nil, err
+	}
 	st.Requests = n
 	b, err := o.Connect(ctx)
 	if err != nil {
