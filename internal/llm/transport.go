@@ -637,6 +637,7 @@ func (s *streamBody) Read(p []byte) (int, error) {
 			noteFailure(s.ctx, s.err)
 			return 0, s.err
 		}
+		limit := s.t.maxEvent()
 		for _, b := range p[:n] {
 			switch b {
 			case '\n':
@@ -649,12 +650,13 @@ func (s *streamBody) Read(p []byte) (int, error) {
 				continue
 			}
 			s.lineLen++
-			s.event++
-		}
-		if s.event > s.t.maxEvent() {
-			s.err = &TooLargeError{Provider: s.t.Provider, What: "an event of the stream", Limit: s.t.maxEvent()}
-			noteFailure(s.ctx, s.err)
-			return 0, s.err
+			// Checked at each byte: an event that ends within this read
+			// must not have its count reset before it is checked.
+			if s.event++; s.event > limit {
+				s.err = &TooLargeError{Provider: s.t.Provider, What: "an event of the stream", Limit: limit}
+				noteFailure(s.ctx, s.err)
+				return 0, s.err
+			}
 		}
 	}
 	if err != nil && !errors.Is(err, io.EOF) {

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -503,6 +504,47 @@ func TestErrorBodyNotJSON(t *testing.T) {
 					if !strings.Contains(line, "502 from "+srv.URL+"/") || !strings.Contains(line, ": <html><head><title>502 Bad Gateway") || strings.ContainsRune(line, 0x1b) {
 						t.Errorf("notice %q, want the status, the URL and the page's first bytes, printable", line)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestEventCapIsExact: an event of exactly MaxEvent bytes (its line
+// breaks not counted) is read, and one byte more is refused, though the
+// whole event, and the blank line that ends it, come in one read.
+func TestEventCapIsExact(t *testing.T) {
+	t.Parallel()
+	pad := strings.Repeat("a", 1000)
+	for _, tt := range []struct {
+		provider llmtest.Provider
+		// event is the largest event, ends the stream of events.
+		event, rest string
+	}{
+		{llmtest.OpenAI,
+			`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"` + pad + `"},"finish_reason":null}]}`,
+			"\n\n" + `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"},
+		{llmtest.Gemini,
+			`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"` + pad + `"}]},"finishReason":"STOP"}]}`,
+			"\r\n\r\n"},
+	} {
+		for _, over := range []int64{0, 1} {
+			t.Run(fmt.Sprintf("%s %d over", tt.provider, over), func(t *testing.T) {
+				t.Parallel()
+				srv := llmtest.NewServer(tt.provider, testKey, llmtest.Reply{Raw: tt.event + tt.rest})
+				defer srv.Close()
+				limit := int64(len(tt.event)) - over
+				p := provider(t, srv, llm.ClientOptions{MaxEvent: limit, Retry: fastRetry}, nil)
+				answer, _, err := ask(p, true)
+				if over == 0 {
+					if err != nil || answer != pad {
+						t.Fatalf("an event of exactly the cap: answer of %d bytes, error %v", len(answer), err)
+					}
+					return
+				}
+				var tl *llm.TooLargeError
+				if !errors.As(err, &tl) || tl.Limit != limit {
+					t.Fatalf("an event one byte over the cap: error %v, want it too large", err)
 				}
 			})
 		}
