@@ -19,9 +19,12 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// batchMaxResponse bounds one answer of a batch API: the results of a
-// batch of 100,000 requests are far larger than any model's answer.
-const batchMaxResponse = 8 << 30
+// batchMaxResponse bounds one answer of a batch API other than its
+// results (which are read a line at a time, within llm.DefaultMaxResults):
+// a Gemini batch of inline requests answers them inside the batch, and 20
+// MB of requests may get more than any one model's answer. genai decodes
+// such an answer at some ten times its size.
+const batchMaxResponse = 256 << 20
 
 // newBatchCmd builds `kesoku batch` and its subcommands.
 func newBatchCmd(g *Globals) *cobra.Command {
@@ -221,15 +224,17 @@ func batchError(ctx context.Context, err error, goOn string) error {
 // batchStateOptions are the flags of status and collect: the state file,
 // and how to reach the provider.
 type batchStateOptions struct {
-	g       *Globals
-	State   string
-	BaseURL string
-	Idle    time.Duration
+	g        *Globals
+	State    string
+	BaseURL  string
+	Idle     time.Duration
+	Deadline time.Duration
 }
 
 func (o *batchStateOptions) register(c *cobra.Command) {
 	c.Flags().StringVar(&o.BaseURL, "base-url", "", "the provider's API endpoint, for a proxy (default: the provider's own)")
 	durationVar(c.Flags(), &o.Idle, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a request to the provider that sends nothing for this long")
+	apiTimeoutVar(c.Flags(), &o.Deadline)
 }
 
 // open reads the state file and builds the client of its provider.
@@ -238,7 +243,7 @@ func (o *batchStateOptions) open(ctx context.Context) (*batch.State, llm.Batcher
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
-	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, MaxResponse: batchMaxResponse}
+	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, Deadline: o.Deadline, MaxResponse: batchMaxResponse}
 	if !o.g.Quiet {
 		cfg.Notices = o.g.IO.Err
 	}

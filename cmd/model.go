@@ -15,9 +15,9 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// registerModelFlags adds --model, --provider, --base-url, --max-tokens
-// and --idle-timeout to fs: the flags of every command that talks to a model (session,
-// analyze, run --model).
+// registerModelFlags adds --model, --provider, --base-url, --max-tokens,
+// --idle-timeout and --api-timeout to fs: the flags of every command that
+// talks to a model (session, analyze, run --model).
 func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
 	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash, claude-sonnet-4-5 or gpt-4o")
 	names := provider.Names()
@@ -25,6 +25,12 @@ func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
 	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's API endpoint: a proxy, or a server that speaks OpenAI's API, e.g. http://localhost:11434/v1 (default: the provider's own)")
 	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for 8192 with Claude, the model's own limit with Gemini and OpenAI")
 	durationVar(fs, &m.IdleTimeout, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a model request or stream that sends nothing for this long")
+	apiTimeoutVar(fs, &m.Deadline)
+}
+
+// apiTimeoutVar adds --api-timeout to fs.
+func apiTimeoutVar(fs *pflag.FlagSet, p *time.Duration) {
+	durationVar(fs, p, "api-timeout", llm.DefaultDeadline, time.Millisecond, maxAPITimeout, "abandon a request to the provider whose answer has not ended after this long, however steadily it comes")
 }
 
 // registerToolModelFlags adds the flags that choose the model tools ask
@@ -41,6 +47,8 @@ const (
 	maxTokens      = 1_000_000
 	maxInlineLimit = 100_000_000
 	maxIdleTimeout = 24 * time.Hour
+	// A day, as a batch has to answer in.
+	maxAPITimeout = 24 * time.Hour
 )
 
 // resolveModel resolves the model the flags chose. What cannot be (no
@@ -59,8 +67,9 @@ func resolveModel(m provider.Config) (*provider.Model, error) {
 // says it needs one. The other model flags mean nothing without it.
 func resolveToolModel(m provider.Config) (*provider.Model, error) {
 	if m.Model == "" {
-		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 || (m.IdleTimeout != 0 && m.IdleTimeout != llm.DefaultIdleTimeout) {
-			return nil, usageErrf("--provider, --base-url, --max-tokens and --idle-timeout choose how to reach --model: give --model too")
+		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 || (m.IdleTimeout != 0 && m.IdleTimeout != llm.DefaultIdleTimeout) ||
+			(m.Deadline != 0 && m.Deadline != llm.DefaultDeadline) {
+			return nil, usageErrf("--provider, --base-url, --max-tokens, --idle-timeout and --api-timeout choose how to reach --model: give --model too")
 		}
 		return nil, nil
 	}

@@ -85,8 +85,10 @@ stream that sends nothing for --idle-timeout (default 2m) are retried
 with backoff, each retry told on stderr with its reason and its wait; a
 wait the server asks for (retry-after) is honoured up to a minute.
 Answers always come from the API as a stream, so --idle-timeout bounds a
-silence, never the length of an answer; --stream only says whether the
-text is shown as it comes. Text not shown can be taken back: a stream
+silence, never the length of an answer; --api-timeout (default 1h)
+bounds each request whole, an answer that never ends but never goes
+quiet either, and is not retried. --stream only says whether the text is
+shown as it comes. Text not shown can be taken back: a stream
 that drops midway is then asked for again.
 
 What a session costs: every model record carries usage (input_tokens,

@@ -36,9 +36,12 @@ const (
 
 // connect builds the real provider client against the fake, as kesoku
 // does: through the SDK, pointed at the fake's URL.
-func connect(t *testing.T, srv *llmtest.Server) llm.Batcher {
+func connect(t *testing.T, srv *llmtest.Server, options ...func(*llm.ClientOptions)) llm.Batcher {
 	t.Helper()
 	opts := llm.ClientOptions{APIKey: "test-key", BaseURL: srv.URL, Retry: llm.Retry{MaxRetries: -1}, MaxResponse: 1 << 30}
+	for _, o := range options {
+		o(&opts)
+	}
 	switch srv.Provider() {
 	case llmtest.Claude:
 		opts.Model = claudeModel

@@ -29,13 +29,17 @@ type ClientOptions struct {
 	// IdleTimeout bounds how long a request or a stream may send nothing
 	// before it is abandoned and retried; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Deadline bounds each request whole, from its sending to the end of
+	// its answer, however steadily it comes; 0 means DefaultDeadline.
+	Deadline time.Duration
 	// NewIdleTimer makes the timers that measure IdleTimeout; nil means
 	// real ones (time.AfterFunc). Tests give timers that fire when the
 	// test says, not when a loaded machine happens to be slow.
 	NewIdleTimer func(d time.Duration, fire func()) IdleTimer
-	// MaxResponse bounds a response body, streamed or not, and MaxEvent
-	// one event of a stream; 0 means the defaults.
-	MaxResponse, MaxEvent int64
+	// MaxResponse bounds a response body, streamed or not, MaxEvent one
+	// event of a stream or one line of a batch's results, and MaxResults
+	// the results of a batch (see Results); 0 means the defaults.
+	MaxResponse, MaxEvent, MaxResults int64
 	// MaxRequest is the largest request body the provider's API takes;
 	// 0 means the provider's own limit.
 	MaxRequest int64

@@ -21,22 +21,34 @@ import (
 
 // Every request to a provider goes through one Transport, whatever its
 // SDK: it is where kesoku bounds what a provider or a proxy can do to it.
-// A server that accepts and never answers, a body that never ends, an
-// event that never closes, a retry-after of a day: each is bounded here,
-// with an error that says which bound was hit. Retries live here too,
-// for both SDKs alike, so that each is told on stderr with its reason
-// and its wait.
+// A server that accepts and never answers, a body that never ends or
+// trickles for ever, an event that never closes, a retry-after of a day:
+// each is bounded here, with an error that says which bound was hit.
+// Retries live here too, for both SDKs alike, so that each is told on
+// stderr with its reason and its wait.
 
 // Defaults of the bounds.
 const (
 	// DefaultIdleTimeout is how long a request or a stream may send
 	// nothing before it is abandoned (and retried).
 	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultDeadline bounds one request whole, from its sending to the
+	// last byte of its answer, however steadily bytes come: a body that
+	// trickles a byte at a time never goes idle. An hour is several times
+	// the longest model turn there is (128K tokens streamed at 60 a
+	// second take 36 minutes), and downloads a batch's results of 8 GiB
+	// at 2.4 MB/s.
+	DefaultDeadline = time.Hour
 	// DefaultMaxResponse bounds a response body, streamed or not: far
 	// more than the longest answer a model writes.
 	DefaultMaxResponse = 64 << 20
-	// DefaultMaxEvent bounds one event of a stream.
+	// DefaultMaxEvent bounds one event of a stream, or one line of a
+	// batch's results.
 	DefaultMaxEvent = 16 << 20
+	// DefaultMaxResults bounds the results of one batch, read a line at
+	// a time as they come (never whole): 100,000 answers of Claude's 8192
+	// tokens by default are some 3 GB.
+	DefaultMaxResults = 8 << 30
 	// DefaultMaxRetryWait bounds a wait the server asks for (retry-after):
 	// a longer one is cut to it, and said so.
 	DefaultMaxRetryWait = time.Minute
@@ -50,6 +62,17 @@ type IdleError struct {
 
 func (e *IdleError) Error() string {
 	return fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout)
+}
+
+// DeadlineError says a request, its answer read whole, took longer than
+// its deadline: an answer that never ends, though it never goes idle.
+type DeadlineError struct {
+	Provider string
+	Deadline time.Duration
+}
+
+func (e *DeadlineError) Error() string {
+	return fmt.Sprintf("%s: the API did not finish answering within %v (--api-timeout)", e.Provider, e.Deadline)
 }
 
 // TooLargeError says a response body, or one event of a stream, went
@@ -79,9 +102,14 @@ type Transport struct {
 	// IdleTimeout bounds how long a request, its response or a stream may
 	// send nothing; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Deadline bounds each try of a request whole: its sending, and its
+	// answer read to the end (a stream until it is closed); 0 means
+	// DefaultDeadline. A try cut by it is not tried again.
+	Deadline time.Duration
 	// MaxResponse and MaxEvent bound a response body and an event of a
-	// stream; 0 means the defaults.
-	MaxResponse, MaxEvent int64
+	// stream, MaxResults the results of a batch (see Results); 0 means
+	// the defaults.
+	MaxResponse, MaxEvent, MaxResults int64
 	// Retry says how often and how long to retry.
 	Retry Retry
 	// OnRetry, when set, is told of each retry in one line: what failed
@@ -105,8 +133,10 @@ func NewTransport(provider string, opts ClientOptions) *Transport {
 	t := &Transport{
 		Provider:    provider,
 		IdleTimeout: opts.IdleTimeout,
+		Deadline:    opts.Deadline,
 		MaxResponse: opts.MaxResponse,
 		MaxEvent:    opts.MaxEvent,
+		MaxResults:  opts.MaxResults,
 		Retry:       opts.Retry,
 		OnRetry:     opts.OnRetry,
 
@@ -135,11 +165,25 @@ func (t *Transport) idle() time.Duration {
 	return DefaultIdleTimeout
 }
 
+func (t *Transport) deadline() time.Duration {
+	if t.Deadline > 0 {
+		return t.Deadline
+	}
+	return DefaultDeadline
+}
+
 func (t *Transport) maxResponse() int64 {
 	if t.MaxResponse > 0 {
 		return t.MaxResponse
 	}
 	return DefaultMaxResponse
+}
+
+func (t *Transport) maxResults() int64 {
+	if t.MaxResults > 0 {
+		return t.MaxResults
+	}
+	return DefaultMaxResults
 }
 
 func (t *Transport) maxEvent() int64 {
@@ -282,12 +326,15 @@ func (e *RequestError) Unwrap() error { return e.Err }
 // it.
 func ownError(err error) error {
 	var idle *IdleError
+	var late *DeadlineError
 	var tooLarge *TooLargeError
 	var bad *MalformedError
 	var req *RequestError
 	switch {
 	case errors.As(err, &idle):
 		return idle
+	case errors.As(err, &late):
+		return late
 	case errors.As(err, &tooLarge):
 		return tooLarge
 	case errors.As(err, &bad):
@@ -299,7 +346,8 @@ func ownError(err error) error {
 }
 
 // OwnError is the error of kesoku's own that err, from an SDK, carries:
-// an IdleError, a TooLargeError, a MalformedError or a RequestError; nil
+// an IdleError, a DeadlineError, a TooLargeError, a MalformedError or a
+// RequestError; nil
 // when it carries none. A provider reports it in place of the SDK's
 // error, which only wraps it in more words.
 func OwnError(err error) error { return ownError(err) }
@@ -354,7 +402,8 @@ func (b *retryBudget) take() int { return int(b.used.Add(1)) }
 // that keeps to them as it is read.
 func (t *Transport) try(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
-	w := t.newWatchdog(func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) })
+	w := t.newWatchdog(func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) },
+		func() { cancel(&DeadlineError{Provider: t.Provider, Deadline: t.deadline()}) })
 	out := req.Clone(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		// An upload that is still going is not idle.
@@ -363,20 +412,25 @@ func (t *Transport) try(req *http.Request) (*http.Response, error) {
 	resp, err := t.base().RoundTrip(out)
 	if err != nil {
 		w.stop()
-		cause := context.Cause(ctx)
+		bound := boundHit(ctx)
 		cancel(nil)
-		var idle *IdleError
-		if errors.As(cause, &idle) {
-			return nil, idle
+		if bound != nil {
+			return nil, bound
 		}
 		return nil, err
 	}
 	w.kick()
-	if isStream(resp) && resp.StatusCode < 300 {
-		resp.Body = &streamBody{
-			body: resp.Body, w: w, ctx: ctx, cancel: cancel, t: t,
-			lines: streamKind(resp) == jsonLines,
+	results := isResults(req.Context()) || streamKind(resp) == jsonLines
+	if (results || isStream(resp)) && resp.StatusCode < 300 {
+		body := &streamBody{body: resp.Body, w: w, ctx: ctx, cancel: cancel, t: t,
+			limit: t.maxResponse(), what: "the answer", event: "an event of the stream"}
+		if results {
+			// Lines, each bounded as an event is, and more of them in all
+			// than any answer holds.
+			body.lines, body.limit = true, t.maxResults()
+			body.what, body.event = "the body of the results", "a line of the results"
 		}
+		resp.Body = body
 		return resp, nil
 	}
 	defer cancel(nil)
@@ -410,13 +464,26 @@ func (t *Transport) readAll(ctx context.Context, body io.Reader, w *watchdog) ([
 			return buf.Bytes(), nil
 		}
 		if err != nil {
-			var idle *IdleError
-			if errors.As(context.Cause(ctx), &idle) {
-				return nil, idle
+			if bound := boundHit(ctx); bound != nil {
+				return nil, bound
 			}
 			return nil, &droppedError{provider: t.Provider, err: err}
 		}
 	}
+}
+
+// boundHit is the bound (an IdleError, a DeadlineError) that cancelled
+// ctx, the context of one try; nil when none did.
+func boundHit(ctx context.Context) error {
+	var idle *IdleError
+	var late *DeadlineError
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &idle):
+		return idle
+	case errors.As(cause, &late):
+		return late
+	}
+	return nil
 }
 
 // droppedError says the connection broke while a response was read.
@@ -435,8 +502,11 @@ func (e *droppedError) Unwrap() error { return e.err }
 // not), and the wait the server asked for, if it asked.
 func (t *Transport) retryable(resp *http.Response, err error) (why string, asked time.Duration) {
 	if err != nil {
+		// An answer too large, or too long, would be as large, or as long,
+		// again.
 		var tooLarge *TooLargeError
-		if errors.As(err, &tooLarge) {
+		var late *DeadlineError
+		if errors.As(err, &tooLarge) || errors.As(err, &late) {
 			return "", 0
 		}
 		msg := err.Error()
@@ -549,6 +619,21 @@ func (t *Transport) notify(why string, asked, wait time.Duration, n int) {
 	t.OnRetry(msg)
 }
 
+// Results returns a context under which the answer to a request is the
+// results of a batch: JSON Lines read as they come, whatever their
+// Content-Type, within MaxResults in all and MaxEvent a line, never held
+// whole.
+func Results(ctx context.Context) context.Context {
+	return context.WithValue(ctx, resultsKey{}, true)
+}
+
+type resultsKey struct{}
+
+func isResults(ctx context.Context) bool {
+	v, _ := ctx.Value(resultsKey{}).(bool)
+	return v
+}
+
 // isStream reports whether a response is a stream, read as it comes
 // rather than whole: server-sent events, or JSON Lines (the results of a
 // batch, which may be larger than any answer).
@@ -572,23 +657,32 @@ func streamKind(resp *http.Response) string {
 	return mt
 }
 
-// watchdog calls fire once it has not been kicked for d.
+// watchdog calls idle once it has not been kicked for d, and late once
+// the deadline has passed, kicked or not.
 type watchdog struct {
-	d     time.Duration
-	timer IdleTimer
+	d        time.Duration
+	timer    IdleTimer
+	deadline *time.Timer
 }
 
-// newWatchdog starts a watchdog of the idle timeout that calls fire.
-func (t *Transport) newWatchdog(fire func()) *watchdog {
-	d := t.idle()
+// newWatchdog starts a watchdog of the idle timeout and of the deadline
+// of one try.
+func (t *Transport) newWatchdog(idle, late func()) *watchdog {
+	w := &watchdog{d: t.idle(), deadline: time.AfterFunc(t.deadline(), late)}
 	if t.NewIdleTimer != nil {
-		return &watchdog{d: d, timer: t.NewIdleTimer(d, fire)}
+		w.timer = t.NewIdleTimer(w.d, idle)
+	} else {
+		w.timer = time.AfterFunc(w.d, idle)
 	}
-	return &watchdog{d: d, timer: time.AfterFunc(d, fire)}
+	return w
 }
 
 func (w *watchdog) kick() { w.timer.Reset(w.d) }
-func (w *watchdog) stop() { w.timer.Stop() }
+
+func (w *watchdog) stop() {
+	w.timer.Stop()
+	w.deadline.Stop()
+}
 
 // kickReader kicks the watchdog as a request body is sent.
 type kickReader struct {
@@ -613,8 +707,14 @@ type streamBody struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	t      *Transport
+	// limit bounds the whole body; what and event name it and one of its
+	// events in errors.
+	limit       int64
+	what, event string
 
-	total, event int64
+	// total is what was read in all, size the length of the event being
+	// read.
+	total, size int64
 	// lineLen is the length of the line being read, \r left out: an empty
 	// line ends an event, or, with lines, every line break.
 	lineLen int64
@@ -632,8 +732,8 @@ func (s *streamBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		s.w.kick()
 		s.total += int64(n)
-		if s.total > s.t.maxResponse() {
-			s.err = &TooLargeError{Provider: s.t.Provider, What: "the answer", Limit: s.t.maxResponse()}
+		if s.total > s.limit {
+			s.err = &TooLargeError{Provider: s.t.Provider, What: s.what, Limit: s.limit}
 			noteFailure(s.ctx, s.err)
 			return 0, s.err
 		}
@@ -642,7 +742,7 @@ func (s *streamBody) Read(p []byte) (int, error) {
 			switch b {
 			case '\n':
 				if s.lineLen == 0 || s.lines {
-					s.event = 0
+					s.size = 0
 				}
 				s.lineLen = 0
 				continue
@@ -652,17 +752,16 @@ func (s *streamBody) Read(p []byte) (int, error) {
 			s.lineLen++
 			// Checked at each byte: an event that ends within this read
 			// must not have its count reset before it is checked.
-			if s.event++; s.event > limit {
-				s.err = &TooLargeError{Provider: s.t.Provider, What: "an event of the stream", Limit: limit}
+			if s.size++; s.size > limit {
+				s.err = &TooLargeError{Provider: s.t.Provider, What: s.event, Limit: limit}
 				noteFailure(s.ctx, s.err)
 				return 0, s.err
 			}
 		}
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		var idle *IdleError
-		if errors.As(context.Cause(s.ctx), &idle) && !s.closed.Load() {
-			err = idle
+		if bound := boundHit(s.ctx); bound != nil && !s.closed.Load() {
+			err = bound
 			noteFailure(s.ctx, err)
 		} else if !s.closed.Load() && s.ctx.Err() == nil {
 			err = &droppedError{provider: s.t.Provider, err: err}
@@ -761,9 +860,9 @@ type printableError struct {
 func (e *printableError) Error() string { return e.msg }
 func (e *printableError) Unwrap() error { return e.err }
 
-// Failures keeps the bound a stream hit (an IdleError, a TooLargeError)
-// for the provider that reads it: an SDK may report the half event the
-// broken stream left rather than why it broke.
+// Failures keeps the bound a stream hit (an IdleError, a DeadlineError,
+// a TooLargeError) for the provider that reads it: an SDK may report the
+// half event the broken stream left rather than why it broke.
 type Failures struct {
 	mu  sync.Mutex
 	err error

@@ -550,3 +550,37 @@ func TestEventCapIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadline: an answer that trickles a byte at a time for ever is
+// never idle; its deadline ends it, with an error that says so, and it is
+// not tried again. The deadline is short here and the trickle endless, so
+// that nothing but the deadline can end it, however loaded the machine.
+func TestDeadline(t *testing.T) {
+	t.Parallel()
+	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini, llmtest.OpenAI} {
+		for _, whole := range []bool{false, true} {
+			name := string(p) + " stream"
+			if whole {
+				name = string(p) + " body" // a server that ignores "stream": true
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				trickle := llmtest.Reply{Endless: true, Trickle: llmtest.Duration(time.Millisecond), Unstreamed: whole}
+				srv := llmtest.NewServer(p, testKey, trickle, llmtest.Reply{Text: "never"})
+				defer srv.Close()
+				prov := provider(t, srv, llm.ClientOptions{Deadline: 50 * time.Millisecond, Retry: fastRetry}, nil)
+				_, _, err := ask(prov, true)
+				var late *llm.DeadlineError
+				if !errors.As(err, &late) || !strings.Contains(err.Error(), string(p)+": the API did not finish answering within 50ms (--api-timeout)") {
+					t.Fatalf("error %v, want the deadline's", err)
+				}
+				if n := len(srv.Requests()); n != 1 {
+					t.Errorf("%d requests, want 1: an answer cut by its deadline is not retried", n)
+				}
+				if !srv.WaitCancelled(nil, 0) {
+					t.Error("the trickle was not given up")
+				}
+			})
+		}
+	}
+}

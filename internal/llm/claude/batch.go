@@ -117,9 +117,13 @@ func fromBatch(b *anthropic.MessageBatch) (*llm.Batch, error) {
 }
 
 // BatchResults streams the results of an ended Message Batch, a line at
-// a time.
+// a time, whatever Content-Type they come as.
 func (p *Provider) BatchResults(ctx context.Context, b *llm.Batch, fn func(key string, resp *llm.Response, err error) error) error {
-	stream := p.client.Messages.Batches.ResultsStreaming(ctx, b.ID, anthropic.MessageBatchResultsParams{})
+	// The SDK reads the half line a broken stream leaves as a line of its
+	// own, and reports that it is no JSON rather than why the stream
+	// broke (a bound of the Transport's): that is told instead.
+	watched, failures := llm.WatchFailures(llm.Results(ctx))
+	stream := p.client.Messages.Batches.ResultsStreaming(watched, b.ID, anthropic.MessageBatchResultsParams{})
 	defer stream.Close()
 	for stream.Next() {
 		r := stream.Current()
@@ -146,6 +150,9 @@ func (p *Provider) BatchResults(ctx context.Context, b *llm.Batch, fn func(key s
 		}
 	}
 	if err := stream.Err(); err != nil {
+		if bound := failures.Err(); bound != nil {
+			err = bound
+		}
 		return fmt.Errorf("read the results of message batch %s: %w", b.ID, p.wrap(ctx, err))
 	}
 	return nil

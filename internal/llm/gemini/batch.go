@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -357,15 +358,10 @@ func (p *Provider) BatchResults(ctx context.Context, b *llm.Batch, fn func(key s
 	case d == nil:
 		return nil // a batch that failed as a whole has no results
 	case d.FileName != "":
-		var data []byte
-		err := p.guard(func() (err error) {
-			data, err = p.client.Files.Download(ctx, genai.NewDownloadURIFromFile(&genai.File{DownloadURI: d.FileName}), nil)
-			return err
-		})
-		if err != nil {
+		if err := p.resultsFile(ctx, d.FileName, fn); err != nil {
 			return fmt.Errorf("download the results of batch %s: %w", b.ID, err)
 		}
-		return p.resultLines(data, fn)
+		return nil
 	}
 	for i, r := range d.InlinedResponses {
 		key := r.Metadata["key"]
@@ -395,10 +391,55 @@ type resultError struct {
 	Status  string `json:"status"`
 }
 
-func (p *Provider) resultLines(data []byte, fn func(key string, resp *llm.Response, err error) error) error {
-	for n := 1; len(data) > 0; n++ {
-		line, rest, _ := bytes.Cut(data, []byte("\n"))
-		data = rest
+// resultsFile reads the results file name (files/…) a line at a time as
+// it downloads: genai's Files.Download holds a file whole in memory, and
+// the results of a batch of 2 GB of requests may be as large. The request
+// is the one Files.Download sends, through the same client.
+func (p *Provider) resultsFile(ctx context.Context, name string, fn func(key string, resp *llm.Response, err error) error) error {
+	cc := p.client.ClientConfig()
+	base, err := url.Parse(cc.HTTPOptions.BaseURL)
+	if err != nil {
+		return fmt.Errorf("gemini: base URL: %w", err)
+	}
+	u := base.JoinPath(cc.HTTPOptions.APIVersion, "files", strings.TrimPrefix(name, "files/")+":download")
+	u.RawQuery = "alt=media"
+	req, err := http.NewRequestWithContext(llm.Results(ctx), http.MethodGet, u.String(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("x-goog-api-key", cc.APIKey)
+	resp, err := p.transport.Client().Do(req)
+	if err != nil {
+		return p.wrap(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		// The Transport hands on only an error body that is the API's own
+		// (JSON); it is read whole, within MaxResponse.
+		var body struct {
+			Error struct {
+				Message, Status string
+			}
+		}
+		data, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(data, &body)
+		return &llm.APIError{Provider: Name, StatusCode: resp.StatusCode, Type: body.Error.Status, Message: p.redact.String(body.Error.Message)}
+	}
+	return p.resultLines(resp.Body, fn)
+}
+
+// resultLines reads a batch's results file, a line at a time: the
+// Transport holds each line to MaxEvent.
+func (p *Provider) resultLines(in io.Reader, fn func(key string, resp *llm.Response, err error) error) error {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		switch {
+		case errors.Is(err, io.EOF) && len(line) == 0:
+			return nil
+		case err != nil && !errors.Is(err, io.EOF):
+			return p.wrap(err)
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -421,7 +462,6 @@ func (p *Provider) resultLines(data []byte, fn func(key string, resp *llm.Respon
 			return err
 		}
 	}
-	return nil
 }
 
 // result translates one request's response, or its error.

@@ -74,7 +74,10 @@ type batchStore struct {
 	state string
 	// limit is the largest body creating a batch takes; the provider's
 	// own when 0.
-	limit   int
+	limit int
+	// trickle, when set, makes every batch's results a body that never
+	// ends: a space every trickle.
+	trickle Duration
 	batches []*fakeBatch
 }
 
@@ -103,6 +106,32 @@ func (s *Server) SetBatchState(state string) {
 	s.batches.mu.Lock()
 	s.batches.state = strings.Replace(state, "JOB_STATE_", "BATCH_STATE_", 1)
 	s.batches.mu.Unlock()
+}
+
+// SetResultsTrickle makes the results of every batch (Claude's results,
+// Gemini's results file) a body that never ends, though it is never
+// idle: a space every d, in place of the results, until the client gives
+// up.
+func (s *Server) SetResultsTrickle(d time.Duration) {
+	s.batches.mu.Lock()
+	s.batches.trickle = Duration(d)
+	s.batches.mu.Unlock()
+}
+
+// resultsTrickle answers with the never-ending results, and reports
+// whether it did.
+func (s *Server) resultsTrickle(w http.ResponseWriter, r *http.Request, contentType string) bool {
+	s.batches.mu.Lock()
+	d := s.batches.trickle
+	s.batches.mu.Unlock()
+	if d <= 0 {
+		return false
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusOK)
+	flush(w)
+	s.trickle(w, r, " ", d)
+	return true
 }
 
 // SetBatchLimit sets the largest body that creates a batch, in place of
@@ -374,6 +403,9 @@ func (s *Server) claudeGetBatch(w http.ResponseWriter, r *http.Request, _ []byte
 		return
 	case b.ended.IsZero():
 		wire.writeError(w, http.StatusBadRequest, fmt.Sprintf("message batch %s has not ended: its results are not available yet", id))
+		return
+	}
+	if s.resultsTrickle(w, r, "application/x-jsonl") {
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-jsonl")
@@ -649,6 +681,9 @@ func (s *Server) geminiDownload(w http.ResponseWriter, r *http.Request, _ []byte
 	data, ok := s.fileData(name)
 	if !ok {
 		geminiWire{}.writeError(w, http.StatusNotFound, fmt.Sprintf("File %s not found.", name))
+		return
+	}
+	if s.resultsTrickle(w, r, "application/octet-stream") {
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")

@@ -93,6 +93,10 @@ type Reply struct {
 	// ever, or a stream's first event that never closes; until the client
 	// gives up.
 	Endless bool `json:"endless,omitempty" yaml:"endless"`
+	// Trickle, with Endless, sends the answer that never ends a byte at
+	// a time, one every Trickle: a body that is never idle, and never
+	// ends, until the client gives up.
+	Trickle Duration `json:"trickle,omitempty" yaml:"trickle"`
 	// Stall makes the server go quiet for ever, until the client gives up:
 	// a plain request gets nothing, not even headers; a stream gets its
 	// events up to the first text (or call) and then nothing.
@@ -459,7 +463,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case reply.Raw != "":
 			io.WriteString(w, reply.Raw)
 		case reply.Endless:
-			s.endless(w, r, req, `{"id":"msg_endless","type":"message","role":"assistant","content":[{"type":"text","text":"`)
+			s.endless(w, r, req, `{"id":"msg_endless","type":"message","role":"assistant","content":[{"type":"text","text":"`, reply.Trickle)
 		default:
 			w.Write(wire.message(t))
 		}
@@ -477,7 +481,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case reply.Raw != "":
 		events = [][]byte{[]byte(reply.Raw)}
 	case reply.Endless:
-		s.endless(w, r, req, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"`)
+		s.endless(w, r, req, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"`, reply.Trickle)
 		return
 	}
 	if reply.CutAfter < 0 {
@@ -502,9 +506,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // forever is a wait that only the client ends.
 const forever = Duration(1<<63 - 1)
 
-// endless writes head and then text for ever, until the client gives up.
-func (s *Server) endless(w http.ResponseWriter, r *http.Request, req *Request, head string) {
+// endless writes head and then text for ever, until the client gives up:
+// as fast as it is read, or, with trickle, a byte every trickle.
+func (s *Server) endless(w http.ResponseWriter, r *http.Request, req *Request, head string, trickle Duration) {
 	if _, err := io.WriteString(w, head); err != nil {
+		s.cancelled(req)
+		return
+	}
+	if trickle > 0 {
+		flush(w)
+		s.trickle(w, r, "a", trickle)
 		s.cancelled(req)
 		return
 	}
@@ -516,6 +527,24 @@ func (s *Server) endless(w http.ResponseWriter, r *http.Request, req *Request, h
 		flush(w)
 	}
 	s.cancelled(req)
+}
+
+// trickle writes b, one byte every d, for ever, until the client gives
+// up.
+func (s *Server) trickle(w http.ResponseWriter, r *http.Request, b string, d Duration) {
+	t := time.NewTicker(time.Duration(d))
+	defer t.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-t.C:
+		}
+		if _, err := io.WriteString(w, b); err != nil {
+			return
+		}
+		flush(w)
+	}
 }
 
 // takeKey removes the key from the recorded headers and returns it, so

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/goccy/go-yaml"
 )
@@ -29,6 +30,9 @@ type Scenario struct {
 	// Server.SetBatchPolls, SetBatchState).
 	BatchPolls int    `yaml:"batch_polls"`
 	BatchState string `yaml:"batch_state"`
+	// ResultsTrickle makes every batch's results never end (see
+	// Server.SetResultsTrickle).
+	ResultsTrickle Duration `yaml:"results_trickle"`
 }
 
 // LoadScenario reads a scenario file.
@@ -59,5 +63,6 @@ func (sc *Scenario) Start() *Server {
 	if sc.NoKey {
 		s.AllowNoKey()
 	}
+	s.SetResultsTrickle(time.Duration(sc.ResultsTrickle))
 	return s
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // Config is what the user asked for: the flags --model, --provider,
-// --base-url, --max-tokens and --idle-timeout.
+// --base-url, --max-tokens, --idle-timeout and --api-timeout.
 type Config struct {
 	// Model is the model's name, e.g. gemini-2.5-flash.
 	Model string
@@ -36,6 +36,9 @@ type Config struct {
 	// before it is abandoned and retried (--idle-timeout); 0 means
 	// llm.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Deadline bounds each request whole, from its sending to the end of
+	// its answer (--api-timeout); 0 means llm.DefaultDeadline.
+	Deadline time.Duration
 	// Notices receives a line for each retry of a provider request (what
 	// failed, how long kesoku waits); nil discards them.
 	Notices io.Writer
@@ -150,6 +153,9 @@ func Resolve(cfg Config) (*Model, error) {
 	if cfg.IdleTimeout < 0 {
 		return nil, fmt.Errorf("--idle-timeout %v: want a duration above zero, e.g. 2m", cfg.IdleTimeout)
 	}
+	if cfg.Deadline < 0 {
+		return nil, fmt.Errorf("--api-timeout %v: want a duration above zero, e.g. 1h", cfg.Deadline)
+	}
 	name := strings.ToLower(cfg.Provider)
 	if name == "" {
 		if name = Of(cfg.Model); name == "" {
@@ -228,6 +234,7 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 		BaseURL:     m.cfg.BaseURL,
 		MaxTokens:   m.cfg.MaxTokens,
 		IdleTimeout: m.cfg.IdleTimeout,
+		Deadline:    m.cfg.Deadline,
 		MaxResponse: m.cfg.MaxResponse,
 	}
 	if w := m.cfg.Notices; w != nil {
