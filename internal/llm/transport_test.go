@@ -335,7 +335,7 @@ func TestMalformedAnswers(t *testing.T) {
 		{"claude replayed stream", llmtest.Claude, true, llmtest.Reply{Text: "Once only.", DoubleStart: true}, "a second message_start in one stream"},
 		{"openai null", llmtest.OpenAI, false, llmtest.Reply{Raw: "data: null\n\n"}, "openai: malformed answer from the API"},
 		{"openai choices that are no list", llmtest.OpenAI, true, llmtest.Reply{Raw: "data: {\"object\":\"chat.completion.chunk\",\"choices\":7}\n\ndata: [DONE]\n\n"}, "openai: malformed answer from the API"},
-		{"openai a call out of order", llmtest.OpenAI, false, llmtest.Reply{Raw: "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\ndata: [DONE]\n\n"}, "tool call 3 after 0 calls"},
+		{"openai a call at a negative index", llmtest.OpenAI, false, llmtest.Reply{Raw: "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\ndata: [DONE]\n\n"}, "a tool call at index -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

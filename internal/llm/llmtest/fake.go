@@ -45,6 +45,12 @@ type Call struct {
 	// Args: an array for Gemini, or for a Claude stream text that is no
 	// JSON object once joined ({"a":2}{"b":3}, or cut off).
 	RawArgs string `json:"raw_args,omitempty" yaml:"raw_args"`
+	// Index, when set, is the index an OpenAI stream sends the call's
+	// deltas at, in place of its place in Calls: calls listed out of the
+	// order of their indexes arrive so (index 1 before index 0), and
+	// indexes may leave gaps (0 and 2), as servers that stream parallel
+	// calls at once send them.
+	Index *int `json:"index,omitempty" yaml:"index"`
 }
 
 // Reply is one scripted answer: a model turn (Text and Calls), or an error
@@ -115,6 +121,10 @@ type Reply struct {
 	// NoFinish leaves out Gemini's finishReason: a stream that ends
 	// without saying why.
 	NoFinish bool `json:"no_finish,omitempty" yaml:"no_finish"`
+	// InterleaveCalls sends the deltas of an OpenAI stream's calls in
+	// turn: the first delta of each call, then the first piece of each
+	// one's arguments, then the second; not one call after another.
+	InterleaveCalls bool `json:"interleave_calls,omitempty" yaml:"interleave_calls"`
 	// NoUsage leaves the usage out of an OpenAI stream even when it was
 	// asked for (stream_options.include_usage), as servers that speak
 	// its API without all of it do.

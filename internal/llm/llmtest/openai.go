@@ -117,18 +117,36 @@ func (openAIWire) events(t *turn) [][]byte {
 	for _, c := range chunks(t.Text) {
 		add(delta(map[string]any{"content": c}, nil), nil)
 	}
+	// Each call is three deltas: its id and name, then its arguments in
+	// two pieces of JSON text that only parse once joined.
+	calls := make([][]map[string]any, len(t.Calls))
 	for i, c := range t.Calls {
-		call := map[string]any{"index": i, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}
+		index := i
+		if c.Index != nil {
+			index = *c.Index
+		}
+		call := map[string]any{"index": index, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}
 		if id := t.openAICallID(i); id != "" {
 			call["id"] = id
 		}
-		add(delta(map[string]any{"tool_calls": []any{call}}, nil), nil)
-		// Arguments arrive as pieces of JSON text that only parse once
-		// joined.
 		args := t.openAIArgs(i)
 		half := len(args) / 2
-		for _, piece := range []string{args[:half], args[half:]} {
-			add(delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": piece}}}}, nil), nil)
+		calls[i] = []map[string]any{call,
+			{"index": index, "function": map[string]any{"arguments": args[:half]}},
+			{"index": index, "function": map[string]any{"arguments": args[half:]}}}
+	}
+	send := func(d map[string]any) { add(delta(map[string]any{"tool_calls": []any{d}}, nil), nil) }
+	if t.InterleaveCalls {
+		for step := range 3 {
+			for _, c := range calls {
+				send(c[step])
+			}
+		}
+	} else {
+		for _, c := range calls {
+			for _, d := range c {
+				send(d)
+			}
 		}
 	}
 	if !t.NoFinish {

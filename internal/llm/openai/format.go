@@ -2,12 +2,14 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -165,6 +167,9 @@ type accumulator struct {
 type callBuilder struct {
 	id, name string
 	args     strings.Builder
+	// order is where the call goes among the turn's calls: its index, or,
+	// for a call that came without one, that of the call before it.
+	order int64
 }
 
 // endsAt reports whether the delta tc, at the index of b, begins a call
@@ -223,11 +228,14 @@ func (a *accumulator) add(chunk *openai.ChatCompletionChunk) (string, error) {
 		text.WriteString(d.Content)
 		a.refusal.WriteString(d.Refusal)
 		for _, tc := range d.ToolCalls {
-			at, ok := a.byIndex[tc.Index]
-			if !ok && (tc.Index < 0 || tc.Index > int64(len(a.byIndex))) {
-				// Indices count up from 0: a gap is calls lost on the way.
-				return "", &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("tool call %d after %d calls", tc.Index, len(a.byIndex))}
+			if tc.Index < 0 {
+				return "", &llm.MalformedError{Provider: Name, Problem: fmt.Sprintf("a tool call at index %d", tc.Index)}
 			}
+			// The index says which call a delta belongs to, and where the
+			// call goes, whatever order the deltas come in: a server that
+			// streams parallel calls at once may begin index 1 before
+			// index 0, or leave an index out (vLLM, some proxies).
+			at, ok := a.byIndex[tc.Index]
 			if !ok || a.calls[at].endsAt(tc) {
 				// A new index, or a new call at an index already used:
 				// Gemini's OpenAI-compatible endpoint sends each of parallel
@@ -239,7 +247,11 @@ func (a *accumulator) add(chunk *openai.ChatCompletionChunk) (string, error) {
 				}
 				at = len(a.calls)
 				a.byIndex[tc.Index] = at
-				a.calls = append(a.calls, &callBuilder{})
+				b := &callBuilder{order: tc.Index}
+				if !tc.JSON.Index.Valid() && at > 0 {
+					b.order = a.calls[at-1].order
+				}
+				a.calls = append(a.calls, b)
 			}
 			b := a.calls[at]
 			if tc.ID != "" {
@@ -269,7 +281,11 @@ func (a *accumulator) response() *llm.Response {
 	if text != "" {
 		parts = append(parts, llm.Part{Text: text})
 	}
-	for _, b := range a.calls {
+	// Calls at one index (each of parallel calls sent whole at index 0)
+	// keep the order they came in.
+	calls := slices.Clone(a.calls)
+	slices.SortStableFunc(calls, func(x, y *callBuilder) int { return cmp.Compare(x.order, y.order) })
+	for _, b := range calls {
 		call := &llm.ToolCall{ID: b.id, Name: b.name, Args: json.RawMessage(b.args.String())}
 		if call.ID == "" {
 			call.ID = newCallID()

@@ -538,3 +538,51 @@ func TestTooManyTools(t *testing.T) {
 		t.Errorf("129 tools to the fake: %v, want OpenAI's refusal", err)
 	}
 }
+
+// TestCallsByIndex: a stream's calls come back in the order of their
+// indexes, whatever order their deltas arrive in: index 1 before index
+// 0, indexes with a gap (0 and 2), and deltas of several calls in turn,
+// as servers that stream parallel calls at once send them.
+func TestCallsByIndex(t *testing.T) {
+	t.Parallel()
+	at := func(i int) *int { return &i }
+	sum := func(id string, index *int, a int) llmtest.Call {
+		return llmtest.Call{ID: id, Name: "calculate_sum", Args: map[string]any{"a": a, "b": a}, Index: index}
+	}
+	for _, tt := range []struct {
+		name       string
+		calls      []llmtest.Call
+		interleave bool
+		want       []string
+	}{
+		{"1 before 0", []llmtest.Call{sum("c1", at(1), 1), sum("c0", at(0), 0)}, false, []string{"c0", "c1"}},
+		{"0 and 2", []llmtest.Call{sum("c0", at(0), 0), sum("c2", at(2), 2)}, false, []string{"c0", "c2"}},
+		{"2, 0 and 1 in turn", []llmtest.Call{sum("c2", at(2), 2), sum("c0", at(0), 0), sum("c1", at(1), 1)}, true, []string{"c0", "c1", "c2"}},
+		{"5 and 3 in turn", []llmtest.Call{sum("c5", at(5), 5), sum("c3", at(3), 3)}, true, []string{"c3", "c5"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Calls: tt.calls, InterleaveCalls: tt.interleave})
+			defer srv.Close()
+			resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}, Tools: []*registry.Spec{sumSpec}}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range resp.Message.Parts {
+				c := p.ToolCall
+				if c == nil {
+					t.Fatalf("a part that is no call: %+v", p)
+				}
+				n := strings.TrimPrefix(c.ID, "c")
+				if want := fmt.Sprintf(`{"a":%s,"b":%s}`, n, n); string(c.Args) != want || c.Name != "calculate_sum" {
+					t.Errorf("call %s: %s %s, want its own arguments %s", c.ID, c.Name, c.Args, want)
+				}
+				got = append(got, c.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
