@@ -347,9 +347,8 @@ func ownError(err error) error {
 
 // OwnError is the error of kesoku's own that err, from an SDK, carries:
 // an IdleError, a DeadlineError, a TooLargeError, a MalformedError or a
-// RequestError; nil
-// when it carries none. A provider reports it in place of the SDK's
-// error, which only wraps it in more words.
+// RequestError; nil when it carries none. A provider reports it in place
+// of the SDK's error, which only wraps it in more words.
 func OwnError(err error) error { return ownError(err) }
 
 // pause takes a retry from budget, tells of it and waits before it.

@@ -574,10 +574,12 @@ func TestDeadline(t *testing.T) {
 				if !errors.As(err, &late) || !strings.Contains(err.Error(), string(p)+": the API did not finish answering within 50ms (--api-timeout)") {
 					t.Fatalf("error %v, want the deadline's", err)
 				}
-				if n := len(srv.Requests()); n != 1 {
+				// A loaded machine may take the whole deadline to send the
+				// request: the error is the same.
+				switch n := len(srv.Requests()); {
+				case n > 1:
 					t.Errorf("%d requests, want 1: an answer cut by its deadline is not retried", n)
-				}
-				if !srv.WaitCancelled(nil, 0) {
+				case n == 1 && !srv.WaitCancelled(nil, 0):
 					t.Error("the trickle was not given up")
 				}
 			})
