@@ -26,24 +26,13 @@ func DecodeString[T ~string](v any) (T, error) {
 	if s, ok := v.(string); ok {
 		return T(s), nil
 	}
-	return "", decodeWrongType[T]("string", v)
+	return "", wrongType("string", v, decodeTypeName[T])
 }
 
 // DecodeEnum decodes a string that must be one of allowed.
 func DecodeEnum[T ~string](v any, allowed []string) (T, error) {
-	s, ok := v.(string)
-	if !ok {
-		return "", decodeWrongType[T]("string", v)
-	}
-	if !slices.Contains(allowed, s) {
-		return "", &ArgError{
-			Problem:    "not one of the allowed values",
-			Expected:   "one of " + quotedList(allowed),
-			Got:        describe(v),
-			Suggestion: Suggest(s, allowed),
-		}
-	}
-	return T(s), nil
+	s, err := decodeEnum(v, allowed, decodeTypeName[T])
+	return T(s), err
 }
 
 // DecodeBool decodes a boolean.
@@ -51,7 +40,7 @@ func DecodeBool[T ~bool](v any) (T, error) {
 	if b, ok := v.(bool); ok {
 		return T(b), nil
 	}
-	return false, decodeWrongType[T]("boolean", v)
+	return false, wrongType("boolean", v, decodeTypeName[T])
 }
 
 // DecodeInt decodes a signed integer of T's size: any numeric kind whose
@@ -75,18 +64,8 @@ func DecodeInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](v any) (T, error) {
 		}
 	}
 	var zero T
-	negMag, hi := intRange(true, uint(unsafe.Sizeof(zero))*8)
-	neg, mag, res := asInteger(v)
-	switch {
-	case res == notNumber || res == notIntegral:
-		return 0, decodeWrongType[T]("integer", v)
-	case outOfRange(neg, mag, res, negMag, hi):
-		return 0, decodeOutOfRange[T](v, negMag, hi)
-	case neg:
-		// -(mag-1)-1 cannot overflow, even for the least int64.
-		return T(-int64(mag-1) - 1), nil
-	}
-	return T(mag), nil
+	i, err := decodeInt(v, uint(unsafe.Sizeof(zero))*8, decodeTypeName[T])
+	return T(i), err
 }
 
 // DecodeUint decodes an unsigned integer of T's size: any numeric kind
@@ -98,29 +77,82 @@ func DecodeUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](v any
 		}
 	}
 	var zero T
-	negMag, hi := intRange(false, uint(unsafe.Sizeof(zero))*8)
-	neg, mag, res := asInteger(v)
-	switch {
-	case res == notNumber || res == notIntegral:
-		return 0, decodeWrongType[T]("integer", v)
-	case outOfRange(neg, mag, res, negMag, hi):
-		return 0, decodeOutOfRange[T](v, negMag, hi)
-	}
-	return T(mag), nil
+	u, err := decodeUint(v, uint(unsafe.Sizeof(zero))*8, decodeTypeName[T])
+	return T(u), err
 }
 
 // DecodeFloat decodes a number: any numeric kind, finite, and within
 // float32's range when T is a float32.
 func DecodeFloat[T ~float32 | ~float64](v any) (T, error) {
+	var zero T
+	f, err := decodeFloat(v, unsafe.Sizeof(zero) == 4, decodeTypeName[T])
+	return T(f), err
+}
+
+// The Decode functions' work, for a type known only by its size and its
+// name: the generic functions above give them T's, and typed registration
+// (Add) a type's from reflection, so that both refuse a value in the same
+// words. name is called only to word a refusal.
+
+func decodeEnum(v any, allowed []string, name func() string) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", wrongType("string", v, name)
+	}
+	if !slices.Contains(allowed, s) {
+		return "", &ArgError{
+			Problem:    "not one of the allowed values",
+			Expected:   "one of " + quotedList(allowed),
+			Got:        describe(v),
+			Suggestion: Suggest(s, allowed),
+		}
+	}
+	return s, nil
+}
+
+// decodeInt decodes a signed integer of the given size in bits.
+func decodeInt(v any, bits uint, name func() string) (int64, error) {
+	negMag, hi := intRange(true, bits)
+	neg, mag, res := asInteger(v)
+	switch {
+	case res == notNumber || res == notIntegral:
+		return 0, wrongType("integer", v, name)
+	case outOfRange(neg, mag, res, negMag, hi):
+		return 0, decodeOutOfRange(v, negMag, hi, name)
+	case neg:
+		// -(mag-1)-1 cannot overflow, even for the least int64.
+		return -int64(mag-1) - 1, nil
+	}
+	return int64(mag), nil
+}
+
+// decodeUint decodes an unsigned integer of the given size in bits.
+func decodeUint(v any, bits uint, name func() string) (uint64, error) {
+	negMag, hi := intRange(false, bits)
+	neg, mag, res := asInteger(v)
+	switch {
+	case res == notNumber || res == notIntegral:
+		return 0, wrongType("integer", v, name)
+	case outOfRange(neg, mag, res, negMag, hi):
+		return 0, decodeOutOfRange(v, negMag, hi, name)
+	}
+	return mag, nil
+}
+
+// decodeFloat decodes a finite number, within float32's range when is32.
+func decodeFloat(v any, is32 bool, name func() string) (float64, error) {
 	f, ok := asFloat(v)
 	if !ok {
-		return 0, decodeWrongType[T]("number", v)
+		return 0, wrongType("number", v, name)
 	}
-	t := T(f)
-	if math.IsNaN(f) || math.IsInf(float64(t), 0) {
-		return 0, &ArgError{Problem: "out of range", Expected: "a finite number (" + decodeTypeName[T]() + ")", Got: describe(v)}
+	inf := math.IsInf(f, 0)
+	if is32 {
+		inf = math.IsInf(float64(float32(f)), 0)
 	}
-	return t, nil
+	if math.IsNaN(f) || inf {
+		return 0, &ArgError{Problem: "out of range", Expected: "a finite number (" + name() + ")", Got: describe(v)}
+	}
+	return f, nil
 }
 
 // DecodeArray decodes an array: the items are left for the caller, which
@@ -202,14 +234,14 @@ func decodeTypeName[T any]() string {
 	return fmt.Sprintf("%T", zero)
 }
 
-func decodeWrongType[T any](want string, v any) *ArgError {
-	return &ArgError{Problem: "wrong type", Expected: want + " (" + decodeTypeName[T]() + ")", Got: describe(v)}
+func wrongType(want string, v any, name func() string) *ArgError {
+	return &ArgError{Problem: "wrong type", Expected: want + " (" + name() + ")", Got: describe(v)}
 }
 
-func decodeOutOfRange[T any](v any, negMag, hi uint64) *ArgError {
+func decodeOutOfRange(v any, negMag, hi uint64, name func() string) *ArgError {
 	return &ArgError{
 		Problem:  "out of range",
-		Expected: rangeText("integer ("+decodeTypeName[T]()+")", negMag, hi),
+		Expected: rangeText("integer ("+name()+")", negMag, hi),
 		Got:      describe(v),
 	}
 }

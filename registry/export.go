@@ -40,6 +40,26 @@ func (s *Spec) JSONSchema() json.RawMessage {
 	return mustMarshal(root)
 }
 
+// OutputSchema returns the JSON Schema of the tool's result, in the style
+// of InputSchema (draft 2020-12, properties in declaration order), or nil
+// when the result's Go type gives none (see Spec.Result). Its root is
+// always an object, as MCP requires of an outputSchema: a result that is
+// a nil pointer or map encodes as null, and so has no structured form.
+//
+// A tool declared outside Go returns its RawOutputSchema as it was given.
+func (s *Spec) OutputSchema() json.RawMessage {
+	if len(s.RawOutputSchema) > 0 {
+		return s.RawOutputSchema
+	}
+	if s.Result == nil || s.Result.Type != TypeObject {
+		return nil
+	}
+	c := converter{}
+	root := c.schema(s.Result)
+	root.Type = TypeObject
+	return mustMarshal(root)
+}
+
 // rawJSONSchema is JSONSchema for a RawSchema. The keys are put in front
 // of the schema's own, in the order of a Go tool's, and its own keys keep
 // their order, which a round trip through a map would lose.
@@ -84,7 +104,7 @@ func (s *Spec) rawJSONSchema() json.RawMessage {
 type jsonSchema struct {
 	Dialect              string          `json:"$schema,omitempty"`
 	Title                string          `json:"title,omitempty"`
-	Type                 Type            `json:"type,omitempty"`
+	Type                 any             `json:"type,omitempty"` // a Type, or [Type, "null"]
 	Description          string          `json:"description,omitempty"`
 	Enum                 []string        `json:"enum,omitempty"`
 	Default              json.RawMessage `json:"default,omitempty"`
@@ -164,7 +184,15 @@ func (c *converter) schema(s *Schema) *jsonSchema {
 	if s == nil {
 		return &jsonSchema{}
 	}
-	out := &jsonSchema{Type: s.Type, Description: s.Description, Enum: s.Enum}
+	out := &jsonSchema{Description: s.Description, Enum: s.Enum}
+	switch {
+	case s.Type == "":
+		// Any value: a result's interface, or a type that encodes itself.
+	case s.Nullable:
+		out.Type = []Type{s.Type, "null"}
+	default:
+		out.Type = s.Type
+	}
 	if len(s.Default) > 0 && json.Valid(s.Default) {
 		out.Default = s.Default
 	}

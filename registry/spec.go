@@ -46,6 +46,11 @@ type Schema struct {
 	// "float32"), which bounds its range whatever the type is named; empty
 	// for other types.
 	Kind string
+	// Nullable says that null is a value too, beside those of Type: in a
+	// result, a Go pointer, slice or map that is nil encodes as null.
+	// Argument schemas leave it false; null for an optional argument is
+	// told by GoType's "*".
+	Nullable bool
 }
 
 // numKind is the Go kind that bounds a number's range: Kind, or for specs
@@ -82,12 +87,22 @@ type Spec struct {
 	// Params are the tool's parameters in signature order. Injected
 	// parameters (context.Context, *ToolContext) are not among them.
 	Params []*Property
+	// Result is the schema of what the tool returns, when its Go type
+	// gives one that is an object: a struct, a map, or a pointer to one.
+	// It is nil for any other result (a string, a number, a list), which
+	// has no output schema. OutputSchema writes it as JSON Schema.
+	Result *Schema
 	// Writes marks a tool that changes files or the outside world; sessions
 	// offer such tools only when they are named.
 	Writes bool
 	// Source is where the tool was declared, for messages: the file:line
 	// of the Go function, or of a declaration in a config file.
 	Source string
+	// Package is the import path of the Go package that declares the
+	// tool ("example.com/mytools/tools"); empty for a tool declared
+	// outside Go. An unknown tool's error uses it to tell a program
+	// without tools of its own, whose generated files are missing.
+	Package string
 	// Call runs the tool.
 	Call CallFunc
 
@@ -101,6 +116,10 @@ type Spec struct {
 	// is built from it, and Params only describe its top-level properties
 	// for listings.
 	RawSchema json.RawMessage
+	// RawOutputSchema, when set, is the tool's output schema as given (an
+	// MCP server's outputSchema): OutputSchema returns it in place of
+	// Result's.
+	RawOutputSchema json.RawMessage
 	// Check, when set, validates a call's arguments in place of Params
 	// (see Validate). It returns nil or an error that IsInvalidArgs
 	// recognises, as Validate's *ArgsError.

@@ -2,8 +2,10 @@ package registry
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // UnknownToolError says that no tool has the requested name. Its message
@@ -12,6 +14,11 @@ type UnknownToolError struct {
 	Name       string
 	Suggestion string
 	Known      []string
+	// NoOwnTools, when set, is the module of a program built on kesoku
+	// that registers no tool of its own, and Gen the command that writes
+	// the files that would ("go run . gen ./..."): the likely reason is
+	// that gen was never run there.
+	NoOwnTools, Gen string
 }
 
 func (e *UnknownToolError) Error() string {
@@ -26,16 +33,58 @@ func (e *UnknownToolError) Error() string {
 		}
 		fmt.Fprintf(&b, " known tools: %s", strings.Join(e.Known, ", "))
 	}
+	if e.NoOwnTools != "" {
+		fmt.Fprintf(&b, "; %s registers no tools of its own: a function marked //kesoku:tool is registered by the kesoku_gen.go that %q writes beside it, and no such file was built in", e.NoOwnTools, e.Gen)
+	}
 	return b.String()
 }
 
 // UnknownTool builds the error for a request naming no registered tool.
 // The tools it lists are those registered so far: a source not loaded
 // yet (an MCP server no request needed) is not started to be listed.
+//
+// In a program of one's own (a module that is not kesoku's) whose
+// registry holds no tool of that module, the error says so: the tools
+// were written, most likely, and their generated files never made.
 func (r *Registry) UnknownTool(name string) *UnknownToolError {
 	known := r.loadedNames()
 	slices.Sort(known)
-	return &UnknownToolError{Name: name, Suggestion: Suggest(name, known), Known: known}
+	e := &UnknownToolError{Name: name, Suggestion: Suggest(name, known), Known: known}
+	if mod, pkg := mainModule(); mod != "" && mod != kesokuModule && !r.hasToolsOf(mod) {
+		e.NoOwnTools, e.Gen = mod, "go run "+pkg+" gen ./..."
+		if pkg == mod {
+			e.Gen = "go run . gen ./..."
+		}
+	}
+	return e
+}
+
+// kesokuModule is kesoku's own module, whose program has only built-in
+// tools.
+const kesokuModule = "github.com/kesoku/kesoku"
+
+// mainModule returns the module of the running program and its main
+// package's import path, "" when the build did not record them. Tests
+// replace it.
+var mainModule = sync.OnceValues(func() (mod, pkg string) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", ""
+	}
+	return info.Main.Path, info.Path
+})
+
+// hasToolsOf reports whether a tool registered so far was declared in a
+// package of module mod.
+func (r *Registry) hasToolsOf(mod string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, s := range r.specs {
+		if s.Package == mod || strings.HasPrefix(s.Package, mod+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // Suggest returns the candidate closest to got when it is close enough to

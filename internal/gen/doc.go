@@ -551,51 +551,6 @@ func wide(r rune) bool {
 		r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF
 }
 
-// firstSentence returns the first sentence of a paragraph: up to a full
-// stop, question or exclamation mark followed by a space (not after "e.g."
-// and the like), or an ideographic one.
-func firstSentence(p string) string {
-	p = strings.TrimSpace(p)
-	for i, r := range p {
-		switch r {
-		case '.', '!', '?':
-			next := i + 1
-			if next < len(p) && p[next] != ' ' && p[next] != '\n' && p[next] != '\t' {
-				continue
-			}
-			if r == '.' && abbreviation(p[:i]) {
-				continue
-			}
-			return strings.TrimSpace(p[:next])
-		case '。', '！', '？':
-			return strings.TrimSpace(p[:i+utf8.RuneLen(r)])
-		case '\n':
-			// A line break inside a paragraph only survives in lists and
-			// code: the sentence ends with the line.
-			return strings.TrimSpace(p[:i])
-		}
-	}
-	return p
-}
-
-var abbreviations = []string{"e.g", "i.e", "etc", "vs", "cf", "approx", "Mr", "Mrs", "Dr", "St", "No"}
-
-// abbreviation reports whether before ends in an abbreviation whose full
-// stop does not end a sentence.
-func abbreviation(before string) bool {
-	word := before
-	if i := strings.LastIndexAny(before, " (\t\n"); i >= 0 {
-		word = before[i+1:]
-	}
-	for _, a := range abbreviations {
-		if strings.EqualFold(word, a) {
-			return true
-		}
-	}
-	// A single capital letter is an initial: "J. Doe".
-	return len(word) == 1 && word[0] >= 'A' && word[0] <= 'Z'
-}
-
 // encodeJSON encodes v compactly, without HTML escapes.
 func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer

@@ -224,10 +224,14 @@ func (e *emitter) specLit(t *tool, call string) string {
 		}
 		b.WriteString("},\n")
 	}
+	if s.Result != nil {
+		fmt.Fprintf(&b, "Result: %s,\n", e.schemaLit(s.Result))
+	}
 	if s.Writes {
 		b.WriteString("Writes: true,\n")
 	}
 	fmt.Fprintf(&b, "Source: %q,\n", s.Source)
+	fmt.Fprintf(&b, "Package: %q,\n", s.Package)
 	fmt.Fprintf(&b, "Call: %s,\n", call)
 	b.WriteString("}")
 	return b.String()
@@ -256,7 +260,9 @@ var typeConsts = map[registry.Type]string{
 func (e *emitter) schemaLit(s *registry.Schema) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "&%s.Schema{\n", e.reg())
-	fmt.Fprintf(&b, "Type: %s.%s,\n", e.reg(), typeConsts[s.Type])
+	if s.Type != "" {
+		fmt.Fprintf(&b, "Type: %s.%s,\n", e.reg(), typeConsts[s.Type])
+	}
 	if s.Description != "" {
 		fmt.Fprintf(&b, "Description: %s,\n", strconv.Quote(s.Description))
 	}
@@ -287,6 +293,9 @@ func (e *emitter) schemaLit(s *registry.Schema) string {
 	fmt.Fprintf(&b, "GoType: %q,\n", s.GoType)
 	if s.Kind != "" {
 		fmt.Fprintf(&b, "Kind: %q,\n", s.Kind)
+	}
+	if s.Nullable {
+		b.WriteString("Nullable: true,\n")
 	}
 	b.WriteString("}")
 	return b.String()

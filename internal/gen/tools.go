@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/summary"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -233,9 +234,10 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 		pos:       pos,
 		directive: dirPos,
 		spec: &registry.Spec{
-			Name:   opts.name,
-			Writes: opts.writes,
-			Source: fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line),
+			Name:    opts.name,
+			Writes:  opts.writes,
+			Source:  fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line),
+			Package: f.pkg.Path(),
 		},
 	}
 	if t.spec.Name == "" {
@@ -325,6 +327,13 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 		}
 	}
 	t.results = f.results(fd, sig, pos)
+	if t.results == resultValue || t.results == resultValueErr {
+		// The result's schema, when it is an object; the doc comment's
+		// Returns section describes it.
+		if t.spec.Result = f.mapper.resultSchema(sig.Results().At(0).Type()); t.spec.Result != nil {
+			t.spec.Result.Description = d.Returns
+		}
+	}
 	// A tool with mistakes is still returned, marked, so that its name
 	// counts when duplicates are looked for.
 	t.bad = len(f.errs) > before
@@ -565,7 +574,7 @@ var notVerbs = []string{"is", "are", "was", "were", "has", "have", "will", "can"
 // comment's paragraphs. Go doc comments start with the function's name
 // ("CalculateSum adds two integers."); a model calls the tool by another
 // name, so the name is dropped: "Adds two integers."
-func describe(funcName string, paras []string) (summary, description string) {
+func describe(funcName string, paras []string) (short, description string) {
 	if len(paras) == 0 {
 		return "", ""
 	}
@@ -582,5 +591,5 @@ func describe(funcName string, paras []string) (summary, description string) {
 		}
 	}
 	out := append([]string{first}, paras[1:]...)
-	return firstSentence(first), strings.Join(out, "\n\n")
+	return summary.Of(first), strings.Join(out, "\n\n")
 }

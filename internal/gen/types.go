@@ -270,11 +270,25 @@ func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *re
 		if _, ok := ft.Underlying().(*types.Pointer); ok {
 			optional = true
 		}
-		if d := m.fieldDoc(f); d != "" {
+		if e, ok := reflect.StructTag(st.Tag(i)).Lookup("enum"); ok {
+			values := splitEnumTag(e)
+			tsh := enumTarget(fsh)
+			switch {
+			case len(values) == 0:
+				return typeErrorf("field %s: the enum tag lists no values", f.Name())
+			case tsh == nil:
+				return typeErrorf("field %s: an enum tag is for a string (or a list or map of strings), not %s", f.Name(), goTypeString(ft))
+			}
+			for _, v := range values {
+				if len(tsh.enum) > 0 && !slices.Contains(tsh.enum, v) {
+					return typeErrorf("field %s: enum tag: %q is not a declared constant of type %s (its constants: %s)", f.Name(), v, goTypeString(tsh.typ), strings.Join(tsh.enum, ", "))
+				}
+			}
+			fsh, fsc = withEnum(fsh, fsc, values)
+		}
+		if d := m.fieldDescription(f, st.Tag(i)); d != "" {
 			cp := *fsc
-			// "Text is what to look for." stays; "Trace asks for a
-			// trace." becomes "Asks for a trace.", as for a tool.
-			_, cp.Description = describe(f.Name(), strings.Split(d, "\n\n"))
+			cp.Description = d
 			fsc = &cp
 		}
 		sh.fields = append(sh.fields, &fieldShape{
@@ -497,6 +511,32 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return clip(string(b))
+}
+
+// fieldDescription is a struct field's description: its doc comment (or
+// line comment), or else its description tag, which typed registration
+// (registry.Add) reads too, so that one struct type is described alike
+// both ways.
+func (m *typeMapper) fieldDescription(f *types.Var, tag string) string {
+	if d := m.fieldDoc(f); d != "" {
+		// "Text is what to look for." stays; "Trace asks for a trace."
+		// becomes "Asks for a trace.", as for a tool.
+		_, desc := describe(f.Name(), strings.Split(d, "\n\n"))
+		return desc
+	}
+	return strings.TrimSpace(reflect.StructTag(tag).Get("description"))
+}
+
+// splitEnumTag reads an enum tag, `enum:"fast,slow"`: values separated
+// by commas, spaces around them ignored, as typed registration reads it.
+func splitEnumTag(tag string) []string {
+	var values []string
+	for v := range strings.SplitSeq(tag, ",") {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(values, v) {
+			values = append(values, v)
+		}
+	}
+	return values
 }
 
 // fieldDoc is the description of a struct field: from the loaded syntax,

@@ -39,8 +39,9 @@ func init() {
 				},
 			},
 		},
-		Source: "tool.go:28",
-		Call:   kesokuCallAnalyzeMedia,
+		Source:  "tool.go:28",
+		Package: "github.com/kesoku/kesoku/internal/media",
+		Call:    kesokuCallAnalyzeMedia,
 	})
 }
 

@@ -14,13 +14,17 @@ type mcpTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the schema of the tool's structured result, for a
+	// tool whose result is an object; the providers' formats have no
+	// place for it.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // mcpTools returns the `tools` of an MCP tools/list result.
 func mcpTools(specs []*registry.Spec) []mcpTool {
 	out := make([]mcpTool, len(specs))
 	for i, s := range specs {
-		out[i] = mcpTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema()}
+		out[i] = mcpTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema(), OutputSchema: s.OutputSchema()}
 	}
 	return out
 }

@@ -30,8 +30,52 @@ func init() {
 				},
 			},
 		},
-		Source: "clock.go:36",
-		Call:   kesokuCallCurrentTime,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "time",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Time is the time in RFC 3339, with the zone's offset.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "timezone",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Timezone is the IANA name of the zone.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "weekday",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Weekday is the day of the week in that zone; models get it wrong when they work it out themselves.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "unix",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "Unix is the time in seconds since 1970-01-01 UTC.",
+						GoType:      "int64",
+						Kind:        "int64",
+					},
+				},
+			},
+			GoType: "tools.Now",
+		},
+		Source:  "clock.go:36",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallCurrentTime,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "sleep",
@@ -49,8 +93,25 @@ func init() {
 				},
 			},
 		},
-		Source: "clock.go:71",
-		Call:   kesokuCallSleep,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "slept_seconds",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeNumber,
+						Description: "Seconds is how long the call slept.",
+						GoType:      "float64",
+						Kind:        "float64",
+					},
+				},
+			},
+			GoType: "tools.Slept",
+		},
+		Source:  "clock.go:71",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallSleep,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "write_file",
@@ -85,9 +146,43 @@ func init() {
 				},
 			},
 		},
-		Writes: true,
-		Source: "files.go:40",
-		Call:   kesokuCallWriteFile,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "path",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Path is the file's path as the other tools take it.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "bytes_written",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "BytesWritten is the number of bytes written.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name: "appended",
+					Schema: &registry.Schema{
+						Type:        registry.TypeBoolean,
+						Description: "Reports whether the bytes were added at the end of the file rather than replacing it.",
+						GoType:      "bool",
+					},
+				},
+			},
+			GoType: "tools.Written",
+		},
+		Writes:  true,
+		Source:  "files.go:40",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallWriteFile,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "list_dir",
@@ -104,8 +199,85 @@ func init() {
 				},
 			},
 		},
-		Source: "files.go:91",
-		Call:   kesokuCallListDir,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "path",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Path is the directory's path as the other tools take it.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "entries",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeArray,
+						Description: "Entries are the directory's entries, sorted by name.",
+						Items: &registry.Schema{
+							Type: registry.TypeObject,
+							Properties: []*registry.Property{
+								{
+									Name:     "name",
+									Required: true,
+									Schema: &registry.Schema{
+										Type:   registry.TypeString,
+										GoType: "string",
+									},
+								},
+								{
+									Name:     "type",
+									Required: true,
+									Schema: &registry.Schema{
+										Type:        registry.TypeString,
+										Description: "Type is \"file\", \"dir\", \"symlink\" or \"other\" (a device, a socket…).",
+										GoType:      "string",
+									},
+								},
+								{
+									Name: "size",
+									Schema: &registry.Schema{
+										Type:        registry.TypeInteger,
+										Description: "Size is the size in bytes, for files only.",
+										GoType:      "*int64",
+										Kind:        "int64",
+										Nullable:    true,
+									},
+								},
+							},
+							GoType: "tools.Entry",
+						},
+						GoType:   "[]tools.Entry",
+						Nullable: true,
+					},
+				},
+				{
+					Name:     "total",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "Total is the number of entries in the directory, which is more than len(Entries) when the listing was cut.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name: "note",
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Says what was left out, if anything.",
+						GoType:      "string",
+					},
+				},
+			},
+			GoType: "tools.Listing",
+		},
+		Source:  "files.go:91",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallListDir,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "glob",
@@ -131,8 +303,55 @@ func init() {
 				},
 			},
 		},
-		Source: "glob.go:50",
-		Call:   kesokuCallGlob,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "matches",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeArray,
+						Description: "Matches are the paths found, as the other tools take them: directories end in \"/\". They come in walk order: depth first, names sorted within each directory; the working directory before staging.",
+						Items: &registry.Schema{
+							Type:   registry.TypeString,
+							GoType: "string",
+						},
+						GoType:   "[]string",
+						Nullable: true,
+					},
+				},
+				{
+					Name:     "total",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "Total is the number of paths that match, more than len(Matches) when the list was cut.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name: "truncated",
+					Schema: &registry.Schema{
+						Type:        registry.TypeBoolean,
+						Description: "Reports whether the list was cut.",
+						GoType:      "bool",
+					},
+				},
+				{
+					Name: "note",
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Says what was left out, if anything.",
+						GoType:      "string",
+					},
+				},
+			},
+			GoType: "tools.GlobResult",
+		},
+		Source:  "glob.go:50",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallGlob,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "grep",
@@ -186,8 +405,64 @@ func init() {
 				},
 			},
 		},
-		Source: "grep.go:64",
-		Call:   kesokuCallGrep,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "matches",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeArray,
+						Description: "Matches are the matching lines, each \"path:line: text\", in walk order: depth first, names sorted within each directory.",
+						Items: &registry.Schema{
+							Type:   registry.TypeString,
+							GoType: "string",
+						},
+						GoType:   "[]string",
+						Nullable: true,
+					},
+				},
+				{
+					Name:     "files_searched",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "FilesSearched is how many files were searched; FilesMatched how many of them matched.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name:     "files_matched",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:   registry.TypeInteger,
+						GoType: "int",
+						Kind:   "int",
+					},
+				},
+				{
+					Name: "truncated",
+					Schema: &registry.Schema{
+						Type:        registry.TypeBoolean,
+						Description: "Reports whether the search stopped at max_results, with more matches left.",
+						GoType:      "bool",
+					},
+				},
+				{
+					Name: "note",
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Says what was left out, if anything.",
+						GoType:      "string",
+					},
+				},
+			},
+			GoType: "tools.GrepResult",
+		},
+		Source:  "grep.go:64",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallGrep,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "read_file",
@@ -224,8 +499,79 @@ func init() {
 				},
 			},
 		},
-		Source: "read.go:58",
-		Call:   kesokuCallReadFile,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "path",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Path is the file's path as the other tools take it.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "content",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Content is the text of lines StartLine to EndLine, with their line ends, as in the file.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "start_line",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "And EndLine are the 1-based first and last lines given; EndLine is StartLine-1 when no line is.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name:     "end_line",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:   registry.TypeInteger,
+						GoType: "int",
+						Kind:   "int",
+					},
+				},
+				{
+					Name:     "total_lines",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "TotalLines is the number of lines in the file.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name: "next_offset",
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "NextOffset is the offset to continue from when more lines remain.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name: "note",
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Says in words what was left out, if anything.",
+						GoType:      "string",
+					},
+				},
+			},
+			GoType: "tools.FileContent",
+		},
+		Source:  "read.go:58",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallReadFile,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "calculate_sum",
@@ -253,8 +599,9 @@ func init() {
 				},
 			},
 		},
-		Source: "sum.go:18",
-		Call:   kesokuCallCalculateSum,
+		Source:  "sum.go:18",
+		Package: "github.com/kesoku/kesoku/internal/tools",
+		Call:    kesokuCallCalculateSum,
 	})
 }
 

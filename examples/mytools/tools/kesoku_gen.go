@@ -39,8 +39,9 @@ func init() {
 				},
 			},
 		},
-		Source: "tools.go:27",
-		Call:   kesokuCallWordCount,
+		Source:  "tools.go:27",
+		Package: "example.com/mytools/tools",
+		Call:    kesokuCallWordCount,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "stamp",
@@ -57,8 +58,42 @@ func init() {
 				},
 			},
 		},
-		Source: "tools.go:57",
-		Call:   kesokuCallStamp,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			Properties: []*registry.Property{
+				{
+					Name:     "label",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Label is the label given.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "session",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Session is the session the call belongs to.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "call",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Call is the id of the tool call that asked for the stamp.",
+						GoType:      "string",
+					},
+				},
+			},
+			GoType: "tools.Stamped",
+		},
+		Source:  "tools.go:57",
+		Package: "example.com/mytools/tools",
+		Call:    kesokuCallStamp,
 	})
 }
 

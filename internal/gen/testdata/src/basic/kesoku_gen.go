@@ -41,8 +41,9 @@ func init() {
 				},
 			},
 		},
-		Source: "basic.go:23",
-		Call:   kesokuCallCalculateSum,
+		Source:  "basic.go:23",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
+		Call:    kesokuCallCalculateSum,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "say_hello",
@@ -70,8 +71,9 @@ func init() {
 				},
 			},
 		},
-		Source: "basic.go:39",
-		Call:   kesokuCallGreet,
+		Source:  "basic.go:39",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
+		Call:    kesokuCallGreet,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "sleep",
@@ -89,14 +91,16 @@ func init() {
 				},
 			},
 		},
-		Source: "basic.go:53",
-		Call:   kesokuCallSleep,
+		Source:  "basic.go:53",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
+		Call:    kesokuCallSleep,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "who_am_i",
 		Summary:     "Reports the session the call belongs to.",
 		Description: "Reports the session the call belongs to.",
 		Source:      "basic.go:67",
+		Package:     "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:        kesokuCallWhoAmI,
 	})
 	registry.Default.MustRegister(&registry.Spec{
@@ -114,9 +118,10 @@ func init() {
 				},
 			},
 		},
-		Writes: true,
-		Source: "basic.go:81",
-		Call:   kesokuCallTouch,
+		Writes:  true,
+		Source:  "basic.go:81",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
+		Call:    kesokuCallTouch,
 	})
 }
 

@@ -85,8 +85,9 @@ func init() {
 				},
 			},
 		},
-		Source: "clash.go:41",
-		Call:   kesokuCallEcho,
+		Source:  "clash.go:41",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/clash",
+		Call:    kesokuCallEcho,
 	})
 	registry2.Default.MustRegister(&registry2.Spec{
 		Name:        "measure",
@@ -134,8 +135,9 @@ func init() {
 				},
 			},
 		},
-		Source: "clash.go:63",
-		Call:   kesokuCallMeasure,
+		Source:  "clash.go:63",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/clash",
+		Call:    kesokuCallMeasure,
 	})
 }
 

@@ -180,8 +180,9 @@ func init() {
 				},
 			},
 		},
-		Source: "kinds.go:87",
-		Call:   kesokuCallScalars,
+		Source:  "kinds.go:87",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
+		Call:    kesokuCallScalars,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "search",
@@ -321,8 +322,17 @@ func init() {
 				},
 			},
 		},
-		Source: "kinds.go:105",
-		Call:   kesokuCallSearch,
+		Result: &registry.Schema{
+			Type:        registry.TypeObject,
+			Description: "the query as it was understood.",
+			AdditionalProperties: &registry.Schema{
+				GoType: "any",
+			},
+			GoType: "map[string]any",
+		},
+		Source:  "kinds.go:105",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
+		Call:    kesokuCallSearch,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "collections",
@@ -575,8 +585,16 @@ func init() {
 				},
 			},
 		},
-		Source: "kinds.go:130",
-		Call:   kesokuCallCollections,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			AdditionalProperties: &registry.Schema{
+				GoType: "any",
+			},
+			GoType: "map[string]any",
+		},
+		Source:  "kinds.go:130",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
+		Call:    kesokuCallCollections,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "defaults",
@@ -711,8 +729,16 @@ func init() {
 				},
 			},
 		},
-		Source: "kinds.go:151",
-		Call:   kesokuCallDefaults,
+		Result: &registry.Schema{
+			Type: registry.TypeObject,
+			AdditionalProperties: &registry.Schema{
+				GoType: "any",
+			},
+			GoType: "map[string]any",
+		},
+		Source:  "kinds.go:151",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
+		Call:    kesokuCallDefaults,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "join",
@@ -741,8 +767,257 @@ func init() {
 				},
 			},
 		},
-		Source: "kinds.go:163",
-		Call:   kesokuCallJoin,
+		Source:  "kinds.go:163",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
+		Call:    kesokuCallJoin,
+	})
+	registry.Default.MustRegister(&registry.Spec{
+		Name:        "report",
+		Summary:     "Reports on words.",
+		Description: "Reports on words.",
+		Returns:     "what was found.",
+		Params: []*registry.Property{
+			{
+				Name:     "words",
+				Required: true,
+				Schema: &registry.Schema{
+					Type:        registry.TypeArray,
+					Description: "the words.",
+					Items: &registry.Schema{
+						Type:   registry.TypeString,
+						GoType: "string",
+					},
+					GoType: "[]string",
+				},
+			},
+			{
+				Name:     "filter",
+				Required: true,
+				Schema: &registry.Schema{
+					Type:        registry.TypeObject,
+					Description: "which words count.",
+					Properties: []*registry.Property{
+						{
+							Name:     "kind",
+							Required: true,
+							Schema: &registry.Schema{
+								Type:        registry.TypeString,
+								Description: "Which words count.",
+								Enum:        []string{"any", "long"},
+								GoType:      "string",
+							},
+						},
+						{
+							Name: "min",
+							Schema: &registry.Schema{
+								Type:        registry.TypeInteger,
+								Description: "The shortest word that counts.",
+								GoType:      "int",
+								Kind:        "int",
+							},
+						},
+						{
+							Name: "modes",
+							Schema: &registry.Schema{
+								Type: registry.TypeArray,
+								Items: &registry.Schema{
+									Type:   registry.TypeString,
+									Enum:   []string{"exact", "fuzzy"},
+									GoType: "kinds.Mode",
+								},
+								GoType: "[]kinds.Mode",
+							},
+						},
+						{
+							Name: "langs",
+							Schema: &registry.Schema{
+								Type: registry.TypeArray,
+								Items: &registry.Schema{
+									Type:   registry.TypeString,
+									Enum:   []string{"en"},
+									GoType: "kinds.Lang",
+								},
+								GoType: "*[]kinds.Lang",
+							},
+						},
+						{
+							Name: "notes",
+							Schema: &registry.Schema{
+								Type: registry.TypeArray,
+								Items: &registry.Schema{
+									Type:   registry.TypeString,
+									GoType: "string",
+								},
+								GoType: "[]string",
+							},
+						},
+					},
+					GoType: "kinds.Filter",
+				},
+			},
+		},
+		Result: &registry.Schema{
+			Type:        registry.TypeObject,
+			Description: "what was found.",
+			Properties: []*registry.Property{
+				{
+					Name:     "count",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeInteger,
+						Description: "Count is how many words counted.",
+						GoType:      "int",
+						Kind:        "int",
+					},
+				},
+				{
+					Name:     "mean",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeNumber,
+						Description: "Mean is their mean length, null for none.",
+						GoType:      "*float64",
+						Kind:        "float64",
+						Nullable:    true,
+					},
+				},
+				{
+					Name: "words",
+					Schema: &registry.Schema{
+						Type:        registry.TypeArray,
+						Description: "Words are the words, left out when there are none.",
+						Items: &registry.Schema{
+							Type:   registry.TypeString,
+							GoType: "string",
+						},
+						GoType:   "[]string",
+						Nullable: true,
+					},
+				},
+				{
+					Name:     "raw",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Raw is the input as bytes, in base64.",
+						GoType:      "[]byte",
+						Nullable:    true,
+					},
+				},
+				{
+					Name:     "mode",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Mode is a string type's value: its constants are no promise.",
+						GoType:      "kinds.Mode",
+					},
+				},
+				{
+					Name:     "by",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeObject,
+						Description: "Counts words by their first letter.",
+						AdditionalProperties: &registry.Schema{
+							Type:   registry.TypeInteger,
+							GoType: "uint16",
+							Kind:   "uint16",
+						},
+						GoType:   "map[string]uint16",
+						Nullable: true,
+					},
+				},
+				{
+					Name:     "when",
+					Required: true,
+					Schema: &registry.Schema{
+						Description: "When is a time, which writes itself.",
+						GoType:      "time.Time",
+					},
+				},
+				{
+					Name:     "level",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Level is a number written as a string.",
+						GoType:      "int8",
+					},
+				},
+				{
+					Name: "extra",
+					Schema: &registry.Schema{
+						Description: "Extra is anything.",
+						GoType:      "any",
+					},
+				},
+				{
+					Name: "child",
+					Schema: &registry.Schema{
+						Type:        registry.TypeObject,
+						Description: "Child is a report inside this one.",
+						GoType:      "*kinds.Stats",
+						Nullable:    true,
+					},
+				},
+				{
+					Name:     "points",
+					Required: true,
+					Schema: &registry.Schema{
+						Type: registry.TypeArray,
+						Items: &registry.Schema{
+							Type: registry.TypeObject,
+							Properties: []*registry.Property{
+								{
+									Name:     "x",
+									Required: true,
+									Schema: &registry.Schema{
+										Type:        registry.TypeNumber,
+										Description: "X is the horizontal position.",
+										GoType:      "float64",
+										Kind:        "float64",
+									},
+								},
+								{
+									Name:     "y",
+									Required: true,
+									Schema: &registry.Schema{
+										Type:        registry.TypeNumber,
+										Description: "Y is the vertical position.",
+										GoType:      "float64",
+										Kind:        "float64",
+									},
+								},
+							},
+							GoType: "kinds.Point",
+						},
+						GoType: "[2]kinds.Point",
+					},
+				},
+				{
+					Name: "source",
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "Names the input.",
+						GoType:      "string",
+					},
+				},
+				{
+					Name:     "tagged",
+					Required: true,
+					Schema: &registry.Schema{
+						Type:        registry.TypeString,
+						Description: "A field described by its tag.",
+						GoType:      "string",
+					},
+				},
+			},
+			GoType: "kinds.Stats",
+		},
+		Source:  "kinds.go:230",
+		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
+		Call:    kesokuCallReport,
 	})
 }
 
@@ -1080,6 +1355,31 @@ func kesokuCallJoin(ctx context.Context, tc *registry.ToolContext, args map[stri
 	return Join(tc, sep, parts...), nil
 }
 
+// kesokuCallReport decodes the arguments of report and calls Report.
+func kesokuCallReport(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+	v := args["words"]
+	if v == nil {
+		return nil, registry.MissingArg("words")
+	}
+	words, err := kesokuDecodeSliceOfString(v)
+	if err != nil {
+		return nil, registry.ArgAt(err, "words")
+	}
+	v = args["filter"]
+	if v == nil {
+		return nil, registry.MissingArg("filter")
+	}
+	filter, err := kesokuDecodeFilter(v)
+	if err != nil {
+		return nil, registry.ArgAt(err, "filter")
+	}
+	r, err := Report(words, filter)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // kesokuDecodeMode decodes a kinds.Mode, one of kesokuEnumMode.
 func kesokuDecodeMode(v any) (Mode, error) {
 	return registry.DecodeEnum[Mode](v, kesokuEnumMode)
@@ -1380,6 +1680,109 @@ func kesokuDecodeSliceOfString(v any) ([]string, error) {
 	for i, x := range arr {
 		if out[i], err = registry.DecodeString[string](x); err != nil {
 			return nil, registry.ArgAtIndex(err, i)
+		}
+	}
+	return out, nil
+}
+
+// kesokuDecodeStringEnum2 decodes a string, one of kesokuEnumStringEnum2.
+func kesokuDecodeStringEnum2(v any) (string, error) {
+	return registry.DecodeEnum[string](v, kesokuEnumStringEnum2)
+}
+
+// kesokuEnumStringEnum2 are the values a string may take.
+var kesokuEnumStringEnum2 = []string{"any", "long"}
+
+// kesokuDecodeMode3 decodes a kinds.Mode, one of kesokuEnumMode3.
+func kesokuDecodeMode3(v any) (Mode, error) {
+	return registry.DecodeEnum[Mode](v, kesokuEnumMode3)
+}
+
+// kesokuEnumMode3 are the values a kinds.Mode may take.
+var kesokuEnumMode3 = []string{"exact", "fuzzy"}
+
+// kesokuDecodeSliceOfMode decodes a []kinds.Mode.
+func kesokuDecodeSliceOfMode(v any) ([]Mode, error) {
+	arr, err := registry.DecodeArray(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Mode, len(arr))
+	for i, x := range arr {
+		if out[i], err = kesokuDecodeMode3(x); err != nil {
+			return nil, registry.ArgAtIndex(err, i)
+		}
+	}
+	return out, nil
+}
+
+// kesokuDecodeLang decodes a kinds.Lang, one of kesokuEnumLang.
+func kesokuDecodeLang(v any) (Lang, error) {
+	return registry.DecodeEnum[Lang](v, kesokuEnumLang)
+}
+
+// kesokuEnumLang are the values a kinds.Lang may take.
+var kesokuEnumLang = []string{"en"}
+
+// kesokuDecodeSliceOfLang2 decodes a []kinds.Lang.
+func kesokuDecodeSliceOfLang2(v any) ([]Lang, error) {
+	arr, err := registry.DecodeArray(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Lang, len(arr))
+	for i, x := range arr {
+		if out[i], err = kesokuDecodeLang(x); err != nil {
+			return nil, registry.ArgAtIndex(err, i)
+		}
+	}
+	return out, nil
+}
+
+// kesokuDecodePtrToSliceOfLang decodes a *[]kinds.Lang.
+func kesokuDecodePtrToSliceOfLang(v any) (*[]Lang, error) {
+	if v == nil {
+		return nil, nil
+	}
+	x, err := kesokuDecodeSliceOfLang2(v)
+	if err != nil {
+		return nil, err
+	}
+	return &x, nil
+}
+
+// kesokuDecodeFilter decodes a kinds.Filter.
+func kesokuDecodeFilter(v any) (Filter, error) {
+	var out Filter
+	m, err := registry.DecodeObject(v)
+	if err != nil {
+		return out, err
+	}
+	if x := m["kind"]; x != nil {
+		if out.Kind, err = kesokuDecodeStringEnum2(x); err != nil {
+			return out, registry.ArgAt(err, "kind")
+		}
+	} else {
+		return out, registry.MissingField("kind")
+	}
+	if x := m["min"]; x != nil {
+		if out.Min, err = registry.DecodeInt[int](x); err != nil {
+			return out, registry.ArgAt(err, "min")
+		}
+	}
+	if x := m["modes"]; x != nil {
+		if out.Modes, err = kesokuDecodeSliceOfMode(x); err != nil {
+			return out, registry.ArgAt(err, "modes")
+		}
+	}
+	if x := m["langs"]; x != nil {
+		if out.Langs, err = kesokuDecodePtrToSliceOfLang(x); err != nil {
+			return out, registry.ArgAt(err, "langs")
+		}
+	}
+	if x := m["notes"]; x != nil {
+		if out.Notes, err = kesokuDecodeSliceOfString(x); err != nil {
+			return out, registry.ArgAt(err, "notes")
 		}
 	}
 	return out, nil

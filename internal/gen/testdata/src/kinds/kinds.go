@@ -170,3 +170,63 @@ func Join(tc *registry.ToolContext, sep string, parts ...string) string {
 	}
 	return out
 }
+
+// Filter chooses words; its fields are described and limited by tags, as
+// typed registration reads them.
+type Filter struct {
+	Kind  string   `json:"kind" enum:"any, long" description:"Which words count."`
+	Min   int      `json:"min,omitempty" description:"The shortest word that counts."`
+	Modes []Mode   `json:"modes,omitempty" enum:"exact,fuzzy"`
+	Langs *[]Lang  `json:"langs,omitempty" enum:"en"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Meta says where a report came from.
+type Meta struct {
+	// Source names the input.
+	Source string `json:"source"`
+}
+
+// Stats are what Report found: every way encoding/json writes a field.
+type Stats struct {
+	// Count is how many words counted.
+	Count int `json:"count"`
+	// Mean is their mean length, null for none.
+	Mean *float64 `json:"mean"`
+	// Words are the words, left out when there are none.
+	Words []string `json:"words,omitempty"`
+	// Raw is the input as bytes, in base64.
+	Raw []byte `json:"raw"`
+	// Mode is a string type's value: its constants are no promise.
+	Mode Mode `json:"mode"`
+	// By counts words by their first letter.
+	By map[string]uint16 `json:"by"`
+	// When is a time, which writes itself.
+	When time.Time `json:"when"`
+	// Level is a number written as a string.
+	Level int8 `json:"level,string"`
+	// Extra is anything.
+	Extra any `json:"extra,omitempty"`
+	// Child is a report inside this one.
+	Child  *Stats   `json:"child,omitempty"`
+	Points [2]Point `json:"points"`
+	*Meta
+	Tagged string `json:"tagged" description:"A field described by its tag."`
+	hidden int
+}
+
+// Report reports on words.
+//
+// Args:
+//
+//	words: the words.
+//	filter: which words count.
+//
+// Returns:
+//
+//	what was found.
+//
+//kesoku:tool
+func Report(words []string, filter Filter) (*Stats, error) {
+	return &Stats{Count: len(words), Words: words, Mode: Exact}, nil
+}
