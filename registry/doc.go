@@ -11,6 +11,12 @@
 //
 //	import _ "example.com/mytools/tools"
 //
+// A tool whose arguments are the fields of a struct can be registered
+// without kesoku gen, by Add: its parameters come from the struct's json,
+// description and enum tags, and its calls are validated and decoded by
+// the same functions as generated code's, so that a mistake reads the
+// same either way. Both kinds of tool live in one registry.
+//
 // A tool may take a context.Context (the call's, cancelled on interrupt or
 // timeout) and a *ToolContext (the session, the id of the tool call, the
 // working directory, the record store and the active model); neither
@@ -19,8 +25,12 @@
 // argument, so that the call's record says invalid_args rather than
 // tool_error.
 //
-// What a tool author touches is Spec, ToolContext, Default and Register
-// (or the generated code that calls them), InvalidArg, and the record
+// A tool whose result is an object (a struct, a map, or a pointer to one)
+// declares its output schema too (Spec.Result, Spec.OutputSchema), which
+// MCP clients read.
+//
+// What a tool author touches is Spec, ToolContext, Default, Add and
+// Register (or the generated code that calls them), InvalidArg, and the record
 // types of package message that a ToolContext's Store takes. The rest —
 // Schema, Property, Validate, the Decode and ArgAt functions, ArgError —
 // is what generated code and kesoku's own packages call; it is public

@@ -10,13 +10,60 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
+// A typed tool: its arguments are the fields of a struct, described by
+// tags, and Add registers it without a doc comment or kesoku gen. A call
+// is validated and decoded as a doc-comment tool's generated code would
+// do it, and a result that is a struct is the tool's output schema too.
+func ExampleAdd() {
+	type greetArgs struct {
+		Name  string `json:"name" description:"Who to greet."`
+		Times *int   `json:"times,omitempty" description:"How many times; once when left out."`
+		Style string `json:"style,omitempty" enum:"plain,loud" description:"How to say it."`
+	}
+	type greeting struct {
+		Text string `json:"text" description:"The greeting."`
+	}
+	reg := registry.New() // registry.Default in a program
+	err := registry.Add(reg, "greet", "Says hello to someone.", func(_ context.Context, _ *registry.ToolContext, in greetArgs) (greeting, error) {
+		text := "hello " + in.Name
+		if in.Style == "loud" {
+			text = strings.ToUpper(text) + "!"
+		}
+		n := 1
+		if in.Times != nil {
+			n = *in.Times
+		}
+		return greeting{Text: strings.TrimSpace(strings.Repeat(text+" ", n))}, nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	spec, _ := reg.Lookup("greet")
+	fmt.Println(string(spec.InputSchema()))
+	fmt.Println(string(spec.OutputSchema()))
+	args := map[string]any{"name": "kesoku", "times": 2.0, "style": "loud"}
+	if err := spec.Validate(args); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(spec.Call(context.Background(), &registry.ToolContext{}, args))
+	fmt.Println(spec.Validate(map[string]any{"name": "kesoku", "style": "lowd"}))
+	// Output:
+	// {"type":"object","properties":{"name":{"type":"string","description":"Who to greet."},"times":{"type":"integer","description":"How many times; once when left out."},"style":{"type":"string","description":"How to say it.","enum":["plain","loud"]}},"required":["name"],"additionalProperties":false}
+	// {"type":"object","properties":{"text":{"type":"string","description":"The greeting."}},"required":["text"],"additionalProperties":false}
+	// {HELLO KESOKU! HELLO KESOKU!} <nil>
+	// tool "greet": args.style: not one of the allowed values: expected one of "plain", "loud", got string "lowd" (did you mean "loud"?)
+}
+
 // A tool registered by hand, as the code kesoku gen writes registers one:
 // its Spec describes the parameters, and its Call decodes them into Go
 // values. The runner validates a call's arguments against the Spec before
 // it calls the tool.
-func Example() {
+func ExampleRegistry_Register() {
 	reg := registry.New()
-	reg.MustRegister(&registry.Spec{
+	err := reg.Register(&registry.Spec{
 		Name:        "shout",
 		Summary:     "Shouts a word.",
 		Description: "Shouts a word.",
@@ -33,6 +80,10 @@ func Example() {
 			return strings.ToUpper(word) + "!", nil
 		},
 	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	spec, _ := reg.Lookup("shout")
 	args := map[string]any{"word": "hello"}

@@ -26,7 +26,8 @@ import (
 //     or its type is a pointer;
 //   - a `description:"..."` tag describes it, and an `enum:"a,b"` tag
 //     limits a string (or the strings of a slice, map or pointer) to those
-//     values;
+//     values (kesoku gen finds a string type's constants; reflection
+//     cannot, so a typed tool lists them in the tag);
 //   - its type is a string, a bool, any integer or float kind, a slice, an
 //     array, a map with string keys, a struct (its fields by the same rules,
 //     embedded structs flattened) or a pointer to one of them.
@@ -480,4 +481,3 @@ func splitEnum(tag string) []string {
 	}
 	return values
 }
-
