@@ -135,3 +135,41 @@ func TestSpecText(t *testing.T) {
 		t.Error("Writes is not as the directives say")
 	}
 }
+
+// TestOutputSchemas checks the output schemas gen declares: an object's,
+// as encoding/json writes the result, described by the Returns section
+// and the fields' comments or tags; none for a result that is no object.
+func TestOutputSchemas(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tool, want string
+	}{
+		{"report", `{"type":"object","description":"what was found.","properties":{` +
+			`"count":{"type":"integer","description":"Count is how many words counted."},` +
+			`"mean":{"type":["number","null"],"description":"Mean is their mean length, null for none."},` +
+			`"words":{"type":["array","null"],"description":"Words are the words, left out when there are none.","items":{"type":"string"}},` +
+			`"raw":{"type":["string","null"],"description":"Raw is the input as bytes, in base64."},` +
+			`"mode":{"type":"string","description":"Mode is a string type's value: its constants are no promise."},` +
+			`"by":{"type":["object","null"],"description":"Counts words by their first letter.","additionalProperties":{"type":"integer","minimum":0,"maximum":65535}},` +
+			`"when":{"description":"When is a time, which writes itself."},` +
+			`"level":{"type":"string","description":"Level is a number written as a string."},` +
+			`"extra":{"description":"Extra is anything."},` +
+			`"child":{"type":["object","null"],"description":"Child is a report inside this one."},` +
+			`"points":{"type":"array","items":{"type":"object","properties":{"x":{"type":"number","description":"X is the horizontal position."},"y":{"type":"number","description":"Y is the vertical position."}},"required":["x","y"],"additionalProperties":false}},` +
+			`"source":{"type":"string","description":"Names the input."},` +
+			`"tagged":{"type":"string","description":"A field described by its tag."}},` +
+			`"required":["count","mean","raw","mode","by","when","level","points","tagged"],"additionalProperties":false}`},
+		{"search", `{"type":"object","description":"the query as it was understood.","additionalProperties":{}}`},
+		{"calculate_sum", ``},
+		{"scalars", ``},
+		{"join", ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, string(lookup(t, tt.tool).OutputSchema())); diff != "" {
+				t.Errorf("output schema mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -108,3 +108,45 @@ func Three() (int, int, error) { return 0, 0, nil }
 //
 //kesoku:tool
 func Chan() chan int { return nil }
+
+// Tagged has enum tags that do not fit.
+type Tagged struct {
+	N    int    `json:"n" enum:"1,2"`
+	Mode Mode   `json:"mode" enum:"fast,medium"`
+	S    string `json:"s" enum:" ,"`
+}
+
+// BadTags takes a struct whose tags do not fit its fields.
+//
+// Args:
+//
+//	t: the struct.
+//
+//kesoku:tool
+func BadTags(t Tagged) int { return 0 }
+
+// BadTagsToo takes a struct whose tag names a value that is no constant.
+//
+// Args:
+//
+//	t: the struct.
+//
+//kesoku:tool
+func BadTagsToo(t struct {
+	Mode Mode `json:"mode" enum:"fast,medium"`
+}) int {
+	return 0
+}
+
+// EmptyTag takes a struct whose enum tag lists nothing.
+//
+// Args:
+//
+//	t: the struct.
+//
+//kesoku:tool
+func EmptyTag(t struct {
+	S string `json:"s" enum:" ,"`
+}) int {
+	return 0
+}
