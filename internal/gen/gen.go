@@ -15,6 +15,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -222,23 +223,11 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 			}
 			continue
 		}
-		mapper := &typeMapper{fieldDocs: map[token.Pos]string{}, fset: fset, pkg: pkg.Types}
-		fieldDocsOf(pkg.Syntax, mapper.fieldDocs)
-		finder := &toolFinder{fset: fset, pkg: pkg.Types, mapper: mapper, rel: rel}
-		tools := finder.find(sortedFiles(fset, pkg.Syntax))
-		errs = append(errs, finder.errs...)
-		for _, t := range tools {
-			if prev, ok := byName[t.spec.Name]; ok {
-				errs = append(errs, &Error{
-					Pos: token.Position{Filename: rel(t.directive.Filename), Line: t.directive.Line},
-					Msg: fmt.Sprintf("duplicate tool name %q: %s at %s:%d has it too", t.spec.Name, prev.funcName, rel(prev.pos.Filename), prev.pos.Line),
-				})
-				continue
-			}
-			byName[t.spec.Name] = t
-			f.Tools = append(f.Tools, t.spec.Name)
-		}
-		if len(finder.errs) > 0 || len(tools) == 0 {
+		tools, terrs := findTools(fset, pkg.Types, pkg.Syntax, rel)
+		errs = append(errs, terrs...)
+		names, derrs := claimNames(tools, byName, rel)
+		f.Tools, errs = names, append(errs, derrs...)
+		if len(terrs) > 0 || len(tools) == 0 {
 			// Nothing is written for a package with mistakes.
 			continue
 		}
@@ -255,6 +244,95 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	}
 	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	return files, nil
+}
+
+// findTools finds and understands the tools of a type-checked package.
+func findTools(fset *token.FileSet, pkg *types.Package, syntax []*ast.File, rel func(string) string) ([]*tool, []*Error) {
+	mapper := &typeMapper{fieldDocs: map[token.Pos]string{}, fset: fset, pkg: pkg}
+	fieldDocsOf(syntax, mapper.fieldDocs)
+	finder := &toolFinder{fset: fset, pkg: pkg, mapper: mapper, rel: rel}
+	return finder.find(sortedFiles(fset, syntax)), finder.errs
+}
+
+// claimNames enters tools in byName, the tools of every package so far,
+// and returns their names, and an error for each name another tool has.
+func claimNames(tools []*tool, byName map[string]*tool, rel func(string) string) ([]string, []*Error) {
+	var names []string
+	var errs []*Error
+	for _, t := range tools {
+		if prev, ok := byName[t.spec.Name]; ok {
+			errs = append(errs, &Error{
+				Pos: token.Position{Filename: rel(t.directive.Filename), Line: t.directive.Line},
+				Msg: fmt.Sprintf("duplicate tool name %q: %s at %s:%d has it too", t.spec.Name, prev.funcName, rel(prev.pos.Filename), prev.pos.Line),
+			})
+			continue
+		}
+		byName[t.spec.Name] = t
+		names = append(names, t.spec.Name)
+	}
+	return names, errs
+}
+
+// Source computes the generated file of the package in dir, whose import
+// path is pkgPath, from its source files alone: no go command, no module,
+// nothing downloaded or compiled. It is for a package that imports
+// nothing (kesoku init writes one), so that its registrations exist
+// before its module can be built; any import is an error, and kesoku gen
+// is the way for every other package. It writes nothing: Write does.
+func Source(dir, pkgPath string) (*File, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	fset := token.NewFileSet()
+	var syntax []*ast.File
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		path := filepath.Join(dir, n)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		f, err := parseFile(fset, path, src)
+		if err != nil {
+			return nil, err
+		}
+		syntax = append(syntax, f)
+	}
+	conf := types.Config{Importer: noImports{}}
+	pkg, err := conf.Check(pkgPath, fset, syntax, nil)
+	if err != nil {
+		return nil, fmt.Errorf("package %s: %w", pkgPath, err)
+	}
+	rel := func(name string) string { return relPath(dir, name) }
+	tools, errs := findTools(fset, pkg, syntax, rel)
+	f := &File{Dir: ".", Path: filepath.Join(dir, FileName), PkgPath: pkgPath}
+	names, derrs := claimNames(tools, map[string]*tool{}, rel)
+	f.Tools, errs = names, append(errs, derrs...)
+	if len(errs) > 0 {
+		all := Errors(errs)
+		all.sort()
+		return nil, all
+	}
+	if have, err := os.ReadFile(f.Path); err == nil && bytes.HasPrefix(have, []byte(Header)) {
+		f.Have = have
+	}
+	if len(tools) > 0 {
+		if f.Want, err = newEmitter(pkg).file(tools); err != nil {
+			return nil, fmt.Errorf("package %s: %w", pkgPath, err)
+		}
+	}
+	return f, nil
+}
+
+// noImports refuses every import, for Source.
+type noImports struct{}
+
+func (noImports) Import(path string) (*types.Package, error) {
+	return nil, fmt.Errorf("imports %s: only a package that imports nothing is generated without the go command; run kesoku gen", path)
 }
 
 // ModuleError says that the module gen runs in cannot build the code gen

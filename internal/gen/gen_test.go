@@ -166,3 +166,47 @@ func TestGoldenPackagesVet(t *testing.T) {
 		t.Errorf("go vet %s: %v\n%s", strings.Join(goldenPackages, " "), err, out.String())
 	}
 }
+
+// TestSource generates a package from its source alone, as Generate
+// does with the go command, byte for byte; and refuses what it cannot
+// check alone.
+func TestSource(t *testing.T) {
+	t.Parallel()
+	files, err := Generate(context.Background(), Config{Patterns: []string{"./testdata/src/stale"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Source(filepath.Join("testdata", "src", "stale"), "github.com/kesoku/kesoku/internal/gen/testdata/src/stale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(files[0].Want), string(f.Want)); diff != "" {
+		t.Errorf("Source differs from Generate (-Generate +Source):\n%s", diff)
+	}
+	if f.State() != Stale || !cmp.Equal(f.Tools, []string{"echo"}) {
+		t.Errorf("state %v, tools %v", f.State(), f.Tools)
+	}
+
+	dir := t.TempDir()
+	write := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "tools.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package tools\n\nimport \"strings\"\n\n// Up shouts.\n//\n// Args:\n//\n//\ts: what.\n//\n//kesoku:tool\nfunc Up(s string) string { return strings.ToUpper(s) }\n")
+	if _, err := Source(dir, "example.com/m/tools"); err == nil || !strings.Contains(err.Error(), `imports strings: only a package that imports nothing is generated without the go command`) {
+		t.Errorf("Source of a package with an import: %v", err)
+	}
+	write("package tools\n\n// Up shouts.\n//\n//kesoku:tool\nfunc Up(s string) string { return s }\n\n// Down whispers.\n//\n//kesoku:tool name=up\nfunc Down() string { return \"\" }\n")
+	_, err = Source(dir, "example.com/m/tools")
+	want := "tools.go:6: parameter s has no entry in Args: describe it there as \"s: what it is\"\n" +
+		"tools.go:10: duplicate tool name \"up\": Up at tools.go:6 has it too"
+	if err == nil || err.Error() != want {
+		t.Errorf("Source of a package with mistakes: %v, want\n%s", err, want)
+	}
+	write("package tools\n\n// Nothing here is a tool.\nfunc Up() {}\n")
+	if f, err := Source(dir, "example.com/m/tools"); err != nil || f.Want != nil || f.State() != UpToDate {
+		t.Errorf("Source of a package without tools: %v, %v", f, err)
+	}
+}
