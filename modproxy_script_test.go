@@ -21,7 +21,11 @@ func init() { scriptCmds["modproxy"] = cmdModProxy }
 // a module that requires kesoku (go get, go mod tidy), offline, on a
 // module cache that holds only what building kesoku fetched:
 //
-//	modproxy
+//	modproxy [-forbid MODULE]
+//
+// -forbid answers every request about MODULE with 403 Forbidden, as a
+// company's proxy answers for a module it does not serve (one that is
+// not published, say).
 //
 // Those commands walk kesoku's whole module graph, into go.mod files of
 // versions that lost to newer ones and that no build ever downloads; a
@@ -36,8 +40,14 @@ func init() { scriptCmds["modproxy"] = cmdModProxy }
 // one, for the steps that only build. A stand-in never reaches the
 // developer's cache.
 func cmdModProxy(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: modproxy")
+	var forbid string
+	switch {
+	case neg:
+		ts.Fatalf("usage: modproxy [-forbid MODULE]")
+	case len(args) == 2 && args[0] == "-forbid":
+		forbid = args[1]
+	case len(args) != 0:
+		ts.Fatalf("usage: modproxy [-forbid MODULE]")
 	}
 	real := ts.Getenv("GOMODCACHE")
 	if real == "" {
@@ -47,7 +57,7 @@ func cmdModProxy(ts *testscript.TestScript, neg bool, args []string) {
 	if own == real {
 		ts.Fatalf("modproxy: the script's module cache is the real one")
 	}
-	srv := httptest.NewServer(&modProxy{dir: filepath.Join(real, "cache", "download")})
+	srv := httptest.NewServer(&modProxy{dir: filepath.Join(real, "cache", "download"), forbid: forbid})
 	ts.Defer(srv.Close)
 	ts.Setenv("REAL_GOMODCACHE", real)
 	ts.Setenv("GOMODCACHE", own)
@@ -63,9 +73,15 @@ func cmdModProxy(ts *testscript.TestScript, neg bool, args []string) {
 // that are not there.
 type modProxy struct {
 	dir string
+	// forbid is a module path answered with 403.
+	forbid string
 }
 
 func (p *modProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if esc, err := modpath.EscapePath(p.forbid); p.forbid != "" && err == nil && strings.HasPrefix(r.URL.Path, "/"+esc+"/@") {
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return
+	}
 	escaped, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/@v/")
 	if !ok {
 		// @latest, and anything else: not known here.

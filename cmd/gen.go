@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -97,7 +98,7 @@ EXIT STATUS
 }
 
 func runGen(ctx context.Context, opts *genOptions) error {
-	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns})
+	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns, Command: genCommand(opts.Patterns)})
 	var mistakes gen.Errors
 	if errors.As(err, &mistakes) {
 		for _, m := range mistakes {
@@ -134,25 +135,32 @@ func runGen(ctx context.Context, opts *genOptions) error {
 
 func checkGen(opts *genOptions, files []*gen.File) error {
 	bad := 0
+	run := genCommand(opts.Patterns)
 	for _, f := range files {
 		var msg string
 		switch f.State() {
 		case gen.UpToDate:
 			continue
 		case gen.Missing:
-			msg = "%s is missing in %s: run kesoku gen"
+			msg = "%s is missing in %s: run %s"
 		case gen.Stale:
-			msg = "%s is stale in %s: run kesoku gen"
+			msg = "%s is stale in %s: run %s"
 		case gen.Orphaned:
-			msg = "%s in %s registers tools that no longer exist: run kesoku gen"
+			msg = "%s in %s registers tools that no longer exist: run %s"
 		}
-		fmt.Fprintf(opts.IO.Err, msg+"\n", gen.FileName, f.Dir)
+		fmt.Fprintf(opts.IO.Err, msg+"\n", gen.FileName, f.Dir, termtext.Escape(run))
 		bad++
 	}
 	if bad > 0 {
 		return errFailures
 	}
 	return nil
+}
+
+// genCommand is the command that runs gen over patterns here, as this
+// program was started: "kesoku gen ./...", "go run . gen ./...".
+func genCommand(patterns []string) string {
+	return strings.Join(append([]string{selfCommand(), "gen"}, patterns...), " ")
 }
 
 func genPlural(n int, noun string) string {

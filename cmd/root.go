@@ -148,6 +148,7 @@ CONFIG FILES
 		newMergeCmd(g, nil),
 		newMCPCmd(g),
 		newGenCmd(g, nil),
+		newInitCmd(g, nil),
 		newTrustCmd(g, nil),
 		newVersionCmd(g, nil),
 	)

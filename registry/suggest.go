@@ -34,7 +34,7 @@ func (e *UnknownToolError) Error() string {
 		fmt.Fprintf(&b, " known tools: %s", strings.Join(e.Known, ", "))
 	}
 	if e.NoOwnTools != "" {
-		fmt.Fprintf(&b, "; %s registers no tools of its own: a function marked //kesoku:tool is registered by the kesoku_gen.go that %q writes beside it, and no such file was built in", e.NoOwnTools, e.Gen)
+		fmt.Fprintf(&b, "; %s has no tools of its own: the functions marked //kesoku:tool in its packages are registered by the kesoku_gen.go files that %q writes beside them, and none was built in", e.NoOwnTools, e.Gen)
 	}
 	return b.String()
 }

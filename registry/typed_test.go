@@ -325,7 +325,7 @@ func TestUnknownToolHint(t *testing.T) {
 		mod, pkg string
 		want     string
 	}{
-		{"example.com/mytools", "example.com/mytools", `unknown tool "greet"; known tools: calculate_sum; example.com/mytools registers no tools of its own: a function marked //kesoku:tool is registered by the kesoku_gen.go that "go run . gen ./..." writes beside it, and no such file was built in`},
+		{"example.com/mytools", "example.com/mytools", `unknown tool "greet"; known tools: calculate_sum; example.com/mytools has no tools of its own: the functions marked //kesoku:tool in its packages are registered by the kesoku_gen.go files that "go run . gen ./..." writes beside them, and none was built in`},
 		{"example.com/m", "example.com/m/cmd/m", `"go run example.com/m/cmd/m gen ./..."`},
 		{"github.com/kesoku/kesoku", "github.com/kesoku/kesoku", `unknown tool "greet"; known tools: calculate_sum`},
 		{"", "", `unknown tool "greet"; known tools: calculate_sum`},
@@ -338,7 +338,7 @@ func TestUnknownToolHint(t *testing.T) {
 	// A program with a tool of its own, generated or typed, gets no hint.
 	mainModule = func() (string, string) { return "example.com/mytools", "example.com/mytools" }
 	r.MustRegister(&Spec{Name: "word_count", Package: "example.com/mytools/tools", Call: noop})
-	if got := r.UnknownTool("greet").Error(); strings.Contains(got, "registers no tools") {
+	if got := r.UnknownTool("greet").Error(); strings.Contains(got, "no tools of its own") {
 		t.Errorf("got %q", got)
 	}
 }

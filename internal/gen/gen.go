@@ -70,6 +70,9 @@ type Config struct {
 	// Patterns name the packages, as the go command takes them; none
 	// means "./...".
 	Patterns []string
+	// Command is how the user runs gen, for messages that say to run it
+	// again ("go run . gen ./..."); "" is "kesoku gen".
+	Command string
 }
 
 // State says how a package's generated file on disk compares with what
@@ -173,6 +176,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 			return nil, err
 		}
 		if err := checkImportable(pkgs, withTools[0]); err != nil {
+			err.Command = cfg.Command
 			return nil, err
 		}
 		for _, p := range pkgs {
@@ -346,6 +350,8 @@ type ModuleError struct {
 	// still could not be loaded; Err says why.
 	Required bool
 	Err      string
+	// Command is how the user runs gen (Config.Command).
+	Command string
 }
 
 // kesokuModule is the module generated code imports.
@@ -356,20 +362,21 @@ func (e *ModuleError) Error() string {
 	if e.GoMod != "" {
 		where = "in " + filepath.Dir(e.GoMod)
 	}
+	again := cmp.Or(e.Command, "kesoku gen")
 	if !e.Required {
 		return fmt.Sprintf("module %s does not require %s, whose package %s the generated code imports: run\n\n"+
-			"  go get %s\n\n%s (while you build against a clone, first: go mod edit -replace %s=PATH_OF_THE_CLONE), then kesoku gen again; nothing written",
-			e.Module, kesokuModule, registryPath, kesokuModule, where, kesokuModule)
+			"  go get %s\n\n%s (while you build against a clone, first: go mod edit -replace %s=PATH_OF_THE_CLONE), then %s again; nothing written",
+			e.Module, kesokuModule, registryPath, kesokuModule, where, kesokuModule, again)
 	}
 	return fmt.Sprintf("module %s requires %s, but the package the generated code imports, %s, cannot be loaded: %s; "+
-		"run go get %s@latest %s (or fix its replace directive), then kesoku gen again; nothing written",
-		e.Module, kesokuModule, registryPath, e.Err, kesokuModule, where)
+		"run go get %s@latest %s (or fix its replace directive), then %s again; nothing written",
+		e.Module, kesokuModule, registryPath, e.Err, kesokuModule, where, again)
 }
 
 // checkImportable makes sure the registry loaded beside the packages with
 // tools, so that the code gen writes for them compiles; toolPkg is one of
 // them, whose module the error names.
-func checkImportable(pkgs []*packages.Package, toolPkg string) error {
+func checkImportable(pkgs []*packages.Package, toolPkg string) *ModuleError {
 	var reg, tool *packages.Package
 	for _, p := range pkgs {
 		switch p.PkgPath {
