@@ -20,23 +20,23 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// runTestRegistry holds a hand-written sum tool, so that these tests do
-// not depend on the built-in ones.
+// sumArgs are the arguments of the tests' sum tool.
+type sumArgs struct {
+	A int64 `json:"a"`
+	B int64 `json:"b"`
+}
+
+// runTestRegistry holds a sum tool of the tests' own, so that these tests
+// do not depend on the built-in ones.
 func runTestRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	r := registry.New()
-	r.MustRegister(&registry.Spec{
-		Name: "sum",
-		Params: []*registry.Property{
-			{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger}},
-			{Name: "b", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger}},
-		},
-		Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			a, _ := registry.DecodeInt[int64](args["a"])
-			b, _ := registry.DecodeInt[int64](args["b"])
-			return a + b, nil
-		},
+	err := registry.Add(r, "sum", "Adds two integers.", func(_ context.Context, _ *registry.ToolContext, in sumArgs) (int64, error) {
+		return in.A + in.B, nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 

@@ -40,13 +40,15 @@ func shardRegistry(t *testing.T, sig *fakeSignals, interrupt *atomic.Int64) *reg
 		}
 		return call(ctx, tc, args)
 	}
-	r.MustRegister(&registry.Spec{
-		Name:   "fail",
-		Params: []*registry.Property{{Name: "why", Required: true, Schema: &registry.Schema{Type: registry.TypeString}}},
-		Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			return nil, errors.New(args["why"].(string))
-		},
+	type failArgs struct {
+		Why string `json:"why"`
+	}
+	err := registry.Add(r, "fail", "Fails, saying why.", func(_ context.Context, _ *registry.ToolContext, in failArgs) (any, error) {
+		return nil, errors.New(in.Why)
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 

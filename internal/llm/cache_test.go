@@ -46,13 +46,15 @@ func TestPromptCachingSavesInput(t *testing.T) {
 		replies = append(replies, llmtest.Reply{Text: "All ten parts are in order."})
 		r := newRig(t, llmtest.Claude, replies...)
 		// A tool whose results are pages of text, as read_file's are.
-		r.reg.MustRegister(&registry.Spec{
-			Name: "lookup", Description: "Look a part up.", Source: "test",
-			Params: []*registry.Property{{Name: "part", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true}},
-			Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-				return strings.Repeat(fmt.Sprintf("part %v is in order. ", args["part"]), 100), nil
-			},
+		type lookupArgs struct {
+			Part int `json:"part"`
+		}
+		err := registry.Add(r.reg, "lookup", "Look a part up.", func(_ context.Context, _ *registry.ToolContext, in lookupArgs) (string, error) {
+			return strings.Repeat(fmt.Sprintf("part %d is in order. ", in.Part), 100), nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !cached {
 			r.provider = uncached{r.provider}
 		}

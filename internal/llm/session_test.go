@@ -27,51 +27,38 @@ import (
 
 const testKey = "sk-test-session-key-2c9e71"
 
-// testTools is a registry of tools written as generated code would write
-// them: a sum, a tool that always fails, and a sleep that honours
-// cancellation.
+// testTools is a registry of typed tools: a sum, a tool that always
+// fails, and a sleep that honours cancellation.
 func testTools(t *testing.T) *registry.Registry {
 	t.Helper()
 	reg := registry.New()
-	integer := &registry.Schema{Type: registry.TypeInteger}
-	number := &registry.Schema{Type: registry.TypeNumber}
-	reg.MustRegister(&registry.Spec{
-		Name: "calculate_sum", Description: "Add two integers.", Source: "test",
-		Params: []*registry.Property{{Name: "a", Schema: integer, Required: true}, {Name: "b", Schema: integer, Required: true}},
-		Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			a, err := registry.DecodeInt[int64](args["a"])
-			if err != nil {
-				return nil, err
-			}
-			b, err := registry.DecodeInt[int64](args["b"])
-			if err != nil {
-				return nil, err
-			}
-			return a + b, nil
-		},
-	})
-	reg.MustRegister(&registry.Spec{
-		Name: "always_fails", Description: "Fail.", Source: "test",
-		Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	type sumArgs struct {
+		A int64 `json:"a"`
+		B int64 `json:"b"`
+	}
+	type sleepArgs struct {
+		Seconds float64 `json:"seconds"`
+	}
+	for _, err := range []error{
+		registry.Add(reg, "calculate_sum", "Add two integers.", func(_ context.Context, _ *registry.ToolContext, in sumArgs) (int64, error) {
+			return in.A + in.B, nil
+		}),
+		registry.Add(reg, "always_fails", "Fail.", func(context.Context, *registry.ToolContext, struct{}) (any, error) {
 			return nil, errors.New("disk on fire")
-		},
-	})
-	reg.MustRegister(&registry.Spec{
-		Name: "sleep", Description: "Sleep.", Source: "test",
-		Params: []*registry.Property{{Name: "seconds", Schema: number, Required: true}},
-		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			s, err := registry.DecodeFloat[float64](args["seconds"])
-			if err != nil {
-				return nil, err
-			}
+		}),
+		registry.Add(reg, "sleep", "Sleep.", func(ctx context.Context, _ *registry.ToolContext, in sleepArgs) (string, error) {
 			select {
-			case <-time.After(time.Duration(s * float64(time.Second))):
+			case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
 				return "slept", nil
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return "", ctx.Err()
 			}
-		},
-	})
+		}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	return reg
 }
 
@@ -654,17 +641,18 @@ func TestSessionNeverWritesTheKey(t *testing.T) {
 				llmtest.Reply{Text: "The key is " + testKey + "."},
 				llmtest.Reply{Status: 400, Error: "API key not valid: " + testKey},
 			)
-			r.reg.MustRegister(&registry.Spec{
-				Name: "echo", Description: "Echo.", Source: "test",
-				Params: []*registry.Property{{Name: "text", Schema: &registry.Schema{Type: registry.TypeString}, Required: true}},
-				Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-					text := args["text"].(string)
-					if strings.HasPrefix(text, "fail: ") {
-						return nil, errors.New(text)
-					}
-					return text, nil
-				},
+			type echoArgs struct {
+				Text string `json:"text"`
+			}
+			err := registry.Add(r.reg, "echo", "Echo.", func(_ context.Context, _ *registry.ToolContext, in echoArgs) (string, error) {
+				if strings.HasPrefix(in.Text, "fail: ") {
+					return "", errors.New(in.Text)
+				}
+				return in.Text, nil
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			var shown strings.Builder
 			opts := llm.SessionOptions{
 				Redactor: llm.NewRedactor(testKey),

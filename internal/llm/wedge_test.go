@@ -407,14 +407,15 @@ func TestTurnResultsFitTheRequest(t *testing.T) {
 			llmtest.Reply{Text: "Read it all."},
 		)
 		r.srv.SetRequestLimit(limit)
-		r.reg.MustRegister(&registry.Spec{
-			Name: "big", Description: "Return n bytes.", Source: "test",
-			Params: []*registry.Property{{Name: "n", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true}},
-			Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-				n, err := registry.DecodeInt[int](args["n"])
-				return strings.Repeat("x", n-4) + "tail", err
-			},
+		type bigArgs struct {
+			N int `json:"n"`
+		}
+		err := registry.Add(r.reg, "big", "Return n bytes.", func(_ context.Context, _ *registry.ToolContext, in bigArgs) (string, error) {
+			return strings.Repeat("x", in.N-4) + "tail", nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		s := r.session(llm.SessionOptions{})
 		if answer, err := s.Send(context.Background(), "read"); err != nil || answer != "Read it all." {
 			t.Fatalf("answer %q, error %v", answer, err)

@@ -43,55 +43,52 @@ func (c *calls) note(tc *registry.ToolContext) {
 	c.n[tc.OriginalMsgID]++
 }
 
-func num(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	}
-	return 0
-}
-
-// testRegistry builds the tools the tests use, by hand, as generated code
-// would.
+// testRegistry builds the tools the tests use: the ones with arguments
+// typed (registry.Add), the others by hand, as generated code would.
 func testRegistry(t testing.TB, c *calls) *registry.Registry {
 	t.Helper()
 	reg := registry.New()
-	numParam := func(name string) *registry.Property {
-		return &registry.Property{Name: name, Required: true, Schema: &registry.Schema{Type: registry.TypeNumber}}
+	type sumArgs struct {
+		A float64 `json:"a"`
+		B float64 `json:"b"`
+	}
+	type msArgs struct {
+		MS float64 `json:"ms"`
+	}
+	type nArgs struct {
+		N int `json:"n"`
+	}
+	typed := []error{
+		registry.Add(reg, "sum", "Adds two numbers.", func(_ context.Context, tc *registry.ToolContext, in sumArgs) (int64, error) {
+			c.note(tc)
+			return int64(in.A + in.B), nil
+		}),
+		registry.Add(reg, "sleep", "Sleeps, and stops when cancelled.", func(ctx context.Context, tc *registry.ToolContext, in msArgs) (float64, error) {
+			c.note(tc)
+			t := time.NewTimer(time.Duration(in.MS * float64(time.Millisecond)))
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return in.MS, nil
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}),
+		registry.Add(reg, "stubborn", "Sleeps, cancelled or not.", func(_ context.Context, tc *registry.ToolContext, in msArgs) (string, error) {
+			c.note(tc)
+			time.Sleep(time.Duration(in.MS * float64(time.Millisecond)))
+			return "done", nil
+		}),
+		registry.Add(reg, "big", "Returns n bytes.", func(_ context.Context, _ *registry.ToolContext, in nArgs) (string, error) {
+			return strings.Repeat("a", in.N/2) + strings.Repeat("z", in.N/2), nil
+		}),
+	}
+	for _, err := range typed {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	specs := []*registry.Spec{
-		{Name: "sum", Params: []*registry.Property{numParam("a"), numParam("b")},
-			Call: func(_ context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
-				c.note(tc)
-				a, okA := args["a"]
-				b, okB := args["b"]
-				if !okA || !okB {
-					return nil, &registry.ArgsError{Tool: "sum", Problems: []*registry.ArgError{{Path: "b", Problem: "missing required argument"}}}
-				}
-				return int64(num(a) + num(b)), nil
-			}},
-		{Name: "sleep", Params: []*registry.Property{numParam("ms")},
-			Call: func(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
-				c.note(tc)
-				t := time.NewTimer(time.Duration(num(args["ms"]) * float64(time.Millisecond)))
-				defer t.Stop()
-				select {
-				case <-t.C:
-					return args["ms"], nil
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}},
-		{Name: "stubborn", Params: []*registry.Property{numParam("ms")},
-			Call: func(_ context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
-				c.note(tc)
-				time.Sleep(time.Duration(num(args["ms"]) * float64(time.Millisecond)))
-				return "done", nil
-			}},
 		{Name: "boom", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			var m map[string]int
 			m["x"] = 1 // a nil map write: a runtime panic
@@ -117,10 +114,6 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 				"staging": tc.Staging, "store": tc.Store != nil, "model": model,
 			}, nil
 		}},
-		{Name: "big", Params: []*registry.Property{numParam("n")},
-			Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-				return strings.Repeat("a", int(num(args["n"])/2)) + strings.Repeat("z", int(num(args["n"])/2)), nil
-			}},
 		{Name: "not_json", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			return func() {}, nil
 		}},
