@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/summary":         {},
 	"internal/config":          {"registry"},
 	"internal/gen":             {"registry", "internal/summary"},
+	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace"},
 	"internal/request":         {"registry", "message", "internal/jsonlex"},
 	"internal/runner":          {"registry", "message", "internal/request"},
