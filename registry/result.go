@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
+
+	"github.com/kesoku/kesoku/internal/tooldoc"
 )
 
 // The schema of a typed tool's result, read from its Go type by the rules
@@ -113,11 +114,11 @@ func (m *resultMapper) fields(t reflect.Type, names map[string]bool, optional bo
 	}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
+		tag := tooldoc.ParseJSON(string(f.Tag))
+		if tag.Skip {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		name := tag.Name
 		if f.Anonymous && name == "" {
 			ft, viaPtr := f.Type, false
 			if ft.Kind() == reflect.Pointer {
@@ -142,21 +143,12 @@ func (m *resultMapper) fields(t reflect.Type, names map[string]bool, optional bo
 			return nil, false
 		}
 		names[name] = true
-		required := !optional
-		quoted := false
-		for o := range strings.SplitSeq(opts, ",") {
-			switch o {
-			case "omitempty", "omitzero":
-				required = false
-			case "string":
-				quoted = true
-			}
-		}
+		required := !optional && !tag.Optional
 		sc := m.schema(f.Type)
-		if quoted {
+		if tag.Quoted {
 			sc = quotedSchema(f.Type, sc)
 		}
-		if d := strings.TrimSpace(f.Tag.Get("description")); d != "" {
+		if d := tooldoc.Description(string(f.Tag)); d != "" {
 			cp := *sc
 			cp.Description = d
 			sc = &cp
@@ -203,7 +195,7 @@ func encodable(t reflect.Type, seen []reflect.Type) error {
 		}
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() && !f.Anonymous || f.Tag.Get("json") == "-" {
+			if !f.IsExported() && !f.Anonymous || tooldoc.ParseJSON(string(f.Tag)).Skip {
 				continue
 			}
 			if err := encodable(f.Type, seen); err != nil {

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/summary"
+	"github.com/kesoku/kesoku/internal/tooldoc"
 )
 
 // Add registers fn in r as the tool called name, described to models by
@@ -68,7 +68,7 @@ func Add[In, Out any](r *Registry, name, description string, fn func(ctx context
 	}
 	return r.Register(&Spec{
 		Name:        name,
-		Summary:     summary.Of(description),
+		Summary:     tooldoc.Summary(description),
 		Description: description,
 		Params:      params,
 		Result:      resultSchema(outType),
@@ -402,11 +402,11 @@ func (m *typeMapper) structFields(t reflect.Type, sc *Schema) ([]*typedField, er
 	walk = func(t reflect.Type, index []int) error {
 		for i := range t.NumField() {
 			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
+			tag := tooldoc.ParseJSON(string(f.Tag))
+			if tag.Skip {
 				continue
 			}
-			name, opts, _ := strings.Cut(tag, ",")
+			name := tag.Name
 			at := append(slices.Clip(index), i)
 			if f.Anonymous && name == "" {
 				if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct {
@@ -431,24 +431,17 @@ func (m *typeMapper) structFields(t reflect.Type, sc *Schema) ([]*typedField, er
 			if name == "" {
 				name = f.Name
 			}
-			optional := false
-			for o := range strings.SplitSeq(opts, ",") {
-				switch o {
-				case "omitempty", "omitzero":
-					optional = true
-				case "string":
-					return fmt.Errorf("unsupported type %s: field %s uses the json \",string\" option", t, f.Name)
-				}
+			optional := tag.Optional
+			if tag.Quoted {
+				return fmt.Errorf("unsupported type %s: field %s uses the json \",string\" option", t, f.Name)
 			}
 			if names[name] {
 				return fmt.Errorf("unsupported type %s: two fields are named %q in JSON", t, name)
 			}
 			names[name] = true
-			var enum []string
-			if e, ok := f.Tag.Lookup("enum"); ok {
-				if enum = splitEnum(e); len(enum) == 0 {
-					return fmt.Errorf("field %s: the enum tag lists no values", f.Name)
-				}
+			enum, ok := tooldoc.Enum(string(f.Tag))
+			if ok && len(enum) == 0 {
+				return fmt.Errorf("field %s: the enum tag lists no values", f.Name)
 			}
 			fsc, dec, err := m.mapType(f.Type, enum)
 			if err != nil {
@@ -457,7 +450,7 @@ func (m *typeMapper) structFields(t reflect.Type, sc *Schema) ([]*typedField, er
 			if f.Type.Kind() == reflect.Pointer {
 				optional = true
 			}
-			if d := strings.TrimSpace(f.Tag.Get("description")); d != "" {
+			if d := tooldoc.Description(string(f.Tag)); d != "" {
 				cp := *fsc
 				cp.Description = d
 				fsc = &cp
@@ -468,16 +461,4 @@ func (m *typeMapper) structFields(t reflect.Type, sc *Schema) ([]*typedField, er
 		return nil
 	}
 	return fields, walk(t, nil)
-}
-
-// splitEnum reads an enum tag: values separated by commas, spaces around
-// them ignored.
-func splitEnum(tag string) []string {
-	var values []string
-	for v := range strings.SplitSeq(tag, ",") {
-		if v = strings.TrimSpace(v); v != "" && !slices.Contains(values, v) {
-			values = append(values, v)
-		}
-	}
-	return values
 }

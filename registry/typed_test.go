@@ -39,8 +39,8 @@ type (
 	}
 	stamp time.Time
 	twice struct {
-		A int `json:"a"`
-		B int `json:"a"`
+		A int `json:"B"`
+		B int
 	}
 	quotedArg struct {
 		N int `json:"n,string"`
@@ -203,7 +203,7 @@ func TestAddErrors(t *testing.T) {
 		{"map key", func() error { return Add(r, "k", "Does.", does[struct{ M map[int]int }, int]) }, `map keys must be strings`},
 		{"decodes itself", func() error { return Add(r, "d", "Does.", does[struct{ S stamp }, int]) }, `type registry.stamp decodes itself`},
 		{"recursive", func() error { return Add(r, "r", "Does.", does[selfish, int]) }, `recursive type registry.selfish`},
-		{"two names", func() error { return Add(r, "t", "Does.", does[twice, int]) }, `two fields are named "a" in JSON`},
+		{"two names", func() error { return Add(r, "t", "Does.", does[twice, int]) }, `two fields are named "B" in JSON`},
 		{"quoted", func() error { return Add(r, "q", "Does.", does[quotedArg, int]) }, `uses the json ",string" option`},
 		{"pointer to pointer", func() error { return Add(r, "p", "Does.", does[ptrPtr, int]) }, `a pointer to a pointer`},
 		{"embedded pointer", func() error { return Add(r, "e", "Does.", does[embeddedPtr, int]) }, `embedded pointer point`},
@@ -246,8 +246,8 @@ type (
 		Source string `json:"source"`
 	}
 	clashing struct {
-		A int `json:"x"`
-		B int `json:"x"`
+		A int `json:"B"`
+		B int
 	}
 	selfWriting struct{}
 )

@@ -3,8 +3,8 @@ package gen
 import (
 	"go/types"
 	"slices"
-	"strings"
 
+	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -135,11 +135,11 @@ func (m *resultMapper) schema(t types.Type) *registry.Schema {
 func (m *resultMapper) fields(st *types.Struct, names map[string]bool, optional bool) (props []*registry.Property, ok bool) {
 	for i := range st.NumFields() {
 		f := st.Field(i)
-		tag := jsonTag(st.Tag(i))
-		if tag == "-" {
+		tag := tooldoc.ParseJSON(st.Tag(i))
+		if tag.Skip {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		name := tag.Name
 		if f.Embedded() && name == "" {
 			ft, viaPtr := types.Unalias(f.Type()), false
 			if p, ok := ft.Underlying().(*types.Pointer); ok {
@@ -164,18 +164,9 @@ func (m *resultMapper) fields(st *types.Struct, names map[string]bool, optional 
 			return nil, false
 		}
 		names[name] = true
-		required := !optional
-		quoted := false
-		for o := range strings.SplitSeq(opts, ",") {
-			switch o {
-			case "omitempty", "omitzero":
-				required = false
-			case "string":
-				quoted = true
-			}
-		}
+		required := !optional && !tag.Optional
 		sc := m.schema(f.Type())
-		if quoted {
+		if tag.Quoted {
 			sc = quotedSchema(f.Type(), sc)
 		}
 		if d := m.docs.fieldDescription(f, st.Tag(i)); d != "" {

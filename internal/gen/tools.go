@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kesoku/kesoku/internal/summary"
+	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -591,5 +591,5 @@ func describe(funcName string, paras []string) (short, description string) {
 		}
 	}
 	out := append([]string{first}, paras[1:]...)
-	return summary.Of(first), strings.Join(out, "\n\n")
+	return tooldoc.Summary(first), strings.Join(out, "\n\n")
 }

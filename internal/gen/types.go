@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -210,11 +211,11 @@ func hasCustomDecoding(n *types.Named) bool {
 func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *registry.Schema, path []string, names map[string]bool) error {
 	for i := range st.NumFields() {
 		f := st.Field(i)
-		tag := jsonTag(st.Tag(i))
-		if tag == "-" {
+		tag := tooldoc.ParseJSON(st.Tag(i))
+		if tag.Skip {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		name := tag.Name
 		ft := types.Unalias(f.Type())
 		if f.Embedded() && name == "" {
 			inner := ft
@@ -250,14 +251,9 @@ func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *re
 		if name == "" {
 			name = f.Name()
 		}
-		optional := false
-		for o := range strings.SplitSeq(opts, ",") {
-			switch o {
-			case "omitempty", "omitzero":
-				optional = true
-			case "string":
-				return typeErrorf("unsupported type %s: field %s uses the json \",string\" option", goTypeString(t), f.Name())
-			}
+		optional := tag.Optional
+		if tag.Quoted {
+			return typeErrorf("unsupported type %s: field %s uses the json \",string\" option", goTypeString(t), f.Name())
 		}
 		if names[name] {
 			return typeErrorf("unsupported type %s: two fields are named %q in JSON", goTypeString(t), name)
@@ -270,8 +266,7 @@ func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *re
 		if _, ok := ft.Underlying().(*types.Pointer); ok {
 			optional = true
 		}
-		if e, ok := reflect.StructTag(st.Tag(i)).Lookup("enum"); ok {
-			values := splitEnumTag(e)
+		if values, ok := tooldoc.Enum(st.Tag(i)); ok {
 			tsh := enumTarget(fsh)
 			switch {
 			case len(values) == 0:
@@ -524,19 +519,7 @@ func (m *typeMapper) fieldDescription(f *types.Var, tag string) string {
 		_, desc := describe(f.Name(), strings.Split(d, "\n\n"))
 		return desc
 	}
-	return strings.TrimSpace(reflect.StructTag(tag).Get("description"))
-}
-
-// splitEnumTag reads an enum tag, `enum:"fast,slow"`: values separated
-// by commas, spaces around them ignored, as typed registration reads it.
-func splitEnumTag(tag string) []string {
-	var values []string
-	for v := range strings.SplitSeq(tag, ",") {
-		if v = strings.TrimSpace(v); v != "" && !slices.Contains(values, v) {
-			values = append(values, v)
-		}
-	}
-	return values
+	return tooldoc.Description(tag)
 }
 
 // fieldDoc is the description of a struct field: from the loaded syntax,

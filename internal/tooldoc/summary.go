@@ -1,18 +1,20 @@
-// Package summary holds the one rule for a tool's summary, the line
-// `tools list` shows: the first sentence of its description. kesoku gen
-// applies it to a doc comment, typed registration to the description it
-// is given, so that both summarise alike.
-package summary
+// Package tooldoc holds the rules by which a tool is described, which
+// kesoku gen (reading Go source) and typed registration (reading types by
+// reflection) both apply, so that a tool reads the same either way: the
+// summary of its description, and the struct tags that name, describe
+// and limit its fields.
+package tooldoc
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// Of returns the first sentence of a paragraph: up to a full
+// Summary returns a tool's summary, the line `tools list` shows: the
+// first sentence of its description's first paragraph: up to a full
 // stop, question or exclamation mark followed by a space (not after "e.g."
 // and the like), or an ideographic one.
-func Of(p string) string {
+func Summary(p string) string {
 	p = strings.TrimSpace(p)
 	for i, r := range p {
 		switch r {

@@ -1,8 +1,8 @@
-package summary
+package tooldoc
 
 import "testing"
 
-func TestOf(t *testing.T) {
+func TestSummary(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"Adds two integers. More.", "Adds two integers."},
@@ -19,8 +19,8 @@ func TestOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			if got := Of(tt.in); got != tt.want {
-				t.Errorf("Of(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := Summary(tt.in); got != tt.want {
+				t.Errorf("Summary(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
