@@ -110,33 +110,34 @@ func decodeEnum(v any, allowed []string, name func() string) (string, error) {
 	return s, nil
 }
 
-// decodeInt decodes a signed integer of the given size in bits.
-func decodeInt(v any, bits uint, name func() string) (int64, error) {
-	negMag, hi := intRange(true, bits)
+// decodeInteger reads an integer of the given signedness and size in
+// bits, as its sign and magnitude.
+func decodeInteger(v any, signed bool, bits uint, name func() string) (neg bool, mag uint64, err error) {
+	negMag, hi := intRange(signed, bits)
 	neg, mag, res := asInteger(v)
 	switch {
 	case res == notNumber || res == notIntegral:
-		return 0, wrongType("integer", v, name)
+		return false, 0, wrongType("integer", v, name)
 	case outOfRange(neg, mag, res, negMag, hi):
-		return 0, decodeOutOfRange(v, negMag, hi, name)
-	case neg:
-		// -(mag-1)-1 cannot overflow, even for the least int64.
-		return -int64(mag-1) - 1, nil
+		return false, 0, decodeOutOfRange(v, negMag, hi, name)
 	}
-	return int64(mag), nil
+	return neg, mag, nil
+}
+
+// decodeInt decodes a signed integer of the given size in bits.
+func decodeInt(v any, bits uint, name func() string) (int64, error) {
+	neg, mag, err := decodeInteger(v, true, bits, name)
+	if neg {
+		// -(mag-1)-1 cannot overflow, even for the least int64.
+		return -int64(mag-1) - 1, err
+	}
+	return int64(mag), err
 }
 
 // decodeUint decodes an unsigned integer of the given size in bits.
 func decodeUint(v any, bits uint, name func() string) (uint64, error) {
-	negMag, hi := intRange(false, bits)
-	neg, mag, res := asInteger(v)
-	switch {
-	case res == notNumber || res == notIntegral:
-		return 0, wrongType("integer", v, name)
-	case outOfRange(neg, mag, res, negMag, hi):
-		return 0, decodeOutOfRange(v, negMag, hi, name)
-	}
-	return mag, nil
+	_, mag, err := decodeInteger(v, false, bits, name)
+	return mag, err
 }
 
 // decodeFloat decodes a finite number, within float32's range when is32.
