@@ -123,9 +123,26 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 	if se := t.schema.declarationMistake(); se != nil {
 		return nil, errAt(file, nodeAt(paramsNode, se.Pointer), "%s.parameters: %s", what, se.Msg)
 	}
+	declared := t.schema.declaredNames()
+	// Each parameter reaches the program as KESOKU_ARG_<NAME>: two names
+	// that make one variable would leave the program one of the two
+	// values, whichever was set last.
+	vars := map[string]string{}
+	for _, name := range declared {
+		v := "KESOKU_ARG_" + envName(name)
+		if prev, ok := vars[v]; ok {
+			// Named where the second of the two is declared.
+			first, second := nodeAt(paramsNode, []string{"properties", prev}), nodeAt(paramsNode, []string{"properties", name})
+			if p, q := place(file, second), place(file, first); p.Line < q.Line || p.Line == q.Line && p.Col < q.Col {
+				prev, name, second = name, prev, first
+			}
+			return nil, errAt(file, second,
+				"%s.parameters: %q and %q are both %s in the program's environment: give them names that differ in more than case, - and _", what, prev, name, v)
+		}
+		vars[v] = name
+	}
 	// A placeholder names a parameter the schema declares: a typo would
 	// otherwise run the program with an empty argument.
-	declared := t.schema.declaredNames()
 	for i, segs := range t.argv {
 		for _, s := range segs {
 			if s.param && !slices.Contains(declared, s.text) {

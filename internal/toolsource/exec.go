@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/registry"
 )
 
 // stderrTail is how much of the end of a program's standard error a
@@ -109,6 +111,9 @@ type commandRunner struct {
 // as KESOKU_ARG_<NAME>, and placeholders filled.
 func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string]any) (any, error) {
 	args = t.schema.withDefaults(args)
+	if err := t.nulInPlaceholder(args); err != nil {
+		return nil, err
+	}
 	argv := make([]string, len(t.argv))
 	for i, segs := range t.argv {
 		argv[i] = fill(segs, args)
@@ -144,6 +149,27 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 		return nil, fmt.Errorf("%s %s%s", argv[0], exitText(cmd, err), tail.quote())
 	}
 	return result(out.buf.Bytes()), nil
+}
+
+// nulInPlaceholder refuses a string argument with a NUL byte that goes
+// into the command line: no argument of a program can hold one (the
+// kernel takes the NUL for the argument's end), and a program given
+// another value than the one the call sent would answer another question.
+// On standard input and in JSON (an object or a list in {{name}}) a NUL
+// is written as \u0000 and reaches the program whole.
+func (t *commandTool) nulInPlaceholder(args map[string]any) error {
+	for _, segs := range t.argv {
+		for _, s := range segs {
+			if v, ok := args[s.text].(string); s.param && ok && strings.IndexByte(v, 0) >= 0 {
+				return &registry.ArgsError{Tool: t.name, Problems: []*registry.ArgError{{
+					Path:     s.text,
+					Problem:  "holds a NUL byte, which no command line can hold",
+					Expected: fmt.Sprintf("text without NUL: the tool passes it as an argument of its program ({{%s}})", s.text),
+				}}}
+			}
+		}
+	}
+	return nil
 }
 
 // endedError is a call ended by its context: its message says what became
@@ -215,7 +241,9 @@ func argEnv(environ []string, args map[string]any) []string {
 			continue // not a scalar: on standard input only
 		}
 		text := scalarText(v)
-		if len(text) > maxEnvValue {
+		if len(text) > maxEnvValue || strings.IndexByte(text, 0) >= 0 {
+			// No environment holds a NUL byte: such a value is on
+			// standard input only, as a long one is.
 			continue
 		}
 		env = append(env, "KESOKU_ARG_"+envName(name)+"="+text)

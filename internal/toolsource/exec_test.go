@@ -136,3 +136,45 @@ func BenchmarkCommandCall(b *testing.B) {
 		}
 	}
 }
+
+// TestParamNamesCollide: parameters whose KESOKU_ARG_ variables are one
+// (a-b, a_b, A_B) are a bad declaration, at the line of the second.
+func TestParamNamesCollide(t *testing.T) {
+	t.Parallel()
+	_, err := parseTestTool(t, "tools:\n  t:\n    command: [cat]\n    parameters:\n      type: object\n      properties:\n        a_b: {type: string}\n        a-b: {type: string}\n")
+	want := `kesoku.yaml:8:14: tools.t.parameters: "a_b" and "a-b" are both KESOKU_ARG_A_B in the program's environment`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("colliding names: %v, want %q", err, want)
+	}
+	if _, err := parseTestTool(t, "tools:\n  t:\n    command: [cat]\n    parameters: {type: object, properties: {a_b: {type: string}, ab: {type: string}}}\n"); err != nil {
+		t.Errorf("names that differ: %v", err)
+	}
+}
+
+// TestNULArgument: a string with a NUL byte reaches the program on
+// standard input whole, and is left out of the environment (which cannot
+// hold it); the call does not fail for it. In the command line, where no
+// argument can hold a NUL, it is a bad argument.
+func TestNULArgument(t *testing.T) {
+	t.Parallel()
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: t.TempDir(), capture: minCapture}
+	tool, err := parseTestTool(t, "tools:\n  t:\n    command: [sh, -c, 'cat; echo; echo \"${KESOKU_ARG_TEXT-unset} $KESOKU_ARG_N\"']\n    parameters: {type: object, properties: {text: {type: string}, n: {type: integer}}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := tool.spec(r.run).Call(context.Background(), &registry.ToolContext{}, map[string]any{"text": "a\x00b", "n": 2.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"n\":2,\"text\":\"a\\u0000b\"}\nunset 2"; v != want {
+		t.Errorf("the program saw %q, want %q", v, want)
+	}
+	tool, err = parseTestTool(t, "tools:\n  t:\n    command: [echo, \"{{text}}\"]\n    parameters: {type: object, properties: {text: {type: string}}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tool.spec(r.run).Call(context.Background(), &registry.ToolContext{}, map[string]any{"text": "a\x00b"})
+	if !registry.IsInvalidArgs(err) || !strings.Contains(err.Error(), "args.text: holds a NUL byte") {
+		t.Errorf("a NUL in a placeholder: %v, want an invalid argument", err)
+	}
+}
