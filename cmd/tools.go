@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/kesoku/kesoku/internal/config"
@@ -57,6 +59,7 @@ type toolsListOptions struct {
 
 func newToolsListCmd(g *Globals, runF func(*toolsListOptions) error) *cobra.Command {
 	opts := &toolsListOptions{Registry: registry.Default}
+	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List every registered tool: name, summary, parameters",
@@ -83,7 +86,7 @@ EXIT STATUS
 			if g.IO.OutTTY {
 				opts.Width = terminalWidth(g.IO.Out)
 			}
-			set, err := g.toolSet(c.Context(), opts.Registry, nil)
+			set, err := g.toolSet(c.Context(), opts.Registry, listing(timeout))
 			if err != nil {
 				return err
 			}
@@ -96,6 +99,7 @@ EXIT STATUS
 		},
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array instead of a table")
+	listTimeoutVar(c.Flags(), &timeout)
 	return c
 }
 
@@ -264,6 +268,7 @@ type toolsSchemaOptions struct {
 
 func newToolsSchemaCmd(g *Globals, runF func(*toolsSchemaOptions) error) *cobra.Command {
 	opts := &toolsSchemaOptions{Registry: registry.Default}
+	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "schema [NAME...] [--format FORMAT]",
 		Short: "Print the tools' declarations exactly as a provider's API takes them",
@@ -302,7 +307,7 @@ EXIT STATUS
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Names = g.IO, args
-			set, err := g.toolSet(c.Context(), opts.Registry, nil)
+			set, err := g.toolSet(c.Context(), opts.Registry, listing(timeout))
 			if err != nil {
 				return err
 			}
@@ -315,6 +320,7 @@ EXIT STATUS
 		},
 	}
 	c.Flags().StringVarP(&opts.Format, "format", "f", defaultSchemaFormat, "one of "+strings.Join(schema.Formats, ", "))
+	listTimeoutVar(c.Flags(), &timeout)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(schema.Formats, cobra.ShellCompDirectiveNoFileComp))
 	// format: in a config file is the request files' format.
 	_ = c.Flags().SetAnnotation("format", config.CommandLineOnly, []string{"true"})
@@ -360,4 +366,16 @@ func uniq(names []string) []string {
 		}
 	}
 	return out
+}
+
+// listTimeoutVar adds --timeout to a command that lists tools: how long an
+// MCP server may take to start and list its tools.
+func listTimeoutVar(fs *pflag.FlagSet, p *time.Duration) {
+	durationVar(fs, p, "timeout", 0, 0, maxTimeout, "the longest an MCP server may take to start and list its tools, e.g. 10s; 0 for its own timeout or 60s")
+}
+
+// listing is the call flags of a command that lists tools and calls none:
+// only --timeout, which bounds the servers' starts.
+func listing(timeout time.Duration) *callFlags {
+	return &callFlags{Timeout: timeout, Grace: defaultGrace, MaxOutput: defaultMaxOutput}
 }

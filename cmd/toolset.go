@@ -49,7 +49,7 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 		opts.Note = func(msg string) { fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg)) }
 	}
 	if calls != nil {
-		opts.Grace, opts.MaxOutput = calls.Grace, int64(calls.MaxOutput)
+		opts.Grace, opts.MaxOutput, opts.Timeout = calls.Grace, int64(calls.MaxOutput), calls.Timeout
 		if opts.Grace == 0 {
 			// --grace 0: no grace for calls; a program still gets a
 			// moment to die of SIGTERM before SIGKILL.

@@ -79,7 +79,7 @@ func (s *server) Prefix() string { return s.decl.name + "__" }
 // a schema that does not compile) is left out with a warning naming the
 // server and the tool.
 func (s *server) Load() ([]*registry.Spec, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.set.startTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, s.startBound())
 	defer cancel()
 	start := time.Now()
 	if err := s.start(ctx); err != nil {
@@ -101,12 +101,37 @@ func (s *server) Load() ([]*registry.Spec, error) {
 	return specs, nil
 }
 
+// startBound is how long the server may take to start and list its
+// tools: its own timeout:, else --timeout, else the default. A server
+// that never answers costs a run what the user allowed a call, not a
+// minute.
+func (s *server) startBound() time.Duration {
+	switch {
+	case s.decl.timeout > 0:
+		return s.decl.timeout
+	case s.set.opts.Timeout > 0:
+		return s.set.opts.Timeout
+	}
+	return s.set.startTimeout
+}
+
+// startBoundText says which bound startBound is.
+func (s *server) startBoundText() string {
+	switch {
+	case s.decl.timeout > 0:
+		return fmt.Sprintf("%v (its timeout)", s.decl.timeout)
+	case s.set.opts.Timeout > 0:
+		return fmt.Sprintf("%v (--timeout)", s.set.opts.Timeout)
+	}
+	return s.set.startTimeout.String()
+}
+
 // failure is err, from doing what while the server started, in words that
 // say what happened: the program exited (with the end of its standard
 // error), it did not answer in time, it could not be found.
 func (s *server) failure(doing string, ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-		err = fmt.Errorf("no answer within %v", s.set.startTimeout)
+		err = fmt.Errorf("no answer within %s", s.startBoundText())
 	}
 	if why := s.exitText(); why != "" {
 		err = errors.New(why)

@@ -31,8 +31,15 @@ func TestMain(m *testing.M) {
 // playing mcptest's server with args.
 func fakeServer(t *testing.T, ctx context.Context, opts Options, args ...string) *Set {
 	t.Helper()
+	return fakeServerWith(t, ctx, opts, "", args...)
+}
+
+// fakeServerWith is fakeServer with more keys in the server's entry
+// (YAML lines, each indented by four spaces).
+func fakeServerWith(t *testing.T, ctx context.Context, opts Options, keys string, args ...string) *Set {
+	t.Helper()
 	dir := t.TempDir()
-	yaml := "mcpServers:\n  fake:\n    command: " + os.Args[0] + "\n    args: [" + strings.Join(args, ", ") + "]\n    env: {KESOKU_FAKEMCP: \"1\"}\n"
+	yaml := "mcpServers:\n  fake:\n    command: " + os.Args[0] + "\n    args: [" + strings.Join(args, ", ") + "]\n    env: {KESOKU_FAKEMCP: \"1\"}\n" + keys
 	path := filepath.Join(dir, "kesoku.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -104,6 +111,15 @@ func TestServerStartBounded(t *testing.T) {
 	_, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2})
 	if err == nil || !strings.Contains(err.Error(), "start: no answer within 300ms") {
 		t.Errorf("a server that never answers: %v", err)
+	}
+	// --timeout bounds the start too, and the server's own timeout wins.
+	set = fakeServer(t, context.Background(), Options{Timeout: 200 * time.Millisecond}, "-hang-at-start")
+	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 200ms (--timeout)") {
+		t.Errorf("a server that never answers, with --timeout: %v", err)
+	}
+	set = fakeServerWith(t, context.Background(), Options{Timeout: time.Hour}, "    timeout: 250ms\n", "-hang-at-start")
+	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 250ms (its timeout)") {
+		t.Errorf("a server that never answers, with its own timeout: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	set = fakeServer(t, ctx, Options{}, "-hang-at-start")

@@ -48,9 +48,15 @@ type Options struct {
 	// guardian of the programs kesoku starts, to stop them should kesoku
 	// be killed outright; "" starts none.
 	Guardian string
-	// StartTimeout bounds an MCP server's start (default 60s); KeepAlive
-	// is how often a server is pinged (default 10s): one that stops
-	// answering is given up. Tests shorten them.
+	// Timeout is --timeout: it bounds each call of a server's tools (as
+	// the runner's bound), and also how long a server may take to start
+	// and list its tools, unless the server's own timeout: says
+	// otherwise. 0: the server's timeout:, else StartTimeout.
+	Timeout time.Duration
+	// StartTimeout bounds an MCP server's start and listing when neither
+	// its timeout: nor Timeout does (default 60s: npx may download a
+	// server first); KeepAlive is how often a server is pinged (default
+	// 10s): one that stops answering is given up. Tests shorten them.
 	StartTimeout, KeepAlive time.Duration
 	// MaxMessage bounds a message from a server over standard input and
 	// output (default 256 MiB); tests lower it.
