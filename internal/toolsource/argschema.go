@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -39,7 +40,12 @@ type argSchema struct {
 	raw json.RawMessage
 	// doc is the schema decoded, for describing its parts in messages.
 	doc map[string]any
-	sch *jsonschema.Schema
+
+	// compile compiles the schema, once: at once for a command tool,
+	// whose mistakes are the declaration's; at the first check for an MCP
+	// server's tool (compiling checks a schema against its metaschema,
+	// which for a server of 10,000 tools took seconds before any call).
+	compile func() (*jsonschema.Schema, error)
 }
 
 // schemaError is a schema that cannot check anything. Pointer is where in
@@ -61,6 +67,11 @@ func (e *schemaError) Error() string { return e.Msg }
 // an ECMAScript pattern of a server written in TypeScript) checks nothing
 // rather than refusing the whole tool: the server checks it anyway.
 // Without it, such a pattern is a mistake to report.
+//
+// A lenient schema (an MCP server's) is compiled at its first check: a
+// schema that does not compile fails the calls of its tool, saying so.
+// A strict one (a command tool's) is compiled here, and its mistakes are
+// the declaration's.
 func compileArgSchema(tool string, raw []byte, lenient bool) (*argSchema, error) {
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
@@ -84,19 +95,28 @@ func compileArgSchema(tool string, raw []byte, lenient bool) (*argSchema, error)
 	default:
 		return nil, &schemaError{Pointer: []string{"type"}, Msg: "type: want type object: the arguments are an object"}
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	c.UseRegexpEngine(regexpEngine(lenient))
-	loc := "mem:///" + url.PathEscape(tool) + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, &schemaError{Msg: err.Error()}
+	a := &argSchema{tool: tool, raw: compact.Bytes(), doc: obj}
+	a.compile = sync.OnceValues(func() (*jsonschema.Schema, error) {
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		c.UseLoader(noLoader{})
+		c.UseRegexpEngine(regexpEngine(lenient))
+		loc := "mem:///" + url.PathEscape(tool) + ".json"
+		if err := c.AddResource(loc, doc); err != nil {
+			return nil, &schemaError{Msg: err.Error()}
+		}
+		sch, err := c.Compile(loc)
+		if err != nil {
+			return nil, compileError(loc, err)
+		}
+		return sch, nil
+	})
+	if !lenient {
+		if _, err := a.compile(); err != nil {
+			return nil, err
+		}
 	}
-	sch, err := c.Compile(loc)
-	if err != nil {
-		return nil, compileError(loc, err)
-	}
-	return &argSchema{tool: tool, raw: compact.Bytes(), doc: obj, sch: sch}, nil
+	return a, nil
 }
 
 // noLoader loads no document: a $ref to another file or URL is a mistake
@@ -189,7 +209,11 @@ var printer = message.NewPrinter(language.English)
 // and suggests the likely name for a misspelt one, as Validate does for a
 // Go tool.
 func (a *argSchema) check(args map[string]any) error {
-	err := a.sch.Validate(args)
+	sch, err := a.compile()
+	if err != nil {
+		return fmt.Errorf("the input schema of %s cannot check arguments: %w", a.tool, err)
+	}
+	err = sch.Validate(args)
 	if err == nil {
 		return nil
 	}

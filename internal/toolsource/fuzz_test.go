@@ -1,13 +1,14 @@
 package toolsource
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/registry"
@@ -73,31 +74,57 @@ func FuzzArgSchema(f *testing.F) {
 	})
 }
 
-// FuzzProtocolLines: whatever a server prints, what reaches the SDK is
-// whole lines, each a JSON value or blank, in the order printed.
-func FuzzProtocolLines(f *testing.F) {
-	f.Add("banner\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{bad\n[1]\r\n\n{\"a\":1}", 7)
-	f.Add("{\"a\":\"\xff\"}\nx", 1)
-	f.Fuzz(func(t *testing.T, out string, size int) {
-		if size < 1 || size > 1<<16 {
-			return
-		}
-		p := &protocolLines{r: bufio.NewReaderSize(strings.NewReader(out), 16), max: 64, skipped: func(string) {}}
-		var got []byte
-		buf := make([]byte, size)
-		var err error
-		for err == nil {
-			var n int
-			n, err = p.Read(buf)
-			got = append(got, buf[:n]...)
-		}
-		for _, line := range strings.SplitAfter(string(got), "\n") {
-			if t := strings.TrimSpace(line); t != "" && !json.Valid([]byte(t)) {
-				panic(fmt.Sprintf("a line that is not JSON passed: %q", line))
+// FuzzStdioConn: whatever a server prints, the connection hands the SDK
+// only messages, never panics, and tells of what it skipped without a
+// control character.
+func FuzzStdioConn(f *testing.F) {
+	f.Add("banner\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{bad\n[1]\r\n\n{\"a\":1}")
+	f.Add("{\"a\":\"\xff\"}\nx\x1b[2J")
+	f.Add(`[{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"2.0","id":"a","result":{"tools":[{"name":""}]}}]`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 100) + `"}` + "\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		var skipped []string
+		c := newStdioConn(io.NopCloser(strings.NewReader(out)), nopWriteCloser{io.Discard}, 64, &toolList{}, func(l string) { skipped = append(skipped, l) })
+		c.calls[mustID(t, 1.0)] = methodListTools
+		for {
+			msg, err := c.Read(context.Background())
+			if err != nil {
+				break
+			}
+			if msg == nil {
+				t.Fatal("a nil message")
 			}
 		}
-		if err == io.EOF && len(got) > len(out) {
-			t.Fatalf("more out than in: %q from %q", got, out)
+		for _, l := range skipped {
+			if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Fatalf("a skipped line told raw: %q", l)
+			}
 		}
 	})
+}
+
+// FuzzToolList: whatever a tools/list result holds, reading it never
+// panics, and what it hands on is JSON when it came as JSON.
+func FuzzToolList(f *testing.F) {
+	f.Add(`{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":5},{"name":"b","annotations":"x"}],"nextCursor":"c"}`)
+	f.Add(`{"tools":[` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `]}`)
+	f.Fuzz(func(t *testing.T, result string) {
+		var l toolList
+		out := l.result(json.RawMessage(result))
+		if json.Valid([]byte(result)) && !json.Valid(out) {
+			t.Fatalf("%q made %q", result, out)
+		}
+	})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func mustID(t testing.TB, v any) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

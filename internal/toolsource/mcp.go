@@ -1,7 +1,6 @@
 package toolsource
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,16 +9,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -56,12 +56,12 @@ type server struct {
 	exited  chan struct{}
 	exitErr error
 	stderr  *tailBuffer
-	// lines is the program's standard output, as the SDK reads it.
-	lines *protocolLines
-	// schemas are the tools' input schemas as the server wrote them, keys
-	// in order (see schemaTap).
-	schemas sync.Map
-	closed  bool
+	// conn is the connection over the program's standard input and
+	// output, nil for a server over HTTP.
+	conn *stdioConn
+	// list reads the server's tools/list answers.
+	list   toolList
+	closed bool
 	// dead is cancelled, with the reason as its cause, once the server is
 	// given up: it stopped answering pings. Calls in flight end with it.
 	// (The SDK's own keepalive closes the session gracefully, which waits
@@ -86,16 +86,29 @@ func (s *server) Load() ([]*registry.Spec, error) {
 		return nil, s.failure("start", ctx, err)
 	}
 	var specs []*registry.Spec
-	for t, err := range s.session.Tools(ctx, nil) {
+	seen := map[string]bool{}
+	lctx, _ := withCallState(ctx)
+	for t, err := range s.session.Tools(lctx, nil) {
+		for _, msg := range s.list.takeLeftOut() {
+			s.set.warn(s.decl.where() + ": " + msg)
+		}
 		if err != nil {
 			return specs, s.failure("list its tools", ctx, err)
 		}
+		if seen[t.Name] {
+			s.set.warn(fmt.Sprintf("%s: tool %q is listed twice: the second is not offered", s.decl.where(), t.Name))
+			continue
+		}
+		seen[t.Name] = true
 		spec, err := s.spec(t)
 		if err != nil {
 			s.set.warn(fmt.Sprintf("%s: tool %q is not offered: %v", s.decl.where(), t.Name, err))
 			continue
 		}
 		specs = append(specs, spec)
+	}
+	for _, msg := range s.list.takeLeftOut() {
+		s.set.warn(s.decl.where() + ": " + msg)
 	}
 	s.set.note(fmt.Sprintf("%s: started in %v, %d tools", s.decl.where(), time.Since(start).Round(time.Millisecond), len(specs)))
 	return specs, nil
@@ -136,6 +149,10 @@ func (s *server) failure(doing string, ctx context.Context, err error) error {
 	if why := s.exitText(); why != "" {
 		err = errors.New(why)
 	}
+	var re *redirectError
+	if errors.As(err, &re) {
+		err = re
+	}
 	return fmt.Errorf("%s: %s: %w", s.decl.where(), doing, err)
 }
 
@@ -165,7 +182,7 @@ func (s *server) start(ctx context.Context) error {
 		// the directories it may reach.
 		Capabilities: &mcp.ClientCapabilities{},
 	})
-	session, err := client.Connect(ctx, &schemaTap{Transport: t, schemas: &s.schemas}, nil)
+	session, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return err
 	}
@@ -281,98 +298,29 @@ func (s *server) startProgram() (mcp.Transport, error) {
 		prefix := "mcp server " + d.name + ": not MCP on standard output, skipped: "
 		note = func(line string) { s.set.opts.Note(prefix + line) }
 	}
-	s.lines = &protocolLines{r: bufio.NewReaderSize(stdout, 64<<10), closer: stdout, skipped: note, max: s.set.maxMessage}
-	// The lines are bounded here, where a message too long can be named.
-	return &mcp.IOTransport{Reader: s.lines, Writer: stdin, MaxLineLength: -1}, nil
+	s.list.slim = true
+	s.conn = newStdioConn(stdout, stdin, s.set.maxMessage, &s.list, note)
+	return stdioTransport{s.conn}, nil
 }
 
-// defaultMaxMessage bounds a message from a server: a tool's result is
-// one message, and a file read whole can be large (the SDK's own bound is
-// 16 MiB); what is larger would only be cut by --max-output anyway.
-const defaultMaxMessage = 256 << 20
-
-// protocolLines is a server's standard output without the lines that are
-// not JSON-RPC messages: a banner, a log line, a progress report. Servers
-// print them, and the clients of other programs (Claude Code, Claude
-// Desktop, Gemini CLI: the TypeScript and Python SDKs) skip them; the Go
-// SDK's reader would take the first one for a broken connection, and
-// every call of the server would fail. A line longer than max ends the
-// connection, tooLong saying why.
-type protocolLines struct {
-	r       *bufio.Reader
-	closer  io.Closer
-	skipped func(line string)
-	max     int
-	tooLong atomic.Bool
-	// rest is what is left to hand on of the line being read.
-	rest []byte
-}
-
-func (p *protocolLines) Read(b []byte) (int, error) {
-	for len(p.rest) == 0 {
-		line, err := p.readLine()
-		if err == bufio.ErrBufferFull {
-			p.tooLong.Store(true)
-			return 0, fmt.Errorf("a message of more than %s", sizeText(int64(p.max)))
-		}
-		if !isMessage(line) {
-			p.skipped(strings.TrimSpace(strings.ToValidUTF8(string(cut(line, 200)), "\uFFFD")))
-			line = nil
-		}
-		if len(line) == 0 && err != nil {
-			return 0, err
-		}
-		p.rest = line
-	}
-	n := copy(b, p.rest)
-	p.rest = p.rest[n:]
-	return n, nil
-}
-
-func (p *protocolLines) Close() error { return p.closer.Close() }
-
-// readLine reads a line with its newline (without one at the end of the
-// output); past p.max, it returns bufio.ErrBufferFull.
-func (p *protocolLines) readLine() ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := p.r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > p.max {
-			return nil, bufio.ErrBufferFull
-		}
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
-
-// isMessage reports whether a line can be a JSON-RPC message (or batch),
-// or holds nothing but space: a JSON object or array. (Checking is cheap
-// beside the SDK's decoding of the same line.)
-func isMessage(line []byte) bool {
-	t := bytes.TrimSpace(line)
-	if len(t) == 0 {
-		return true
-	}
-	return (t[0] == '{' || t[0] == '[') && json.Valid(t)
-}
-
-// cut is b cut to at most n bytes.
-func cut(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
-}
+// defaultMaxMessage bounds a message from a server (a line on standard
+// output, an HTTP body, an event of a stream), unless --max-output asks for
+// records larger than half of it: a tool's result is one message, and
+// what is larger than --max-output is cut anyway. What kesoku holds of
+// one message is a small multiple of it.
+const defaultMaxMessage = 64 << 20
 
 // httpTransport reaches a server over streamable HTTP (or SSE), with the
-// entry's headers on every request.
+// entry's headers on every request to its origin.
 func (s *server) httpTransport() (mcp.Transport, error) {
 	d := s.decl
-	url, err := d.expand(d.url, d.nodes["url"], "url")
+	endpoint, err := d.expand(d.url, d.nodes["url"], "url")
 	if err != nil {
 		return nil, err
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return nil, &config.Error{Pos: place(d.file, d.nodes["url"]), Msg: fmt.Sprintf("%s.%s.url: %q: want an http or https URL", config.ServersKey, d.name, endpoint)}
 	}
 	h := http.Header{}
 	for _, e := range d.headers {
@@ -382,25 +330,14 @@ func (s *server) httpTransport() (mcp.Transport, error) {
 		}
 		h.Set(e.key, v)
 	}
-	client := &http.Client{Transport: headerTransport{header: h, base: http.DefaultTransport}}
+	client := s.httpClient(u, h)
+	// The SDK's own bound on an event is a backstop: the client's comes
+	// first, and leaves the connection standing.
+	backstop := s.set.maxMessage + 64<<10
 	if d.transport == transportSSE {
-		return &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client}, nil
+		return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: backstop}, nil
 	}
-	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2}, nil
-}
-
-// headerTransport adds the headers of a server's entry to each request.
-type headerTransport struct {
-	header http.Header
-	base   http.RoundTripper
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.header {
-		r.Header[k] = v
-	}
-	return t.base.RoundTrip(r)
+	return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxRetries: 2, MaxEventSize: backstop}, nil
 }
 
 // exitText says how the program ended, "" while it runs (or for a server
@@ -409,10 +346,10 @@ func (s *server) exitText() string {
 	if s.exited == nil {
 		return ""
 	}
-	if s.lines != nil && s.lines.tooLong.Load() {
-		// kesoku closed the connection; the exit that followed says
-		// nothing.
-		return fmt.Sprintf("the server sent a message of more than %s (a result too large to take): kesoku closed the connection", sizeText(int64(s.lines.max)))
+	if why := s.conn.endedWhy(); why != "" {
+		// kesoku closed the connection; the exit that followed (a
+		// broken pipe) says nothing.
+		return why
 	}
 	select {
 	case <-s.exited:
@@ -433,10 +370,13 @@ func (s *server) exitText() string {
 // spec is the registry entry of one of the server's tools.
 func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 	name := s.Prefix() + t.Name
+	if t.Name == "" {
+		return nil, errors.New("it has no name")
+	}
 	if !registry.ValidName(name) {
 		return nil, fmt.Errorf("its name would be %q, which does not match %s", name, registry.NamePattern)
 	}
-	raw, ok := s.schemas.Load(t.Name)
+	raw, ok := s.list.schema(t.Name)
 	if !ok {
 		b, err := json.Marshal(t.InputSchema)
 		if err != nil {
@@ -444,7 +384,7 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		}
 		raw = json.RawMessage(b)
 	}
-	schema, err := compileArgSchema(name, raw.(json.RawMessage), true)
+	schema, err := compileArgSchema(name, raw, true)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -484,6 +424,7 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (an
 	defer cancel(nil)
 	stop := context.AfterFunc(dead, func() { cancel(context.Cause(dead)) })
 	defer stop()
+	callCtx, state := withCallState(callCtx)
 	res, err := session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -494,6 +435,13 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (an
 		}
 		if why := s.exitText(); why != "" {
 			return nil, fmt.Errorf("%s: %s", s.decl.where(), why)
+		}
+		var re *redirectError
+		if errors.As(err, &re) {
+			return nil, fmt.Errorf("%s: %w", s.decl.where(), re)
+		}
+		if state.tooLarge.Load() {
+			return nil, fmt.Errorf("%s: the server sent an answer of more than %s (a result too large to take): kesoku did not read it", s.decl.where(), sizeText(int64(s.set.maxMessage)))
 		}
 		var we *jsonrpc.Error
 		if errors.As(err, &we) {
@@ -601,48 +549,6 @@ func summaryOf(desc string) string {
 		s = s[:i+1]
 	}
 	return strings.TrimSpace(s)
-}
-
-// schemaTap keeps the input schemas of a tools/list result as the server
-// wrote them. The SDK decodes a tool's inputSchema into a Go map, which
-// loses the order of its properties; models tend to fill arguments in the
-// order they are declared, so kesoku passes the schema on as written.
-type schemaTap struct {
-	mcp.Transport
-	schemas *sync.Map
-}
-
-func (t *schemaTap) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &tapConn{Connection: c, schemas: t.schemas}, nil
-}
-
-type tapConn struct {
-	mcp.Connection
-	schemas *sync.Map
-}
-
-func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Response); ok && bytes.Contains(r.Result, []byte(`"inputSchema"`)) {
-		var list struct {
-			Tools []struct {
-				Name        string          `json:"name"`
-				InputSchema json.RawMessage `json:"inputSchema"`
-			} `json:"tools"`
-		}
-		if json.Unmarshal(r.Result, &list) == nil {
-			for _, t := range list.Tools {
-				if len(t.InputSchema) > 0 {
-					c.schemas.Store(t.Name, t.InputSchema)
-				}
-			}
-		}
-	}
-	return msg, err
 }
 
 // lineWriter hands each line written to it to emit, prefixed.

@@ -1,17 +1,20 @@
 package toolsource
 
 import (
-	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
@@ -262,49 +265,62 @@ func TestClientCapabilities(t *testing.T) {
 	}
 }
 
-// TestProtocolLines: what a server prints on standard output reaches the
-// SDK without the lines that are not JSON-RPC messages, each of those
-// told, whatever the size of the reads; a last line without a newline
-// too. A line longer than the bound ends the stream, saying so.
-func TestProtocolLines(t *testing.T) {
+// TestStdioConn: what a server prints on standard output reaches the SDK
+// as messages, without the lines that are not JSON-RPC (a banner, a JSON
+// log line without "jsonrpc", a line that is no JSON), each of those told
+// escaped; a batch is its messages; a last line without a newline too. A
+// line longer than the bound is not read: the call it answers gets an
+// error, and the connection goes on; a line too long that names no call
+// ends the connection, saying so.
+func TestStdioConn(t *testing.T) {
 	t.Parallel()
+	long := `{"jsonrpc":"2.0","id":4,"result":{"text":"` + strings.Repeat("a", 300) + `"}}` + "\n"
 	in := "Starting server on stdio\n" +
+		`{"level":30,"time":1700000000000,"msg":"listening"}` + "\n" +
 		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
 		"\n" +
-		"{not json\n" +
-		`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\r\n" +
-		`{"jsonrpc":"2.0","id":3,"result":{}}`
-	want := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" +
-		"\n" +
-		`[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\r\n" +
-		`{"jsonrpc":"2.0","id":3,"result":{}}`
-	long := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 300) + `"}` + "\n"
-	for _, size := range []int{1, 7, 4096} {
-		var skipped []string
-		p := &protocolLines{r: bufio.NewReaderSize(strings.NewReader(in+"\n"+long), 16), max: 200,
-			skipped: func(l string) { skipped = append(skipped, l) }}
-		var got []byte
-		buf := make([]byte, size)
-		var err error
-		for err == nil {
-			var n int
-			n, err = p.Read(buf)
-			got = append(got, buf[:n]...)
+		"{not json \x1b[2J\n" +
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","method":"notifications/progress"}]` + "\r\n" +
+		long +
+		`{"jsonrpc":"2.0","id":3,"result":{}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("b", 300) + `"}` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"result":{}}`
+	var skipped []string
+	c := newStdioConn(io.NopCloser(strings.NewReader(in)), nopWriteCloser{io.Discard}, 200, &toolList{}, func(l string) { skipped = append(skipped, l) })
+	c.calls[mustID(t, 4.0)] = "tools/call"
+	var got []string
+	for {
+		msg, err := c.Read(context.Background())
+		if err != nil {
+			break
 		}
-		if err == io.EOF || !strings.Contains(err.Error(), "a message of more than 200 bytes") || !p.tooLong.Load() {
-			t.Errorf("reads of %d: the long line: %v", size, err)
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if m.Error != nil {
+				got = append(got, fmt.Sprintf("error %v: %v", m.ID.Raw(), m.Error))
+			} else {
+				got = append(got, fmt.Sprintf("result %v", m.ID.Raw()))
+			}
+		case *jsonrpc.Request:
+			got = append(got, "request "+m.Method)
 		}
-		if diff := cmp.Diff(want+"\n", string(got)); diff != "" {
-			t.Errorf("reads of %d: output mismatch (-want +got):\n%s", size, diff)
-		}
-		if diff := cmp.Diff([]string{"Starting server on stdio", "{not json"}, skipped); diff != "" {
-			t.Errorf("reads of %d: skipped mismatch (-want +got):\n%s", size, diff)
-		}
+	}
+	want := []string{"result 1", "result 2", "request notifications/progress",
+		"error 4: the server sent a message of more than 200 bytes (a result too large to take): kesoku did not read it", "result 3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Starting server on stdio", `{"level":30,"time":1700000000000,"msg":"listening"}`, `{not json \x1b[2J`}, skipped); diff != "" {
+		t.Errorf("skipped mismatch (-want +got):\n%s", diff)
+	}
+	if why := c.endedWhy(); why != "the server sent a message of more than 200 bytes (a result too large to take): kesoku closed the connection" {
+		t.Errorf("the connection ended: %q", why)
 	}
 }
 
 // TestServerMessageTooLarge: a result larger than the bound on a
-// server's messages fails saying so, not "the server exited".
+// server's messages fails saying so, not "the server exited", and costs
+// only its own call: the next call of the server succeeds.
 func TestServerMessageTooLarge(t *testing.T) {
 	t.Parallel()
 	set := fakeServer(t, context.Background(), Options{MaxMessage: 4096})
@@ -312,8 +328,11 @@ func TestServerMessageTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := call(t, set, "fake__echo", map[string]any{"text": strings.Repeat("x", 5000)})
-	if err == nil || !strings.Contains(err.Error(), "the server sent a message of more than 4 KiB (a result too large to take): kesoku closed the connection") {
+	if err == nil || !strings.Contains(err.Error(), "the server sent a message of more than 4 KiB (a result too large to take): kesoku did not read it") {
 		t.Errorf("a result too large: %v", err)
+	}
+	if v, err := call(t, set, "fake__echo", map[string]any{"text": "after"}); err != nil || v != "after" {
+		t.Errorf("the call after: %v, %v", v, err)
 	}
 }
 
@@ -335,5 +354,54 @@ func TestServerCallCancelled(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v: not a context.Canceled", err)
+	}
+}
+
+// TestServerBadTools: a server that logs JSON lines on standard output
+// (pino's, without "jsonrpc") and lists tools kesoku cannot offer keeps
+// its other tools: each bad one is left out with a warning naming it (a
+// schema nested 6,000 levels, which the SDK would refuse with the whole
+// list; an empty name, which would be offered as "fake__"; a second tool
+// of one name; a field of the wrong type), and each log line is skipped,
+// told under -v.
+func TestServerBadTools(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var warnings, notes []string
+	opts := Options{
+		Warn: func(m string) { mu.Lock(); warnings = append(warnings, m); mu.Unlock() },
+		Note: func(m string) { mu.Lock(); notes = append(notes, m); mu.Unlock() },
+	}
+	set := fakeServer(t, context.Background(), opts, "-json-logs", "-bad-tools", `"deep,empty,dup,badtype"`)
+	if err := set.Registry.Load(); err != nil {
+		t.Fatalf("the server's tools: %v", err)
+	}
+	if v, err := call(t, set, "fake__echo", map[string]any{"text": "hi"}); err != nil || v != "hi" {
+		t.Errorf("fake__echo: %v, %v", v, err)
+	}
+	for _, name := range []string{"fake__", "fake__deep", "fake__badtype"} {
+		if _, ok := set.Registry.Lookup(name); ok {
+			t.Errorf("%s is offered", name)
+		}
+	}
+	if _, ok := set.Registry.Lookup("fake__add"); !ok {
+		t.Error("fake__add is not offered")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{
+		`tool "deep" is not offered: it nests 6004 levels deep, more than the 200 kesoku reads`,
+		`tool "badtype" is not offered: it is no MCP tool`,
+		`tool "" is not offered: it has no name`,
+		`tool "echo" is listed twice: the second is not offered`,
+	} {
+		if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("no warning %q in:\n%s", want, strings.Join(warnings, "\n"))
+		}
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.Contains(n, `mcp server fake: not MCP on standard output, skipped: {"hostname":"fake","level":30,"msg":"calling echo"`)
+	}) {
+		t.Errorf("the log line is not told:\n%s", strings.Join(notes, "\n"))
 	}
 }

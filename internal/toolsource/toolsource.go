@@ -58,8 +58,9 @@ type Options struct {
 	// server first); KeepAlive is how often a server is pinged (default
 	// 10s): one that stops answering is given up. Tests shorten them.
 	StartTimeout, KeepAlive time.Duration
-	// MaxMessage bounds a message from a server over standard input and
-	// output (default 256 MiB); tests lower it.
+	// MaxMessage bounds a message from a server: a line of its standard
+	// output, an HTTP body, an event of a stream (default 64 MiB, or twice
+	// MaxOutput when that is more); tests lower it.
 	MaxMessage int
 }
 
@@ -116,7 +117,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 		s.keepAlive = defaultKeepAlive
 	}
 	if s.maxMessage = opts.MaxMessage; s.maxMessage <= 0 {
-		s.maxMessage = defaultMaxMessage
+		s.maxMessage = int(max(defaultMaxMessage, 2*opts.MaxOutput))
 	}
 	if s.version == "" {
 		s.version = "dev"

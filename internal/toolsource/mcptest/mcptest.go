@@ -42,6 +42,16 @@ import (
 //	-wire FILE           write what the client sends to FILE, as it comes
 //	-noisy               print lines that are not MCP on standard output:
 //	                     a banner at start, and a line before each answer
+//	-json-logs           print JSON log lines on standard output, as pino
+//	                     does (JSON objects without "jsonrpc"): one at
+//	                     start, one before each answer
+//	-bad-tools LIST      also list tools kesoku must leave out, alone, in
+//	                     the wire's tools/list answer: deep (a schema
+//	                     whose JSON nests 6,000 levels), empty (an empty name), dup
+//	                     (a second echo), badtype (annotations that are
+//	                     a string), comma-separated
+//	-many-tools N        also list N tools (many_0, ...) whose schemas
+//	                     are about 4 KB each
 //
 // The tools: echo(text) returns the text; add(a, b) returns
 // structuredContent {"sum": a+b}; fail(why) is an isError result; sleep(ms)
@@ -62,6 +72,9 @@ func Main(args []string) int {
 	badName := fs.Bool("bad-name", false, "")
 	wireFile := fs.String("wire", "", "")
 	noisy := fs.Bool("noisy", false, "")
+	jsonLogs := fs.Bool("json-logs", false, "")
+	badTools := fs.String("bad-tools", "", "")
+	manyTools := fs.Int("many-tools", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -73,6 +86,9 @@ func Main(args []string) int {
 		// As servers that log to standard output do. One write a line,
 		// so that a line is never torn by the SDK's own writes.
 		_, _ = os.Stdout.WriteString("fakemcp is starting (a banner)\n\n")
+	}
+	if *jsonLogs {
+		pinoLine("server starting")
 	}
 	if *pidFile != "" {
 		_ = os.WriteFile(*pidFile, []byte(fmt.Sprint(os.Getpid())), 0o644)
@@ -110,6 +126,9 @@ func Main(args []string) int {
 		if *noisy {
 			_, _ = os.Stdout.WriteString("{working on " + name + "\n")
 		}
+		if *jsonLogs {
+			pinoLine("calling " + name)
+		}
 		n := calls.Add(1)
 		if *crashAfter > 0 && n >= *crashAfter {
 			fmt.Fprintf(os.Stderr, "fakemcp: crashing on call %d\n", n)
@@ -136,6 +155,9 @@ func Main(args []string) int {
 	}
 	if *hangAfter > 0 {
 		t = &stallingTransport{inner: t, hung: hung}
+	}
+	if extra := extraTools(*badTools, *manyTools); len(extra) > 0 {
+		t = &listingTransport{inner: t, extra: extra}
 	}
 	if err := s.Run(context.Background(), t); err != nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
@@ -278,6 +300,96 @@ func (c *stallingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	case <-c.hung:
 		select {} // never written
 	default:
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// pinoLine prints a log line on standard output as pino writes them, in
+// one write.
+func pinoLine(msg string) {
+	b, _ := json.Marshal(map[string]any{"level": 30, "time": time.Now().UnixMilli(), "pid": os.Getpid(), "hostname": "fake", "msg": msg})
+	_, _ = os.Stdout.Write(append(b, '\n'))
+}
+
+// extraTools are the raw tools -bad-tools and -many-tools add.
+func extraTools(bad string, many int) []json.RawMessage {
+	var out []json.RawMessage
+	for _, kind := range strings.Split(bad, ",") {
+		switch kind {
+		case "deep":
+			const levels = 3000 // two JSON levels each: 6,000
+			var b strings.Builder
+			b.WriteString(`{"name":"deep","description":"Nests too deep.","inputSchema":{"type":"object","properties":{"a":`)
+			for range levels {
+				b.WriteString(`{"type":"object","properties":{"a":`)
+			}
+			b.WriteString(`{"type":"string"}`)
+			for range levels {
+				b.WriteString(`}}`)
+			}
+			b.WriteString(`}}}`)
+			out = append(out, json.RawMessage(b.String()))
+		case "empty":
+			out = append(out, json.RawMessage(`{"name":"","description":"No name.","inputSchema":{"type":"object"}}`))
+		case "dup":
+			out = append(out, json.RawMessage(`{"name":"echo","description":"A second echo.","inputSchema":{"type":"object"}}`))
+		case "badtype":
+			out = append(out, json.RawMessage(`{"name":"badtype","annotations":"read-only","inputSchema":{"type":"object"}}`))
+		}
+	}
+	for i := range many {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"name":"many_%d","description":"Tool %d of many, which does nothing at all.","inputSchema":{"type":"object","properties":{`, i, i)
+		for p := range 30 {
+			if p > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"param_%d":{"type":"string","description":"Parameter %d of tool %d, described at some length.","enum":["alpha","beta","gamma"]}`, p, p, i)
+		}
+		b.WriteString(`},"required":["param_0"]}}`)
+		out = append(out, json.RawMessage(b.String()))
+	}
+	return out
+}
+
+// listingTransport adds extra tools to the answers of tools/list as they
+// go on the wire, where the SDK's server would refuse some of them.
+type listingTransport struct {
+	inner mcp.Transport
+	extra []json.RawMessage
+}
+
+func (t *listingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &listingConn{Connection: c, extra: t.extra}, nil
+}
+
+type listingConn struct {
+	mcp.Connection
+	extra []json.RawMessage
+}
+
+func (c *listingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && strings.Contains(string(r.Result), `"tools":[`) {
+		var res map[string]json.RawMessage
+		var tools []json.RawMessage
+		if json.Unmarshal(r.Result, &res) == nil && json.Unmarshal(res["tools"], &tools) == nil {
+			tools = append(tools, c.extra...)
+			// Written by hand: json.Marshal would refuse the deep one.
+			var b strings.Builder
+			b.WriteString(`{"tools":[`)
+			for i, t := range tools {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.Write(t)
+			}
+			b.WriteString(`]}`)
+			r.Result = json.RawMessage(b.String())
+		}
 	}
 	return c.Connection.Write(ctx, msg)
 }

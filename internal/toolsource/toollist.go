@@ -1,0 +1,231 @@
+package toolsource
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxToolDepth bounds how deep the JSON of one tool may nest. The SDK
+// refuses a whole message that nests more than 1000 levels, and with it
+// every tool of the list; no real schema comes near this bound.
+const maxToolDepth = 200
+
+// maxMessageDepth is how deep the SDK reads a message: a tools/list
+// answer nested deeper is taken apart by kesoku first (toolList.rescue).
+const maxMessageDepth = 1000
+
+// methodListTools is the method whose answers toolList reads.
+const methodListTools = "tools/list"
+
+// toolList is what kesoku makes of a server's tools/list answers before
+// the SDK decodes them: one tool the SDK cannot read (a schema nested
+// thousands of levels, a field of the wrong type) would make it refuse
+// the whole list, and lose every tool of the server. Such a tool is left
+// out, and said so (leftOut); the input schemas are kept as the server
+// wrote them (the SDK decodes them into maps, which lose the order of
+// their properties, and models tend to fill arguments in the order they
+// are declared).
+type toolList struct {
+	// slim hands the tools on to the SDK without their schemas (see
+	// result); set before the first list.
+	slim bool
+
+	mu      sync.Mutex
+	schemas map[string]json.RawMessage
+	leftOut []string
+}
+
+// schema is the input schema of the tool name as the server wrote it.
+func (l *toolList) schema(name string) (json.RawMessage, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	raw, ok := l.schemas[name]
+	return raw, ok
+}
+
+// takeLeftOut returns what was left out of the lists read so far, and
+// forgets it.
+func (l *toolList) takeLeftOut() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.leftOut
+	l.leftOut = nil
+	return out
+}
+
+// result reads the result of a tools/list answer: the result again,
+// without the tools that cannot be read (unchanged when every tool can,
+// unless slim). A result that is no tools/list result at all is handed on
+// as it is, for the SDK to say so in its words.
+//
+// With slim, the tools are handed on without their schemas, which kesoku
+// keeps and the SDK then need not decode: over standard input and output
+// the SDK has no use for them, and decoding 10,000 schemas into maps (and
+// again, to look for header annotations) cost more than the rest of a
+// listing.
+func (l *toolList) result(result json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(result))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return result
+	}
+	fields := map[string]json.RawMessage{}
+	var raws []json.RawMessage
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return result
+		}
+		key, _ := tok.(string)
+		if key != "tools" {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return result
+			}
+			fields[key] = v
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return result
+		}
+		for dec.More() {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return result
+			}
+			raws = append(raws, raw)
+		}
+		if _, err := dec.Token(); err != nil {
+			return result
+		}
+	}
+	if raws == nil {
+		return result
+	}
+	kept := make([]json.RawMessage, 0, len(raws))
+	var left []string
+	schemas := make(map[string]json.RawMessage, len(raws))
+	for i, raw := range raws {
+		if d := depth(raw); d > maxToolDepth {
+			left = append(left, fmt.Sprintf("%s is not offered: it nests %d levels deep, more than the %d kesoku reads", toolWhat(raw, i), d, maxToolDepth))
+			continue
+		}
+		// The SDK's Tool, but for the schemas, which the SDK takes as they
+		// come: decoding them here too would double the cost of a list.
+		var t struct {
+			mcp.Tool
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			left = append(left, fmt.Sprintf("%s is not offered: it is no MCP tool: %v", toolWhat(raw, i), err))
+			continue
+		}
+		if len(t.InputSchema) > 0 {
+			schemas[t.Name] = t.InputSchema
+		}
+		if l.slim {
+			t.Tool.InputSchema = map[string]any{"type": "object"}
+			if b, err := json.Marshal(&t.Tool); err == nil {
+				raw = b
+			}
+		}
+		kept = append(kept, raw)
+	}
+	l.mu.Lock()
+	if l.schemas == nil {
+		l.schemas = map[string]json.RawMessage{}
+	}
+	for name, raw := range schemas {
+		l.schemas[name] = raw
+	}
+	l.leftOut = append(l.leftOut, left...)
+	l.mu.Unlock()
+	if len(kept) == len(raws) && !l.slim {
+		return result
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"tools":[`)
+	for i, t := range kept {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t)
+	}
+	b.WriteByte(']')
+	for k, v := range fields {
+		kb, _ := json.Marshal(k)
+		b.WriteByte(',')
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// toolWhat names the tool raw, the ith of a list, in a warning.
+func toolWhat(raw json.RawMessage, i int) string {
+	var head struct {
+		Name any `json:"name"`
+	}
+	_ = json.Unmarshal(raw, &head)
+	if name, _ := head.Name.(string); name != "" {
+		return fmt.Sprintf("tool %q", name)
+	}
+	return fmt.Sprintf("tool %d of the list (no name)", i+1)
+}
+
+// rescue is msg, a message the SDK would refuse for its depth, made
+// readable when it is the answer to a tools/list: its tools that nest too
+// deep are left out. ok is false when msg is anything else.
+func (l *toolList) rescue(msg []byte, isList func(jsonrpc.ID) bool) (*jsonrpc.Response, bool) {
+	var wire struct {
+		ID     any             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(msg, &wire) != nil || len(wire.Result) == 0 {
+		return nil, false
+	}
+	id, err := jsonrpc.MakeID(wire.ID)
+	if err != nil || !id.IsValid() || !isList(id) {
+		return nil, false
+	}
+	return &jsonrpc.Response{ID: id, Result: l.result(wire.Result)}, true
+}
+
+// depth is how deep JSON nests: objects and arrays, outside strings.
+func depth(b []byte) int {
+	d, most := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if d++; d > most {
+				most = d
+			}
+		case '}', ']':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return most
+}
