@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,6 +38,7 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 		AWD:            g.AWD,
 		Grace:          defaultGrace,
 		MaxOutput:      defaultMaxOutput,
+		OutputDir:      filepath.Join(g.AWD, ".kesoku", "outputs"),
 		Version:        readBuildVersion().Version,
 		Guardian:       g.Self,
 		Warn: func(msg string) {

@@ -160,6 +160,24 @@ type ToolContext struct {
 	Protected []Protected
 }
 
+// CutOutput is a result too large to hold, cut by the tool itself as it
+// came: the head and tail of its text, and the file where the whole of it
+// was written. A tool whose output can outgrow any record (a program's
+// standard output) returns one rather than hold the whole in memory; the
+// record is then the one of any output larger than --max-output, its head
+// and tail around a note of what was cut and where the whole is.
+type CutOutput struct {
+	// Head and Tail begin and end the output, as text; together at least
+	// as long as a record holds.
+	Head, Tail string
+	// Bytes is the size of the whole output.
+	Bytes int64
+	// SavedTo is the file that holds the whole output, "" when it could
+	// not be written; SaveErr then says why.
+	SavedTo string
+	SaveErr error
+}
+
 // Protected is a file or directory of kesoku's own that tools must not
 // write; a directory protects everything below it.
 type Protected struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
 )
 
 func (r *ToolRunner) sessionID(req *request.Request) string {
@@ -73,11 +74,18 @@ func (r *ToolRunner) clip(msg string) string {
 
 // success is the record of a call that returned v after d.
 func (r *ToolRunner) success(req *request.Request, v any, d time.Duration) (*message.Record, error) {
-	content, err := encodeContent(v)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q returned a value that is not JSON: %w", req.Name, err)
+	var content json.RawMessage
+	if _, cut := v.(*registry.CutOutput); !cut {
+		var err error
+		if content, err = encodeContent(v); err != nil {
+			return nil, fmt.Errorf("tool %q returned a value that is not JSON: %w", req.Name, err)
+		}
 	}
 	rec := r.record(req, d)
+	if c, ok := v.(*registry.CutOutput); ok {
+		rec.Content, rec.Truncated = r.cutByTool(c)
+		return rec, nil
+	}
 	if r.opts.MaxOutput > 0 && int64(len(content)) > r.opts.MaxOutput {
 		content, rec.Truncated = r.truncate(content)
 	}
@@ -138,9 +146,35 @@ func (r *ToolRunner) truncate(content json.RawMessage) (json.RawMessage, *messag
 		saved = "the whole output is in " + path
 	}
 	head, tail := cut(string(whole), r.opts.MaxOutput)
-	marker := fmt.Sprintf("\n[... kesoku cut %d of %d bytes here; %s ...]\n", len(whole)-len(head)-len(tail), len(whole), saved)
-	cutContent, _ := marshal(head + marker + tail)
-	return cutContent, t
+	return cutContent(head, tail, int64(len(whole)), saved), t
+}
+
+// cutByTool is the content of an output the tool cut itself, as it came,
+// in the words of truncate.
+func (r *ToolRunner) cutByTool(c *registry.CutOutput) (json.RawMessage, *message.Truncation) {
+	t := &message.Truncation{Bytes: c.Bytes}
+	saved := "it could not be saved"
+	if c.SaveErr != nil {
+		saved += ": " + c.SaveErr.Error()
+	}
+	if c.SavedTo != "" {
+		t.SavedTo = r.inAWD(c.SavedTo)
+		saved = "the whole output is in " + t.SavedTo
+	}
+	head, tail := c.Head, c.Tail
+	if limit := r.opts.MaxOutput; limit > 0 {
+		head, _ = cut(head, limit)
+		_, tail = cut(tail, limit)
+	}
+	return cutContent(head, tail, c.Bytes, saved), t
+}
+
+// cutContent is a record's content for an output of whole bytes cut to
+// head and tail, saying so where it was cut.
+func cutContent(head, tail string, whole int64, saved string) json.RawMessage {
+	marker := fmt.Sprintf("\n[... kesoku cut %d of %d bytes here; %s ...]\n", whole-int64(len(head))-int64(len(tail)), whole, saved)
+	content, _ := marshal(head + marker + tail)
+	return content
 }
 
 // cut returns the head and tail of s that together fit in limit bytes, on
@@ -173,10 +207,16 @@ func (r *ToolRunner) saveOutput(name string, data []byte) (string, error) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return "", fmt.Errorf("save output: %w", err)
 	}
+	return r.inAWD(path), nil
+}
+
+// inAWD is path relative to the AWD when it lies inside it (so that the
+// file tools can read it), else as it is.
+func (r *ToolRunner) inAWD(path string) string {
 	if r.opts.AWD != "" {
 		if rel, err := filepath.Rel(r.opts.AWD, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel, nil
+			return rel
 		}
 	}
-	return path, nil
+	return path
 }

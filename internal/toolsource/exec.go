@@ -3,9 +3,11 @@ package toolsource
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,11 +23,12 @@ import (
 // failure's message quotes: the last lines, where the reason usually is.
 const stderrTail = 2 << 10
 
-// minCapture is the least standard output a command tool may print. Its
-// output is held whole, so that JSON can be parsed and --max-output can
-// keep the head and tail and save the rest; past the larger of this and
-// --max-output, the program is stopped rather than fill the memory.
-const minCapture = 64 << 20
+// noLimitCapture is how much standard output a command tool may print
+// when --max-output sets no limit (0): it is held whole, for the record
+// to hold whole; past it the program is stopped rather than fill the
+// memory. With a limit, the output past it goes to a file as it comes
+// (outputSink).
+const noLimitCapture = 64 << 20
 
 // processes runs programs in process groups of their own and remembers the
 // groups alive, so that none outlives kesoku: Close kills what is left.
@@ -102,7 +105,12 @@ type commandRunner struct {
 	procs *processes
 	// awd is where the programs run.
 	awd string
-	// capture bounds a program's standard output.
+	// limit is --max-output: a program's standard output is held up to
+	// it, and past it written to a file under outputDir as it comes, its
+	// head and tail kept. 0: held whole up to noLimitCapture.
+	limit     int64
+	outputDir string
+	// capture bounds standard output when limit is 0 (noLimitCapture).
 	capture int64
 }
 
@@ -127,7 +135,13 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	cmd.Dir = r.awd
 	cmd.Env = argEnv(os.Environ(), args)
 	cmd.Stdin = bytes.NewReader(stdin)
-	out := &capped{limit: r.capture, cmd: cmd}
+	var out outputWriter
+	if r.limit > 0 {
+		out = &outputSink{limit: r.limit, dir: r.outputDir}
+	} else {
+		out = &capped{limit: r.capture, cmd: cmd}
+	}
+	defer out.close()
 	tail := &tailBuffer{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = out, tail
 	if err := r.procs.start(cmd, true); err != nil {
@@ -140,15 +154,15 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 		// says what became of the program.
 		return nil, &endedError{cause: ctx.Err(), msg: fmt.Sprintf("%s stopped (%v)%s", argv[0], exitText(cmd, err), tail.quote())}
 	}
-	if out.over {
-		return nil, fmt.Errorf("%s printed more than %s on standard output: stopped", argv[0], sizeText(r.capture))
+	if c, ok := out.(*capped); ok && c.over {
+		return nil, fmt.Errorf("%s printed more than %s on standard output: stopped", argv[0], sizeText(c.limit))
 	}
 	// ErrWaitDelay: the program succeeded, and something it left behind
 	// held its output open; finish has killed it.
 	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 		return nil, fmt.Errorf("%s %s%s", argv[0], exitText(cmd, err), tail.quote())
 	}
-	return result(out.buf.Bytes()), nil
+	return out.result(), nil
 }
 
 // nulInPlaceholder refuses a string argument with a NUL byte that goes
@@ -294,6 +308,14 @@ func exitText(cmd *exec.Cmd, err error) string {
 	return "ended"
 }
 
+// outputWriter takes a program's standard output; result is what the
+// call returns once the program has ended, close frees what it holds.
+type outputWriter interface {
+	io.Writer
+	result() any
+	close()
+}
+
 // capped is standard output held whole up to a limit; past it, the
 // program's group is killed.
 type capped struct {
@@ -314,6 +336,146 @@ func (c *capped) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return c.buf.Write(p)
+}
+
+func (c *capped) result() any { return result(c.buf.Bytes()) }
+func (c *capped) close()      {}
+
+// outputSink is standard output held whole up to limit (--max-output),
+// so that JSON can be parsed and a short text returned as it is. Past the
+// limit it is no longer held: what came and what comes is written to a
+// file under dir as it comes, and only the head and the tail are kept,
+// what a record holds of it. A program that prints gigabytes costs a
+// file, never the memory.
+type outputSink struct {
+	limit int64
+	dir   string
+
+	buf []byte // the output, while it is within the limit
+	n   int64
+	// Once past the limit:
+	over       bool
+	file       *os.File // nil once writing it failed
+	path       string
+	saveErr    error
+	head, tail []byte // tail is a ring of cap(tail) bytes, next at at
+	at         int
+	wrapped    bool
+}
+
+// keep is how much of each end is kept: half the limit each, as a record
+// holds them, and a few bytes to cut them on a character's boundary.
+func (o *outputSink) keep() int { return int(o.limit/2) + utf8.UTFMax }
+
+func (o *outputSink) Write(p []byte) (int, error) {
+	o.n += int64(len(p))
+	if !o.over {
+		if int64(len(o.buf)+len(p)) <= o.limit {
+			o.buf = append(o.buf, p...)
+			return len(p), nil
+		}
+		o.over = true
+		o.head = make([]byte, 0, o.keep())
+		o.tail = make([]byte, o.keep())
+		o.open()
+		held := o.buf
+		o.buf = nil
+		o.take(held)
+	}
+	o.take(p)
+	return len(p), nil
+}
+
+// open creates the file of the whole output.
+func (o *outputSink) open() {
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		o.saveErr = fmt.Errorf("save output: %w", err)
+		return
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	// Named as the runner names the outputs it saves: time first, so that
+	// they list in the order they came.
+	o.path = filepath.Join(o.dir, fmt.Sprintf("%016x-%x.txt", time.Now().UnixNano(), rnd))
+	f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		o.saveErr = fmt.Errorf("save output: %w", err)
+		o.path = ""
+		return
+	}
+	o.file = f
+}
+
+// take writes p to the file and keeps what belongs to the head and the
+// tail.
+func (o *outputSink) take(p []byte) {
+	if o.file != nil {
+		if _, err := o.file.Write(p); err != nil {
+			o.saveErr = fmt.Errorf("save output: %w", err)
+			o.file.Close()
+			os.Remove(o.path)
+			o.file, o.path = nil, ""
+		}
+	}
+	if room := cap(o.head) - len(o.head); room > 0 {
+		o.head = append(o.head, cut(p, room)...)
+	}
+	if len(p) >= len(o.tail) {
+		copy(o.tail, p[len(p)-len(o.tail):])
+		o.at, o.wrapped = 0, true
+		return
+	}
+	n := copy(o.tail[o.at:], p)
+	if n < len(p) {
+		copy(o.tail, p[n:])
+		o.wrapped = true
+	}
+	o.at = (o.at + len(p)) % len(o.tail)
+}
+
+func (o *outputSink) result() any {
+	if !o.over {
+		return result(o.buf)
+	}
+	tail := o.tail[:o.at]
+	if o.wrapped {
+		tail = append(append([]byte(nil), o.tail[o.at:]...), o.tail[:o.at]...)
+	}
+	// A character cut at either end is left out, not made a U+FFFD.
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	head := o.head
+	for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(head[i]) {
+			if !utf8.FullRune(head[i:]) {
+				head = head[:i]
+			}
+			break
+		}
+	}
+	if o.file != nil {
+		if err := o.file.Close(); err != nil {
+			o.saveErr, o.path = fmt.Errorf("save output: %w", err), ""
+		}
+		o.file = nil
+	}
+	return &registry.CutOutput{
+		Head:    strings.ToValidUTF8(string(head), "\uFFFD"),
+		Tail:    strings.ToValidUTF8(string(bytes.TrimRight(tail, "\r\n")), "\uFFFD"),
+		Bytes:   o.n,
+		SavedTo: o.path,
+		SaveErr: o.saveErr,
+	}
+}
+
+// close closes the file, should the call end without a result (the
+// program failed): what it printed stays saved.
+func (o *outputSink) close() {
+	if o.file != nil {
+		o.file.Close()
+		o.file = nil
+	}
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -3,11 +3,16 @@ package toolsource
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -127,7 +132,7 @@ func BenchmarkCommandCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &commandRunner{procs: &processes{grace: time.Second}, awd: b.TempDir(), capture: minCapture}
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: b.TempDir(), capture: noLimitCapture}
 	spec := tool.spec(r.run)
 	args := map[string]any{"n": 7.0}
 	for b.Loop() {
@@ -157,7 +162,7 @@ func TestParamNamesCollide(t *testing.T) {
 // argument can hold a NUL, it is a bad argument.
 func TestNULArgument(t *testing.T) {
 	t.Parallel()
-	r := &commandRunner{procs: &processes{grace: time.Second}, awd: t.TempDir(), capture: minCapture}
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: t.TempDir(), capture: noLimitCapture}
 	tool, err := parseTestTool(t, "tools:\n  t:\n    command: [sh, -c, 'cat; echo; echo \"${KESOKU_ARG_TEXT-unset} $KESOKU_ARG_N\"']\n    parameters: {type: object, properties: {text: {type: string}, n: {type: integer}}}\n")
 	if err != nil {
 		t.Fatal(err)
@@ -177,4 +182,116 @@ func TestNULArgument(t *testing.T) {
 	if !registry.IsInvalidArgs(err) || !strings.Contains(err.Error(), "args.text: holds a NUL byte") {
 		t.Errorf("a NUL in a placeholder: %v, want an invalid argument", err)
 	}
+}
+
+// TestOutputSink: output within the limit is the result as ever; past it,
+// the whole of it is in the file, written as it came, whatever the sizes
+// of the writes, and the head and tail are kept, cut on a character's
+// boundary.
+func TestOutputSink(t *testing.T) {
+	t.Parallel()
+	small := &outputSink{limit: 64, dir: t.TempDir()}
+	small.Write([]byte("{\"a\": 1}\n"))
+	if diff := cmp.Diff(json.RawMessage(`{"a":1}`), small.result()); diff != "" {
+		t.Errorf("within the limit mismatch (-want +got):\n%s", diff)
+	}
+	whole := strings.Repeat("é0123456789", 100) + "end\n" // 1,204 bytes
+	for _, size := range []int{1, 7, 64, 65, 5000} {
+		dir := t.TempDir()
+		o := &outputSink{limit: 64, dir: dir}
+		for rest := []byte(whole); len(rest) > 0; {
+			n := min(size, len(rest))
+			o.Write(rest[:n])
+			rest = rest[n:]
+		}
+		c, ok := o.result().(*registry.CutOutput)
+		if !ok {
+			t.Fatalf("writes of %d: %T, want a CutOutput", size, o.result())
+		}
+		if c.Bytes != int64(len(whole)) || c.SaveErr != nil {
+			t.Errorf("writes of %d: %d bytes, error %v", size, c.Bytes, c.SaveErr)
+		}
+		if !strings.HasPrefix(whole, c.Head) || len(c.Head) < 32 || !strings.HasSuffix(whole, c.Tail+"\n") || len(c.Tail) < 31 {
+			t.Errorf("writes of %d: head %q, tail %q", size, c.Head, c.Tail)
+		}
+		if !utf8.ValidString(c.Head) || !utf8.ValidString(c.Tail) {
+			t.Errorf("writes of %d: a character cut: %q, %q", size, c.Head, c.Tail)
+		}
+		saved, err := os.ReadFile(c.SavedTo)
+		if err != nil || string(saved) != whole || filepath.Dir(c.SavedTo) != dir {
+			t.Errorf("writes of %d: saved %d bytes in %s (%v)", size, len(saved), c.SavedTo, err)
+		}
+	}
+}
+
+// TestCommandOutputStreams: 16 programs printing 8 MB each at once, with
+// a limit of 64 KiB, cost kesoku a few MiB, not the 128 MB they print:
+// the output goes to the saved files as it comes, each whole. Not
+// parallel: it measures what the process allocates.
+func TestCommandOutputStreams(t *testing.T) {
+	const each, programs = 8_000_000, 16
+	dir := t.TempDir()
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: dir, limit: 64 << 10, outputDir: filepath.Join(dir, "outputs")}
+	tool, err := parseTestTool(t, fmt.Sprintf("tools:\n  t:\n    command: [sh, -c, 'yes 0123456789abcdef | head -c %d']\n", each))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := tool.spec(r.run)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	results := make([]any, programs)
+	errs := make([]error, programs)
+	var wg sync.WaitGroup
+	for i := range programs {
+		wg.Go(func() { results[i], errs[i] = spec.Call(context.Background(), &registry.ToolContext{}, map[string]any{}) })
+	}
+	wg.Wait()
+	runtime.ReadMemStats(&after)
+	for i := range programs {
+		c, ok := results[i].(*registry.CutOutput)
+		if errs[i] != nil || !ok {
+			t.Fatalf("call %d: %v, %T", i, errs[i], results[i])
+		}
+		if st, err := os.Stat(c.SavedTo); err != nil || st.Size() != each || c.Bytes != each {
+			t.Errorf("call %d: %d bytes, saved %v (%v)", i, c.Bytes, st, err)
+		}
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > 32<<20 {
+		t.Errorf("16 programs printing 8 MB each took %d MiB, want less than 32", alloc>>20)
+	}
+	t.Logf("%d programs printing %d bytes each, --max-output 64 KiB: %d KiB allocated", programs, each, alloc>>10)
+}
+
+// BenchmarkCommandOutput is 16 programs printing 60 MB each at once
+// (--jobs 16), with the default --max-output of 1 MiB: what kesoku holds
+// of them is reported as MiB-allocated/op, which bounds what it holds at
+// any moment.
+func BenchmarkCommandOutput(b *testing.B) {
+	const each, programs = 60_000_000, 16
+	dir := b.TempDir()
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: dir, limit: 1 << 20, outputDir: filepath.Join(dir, "outputs")}
+	tool, err := parseTestTool(b, fmt.Sprintf("tools:\n  t:\n    command: [sh, -c, 'head -c %d /dev/zero']\n", each))
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := tool.spec(r.run)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for range programs {
+			wg.Go(func() {
+				if v, err := spec.Call(context.Background(), &registry.ToolContext{}, map[string]any{}); err != nil {
+					b.Error(err)
+				} else {
+					os.Remove(v.(*registry.CutOutput).SavedTo)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20), "MiB-allocated/op")
 }

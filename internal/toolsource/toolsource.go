@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -27,8 +28,12 @@ type Options struct {
 	// Grace is how long a program gets between SIGTERM and SIGKILL.
 	Grace time.Duration
 	// MaxOutput is --max-output: a command tool's standard output is
-	// held up to the larger of it and 64 MiB.
+	// held up to it, and past it written to a file under OutputDir as it
+	// comes, only its head and tail held (0: held whole, up to 64 MiB).
 	MaxOutput int64
+	// OutputDir is where whole outputs are saved, as the runner saves
+	// them (default .kesoku/outputs under the AWD).
+	OutputDir string
 	// Note, when set, is told what a -v reader wants to know: which
 	// declaration replaced which, which server started.
 	Note func(string)
@@ -131,7 +136,11 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	if err != nil {
 		return nil, err
 	}
-	run := &commandRunner{procs: s.procs, awd: opts.AWD, capture: max(opts.MaxOutput, minCapture)}
+	outputDir := opts.OutputDir
+	if outputDir == "" {
+		outputDir = filepath.Join(opts.AWD, ".kesoku", "outputs")
+	}
+	run := &commandRunner{procs: s.procs, awd: opts.AWD, limit: opts.MaxOutput, outputDir: outputDir, capture: noLimitCapture}
 	for _, t := range tools {
 		if prev, ok := base.Lookup(t.name); ok {
 			return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: a Go tool has this name (%s): a command tool needs a name of its own", t.name, prev.Source)}
