@@ -244,7 +244,9 @@ func TestCommandOutputStreams(t *testing.T) {
 	errs := make([]error, programs)
 	var wg sync.WaitGroup
 	for i := range programs {
-		wg.Go(func() { results[i], errs[i] = spec.Call(context.Background(), &registry.ToolContext{}, map[string]any{}) })
+		wg.Go(func() {
+			results[i], errs[i] = spec.Call(context.Background(), &registry.ToolContext{}, map[string]any{})
+		})
 	}
 	wg.Wait()
 	runtime.ReadMemStats(&after)
