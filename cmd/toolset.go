@@ -41,6 +41,7 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 		OutputDir:      filepath.Join(g.AWD, ".kesoku", "outputs"),
 		Version:        readBuildVersion().Version,
 		Guardian:       g.Self,
+		Reap:           g.Self != "",
 		Warn: func(msg string) {
 			if !g.Quiet {
 				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,15 +34,54 @@ const noLimitCapture = 64 << 20
 
 // processes runs programs in process groups of their own and remembers the
 // groups alive, so that none outlives kesoku: Close kills what is left.
+//
+// A child that leaves its group (setsid, setpgid) escapes a group's kill.
+// With reap (Linux), kesoku is a child subreaper, so that such a child
+// becomes kesoku's own once its parent exits; each program is started
+// with markVar in its environment, which its children inherit, so that
+// an orphan is known for the child of which program. Orphans are stopped
+// when the program they came from has ended (at once when kesoku stopped
+// it, at the next sweep otherwise), and every one left when kesoku stops;
+// their exits are collected (wait4 of their own pid: never of a program
+// that os/exec waits for).
 type processes struct {
 	grace time.Duration
 	// guard hears of every group, to kill those left should kesoku be
 	// killed outright.
 	guard *guardian
+	reap  bool
+	// mark begins the marks of this kesoku's programs: "<pid>-<random>".
+	mark string
 
-	mu     sync.Mutex
-	groups map[int]struct{}
-	closed bool
+	mu        sync.Mutex
+	groups    map[int]string // the leader's pid: the program's mark
+	seq       int
+	closed    bool
+	subreaper bool
+	subreaped bool // becomeSubreaper was tried
+	lastSweep time.Time
+	notReaped []int
+}
+
+// markVar, in the environment of a program kesoku starts, says which
+// kesoku started it, and which of its programs.
+const markVar = "KESOKU_PROCESS"
+
+// sweepEvery is how often, at most, the end of a program that ended on
+// its own looks for the orphans it left: a look reads /proc, and a batch
+// of quick programs would pay for it at every call.
+const sweepEvery = time.Second
+
+// newProcesses makes the processes of a Set.
+func newProcesses(grace time.Duration, guard *guardian, reap bool) *processes {
+	ps := &processes{grace: grace, guard: guard, reap: reap}
+	if reap {
+		var rnd [4]byte
+		_, _ = rand.Read(rnd[:])
+		ps.mark = fmt.Sprintf("%d-%x", os.Getpid(), rnd)
+		guard.mark = ps.mark
+	}
+	return ps
 }
 
 // start starts cmd in a process group of its own. A cmd made with
@@ -66,15 +107,98 @@ func (ps *processes) start(cmd *exec.Cmd, cancellable bool) error {
 	if ps.closed {
 		return errors.New("kesoku is stopping: no program starts")
 	}
+	var mark string
+	if ps.reap {
+		if !ps.subreaped {
+			ps.subreaped, ps.subreaper = true, becomeSubreaper()
+		}
+		ps.seq++
+		mark = ps.mark + "." + strconv.Itoa(ps.seq)
+		cmd.Env = withMark(cmd.Env, mark)
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	if ps.groups == nil {
-		ps.groups = map[int]struct{}{}
+		ps.groups = map[int]string{}
 	}
-	ps.groups[cmd.Process.Pid] = struct{}{}
+	ps.groups[cmd.Process.Pid] = mark
 	ps.guard.started(cmd.Process.Pid)
 	return nil
+}
+
+// withMark is env (kesoku's own when nil) with markVar set to mark, in
+// place of one inherited (a kesoku that is itself the program of
+// another).
+func withMark(env []string, mark string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, markVar+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, markVar+"="+mark)
+}
+
+// sweep stops the orphans of the programs that have ended: at once when
+// stopped (kesoku stopped a program), else at most every sweepEvery.
+func (ps *processes) sweep(stopped bool) {
+	if !ps.reap {
+		return
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.subreaper || ps.closed || !stopped && time.Since(ps.lastSweep) < sweepEvery {
+		return
+	}
+	ps.lastSweep = time.Now()
+	live := make(map[string]bool, len(ps.groups))
+	for _, m := range ps.groups {
+		live[m] = true
+	}
+	ps.stopOrphans(func(mark string) bool { return strings.HasPrefix(mark, ps.mark+".") && !live[mark] })
+}
+
+// stopOrphans kills the children of kesoku that it did not start (they
+// were reparented to it) whose mark says so, and collects the exits of
+// those that have ended; the children of a killed one, reparented in
+// turn, are looked for again. ps.mu is held: no program starts meanwhile,
+// so every child os/exec waits for is in groups.
+func (ps *processes) stopOrphans(stop func(mark string) bool) {
+	guardian := ps.guard.pid()
+	for round := 0; round < 8; round++ {
+		killed := false
+		for _, p := range children() {
+			if _, ours := ps.groups[p.pid]; ours || p.pid == guardian {
+				continue
+			}
+			if p.zombie {
+				reap(p.pid)
+				continue
+			}
+			if stop(processMark(p.pid)) {
+				killOrphan(p)
+				ps.notReaped = append(ps.notReaped, p.pid)
+				killed = true
+			}
+		}
+		// A process killed dies at once, unless the kernel holds it (a
+		// read of a hung disk): up to a tenth of a second is waited for
+		// it, and a later sweep collects what is left.
+		deadline := time.Now().Add(100 * time.Millisecond)
+		for len(ps.notReaped) > 0 && time.Now().Before(deadline) {
+			ps.notReaped = slices.DeleteFunc(ps.notReaped, reap)
+			if len(ps.notReaped) > 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		if !killed {
+			return
+		}
+	}
 }
 
 // finish kills what is left of the group of cmd, which has been waited
@@ -88,13 +212,19 @@ func (ps *processes) finish(cmd *exec.Cmd) {
 	ps.guard.finished(pid)
 }
 
-// close kills every group still alive; no program starts after it.
+// close kills every group still alive, and every orphan of kesoku's
+// programs; no program starts after it.
 func (ps *processes) close() {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.closed = true
 	for pid := range ps.groups {
 		killGroup(pid)
+	}
+	if ps.reap && ps.subreaper {
+		// Every child kesoku did not start is an orphan of its programs,
+		// marked or not (a program may clear its environment).
+		ps.stopOrphans(func(string) bool { return true })
 	}
 	ps.groups = nil
 	ps.guard.close()
@@ -149,6 +279,7 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	}
 	err = cmd.Wait()
 	r.procs.finish(cmd)
+	r.procs.sweep(ctx.Err() != nil)
 	if ctx.Err() != nil {
 		// Timed out or interrupted: the runner says which; the message
 		// says what became of the program.

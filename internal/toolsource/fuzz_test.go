@@ -86,6 +86,7 @@ func FuzzStdioConn(f *testing.F) {
 		var skipped []string
 		c := newStdioConn(io.NopCloser(strings.NewReader(out)), nopWriteCloser{io.Discard}, 64, &toolList{}, func(l string) { skipped = append(skipped, l) })
 		c.calls[mustID(t, 1.0)] = methodListTools
+		c.start()
 		for {
 			msg, err := c.Read(context.Background())
 			if err != nil {

@@ -31,8 +31,20 @@ func IsGuardian() bool { return os.Getenv(GuardianEnv) == "1" }
 func RunGuardian() int {
 	ignoreStopSignals()
 	guard(&unhurriedReader{r: os.Stdin, pause: 10 * time.Millisecond})
+	// The children that left their groups, found by the mark their
+	// environment holds.
+	if mark := os.Getenv(guardianMarkEnv); mark != "" {
+		for _, pid := range marked(mark + ".") {
+			if p, ok := readProc(pid); ok {
+				killOrphan(p)
+			}
+		}
+	}
 	return 0
 }
+
+// guardianMarkEnv tells the guardian the mark of kesoku's programs.
+const guardianMarkEnv = "KESOKU_GUARDIAN_MARK"
 
 // unhurriedReader pauses after each read. What the guardian reads matters
 // only once kesoku is gone, and the pipe keeps what comes meanwhile: read
@@ -86,9 +98,15 @@ type guardian struct {
 	exe  string
 	warn func(string)
 
+	// mark begins the marks of the programs kesoku starts (processes):
+	// the guardian kills every process that has one, once kesoku is gone.
+	mark string
+
 	once sync.Once
 	mu   sync.Mutex
 	w    *os.File // nil when there is none
+	// proc is the guardian's process, nil when there is none.
+	proc *os.Process
 	// ended holds the "-PID" lines not sent yet: they go with the next
 	// "+PID" line, or at close, one write for both (a write wakes the
 	// guardian; a call of a command tool would cost two).
@@ -148,7 +166,7 @@ func (g *guardian) start() {
 	// Named kesoku whatever the binary's file is called, so that a program
 	// that picks its part by its name (a test binary) runs kesoku.
 	cmd.Args = []string{"kesoku"}
-	cmd.Env = append(os.Environ(), GuardianEnv+"=1")
+	cmd.Env = append(os.Environ(), GuardianEnv+"=1", guardianMarkEnv+"="+g.mark)
 	cmd.Stdin = pr
 	// A group of its own: a Ctrl-C to kesoku's group does not end it
 	// before kesoku has stopped its programs.
@@ -159,7 +177,17 @@ func (g *guardian) start() {
 		return
 	}
 	go cmd.Wait()
-	g.w = pw
+	g.w, g.proc = pw, cmd.Process
+}
+
+// pid is the guardian's, 0 when there is none. Called with the lock of
+// processes held, as started is: the guardian has started by then, or
+// will not.
+func (g *guardian) pid() int {
+	if g == nil || g.proc == nil {
+		return 0
+	}
+	return g.proc.Pid
 }
 
 func (g *guardian) warned(err error) {

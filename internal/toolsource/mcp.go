@@ -300,6 +300,7 @@ func (s *server) startProgram() (mcp.Transport, error) {
 	}
 	s.list.slim = true
 	s.conn = newStdioConn(stdout, stdin, s.set.maxMessage, &s.list, note)
+	s.conn.start()
 	return stdioTransport{s.conn}, nil
 }
 

@@ -288,6 +288,7 @@ func TestStdioConn(t *testing.T) {
 	var skipped []string
 	c := newStdioConn(io.NopCloser(strings.NewReader(in)), nopWriteCloser{io.Discard}, 200, &toolList{}, func(l string) { skipped = append(skipped, l) })
 	c.calls[mustID(t, 4.0)] = "tools/call"
+	c.start()
 	var got []string
 	for {
 		msg, err := c.Read(context.Background())

@@ -61,9 +61,11 @@ func newStdioConn(stdout io.ReadCloser, stdin io.WriteCloser, max int, list *too
 		r: bufio.NewReaderSize(stdout, 64<<10), closer: stdout, w: stdin, max: max, list: list, skipped: skipped,
 		calls: map[jsonrpc.ID]string{}, incoming: make(chan jsonrpc.Message), done: make(chan struct{}),
 	}
-	go c.readLoop()
 	return c
 }
+
+// start starts reading the server's output.
+func (c *stdioConn) start() { go c.readLoop() }
 
 // stdioTransport hands the SDK the one connection.
 type stdioTransport struct{ conn *stdioConn }

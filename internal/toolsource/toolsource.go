@@ -49,6 +49,14 @@ type Options struct {
 	// kesoku that started the servers of its config would start itself
 	// again when its config names it as a server.
 	WithoutServers bool
+	// Reap makes kesoku a child subreaper (on Linux) once it starts a
+	// program: a child that leaves its program's process group (setsid,
+	// setpgid, a double fork) becomes kesoku's when its parent exits, and
+	// is stopped when its program ends and when kesoku stops. Only
+	// kesoku's own binary sets it: it takes every child of the process
+	// that toolsource did not start for such an orphan, which in a test
+	// binary is not so.
+	Reap bool
 	// Guardian is kesoku's own binary, started (with GuardianEnv) as the
 	// guardian of the programs kesoku starts, to stop them should kesoku
 	// be killed outright; "" starts none.
@@ -109,7 +117,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	s := &Set{
 		Registry:     registry.New(),
 		opts:         opts,
-		procs:        &processes{grace: grace, guard: &guardian{exe: opts.Guardian, warn: opts.Warn}},
+		procs:        newProcesses(grace, &guardian{exe: opts.Guardian, warn: opts.Warn}, opts.Reap),
 		awd:          opts.AWD,
 		version:      opts.Version,
 		startTimeout: opts.StartTimeout,

@@ -38,6 +38,9 @@ import (
 //	-child-pidfile FILE  start a child process (sleep) that shares the
 //	                     server's process group, and write its pid
 //	-ignore-term         ignore SIGTERM (the child too)
+//	-orphan-pidfile FILE start a child process (sleep) in a session of its
+//	                     own, out of the server's process group, and write
+//	                     its pid
 //	-bad-name            also list a tool whose name kesoku must refuse
 //	-wire FILE           write what the client sends to FILE, as it comes
 //	-noisy               print lines that are not MCP on standard output:
@@ -68,6 +71,7 @@ func Main(args []string) int {
 	logFile := fs.String("log", "", "")
 	pidFile := fs.String("pidfile", "", "")
 	childPidFile := fs.String("child-pidfile", "", "")
+	orphanPidFile := fs.String("orphan-pidfile", "", "")
 	ignoreTerm := fs.Bool("ignore-term", false, "")
 	badName := fs.Bool("bad-name", false, "")
 	wireFile := fs.String("wire", "", "")
@@ -102,6 +106,15 @@ func Main(args []string) int {
 			return 1
 		}
 		_ = os.WriteFile(*childPidFile, []byte(fmt.Sprint(child.Process.Pid)), 0o644)
+	}
+	if *orphanPidFile != "" {
+		child := exec.Command("sleep", "300")
+		ownSession(child)
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start child:", err)
+			return 1
+		}
+		_ = os.WriteFile(*orphanPidFile, []byte(fmt.Sprint(child.Process.Pid)), 0o644)
 	}
 	if *exitAtStart {
 		fmt.Fprintln(os.Stderr, "boom: this server cannot start")

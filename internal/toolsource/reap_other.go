@@ -1,0 +1,25 @@
+//go:build !linux
+
+package toolsource
+
+// Elsewhere there is no child subreaper that kesoku uses: a child that
+// leaves its program's process group is not found (see the README).
+
+func becomeSubreaper() bool { return false }
+
+type proc struct {
+	pid, ppid, pgid int
+	zombie          bool
+}
+
+func children() []proc { return nil }
+
+func processMark(int) string { return "" }
+
+func marked(string) []int { return nil }
+
+func killOrphan(proc) {}
+
+func reap(int) bool { return true }
+
+func readProc(int) (proc, bool) { return proc{}, false }
