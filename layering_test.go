@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":            {"message"},
-	"internal/toolsource":      {"registry", "internal/config"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext"},
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},

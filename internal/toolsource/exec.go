@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -639,7 +640,9 @@ func (t *tailBuffer) String() string {
 	for len(b) > 0 && !utf8.RuneStart(b[0]) {
 		b = b[1:]
 	}
-	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+	// Escaped: the tail reaches the terminal in messages, and a program
+	// may print anything there.
+	s := termtext.Lines(strings.TrimSpace(string(b)))
 	if cut && s != "" {
 		s = "…" + s
 	}

@@ -297,3 +297,25 @@ func BenchmarkCommandOutput(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20), "MiB-allocated/op")
 }
+
+// TestOutsideTextEscaped: what a program or a server writes reaches the
+// terminal escaped: the tail of standard error in a failure's message, a
+// server's standard error under -v. An ESC sequence could hide a line.
+func TestOutsideTextEscaped(t *testing.T) {
+	t.Parallel()
+	r := &commandRunner{procs: &processes{grace: time.Second}, awd: t.TempDir(), capture: noLimitCapture}
+	tool, err := parseTestTool(t, "tools:\n  t:\n    command: [sh, -c, 'printf \"bad\\033[2K\\rgood\\nline two\\n\" >&2; exit 1']\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tool.spec(r.run).Call(context.Background(), &registry.ToolContext{}, map[string]any{})
+	if want := "sh exited with status 1; standard error: bad\\x1b[2K\\rgood\nline two"; err == nil || err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	var lines []string
+	w := &lineWriter{prefix: "mcp server s: ", emit: func(l string) { lines = append(lines, l) }}
+	w.Write([]byte("ok\n\x1b]0;title\x07hidden\r\n"))
+	if diff := cmp.Diff([]string{"mcp server s: ok", `mcp server s: \x1b]0;title\x07hidden`}, lines); diff != "" {
+		t.Errorf("lines mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -570,12 +571,12 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.emit(w.prefix + strings.TrimRight(string(w.buf[consumed:consumed+i]), "\r"))
+		w.emit(w.prefix + termtext.Escape(strings.TrimRight(string(w.buf[consumed:consumed+i]), "\r")))
 		consumed += i + 1
 	}
 	w.buf = append(w.buf[:0], w.buf[consumed:]...)
 	if len(w.buf) > 64<<10 {
-		w.emit(w.prefix + string(w.buf))
+		w.emit(w.prefix + termtext.Escape(string(w.buf)))
 		w.buf = w.buf[:0]
 	}
 	return len(p), nil
