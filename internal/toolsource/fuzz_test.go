@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -83,8 +84,9 @@ func FuzzStdioConn(f *testing.F) {
 	f.Add(`[{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"2.0","id":"a","result":{"tools":[{"name":""}]}}]`)
 	f.Add(`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 100) + `"}` + "\n")
 	f.Fuzz(func(t *testing.T, out string) {
+		var mu sync.Mutex
 		var skipped []string
-		c := newStdioConn(io.NopCloser(strings.NewReader(out)), nopWriteCloser{io.Discard}, 64, &toolList{}, func(l string) { skipped = append(skipped, l) })
+		c := newStdioConn(io.NopCloser(strings.NewReader(out)), nopWriteCloser{io.Discard}, 64, &toolList{}, func(l string) { mu.Lock(); skipped = append(skipped, l); mu.Unlock() })
 		c.calls[mustID(t, 1.0)] = methodListTools
 		c.start()
 		for {
@@ -96,6 +98,8 @@ func FuzzStdioConn(f *testing.F) {
 				t.Fatal("a nil message")
 			}
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		for _, l := range skipped {
 			if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 				t.Fatalf("a skipped line told raw: %q", l)

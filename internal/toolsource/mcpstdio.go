@@ -80,6 +80,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, ctx.Err()
 	case msg, ok := <-c.incoming:
 		if !ok {
+			if c.readErr == nil {
+				return nil, io.EOF
+			}
 			return nil, c.readErr
 		}
 		return msg, nil
