@@ -41,26 +41,32 @@ func fakeServer(t *testing.T, ctx context.Context, opts Options, args ...string)
 // (YAML lines, each indented by four spaces).
 func fakeServerWith(t *testing.T, ctx context.Context, opts Options, keys string, args ...string) *Set {
 	t.Helper()
-	dir := t.TempDir()
-	yaml := "mcpServers:\n  fake:\n    command: " + os.Args[0] + "\n    args: [" + strings.Join(args, ", ") + "]\n    env: {KESOKU_FAKEMCP: \"1\"}\n" + keys
-	path := filepath.Join(dir, "kesoku.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.ReadFile(path, config.Named, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Config = &config.Config{Files: []*config.File{f}}
-	opts.AWD = dir
 	if opts.Grace == 0 {
 		opts.Grace = 200 * time.Millisecond
 	}
+	return setOf(t, ctx, opts, "mcpServers:\n  fake:\n    command: "+os.Args[0]+"\n    args: ["+strings.Join(args, ", ")+"]\n    env: {KESOKU_FAKEMCP: \"1\"}\n"+keys)
+}
+
+// setOf builds the Set of a kesoku.yaml of the text yaml, in a directory
+// of its own that is the AWD, and closes it when the test ends.
+func setOf(tb testing.TB, ctx context.Context, opts Options, yaml string) *Set {
+	tb.Helper()
+	dir := tb.TempDir()
+	path := filepath.Join(dir, "kesoku.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	f, err := config.ReadFile(path, config.Named, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts.Config = &config.Config{Files: []*config.File{f}}
+	opts.AWD = dir
 	set, err := Build(ctx, registry.New(), opts)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { set.Close() })
+	tb.Cleanup(func() { set.Close() })
 	return set
 }
 
@@ -206,22 +212,7 @@ func BenchmarkCheck(b *testing.B) {
 }
 
 func benchServer(b *testing.B) *Set {
-	dir := b.TempDir()
-	yaml := "mcpServers:\n  fake:\n    command: " + os.Args[0] + "\n    env: {KESOKU_FAKEMCP: \"1\"}\n"
-	path := filepath.Join(dir, "kesoku.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	f, err := config.ReadFile(path, config.Named, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	set, err := Build(context.Background(), registry.New(), Options{Config: &config.Config{Files: []*config.File{f}}, AWD: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { set.Close() })
-	return set
+	return setOf(b, context.Background(), Options{}, "mcpServers:\n  fake:\n    command: "+os.Args[0]+"\n    env: {KESOKU_FAKEMCP: \"1\"}\n")
 }
 
 // TestWithoutServers: the servers are declared and checked, but none

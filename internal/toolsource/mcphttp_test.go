@@ -8,41 +8,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // httpServer builds a Set with one MCP server over HTTP, "web", at url,
 // with the headers Authorization: Bearer s3cret and X-Api-Key: k3y.
 func httpServer(t *testing.T, opts Options, url string) *Set {
 	t.Helper()
-	dir := t.TempDir()
-	yaml := "mcpServers:\n  web:\n    type: http\n    url: " + url + "\n    headers: {Authorization: \"Bearer s3cret\", X-Api-Key: k3y}\n"
-	path := filepath.Join(dir, "kesoku.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.ReadFile(path, config.Named, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Config = &config.Config{Files: []*config.File{f}}
-	opts.AWD = dir
-	set, err := Build(context.Background(), registry.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { set.Close() })
-	return set
+	return setOf(t, context.Background(), opts, "mcpServers:\n  web:\n    type: http\n    url: "+url+"\n    headers: {Authorization: \"Bearer s3cret\", X-Api-Key: k3y}\n")
 }
 
 // TestRedirectKeepsHeaders: a server that redirects to another origin

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -24,23 +23,7 @@ import (
 // reapSet is a Set with Reap and the command tools of yaml.
 func reapSet(t *testing.T, yaml string) *Set {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "kesoku.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.ReadFile(path, config.Named, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := Build(context.Background(), registry.New(), Options{
-		Config: &config.Config{Files: []*config.File{f}}, AWD: dir, Grace: 100 * time.Millisecond, Reap: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { set.Close() })
-	return set
+	return setOf(t, context.Background(), Options{Grace: 100 * time.Millisecond, Reap: true}, yaml)
 }
 
 // pidIn waits (up to 10s) for a pid in file.
