@@ -39,31 +39,14 @@ func newAnalyzeCmd(g *Globals, runF func(context.Context, *analyzeOptions) error
 command line. The file's type is found from its content, not its name, and
 the file goes to the model as a native block: an image, a document (PDF and
 text) or media (audio and video). The answer is printed on standard output;
---json prints the Message record instead. PROMPT defaults to "Describe this
-file.".
+--json prints the Message record instead, with what the question cost
+(usage), which -v prints on standard error. PROMPT defaults to "Describe
+this file.".
 
 PATH is taken as given, relative to the current directory; only paths that
-a model supplies are confined to the working directory.
-
-What each provider takes:
-  claude  images (JPEG, PNG, GIF, WebP) up to 5 MiB of base64 each, PDF (up
-          to 100 pages) and text, up to 32 MiB per request; no audio, no
-          video
-  gemini  images (PNG, JPEG, WebP, HEIC, HEIF), audio (WAV, MP3, AIFF, AAC,
-          OGG, FLAC), video (MP4, MPEG, MOV, AVI, FLV, WebM, WMV, 3GPP), PDF
-          and text; inline up to --inline-limit, larger files through the
-          Files API (up to 2 GiB), waiting until Gemini has processed them,
-          and deleted once the answer is in (-v says so)
-  openai  images (PNG, JPEG, WebP, GIF) and PDF (up to 100 pages), up to
-          25 MiB per request; no audio, no video, no text files
-
---json prints the record with what the question cost (usage); -v prints
-it on stderr.
-
-A file the model cannot take is refused before any request is sent (exit 2).
-Text goes to the model as UTF-8: UTF-16 and Latin-1 text is converted;
-text in another encoding (Windows-1251, EUC-KR, Shift_JIS...) is refused,
-to be converted first (iconv -f ENCODING -t UTF-8).
+a model supplies are confined to the working directory. A file the model
+cannot take (kesoku help providers says what each takes) is refused before
+any request is sent; text goes as UTF-8, converted from UTF-16 and Latin-1.
 
 EXIT STATUS
   0    the model answered
@@ -91,7 +74,7 @@ EXIT STATUS
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the Message record (JSON) instead of the answer")
 	registerToolModelFlags(c.Flags(), &opts.model, &opts.InlineLimit)
-	return c
+	return seeAlso(c, "providers", "records")
 }
 
 // analyzeArgs checks analyze's arguments, saying what to do about the

@@ -30,7 +30,7 @@ const batchMaxResponse = 256 << 20
 func newBatchCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "batch",
-		Short: "Send analyze_media requests to a provider's batch API, at half the price",
+		Short: "Send analyze_media requests to a batch API, at half the price",
 		Long: `batch sends the analyze_media requests of a file to a provider's batch API
 (Claude's Message Batches, Gemini's Batch Mode), which answers within 24
 hours at half the price of the same requests sent one by one (the
@@ -46,7 +46,7 @@ status and collect need: the provider, the model, the request file and
 the provider's batches. It never holds a key: status and collect read the
 provider and model from it and the key from the environment, as submit
 does, and take the same --base-url.`,
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newBatchSubmitCmd(g, nil), newBatchStatusCmd(g, nil), newBatchCollectCmd(g, nil))
@@ -60,7 +60,7 @@ does, and take the same --base-url.`,
 EXIT STATUS
   0    help was printed
   2    bad usage`
-	return c
+	return seeAlso(c, "batches")
 }
 
 // batchSubmitOptions are what `kesoku batch submit` was asked to do.
@@ -79,35 +79,16 @@ func newBatchSubmitCmd(g *Globals, runF func(context.Context, *batchSubmitOption
 	opts := &batchSubmitOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "submit FILE --model MODEL",
-		Short: "Send the analyze_media requests of a file to the provider's batch API",
+		Short: "Send the analyze_media requests of a file to a batch API",
 		Long: `submit sends every request of FILE to the batch API of --model's provider
 and prints the path of the batch's state file on standard output.
 
-FILE is read as kesoku run reads it (YAML, JSON or JSON Lines; "-" for
-standard input, which is kept under .kesoku/batches for collect). Every
-request must be an analyze_media request that kesoku run would run: a
-request of another tool, a malformed or duplicate one, or a file the model
-cannot take (its type, its size) is refused before anything is sent,
-each with its position, and nothing is sent. Paths are found as run finds
-them: relative to the working directory (--awd), then to staging.
-
-Each request is built as analyze_media builds it (the same file checks,
-the same blocks), and keyed by its position in FILE (r1, r2, ...), never
-by its id. Requests are sent in as many parts as the provider's limits
-ask: Claude takes 100,000 requests or 256 MB a batch and every file
-inline; Gemini takes 20 MB of requests inline, and more as a JSON Lines
-file through its Files API (up to 2 GB a batch), where files larger than
---inline-limit go too.
-
-The state file is written as each part is accepted: an interrupted submit
-is finished by the same command, which goes on after the last part sent
-(a part being sent when the interrupt came is sent to the end first; a
-second interrupt abandons it). A part whose answer never came (submit
-killed, or cut off, while the provider created it) may exist at the
-provider: the next submit asks Gemini for it by its name and takes it as
-sent; Claude names no batches, so it is sent again, saying so (cancel one
-in Claude's console). The same command after a finished submit sends
-nothing again and prints the state file.
+FILE is read as kesoku run reads it ("-" for standard input). Every
+request must be an analyze_media request that kesoku run would run: any
+other, or a file the model cannot take, is refused with its position
+before anything is sent, and nothing is sent. Requests go in as many parts
+as the provider's limits ask; the state file is written as each part is
+accepted, and the same command finishes an interrupted submit.
 
 EXIT STATUS
   0    every request was sent (or had been by an earlier submit)
@@ -120,7 +101,7 @@ EXIT STATUS
 		Example: `  kesoku batch submit photos.jsonl --model claude-sonnet-4-5
   state=$(kesoku batch submit photos.yaml --model gemini-2.5-flash -q)
   kesoku batch collect "$state" --wait -o descriptions.jsonl`,
-		Args: cobra.ExactArgs(1),
+		Args: argSpec{what: "request FILE", min: 1, max: 1, hint: "give - for standard input"}.args,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
 			if runF != nil {
@@ -130,11 +111,11 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Output, "output", "o", "", "write the state file to `STATE` (default: .kesoku/batches/ID.json under the working directory)")
-	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id)")
-	f.StringVar(&opts.Format, "format", "", "the format of FILE: yaml, json or jsonl (default: from the extension; sniffed for -)")
+	f.StringVarP(&opts.Output, "output", "o", "", "the state file (default: .kesoku/batches/ID.json in the AWD)")
+	f.StringVar(&opts.Session, "session", "", "the session_id of the records (default: the file's, or a new one)")
+	f.StringVar(&opts.Format, "format", "", "FILE's format: yaml, json or jsonl")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
-	return c
+	return seeAlso(c, "batches", "requests")
 }
 
 func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
@@ -155,6 +136,7 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 	defer ir.stop()
 	ctx, end := ir.turn(ctx)
 	defer end()
+	g.IO.noteReading([]string{o.File}, g.Quiet)
 	res, err := batch.Submit(ctx, batch.SubmitOptions{
 		Registry: o.Registry, File: o.File, Format: format, Stdin: g.IO.In,
 		StatePath: o.Output, AWD: g.AWD, Staging: g.StagingDir(),
@@ -276,7 +258,7 @@ EXIT STATUS
   3    some part is still in progress
   130  interrupted (SIGINT or SIGTERM)`,
 		Example: `  kesoku batch status .kesoku/batches/photos-claude-1a2b3c4d.json`,
-		Args:    cobra.ExactArgs(1),
+		Args:    stateArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.State = args[0]
 			if runF != nil {
@@ -286,7 +268,7 @@ EXIT STATUS
 		},
 	}
 	opts.register(c)
-	return c
+	return seeAlso(c, "batches")
 }
 
 func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
@@ -346,9 +328,11 @@ EXIT STATUS
        since submit
   3    a part is still in progress (without --wait): run again later
   130  interrupted (SIGINT or SIGTERM); the same command goes on`,
-		Example: `  kesoku batch collect .kesoku/batches/photos-claude-1a2b3c4d.json -o photos.out.jsonl
-  kesoku batch collect "$state" --wait -o photos.out.jsonl && jq -r .content photos.out.jsonl`,
-		Args: cobra.ExactArgs(1),
+		Example: `  kesoku batch collect .kesoku/batches/photos-claude-1a2b3c4d.json \
+    -o photos.out.jsonl
+  kesoku batch collect "$state" --wait -o photos.out.jsonl &&
+    jq -r .content photos.out.jsonl`,
+		Args: stateArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.State = args[0]
 			if runF != nil {
@@ -359,10 +343,10 @@ EXIT STATUS
 	}
 	opts.register(c)
 	f := c.Flags()
-	f.StringVarP(&opts.Output, "output", "o", "", "append the records to `FILE` instead of writing them to standard output")
+	f.StringVarP(&opts.Output, "output", "o", "", "append the records to `FILE`, not standard output")
 	f.BoolVar(&opts.Wait, "wait", false, "wait for parts still in progress")
-	durationVar(f, &opts.Poll, "poll", batch.DefaultPoll, 10*time.Millisecond, 24*time.Hour, "with --wait, the longest wait between two looks at a part in progress")
-	return c
+	durationVar(f, &opts.Poll, "poll", batch.DefaultPoll, 10*time.Millisecond, 24*time.Hour, "with --wait, the longest wait between two looks")
+	return seeAlso(c, "batches", "resume")
 }
 
 func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {

@@ -30,9 +30,9 @@ type callFlags struct {
 // a model's turn a few.
 func (f *callFlags) register(fs *pflag.FlagSet, jobs int, jobsUsage string) {
 	intVar(fs, &f.Jobs, "jobs", "j", jobs, 1, maxJobs, jobsUsage)
-	durationVar(fs, &f.Timeout, "timeout", 0, 0, maxTimeout, "the longest a call may run, e.g. 30s; 0 for no limit")
+	durationVar(fs, &f.Timeout, "timeout", 0, 0, maxTimeout, "a call's time limit; 0 for none")
 	durationVar(fs, &f.Grace, "grace", defaultGrace, 0, maxGrace, "how long calls in flight get to return after an interrupt")
-	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "the largest tool output a record holds (65536, 64KiB, 1MiB, 1MB; 0 for no limit); larger output is cut to its head and tail and saved whole under .kesoku/outputs")
+	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "the most output a record holds; 0 for no limit")
 }
 
 // The bounds of the call flags. Past them a value is a mistake, not a

@@ -39,90 +39,38 @@ func newDiffCmd(g *Globals, runF func(context.Context, *diffOptions) error) *cob
 		Short: "Compare two runs' records request by request",
 		Long: `diff compares the records of two runs, OLD and NEW (files that run or
 session wrote; "-" for standard input), request by request, and prints
-every difference: snapshot tests for tools. Run the tests once into a
-golden file, then compare every later run with it:
+every difference: snapshot tests for tools. Records are paired by the
+request they answer and compared by value: the tool's name, the status,
+the error's kind and the content, never the fields that differ from run
+to run (id, created_at, duration_ms...) nor, unless --messages, the
+error's message. A request in one file only is a difference too.
 
-  kesoku run tests.yaml -o golden.jsonl      # once
-  kesoku run tests.yaml -o new.jsonl && kesoku diff golden.jsonl new.jsonl
+Each difference is one line on standard output, in the order found, the
+place as jq writes it; a summary follows on standard error (not with -q):
 
-(run exits 1 when a request fails: where the golden file holds errors on
-purpose, join the two with ";" rather than "&&".)
+  call_2 (read_file): .content.lines[3]: "foo" -> "bar"
+  call_4 (calculate_sum): .error: (absent) -> {"kind":"tool_error",...}
+  call_5 (sleep): only in golden.jsonl
+  kesoku: 3 of 120 requests differ: 1 changed, 1 new error, 1 only in ...
 
-PAIRING
-  The tool_result records of the two files are paired by the request they
-  answer: their parent_id, the request's id. A tool_result of a session
-  transcript is paired by its call_id, the id that run gives the call when
-  it replays the transcript, so a transcript compares with its replay.
-  Other records (text, tool_call) and records that name no request are
-  skipped; a file whose lines hold no Message record at all (a request
-  file given by mistake) is refused; a last line cut short (a run killed
-  while it wrote) is left out, saying so. Where a file holds several
-  records of one request, an aborted record gives way to a later one (run
-  --resume appends it); other repeats (an id given twice, whose second
-  record is an invalid_request) are paired in turn, the second of OLD with
-  the second of NEW. A request that has a record in one file only is a
-  difference.
-
-WHAT IS COMPARED
-  The tool's name, the status, whether there is an error and its kind, and
-  the content, by value: the order of keys, white space, the escapes of a
-  string and the way a number is written (1, 1.0, 1e0) do not matter;
-  arrays are compared element by element, by position.
-  Never the id, session_id, created_at, duration_ms or the other fields
-  that differ from run to run; nor, unless --messages, the error's
-  message, which holds temporary paths, durations and other programs'
-  wording while its kind says what happened.
-
-  --ignore PATH leaves out a place and everything under it, as jq writes
-  places: .content.modified, .content.files[].mtime ([] is every element
-  of an array, or every value of an object), .content.rows[0],
-  .content["a key"], .error.kind, .status, .content (the whole result).
-
-OUTPUT
-  Each difference is one line on standard output, in the order found,
-  which is request order when both files are in it:
-
-    call_2 (read_file): .content.lines[3]: "foo" -> "bar"
-    call_4 (calculate_sum): .error: (absent) -> {"kind":"tool_error","message":"..."}
-    call_5 (sleep): only in golden.jsonl
-
-  Values are compact JSON, "(absent)" where the place does not exist;
-  values longer than 160 bytes are cut in the middle, and a request shows
-  at most 20 places (--json has them all). A summary line follows on
-  standard error (not with -q):
-
-    kesoku: 3 of 120 requests differ: 1 changed, 1 new error, 1 only in golden.jsonl
-
-  --json prints one JSON object a line instead, each place that differs
-  or request in one file only:
-
-    {"request": "call_2", "name": "read_file", "change": "changed",
-     "path": ".content.lines[3]", "old": "foo", "new": "bar",
-     "old_line": 2, "new_line": 2}
-    {"request": "call_5", "name": "sleep", "change": "only_old", "old_line": 5}
-
-  change is changed, new_error (OLD succeeded, NEW is an error), fixed
-  (the other way), only_old or only_new; old or new is left out where the
-  place does not exist on that side (null is a value).
-
-MEMORY
-  Both files are read at once, a record of each in turn, and a record is
-  kept only until its partner is read: two runs of one request file, which
-  are in request order, compare in flat memory however long they are.
-  Files in other orders hold the records read ahead of their partners, at
-  most those of the smaller file (and aborted records, until the file
-  ends or a resumed run's record replaces them).
+--json prints JSON lines instead. Two runs of one request file compare in
+flat memory however long they are.
 
 EXIT STATUS
   0  the files answer the same requests the same way
   1  at least one request differs
-  2  bad usage, or a file that cannot be read or parsed (with
-     file:line); differences printed before it are kept`,
-		Example: `  kesoku diff golden.jsonl new.jsonl
-  kesoku diff golden.jsonl new.jsonl --ignore .content.modified --ignore '.content.files[].mtime'
+  2  bad usage, or a file that cannot be read or parsed (with file:line);
+     differences printed before it are kept`,
+		Example: `  kesoku run tests.yaml -o golden.jsonl      # once
+  kesoku run tests.yaml -o new.jsonl && kesoku diff golden.jsonl new.jsonl
+  kesoku diff golden.jsonl new.jsonl --ignore '.content.files[].mtime'
   kesoku run tests.yaml | kesoku diff golden.jsonl -
-  kesoku diff golden.jsonl new.jsonl --json | jq -r 'select(.change == "new_error") | .request'`,
-		Args: cobra.ExactArgs(2),
+  kesoku diff golden.jsonl new.jsonl --json |
+    jq -r 'select(.change == "new_error") | .request'`,
+		Args: argSpec{what: "records file", min: 2, max: 2, missing: diffMissing,
+			tooMany: func(args []string) string {
+				return fmt.Sprintf("compares two records files, OLD and NEW, not %d: %s", len(args), quoteArgs(args))
+			}}.args,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
 			if err := opts.check(); err != nil {
@@ -136,9 +84,17 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the differences as JSON lines")
-	f.StringArrayVar(&opts.Ignore, "ignore", nil, "leave out the place `PATH` and what is under it (.content.modified, .content.files[].mtime); repeatable")
+	f.StringArrayVar(&opts.Ignore, "ignore", nil, "leave out the place `PATH` and what is under it (.content.modified); repeatable")
 	f.BoolVar(&opts.Messages, "messages", false, "compare the error's message too, not only its kind")
-	return c
+	return seeAlso(c, "snapshots", "records")
+}
+
+// diffMissing says which of OLD and NEW is missing.
+func diffMissing(args []string) string {
+	if len(args) == 0 {
+		return `no OLD and NEW records files to compare (give - for standard input)`
+	}
+	return fmt.Sprintf("no NEW records file to compare with %s", args[0])
 }
 
 // recordFields are the top-level fields of a record: --ignore of one that

@@ -40,7 +40,10 @@ func TestDiffUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"a"}, "accepts 2 arg(s), received 1"},
+		{[]string{"a"}, "diff: no NEW records file to compare with a"},
+		{[]string{}, "diff: no OLD and NEW records files to compare (give - for standard input)"},
+		{[]string{"a", "b", "c"}, `diff compares two records files, OLD and NEW, not 3: "a" "b" "c"`},
+		{[]string{"a", ""}, "diff: the records file name is empty"},
 		{[]string{"-", "-"}, `"-" (standard input) given twice`},
 		{[]string{"a", "b", "--ignore", "content.x"}, `--ignore content.x: a path starts with "." or "["`},
 		{[]string{"a", "b", "--ignore", ".modified"}, `--ignore .modified: a record has no field "modified"; the tool's result is under .content (.content.modified)`},

@@ -83,6 +83,14 @@ func exitCode(err error) (code int, silent bool) {
 	return ExitFailures, false
 }
 
+// completionScriptExitStatus is the help's EXIT STATUS of a shell's
+// completion command.
+const completionScriptExitStatus = `
+
+EXIT STATUS
+  0  the script was printed
+  2  bad usage (an argument, an unknown flag)`
+
 // completionExitStatus is the help's EXIT STATUS of Cobra's completion
 // command.
 const completionExitStatus = `

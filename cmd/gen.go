@@ -49,31 +49,10 @@ A tool is a function with a Google-style doc comment:
 	//kesoku:tool
 	func CalculateSum(a, b int, mode string) int
 
-The tool's name is the function's in snake case (calculate_sum) unless the
-directive names one: //kesoku:tool name=add. The option writes marks a tool
-that changes files (//kesoku:tool name=save writes): sessions offer it only
-when it is named. Parameters of type context.Context and
-*registry.ToolContext are given by the runner and take no Args entry. A
-parameter is required unless it is a pointer or its entry says
-"Defaults to X." (X in JSON, or a bare word for a string).
-
-Mistakes (a parameter without an Args entry, an entry naming no parameter,
-an unsupported type, a duplicate name…) are all reported at once as
-file:line: message, and nothing is written. So is a module that cannot
-build what gen writes, which imports github.com/kesoku/kesoku/registry: gen
-says what the module lacks (a requirement on github.com/kesoku/kesoku, say)
-and the command that adds it.
-
-With --check nothing is written either: gen fails, naming each stale,
-missing or orphaned kesoku_gen.go, when running it would change a file.
-CI runs it so that a doc comment edited without regenerating fails the
-build.
-
-Generated files carry the build constraint !kesoku_nogen. When a stale one
-no longer compiles and so stops the program that would regenerate it
-(kesoku's own built-in tools are registered this way), build without them:
-
-	go run -tags kesoku_nogen github.com/kesoku/kesoku gen ./...
+Mistakes (a parameter without an Args entry, an unsupported type...) are
+all reported at once as file:line: message, and nothing is written. With
+--check nothing is written either: gen fails, naming each stale, missing
+or orphaned kesoku_gen.go, when running it would change a file.
 
 EXIT STATUS
   0  done (with --check: everything up to date)
@@ -94,7 +73,7 @@ EXIT STATUS
 		},
 	}
 	c.Flags().BoolVar(&opts.Check, "check", false, "write nothing; fail when a generated file is stale, missing or orphaned")
-	return c
+	return seeAlso(c, "go-tools")
 }
 
 func runGen(ctx context.Context, opts *genOptions) error {

@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 
 	"golang.org/x/term"
 )
@@ -28,6 +31,25 @@ func System() *IOStreams {
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// noteReading tells a user at a terminal that kesoku reads the requests
+// of files from what they type ("-" among files), and how to end them:
+// without it kesoku would wait in silence. Not when quiet, and never
+// when standard input is a file or a pipe.
+func (s *IOStreams) noteReading(files []string, quiet bool) {
+	if quiet || !s.InTTY || !slices.Contains(files, "-") {
+		return
+	}
+	fmt.Fprintf(s.Err, "kesoku: reading requests from standard input; end them with %s\n", endOfInput())
+}
+
+// endOfInput is the keys that end what is typed at a terminal.
+func endOfInput() string {
+	if runtime.GOOS == "windows" {
+		return "Ctrl-Z and Enter"
+	}
+	return "Ctrl-D"
+}
 
 // ColorEnabled reports whether colour may be used on Out: only on a
 // terminal, and never under NO_COLOR.

@@ -33,7 +33,7 @@ EXIT STATUS
   2  an unknown subcommand`,
 		Example: `  kesoku mcp serve
   claude mcp add kesoku -- kesoku mcp serve --awd "$PWD"`,
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newMCPServeCmd(g, nil))
@@ -71,83 +71,36 @@ func newMCPServeCmd(g *Globals, runF func(context.Context, *mcpServeOptions) err
 as streamable HTTP at the path /mcp. Standard output carries the protocol
 and nothing else: everything kesoku has to say goes to standard error.
 
-kesoku serves its own tools: the Go tools and the command tools of the
-config files (tools:). Offered are those that only read (see kesoku tools
-list): the built-in ones and the command tools declared read_only; tools
-that write, such as write_file, only when named in --tools, as for
-kesoku session. --tools all offers every tool, --tools '' none. Each tool
-is declared with its JSON Schema and an annotation saying whether it only
-reads. The MCP servers of the config files are not served, nor started
-(--mcp-config is refused): a client that wants their tools starts them
-itself.
-
+It serves kesoku's own tools, the Go tools and the command tools of the
+config files, and offers those that only read unless --tools names others.
 Every tools/call goes through the ToolRunner, as a request of kesoku run
-does: its arguments are checked against the tool's parameters, and a bad
-one is answered with isError and a text saying what was expected and what
-came; --timeout bounds the call (a command tool's own timeout, when it has
-one), --max-output its result (the whole output is saved under
-.kesoku/outputs); file tools reach nothing outside the working directory
-(--awd) and the staging directory, and never write kesoku's own files.
-A command tool's program runs in the working directory; when its call
-ends early (a timeout, the client cancelling it or going away, an
-interrupt) the program and all it started get SIGTERM, then SIGKILL after
---grace. A tool's failure is a result marked isError, never a
-protocol error. -o FILE appends each call's Message record to FILE; each
-client's session is a session_id of its own, its calls call_1, call_2...
-(requests without a session share one session_id per run).
---jobs (16 unless given) bounds the calls that run at once, across all
-clients: an agent that sends several calls at once has them run at once,
-and a batch client (kesoku run --jobs 16) is not slowed to fewer. A client
-that cancels a call, or goes away, cancels the call's context: it is
-recorded as aborted, and its slot is free. -v logs each call on
-standard error. --model gives analyze_media its model, as for kesoku run;
-without one, analyze_media answers that it needs one.
-
-Over HTTP (--http ADDR), kesoku listens on the loopback address unless
-ADDR names another: --http 8080 and --http :8080 mean 127.0.0.1:8080. Any
-address that is not loopback (0.0.0.0:8080, a LAN address) needs a bearer
-token: --token-env VAR names the environment variable that holds it, and
-every request must then carry "Authorization: Bearer TOKEN", or get 401.
-Without a token such an address is refused before anything listens. A
-request that reaches the loopback address with a Host header that is not
-loopback (DNS rebinding) is refused with 403; so is, without a token, one
-that a web page makes from another origin.
-
-Clients of MCP 2026-07-28 are served without sessions, so that several
-servers behind a load balancer serve one client. Older clients get a
-session, closed after --session-timeout without a request (a call in
-flight keeps it open); the client must then initialize again.
-
-Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
-and get --grace to return, their clients get their results, and calls that
-come meanwhile are answered as aborted. A second signal ends the grace.
-Over standard input and output the server also ends when the client
-closes its end.
+does: its arguments are checked, --timeout and --max-output bound it, file
+tools stay in the AWD, and a tool's failure is a result marked isError.
+--jobs bounds the calls that run at once, across all clients. --http
+listens on the loopback address unless ADDR names another, which needs a
+bearer token (--token-env). Clients of MCP 2026-07-28 are served without
+sessions; older ones get a session that ends after --session-timeout
+without a request.
 
 EXIT STATUS
   0    the client ended the session (standard input closed)
   1    a record could not be written to the -o file, or ADDR could not be
        listened on (in use, say)
-  2    bad usage: an unknown tool in --tools, a mistake in a command
-       tool's declaration, --mcp-config, an address that is not
-       loopback without a token, --token-env naming an empty variable,
-       --token-env or --session-timeout without --http, an -o file that
-       cannot be opened; nothing was served
+  2    bad usage: an unknown tool in --tools, a mistake in a command tool's
+       declaration, --mcp-config, an address that is not loopback without
+       a token, --token-env naming an empty variable, --token-env or
+       --session-timeout without --http, an -o file that cannot be opened;
+       nothing was served
   130  stopped by SIGINT or SIGTERM, the calls in flight answered
 `,
-		Example: `  # For a client that starts kesoku itself (Claude Code, Claude Desktop, Gemini CLI):
-  kesoku mcp serve --awd /path/to/project
+		Example: `  # For a client that starts kesoku itself (Claude Code, Gemini CLI):
+  claude mcp add kesoku -- kesoku mcp serve --awd "$PWD"
 
-  # Every tool, writing ones too, each call recorded.
-  kesoku mcp serve --tools all -o calls.jsonl
-
-  # Streamable HTTP on this machine only, at http://127.0.0.1:8080/mcp.
+  # HTTP at http://127.0.0.1:8080/mcp; on the network, only with a token.
   kesoku mcp serve --http 8080
-
-  # On the network: only with a token.
   export KESOKU_MCP_TOKEN=$(openssl rand -hex 32)
   kesoku mcp serve --http 0.0.0.0:8080 --token-env KESOKU_MCP_TOKEN`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.toolChoice.set(c)
 			opts.sessionTimeoutSet = c.Flags().Changed("session-timeout")
@@ -158,14 +111,14 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at `ADDR` (PORT, :PORT or HOST:PORT; loopback unless HOST says otherwise) instead of standard input and output")
-	f.StringVar(&opts.TokenEnv, "token-env", "", "the environment variable `VAR` that holds the bearer token HTTP clients must send (needed for an address that is not loopback)")
-	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "how long the session of an HTTP client of MCP before 2026-07-28 lasts without a request")
+	f.StringVar(&opts.HTTP, "http", "", "serve HTTP at `ADDR`: PORT, :PORT or HOST:PORT")
+	f.StringVar(&opts.TokenEnv, "token-env", "", "the variable `VAR` holding the token HTTP clients send")
+	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "how long an older HTTP client's session lasts without a request")
 	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
-	opts.callFlags.register(f, 16, "how many calls run at once, across all clients; more wait for a free slot")
+	opts.callFlags.register(f, 16, "how many calls run at once")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
-	return c
+	return seeAlso(c, "mcp-server", "safety")
 }
 
 func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {

@@ -32,7 +32,7 @@ func TestMCPServeUsage(t *testing.T) {
 		{[]string{"--http", "0.0.0.0:0", "--token-env", "KESOKU_TEST_MCP_UNSET"}, `--token-env KESOKU_TEST_MCP_UNSET: the variable is not set or empty`},
 		{[]string{"--http", "a:b:c"}, `--http "a:b:c" is no address`},
 		{[]string{"--provider", "gemini"}, `give --model too`},
-		{[]string{"stray"}, `unknown command "stray"`},
+		{[]string{"stray"}, `mcp serve takes no arguments, got "stray"`},
 		{[]string{"--jobs", "0"}, `--jobs`},
 		{[]string{"--http", "0", "--session-timeout", "0"}, `--session-timeout.*want a duration \(300ms, 30s, 5m, 1h\) from 1s to 168h`},
 		{[]string{"--session-timeout", "1m"}, `--session-timeout: sessions that expire are for --http`},

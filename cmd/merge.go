@@ -47,12 +47,12 @@ give the shards one --session, and each record says its run.
 EXIT STATUS
   0    every merged record succeeded
   1    at least one error record (aborted ones included)
-  2    bad usage, a part that cannot be read, parts that are not the
-       shards of one run, or an -o file another kesoku writes to;
-       nothing is written`,
-		Example: `  kesoku merge part-1.jsonl part-2.jsonl part-3.jsonl part-4.jsonl -o results.jsonl
+  2    bad usage, a part that cannot be read, parts that are not the shards
+       of one run, or an -o file another kesoku writes to; nothing is
+       written`,
+		Example: `  kesoku merge part-1.jsonl part-2.jsonl part-3.jsonl part-4.jsonl -o all.jsonl
   kesoku merge $(seq -f 'part-%g.jsonl' 1 16) > results.jsonl`,
-		Args: cobra.MinimumNArgs(1),
+		Args: argSpec{what: "PART", min: 1, max: -1, hint: "give the records files of the run's shards, 1 to N"}.args,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Parts = args
 			if runF != nil {
@@ -61,8 +61,8 @@ EXIT STATUS
 			return runMerge(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE` instead of standard output")
-	return c
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
+	return seeAlso(c, "shards")
 }
 
 func runMerge(_ context.Context, o *mergeOptions) error {

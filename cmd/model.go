@@ -19,25 +19,29 @@ import (
 // --idle-timeout and --api-timeout to fs: the flags of every command that
 // talks to a model (session, analyze, run --model).
 func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
-	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash, claude-sonnet-4-5 or gpt-4o")
+	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash or gpt-4o")
 	names := provider.Names()
-	fs.StringVar(&m.Provider, "provider", "", strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1]+" (default: from the model's name)")
-	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's API endpoint: a proxy, or a server that speaks OpenAI's API, e.g. http://localhost:11434/v1 (default: the provider's own)")
-	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for 8192 with Claude, the model's own limit with Gemini and OpenAI")
-	durationVar(fs, &m.IdleTimeout, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a model request or stream that sends nothing for this long")
+	fs.StringVar(&m.Provider, "provider", "", strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1]+" (default: the model's)")
+	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's endpoint: a proxy, or a server that speaks OpenAI's API (default: the provider's own)")
+	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for the provider's default")
+	durationVar(fs, &m.IdleTimeout, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon and retry a model request or stream silent this long")
 	apiTimeoutVar(fs, &m.Deadline)
+	// The same on every command that talks to a model: its help names
+	// them, kesoku help providers tells them.
+	inGroup(fs, "model", "provider", "base-url", "max-tokens", "idle-timeout", "api-timeout")
 }
 
 // apiTimeoutVar adds --api-timeout to fs.
 func apiTimeoutVar(fs *pflag.FlagSet, p *time.Duration) {
-	durationVar(fs, p, "api-timeout", llm.DefaultDeadline, time.Millisecond, maxAPITimeout, "abandon a request to the provider whose answer has not ended after this long, however steadily it comes")
+	durationVar(fs, p, "api-timeout", llm.DefaultDeadline, time.Millisecond, maxAPITimeout, "abandon a request whose answer has not ended after this long")
 }
 
 // registerToolModelFlags adds the flags that choose the model tools ask
 // (analyze_media), and how files go to it: kesoku analyze and kesoku run.
 func registerToolModelFlags(fs *pflag.FlagSet, m *provider.Config, inlineLimit *sizeValue) {
 	registerModelFlags(fs, m)
-	sizeVar(fs, inlineLimit, "inline-limit", int64(*inlineLimit), 0, maxInlineLimit, "the largest Gemini request that carries a file inline (20MB, 64MiB; 0 for 20MB); larger files go through the Files API")
+	sizeVar(fs, inlineLimit, "inline-limit", int64(*inlineLimit), 0, maxInlineLimit, "the largest Gemini request with a file inline, 0 for 20MB; larger files go through the Files API")
+	inGroup(fs, "model", "inline-limit")
 }
 
 // The bounds of the model flags: no model answers a million tokens in a

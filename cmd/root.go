@@ -104,19 +104,14 @@ func newRootCmd(g *Globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kesoku",
 		Short: "Turn Go functions into LLM tools and run their calls",
-		Long: `kesoku turns Go functions into tools a large language model can call, and
-runs those calls: singly, in large batches from YAML, JSON or JSON Lines
-files, or inside agent sessions with Gemini, Claude and OpenAI (or a
-server that speaks its API: Ollama, vLLM, LM Studio). Every result is
-written as one JSON line, a Message record.
-
-CONFIG FILES
-` + indent(config.KeyHelp, "  "),
-		Example: `  kesoku tools list
-  kesoku tools schema --format claude
-  kesoku run testdata/requests.yaml
-  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
-  kesoku analyze photo.png "describe" --model claude-sonnet-4-5`,
+		Long: `kesoku turns Go functions, programs and MCP servers into tools a large
+language model can call, and runs the calls: singly, in batches from YAML,
+JSON or JSON Lines files, or in agent sessions with Gemini, Claude, OpenAI
+or a local model. Every result is one JSON line, a Message record.`,
+		Version:       versionLine(readBuildVersion()),
+		Args:          subcommandArgs,
+		RunE:          func(c *cobra.Command, _ []string) error { return c.Help() },
+		Annotations:   map[string]string{noConfig: "yes"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
@@ -126,16 +121,20 @@ CONFIG FILES
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(flagError)
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = writeHelp(c.OutOrStdout(), c) })
+	root.SetHelpCommand(newHelpCmd())
+	root.SetVersionTemplate("{{.Version}}\n")
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.AWD, "awd", "", "agent working directory: file tools are confined to it (default: the current directory)")
-	pf.StringVar(&g.Staging, "staging", "", "where inputs handed to the agent wait (default: .kesoku/staging under the AWD)")
-	pf.StringVar(&g.Config, "config", "", "YAML file of flag defaults, keyed by flag name, approved by being named (default: kesoku.yaml in the AWD when it exists; see CONFIG FILES)")
-	pf.StringArrayVar(&g.MCPConfig, "mcp-config", nil, "a `FILE` of MCP servers whose tools kesoku may use, in the shape of .mcp.json and Claude Desktop's config ({\"mcpServers\": {...}}), read as it is and approved by being named; repeatable")
+	pf.StringVar(&g.AWD, "awd", "", "the agent working `DIR` (default: the current one)")
+	pf.StringVar(&g.Staging, "staging", "", "the agent's inputs `DIR` (default: .kesoku/staging)")
+	pf.StringVar(&g.Config, "config", "", "the config `FILE` (default: kesoku.yaml in the AWD)")
+	pf.StringArrayVar(&g.MCPConfig, "mcp-config", nil, "a `FILE` of MCP servers, as .mcp.json; repeatable")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print nothing but results and errors")
-	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "print what is being done on standard error")
+	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "say what is being done on standard error")
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	root.Flags().Bool("version", false, "print the version, as kesoku version does")
 
 	root.AddCommand(
 		newToolsCmd(g),
@@ -151,18 +150,22 @@ CONFIG FILES
 		newInitCmd(g, nil),
 		newTrustCmd(g, nil),
 		newVersionCmd(g, nil),
+		newGenManCmd(g),
 	)
 	// Cobra adds its completion command only when the program runs. Add it
 	// now, so that it states its exit status like the others, and an
 	// unknown shell is bad usage rather than help and success.
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Short = "Print a shell's completion script (bash, zsh, fish, powershell)"
 		c.Long += completionExitStatus
+		c.Args = subcommandArgs
 		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		// A shell's completion script does not depend on any setting.
 		c.Annotations = map[string]string{noConfig: "yes"}
 		for _, sub := range c.Commands() {
 			sub.Annotations = map[string]string{noConfig: "yes"}
+			sub.Long = fitWidth(sub.Long) + completionScriptExitStatus
 		}
 	}
 	for _, c := range root.Commands() {
@@ -172,16 +175,24 @@ CONFIG FILES
 			c.Long = longOr(c) + "\n" + exitStatusHelp
 		}
 	}
+	for _, t := range helpTopics(root) {
+		root.AddCommand(newTopicCmd(t))
+	}
 	return root
 }
 
-// indent puts prefix before every line of s that is not empty.
-func indent(s, prefix string) string {
+// fitWidth fits Cobra's own help text to helpWidth: a line of prose that
+// is longer is filled, and indenting tabs become two spaces.
+func fitWidth(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if l != "" {
-			lines[i] = prefix + l
+		if t := strings.TrimLeft(l, "\t"); t != l {
+			l = strings.Repeat("  ", len(l)-len(t)) + t
 		}
+		if len(l) > helpWidth && !strings.HasPrefix(l, " ") {
+			l = strings.TrimSuffix(wrapText(l, helpWidth), "\n")
+		}
+		lines[i] = l
 	}
 	return strings.Join(lines, "\n")
 }

@@ -59,75 +59,16 @@ func newRunCmd(g *Globals, runF func(context.Context, *runOptions) error) *cobra
 		Short: "Run the tool requests in files and write one record per request",
 		Long: `run executes the tool requests in each FILE and writes one Message record
 per request, as a JSON line, in request order: to standard output, or to
-the file of -o.
+the file of -o. A FILE is YAML, JSON or JSON Lines, "-" for standard input;
+it may hold a session's transcript, whose tool calls are replayed.
 
-A FILE is YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl, .ndjson);
-"-" is standard input, whose format is sniffed unless --format says it. A
-YAML or JSON file holds one request, a list of requests, or
-
-  session_id: demo
-  requests:
-    - id: call_1
-      name: calculate_sum
-      args: {a: 1, b: 2}
-
-A request has a name, args (or input, as in Claude's tool_use, or
-arguments, as in OpenAI, where it may be a JSON-encoded string), and an id
-(call_N, N its position in the run, where it has none). A Claude tool_use
-block or an OpenAI tool call ({"id": ..., "type": "function", "function":
-{"name": ..., "arguments": "..."}}) may be pasted in as it is.
-
-So may Message records: one of type tool_call is a request (its name, its
-content as the arguments, its call_id, or else its id, as the id), and
-records of other types are passed over, so that a session transcript
-replays its tool calls as it is; kesoku diff then compares the replay's
-results with the transcript's.
-
-A JSON Lines file holds one request per line, and a bad line gets an
-invalid_request record without stopping the rest. Every format is read a
-request at a time, so memory stays flat however long the file is; a YAML
-or JSON file is read twice, to check it whole before anything runs, and is
-held in memory (up to 64 MiB) when it comes from standard input or a pipe.
-
-Each request is parsed, checked against its tool's parameters (unknown
-tool, missing, unknown or wrongly typed arguments: an error record saying
-what was expected, with "did you mean"), then run in its own goroutine, up
-to --jobs at once. Every request read gets exactly one record, whatever
-happens: a tool's error, a panic, a --timeout, an interrupt.
-
-Ctrl-C (SIGINT) or SIGTERM stops the run: no more requests are read, those
-read but not started are recorded as aborted at once, calls in flight are
-cancelled and get --grace to return, and a second signal ends the grace.
-Run the same command with --resume to finish the rest: requests whose id
-already has a finished record of the same request (tool and arguments) in
-the -o file are skipped, and new records are appended. A request whose
-id's record answered another request (the file changed, and ids given by
-position moved) gets an invalid_request record instead: it neither runs nor
-is skipped. The exit status then describes the whole file: error records
-of the earlier run count as much as new ones.
-
---shard K/N runs only the K-th of N shares of the requests, to spread a
-batch over machines (a CI matrix, a Kubernetes Indexed Job): those at
-positions p of the whole run with (p-1) mod N = K-1, read as a stream.
-Ids, duplicates and records are the whole run's (a request without an id
-is call_P, P its position in the whole run), so that the N shards' outputs
-hold one record per request between them: give them one --session, and
-join them in request order with kesoku merge. Each shard resumes with
---resume on its own -o file; a shard with nothing to do exits 0.
-
-A YAML or JSON file that cannot be parsed stops everything before anything
-runs, with file:line:column. Tool output larger than --max-output is cut to
-its head and tail; the record says so and where the whole output was saved
-(.kesoku/outputs/ under the working directory). On a terminal, a progress
-bar on standard error shows the records written, the rate and the failures.
-
-A record has id (a UUIDv7), session_id, parent_id (the request's id), role
-"tool", type "tool_result", status ("responded", or "aborted" when cut
-short), name, content (the tool's result as JSON) or, on error, is_error and
-error {kind, message}, args_hash (a hash of the arguments, by which --resume
-knows the request again), created_at and duration_ms. The error kinds:
-invalid_request, unknown_tool, invalid_args, tool_error, panic, timeout and
-aborted.`,
+Each request is checked against its tool's parameters (an error record
+says what was expected, with "did you mean"), then runs in its own
+goroutine, up to --jobs at once. Every request read gets exactly one
+record, whatever happens: a tool's error, a panic, a --timeout, an
+interrupt. Output larger than --max-output is cut to its head and tail,
+and saved whole under .kesoku/outputs. On a terminal, a progress bar on
+standard error shows the records written, the rate and the failures.`,
 		Example: `  # The bundled example: a success, a validation error and a file tool.
   kesoku run testdata/requests.yaml
 
@@ -135,22 +76,9 @@ aborted.`,
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
   jq 'select(.is_error)' results.jsonl
 
-  # The 2nd of 4 shares of a batch, on one of 4 machines.
-  kesoku run batch.jsonl --shard 2/4 --session nightly -o part-2.jsonl
-
-  # Finish a batch that was interrupted.
-  kesoku run batch.jsonl --jobs 8 -o results.jsonl --resume
-
-  # Bound each call, stop at the first failure.
-  kesoku run checks.yaml --timeout 30s --fail-fast
-
   # A request from standard input.
-  echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -
-
-  # Replay a session's tool calls, and compare with what they returned then.
-  kesoku run .kesoku/sessions/ID.jsonl -o replay.jsonl
-  kesoku diff .kesoku/sessions/ID.jsonl replay.jsonl`,
-		Args: cobra.MinimumNArgs(1),
+  echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -`,
+		Args: requestFileArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
 			if runF != nil {
@@ -160,15 +88,15 @@ aborted.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE` instead of standard output")
-	f.StringVar(&opts.Session, "session", "", "the session_id of every record (default: the file's session_id, or a new id per run; with --resume, the earlier run's)")
-	f.StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
+	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
+	f.StringVar(&opts.Session, "session", "", "the session_id of the records (default: the file's, or a new one)")
+	f.StringVar(&opts.Format, "format", "", "the files' format: yaml, json or jsonl")
 	opts.callFlags.register(f, 1, "how many calls run at once")
-	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest as an interrupt would")
-	f.BoolVar(&opts.Resume, "resume", false, "skip the requests that already have a finished record in the -o file, and append")
+	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest")
+	f.BoolVar(&opts.Resume, "resume", false, "skip what the -o file has finished; append")
 	f.Var(&opts.Shard, "shard", shardUsage)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
-	return c
+	return seeAlso(c, "requests", "records", "resume", "shards")
 }
 
 // check refuses flag combinations that make no sense: bad usage, exit 2.
@@ -282,6 +210,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	defer set.Close()
 	reg := set.Registry
+	o.g.IO.noteReading(o.Files, o.g.Quiet)
 	stdin := request.NewInterruptibleReader(ctx, o.g.IO.In)
 	files, err := openRequestFiles(ctx, o.Files, o.format, stdin)
 	if err != nil {

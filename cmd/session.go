@@ -55,82 +55,29 @@ func newSessionCmd(g *Globals, runF func(context.Context, *sessionOptions) error
 		Long: `session runs the agent loop: the prompt goes to the model, the model's tool
 calls run through the ToolRunner (one turn's calls at once, up to --jobs),
 their results go back, and so on until the model answers with text. The
-answer goes to standard output, streamed as it arrives when standard output
-is a terminal; --json prints the session's Message records instead.
+answer goes to standard output, streamed as it arrives on a terminal;
+--json prints the session's Message records instead.
 
-The prompt is the argument, or standard input when it is not a terminal.
-With no prompt on a terminal, session is interactive: type a prompt per
-line; Ctrl-C interrupts the turn in progress (the model request is
-cancelled, tool calls not started are aborted and recorded) and Ctrl-D ends
-the session. Outside the interactive loop Ctrl-C ends the session (exit
-130) with a valid transcript.
-
-The whole transcript is written as it goes to -o FILE (default
-.kesoku/sessions/<session_id>.jsonl under the AWD): one Message record per
-user prompt, model text, tool call and tool result, each pointing to the
-message it answers by parent_id. --resume FILE continues a session from its
-transcript; a tool call left without a result (a kill, a crash) is answered
-with an aborted result first.
-
-The provider follows from the model's name (gemini-*, claude-*, and gpt-*,
-o1*, o3*, o4* for openai) or --provider. Keys come from GEMINI_API_KEY (or
-GOOGLE_API_KEY), ANTHROPIC_API_KEY and OPENAI_API_KEY; a missing key is an
-error before anything runs. --provider openai speaks OpenAI's Chat
-Completions API, which Ollama, vLLM, LM Studio and llama.cpp serve too:
-give any model name and the server's --base-url (Ollama's is
-http://localhost:11434/v1; OPENAI_BASE_URL is read when --base-url is not
-given), and no key is needed. Rate
-limits (429), server errors (5xx), dropped connections and a request or
-stream that sends nothing for --idle-timeout (default 2m) are retried
-with backoff, each retry told on stderr with its reason and its wait; a
-wait the server asks for (retry-after) is honoured up to a minute.
-Answers always come from the API as a stream, so --idle-timeout bounds a
-silence, never the length of an answer; --api-timeout (default 1h)
-bounds each request whole, an answer that never ends but never goes
-quiet either, and is not retried. --stream only says whether the text is
-shown as it comes. Text not shown can be taken back: a stream
-that drops midway is then asked for again.
-
-What a session costs: every model record carries usage (input_tokens,
-output_tokens, and cache_read_tokens and cache_write_tokens where the
-provider reports them), and at the end the session's totals go to stderr
-in one line (not with -q). With Claude, every request marks the tool
-definitions, the system prompt and the conversation so far for the prompt
-cache, so that each turn pays full price only for what is new; Gemini and
-OpenAI cache by themselves. Files analyze_media uploaded to Gemini are
-deleted once the answer is in, or the session interrupted (-v says so).
-
-A model turn cut short (the output token limit, a refusal, a safety stop,
-a stream that ended without a stop reason) is never acted on: its tool
-calls do not run (each is answered with an error saying the turn was cut,
-and the model tries again), and a cut answer ends the session with exit
-status 1.
-
-The model is offered every tool that only reads (see kesoku tools list
---json, "writes"): the built-in ones, command tools declared read_only,
-and the tools of MCP servers whose annotations say readOnlyHint (every
-server starts, to say which). Tools that write, such as write_file, are
-offered only when named in --tools (an MCP tool as <server>__<tool>).
---tools all offers every tool, --tools '' none. A call to a tool that was
-not offered is answered with an unknown_tool error; it never runs.
+The prompt is the argument, or standard input when it is not a terminal;
+with neither, session is interactive: a prompt per line, Ctrl-C interrupts
+the turn, Ctrl-D ends the session. The transcript is written as it goes to
+-o FILE (default .kesoku/sessions/<session_id>.jsonl in the AWD). The model
+is offered the tools that only read, unless --tools names others.
 
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)
-  1    the provider refused the request (its message is shown), the model
-       gave no answer, its answer was cut short (the output token limit,
-       a refusal, a safety stop, a stream that ended without a stop
-       reason: the partial answer is printed, the transcript marks it
-       "cut", and stderr names the reason), or --max-turns was reached
+  1    the provider refused the request, the model gave no answer, its
+       answer was cut short (the partial answer is printed, the transcript
+       marks it "cut", stderr names the reason), or --max-turns was reached
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
-  echo "list the Go files here" | kesoku session --model claude-sonnet-4-5 --tools list_dir,glob
-  kesoku session "add 2 and 3" --model qwen3:8b --provider openai --base-url http://localhost:11434/v1
-  kesoku session --model gemini-2.5-flash          # interactive, on a terminal
-  kesoku session --resume .kesoku/sessions/0192….jsonl "go on" --model gemini-2.5-flash`,
-		Args: cobra.MaximumNArgs(1),
+  echo "list the Go files here" |
+    kesoku session --model claude-sonnet-4-5 --tools list_dir,glob
+  kesoku session --model gemini-2.5-flash          # interactive, on a terminal`,
+		Args: promptArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				if opts.Prompt = strings.TrimSpace(args[0]); opts.Prompt == "" {
@@ -149,13 +96,13 @@ EXIT STATUS
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
 	opts.toolChoice.register(f)
-	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "the most model turns one prompt may take; reaching it is an error")
-	opts.callFlags.register(f, 4, "how many tool calls of one turn run at once")
-	f.BoolVar(&opts.JSON, "json", false, "print the session's Message records (JSON Lines) instead of the answer")
-	f.StringVarP(&opts.Output, "output", "o", "", "the transcript file (default: .kesoku/sessions/<session_id>.jsonl under the AWD)")
-	f.StringVar(&opts.Resume, "resume", "", "continue the session whose transcript is FILE: new records are appended to it (or, with -o, to a copy of it)")
-	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it arrives (default: when standard output is a terminal)")
-	return c
+	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a prompt may take")
+	opts.callFlags.register(f, 4, "calls of a turn at once")
+	f.BoolVar(&opts.JSON, "json", false, "print the session's records, not the answer")
+	f.StringVarP(&opts.Output, "output", "o", "", "the transcript `FILE`")
+	f.StringVar(&opts.Resume, "resume", "", "continue the session of the transcript `FILE`, appending to it (or, with -o, to a copy)")
+	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it comes (default: on a terminal)")
+	return seeAlso(c, "providers", "records", "resume", "safety")
 }
 
 // maxTurns bounds --max-turns: past it the bound is no bound.

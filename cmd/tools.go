@@ -25,7 +25,7 @@ import (
 func newToolsCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
-		Short: "List the registered tools and print their declarations for a provider",
+		Short: "List the tools and print their declarations for a provider",
 		Long: `tools shows the tools kesoku knows: the built-in ones, every function
 registered by kesoku gen, the command tools of the config files (tools:),
 and the tools of the MCP servers they declare (mcpServers:, or a file
@@ -41,11 +41,11 @@ EXIT STATUS
   kesoku tools schema calculate_sum --format gemini`,
 		// Without Args, an unknown subcommand would print the help and
 		// succeed; it is bad usage.
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newToolsListCmd(g, nil), newToolsSchemaCmd(g, nil))
-	return c
+	return seeAlso(c, "config", "go-tools")
 }
 
 // toolsListOptions are what `kesoku tools list` was asked to do.
@@ -80,7 +80,7 @@ EXIT STATUS
   0  the tools were listed
   1  an MCP server could not start: its tools are missing
   2  bad usage (an argument, an unknown flag, a mistake in a declaration)`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.IO = g.IO
 			if g.IO.OutTTY {
@@ -291,13 +291,13 @@ sorted by name) as indented JSON, exactly as the provider's API takes them:
               [{"name", "description", "inputSchema"}]
   jsonschema  one JSON Schema (draft 2020-12) per tool, titled with its name
 
-The default format is %s, which names no provider. Every format is a JSON
-array, in the order the tools are named.
+The default format is %s, which names no provider. Every format is a
+JSON array, in the order the tools are named.
 
 EXIT STATUS
   0  the declarations were printed
-  1  an MCP server whose tools were asked for could not start; nothing
-     was printed
+  1  an MCP server whose tools were asked for could not start; nothing was
+     printed
   2  an unknown format or tool name; nothing was printed`, defaultSchemaFormat),
 		Example: `  kesoku tools schema --format claude
   kesoku tools schema calculate_sum read_file --format gemini

@@ -62,7 +62,7 @@ EXIT STATUS
   cat kesoku.yaml          # read it first
   kesoku trust             # then approve it
   kesoku trust --revoke    # and forget it again`,
-		Args: cobra.MaximumNArgs(1),
+		Args: argSpec{what: "FILE", max: 1}.args,
 		// trust reads the file it approves itself: loading it first would
 		// refuse it for want of the very approval asked for.
 		Annotations: map[string]string{noConfig: "yes"},
@@ -78,7 +78,7 @@ EXIT STATUS
 		},
 	}
 	c.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the file's approval instead")
-	return c
+	return seeAlso(c, "config", "safety")
 }
 
 func runTrust(o *trustOptions) error {

@@ -71,7 +71,7 @@ EXIT STATUS
   130  interrupted (SIGINT or SIGTERM)`,
 		Example: `  kesoku validate testdata/requests.yaml
   kesoku validate batch.jsonl more.yaml && kesoku run batch.jsonl more.yaml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: requestFileArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Files = args
 			if runF != nil {
@@ -80,10 +80,10 @@ EXIT STATUS
 			return runValidate(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "", "the format of the files: yaml, json or jsonl (default: from the extension; sniffed for -)")
-	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead: every problem, every file, the totals")
-	c.Flags().Var(&opts.Shard, "shard", "check only the K-th of N shares of the requests, as kesoku run --shard K/N runs them ("+shardBounds+")")
-	return c
+	c.Flags().StringVar(&opts.Format, "format", "", "the files' format: yaml, json or jsonl")
+	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead")
+	c.Flags().Var(&opts.Shard, "shard", "check only what run --shard K/N runs ("+shardBounds+")")
+	return seeAlso(c, "requests", "shards")
 }
 
 // validateProblem is one problem in validate's report: a request that run
@@ -129,6 +129,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	check := runner.New(set.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
+	io.noteReading(o.Files, o.g.Quiet || o.JSON)
 	for _, name := range o.Files {
 		if ctx.Err() != nil {
 			return errInterrupted

@@ -1,0 +1,320 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// The sizes help is held to: a command's help fits a screen of 60 lines,
+// the root's (the first a user reads) less, and a topic two.
+const (
+	maxRootHelpLines    = 50
+	maxCommandHelpLines = 60
+	maxTopicLines       = 100
+)
+
+// testRoot is the command tree over streams of the test's.
+func testRoot(t *testing.T) *cobra.Command {
+	t.Helper()
+	return newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
+}
+
+// allCommands is every command of root that help shows: the hidden ones
+// too (gen-man), but not Cobra's own completion requests.
+func allCommands(root *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		out = append(out, c)
+		for _, sub := range c.Commands() {
+			if !strings.HasPrefix(sub.Name(), "__") {
+				walk(sub)
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
+// helpOf is c's help as --help prints it.
+func helpOf(t *testing.T, c *cobra.Command) string {
+	t.Helper()
+	c.InitDefaultHelpFlag()
+	var b bytes.Buffer
+	if err := writeHelp(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestHelpFitsAScreen holds every command's help and every topic to its
+// number of lines and to 80 columns.
+func TestHelpFitsAScreen(t *testing.T) {
+	t.Parallel()
+	root := testRoot(t)
+	for _, c := range allCommands(root) {
+		limit := maxCommandHelpLines
+		switch {
+		case c == root:
+			limit = maxRootHelpLines
+		case isTopic(c):
+			limit = maxTopicLines
+		}
+		help := helpOf(t, c)
+		lines := strings.Split(strings.TrimSuffix(help, "\n"), "\n")
+		if len(lines) > limit {
+			t.Errorf("%s: the help is %d lines, more than %d:\n%s", c.CommandPath(), len(lines), limit, help)
+		}
+		for i, l := range lines {
+			if w := columns(l); w > helpWidth {
+				t.Errorf("%s: line %d is %d columns wide, more than %d:\n%s", c.CommandPath(), i+1, w, helpWidth, l)
+			}
+		}
+		if !isTopic(c) && c.Short != "" && len(c.Short)+len(c.Name())+4 > helpWidth {
+			t.Errorf("%s: the summary %q does not fit the list of commands", c.CommandPath(), c.Short)
+		}
+	}
+}
+
+// columns is how wide l shows on a terminal, tabs at every 8 columns.
+func columns(l string) int {
+	w := 0
+	for _, r := range l {
+		if r == '\t' {
+			w += 8 - w%8
+			continue
+		}
+		w++
+	}
+	return w
+}
+
+// TestHelpProseIsFilled: no line of a help's prose stops mid-sentence
+// while the next line's first word would have fitted on it.
+func TestHelpProseIsFilled(t *testing.T) {
+	t.Parallel()
+	root := testRoot(t)
+	for _, c := range allCommands(root) {
+		if c.Parent() != nil && c.Parent().Name() == "completion" {
+			continue // Cobra's own text
+		}
+		for _, l := range raggedBreaks(longOr(c)) {
+			t.Errorf("%s: a line breaks mid-sentence before its end:\n%s", c.CommandPath(), l)
+		}
+	}
+}
+
+// raggedWidth is the column within which the next line's first word
+// would have fitted: a line that leaves it out stopped early.
+const raggedWidth = 68
+
+// labelled is a line of a list whose text begins after a label: an exit
+// code, a field, a provider ("  1    at least one ...").
+var labelled = regexp.MustCompile(`^( +\S+ {2,})\S`)
+
+// raggedBreaks returns the lines of text that break a sentence early: a
+// line of prose (unindented, or the text of a labelled list and its
+// continuations) that does not end a sentence, whose next line goes on
+// in the same column with a word that would have fitted on it.
+func raggedBreaks(text string) []string {
+	var bad []string
+	col := -1 // the column the prose of the previous line is at; -1: none
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		cur := -1
+		switch {
+		case strings.TrimSpace(l) == "" || strings.HasPrefix(l, "\t") || headingLine.MatchString(l):
+		case indent == 0:
+			cur = 0
+		case col > 0 && indent == col:
+			cur = col
+		default:
+			if m := labelled.FindStringSubmatch(l); m != nil {
+				cur = len(m[1])
+			}
+		}
+		if cur >= 0 && i+1 < len(lines) {
+			next := lines[i+1]
+			nextIndent := len(next) - len(strings.TrimLeft(next, " "))
+			words := strings.Fields(next)
+			ends := strings.ContainsAny(l[len(l)-1:], ".:;!?")
+			if len(words) > 0 && nextIndent == cur && !headingLine.MatchString(next) && !ends &&
+				len(l)+1+len(words[0]) <= raggedWidth {
+				bad = append(bad, l+"\n"+next)
+			}
+		}
+		col = cur
+	}
+	return bad
+}
+
+// TestRaggedBreaks: the check finds the breaks the help had.
+func TestRaggedBreaks(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		text string
+		bad  int
+	}{
+		// The session help broke so ("Rate" alone before "limits").
+		{"http://localhost:11434/v1; OPENAI_BASE_URL is read when --base-url is not\ngiven), and no key is needed. Rate\nlimits (429), server errors (5xx), dropped connections and a request or", 1},
+		// And mcp serve's EXIT STATUS.
+		{"  2    bad usage: an unknown tool in --tools, a mistake in a command\n       tool's declaration, --mcp-config, an\n       address that is not loopback", 1},
+		{"a line that ends a sentence.\nThen another", 0},
+		{"  session_id: demo\n  requests:\n    - id: call_1", 0},
+		{"WHICH FILES\nThe user's config", 0},
+		{"a line that is long enough to hold no more of the next line's words at\nall", 0},
+	} {
+		if got := raggedBreaks(tt.text); len(got) != tt.bad {
+			t.Errorf("raggedBreaks(%q) = %q, want %d", tt.text, got, tt.bad)
+		}
+	}
+}
+
+// TestHelpTopics: kesoku help lists the topics, shows one, and refuses a
+// name it does not know, suggesting the nearest; every topic a command
+// points to is there.
+func TestHelpTopics(t *testing.T) {
+	t.Parallel()
+	root := testRoot(t)
+	names := topicNames(root)
+	for _, want := range []string{"config", "records", "safety", "environment", "exit-codes", "providers", "requests", "resume", "shards", "mcp-server"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no help topic %q; topics: %v", want, names)
+		}
+	}
+	code, stdout, stderr := runArgs("help")
+	if code != ExitOK || stderr != "" {
+		t.Errorf("kesoku help: exit %d, stderr %q", code, stderr)
+	}
+	for _, c := range root.Commands() {
+		if isTopic(c) && !regexp.MustCompile(`(?m)^  `+regexp.QuoteMeta(c.Name())+` +`+regexp.QuoteMeta(c.Short)+`$`).MatchString(stdout) {
+			t.Errorf("kesoku help does not list the topic %s:\n%s", c.Name(), stdout)
+		}
+	}
+	for _, c := range allCommands(root) {
+		for _, topic := range seeAlsoTopics(c) {
+			if !slices.Contains(names, topic) {
+				t.Errorf("%s points to the topic %q, which is not there", c.CommandPath(), topic)
+			}
+		}
+		if isTopic(c) && (c.Runnable() || c.HasAvailableFlags() || c.HasSubCommands()) {
+			t.Errorf("the topic %s runs something, has flags or subcommands", c.Name())
+		}
+	}
+
+	code, stdout, _ = runArgs("help", "config")
+	if code != ExitOK || !strings.HasPrefix(stdout, "A config file is a YAML mapping") || strings.Contains(stdout, "Usage:") {
+		t.Errorf("kesoku help config: exit %d:\n%s", code, stdout)
+	}
+	if code, stdout2, _ := runArgs("config", "--help"); code != ExitOK || stdout2 != stdout {
+		t.Errorf("kesoku config --help: exit %d, not the topic:\n%s", code, stdout2)
+	}
+	if code, stdout, _ := runArgs("help", "mcp", "serve"); code != ExitOK || !strings.HasPrefix(stdout, "serve offers kesoku's tools") {
+		t.Errorf("kesoku help mcp serve: exit %d:\n%s", code, stdout)
+	}
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"help", "confg"}, `^kesoku: unknown help topic "confg" \(did you mean "config"\?\); kesoku help lists the commands and topics\n$`},
+		{[]string{"help", "tools", "lst"}, `^kesoku: unknown command "lst" for "kesoku tools" \(did you mean "list"\?\)\n$`},
+		{[]string{"help", "nothing-like-it"}, `^kesoku: unknown help topic "nothing-like-it"; `},
+	} {
+		if code, stdout, stderr := runArgs(tt.args...); code != ExitUsage || stdout != "" || !regexp.MustCompile(tt.stderr).MatchString(stderr) {
+			t.Errorf("kesoku %s: exit %d, stdout %q, stderr %q; want exit 2 and %s", strings.Join(tt.args, " "), code, stdout, stderr, tt.stderr)
+		}
+	}
+}
+
+// TestHelpCompletesTopics: the shell completes kesoku help's topics.
+func TestHelpCompletesTopics(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runArgs("__complete", "help", "")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"config\t", "environment\t", "run\t", "mcp\t"} {
+		if !strings.Contains(stdout, "\n"+want) && !strings.HasPrefix(stdout, want) {
+			t.Errorf("help completes no %q:\n%s", strings.TrimSpace(want), stdout)
+		}
+	}
+	_, stdout, _ = runArgs("__complete", "help", "ex")
+	if !strings.HasPrefix(stdout, "exit-codes\t") {
+		t.Errorf("help ex<TAB> does not complete exit-codes:\n%s", stdout)
+	}
+}
+
+// TestManPages: gen-man writes a page for every command and topic, from
+// the text their help shows, with the sections man readers look for.
+func TestManPages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man", dir})
+	if code != ExitOK {
+		t.Fatalf("gen-man: exit %d: %s", code, errOut.String())
+	}
+	root := testRoot(t)
+	want := 0
+	for _, c := range allCommands(root) {
+		if c.Hidden || c.Name() == "help" || !c.IsAvailableCommand() && !isTopic(c) && c != root {
+			continue
+		}
+		want++
+		page := filepath.Join(dir, "man1", strings.ReplaceAll(c.CommandPath(), " ", "-")+".1")
+		if isTopic(c) {
+			page = filepath.Join(dir, "man7", "kesoku-"+c.Name()+".7")
+		}
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Errorf("%s: %v", c.CommandPath(), err)
+			continue
+		}
+		text := string(data)
+		for _, section := range []string{".TH ", ".SH NAME", ".SH DESCRIPTION"} {
+			if !strings.Contains(text, section) {
+				t.Errorf("%s has no %s", page, section)
+			}
+		}
+		if !isTopic(c) && c != root && !strings.Contains(text, `.SH EXIT STATUS`) {
+			t.Errorf("%s has no EXIT STATUS section", page)
+		}
+	}
+	if !strings.Contains(errOut.String(), "kesoku: wrote ") {
+		t.Errorf("gen-man says nothing of what it wrote: %q", errOut.String())
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "man1")); len(entries)+countDir(t, filepath.Join(dir, "man7")) != want {
+		t.Errorf("gen-man wrote %d pages in man1 and %d in man7, want %d in all", len(entries), countDir(t, filepath.Join(dir, "man7")), want)
+	}
+	// What Markdown would take for its own comes through as written.
+	config, err := os.ReadFile(filepath.Join(dir, "man7", "kesoku-config.7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<server>__<tool>", "${VAR:-default}", "command: [python3, scripts/wc.py"} {
+		if !strings.Contains(string(config), want) {
+			t.Errorf("kesoku-config.7 lost %q:\n%s", want, config)
+		}
+	}
+	if code := run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man"}); code != ExitUsage {
+		t.Errorf("gen-man without DIR: exit %d, want 2", code)
+	}
+}
+
+func countDir(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}

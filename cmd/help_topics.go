@@ -1,0 +1,800 @@
+package cmd
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/media"
+)
+
+// helpTopic is a long explanation that a command's help points to:
+// `kesoku help NAME`, and the man page kesoku-NAME(7).
+type helpTopic struct {
+	name, short, text string
+}
+
+// helpTopics are the topics, in the order `kesoku help` lists them. The
+// root is built but for them: what the text says of flags is read from
+// its flags.
+func helpTopics(root *cobra.Command) []helpTopic {
+	return []helpTopic{
+		{"batches", "The batch APIs: state files, parts, limits, what a batch costs", batchesTopic},
+		{"config", "Config files: keys, command tools, MCP servers, approval", configTopic(root)},
+		{"environment", "Every environment variable kesoku reads or sets", environmentTopic},
+		{"exit-codes", "What each exit status means, command by command", exitCodesTopic},
+		{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", goToolsTopic},
+		{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", mcpServerTopic},
+		{"providers", "Models and providers: names, keys, base URLs, retries, files", providersTopic()},
+		{"records", "The Message record: its fields, types, statuses, error kinds", recordsTopic},
+		{"requests", "Request files: formats, fields, ids, replaying transcripts", requestsTopic},
+		{"resume", "Interrupts, and finishing a run, session or batch with --resume", resumeTopic},
+		{"safety", "Confinement, kesoku's own files, what a found config may do", safetyTopic},
+		{"shards", "One batch on many machines: --shard K/N and kesoku merge", shardsTopic},
+		{"snapshots", "kesoku diff: pairing records, what is compared, its output", snapshotsTopic},
+	}
+}
+
+// configTopic is the rule of the config files. The keys that need
+// approval are read from the flags and config's rules, so that the text
+// names every one.
+func configTopic(root *cobra.Command) string {
+	sectionKeys := config.SectionKeys()
+	var keys []string
+	for _, k := range flagNames(root) {
+		// --tools chooses tools; tools: in a file is a section.
+		if config.NeedsApproval(k) && !slices.Contains(sectionKeys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	var sections []string
+	for _, k := range sectionKeys {
+		if config.NeedsApproval(k) {
+			sections = append(sections, k)
+		}
+	}
+	return `A config file is a YAML mapping of flag names to values, which become the
+flags' defaults: the command line wins over it. Its keys are the flags of
+every command (a command uses those it has), e.g.
+
+  jobs: 8
+  timeout: 30s
+  model: gemini-2.5-flash
+
+An unknown key, or a value its flag refuses, is an error at its
+file:line:column. awd, config and resume are given on the command line only,
+and so is tools schema --format; format is the format of request files (run,
+validate). Durations are written as Go writes them (300ms, 5s, 1h30m), sizes
+as bytes or with a unit (65536, 64KiB, 1MiB, 1MB); every number has bounds,
+which the flag's help states.
+
+WHICH FILES
+The user's ~/.config/kesoku/config.yaml ($XDG_CONFIG_HOME/kesoku/config.yaml
+when XDG_CONFIG_HOME is set) serves every directory. A project's kesoku.yaml
+in the AWD adds to it and wins on a clash; --config FILE is read instead of
+the AWD's kesoku.yaml, and must exist. -v says which setting came from which
+file. Relative paths in a config file (output, staging, mcp-config, a
+command tool's program, a server's cwd) are relative to the file's own
+directory; the programs run in the AWD.
+
+COMMAND TOOLS AND MCP SERVERS
+Two keys are sections of their own: tools declares command tools (programs
+as tools; not the --tools flag), and mcpServers the MCP servers whose tools
+kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
+
+  tools:
+    word_count:
+      description: Counts the words in a text.
+      command: [python3, scripts/wc.py, "--lang={{lang}}"]
+      parameters:
+        type: object
+        properties:
+          text: {type: string}
+          lang: {type: string, enum: [en, de], default: en}
+        required: [text]
+      timeout: 30s
+      read_only: true
+  mcpServers:
+    fs:
+      command: npx
+      args: [-y, "@modelcontextprotocol/server-filesystem", "."]
+    search:
+      type: http
+      url: https://example.com/mcp
+      headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
+
+--mcp-config FILE adds the servers of a file in the shape of .mcp.json and
+Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be
+given more than once. In a server's command, args, env, url and headers,
+${VAR} is the environment variable VAR, and ${VAR:-default} its value or,
+when it is unset or empty, the default.
+
+APPROVAL
+` + fill("A kesoku.yaml that comes with a directory (a cloned repository, a file a tool wrote) is not consent. "+
+		"One that sets "+orList(keys)+", which decide where data and keys go, or that starts programs ("+strings.Join(sections, ", ")+"), "+
+		"is loaded only once approved with kesoku trust, and is otherwise refused (exit 2); "+
+		"a file that sets none of these needs no approval, and neither does the user's own config.yaml. "+
+		"trust records the file's SHA-256 with its path under the user's config directory ($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted); "+
+		"a change to the file, or the same file at another path, needs approval again, and kesoku trust --revoke forgets it. "+
+		"A file named with --config or --mcp-config needs none: it is approved by being named.") + "\n"
+}
+
+// orList is "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+const environmentTopic = `kesoku reads these environment variables, and those that its config files
+and flags name: ${VAR} in an MCP server's entry, and the variable that
+--token-env names.
+
+KEYS AND ENDPOINTS
+  GEMINI_API_KEY, GOOGLE_API_KEY
+       the Gemini API key (the first one set)
+  ANTHROPIC_API_KEY
+       the Claude API key
+  OPENAI_API_KEY
+       the OpenAI API key; a server of one's own behind --base-url needs
+       none
+  OPENAI_BASE_URL
+       --base-url of the openai provider when the flag is not given, as
+       OpenAI's own SDKs read it
+  GOOGLE_GEMINI_BASE_URL
+       read by the Gemini SDK as the endpoint when --base-url is not given
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY
+       the proxy of requests to the providers and to remote MCP servers
+       (Go's rules: NO_PROXY lists the hosts reached directly)
+A key is sent only to its provider's endpoint: the provider's own, or the
+--base-url given. See kesoku help providers.
+
+FILES AND THE TERMINAL
+  XDG_CONFIG_HOME
+       the user's config directory is $XDG_CONFIG_HOME/kesoku when it is
+       an absolute path, else ~/.config/kesoku (from HOME): config.yaml,
+       and the approvals kesoku trust records (trusted/)
+  NO_COLOR, TERM
+       change nothing: kesoku prints no colour, and a progress bar only
+       when standard error is a terminal
+  GOMEMLIMIT
+       the Go runtime's soft memory limit; unless it is set, kesoku run
+       sets one of 32 MiB above what is in use when the run starts, so
+       that a long batch stays in flat memory
+  SOURCE_DATE_EPOCH
+       the date gen-man writes into the man pages (seconds since 1970),
+       for a build that is to be the same every time
+
+PROGRAMS KESOKU STARTS
+Command tools, MCP servers and the go command (kesoku gen) inherit kesoku's
+environment, so kesoku gen follows GOFLAGS, GOPROXY and the rest of Go's
+environment. In an MCP server's entry, ${VAR} and ${VAR:-default} are
+replaced (see kesoku help config); a server's env adds to what it inherits.
+A command tool's program also gets one KESOKU_ARG_<NAME> for each argument
+that is a string, number or boolean of at most 64 KiB (its name upper-cased,
+any character a variable name cannot hold written as _); the KESOKU_ARG_
+variables kesoku itself inherited are removed first.
+
+SET BY KESOKU
+  KESOKU_GUARDIAN
+       kesoku sets it to start itself again as the guardian of the
+       programs its tools run (it stops them should kesoku be killed);
+       never set it yourself
+The variable --token-env VAR names holds the bearer token HTTP clients of
+kesoku mcp serve must send.
+`
+
+const exitCodesTopic = `Every command ends with one of these, and says in its own --help which mean
+what for it:
+
+  0    done: every record succeeded, the model answered, nothing differs
+  1    done, and something failed that the output says: an error record,
+       a difference, the provider's refusal, a cut answer
+  2    bad usage or input that cannot be read or parsed: nothing ran
+  3    a batch part is still in progress (batch status and collect)
+  130  interrupted by SIGINT or SIGTERM, after a clean stop
+
+COMMAND BY COMMAND
+  run, merge, batch collect, mcp serve
+       1: at least one error record (aborted ones too; mcp serve: a
+       record that could not be written, or an address in use). After
+       --resume the status describes the whole -o file: error records
+       of the earlier run count as much as new ones.
+  validate
+       1: at least one request is invalid; 2 for a file that cannot be
+       read or parsed, the other files still checked.
+  diff
+       1: at least one request differs; 2 for a file that cannot be read
+       or parsed, the differences printed before it kept.
+  session, analyze
+       1: the provider refused the request, the model gave no answer, or
+       its answer was cut short (session: or --max-turns was reached);
+       2: no model, no key, no prompt, a file the model cannot take;
+       nothing was sent.
+  batch submit
+       1: the provider refused a part, or a part could not be sent (the
+       same command sends the rest); 2: nothing was sent.
+  batch status
+       0: every part has ended; 1: the provider could not be asked; 3:
+       some part is still in progress.
+  tools list, tools schema
+       1: an MCP server could not start.
+  gen
+       1: a mistake in a tool's declaration, a package that does not
+       load, a module that cannot build the generated code, or, with
+       --check, a stale, missing or orphaned generated file.
+
+IN SCRIPTS
+set -e or && stop at 1 as at 2. Where 1 is expected (a golden file of kesoku
+diff that holds errors on purpose), join the commands with ";" or test the
+status: 2 is the one that means the command line or an input is wrong.
+`
+
+const goToolsTopic = `A tool written in Go is a function whose doc comment is Google-style and
+holds the line //kesoku:tool:
+
+	// CalculateSum adds two integers.
+	//
+	// Args:
+	//	a: the first integer.
+	//	b: the second integer. Defaults to 0.
+	//	mode: how to add. Must be one of: exact, saturating.
+	//
+	// Returns:
+	//	the sum of a and b.
+	//
+	//kesoku:tool
+	func CalculateSum(a, b int, mode string) int
+
+kesoku gen writes kesoku_gen.go beside it: the code that registers the tool
+with its description and JSON schema, and decodes a call's arguments into
+the typed parameters without reflection.
+
+NAMES AND PARAMETERS
+The tool's name is the function's in snake case (calculate_sum) unless the
+directive names one: //kesoku:tool name=add. The option writes marks a tool
+that changes files (//kesoku:tool name=save writes): sessions and kesoku mcp
+serve offer it only when it is named. Parameters of type context.Context and
+*registry.ToolContext are given by the runner and take no Args entry. A
+parameter is required unless it is a pointer or its entry says "Defaults to
+X." (X in JSON, or a bare word for a string).
+
+GEN
+kesoku gen reads the packages named (default ./..., from the current
+directory). A package with no tools gets no file, and a kesoku_gen.go left
+in a package that no longer has tools is removed. Mistakes (a parameter
+without an Args entry, an entry naming no parameter, an unsupported type, a
+duplicate name...) are all reported at once as file:line: message, and
+nothing is written. So is a module that cannot build what gen writes, which
+imports github.com/kesoku/kesoku/registry: gen says what the module lacks (a
+requirement on github.com/kesoku/kesoku, say) and the command that adds it.
+With --check nothing is written either: gen fails, naming each stale,
+missing or orphaned kesoku_gen.go, when running it would change a file; CI
+runs it, so that a doc comment edited without regenerating fails the build.
+
+Generated files carry the build constraint !kesoku_nogen. When a stale one
+no longer compiles, and so stops the program that would regenerate it
+(kesoku's own built-in tools are registered this way), build without them:
+
+	go run -tags kesoku_nogen github.com/kesoku/kesoku gen ./...
+
+A MODULE OF ONE'S OWN
+A program whose main calls os.Exit(cmd.Main()) from
+github.com/kesoku/kesoku/cmd, and imports the packages of its tools, is
+kesoku with those tools: every command, the built-in tools and its own
+(examples/mytools in kesoku's repository is one). Its version command says
+its own name and version, then kesoku's. Its go:generate line runs its own
+gen:
+
+	//go:generate go run -tags kesoku_nogen . gen ./...
+`
+
+const mcpServerTopic = `kesoku mcp serve offers kesoku's tools to an MCP client: on standard input
+and output (the client starts kesoku and speaks to it through a pipe), or
+with --http as streamable HTTP at the path /mcp. Standard output carries the
+protocol and nothing else (what a Go tool prints there goes to standard
+error); everything kesoku has to say goes to standard error, and -v logs
+each call there.
+
+WHAT IS SERVED
+kesoku serves its own tools: the Go tools and the command tools of the
+config files (tools:). Offered are those that only read (see kesoku tools
+list): the built-in ones and the command tools declared read_only; tools
+that write, such as write_file, only when named in --tools, as for kesoku
+session; --tools all offers every tool, --tools '' none. Each tool is
+declared with its JSON Schema and an annotation saying whether it only
+reads. The MCP servers of the config files are neither served nor started
+(--mcp-config is refused): a client that wants their tools starts them
+itself.
+
+CALLS
+Every tools/call goes through the ToolRunner, as a request of kesoku run
+does: its arguments are checked against the tool's parameters, and a bad one
+is answered with isError and a text saying what was expected and what came.
+--timeout bounds the call (a command tool's own timeout, when it has one),
+and --max-output its result (the whole output is saved under
+.kesoku/outputs). File tools reach nothing outside the working directory
+(--awd) and the staging directory, and never write kesoku's own files. A
+command tool's program runs in the working directory; when its call ends
+early (a timeout, the client cancelling it or going away, an interrupt) the
+program and all it started get SIGTERM, then SIGKILL after --grace. A tool's
+failure is a result marked isError, never a protocol error.
+
+-o FILE appends each call's Message record to FILE; each client's session is
+a session_id of its own, its calls call_1, call_2... --jobs (16 unless
+given) bounds the calls that run at once, across all clients: an agent that
+sends several calls at once has them run at once, and a batch client (kesoku
+run --jobs 16) is not slowed to fewer; more wait for a free slot. A client
+that cancels a call cancels the call's context. --model gives analyze_media
+its model, as for kesoku run; without one, analyze_media answers that it
+needs one.
+
+OVER HTTP
+--http ADDR listens on the loopback address unless ADDR names another:
+--http 8080 and --http :8080 mean 127.0.0.1:8080. Any address that is not
+loopback (0.0.0.0:8080, a LAN address) needs a bearer token: --token-env VAR
+names the environment variable that holds it, and every request must then
+carry "Authorization: Bearer TOKEN", or get 401. Without a token such an
+address is refused before anything listens, and a token of fewer than 16
+characters is warned of. A request that reaches the loopback address with a
+Host header that is not loopback (DNS rebinding) is refused with 403; so is,
+without a token, one that a web page makes from another origin.
+
+STOPPING
+Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
+and get --grace to return, their clients get their results, and calls that
+come meanwhile are answered as aborted. A second signal ends the grace. Over
+standard input and output the server also ends when the client closes its
+end. A project kesoku.yaml that needs approval (see kesoku help config)
+stops the server before it starts, with exit status 2.
+`
+
+// providersTopic is about the providers; their names come from the
+// provider table.
+func providersTopic() string {
+	names := provider.Names()
+	return fill("--model names the model, and its name the provider, one of "+orList(names)+": gemini-*, gemma-* and learnlm-* are Gemini's, claude-* Claude's, and gpt-*, o1*, o3* and o4* OpenAI's (a leading models/ is left out); --provider names one for any other name.") + `
+The key of the provider comes from the environment: GEMINI_API_KEY (or
+GOOGLE_API_KEY), ANTHROPIC_API_KEY, OPENAI_API_KEY; a missing key is an
+error before anything is sent.
+
+OTHER ENDPOINTS
+--base-url sends the requests elsewhere: a proxy, or a server that speaks
+OpenAI's API. --provider openai speaks OpenAI's Chat Completions API, which
+Ollama, vLLM, LM Studio and llama.cpp serve too: give any model name and the
+server's --base-url (Ollama's is http://localhost:11434/v1; OPENAI_BASE_URL
+is read when --base-url is not given), and no key is needed. A key goes only
+to the endpoint it is used with.
+
+  kesoku session "add 2 and 3" --model qwen3:8b --provider openai \
+    --base-url http://localhost:11434/v1
+
+MODEL FLAGS
+Every command that talks to a model (run, session, analyze, batch submit,
+mcp serve) has these:
+
+` + modelFlagsHelp() + `
+RETRIES AND STREAMS
+Rate limits (429), server errors (5xx), dropped connections and a request or
+stream that sends nothing for --idle-timeout (default 2m) are retried with
+backoff, each retry told on standard error with its reason and its wait; a
+wait the server asks for (retry-after) is honoured up to a minute. Answers
+always come from the API as a stream, so --idle-timeout bounds a silence,
+never the length of an answer; session's --stream only says whether the text
+is shown as it comes. Text not shown can be taken back: a stream that drops
+midway is then asked for again. --max-tokens bounds a model turn: 0 is 8192
+with Claude, the model's own limit with Gemini and OpenAI.
+
+A model turn cut short (the output token limit, a refusal, a safety stop, a
+stream that ended without a stop reason) is never acted on: its tool calls
+do not run (each is answered with an error saying the turn was cut, and the
+model tries again), and a cut answer ends the session with exit status 1;
+the transcript marks it (cut), and standard error names the reason.
+
+WHAT A SESSION COSTS
+Every model record carries usage (input_tokens, output_tokens, and
+cache_read_tokens and cache_write_tokens where the provider reports them),
+and at the end the session's totals go to standard error in one line (not
+with -q). With Claude, every request marks the tool definitions, the system
+prompt and the conversation so far for the prompt cache, so that each turn
+pays full price only for what is new; Gemini and OpenAI cache by themselves.
+kesoku batch asks the same at half the price (kesoku help batches).
+
+FILES
+analyze_media and kesoku analyze send a file as a native block: an image, a
+document (PDF and text) or media (audio and video).
+  claude  images (JPEG, PNG, GIF, WebP) up to 5 MiB of base64 each, PDF (up
+          to 100 pages) and text, up to 32 MiB per request; no audio, no
+          video
+  gemini  images (PNG, JPEG, WebP, HEIC, HEIF), audio (WAV, MP3, AIFF, AAC,
+          OGG, FLAC), video (MP4, MPEG, MOV, AVI, FLV, WebM, WMV, 3GPP), PDF
+          and text; inline up to --inline-limit, larger files through the
+          Files API (up to 2 GiB), waiting until Gemini has processed them,
+          and deleted once the answer is in or the session interrupted (-v
+          says so)
+  openai  images (PNG, JPEG, WebP, GIF) and PDF (up to 100 pages), up to
+          25 MiB per request; no audio, no video, no text files
+A file's type is found from its content, not its name. A file the model
+cannot take is refused before any request is sent (exit 2). Text goes as
+UTF-8: UTF-16 and Latin-1 text is converted; text in another encoding
+(Windows-1251, EUC-KR, Shift_JIS...) is refused, to be converted first
+(iconv -f ENCODING -t UTF-8).
+`
+}
+
+const recordsTopic = `Every tool call kesoku runs, and every turn of a session, is one Message
+record: a JSON object on one line (JSON Lines), written in request order.
+
+  {"id": "0192...", "session_id": "demo", "parent_id": "call_1",
+   "role": "tool", "type": "tool_result", "status": "responded",
+   "name": "calculate_sum", "content": 3, "args_hash": "d24dd0328e1e1d8e",
+   "created_at": "2026-11-30T03:04:29.658996712Z", "duration_ms": 0}
+
+FIELDS
+  id            a UUIDv7, so that ids sort by time
+  session_id    the run's or session's (run --session, a file's session_id)
+  parent_id     the message answered: for a tool_result, the request's id
+  role          user, assistant or tool
+  type          text, tool_call or tool_result
+  status        responded, or aborted when cut short
+  name          the tool's name
+  content       the tool's result as JSON; a text's text
+  is_error      true on an error record, with
+  error         {kind, message}: what went wrong, kind among those below
+  args_hash     a hash of the arguments (16 hex digits), by which --resume
+                knows the request again
+  created_at    when the record was made (RFC 3339)
+  duration_ms   how long the call ran
+Where they apply:
+  truncated     {bytes, saved_to}: the output was larger than --max-output,
+                content holds its head and tail, saved_to the whole
+  call_id       the provider's id of a tool call, on tool_call and
+                tool_result records of a session
+  model         the model that wrote an assistant record
+  usage         {input_tokens, output_tokens, cache_read_tokens,
+                cache_write_tokens}: what the model request cost
+  cut           why a model turn was cut short (max_tokens, a refusal, a
+                safety stop, no_stop_reason): its text is partial, its
+                tool calls were not run
+  provider_data what a provider needs echoed on the next turn
+
+ERROR KINDS
+  invalid_request  the request is malformed: no name, a bad line, an id
+                   given twice, an id whose record answered another request
+  unknown_tool     no tool of that name (with "did you mean")
+  invalid_args     missing, unknown or wrongly typed arguments, a value
+                   outside an enum, a path outside the AWD
+  tool_error       the tool ran and failed
+  panic            the tool panicked; the record holds its message
+  timeout          the call ran past --timeout (or the tool's own)
+  aborted          the call was cut short or never started: an interrupt,
+                   --fail-fast
+
+TRANSCRIPTS
+A session's transcript (.kesoku/sessions/<session_id>.jsonl) is records too:
+one per user prompt (user, text), model text (assistant, text), tool call
+(assistant, tool_call) and tool result (tool, tool_result), each pointing by
+parent_id to the message it answers. kesoku run replays its tool calls;
+kesoku diff compares records (kesoku help snapshots).
+`
+
+const requestsTopic = `kesoku run, validate and batch submit read request files. A FILE is YAML
+(.yaml, .yml), JSON (.json) or JSON Lines (.jsonl, .ndjson); "-" is standard
+input, whose format is sniffed unless --format says it. A YAML or JSON file
+holds one request, a list of requests, or
+
+  session_id: demo
+  requests:
+    - id: call_1
+      name: calculate_sum
+      args: {a: 1, b: 2}
+
+and a JSON Lines file one request a line.
+
+A REQUEST
+A request has a name, args (or input, as in Claude's tool_use, or arguments,
+as in OpenAI, where it may be a JSON-encoded string), and an id (call_N, N
+its position in the run, where it has none). A Claude tool_use block or an
+OpenAI tool call ({"id": ..., "type": "function", "function": {"name": ...,
+"arguments": "..."}}) may be pasted in as it is.
+
+So may Message records: one of type tool_call is a request (its name, its
+content as the arguments, its call_id, or else its id, as the id), and
+records of other types are passed over, so that a session transcript replays
+its tool calls as it is; kesoku diff then compares the replay's results with
+the transcript's.
+
+READING
+Every format is read a request at a time, so memory stays flat however long
+the file is; a YAML or JSON file is read twice, to check it whole before
+anything runs, and is held in memory (up to 64 MiB) when it comes from
+standard input or a pipe. A YAML or JSON file that cannot be parsed stops
+everything before anything runs, with file:line:column; in a JSON Lines file
+a bad line gets an invalid_request record without stopping the rest. YAML
+alias bombs, deep nesting and huge lines are refused. Read from a terminal,
+kesoku says that it waits for requests, until Ctrl-D.
+
+CHECKS
+Each request is checked against its tool's parameters before it runs: an
+unknown tool, missing, unknown or wrongly typed arguments and values outside
+an enum each get an error record saying what was expected and what came,
+with "did you mean". An id given twice is a duplicate; its second request
+gets an invalid_request record. kesoku validate makes the same checks and
+runs nothing.
+`
+
+const resumeTopic = `INTERRUPTING A RUN
+Ctrl-C (SIGINT) or SIGTERM stops kesoku run: no more requests are read,
+those read but not started are recorded as aborted at once, calls in flight
+are cancelled and get --grace (5s) to return, and a second signal ends the
+grace. Every request read still has its record, and the exit status is 130.
+--fail-fast stops a run the same way after its first error record.
+
+RESUMING
+Run the same command with --resume to finish the rest: requests whose id
+already has a finished record of the same request (tool and arguments, known
+by args_hash) in the -o file are skipped, and new records are appended, in
+the earlier run's session unless --session says otherwise. A request whose
+id's record answered another request (the file changed, and ids given by
+position moved) gets an invalid_request record instead: it neither runs nor
+is skipped. The exit status then describes the whole file: error records of
+the earlier run count as much as new ones.
+
+  kesoku run batch.jsonl --jobs 8 -o results.jsonl
+  kesoku run batch.jsonl --jobs 8 -o results.jsonl --resume
+
+SESSIONS
+In an interactive session Ctrl-C interrupts the turn in progress (the model
+request is cancelled, tool calls not started are aborted and recorded) and
+Ctrl-D ends the session; outside it, Ctrl-C ends the session (exit 130) with
+a valid transcript. session --resume FILE continues a session from its
+transcript; a tool call left without a result (a kill, a crash) is answered
+with an aborted result first. New records are appended to the transcript
+(or, with -o, to a copy of it).
+
+  kesoku session --resume .kesoku/sessions/0192....jsonl "go on" \
+    --model gemini-2.5-flash
+
+BATCHES
+An interrupted batch submit is finished by the same command, and an
+interrupted batch collect -o FILE too: requests that have a finished record
+in FILE get none again (kesoku help batches).
+
+SHARDS
+Each shard of a run resumes with --resume on its own -o file; kesoku merge
+puts a resumed shard's finished record in the place of its aborted one
+(kesoku help shards).
+`
+
+const safetyTopic = `CONFINEMENT
+Paths a model supplies to a tool are confined to the agent working directory
+(--awd, default the current directory) and staging (--staging, default
+.kesoku/staging in the AWD) through os.Root: "..", absolute paths elsewhere
+and symbolic links that lead out are refused as invalid_args. Staging is
+read-only to tools. Only regular files are written, never a FIFO. A path
+given on kesoku's own command line (kesoku analyze PATH, a request FILE) is
+taken as given, relative to the current directory: only what a model
+supplies is confined.
+
+KESOKU'S OWN FILES
+Tools never write kesoku's own files, under any name: .kesoku/ in the AWD,
+the config files, the user's config directory with its approvals, the file
+run -o (or mcp serve -o) writes, the files --mcp-config names, and a
+session's transcript. They may read them.
+
+WHAT A FOUND CONFIG MAY DO
+A kesoku.yaml that comes with a directory may set defaults, but not where
+records, model requests and keys go, nor which programs start, until it is
+approved: see kesoku help config.
+
+WHAT A MODEL MAY CALL
+session and mcp serve offer only the tools that only read unless --tools
+names others: the built-in tools that do not write (kesoku tools list --json
+says "writes"), command tools declared read_only, and the tools of MCP
+servers whose annotations say readOnlyHint (every server starts, to say
+which). Tools that write, such as write_file, are offered only when named
+(an MCP tool as <server>__<tool>). A call to a tool that was not offered is
+answered with an unknown_tool error; it never runs. Every call is checked
+against the tool's schema before it runs.
+
+PROGRAMS
+A command tool's program gets its arguments as separate words (no shell), on
+standard input as JSON, and in KESOKU_ARG_ variables; it runs in the AWD.
+When its call ends early (a timeout, an interrupt, an MCP client cancelling
+it), the program and all it started get SIGTERM, then SIGKILL after --grace;
+should kesoku itself be killed outright, a guardian process stops what it
+left running.
+
+KEYS AND THE NETWORK
+An API key comes only from the environment and is sent only to its
+provider's endpoint (or the --base-url given). Should a provider, a proxy or
+a tool echo it, it is replaced by [redacted] in whatever comes back before
+it is written: a record, the terminal, an error. A batch's state file never
+holds a key. kesoku mcp serve listens on the loopback address unless told
+otherwise, and then only with a bearer token (kesoku help mcp-server).
+`
+
+// shardsTopic is about --shard; its bounds are request's.
+var shardsTopic = `A batch too big for one machine spreads over machines kesoku needs no
+scheduler for (a CI matrix, a Kubernetes Indexed Job, GNU parallel): each of
+N runs the same command with its own --shard K/N, and kesoku merge joins
+their outputs back in request order.
+
+  kesoku run batch.jsonl --shard 1/4 --session nightly -o part-1.jsonl
+  kesoku run batch.jsonl --shard 2/4 --session nightly -o part-2.jsonl
+  ...
+  kesoku merge part-1.jsonl part-2.jsonl part-3.jsonl part-4.jsonl \
+    -o results.jsonl
+
+SHARDING
+` + fill("Shard K runs the requests at positions p of the whole run with (p-1) mod N = K-1, read as a stream ("+shardBounds+").") + `
+Ids, duplicates and records are the whole run's (a request without an id is
+call_P, P its position in the whole run), so that the N shards' outputs hold
+one record per request between them: give them one --session. Each shard
+resumes with --resume on its own -o file; a shard with nothing to do exits
+0. kesoku validate --shard K/N checks only the requests that shard would
+run, numbered as in the whole run.
+
+MERGING
+merge joins the records files of the N shards of one run, given as shard 1
+to N, into the file the whole run would have written: one record per
+request, in request order, each line as its shard wrote it. Shard K holds
+the requests at positions K, K+N, K+2N, ..., so the whole run's order is the
+shards' records taken in turn, which cat and jq cannot do. A shard resumed
+with --resume may hold an aborted record of a request and, later, its
+finished one: the finished one takes the aborted one's place. When the
+requests have no ids of their own (call_P), the parts may come in any order:
+their ids say which shard each is, and merge checks every one is in its
+place. kesoku merge $(seq -f 'part-%g.jsonl' 1 16) keeps 10 after 9, where a
+glob would not.
+
+Parts that cannot be the N shards of one run (one unfinished, one cut into
+another number of shards, two of one shard, a call_P out of its place) are
+refused, saying which. merge reads no request file, so a part of another run
+whose requests fall in the same places is not told apart: give the shards
+one --session, and each record says its run.
+`
+
+const snapshotsTopic = `kesoku diff compares the records of two runs, request by request: snapshot
+tests for tools. Run the tests once into a golden file, then compare every
+later run with it:
+
+  kesoku run tests.yaml -o golden.jsonl      # once
+  kesoku run tests.yaml -o new.jsonl && kesoku diff golden.jsonl new.jsonl
+
+(run exits 1 when a request fails: where the golden file holds errors on
+purpose, join the two with ";" rather than "&&".)
+
+PAIRING
+The tool_result records of the two files are paired by the request they
+answer: their parent_id, the request's id. A tool_result of a session
+transcript is paired by its call_id, the id that run gives the call when it
+replays the transcript, so a transcript compares with its replay. Other
+records (text, tool_call) and records that name no request are skipped; a
+file whose lines hold no Message record at all (a request file given by
+mistake) is refused; a last line cut short (a run killed while it wrote) is
+left out, saying so. Where a file holds several records of one request, an
+aborted record gives way to a later one (run --resume appends it); other
+repeats (an id given twice, whose second record is an invalid_request) are
+paired in turn, the second of OLD with the second of NEW. A request that has
+a record in one file only is a difference.
+
+WHAT IS COMPARED
+The tool's name, the status, whether there is an error and its kind, and the
+content, by value: the order of keys, white space, the escapes of a string
+and the way a number is written (1, 1.0, 1e0) do not matter; arrays are
+compared element by element, by position. Never the id, session_id,
+created_at, duration_ms or the other fields that differ from run to run;
+nor, unless --messages, the error's message, which holds temporary paths,
+durations and other programs' wording while its kind says what happened.
+--ignore PATH leaves out a place and everything under it, as jq writes
+places: .content.modified, .content.files[].mtime ([] is every element of an
+array, or every value of an object), .content.rows[0], .error.kind, .status,
+.content (the whole result), .content["a key"].
+
+OUTPUT
+Values are compact JSON, "(absent)" where the place does not exist; values
+longer than 160 bytes are cut in the middle, and a request shows at most 20
+places (--json has them all). --json prints one JSON object a line instead,
+each place that differs or request in one file only:
+
+  {"request": "call_2", "name": "read_file", "change": "changed",
+   "path": ".content.lines[3]", "old": "foo", "new": "bar",
+   "old_line": 2, "new_line": 2}
+  {"request": "call_5", "name": "sleep", "change": "only_old", "old_line": 5}
+
+change is changed, new_error (OLD succeeded, NEW is an error), fixed (the
+other way), only_old or only_new; old or new is left out where the place
+does not exist on that side (null is a value).
+
+MEMORY
+Both files are read at once, a record of each in turn, and a record is kept
+only until its partner is read: two runs of one request file, which are in
+request order, compare in flat memory however long they are. Files in other
+orders hold the records read ahead of their partners, at most those of the
+smaller file (and aborted records, until the file ends or a resumed run's
+record replaces them).
+`
+
+const batchesTopic = `kesoku batch sends the analyze_media requests of a file to a provider's
+batch API (Claude's Message Batches, Gemini's Batch Mode), which answers
+within 24 hours at half the price of the same requests sent one by one (the
+providers' own figure for their batch APIs), and writes the answers as the
+records kesoku run --model would have written.
+
+  state=$(kesoku batch submit photos.yaml --model gemini-2.5-flash -q)
+  kesoku batch status "$state"
+  kesoku batch collect "$state" --wait -o descriptions.jsonl
+
+THE STATE FILE
+A state file (.kesoku/batches/ID.json, or submit's -o) names everything
+status and collect need: the provider, the model, the request file and the
+provider's batches. It never holds a key: status and collect read the
+provider and model from it and the key from the environment, as submit does,
+and take the same --base-url. A request file read from standard input is
+kept under .kesoku/batches for collect.
+
+PARTS AND LIMITS
+Every request must be an analyze_media request that kesoku run would run: a
+request of another tool, a malformed or duplicate one, or a file the model
+cannot take (its type, its size) is refused before anything is sent, each
+with its position, and nothing is sent. Paths are found as run finds them:
+relative to the working directory (--awd), then to staging. Each request is
+built as analyze_media builds it (the same file checks, the same blocks),
+and keyed by its position in FILE (r1, r2, ...), never by its id. Requests
+go in as many parts as the provider's limits ask: Claude takes 100,000
+requests or 256 MB a batch and every file inline; Gemini takes 20 MB of
+requests inline, and more as a JSON Lines file through its Files API (up to
+2 GB a batch), where files larger than --inline-limit go too.
+
+SUBMITTING AGAIN
+The state file is written as each part is accepted: an interrupted submit is
+finished by the same command, which goes on after the last part sent (a part
+being sent when the interrupt came is sent to the end first; a second
+interrupt abandons it). A part whose answer never came (submit killed, or
+cut off, while the provider created it) may exist at the provider: the next
+submit asks Gemini for it by its name and takes it as sent; Claude names no
+batches, so it is sent again, saying so (cancel one in Claude's console).
+The same command after a finished submit sends nothing again and prints the
+state file.
+
+WAITING AND COLLECTING
+Claude ends a batch after 24 hours; requests not done by then expire. Gemini
+gives a batch no end of its own, but deletes the files uploaded for it
+(media, the input file of a large part) 48 hours after their upload: status
+says when, for a part still in progress; its requests cannot run after.
+collect writes one record per request, in request order: the answer as
+content, or an error record (tool_error) with the provider's reason for a
+request it errored on, cancelled, or did not reach before its batch expired.
+Records go to standard output or are appended to the -o file, where requests
+that have a finished record already get none. A part still in progress stops
+collect after the records before it, unless --wait, which looks again after
+a wait that starts at 5s and grows to --poll. Once every request has its
+record, the files kesoku uploaded for the batch (Gemini's input file and
+media) are deleted.
+`
+
+// topicWidth is the width the topics' prose is filled to: some room
+// under helpWidth, as a page has margins.
+const topicWidth = 76
+
+// fill fills a paragraph of prose that is written from parts to
+// topicWidth, ending with a newline.
+func fill(s string) string { return strings.TrimSuffix(wrapText(s, topicWidth), "\n") }
+
+// modelFlagsHelp is the help of the flags every command that talks to a
+// model has, as their --help would show them.
+func modelFlagsHelp() string {
+	fs := pflag.NewFlagSet("model", pflag.ContinueOnError)
+	var m provider.Config
+	limit := sizeValue(media.DefaultInlineLimit)
+	registerToolModelFlags(fs, &m, &limit)
+	return fs.FlagUsagesWrapped(helpWidth)
+}
