@@ -46,12 +46,13 @@ to run (id, created_at, duration_ms...) nor, unless --messages, the
 error's message. A request in one file only is a difference too.
 
 Each difference is one line on standard output, in the order found, the
-place as jq writes it; a summary follows on standard error (not with -q):
+place as jq writes it, and a summary follows on standard error (not with
+-q):
 
   call_2 (read_file): .content.lines[3]: "foo" -> "bar"
   call_4 (calculate_sum): .error: (absent) -> {"kind":"tool_error",...}
   call_5 (sleep): only in golden.jsonl
-  kesoku: 3 of 120 requests differ: 1 changed, 1 new error, 1 only in ...
+  kesoku: 3 of 9 requests differ: 1 changed, 1 new error, 1 only in ...
 
 --json prints JSON lines instead. Two runs of one request file compare in
 flat memory however long they are.

@@ -700,6 +700,16 @@ array, or every value of an object), .content.rows[0], .error.kind, .status,
 .content (the whole result), .content["a key"].
 
 OUTPUT
+Each difference is one line on standard output, in the order found, which is
+request order when both files are in it:
+
+  call_2 (read_file): .content.lines[3]: "foo" -> "bar"
+  call_4 (calculate_sum): .error: (absent) -> {"kind":"tool_error",...}
+  call_5 (sleep): only in golden.jsonl
+
+A summary line follows on standard error (not with -q): "kesoku: 3 of 120
+requests differ: 1 changed, 1 new error, 1 only in golden.jsonl".
+
 Values are compact JSON, "(absent)" where the place does not exist; values
 longer than 160 bytes are cut in the middle, and a request shows at most 20
 places (--json has them all). --json prints one JSON object a line instead,
