@@ -211,6 +211,19 @@ func TestHelpTopics(t *testing.T) {
 		}
 	}
 
+	// The README names every topic.
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## Help, topics and man pages")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, name := range names {
+		if !strings.Contains(section, "`"+name+"`") {
+			t.Errorf("README.md's help section does not name the topic %s", name)
+		}
+	}
+
 	code, stdout, _ = runArgs("help", "config")
 	if code != ExitOK || !strings.HasPrefix(stdout, "A config file is a YAML mapping") || strings.Contains(stdout, "Usage:") {
 		t.Errorf("kesoku help config: exit %d:\n%s", code, stdout)
