@@ -211,6 +211,16 @@ func TestHelpTopics(t *testing.T) {
 		}
 	}
 
+	// Every "kesoku help NAME" a help names is there.
+	mention := regexp.MustCompile(`kesoku help ([a-z][a-z-]*)`)
+	for _, c := range allCommands(root) {
+		for _, m := range mention.FindAllStringSubmatch(helpOf(t, c), -1) {
+			if sub, _, err := root.Find([]string{m[1]}); err != nil || sub == root {
+				t.Errorf("%s names kesoku help %s, which is neither a topic nor a command", c.CommandPath(), m[1])
+			}
+		}
+	}
+
 	// The README names every topic.
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {

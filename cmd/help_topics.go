@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -24,7 +25,8 @@ type helpTopic struct {
 func helpTopics(root *cobra.Command) []helpTopic {
 	return []helpTopic{
 		{"batches", "The batch APIs: state files, parts, limits, what a batch costs", batchesTopic},
-		{"config", "Config files: keys, command tools, MCP servers, approval", configTopic(root)},
+		{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic(root)},
+		{"config", "Config files: keys, command tools, MCP servers, paths", configTopic()},
 		{"environment", "Every environment variable kesoku reads or sets", environmentTopic},
 		{"exit-codes", "What each exit status means, command by command", exitCodesTopic},
 		{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", goToolsTopic},
@@ -39,26 +41,8 @@ func helpTopics(root *cobra.Command) []helpTopic {
 	}
 }
 
-// configTopic is the rule of the config files. The keys that need
-// approval are read from the flags and config's rules, so that the text
-// names every one.
-func configTopic(root *cobra.Command) string {
-	sectionKeys := config.SectionKeys()
-	var keys []string
-	for _, k := range flagNames(root) {
-		// --tools chooses tools; tools: in a file is a section.
-		if config.NeedsApproval(k) && !slices.Contains(sectionKeys, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	var sections []string
-	for _, k := range sectionKeys {
-		if config.NeedsApproval(k) {
-			sections = append(sections, k)
-		}
-	}
+// configTopic is the rule of the config files.
+func configTopic() string {
 	return `A config file is a YAML mapping of flag names to values, which become the
 flags' defaults: the command line wins over it. Its keys are the flags of
 every command (a command uses those it has), e.g.
@@ -116,13 +100,66 @@ ${VAR} is the environment variable VAR, and ${VAR:-default} its value or,
 when it is unset or empty, the default.
 
 APPROVAL
-` + fill("A kesoku.yaml that comes with a directory (a cloned repository, a file a tool wrote) is not consent. "+
-		"One that sets "+orList(keys)+", which decide where data and keys go, or that starts programs ("+strings.Join(sections, ", ")+"), "+
-		"is loaded only once approved with kesoku trust, and is otherwise refused (exit 2); "+
-		"a file that sets none of these needs no approval, and neither does the user's own config.yaml. "+
-		"trust records the file's SHA-256 with its path under the user's config directory ($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted); "+
-		"a change to the file, or the same file at another path, needs approval again, and kesoku trust --revoke forgets it. "+
-		"A file named with --config or --mcp-config needs none: it is approved by being named.") + "\n"
+A kesoku.yaml found in the AWD that decides where records, model requests
+and keys go, or that starts programs, is loaded only once approved with
+kesoku trust: see kesoku help approval.
+`
+}
+
+// approvalTopic is what a found kesoku.yaml needs approval for. The keys,
+// and what each decides, are config's rules.
+func approvalTopic(root *cobra.Command) string {
+	sections := config.SectionKeys()
+	keys := slices.Clone(sections)
+	for _, k := range flagNames(root) {
+		// --tools chooses tools; tools: in a file is a section.
+		if config.NeedsApproval(k) && !slices.Contains(sections, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	width := 0
+	for _, k := range keys {
+		width = max(width, len(k))
+	}
+	var list strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&list, "  %-*s  %s\n", width, k, config.Consequence(k))
+	}
+	return `A kesoku.yaml that comes with a directory (a cloned repository, a file a
+tool wrote) is not consent. One that sets any of these keys is loaded only
+once approved with kesoku trust, and is otherwise refused (exit 2):
+
+` + list.String() + `
+A file that sets none of them needs no approval, and neither does the
+user's own config.yaml. A file named with --config or --mcp-config needs
+none: it is approved by being named.
+
+WHAT KESOKU TRUST DOES
+kesoku trust checks the file as every command would load it (its command
+tools and MCP servers too), shows what it lets kesoku do (the commands it
+runs, the servers it reaches, with the names of the headers sent but never
+their values), and records its SHA-256 with its path under the user's
+config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
+~/.config/kesoku/trusted). The files it names (mcp-config) are approved
+with it.
+
+WHAT AN APPROVAL COVERS
+A change to the file or to a file it names, or the file at another path (a
+symbolic link to it, or to its directory), needs approval again. A program
+it runs by its path (scripts/hello.sh) is not covered: a change to it
+needs no approval, so review it as well. kesoku trust --revoke forgets an
+approval.
+
+UNDER AN MCP CLIENT
+An MCP client that starts kesoku mcp serve in a project whose kesoku.yaml
+needs approval sees a server that fails to start (exit status 2, the
+reason on its standard error) until the file is approved. The approvals
+are read from the user's config directory of the environment kesoku gets:
+a client that leaves XDG_CONFIG_HOME out makes it read
+~/.config/kesoku/trusted.
+`
 }
 
 // orList is "a, b or c".

@@ -51,8 +51,7 @@ with it. A change to any of them, or the file at another path (through a
 symbolic link, too), needs approval again. A program it runs by its path
 (scripts/hello.sh) is not covered: a change to it needs no approval, so
 review it as well. --revoke forgets an approval. A file named with
---config needs none: it is approved by being named. The approval topic
-(kesoku help approval) tells more.
+--config needs none: it is approved by being named.
 
 EXIT STATUS
   0  the file was approved (or, with --revoke, is no longer)
@@ -78,7 +77,7 @@ EXIT STATUS
 		},
 	}
 	c.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the file's approval instead")
-	return seeAlso(c, "config", "safety")
+	return seeAlso(c, "approval", "config")
 }
 
 func runTrust(o *trustOptions) error {

@@ -223,54 +223,6 @@ func UserDir() string {
 	return filepath.Join(home, ".config", "kesoku")
 }
 
-// KeyHelp is the rule of the config files, for --help.
-const KeyHelp = `A config file is a YAML mapping of flag names to values, which become the
-flags' defaults; the command line wins over it. Keys: any flag of any
-command (a command uses those it has), e.g.
-
-  jobs: 8
-  timeout: 30s
-  model: gemini-2.5-flash
-
-An unknown key is an error; awd, config and resume are given on the
-command line only. format is the request files' format (run, validate);
-tools schema --format is given on the command line only.
-
-Two keys are sections of their own. tools declares command tools
-(programs as tools; not --tools), mcpServers declares MCP servers whose
-tools kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
-
-  tools:
-    word_count:
-      description: Counts the words in a text.
-      command: [python3, scripts/wc.py, "--lang={{lang}}"]
-      parameters:
-        type: object
-        properties:
-          text: {type: string}
-          lang: {type: string, enum: [en, de], default: en}
-        required: [text]
-      timeout: 30s
-      read_only: true
-  mcpServers:
-    fs:
-      command: npx
-      args: [-y, "@modelcontextprotocol/server-filesystem", "."]
-    search:
-      type: http
-      url: https://example.com/mcp
-      headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
-
-Relative paths in a config file (output, staging, mcp-config, a
-command's program, a server's cwd) are relative to the file's own
-directory; programs run in the AWD. The user's ~/.config/kesoku/config.yaml (or
-$XDG_CONFIG_HOME/kesoku/config.yaml) serves every directory; a project's
-kesoku.yaml adds to it and wins on a clash. A kesoku.yaml that sets
-output, staging or base-url, or starts programs (tools, mcpServers,
-mcp-config), is loaded only once approved with "kesoku trust", at its
-path, with the files it names; --config FILE approves FILE by naming it.
--v says which setting came from which file.`
-
 // sortedKeys returns the names a file may use, for suggestions.
 func sortedKeys(keys []string) []string {
 	all := slices.Concat(keys, SectionKeys())

@@ -53,6 +53,10 @@ var rules = map[string]rule{
 // sets it is loaded only once approved.
 func NeedsApproval(key string) bool { return rules[key].consequential != "" }
 
+// Consequence says what key decides that needs the user's approval
+// ("where records are written"), "" for a key that needs none.
+func Consequence(key string) string { return rules[key].consequential }
+
 // SectionKeys are the keys that are sections of their own (tools,
 // mcpServers), sorted.
 func SectionKeys() []string {
