@@ -299,15 +299,21 @@ func completeHelp(c *cobra.Command, args []string, toComplete string) ([]cobra.C
 // help topic" and runs none; `kesoku help NAME` (and `kesoku NAME`) show
 // it.
 func newTopicCmd(t helpTopic) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:         t.name,
 		Short:       t.short,
-		Long:        t.text,
 		Annotations: map[string]string{topicAnnotation: "yes", noConfig: "yes"},
 		// A topic takes no flags but --help; unknown words after it are
 		// no error (cobra shows the topic), as for any help.
 		DisableFlagsInUseLine: true,
 	}
+	c.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		if c.Long == "" {
+			c.Long = t.text(c.Root())
+		}
+		_ = writeHelp(c.OutOrStdout(), c)
+	})
+	return c
 }
 
 // topicNames are the names of the topics under root, sorted.

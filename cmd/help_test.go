@@ -24,7 +24,9 @@ const (
 // testRoot is the command tree over streams of the test's.
 func testRoot(t *testing.T) *cobra.Command {
 	t.Helper()
-	return newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
+	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
+	fillTopics(root)
+	return root
 }
 
 // allCommands is every command of root that help shows: the hidden ones

@@ -16,34 +16,46 @@ import (
 // helpTopic is a long explanation that a command's help points to:
 // `kesoku help NAME`, and the man page kesoku-NAME(7).
 type helpTopic struct {
-	name, short, text string
+	name, short string
+	// text writes the topic; what it says of flags is read from root's.
+	// It is called only when the topic is shown: every command builds
+	// the tree, few show a topic.
+	text func(root *cobra.Command) string
 }
 
-// helpTopics are the topics, in the order `kesoku help` lists them. The
-// root is built but for them: what the text says of flags is read from
-// its flags.
-func helpTopics(root *cobra.Command) []helpTopic {
-	return []helpTopic{
-		{"batches", "The batch APIs: state files, parts, limits, what a batch costs", batchesTopic},
-		{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic(root)},
-		{"config", "Config files: keys, command tools, MCP servers, paths", configTopic()},
-		{"environment", "Every environment variable kesoku reads or sets", environmentTopic},
-		{"exit-codes", "What each exit status means, command by command", exitCodesTopic},
-		{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", goToolsTopic},
-		{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", mcpServerTopic},
-		{"providers", "Models and providers: names, keys, base URLs, retries, files", providersTopic()},
-		{"records", "The Message record: its fields, types, statuses, error kinds", recordsTopic},
-		{"requests", "Request files: formats, fields, ids, replaying transcripts", requestsTopic},
-		{"resume", "Interrupts, and finishing a run, session or batch with --resume", resumeTopic},
-		{"safety", "Confinement, kesoku's own files, what a found config may do", safetyTopic},
-		{"shards", "One batch on many machines: --shard K/N and kesoku merge", shardsTopic},
-		{"snapshots", "kesoku diff: pairing records, what is compared, its output", snapshotsTopic},
+// text is a topic whose text is fixed.
+func text(s string) func(*cobra.Command) string { return func(*cobra.Command) string { return s } }
+
+// helpTopics are the topics.
+var helpTopics = []helpTopic{
+	{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic},
+	{"batches", "The batch APIs: state files, parts, limits, what a batch costs", text(batchesTopic)},
+	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
+	{"environment", "Every environment variable kesoku reads or sets", text(environmentTopic)},
+	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
+	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
+	{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", text(mcpServerTopic)},
+	{"providers", "Models and providers: names, keys, base URLs, retries, files", func(*cobra.Command) string { return providersTopic() }},
+	{"records", "The Message record: its fields, types, statuses, error kinds", text(recordsTopic)},
+	{"requests", "Request files: formats, fields, ids, replaying transcripts", text(requestsTopic)},
+	{"resume", "Interrupts, and finishing a run, session or batch with --resume", text(resumeTopic)},
+	{"safety", "Confinement, kesoku's own files, what a found config may do", text(safetyTopic)},
+	{"shards", "One batch on many machines: --shard K/N and kesoku merge", func(*cobra.Command) string { return shardsTopic() }},
+	{"snapshots", "kesoku diff: pairing records, what is compared, its output", text(snapshotsTopic)},
+}
+
+// fillTopics writes the text of every topic under root, for what reads
+// them all (the man pages).
+func fillTopics(root *cobra.Command) {
+	for _, t := range helpTopics {
+		if c, _, err := root.Find([]string{t.name}); err == nil && isTopic(c) && c.Long == "" {
+			c.Long = t.text(root)
+		}
 	}
 }
 
 // configTopic is the rule of the config files.
-func configTopic() string {
-	return `A config file is a YAML mapping of flag names to values, which become the
+const configTopic = `A config file is a YAML mapping of flag names to values, which become the
 flags' defaults: the command line wins over it. Its keys are the flags of
 every command (a command uses those it has), e.g.
 
@@ -104,7 +116,6 @@ A kesoku.yaml found in the AWD that decides where records, model requests
 and keys go, or that starts programs, is loaded only once approved with
 kesoku trust: see kesoku help approval.
 `
-}
 
 // approvalTopic is what a found kesoku.yaml needs approval for. The keys,
 // and what each decides, are config's rules.
@@ -629,7 +640,7 @@ session's transcript. They may read them.
 WHAT A FOUND CONFIG MAY DO
 A kesoku.yaml that comes with a directory may set defaults, but not where
 records, model requests and keys go, nor which programs start, until it is
-approved: see kesoku help config.
+approved: see kesoku help approval.
 
 WHAT A MODEL MAY CALL
 session and mcp serve offer only the tools that only read unless --tools
@@ -656,10 +667,21 @@ a tool echo it, it is replaced by [redacted] in whatever comes back before
 it is written: a record, the terminal, an error. A batch's state file never
 holds a key. kesoku mcp serve listens on the loopback address unless told
 otherwise, and then only with a bearer token (kesoku help mcp-server).
+
+THE TERMINAL
+What kesoku prints as its own prose has the text from outside in it
+escaped: errors and warnings (which quote config values and what servers
+said), -v notes, tools list's table, diff's and validate's lines,
+session's tool-call lines and what trust shows. Control characters,
+bidirectional overrides and bytes that are not UTF-8 are written as Go
+escapes (\x1b, \u202e, \xff), so that they neither move the cursor nor
+forge a line of kesoku's own. Records and --json stay JSON, and a model's
+answer is printed as it came.
 `
 
 // shardsTopic is about --shard; its bounds are request's.
-var shardsTopic = `A batch too big for one machine spreads over machines kesoku needs no
+func shardsTopic() string {
+	return `A batch too big for one machine spreads over machines kesoku needs no
 scheduler for (a CI matrix, a Kubernetes Indexed Job, GNU parallel): each of
 N runs the same command with its own --shard K/N, and kesoku merge joins
 their outputs back in request order.
@@ -698,6 +720,7 @@ refused, saying which. merge reads no request file, so a part of another run
 whose requests fall in the same places is not told apart: give the shards
 one --session, and each record says its run.
 `
+}
 
 const snapshotsTopic = `kesoku diff compares the records of two runs, request by request: snapshot
 tests for tools. Run the tests once into a golden file, then compare every

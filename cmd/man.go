@@ -72,6 +72,7 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 	}
 	source := versionLine(readBuildVersion())
 	header := &doc.GenManHeader{Date: &date, Source: source, Manual: "kesoku Manual"}
+	fillTopics(root)
 	topics := topicNames(root)
 	n := 0
 	var prepare func(c *cobra.Command)

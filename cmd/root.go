@@ -175,7 +175,7 @@ or a local model. Every result is one JSON line, a Message record.`,
 			c.Long = longOr(c) + "\n" + exitStatusHelp
 		}
 	}
-	for _, t := range helpTopics(root) {
+	for _, t := range helpTopics {
 		root.AddCommand(newTopicCmd(t))
 	}
 	return root
