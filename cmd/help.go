@@ -62,6 +62,9 @@ func splitExitStatus(long string) (desc, status string) {
 
 // writeHelp writes c's help to w.
 func writeHelp(w io.Writer, c *cobra.Command) error {
+	// Cobra adds --help only to the command it runs: kesoku help run
+	// shows run's help all the same.
+	c.InitDefaultHelpFlag()
 	var b strings.Builder
 	section := func(title, body string) {
 		if body = strings.TrimRight(body, "\n"); body == "" {
@@ -243,7 +246,7 @@ func newHelpCmd() *cobra.Command {
 		Long: `help shows the help of a command (kesoku help run, kesoku help mcp serve),
 as --help does, or a help topic: the longer explanations that the
 commands' help leaves out. kesoku help alone lists the commands and the
-topics.
+topics; kesoku gen-man DIR writes them all as man pages.
 
 EXIT STATUS
   0  the help was printed

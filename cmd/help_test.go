@@ -14,9 +14,9 @@ import (
 )
 
 // The sizes help is held to: a command's help fits a screen of 60 lines,
-// the root's (the first a user reads) less, and a topic two.
+// the root's (the first a user reads) less, a topic two.
 const (
-	maxRootHelpLines    = 50
+	maxRootHelpLines    = 55
 	maxCommandHelpLines = 60
 	maxTopicLines       = 100
 )
@@ -196,6 +196,14 @@ func TestHelpTopics(t *testing.T) {
 	code, stdout, stderr := runArgs("help")
 	if code != ExitOK || stderr != "" {
 		t.Errorf("kesoku help: exit %d, stderr %q", code, stderr)
+	}
+	for _, args := range [][]string{{"--help"}, {}} {
+		if _, other, _ := runArgs(args...); other != stdout {
+			t.Errorf("kesoku %s prints another help than kesoku help:\n%s", strings.Join(args, " "), other)
+		}
+	}
+	if _, run, _ := runArgs("help", "run"); !strings.Contains(run, "-h, --awd") {
+		t.Errorf("kesoku help run does not name --help among the global flags:\n%s", run)
 	}
 	for _, c := range root.Commands() {
 		if isTopic(c) && !regexp.MustCompile(`(?m)^  `+regexp.QuoteMeta(c.Name())+` +`+regexp.QuoteMeta(c.Short)+`$`).MatchString(stdout) {

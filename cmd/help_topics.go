@@ -512,6 +512,8 @@ Where they apply:
                 safety stop, no_stop_reason): its text is partial, its
                 tool calls were not run
   provider_data what a provider needs echoed on the next turn
+  model_call_id the id the model gave a tool call that kesoku replaced in
+                call_id (a duplicate, or one the provider refuses)
 
 ERROR KINDS
   invalid_request  the request is malformed: no name, a bad line, an id
