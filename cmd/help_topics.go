@@ -108,8 +108,8 @@ kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
 --mcp-config FILE adds the servers of a file in the shape of .mcp.json and
 Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be
 given more than once. In a server's command, args, env, url and headers,
-${VAR} is the environment variable VAR, and ${VAR:-default} its value or,
-when it is unset or empty, the default.
+${VAR} is the environment variable VAR (one that is not set is an error),
+and ${VAR:-default} its value or, when it is unset or empty, the default.
 
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests

@@ -76,7 +76,12 @@ func run(ctx context.Context, g *Globals, args []string) int {
 	pre := root.PersistentPreRunE
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		// Cobra checks flag groups (-q with -v) only after this hook, when
-		// the command has begun: check them first, as the bad usage they are.
+		// the command has begun: check them first, as the bad usage they
+		// are, in words rather than Cobra's "if any flags in the group
+		// [quiet verbose] are set none of the others can be".
+		if c.Flags().Changed("quiet") && c.Flags().Changed("verbose") {
+			return usageErrf("-q (--quiet) and -v (--verbose) cannot be given together")
+		}
 		if err := c.ValidateFlagGroups(); err != nil {
 			return usageErr(err)
 		}

@@ -67,7 +67,7 @@ func TestGlobalFlags(t *testing.T) {
 		{name: "an AWD that is a file",
 			args: []string{"--awd", file, "tools", "list"}, code: ExitUsage, stderr: `^kesoku: --awd .*plain.txt: not a directory\n$`},
 		{name: "-q with -v",
-			args: []string{"-q", "-v", "tools", "list"}, code: ExitUsage, stderr: `\[quiet verbose\]`},
+			args: []string{"-q", "-v", "tools", "list"}, code: ExitUsage, stderr: `^kesoku: -q \(--quiet\) and -v \(--verbose\) cannot be given together\n$`},
 		{name: "-v says where kesoku works",
 			args: []string{"--awd", awd, "-v", "tools", "list"}, stdout: `^\[`,
 			stderr: `^kesoku: working directory ` + regexp.QuoteMeta(awd) + `, staging ` + regexp.QuoteMeta(filepath.Join(awd, ".kesoku", "staging")) + `, config ` + regexp.QuoteMeta(filepath.Join(awd, "kesoku.yaml")) + `\n` +
