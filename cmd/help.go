@@ -91,7 +91,7 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 		section("Help Topics:", commandList(c, isTopic))
 	}
 	local, grouped := localFlags(c)
-	section("Flags:", local.FlagUsagesWrapped(helpWidth))
+	section("Flags:", flagUsages(local, helpWidth))
 	for _, g := range flagGroups {
 		if names := grouped[g.name]; len(names) > 0 {
 			section(g.title, wrapText(strings.Join(names, ", "), helpWidth, "  "))
@@ -181,6 +181,52 @@ func localFlags(c *cobra.Command) (*pflag.FlagSet, map[string][]string) {
 		}
 	})
 	return shown, grouped
+}
+
+// maxFlagColumn is where a flag's usage begins at the most: a flag whose
+// name and type are longer has its usage after them, rather than pushing
+// every other flag's usage right and onto more lines.
+const maxFlagColumn = 28
+
+// flagUsages lays out the flags of fs in two columns within width, each
+// line as pflag writes it (the name, the type, the usage, the default).
+func flagUsages(fs *pflag.FlagSet, width int) string {
+	type row struct{ left, usage string }
+	var rows []row
+	col := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		one := pflag.NewFlagSet("", pflag.ContinueOnError)
+		one.AddFlag(f)
+		line := strings.TrimRight(one.FlagUsagesWrapped(0), "\n")
+		// "      --name type   usage (default x)": pflag puts three
+		// spaces between the columns of a set of one flag.
+		i := 6 + strings.Index(line[6:], "   ")
+		r := row{left: line[:i], usage: strings.TrimSpace(line[i:])}
+		rows = append(rows, r)
+		if len(r.left)+3 <= maxFlagColumn {
+			col = max(col, len(r.left)+3)
+		}
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		line := r.left + strings.Repeat(" ", max(col-len(r.left), 2))
+		started := false // a word is on the line
+		for _, word := range strings.Fields(r.usage) {
+			if started && len(line)+1+len(word) > width {
+				b.WriteString(line + "\n")
+				line, started = strings.Repeat(" ", col), false
+			}
+			if started {
+				line += " "
+			}
+			line, started = line+word, true
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // globalFlags names the flags c inherits, which the root's help

@@ -143,33 +143,31 @@ tool wrote) is not consent. One that sets any of these keys is loaded only
 once approved with kesoku trust, and is otherwise refused (exit 2):
 
 ` + list.String() + `
-A file that sets none of them needs no approval, and neither does the
-user's own config.yaml. A file named with --config or --mcp-config needs
-none: it is approved by being named.
+A file that sets none of them needs no approval, and neither does the user's
+own config.yaml. A file named with --config or --mcp-config needs none: it
+is approved by being named.
 
 WHAT KESOKU TRUST DOES
 kesoku trust checks the file as every command would load it (its command
 tools and MCP servers too), shows what it lets kesoku do (the commands it
 runs, the servers it reaches, with the names of the headers sent but never
-their values), and records its SHA-256 with its path under the user's
-config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
-~/.config/kesoku/trusted). The files it names (mcp-config) are approved
-with it.
+their values), and records its SHA-256 with its path under the user's config
+directory ($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted).
+The files it names (mcp-config) are approved with it.
 
 WHAT AN APPROVAL COVERS
 A change to the file or to a file it names, or the file at another path (a
 symbolic link to it, or to its directory), needs approval again. A program
-it runs by its path (scripts/hello.sh) is not covered: a change to it
-needs no approval, so review it as well. kesoku trust --revoke forgets an
+it runs by its path (scripts/hello.sh) is not covered: a change to it needs
+no approval, so review it as well. kesoku trust --revoke forgets an
 approval.
 
 UNDER AN MCP CLIENT
 An MCP client that starts kesoku mcp serve in a project whose kesoku.yaml
-needs approval sees a server that fails to start (exit status 2, the
-reason on its standard error) until the file is approved. The approvals
-are read from the user's config directory of the environment kesoku gets:
-a client that leaves XDG_CONFIG_HOME out makes it read
-~/.config/kesoku/trusted.
+needs approval sees a server that fails to start (exit status 2, the reason
+on its standard error) until the file is approved. The approvals are read
+from the user's config directory of the environment kesoku gets: a client
+that leaves XDG_CONFIG_HOME out makes it read ~/.config/kesoku/trusted.
 `
 }
 
@@ -376,13 +374,14 @@ program and all it started get SIGTERM, then SIGKILL after --grace. A tool's
 failure is a result marked isError, never a protocol error.
 
 -o FILE appends each call's Message record to FILE; each client's session is
-a session_id of its own, its calls call_1, call_2... --jobs (16 unless
-given) bounds the calls that run at once, across all clients: an agent that
-sends several calls at once has them run at once, and a batch client (kesoku
-run --jobs 16) is not slowed to fewer; more wait for a free slot. A client
-that cancels a call cancels the call's context. --model gives analyze_media
-its model, as for kesoku run; without one, analyze_media answers that it
-needs one.
+a session_id of its own, its calls call_1, call_2... (requests without a
+session share one session_id per run). --jobs (16 unless given) bounds the
+calls that run at once, across all clients: an agent that sends several
+calls at once has them run at once, and a batch client (kesoku run --jobs
+16) is not slowed to fewer; more wait for a free slot. A client that cancels
+a call, or goes away, cancels the call's context: it is recorded as aborted,
+and its slot is free. --model gives analyze_media its model, as for kesoku
+run; without one, analyze_media answers that it needs one.
 
 OVER HTTP
 --http ADDR listens on the loopback address unless ADDR names another:
@@ -394,6 +393,12 @@ address is refused before anything listens, and a token of fewer than 16
 characters is warned of. A request that reaches the loopback address with a
 Host header that is not loopback (DNS rebinding) is refused with 403; so is,
 without a token, one that a web page makes from another origin.
+
+SESSIONS
+Clients of MCP 2026-07-28 are served without sessions, so that several
+servers behind a load balancer serve one client. Older clients get a
+session, closed after --session-timeout without a request (a call in flight
+keeps it open); the client must then initialize again.
 
 STOPPING
 Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
@@ -435,10 +440,12 @@ stream that sends nothing for --idle-timeout (default 2m) are retried with
 backoff, each retry told on standard error with its reason and its wait; a
 wait the server asks for (retry-after) is honoured up to a minute. Answers
 always come from the API as a stream, so --idle-timeout bounds a silence,
-never the length of an answer; session's --stream only says whether the text
-is shown as it comes. Text not shown can be taken back: a stream that drops
-midway is then asked for again. --max-tokens bounds a model turn: 0 is 8192
-with Claude, the model's own limit with Gemini and OpenAI.
+never the length of an answer; --api-timeout (default 1h) bounds each
+request whole, an answer that never ends but never goes quiet either, and is
+not retried. session's --stream only says whether the text is shown as it
+comes. Text not shown can be taken back: a stream that drops midway is then
+asked for again. --max-tokens bounds a model turn: 0 is 8192 with Claude,
+the model's own limit with Gemini and OpenAI.
 
 A model turn cut short (the output token limit, a refusal, a safety stop, a
 stream that ended without a stop reason) is never acted on: its tool calls
@@ -671,14 +678,13 @@ holds a key. kesoku mcp serve listens on the loopback address unless told
 otherwise, and then only with a bearer token (kesoku help mcp-server).
 
 THE TERMINAL
-What kesoku prints as its own prose has the text from outside in it
-escaped: errors and warnings (which quote config values and what servers
-said), -v notes, tools list's table, diff's and validate's lines,
-session's tool-call lines and what trust shows. Control characters,
-bidirectional overrides and bytes that are not UTF-8 are written as Go
-escapes (\x1b, \u202e, \xff), so that they neither move the cursor nor
-forge a line of kesoku's own. Records and --json stay JSON, and a model's
-answer is printed as it came.
+What kesoku prints as its own prose has the text from outside in it escaped:
+errors and warnings (which quote config values and what servers said), -v
+notes, tools list's table, diff's and validate's lines, session's tool-call
+lines and what trust shows. Control characters, bidirectional overrides and
+bytes that are not UTF-8 are written as Go escapes (\x1b, \u202e, \xff), so
+that they neither move the cursor nor forge a line of kesoku's own. Records
+and --json stay JSON, and a model's answer is printed as it came.
 `
 
 // shardsTopic is about --shard; its bounds are request's.
@@ -868,5 +874,5 @@ func modelFlagsHelp() string {
 	var m provider.Config
 	limit := sizeValue(media.DefaultInlineLimit)
 	registerToolModelFlags(fs, &m, &limit)
-	return fs.FlagUsagesWrapped(helpWidth)
+	return flagUsages(fs, helpWidth)
 }

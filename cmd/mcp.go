@@ -71,33 +71,25 @@ func newMCPServeCmd(g *Globals, runF func(context.Context, *mcpServeOptions) err
 as streamable HTTP at the path /mcp. Standard output carries the protocol
 and nothing else: everything kesoku has to say goes to standard error.
 
-It serves kesoku's own tools, the Go tools and the command tools of the
-config files, and offers those that only read unless --tools names others.
-Every tools/call goes through the ToolRunner, as a request of kesoku run
-does: its arguments are checked, --timeout and --max-output bound it, file
-tools stay in the AWD, and a tool's failure is a result marked isError.
---jobs bounds the calls that run at once, across all clients. --http
-listens on the loopback address unless ADDR names another, which needs a
-bearer token (--token-env). Clients of MCP 2026-07-28 are served without
-sessions; older ones get a session that ends after --session-timeout
-without a request.
+It serves kesoku's own tools (Go and command tools): those that only read,
+unless --tools names others. Each tools/call goes through the ToolRunner as
+a request of kesoku run does: checked, bounded by --timeout and
+--max-output, its files in the AWD, a failure a result marked isError.
+--http listens on the loopback address unless ADDR names another, which
+needs a bearer token (--token-env).
 
 EXIT STATUS
   0    the client ended the session (standard input closed)
   1    a record could not be written to the -o file, or ADDR could not be
        listened on (in use, say)
-  2    bad usage: an unknown tool in --tools, a mistake in a command tool's
-       declaration, --mcp-config, an address that is not loopback without
-       a token, --token-env naming an empty variable, --token-env or
-       --session-timeout without --http, an -o file that cannot be opened;
-       nothing was served
+  2    bad usage (an unknown tool in --tools, a mistake in a command tool's
+       declaration, --mcp-config, an address not loopback without a token,
+       an empty --token-env variable, --token-env or --session-timeout
+       without --http, an -o file that cannot be opened): nothing served
   130  stopped by SIGINT or SIGTERM, the calls in flight answered
 `,
-		Example: `  # For a client that starts kesoku itself (Claude Code, Gemini CLI):
-  claude mcp add kesoku -- kesoku mcp serve --awd "$PWD"
-
-  # HTTP at http://127.0.0.1:8080/mcp; on the network, only with a token.
-  kesoku mcp serve --http 8080
+		Example: `  claude mcp add kesoku -- kesoku mcp serve    # the client starts kesoku
+  kesoku mcp serve --http 8080                 # http://127.0.0.1:8080/mcp
   export KESOKU_MCP_TOKEN=$(openssl rand -hex 32)
   kesoku mcp serve --http 0.0.0.0:8080 --token-env KESOKU_MCP_TOKEN`,
 		Args: noArgs,
