@@ -31,7 +31,7 @@ type callFlags struct {
 func (f *callFlags) register(fs *pflag.FlagSet, jobs int, jobsUsage string) {
 	intVar(fs, &f.Jobs, "jobs", "j", jobs, 1, maxJobs, jobsUsage)
 	durationVar(fs, &f.Timeout, "timeout", 0, 0, maxTimeout, "a call's time limit; 0 for none")
-	durationVar(fs, &f.Grace, "grace", defaultGrace, 0, maxGrace, "how long calls in flight get to return after an interrupt")
+	durationVar(fs, &f.Grace, "grace", defaultGrace, 0, maxGrace, "calls' grace on an interrupt")
 	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "the most output a record holds; 0 for no limit")
 }
 

@@ -204,4 +204,4 @@ var shardBounds = fmt.Sprintf("K from 1 to N, N up to %d", request.MaxShards)
 func (s *shardValue) bounds() string { return shardBounds }
 
 // shardUsage is the help of run's --shard.
-var shardUsage = "run only the K-th of N shares of the requests (" + shardBounds + ")"
+var shardUsage = "run the K-th share (" + shardBounds + ")"
