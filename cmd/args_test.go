@@ -31,6 +31,7 @@ func TestUsageWords(t *testing.T) {
 		{[]string{"trust", "a.yaml", "b.yaml"}, `^kesoku: trust takes one FILE, got 2: "a.yaml" "b.yaml"$`},
 		{[]string{"tools", "list", "extra"}, `^kesoku: tools list takes no arguments, got "extra"$`},
 		{[]string{"version", "now"}, `^kesoku: version takes no arguments, got "now"$`},
+		{[]string{"init", "a", "b"}, `^kesoku: init takes one DIR, got 2: "a" "b"$`},
 
 		// Flags, at every level.
 		{[]string{"run", "--job", "8", "a.yaml"}, `^kesoku: unknown flag: --job \(did you mean --jobs\?\)$`},

@@ -335,9 +335,9 @@ A MODULE OF ONE'S OWN
 A program whose main calls os.Exit(cmd.Main()) from
 github.com/kesoku/kesoku/cmd, and imports the packages of its tools, is
 kesoku with those tools: every command, the built-in tools and its own
-(examples/mytools in kesoku's repository is one). Its version command says
-its own name and version, then kesoku's. Its go:generate line runs its own
-gen:
+(examples/mytools in kesoku's repository is one, and kesoku init DIR writes
+one that runs at once). Its version command says its own name and version,
+then kesoku's. Its go:generate line runs its own gen:
 
 	//go:generate go run -tags kesoku_nogen . gen ./...
 `

@@ -60,7 +60,7 @@ EXIT STATUS
 		Example: `  kesoku init mytools
   kesoku init --module example.com/mytools mytools
   kesoku init --kesoku ../kesoku .`,
-		Args: cobra.MaximumNArgs(1),
+		Args: argSpec{what: "DIR", max: 1}.args,
 		// A new module needs no config, and must not be refused for one.
 		Annotations: map[string]string{noConfig: "yes"},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -77,7 +77,7 @@ EXIT STATUS
 	c.Flags().StringVar(&opts.Module, "module", "", "the new module's `PATH` (default: DIR's name)")
 	c.Flags().BoolVar(&opts.Force, "force", false, "write into a DIR that holds files already (none is replaced)")
 	c.Flags().StringVar(&opts.Kesoku, "kesoku", "", "the kesoku to require: a `VERSION` (v1.2.0) or a clone's DIR (default: the one this program was built from)")
-	return c
+	return seeAlso(c, "go-tools")
 }
 
 func runInit(opts *initOptions) error {
