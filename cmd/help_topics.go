@@ -331,6 +331,13 @@ no longer compiles, and so stops the program that would regenerate it
 
 	go run -tags kesoku_nogen github.com/kesoku/kesoku gen ./...
 
+WITHOUT GEN
+registry.Add registers a tool whose arguments are the fields of a struct
+(their json, description and enum tags), with no doc comment and no kesoku
+gen: its calls are validated and decoded by the same functions, so a
+mistake reads the same either way (go doc
+github.com/kesoku/kesoku/registry.Add).
+
 A MODULE OF ONE'S OWN
 A program whose main calls os.Exit(cmd.Main()) from
 github.com/kesoku/kesoku/cmd, and imports the packages of its tools, is
