@@ -106,5 +106,14 @@ func FuzzCallArguments(f *testing.F) {
 		if _, err := json.Marshal(res); err != nil {
 			t.Fatalf("%s %q: the result does not encode: %v", name, args, err)
 		}
+		// What a client that checks results against the output schema
+		// needs: an error with nothing structured, or an object.
+		sc, _ := res.StructuredContent.(json.RawMessage)
+		if res.IsError && res.StructuredContent != nil {
+			t.Fatalf("%s %q: an error with structured content %s", name, args, sc)
+		}
+		if !res.IsError && s.outputs[name].object && (len(sc) == 0 || sc[0] != '{') {
+			t.Fatalf("%s %q: structured content %s where the output schema is an object's", name, args, sc)
+		}
 	})
 }

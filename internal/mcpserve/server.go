@@ -98,6 +98,11 @@ type Server struct {
 	offered, withheld []string
 	// posts are the HTTP requests in flight of clients with sessions.
 	posts *posts
+	// outputs are the output schemas of the tools that have one; legacy
+	// are the tools as clients before 2026-07-28 see them, for those
+	// whose outputSchema such a client does not take.
+	outputs map[string]output
+	legacy  map[string]*mcp.Tool
 }
 
 // clientSession is what kesoku keeps of one client's MCP session: the
@@ -130,6 +135,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 		stateless: &clientSession{id: message.NewID()},
 		withheld:  slices.Sorted(slices.Values(opts.Withheld)),
 		posts:     &posts{open: make(map[string]context.Context)},
+		outputs:   make(map[string]output),
+		legacy:    make(map[string]*mcp.Tool),
 	}
 	if s.log == nil {
 		s.log = io.Discard
@@ -143,11 +150,21 @@ func New(reg *registry.Registry, opts Options) *Server {
 		Logger:       slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: sdkLogLevel(opts.Verbose)})),
 	})
 	for _, spec := range reg.All() {
-		s.mcp.AddTool(tool(spec), s.call)
+		out := outputOf(spec)
+		t := tool(spec, out)
+		if out.schema != nil {
+			s.outputs[spec.Name] = out
+			if !out.object {
+				lt := *t
+				lt.OutputSchema = nil
+				s.legacy[spec.Name] = &lt
+			}
+		}
+		s.mcp.AddTool(t, s.call)
 		s.offered = append(s.offered, spec.Name)
 	}
 	slices.Sort(s.offered)
-	s.mcp.AddReceivingMiddleware(s.refuseUnknown)
+	s.mcp.AddReceivingMiddleware(s.refuseUnknown, s.legacyTools)
 	return s
 }
 
@@ -168,14 +185,21 @@ func instructions(awd string) string {
 }
 
 // tool is the MCP declaration of spec: its canonical schema as it is, the
-// description models read, and whether it only reads.
-func tool(spec *registry.Spec) *mcp.Tool {
-	return &mcp.Tool{
+// description models read, whether it only reads, and the schema of its
+// result (out) when it has one.
+func tool(spec *registry.Spec, out output) *mcp.Tool {
+	t := &mcp.Tool{
 		Name:        spec.Name,
 		Description: spec.Description,
 		InputSchema: spec.InputSchema(),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !spec.Writes},
 	}
+	if out.schema != nil {
+		// Only when there is one: a nil RawMessage is not a nil any, and
+		// would be sent as null.
+		t.OutputSchema = out.schema
+	}
+	return t
 }
 
 // call is the handler of every tool: the call goes through the ToolRunner
@@ -231,22 +255,16 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 			s.fail(err)
 		}
 	}
+	res := result(rec, s.outputs[r.Name], modernRequest(req))
 	if s.opts.Verbose {
-		s.logf("← %s %s: %s", r.ID, r.Name, outcome(rec))
+		if res.IsError && rec.Error == nil && !rec.IsError {
+			// The record says ok; the client reads why it is not.
+			s.logf("← %s %s: %s, answered as an error: not the object its output schema describes", r.ID, r.Name, outcome(rec))
+		} else {
+			s.logf("← %s %s: %s", r.ID, r.Name, outcome(rec))
+		}
 	}
-	return result(rec, anyStructured(req.Session)), nil
-}
-
-// anyStructured reports whether a session's client takes structured
-// content of any JSON value (protocol 2026-07-28 and later, SEP-2106)
-// rather than only an object: then a result that is a number, a string or
-// a list comes back as what it is, not only as text.
-func anyStructured(ss *mcp.ServerSession) bool {
-	if ss == nil {
-		return false
-	}
-	p := ss.InitializeParams()
-	return p != nil && p.ProtocolVersion >= "2026-07-28"
+	return res, nil
 }
 
 // notObject says what came instead of an object of arguments, in the
@@ -283,33 +301,6 @@ func (s *Server) session(ss *mcp.ServerSession) *clientSession {
 		}()
 	}
 	return cs
-}
-
-// result is what the client reads of a call's record: the content as text
-// (a string as itself, any other value as its JSON) and as structured
-// content too, when it is an object or the client takes any value
-// (anyValue); for an error, isError and the text a model reads in a
-// session: the kind, then what went wrong.
-func result(rec *message.Record, anyValue bool) *mcp.CallToolResult {
-	if rec.IsError || rec.Error != nil {
-		msg := "the call failed"
-		if rec.Error != nil {
-			msg = string(rec.Error.Kind) + ": " + rec.Error.Message
-		}
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
-	}
-	text := string(rec.Content)
-	var str string
-	if len(rec.Content) > 0 && rec.Content[0] == '"' && json.Unmarshal(rec.Content, &str) == nil {
-		text = str
-	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	if len(rec.Content) > 0 && (anyValue || rec.Content[0] == '{') {
-		// Clients of protocol versions before 2026-07-28 take structured
-		// content only as an object.
-		res.StructuredContent = json.RawMessage(rec.Content)
-	}
-	return res
 }
 
 // outcome says in a few words how a call ended, for the log.

@@ -178,7 +178,8 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 }
 
 // The tools listed are the registry's, each with its canonical schema as
-// it is, and a hint that says whether it only reads.
+// it is, the schema of its result where it has one, and a hint that says
+// whether it only reads.
 func TestListTools(t *testing.T) {
 	t.Parallel()
 	tt := newTestTools(t)
@@ -203,6 +204,16 @@ func TestListTools(t *testing.T) {
 		wantJSON, _ := json.Marshal(want)
 		if string(got) != string(wantJSON) {
 			t.Errorf("%s: input schema\n%s\nwant\n%s", tool.Name, got, wantJSON)
+		}
+		got, _ = json.Marshal(tool.OutputSchema)
+		wantJSON = []byte("null")
+		if out := spec.OutputSchema(); out != nil {
+			var want any
+			json.Unmarshal(out, &want)
+			wantJSON, _ = json.Marshal(want)
+		}
+		if string(got) != string(wantJSON) {
+			t.Errorf("%s: output schema\n%s\nwant\n%s", tool.Name, got, wantJSON)
 		}
 		if tool.Annotations == nil || tool.Annotations.ReadOnlyHint == spec.Writes {
 			t.Errorf("%s: annotations %+v, want readOnlyHint %v", tool.Name, tool.Annotations, !spec.Writes)
