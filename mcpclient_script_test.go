@@ -29,6 +29,30 @@ func init() {
 		registry.Default.MustRegister(noisyTool)
 		os.Exit(cmd.Main())
 	}
+	scriptCommands["kesoku-typed"] = func() {
+		if err := registry.Add(registry.Default, "maybe_point", "Returns the point asked for, or none.", maybePoint); err != nil {
+			panic(err)
+		}
+		os.Exit(cmd.Main())
+	}
+}
+
+// scriptPoint is the result of a typed tool, which gives it an output
+// schema.
+type scriptPoint struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// maybePoint returns the point asked for, or nil (null) when none is.
+func maybePoint(_ context.Context, _ *registry.ToolContext, in struct {
+	X *int `json:"x"`
+	Y int  `json:"y,omitempty"`
+}) (*scriptPoint, error) {
+	if in.X == nil {
+		return nil, nil
+	}
+	return &scriptPoint{X: *in.X, Y: in.Y}, nil
 }
 
 // noisyTool prints to standard output, as a careless Go tool might: under
@@ -61,6 +85,8 @@ var noisyTool = &registry.Spec{
 //
 //	protocol           print "protocol VERSION", the version agreed
 //	list               print "tool NAME readOnly=BOOL" for each tool
+//	schemas            print "outputSchema NAME JSON" for each tool that
+//	                   declares one
 //	call NAME ARGS     call NAME with the JSON ARGS; print the result
 //	start NAME ARGS    call NAME in the background
 //	drop FILE NAME ARGS  over HTTP, call NAME on a connection of its own,
@@ -250,6 +276,17 @@ func (c *scriptClient) do(line string) error {
 		for _, t := range res.Tools {
 			ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
 			fmt.Printf("tool %s readOnly=%v\n", t.Name, ro)
+		}
+	case "schemas":
+		res, err := c.cs.ListTools(context.Background(), nil)
+		if err != nil {
+			return err
+		}
+		for _, t := range res.Tools {
+			if t.OutputSchema != nil {
+				data, _ := json.Marshal(t.OutputSchema)
+				fmt.Printf("outputSchema %s %s\n", t.Name, data)
+			}
 		}
 	case "call":
 		fmt.Print(<-c.call(rest))
