@@ -210,7 +210,15 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 	skipByteOrderMark(br)
 	sniffed := format == ""
 	if sniffed {
-		format = sniff(br)
+		read, line, whole, err := readFirstLine(br)
+		if err != nil {
+			if closer != nil {
+				closer.Close()
+			}
+			return nil, fmt.Errorf("read %s: %w", display, pathCause(err))
+		}
+		format = sniff(line, whole)
+		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(read), br), 64<<10)
 	}
 	file := &File{Name: display, Format: format}
 	if name != "-" {
@@ -327,21 +335,46 @@ func firstLine(br *bufio.Reader) (line []byte, number int, whole bool) {
 	}
 }
 
-// sniff tells the format of standard input from its start: a first line
-// that is a JSON object on its own is JSON Lines (a single-line JSON file
-// holds the same one request) unless it is a whole {"requests": [...]}
-// file on one line, other input starting with { or [ is JSON (or, if it
-// does not parse as JSON, YAML in flow style: see Open), and anything else
-// YAML.
-func sniff(br *bufio.Reader) Format {
-	line, _, _ := firstLine(br)
+// readFirstLine reads br up to the end of its first line with something
+// on it, and returns what it read, that line's text, and whether the line
+// is whole: a line longer than MaxLine is cut there. It reads no further
+// than the end of that line, so that a stream's first request is not held
+// back waiting for more input.
+func readFirstLine(br *bufio.Reader) (read, line []byte, whole bool, err error) {
+	for {
+		start := len(read)
+		b, err := br.ReadSlice('\n')
+		read = append(read, b...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(read)-start <= MaxLine {
+			b, err = br.ReadSlice('\n')
+			read = append(read, b...)
+		}
+		line = trimSpace(read[start:])
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			return read, line, false, nil
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, nil, false, err
+		case len(line) > 0 || err != nil || len(read) > MaxLine:
+			return read, line, true, nil
+		}
+	}
+}
+
+// sniff tells the format of standard input from its first line: a JSON
+// object on its own is JSON Lines (a single-line JSON file holds the same
+// one request) unless it is a whole {"requests": [...]} file on one line,
+// other input starting with { or [ is JSON (or, if it does not parse as
+// JSON, YAML in flow style: see Open), and anything else YAML. A first
+// line longer than MaxLine is no request of JSON Lines.
+func sniff(line []byte, whole bool) Format {
 	if len(line) == 0 {
 		return FormatJSONL
 	}
 	switch line[0] {
 	case '{':
-		p := &jsonParser{data: trimSpace(line)}
-		if v, err := p.value(); err == nil && p.end() == nil {
+		p := &jsonParser{data: line}
+		if v, err := p.value(); whole && err == nil && p.end() == nil {
 			if m, _ := v.(map[string]any); m != nil {
 				if _, ok := m["requests"]; ok {
 					return FormatJSON

@@ -640,3 +640,28 @@ func benchmarkLoad(b *testing.B, name string) {
 		}
 	}
 }
+
+// TestSniffALongFirstLine checks that standard input is sniffed from its
+// first value however long it is: a first JSON Lines request longer than
+// a read buffer (64 KiB) was taken for the start of a JSON document, and
+// the run failed where the same lines in a .jsonl file ran.
+func TestSniffALongFirstLine(t *testing.T) {
+	t.Parallel()
+	long := `{"name": "a", "args": {"s": "` + strings.Repeat("x", 100<<10) + `"}}`
+	for _, content := range []string{long + "\n" + `{"name": "b"}` + "\n", "\n\n" + long + "\n\n" + `{"name": "b"}`} {
+		got, err := loadString(t, "-", content, "")
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		if len(got) != 2 || got[0].Name != "a" || got[0].Err != "" || got[1].Name != "b" || got[1].Line != got[0].Line+1+strings.Count(content, "\n\n")/2 {
+			t.Errorf("got %+v, want requests a and b", got)
+		}
+	}
+	// A first line longer than a request of JSON Lines may be is JSON.
+	one := `{"name": "a", "args": {"s": "` + strings.Repeat("x", 1<<20) + `"}}`
+	huge := `{"requests": [` + strings.Repeat(one+", ", 16) + `{"name": "b"}]}`
+	got, err := loadString(t, "-", huge, "")
+	if err != nil || len(got) != 17 || got[16].Name != "b" {
+		t.Errorf("a wrapper on one line longer than MaxLine: %d requests, %v", len(got), err)
+	}
+}
