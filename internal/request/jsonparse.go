@@ -9,7 +9,7 @@ import (
 )
 
 // maxDepth bounds the nesting of arrays and objects in a request: deeper
-// input is refused rather than walked (SPEC §8).
+// input is refused rather than walked.
 const maxDepth = 200
 
 // jsonParser decodes JSON into the values encoding/json produces for an
@@ -134,92 +134,6 @@ func (p *jsonParser) value() (any, error) {
 		return nil, p.word("null")
 	}
 	return nil, p.unexpected("looking for beginning of value")
-}
-
-// skip checks the value at the current offset and moves past it without
-// building it.
-func (p *jsonParser) skip() error {
-	p.skipSpace()
-	if p.i >= len(p.data) {
-		return p.unexpected("")
-	}
-	switch c := p.data[p.i]; {
-	case c == '"':
-		return p.skipString()
-	case c == '{':
-		return p.object(func(string) error { return p.skip() })
-	case c == '[':
-		return p.array(p.skip)
-	case c == '-' || '0' <= c && c <= '9':
-		_, err := p.number()
-		return err
-	case c == 't':
-		return p.word("true")
-	case c == 'f':
-		return p.word("false")
-	case c == 'n':
-		return p.word("null")
-	}
-	return p.unexpected("looking for beginning of value")
-}
-
-// check checks the value at the current offset as value reads it —
-// syntax, nesting, keys given twice — and moves past it without building
-// it: the first reading of a JSON file, which only has to know that the
-// second will not fail.
-func (p *jsonParser) check() error {
-	p.skipSpace()
-	if p.i >= len(p.data) {
-		return p.unexpected("")
-	}
-	switch p.data[p.i] {
-	case '{':
-		var keys keySet
-		return p.object(func(key string) error {
-			if keys.seen(key) {
-				return p.duplicateKey(key)
-			}
-			return p.check()
-		})
-	case '[':
-		return p.array(p.check)
-	}
-	return p.skip()
-}
-
-// skipString moves past the string at the current offset, checking its
-// escapes, without decoding it.
-func (p *jsonParser) skipString() error {
-	p.i++ // "
-	for p.i < len(p.data) {
-		switch c := p.data[p.i]; {
-		case c == '"':
-			p.i++
-			return nil
-		case c == '\\':
-			if p.i+1 >= len(p.data) {
-				return p.fail("unexpected end of JSON input")
-			}
-			switch p.data[p.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i += 2
-			case 'u':
-				p.i += 2
-				if _, ok := jsonlex.Hex4(p.data, p.i); !ok {
-					return p.fail("invalid character in \\u hexadecimal character escape")
-				}
-				p.i += 4
-			default:
-				p.i++
-				return p.unexpected("in string escape code")
-			}
-		case c < 0x20:
-			return p.fail("invalid character %s in string literal", jsonlex.QuoteChar(c))
-		default:
-			p.i++
-		}
-	}
-	return p.fail("unexpected end of JSON input")
 }
 
 // duplicateKey is the error for a key given twice in one object: JSON
@@ -461,33 +375,4 @@ func (p *jsonParser) number() (any, error) {
 		return nil, p.fail("number %s is out of range", lit)
 	}
 	return f, nil
-}
-
-// lineIndex turns byte offsets of a file into lines and columns.
-type lineIndex struct {
-	starts []int // the offset of every line's first byte
-}
-
-func newLineIndex(data []byte) *lineIndex {
-	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return &lineIndex{starts: starts}
-}
-
-// pos returns the 1-based line and column (in bytes) of offset off.
-func (x *lineIndex) pos(off int) (line, col int) {
-	lo, hi := 0, len(x.starts)
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if x.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo + 1, off - x.starts[lo] + 1
 }

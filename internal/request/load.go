@@ -22,7 +22,7 @@ import (
 // Format is a request file's format.
 type Format string
 
-// The formats of SPEC §4.
+// The formats a request file may be in.
 const (
 	FormatYAML  Format = "yaml"
 	FormatJSON  Format = "json"
@@ -62,22 +62,13 @@ func FormatOf(name string) (Format, bool) {
 }
 
 // Limits on a request file, so that hostile input gets an error rather
-// than the machine's memory (SPEC §8). Every format is read a request at a
-// time, in memory bounded by the largest request; YAML and JSON files are
-// read twice (once to check them whole before anything runs, once to run
-// them), so input that cannot be read twice is held in memory first.
+// than the machine's memory. Every format is read a request at a time, in
+// memory bounded by the largest request.
 const (
 	// MaxLine is the longest line of a JSON Lines file, and the largest
-	// request of a YAML or JSON file; a longer line gets an
-	// invalid_request record and the stream goes on.
+	// request of a JSON file; a longer line gets an invalid_request record
+	// and the stream goes on.
 	MaxLine = 16 << 20
-	// maxHeldInput bounds a YAML or JSON file read from standard input or
-	// a pipe, which is held in memory to be read twice.
-	maxHeldInput = 64 << 20
-	// maxYAMLDocument bounds a YAML document that is not a block list of
-	// requests or a mapping of session_id and requests (a flow list, say),
-	// which is parsed whole.
-	maxYAMLDocument = 4 << 20
 	// maxYAMLNodes bounds the values one request expands to, aliases
 	// counted each time they are used, and the values aliases add up to in
 	// a document: a billion laughs stops here.
@@ -123,7 +114,7 @@ func (e *RequestError) Error() string { return e.Pos.Prefix(e.Msg) }
 
 // File is one request file, opened. A YAML or JSON file is read whole by
 // Open, so that a file that does not parse stops the run before anything
-// runs, and read again, a request at a time, as its requests are taken; a
+// runs, its requests kept in a spool that is read as they are taken; a
 // JSON Lines file is read once, line by line, as its requests are taken.
 type File struct {
 	Name   string
@@ -132,56 +123,31 @@ type File struct {
 	// when it has none.
 	SessionID string
 
-	// src is where a YAML or JSON file is read from, each time; count is
-	// how many requests it holds.
-	src   *source
-	count int
-	// sessions holds the session_id of each document of a YAML file.
-	sessions []string
-
-	lines  *bufio.Reader
+	// lines is what the requests are read from, one a line: the file, or
+	// the spool of a YAML or JSON file, which holds count requests.
+	lines  io.Reader
+	spool  *spool
 	closer io.Closer
-	err    error
+	count  int
+	// sessions holds the session_id of each document of a YAML file that
+	// has one, in order.
+	sessions []docSession
+	err      error
 	// path is the file's path, "" for standard input.
 	path string
 	// others counts the records that were no requests.
 	others otherCount
 }
 
-// source is a YAML or JSON file that can be read more than once: a regular
-// file, opened anew each time, or input held in memory.
-type source struct {
-	path string
-	data []byte
-}
-
-func (s *source) open() (io.ReadCloser, error) {
-	if s.path == "" {
-		return io.NopCloser(bytes.NewReader(bytes.TrimPrefix(s.data, []byte("\uFEFF")))), nil
-	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return nil, err
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	skipByteOrderMark(br)
-	return struct {
-		io.Reader
-		io.Closer
-	}{br, f}, nil
-}
-
 // Open opens the request file name ("-" is stdin, read from stdin) in
 // format, or in the format its extension names, or, for stdin, the format
 // its first line shows. A YAML or JSON file is read whole before Open
-// returns, a request at a time, and its error (a *ParseError when it has a
-// position) stops the run before anything runs; cancelling ctx stops the
-// reading.
+// returns, and its error (a *ParseError when it has a position) stops the
+// run before anything runs; cancelling ctx stops the reading.
 func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*File, error) {
 	var r io.Reader
 	var closer io.Closer
 	display := name
-	regular := false
 	if name == "-" {
 		r, display = stdin, "<stdin>"
 	} else {
@@ -189,103 +155,105 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 		if err != nil {
 			return nil, err
 		}
-		st, err := f.Stat()
-		if err == nil && st.IsDir() {
+		if st, err := f.Stat(); err == nil && st.IsDir() {
 			f.Close()
 			return nil, fmt.Errorf("%s is a directory", name)
 		}
-		regular = err == nil && st.Mode().IsRegular()
 		r, closer = f, f
-	}
-	if format == "" && name != "-" {
-		var ok bool
-		if format, ok = FormatOf(name); !ok {
-			if closer != nil {
-				closer.Close()
+		if format == "" {
+			var ok bool
+			if format, ok = FormatOf(name); !ok {
+				f.Close()
+				return nil, fmt.Errorf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", name, filepath.Ext(name))
 			}
-			return nil, fmt.Errorf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", name, filepath.Ext(name))
 		}
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	skipByteOrderMark(br)
-	sniffed := format == ""
-	if sniffed {
-		read, line, whole, err := readFirstLine(br)
-		if err != nil {
-			if closer != nil {
-				closer.Close()
-			}
-			return nil, fmt.Errorf("read %s: %w", display, pathCause(err))
-		}
-		format = sniff(line, whole)
-		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(read), br), 64<<10)
-	}
-	file := &File{Name: display, Format: format}
-	if name != "-" {
-		file.path = name
-	}
-	if format == FormatJSONL {
-		file.lines, file.closer = br, closer
-		if err := file.checkJSONLines(); err != nil {
-			file.Close()
-			return nil, err
-		}
-		return file, nil
-	}
-	if closer != nil {
-		defer closer.Close()
-	}
-	if regular {
-		file.src = &source{path: name}
-	} else {
-		data, err := io.ReadAll(io.LimitReader(br, maxHeldInput+1))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", display, pathCause(err))
-		}
-		if len(data) > maxHeldInput {
-			return nil, fmt.Errorf("%s: larger than %d MiB: a YAML or JSON file is read twice, so %s is held in memory; write a large batch to a file, or as JSON Lines, which are streamed",
-				display, maxHeldInput>>20, display)
-		}
-		file.src = &source{data: data}
-	}
-	err := file.check(ctx)
-	if err != nil && sniffed && format == FormatJSON && ctx.Err() == nil {
-		// Sniffed input that starts with { or [ may be YAML in flow style
-		// ({name: a, args: {x: 1}}), which is not JSON: read as YAML, it is
-		// taken as YAML; otherwise the JSON error is the one to show.
-		yf := &File{Name: display, Format: FormatYAML, src: file.src, path: file.path}
-		if yf.check(ctx) == nil {
-			return yf, nil
-		}
+	file, err := open(ctx, display, format, r, closer)
+	if closer != nil && (err != nil || file.spool != nil) {
+		closer.Close() // read whole, or not to be read
 	}
 	if err != nil {
 		return nil, err
 	}
+	if name != "-" {
+		file.path = name
+	}
 	return file, nil
 }
 
-// check is the first reading of a YAML or JSON file: every request parsed
-// and counted, nothing kept but what the second reading needs (the
-// session_id of each document).
-func (f *File) check(ctx context.Context) error {
-	r, err := f.src.open()
+func open(ctx context.Context, name string, format Format, r io.Reader, closer io.Closer) (*File, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	skipByteOrderMark(br)
+	f := &File{Name: name, Format: format}
+	r = br
+	if format == "" || format == FormatJSONL {
+		read, line, n, whole, err := firstLine(br)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, pathCause(err))
+		}
+		r = io.MultiReader(bytes.NewReader(read), br)
+		if format == "" {
+			f.Format = sniff(line, whole)
+		} else if err := checkJSONLines(name, line, n, whole); err != nil {
+			return nil, err
+		}
+		if f.Format == FormatJSONL {
+			f.lines, f.closer = r, closer
+			return f, nil
+		}
+	}
+	if format != "" || f.Format != FormatJSON {
+		return f, f.load(ctx, r)
+	}
+	// Sniffed input that starts with { or [ may be YAML in flow style
+	// ({name: a, args: {x: 1}}), which is not JSON: read as YAML, it is
+	// taken as YAML; otherwise the JSON error is the one to show. So it is
+	// kept, to be read twice.
+	tmp, tmpName, err := tempFile("kesoku-stdin-*")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary file for %s: %w", name, err)
+	}
+	defer func() {
+		tmp.Close()
+		if tmpName != "" {
+			os.Remove(tmpName)
+		}
+	}()
+	if _, err := io.Copy(tmp, r); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, pathCause(err))
+	}
+	tmp.Seek(0, io.SeekStart)
+	err = f.load(ctx, tmp)
+	if err != nil && ctx.Err() == nil {
+		yf := &File{Name: name, Format: FormatYAML}
+		tmp.Seek(0, io.SeekStart)
+		if yf.load(ctx, tmp) == nil {
+			return yf, nil
+		}
+	}
+	return f, err
+}
+
+// load reads a YAML or JSON file into its spool.
+func (f *File) load(ctx context.Context, r io.Reader) error {
+	sp, err := newSpool()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	f.count = 0
-	return f.pass(ctx, r, true, func(*Request) bool {
-		f.count++
-		return true
-	})
-}
-
-// pass reads a YAML or JSON file once, handing each request to yield.
-func (f *File) pass(ctx context.Context, r io.Reader, first bool, yield func(*Request) bool) error {
 	if f.Format == FormatYAML {
-		return f.yamlPass(ctx, r, first, yield)
+		err = f.loadYAML(ctx, r, sp)
+	} else {
+		err = f.loadJSON(ctx, r, sp)
 	}
-	return f.jsonPass(ctx, r, first, yield)
+	if err == nil {
+		f.lines, err = sp.rewind()
+	}
+	if err != nil {
+		sp.Close()
+		return err
+	}
+	f.spool, f.closer, f.count = sp, sp, sp.n
+	return nil
 }
 
 // pathCause is err without an *os.PathError around it that names the
@@ -311,37 +279,13 @@ func skipByteOrderMark(br *bufio.Reader) {
 	}
 }
 
-// firstLine returns the first line of br with something on it (from its
-// first byte that is not space), without its line end, and whether it is
-// whole (not cut by the end of br's buffer). It reads no further than the
-// end of that line, so that a stream's first request is not held back
-// waiting for more input.
-func firstLine(br *bufio.Reader) (line []byte, number int, whole bool) {
-	for n := 1; ; {
-		b, err := br.Peek(n) // waits for input only when n is more than is buffered
-		if err == nil && len(b) < br.Buffered() {
-			n = br.Buffered() // look at all that came before asking for more
-			continue
-		}
-		peek := bytes.TrimLeft(b, " \t\r\n")
-		number := 1 + bytes.Count(b[:len(b)-len(peek)], []byte("\n"))
-		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
-			return peek[:i], number, true
-		}
-		if err != nil || len(b) == br.Size() {
-			return peek, number, err != nil
-		}
-		n = len(b) + 1
-	}
-}
-
-// readFirstLine reads br up to the end of its first line with something
-// on it, and returns what it read, that line's text, and whether the line
-// is whole: a line longer than MaxLine is cut there. It reads no further
-// than the end of that line, so that a stream's first request is not held
-// back waiting for more input.
-func readFirstLine(br *bufio.Reader) (read, line []byte, whole bool, err error) {
-	for {
+// firstLine reads br up to the end of its first line with something on
+// it, and returns what it read, that line's text and number, and whether
+// the line is whole: a line longer than MaxLine is cut there. It reads no
+// further than the end of that line, so that a stream's first request is
+// not held back waiting for more input.
+func firstLine(br *bufio.Reader) (read, line []byte, number int, whole bool, err error) {
+	for number = 1; ; number++ {
 		start := len(read)
 		b, err := br.ReadSlice('\n')
 		read = append(read, b...)
@@ -352,11 +296,11 @@ func readFirstLine(br *bufio.Reader) (read, line []byte, whole bool, err error) 
 		line = trimSpace(read[start:])
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
-			return read, line, false, nil
+			return read, line, number, false, nil
 		case err != nil && !errors.Is(err, io.EOF):
-			return nil, nil, false, err
+			return nil, nil, 0, false, err
 		case len(line) > 0 || err != nil || len(read) > MaxLine:
-			return read, line, true, nil
+			return read, line, number, true, nil
 		}
 	}
 }
@@ -392,9 +336,7 @@ func sniff(line []byte, whole bool) Format {
 // checkJSONLines refuses a JSON Lines file whose first line starts a JSON
 // value that it does not finish: pretty-printed JSON, which read as JSON
 // Lines would give one baffling error record per line.
-func (f *File) checkJSONLines() error {
-	line, n, whole := firstLine(f.lines)
-	line = trimSpace(bytes.TrimPrefix(line, []byte("\uFEFF")))
+func checkJSONLines(name string, line []byte, n int, whole bool) error {
 	if !whole || len(line) == 0 || (line[0] != '{' && line[0] != '[') {
 		return nil
 	}
@@ -404,7 +346,7 @@ func (f *File) checkJSONLines() error {
 	if !errors.As(err, &je) || je.off < len(line) {
 		return nil // a whole value, or a bad line: its record says so
 	}
-	return &ParseError{Pos: Position{File: f.Name, Line: n, Col: 1}, Source: string(line),
+	return &ParseError{Pos: Position{File: name, Line: n, Col: 1}, Source: string(line),
 		Msg: "this looks like JSON, not JSON Lines: its first line starts a value that goes on over the next lines, " +
 			"and JSON Lines holds one whole request on each line; name the file .json, or say --format json"}
 }
@@ -412,7 +354,7 @@ func (f *File) checkJSONLines() error {
 // Len is the number of requests in the file, or -1 for a stream whose
 // length is not known until it ends.
 func (f *File) Len() int {
-	if f.lines != nil {
+	if f.spool == nil {
 		return -1
 	}
 	return f.count
@@ -425,7 +367,7 @@ func (f *File) Len() int {
 // for standard input, a named pipe or a device, Count returns -1 (reading
 // a pipe again would take its requests from the run).
 func (f *File) Count(ctx context.Context) (int64, error) {
-	if f.lines == nil {
+	if f.spool != nil {
 		return int64(f.count), nil
 	}
 	if f.path == "" {
@@ -495,14 +437,11 @@ func (f *File) Close() error {
 }
 
 // Requests yields the file's requests in order, leaving out the Message
-// records that are no requests (see Others). A stream can be taken once.
+// records that are no requests (see Others). A file's requests can be
+// taken once.
 func (f *File) Requests() iter.Seq[*Request] {
-	all := f.streamJSONL
-	if f.lines == nil {
-		all = f.streamWhole
-	}
 	return func(yield func(*Request) bool) {
-		for req := range all {
+		for req := range f.stream {
 			if req.other {
 				f.others.n.Add(1)
 				continue
@@ -514,43 +453,33 @@ func (f *File) Requests() iter.Seq[*Request] {
 	}
 }
 
-// streamWhole reads a YAML or JSON file the second time, yielding its
-// requests as it goes.
-func (f *File) streamWhole(yield func(*Request) bool) {
-	r, err := f.src.open()
-	if err != nil {
-		f.err = err
-		return
-	}
-	defer r.Close()
-	n := 0
-	err = f.pass(context.Background(), r, false, func(req *Request) bool {
-		n++
-		return yield(req)
-	})
-	switch {
-	case errors.Is(err, errStopped):
-	case err != nil:
-		f.err = fmt.Errorf("%s changed while it was read: %w", f.Name, err)
-	case n != f.count:
-		f.err = fmt.Errorf("%s changed while it was read: it held %d requests, then %d", f.Name, f.count, n)
-	}
-}
-
-// streamJSONL yields one request per non-blank line. A line that is not a
-// request, or is longer than MaxLine, becomes a request carrying its error:
-// one invalid_request record, and the stream goes on.
-func (f *File) streamJSONL(yield func(*Request) bool) {
+// stream yields one request per non-blank line of a JSON Lines file or of
+// a spool. A line that is not a request, or is longer than MaxLine,
+// becomes a request carrying its error: one invalid_request record, and
+// the stream goes on.
+func (f *File) stream(yield func(*Request) bool) {
 	lines := message.NewReader(f.lines, f.Name)
-	lines.SetMaxLine(MaxLine)
+	if f.spool != nil {
+		lines.SetMaxLine(MaxLine + 64) // a request and its position
+	} else {
+		lines.SetMaxLine(MaxLine)
+	}
 	p := &jsonParser{}
+	session := 0
 	for lines.Scan() {
 		line, col := lines.Pos()
 		pos := Position{File: f.Name, Line: line, Col: col}
 		var req *Request
-		if lines.TooLong() {
+		switch {
+		case lines.TooLong():
 			req = &Request{Pos: pos, Err: &RequestError{Pos: pos, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}}
-		} else {
+		case f.spool != nil:
+			var doc int
+			var b []byte
+			pos.Line, pos.Col, doc, b = spooled(lines.Bytes())
+			req = parseRequestLine(p, b, pos)
+			req.SessionID = f.sessionOf(doc, &session)
+		default:
 			req = parseRequestLine(p, lines.Bytes(), pos)
 		}
 		if !yield(req) {
@@ -846,14 +775,16 @@ func truncateForMessage(s string) string {
 }
 
 // sourceLine returns line n (1-based) of data, without its line end.
-func sourceLine(data []byte, idx *lineIndex, n int) string {
-	if n < 1 || n > len(idx.starts) {
-		return ""
+func sourceLine(data []byte, n int) string {
+	for ; n > 1 && len(data) > 0; n-- {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return ""
+		}
+		data = data[i+1:]
 	}
-	start := idx.starts[n-1]
-	end := len(data)
-	if n < len(idx.starts) {
-		end = idx.starts[n] - 1
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data = data[:i]
 	}
-	return strings.TrimRight(string(data[start:end]), "\r")
+	return strings.TrimRight(string(data), "\r")
 }

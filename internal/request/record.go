@@ -11,12 +11,11 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// A Message record (SPEC §5, §6) in a request file is read as what it
-// says (SPEC §16): one of type tool_call is a request, with the record's
-// name, its content as the arguments and its call_id (or, without one,
-// its id) as the id, so that a session transcript replays as it is; a
-// record of another type (text, tool_result) is no request, and is passed
-// over without a word.
+// A Message record in a request file is read as what it says: one of
+// type tool_call is a request, with the record's name, its content as the
+// arguments and its call_id (or, without one, its id) as the id, so that a
+// session transcript replays as it is; a record of another type (text,
+// tool_result) is no request, and is passed over without a word.
 
 // recordKeys are the members of a Message record that a request does not
 // have, by message.Record's own JSON names.
@@ -136,6 +135,6 @@ func (b *requestBuilder) isOtherRecord() bool {
 type otherCount struct{ n atomic.Int64 }
 
 // Others is how many records of the file read so far were no requests
-// (SPEC §16: text and tool_result records of a transcript): Len and Count
+// (the text and tool_result records of a transcript): Len and Count
 // counted them, as they count lines or the elements of a list.
 func (f *File) Others() int64 { return f.others.n.Load() }

@@ -1,7 +1,9 @@
-// Package request owns tool request files (SPEC §4): their formats (YAML,
-// JSON, JSON Lines), reading them with a position for every request and
-// every message about one, streaming what can be streamed, and the limits
-// that keep hostile input from taking the machine.
+// Package request owns tool request files: their formats (YAML, JSON,
+// JSON Lines), reading them with a position for every request and every
+// message about one, a request at a time, and the limits that keep
+// hostile input from taking the machine. A YAML or JSON file is checked
+// whole before anything runs, its requests kept meanwhile in a spool of
+// JSON Lines, which is then read as a JSON Lines file is.
 package request
 
 import "strconv"

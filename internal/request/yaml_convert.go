@@ -3,9 +3,9 @@ package request
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -20,43 +20,43 @@ import (
 // before the parser sees it.
 const maxBlockColumn = 1000
 
-// What goccy/go-yaml is given at most: its parser takes time quadratic in
-// the keys or items of one collection (10,000 keys: 1.4 s; 40,000: 13 s),
-// so a chunk of more is refused rather than parsed. The chunks that come
-// to it are single requests that use YAML yamlFast leaves to it.
+// What goccy/go-yaml is given at most, in one chunk: it allocates about
+// a hundred times the bytes of a block scalar (1 MiB: 92 MB, 0.15 s), and
+// its parser takes time quadratic in the keys of one mapping (10,000 keys:
+// 0.3 s; 40,000: 5 s), so a larger chunk is refused rather than parsed.
 const (
-	maxFullParseBytes  = 1 << 20
-	maxFullParseTokens = 8192
+	maxChunkBytes  = 1 << 20
+	maxChunkTokens = 1 << 15
 )
 
 // yamlConverter parses chunks of one YAML document with goccy/go-yaml and
 // turns their nodes into the values of a JSON decoder, with integers as
 // int64 (or uint64), so that YAML and JSON requests look alike to
-// validation. It counts every value of a chunk, and an alias as many
-// values as its anchor holds, so that alias expansion stays bounded; the
-// anchors of the document are kept from chunk to chunk.
+// validation, and hands each request to emit as JSON. It counts every
+// value of a chunk, and an alias as many values as its anchor holds, so
+// that alias expansion stays bounded; the anchors of the document are
+// kept from chunk to chunk.
 type yamlConverter struct {
 	name    string
+	emit    func(Position, []byte) error
+	buf     []byte
 	anchors map[string]*yamlAnchor
 	// nodes counts the values of the current chunk; aliased the values
 	// that aliases stood for in the whole document, against a budget that
 	// grows with the document (read counts its bytes).
 	nodes, aliased, read int
-	// The current chunk: its text, and the number of its first line.
-	data  []byte
-	idx   *lineIndex
-	first int
+	ch                   *yamlChunk // the current chunk
 }
 
-func newYAMLConverter(name string) *yamlConverter {
-	return &yamlConverter{name: name, anchors: map[string]*yamlAnchor{}}
+func newYAMLConverter(name string, emit func(Position, []byte) error) *yamlConverter {
+	return &yamlConverter{name: name, emit: emit, anchors: map[string]*yamlAnchor{}}
 }
 
 // pos is where tk of the current chunk was written in the file.
 func (c *yamlConverter) pos(tk *token.Token) Position {
 	p := Position{File: c.name}
 	if tk != nil && tk.Position != nil {
-		p.Line, p.Col = tk.Position.Line+c.first-1, tk.Position.Column
+		p.Line, p.Col = c.ch.fileLine(tk.Position.Line), tk.Position.Column
 	}
 	return p
 }
@@ -69,8 +69,8 @@ func (c *yamlConverter) fail(tk *token.Token, msg string) error {
 // holds it.
 func (c *yamlConverter) failAtPos(pos Position, msg string) error {
 	e := &ParseError{Pos: pos, Msg: msg}
-	if c.idx != nil && pos.Line >= c.first {
-		e.Source = sourceLine(c.data, c.idx, pos.Line-c.first+1)
+	if n := c.ch.line(pos.Line); n > 0 {
+		e.Source = sourceLine(c.ch.data, n)
 	}
 	return e
 }
@@ -78,13 +78,9 @@ func (c *yamlConverter) failAtPos(pos Position, msg string) error {
 // parse parses a chunk with goccy/go-yaml and returns the bodies of its
 // documents.
 func (c *yamlConverter) parse(ch *yamlChunk) (bodies []ast.Node, err error) {
-	c.data, c.idx, c.first, c.nodes = ch.data, newLineIndex(ch.data), ch.first, 0
+	c.ch, c.nodes = ch, 0
 	c.read += len(ch.data)
 	start := &token.Token{Position: &token.Position{Line: 1, Column: 1}}
-	if len(ch.data) > maxFullParseBytes {
-		return nil, c.fail(start, fmt.Sprintf("a request of more than %d KiB that uses YAML beyond plain block and flow collections "+
-			"(anchors, aliases, tags, multi-line strings, complex keys): %s", maxFullParseBytes>>10, fullParseAdvice))
-	}
 	defer func() {
 		// The YAML library is not ours; whatever input makes it panic is a
 		// file that does not parse, not a crash.
@@ -112,9 +108,8 @@ func (c *yamlConverter) parse(ch *yamlChunk) (bodies []ast.Node, err error) {
 			}
 		}
 	}
-	if len(tokens) > maxFullParseTokens {
-		return nil, c.fail(start, fmt.Sprintf("a request of more than %d YAML tokens that uses YAML beyond plain block and flow collections "+
-			"(anchors, aliases, tags, multi-line strings, complex keys): %s", maxFullParseTokens, fullParseAdvice))
+	if len(tokens) > maxChunkTokens {
+		return nil, c.fail(start, fmt.Sprintf("%s of more than %d YAML tokens: %s", ch.what, maxChunkTokens, chunkAdvice))
 	}
 	doc, perr := parser.Parse(tokens, 0)
 	if perr != nil {
@@ -134,146 +129,110 @@ func (c *yamlConverter) parse(ch *yamlChunk) (bodies []ast.Node, err error) {
 	return bodies, nil
 }
 
-const fullParseAdvice = "split it, or write it with fewer such features (JSON has none of them)"
+const chunkAdvice = "write a large request as JSON, and a long batch as a block list of requests (- name: ...) or as JSON Lines"
 
 // items parses the chunk of one list item (or, should the chunk hold more,
-// of each) and returns their requests.
-func (c *yamlConverter) items(ch *yamlChunk) ([]*Request, error) {
+// of each) and emits their requests.
+func (c *yamlConverter) items(ch *yamlChunk) error {
 	bodies, err := c.parse(ch)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var reqs []*Request
 	for _, body := range bodies {
 		seq, ok := body.(*ast.SequenceNode)
 		if !ok {
-			return nil, c.fail(body.GetToken(), "invalid YAML: expected a list item (- ...)")
+			return c.fail(body.GetToken(), "invalid YAML: expected a list item (- ...)")
 		}
-		for _, item := range seq.Values {
-			r, err := c.request(item)
-			if err != nil {
-				return nil, err
-			}
-			reqs = append(reqs, r)
+		if err := c.list(seq); err != nil {
+			return err
 		}
 	}
-	return reqs, nil
+	return nil
 }
 
-// members parses the chunk of one key of a mapping document (or, should
-// the chunk hold more, of each).
-func (c *yamlConverter) members(ch *yamlChunk) ([]yamlMember, error) {
-	bodies, err := c.parse(ch)
-	if err != nil {
-		return nil, err
-	}
-	var out []yamlMember
-	for _, body := range bodies {
-		pairs, ok := c.pairs(body)
-		if !ok {
-			return nil, c.fail(body.GetToken(), "invalid YAML: expected a key of the mapping")
-		}
-		for _, kv := range pairs {
-			m := yamlMember{keyPos: c.pos(kv.Key.GetToken()), merge: kv.Key.IsMergeKey()}
-			if m.key, err = c.key(kv.Key); err != nil {
-				return nil, err
-			}
-			if m.key == "requests" && !m.merge {
-				if m.reqs, err = c.list(kv.Value); err != nil {
-					return nil, err
-				}
-				m.list = true
-			} else if m.v, err = c.value(kv.Value, 1); err != nil {
-				return nil, err
-			}
-			if kv.Value != nil {
-				m.vPos = c.pos(kv.Value.GetToken())
-			}
-			out = append(out, m)
-		}
-	}
-	return out, nil
-}
-
-// list returns the requests of a list node.
-func (c *yamlConverter) list(n ast.Node) ([]*Request, error) {
+// list emits the requests of a list node.
+func (c *yamlConverter) list(n ast.Node) error {
 	var tk *token.Token
 	if n != nil {
 		tk = n.GetToken()
 	}
 	seq, ok := c.unwrap(n).(*ast.SequenceNode)
 	if !ok {
-		return nil, c.fail(tk, "requests: expected a list of requests")
+		return c.fail(tk, "requests: expected a list of requests")
 	}
-	reqs := make([]*Request, 0, len(seq.Values))
 	for _, item := range seq.Values {
-		r, err := c.request(item)
-		if err != nil {
-			return nil, err
+		if err := c.request(item); err != nil {
+			return err
 		}
-		reqs = append(reqs, r)
 	}
-	return reqs, nil
+	return nil
 }
 
-// request converts the node of one request.
-func (c *yamlConverter) request(n ast.Node) (*Request, error) {
+// request emits the request of a node, as JSON: a mapping's keys in the
+// order they were written.
+func (c *yamlConverter) request(n ast.Node) error {
 	c.nodes = 0
 	n = c.unwrap(n)
 	var tk *token.Token
 	if n != nil {
 		tk = n.GetToken()
 	}
-	b := newRequestBuilder(c.pos(tk))
+	pos := c.pos(tk)
 	pairs, ok := c.pairs(n)
 	if len(pairs) > 0 {
-		b.req.Pos = c.pos(pairs[0].Key.GetToken())
+		pos = c.pos(pairs[0].Key.GetToken())
 	}
 	if !ok || slices.ContainsFunc(pairs, isMergePair) {
 		// An alias (- *base) or a merge (- <<: *base): the request is the
 		// value they make, its keys in order of name.
 		v, err := c.value(n, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return b.notAnObject(v), nil
+		if c.buf, err = appendJSON(c.buf[:0], v); err != nil {
+			return c.failAtPos(pos, err.Error())
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			b.set(k, m[k])
-		}
-		return b.finish(), nil
+		return c.emit(pos, c.buf)
 	}
-	for _, kv := range pairs {
+	c.buf = append(c.buf[:0], '{')
+	var keys keySet
+	for i, kv := range pairs {
 		key, err := c.key(kv.Key)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if keys.seen(key) { // 1 and "1", which goccy/go-yaml tells apart
+			return c.fail(kv.Key.GetToken(), fmt.Sprintf("invalid YAML: mapping key %q already defined", key))
 		}
 		v, err := c.value(kv.Value, 1)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		b.set(key, v)
+		if i > 0 {
+			c.buf = append(c.buf, ',')
+		}
+		c.buf = append(appendString(c.buf, key), ':')
+		if c.buf, err = appendJSON(c.buf, v); err != nil {
+			return c.failAtPos(pos, err.Error())
+		}
 	}
-	return b.finish(), nil
+	c.buf = append(c.buf, '}')
+	return c.emit(pos, c.buf)
 }
 
 // document parses a document read whole — one request, a list of them,
-// or the wrapper — and returns its requests and session.
-func (c *yamlConverter) document(ch *yamlChunk) (reqs []*Request, session string, err error) {
+// or the wrapper — emits its requests and returns its session.
+func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 	bodies, err := c.parse(ch)
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	for _, body := range bodies {
 		switch n := body.(type) {
 		case *ast.SequenceNode:
-			r, err := c.list(n)
-			if err != nil {
-				return nil, "", err
+			if err := c.list(n); err != nil {
+				return "", err
 			}
-			reqs = append(reqs, r...)
 			continue
 		case *ast.MappingNode, *ast.MappingValueNode:
 			pairs, _ := c.pairs(n)
@@ -281,7 +240,7 @@ func (c *yamlConverter) document(ch *yamlChunk) (reqs []*Request, session string
 			for _, kv := range pairs {
 				key, err := c.key(kv.Key)
 				if err != nil {
-					return nil, "", err
+					return "", err
 				}
 				switch key {
 				case "requests":
@@ -289,42 +248,38 @@ func (c *yamlConverter) document(ch *yamlChunk) (reqs []*Request, session string
 				case "session_id":
 					v, err := c.value(kv.Value, 1)
 					if err != nil {
-						return nil, "", err
+						return "", err
 					}
 					s, ok := v.(string)
 					if !ok {
-						return nil, "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+describe(v))
+						return "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+describe(v))
 					}
 					session = s
 				}
 			}
 			if list == nil {
-				r, err := c.request(n)
-				if err != nil {
-					return nil, "", err
+				if err := c.request(n); err != nil {
+					return "", err
 				}
-				reqs = append(reqs, r)
 				continue
 			}
 			for _, kv := range pairs {
 				if key, _ := c.key(kv.Key); key != "requests" && key != "session_id" {
-					return nil, "", c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
+					return "", c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
 				}
 			}
-			r, err := c.list(list)
-			if err != nil {
-				return nil, "", err
+			if err := c.list(list); err != nil {
+				return "", err
 			}
-			reqs = append(reqs, r...)
 			continue
 		}
 		v, err := c.value(body, 0)
 		if err != nil {
-			return nil, "", err
+			return "", err
 		}
-		return nil, "", c.fail(body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+describe(v))
+		return "", c.fail(body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+describe(v))
 	}
-	return reqs, session, nil
+	return session, nil
 }
 
 func isMergePair(kv *ast.MappingValueNode) bool { return kv.Key != nil && kv.Key.IsMergeKey() }
@@ -405,14 +360,14 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		return x.Value, nil
 	case *ast.FloatNode:
 		return x.Value, nil
-	case *ast.InfinityNode:
-		return x.Value, nil
-	case *ast.NanNode:
-		return math.NaN(), nil
+	case *ast.InfinityNode, *ast.NanNode:
+		// JSON has no such numbers, and requests are JSON: their
+		// arguments go to tools as JSON, their records are JSON.
+		return nil, c.fail(n.GetToken(), fmt.Sprintf("%s: a request holds JSON values, and JSON has no infinity or NaN", n.GetToken().Value))
 	case *ast.StringNode:
 		if x.Token != nil && x.Token.Type == token.StringType {
 			// A plain scalar that goccy/go-yaml leaves a string but JSON
-			// reads as a number (1e2): a number, as yamlFast reads it.
+			// reads as a number (1e2): a number, as in JSON.
 			if f, ok := plainNumber(x.Value); ok {
 				return f, nil
 			}
@@ -565,4 +520,47 @@ func heightOf(v any) int {
 		return h + 1
 	}
 	return 0
+}
+
+// plainNumber reads a plain scalar that YAML 1.2's core schema and JSON
+// take for a number but goccy/go-yaml leaves a string: one with an
+// exponent and no point (1e2), an integer beyond 64 bits.
+func plainNumber(s string) (float64, bool) {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	n := digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
 }

@@ -1,0 +1,230 @@
+package request
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// A YAML or JSON file is read once, before anything runs: each request,
+// checked, is written as one JSON line to a spool, a temporary file, with
+// where it was written. A file that does not parse thus runs nothing,
+// memory stays bounded by the largest request however long the file is,
+// and the run streams the spool as it streams JSON Lines, by the same
+// parser. (Reading the file a second time instead, with goccy/go-yaml,
+// would take longer than the whole run may: bench/RESULTS.md.)
+//
+// A line of the spool is "LINE COL DOC JSON": the request's position, the
+// number of its document (whose session_id may come after its requests),
+// and the request as JSON.
+
+// spool is the spool of one file, written, then read once.
+type spool struct {
+	f   *os.File
+	w   *bufio.Writer
+	n   int
+	buf []byte
+	// name is the file's name while it is to be removed on Close: where
+	// the system does not remove a file that is open.
+	name string
+}
+
+// tempFile creates a temporary file and removes it at once where the
+// system lets an open file be removed, so that nothing is left behind
+// whatever ends the program; name is "" then.
+func tempFile(pattern string) (f *os.File, name string, err error) {
+	f, err = os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, "", err
+	}
+	if os.Remove(f.Name()) != nil {
+		return f, f.Name(), nil
+	}
+	return f, "", nil
+}
+
+func newSpool() (*spool, error) {
+	f, name, err := tempFile("kesoku-requests-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary file for the requests: %w", err)
+	}
+	return &spool{f: f, w: bufio.NewWriterSize(f, 64<<10), name: name}, nil
+}
+
+// add writes one request, read at pos in document doc.
+func (s *spool) add(pos Position, doc int, request []byte) error {
+	if len(request) > MaxLine {
+		return &ParseError{Pos: pos, Msg: fmt.Sprintf("a request larger than %d MiB as JSON: a file of requests holds smaller ones", MaxLine>>20)}
+	}
+	b := strconv.AppendInt(s.buf[:0], int64(pos.Line), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(pos.Col), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(doc), 10)
+	b = append(b, ' ')
+	s.buf = b
+	s.n++
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	s.w.Write(request)
+	return s.w.WriteByte('\n')
+}
+
+// rewind ends the writing, and returns the reader of what was written.
+func (s *spool) rewind() (io.Reader, error) {
+	if err := s.w.Flush(); err != nil {
+		return nil, fmt.Errorf("write the requests to a temporary file: %w", err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return s.f, nil
+}
+
+func (s *spool) Close() error {
+	err := s.f.Close()
+	if s.name != "" {
+		os.Remove(s.name)
+	}
+	return err
+}
+
+// spooled splits a line of the spool into its header and its request.
+func spooled(line []byte) (lineNo, col, doc int, request []byte) {
+	var f [3]int
+	for i := range f {
+		j := bytes.IndexByte(line, ' ')
+		if j < 0 {
+			break
+		}
+		f[i], _ = strconv.Atoi(string(line[:j]))
+		line = line[j+1:]
+	}
+	return f[0], f[1], f[2], line
+}
+
+// docSession is the session_id of a document that has one.
+type docSession struct {
+	doc int
+	id  string
+}
+
+// setSession notes the session_id of document doc, which ends; the
+// documents end in order.
+func (f *File) setSession(doc int, id string) {
+	if doc == 0 {
+		f.SessionID = id
+	}
+	if id != "" {
+		f.sessions = append(f.sessions, docSession{doc, id})
+	}
+}
+
+// sessionOf returns the session_id of document doc. The documents are
+// asked for in order: the search goes on from where it stopped (at).
+func (f *File) sessionOf(doc int, at *int) string {
+	for *at < len(f.sessions) && f.sessions[*at].doc < doc {
+		*at++
+	}
+	if *at < len(f.sessions) && f.sessions[*at].doc == doc {
+		return f.sessions[*at].id
+	}
+	return ""
+}
+
+// appendJSON appends v, a value as YAML requests are converted, as JSON
+// that the request parser reads back as the same value: a float stays a
+// float (100.0, not 100, which reads as an integer). It stops with
+// errTooLarge past MaxLine, which aliases can reach from a small file.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	if len(b) > MaxLine {
+		return b, errTooLarge
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		return appendString(b, x), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return b, fmt.Errorf("%v is no JSON number", x)
+		}
+		start := len(b)
+		b = strconv.AppendFloat(b, x, 'g', -1, 64)
+		if !bytes.ContainsAny(b[start:], ".e") {
+			b = append(b, ".0"...)
+		}
+		return b, nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, e); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendString(b, k), ':')
+			var err error
+			if b, err = appendJSON(b, x[k]); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	return b, fmt.Errorf("%T is no JSON value", v)
+}
+
+// appendString appends s as a JSON string. Bytes that are not UTF-8 are
+// written as they are: the parser reads them as U+FFFD, as encoding/json
+// does.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

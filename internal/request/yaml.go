@@ -1,0 +1,529 @@
+package request
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// yamlGCPercent is the pace of the collector while a YAML file is read.
+const yamlGCPercent = 400
+
+// Reading YAML a request at a time.
+//
+// A YAML request file is cut at its lines into chunks, each parsed on its
+// own by goccy/go-yaml: the items of a block list of requests (at the top
+// of a document, or under the requests key of a {session_id, requests}
+// mapping, whose other keys are a chunk before the list and one after),
+// and any other document whole. Memory is bounded by the largest chunk,
+// however long the list, and the parser is never given a long list: it
+// takes time quadratic in the items or keys of one collection (a 4 MiB
+// list of 60,000 requests took 11 s and 600 MiB whole, 1 s item by item).
+// The numbers are in bench/RESULTS.md.
+
+// yamlLine is one line of a YAML file, as the cutter sees it.
+type yamlLine struct {
+	raw []byte // with its line end; nil for the end of the file
+	n   int    // its number
+	// indent is the number of spaces before the content; a line whose
+	// indentation holds a tab counts as indented without end, so that it
+	// stays with what comes before (whose parser then says what is wrong).
+	indent int
+	// blank is a line with nothing but space or a comment.
+	blank bool
+	text  []byte // the content, from the first byte after the indentation
+}
+
+const tabIndent = 1 << 30
+
+func classify(raw []byte, n int) yamlLine {
+	l := yamlLine{raw: raw, n: n}
+	i := 0
+	for i < len(raw) && raw[i] == ' ' {
+		i++
+	}
+	l.indent = i
+	l.text = bytes.TrimRight(raw[i:], "\r\n")
+	trimmed := bytes.TrimLeft(l.text, " \t")
+	l.blank = len(trimmed) == 0 || trimmed[0] == '#'
+	if !l.blank && l.text[0] == '\t' {
+		l.indent = tabIndent
+	}
+	return l
+}
+
+func (l *yamlLine) end() bool { return l.raw == nil }
+
+// isEntry reports whether the line is an item of a block list: "-" then
+// space or the end of the line.
+func (l *yamlLine) isEntry() bool {
+	return !l.blank && l.indent != tabIndent && len(l.text) > 0 && l.text[0] == '-' &&
+		(len(l.text) == 1 || l.text[1] == ' ' || l.text[1] == '\t')
+}
+
+// marker reports whether the line is a document marker, "---" (which may
+// be followed by the document's first content) or "...".
+func (l *yamlLine) marker() (start, end bool) {
+	if l.indent != 0 || len(l.text) < 3 || (len(l.text) > 3 && l.text[3] != ' ' && l.text[3] != '\t') {
+		return false, false
+	}
+	switch string(l.text[:3]) {
+	case "---":
+		return true, false
+	case "...":
+		return false, true
+	}
+	return false, false
+}
+
+// isRequestsKey reports whether the line is the key requests with nothing
+// after it but a comment: its value is on the lines below.
+func (l *yamlLine) isRequestsKey() bool {
+	for _, k := range []string{"requests:", `"requests":`, `'requests':`} {
+		if rest, ok := bytes.CutPrefix(l.text, []byte(k)); ok && restIsEmpty(rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// restIsEmpty reports whether what is left of a line is space or a comment.
+func restIsEmpty(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t")
+	return len(b) == 0 || b[0] == '#'
+}
+
+// yamlCutter reads a YAML file's lines, one of them ahead at most.
+type yamlCutter struct {
+	br      *bufio.Reader
+	name    string
+	n       int // the number of the line last read
+	long    []byte
+	pending []yamlLine // lines given back, read again first (last first)
+	eof     bool
+}
+
+// next returns the next line; at the end of the file, one whose end()
+// is true.
+func (c *yamlCutter) next() (yamlLine, error) {
+	if k := len(c.pending); k > 0 {
+		l := c.pending[k-1]
+		c.pending = c.pending[:k-1]
+		return l, nil
+	}
+	if c.eof {
+		return yamlLine{}, nil
+	}
+	raw, err := c.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		c.long = append(c.long[:0], raw...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			raw, err = c.br.ReadSlice('\n')
+			c.long = append(c.long, raw...)
+			if len(c.long) > maxChunkBytes {
+				return yamlLine{}, &ParseError{Pos: Position{File: c.name, Line: c.n + 1, Col: 1},
+					Msg: fmt.Sprintf("a line longer than %d MiB: %s", maxChunkBytes>>20, chunkAdvice)}
+			}
+		}
+		raw = c.long
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return yamlLine{}, err
+	}
+	c.eof = err != nil
+	if len(raw) == 0 {
+		return yamlLine{}, nil
+	}
+	c.n++
+	return classify(raw, c.n), nil
+}
+
+// unread gives a line back, to be read again by next. The line's bytes
+// must stay valid: a line given back is copied.
+func (c *yamlCutter) unread(l yamlLine) {
+	if !l.end() {
+		l = classify(bytes.Clone(l.raw), l.n)
+	}
+	c.pending = append(c.pending, l)
+}
+
+// errAt is a ParseError at the start of the content of line l.
+func (c *yamlCutter) errAt(l yamlLine, msg string) error {
+	return &ParseError{Pos: Position{File: c.name, Line: l.n, Col: min(l.indent, len(l.raw)) + 1}, Msg: msg,
+		Source: string(bytes.TrimRight(l.raw, "\r\n"))}
+}
+
+// yamlChunk is a run of whole lines parsed on its own. Where its lines
+// leave a gap in the file's (the list of a wrapper, read on its own), the
+// lines after gapAt are gapBy lines further down in the file.
+type yamlChunk struct {
+	data         []byte
+	first        int // the number of its first line
+	gapAt, gapBy int
+	what         string
+}
+
+func (ch *yamlChunk) reset(what string) { *ch = yamlChunk{data: ch.data[:0], what: what} }
+
+// fileLine is the number in the file of the chunk's line n.
+func (ch *yamlChunk) fileLine(n int) int {
+	if ch.gapAt > 0 && n > ch.gapAt {
+		n += ch.gapBy
+	}
+	return n + ch.first - 1
+}
+
+// line is the number in the chunk of the file's line n, 0 where the chunk
+// does not hold it.
+func (ch *yamlChunk) line(n int) int {
+	if n -= ch.first - 1; ch.gapAt > 0 && n > ch.gapAt {
+		if n -= ch.gapBy; n <= ch.gapAt {
+			return 0
+		}
+	}
+	return max(n, 0)
+}
+
+func (ch *yamlChunk) add(name string, l yamlLine) error {
+	if ch.first == 0 {
+		ch.first = l.n
+	}
+	ch.data = append(ch.data, l.raw...)
+	if len(ch.data) > maxChunkBytes {
+		return &ParseError{Pos: Position{File: name, Line: ch.first}, Msg: fmt.Sprintf("%s larger than %d MiB of YAML: %s", ch.what, maxChunkBytes>>20, chunkAdvice)}
+	}
+	return nil
+}
+
+// yamlReader reads the documents of a YAML file, one after another, into
+// the spool.
+type yamlReader struct {
+	f     *File
+	c     *yamlCutter
+	ctx   context.Context
+	sp    *spool
+	doc   int
+	conv  *yamlConverter
+	chunk yamlChunk
+	pool  *yamlPool
+}
+
+// loadYAML reads a YAML file — documents each holding one request, a list
+// of requests, or {session_id: ..., requests: [...]} — into the spool.
+func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
+	// goccy/go-yaml leaves about 12 KB of garbage an item over a small
+	// live heap: at its default pace the collector takes a quarter of the
+	// reading, four times slower it takes little, and the heap stays well
+	// under what a run may take (bench/RESULTS.md).
+	if prev := debug.SetGCPercent(yamlGCPercent); prev < 0 || prev > yamlGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		defer debug.SetGCPercent(prev)
+	}
+	d := &yamlReader{f: f, c: &yamlCutter{br: bufio.NewReaderSize(in, 64<<10), name: f.Name}, ctx: ctx, sp: sp, pool: newYAMLPool(f.Name)}
+	defer d.pool.stop()
+	for doc := 0; ; doc++ {
+		more, err := d.read(doc)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// emit writes a request of the current document to the spool.
+func (d *yamlReader) emit(pos Position, request []byte) error {
+	if d.sp.n&1023 == 1023 && d.ctx.Err() != nil {
+		return d.ctx.Err()
+	}
+	return d.sp.add(pos, d.doc, request)
+}
+
+// read reads document doc, and reports whether another follows.
+func (d *yamlReader) read(doc int) (more bool, err error) {
+	d.doc = doc
+	d.conv = newYAMLConverter(d.f.Name, d.emit)
+	opened := false // by a "---" line
+	var l yamlLine
+	for {
+		if l, err = d.c.next(); err != nil || l.end() {
+			return false, err
+		}
+		start, end := l.marker()
+		switch {
+		case end:
+			return true, nil
+		case start && opened:
+			// An empty document: the marker opens the next.
+			d.c.unread(l)
+			return true, nil
+		case start && !restIsEmpty(l.text[3:]):
+			// Content on the marker's line: the document is read whole.
+			return d.readWhole(l)
+		case start:
+			opened = true
+			continue
+		}
+		if !l.blank {
+			break
+		}
+	}
+	if l.isEntry() {
+		return d.readList(l)
+	}
+	return d.readWhole(l)
+}
+
+// docEnd reports whether l ends the document (a marker, or the end of the
+// file), giving back a "---" that starts the next, and whether another
+// document follows.
+func (d *yamlReader) docEnd(l yamlLine) (ends, more bool) {
+	if l.end() {
+		return true, false
+	}
+	start, end := l.marker()
+	if start {
+		d.c.unread(l)
+	}
+	return start || end, start || end
+}
+
+// readList reads a document that is a block list of requests, its first
+// item at l.
+func (d *yamlReader) readList(l yamlLine) (bool, error) {
+	after, err := d.list(l, nil)
+	if err != nil {
+		return false, err
+	}
+	if ends, more := d.docEnd(after); ends {
+		return more, nil
+	}
+	return false, d.c.errAt(after, fmt.Sprintf("invalid YAML: expected a list item (- ...) at column %d, or the end of the document", l.indent+1))
+}
+
+// list reads a block list of requests whose first item is at l, each item
+// a chunk, and returns the first line after it. Lines read ahead of the
+// first item (blank ones) come in before.
+func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
+	indent := l.indent
+	for {
+		d.chunk.reset("a request")
+		for _, b := range append(before, l) {
+			if err := d.chunk.add(d.c.name, b); err != nil {
+				return yamlLine{}, err
+			}
+		}
+		before = nil
+		var err error
+		for {
+			if l, err = d.c.next(); err != nil {
+				return yamlLine{}, err
+			}
+			if l.end() || !l.blank && l.indent <= indent {
+				break
+			}
+			if err := d.chunk.add(d.c.name, l); err != nil {
+				return yamlLine{}, err
+			}
+		}
+		if err := d.item(); err != nil {
+			return yamlLine{}, err
+		}
+		if l.end() || l.indent != indent || !l.isEntry() {
+			return l, d.pool.drain(d.emit)
+		}
+	}
+}
+
+// item parses the chunk of one list item, in the pool when it can.
+func (d *yamlReader) item() error {
+	if !bytes.ContainsAny(d.chunk.data, "&*") {
+		d.conv.read += len(d.chunk.data) // the budget of aliases grows with the document
+		return d.pool.submit(&d.chunk, d.emit)
+	}
+	if err := d.pool.drain(d.emit); err != nil {
+		return err
+	}
+	return d.conv.items(&d.chunk)
+}
+
+// readWhole reads the document that starts at l whole and parses it —
+// unless it is a block mapping with a requests key whose value is a block
+// list, which is read as a list (wrapper).
+func (d *yamlReader) readWhole(l yamlLine) (bool, error) {
+	indent := l.indent
+	mapping := indent != tabIndent && l.text[0] != '{' && l.text[0] != '['
+	d.chunk.reset("a YAML document that is not a block list of requests")
+	for {
+		if mapping && l.indent == indent && l.isRequestsKey() {
+			if more, streamed, err := d.wrapper(l); streamed || err != nil {
+				return more, err
+			}
+		}
+		if err := d.chunk.add(d.c.name, l); err != nil {
+			return false, err
+		}
+		var err error
+		if l, err = d.c.next(); err != nil {
+			return false, err
+		}
+		if start, end := l.marker(); l.end() || start || end {
+			break
+		}
+	}
+	session, err := d.conv.document(&d.chunk)
+	if err != nil {
+		return false, err
+	}
+	d.f.setSession(d.doc, session)
+	_, more := d.docEnd(l)
+	return more, nil
+}
+
+// wrapper reads the rest of a mapping document from its requests key at
+// l when a block list follows, the keys before it in d.chunk: the list an
+// item at a time, then the keys before and after it, with requests: [] in
+// place of the list, as one document. streamed is false, and nothing
+// read, when no list follows.
+func (d *yamlReader) wrapper(l yamlLine) (more, streamed bool, err error) {
+	var ahead []yamlLine
+	next, err := d.c.next()
+	for err == nil && !next.end() && next.blank {
+		ahead = append(ahead, classify(bytes.Clone(next.raw), next.n))
+		next, err = d.c.next()
+	}
+	if err != nil {
+		return false, false, err
+	}
+	if !next.isEntry() || next.indent < l.indent {
+		d.c.unread(next)
+		for i := len(ahead) - 1; i >= 0; i-- {
+			d.c.unread(ahead[i])
+		}
+		return false, false, nil
+	}
+	keys := d.chunk
+	keys.data = append(bytes.Clone(d.chunk.data), bytes.Repeat([]byte{' '}, l.indent)...)
+	keys.data = append(keys.data, "requests: []\n"...)
+	if keys.first == 0 {
+		keys.first = l.n
+	}
+	after, err := d.list(next, ahead)
+	if err != nil {
+		return false, true, err
+	}
+	ends, more := d.docEnd(after)
+	if !ends && after.indent != l.indent {
+		return false, true, d.c.errAt(after, fmt.Sprintf("invalid YAML: expected a key at column %d, or the end of the document", l.indent+1))
+	}
+	if !ends {
+		keys.gapAt, keys.gapBy = l.n-keys.first+1, after.n-l.n-1
+	}
+	for ; !ends; ends, more = d.docEnd(after) {
+		if err := keys.add(d.c.name, after); err != nil {
+			return false, true, err
+		}
+		if after, err = d.c.next(); err != nil {
+			return false, true, err
+		}
+	}
+	session, err := d.conv.document(&keys)
+	d.f.setSession(d.doc, session)
+	return more, true, err
+}
+
+// yamlPool parses the items of block lists on every core, and hands their
+// requests on in order. An item that may use an anchor of another (its
+// text holds & or *) is not for the pool: the document's converter, which
+// keeps the anchors, parses it in order.
+type yamlPool struct {
+	work  chan *yamlJob
+	queue []*yamlJob // handed to the workers, in order
+	wg    sync.WaitGroup
+}
+
+// yamlJob is one item, and the requests it made.
+type yamlJob struct {
+	chunk yamlChunk
+	pos   []Position
+	reqs  [][]byte
+	err   error
+	done  chan struct{}
+}
+
+func newYAMLPool(name string) *yamlPool {
+	n := runtime.GOMAXPROCS(0)
+	p := &yamlPool{work: make(chan *yamlJob, n)}
+	for range n {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			conv := newYAMLConverter(name, nil)
+			for job := range p.work {
+				conv.emit = func(pos Position, request []byte) error {
+					job.pos, job.reqs = append(job.pos, pos), append(job.reqs, bytes.Clone(request))
+					return nil
+				}
+				job.err = conv.items(&job.chunk)
+				close(job.done)
+			}
+		}()
+	}
+	return p
+}
+
+// submit hands a copy of ch to the workers, and the requests of the first
+// items, once done, to emit: at most a few items wait.
+func (p *yamlPool) submit(ch *yamlChunk, emit func(Position, []byte) error) error {
+	job := &yamlJob{chunk: *ch, done: make(chan struct{})}
+	job.chunk.data = bytes.Clone(ch.data)
+	p.queue = append(p.queue, job)
+	p.work <- job
+	for len(p.queue) > 0 {
+		select {
+		case <-p.queue[0].done:
+		default:
+			if len(p.queue) < 4*cap(p.work) {
+				return nil
+			}
+			<-p.queue[0].done
+		}
+		if err := p.finish(emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain hands on the requests of every item in the queue, once done.
+func (p *yamlPool) drain(emit func(Position, []byte) error) error {
+	for len(p.queue) > 0 {
+		<-p.queue[0].done
+		if err := p.finish(emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *yamlPool) finish(emit func(Position, []byte) error) error {
+	job := p.queue[0]
+	p.queue = p.queue[1:]
+	for i, r := range job.reqs {
+		if err := emit(job.pos[i], r); err != nil {
+			return err
+		}
+	}
+	return job.err
+}
+
+// stop ends the workers, once what they were given is done.
+func (p *yamlPool) stop() {
+	close(p.work)
+	p.wg.Wait()
+}
