@@ -77,18 +77,30 @@ func (c *yamlConverter) failAtPos(pos Position, msg string) error {
 
 // parse parses a chunk with goccy/go-yaml and returns the bodies of its
 // documents.
-func (c *yamlConverter) parse(ch *yamlChunk) (bodies []ast.Node, err error) {
+func (c *yamlConverter) parse(ch *yamlChunk) ([]ast.Node, error) {
+	tokens, err := c.lex(ch)
+	if err != nil {
+		return nil, err
+	}
+	return c.parseTokens(tokens)
+}
+
+// chunkStart stands for the start of the current chunk in messages.
+var chunkStart = &token.Token{Position: &token.Position{Line: 1, Column: 1}}
+
+// lex splits a chunk into goccy/go-yaml's tokens, refusing what its parser
+// would take too long for.
+func (c *yamlConverter) lex(ch *yamlChunk) (tokens token.Tokens, err error) {
 	c.ch, c.nodes = ch, 0
 	c.read += len(ch.data)
-	start := &token.Token{Position: &token.Position{Line: 1, Column: 1}}
 	defer func() {
 		// The YAML library is not ours; whatever input makes it panic is a
 		// file that does not parse, not a crash.
 		if v := recover(); v != nil {
-			err = c.fail(start, fmt.Sprintf("invalid YAML: the parser failed: %v", v))
+			err = c.fail(chunkStart, fmt.Sprintf("invalid YAML: the parser failed: %v", v))
 		}
 	}()
-	tokens := lexer.Tokenize(string(ch.data))
+	tokens = lexer.Tokenize(string(ch.data))
 	// The parser takes time quadratic in the nesting depth: refuse deep
 	// nesting before it runs.
 	flow := 0
@@ -109,15 +121,25 @@ func (c *yamlConverter) parse(ch *yamlChunk) (bodies []ast.Node, err error) {
 		}
 	}
 	if len(tokens) > maxChunkTokens {
-		return nil, c.fail(start, fmt.Sprintf("%s of more than %d YAML tokens: %s", ch.what, maxChunkTokens, chunkAdvice))
+		return nil, c.fail(chunkStart, fmt.Sprintf("%s of more than %d YAML tokens: %s", ch.what, maxChunkTokens, chunkAdvice))
 	}
+	return tokens, nil
+}
+
+// parseTokens parses the tokens of the current chunk.
+func (c *yamlConverter) parseTokens(tokens token.Tokens) (bodies []ast.Node, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = c.fail(chunkStart, fmt.Sprintf("invalid YAML: the parser failed: %v", v))
+		}
+	}()
 	doc, perr := parser.Parse(tokens, 0)
 	if perr != nil {
 		var ye yaml.Error
 		if errors.As(perr, &ye) {
 			return nil, c.fail(ye.GetToken(), "invalid YAML: "+ye.GetMessage())
 		}
-		return nil, c.fail(start, "invalid YAML: "+perr.Error())
+		return nil, c.fail(chunkStart, "invalid YAML: "+perr.Error())
 	}
 	for _, d := range doc.Docs {
 		if d != nil && d.Body != nil {
@@ -134,7 +156,14 @@ const chunkAdvice = "write a large request as JSON, and a long batch as a block 
 // items parses the chunk of one list item (or, should the chunk hold more,
 // of each) and emits their requests.
 func (c *yamlConverter) items(ch *yamlChunk) error {
-	bodies, err := c.parse(ch)
+	tokens, err := c.lex(ch)
+	if err != nil {
+		return err
+	}
+	if pos, keys, vals, ok := c.tokenItem(tokens); ok {
+		return c.emitObject(pos, keys, vals)
+	}
+	bodies, err := c.parseTokens(tokens)
 	if err != nil {
 		return err
 	}
@@ -194,25 +223,35 @@ func (c *yamlConverter) request(n ast.Node) error {
 		}
 		return c.emit(pos, c.buf)
 	}
-	c.buf = append(c.buf[:0], '{')
-	var keys keySet
-	for i, kv := range pairs {
+	var keys []string
+	var vals []any
+	for _, kv := range pairs {
 		key, err := c.key(kv.Key)
 		if err != nil {
 			return err
 		}
-		if keys.seen(key) { // 1 and "1", which goccy/go-yaml tells apart
+		if slices.Contains(keys, key) { // 1 and "1", which goccy/go-yaml tells apart
 			return c.fail(kv.Key.GetToken(), fmt.Sprintf("invalid YAML: mapping key %q already defined", key))
 		}
 		v, err := c.value(kv.Value, 1)
 		if err != nil {
 			return err
 		}
+		keys, vals = append(keys, key), append(vals, v)
+	}
+	return c.emitObject(pos, keys, vals)
+}
+
+// emitObject emits the request at pos of keys and their values, in order.
+func (c *yamlConverter) emitObject(pos Position, keys []string, vals []any) error {
+	c.buf = append(c.buf[:0], '{')
+	for i, key := range keys {
 		if i > 0 {
 			c.buf = append(c.buf, ',')
 		}
 		c.buf = append(appendString(c.buf, key), ':')
-		if c.buf, err = appendJSON(c.buf, v); err != nil {
+		var err error
+		if c.buf, err = appendJSON(c.buf, vals[i]); err != nil {
 			return c.failAtPos(pos, err.Error())
 		}
 	}
