@@ -217,14 +217,18 @@ type yamlReader struct {
 // loadYAML reads a YAML file — documents each holding one request, a list
 // of requests, or {session_id: ..., requests: [...]} — into the spool.
 func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
-	// goccy/go-yaml leaves about 12 KB of garbage an item over a small
-	// live heap: at its default pace the collector takes a quarter of the
+	// goccy/go-yaml leaves kilobytes of garbage an item over a small live
+	// heap: at its default pace the collector takes a quarter of the
 	// reading, four times slower it takes little, and the heap stays well
-	// under what a run may take (bench/RESULTS.md).
+	// under what a run may take (bench/RESULTS.md). The garbage is
+	// collected at the end, so that the run starts from what is live.
 	if prev := debug.SetGCPercent(yamlGCPercent); prev < 0 || prev > yamlGCPercent {
 		debug.SetGCPercent(prev)
 	} else {
-		defer debug.SetGCPercent(prev)
+		defer func() {
+			debug.SetGCPercent(prev)
+			runtime.GC()
+		}()
 	}
 	d := &yamlReader{f: f, c: &yamlCutter{br: bufio.NewReaderSize(in, 64<<10), name: f.Name}, ctx: ctx, sp: sp, pool: newYAMLPool(f.Name)}
 	defer d.pool.stop()
