@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // A YAML or JSON file is read once, before anything runs: each request,
@@ -152,7 +154,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case string:
-		return appendString(b, x), nil
+		return message.AppendString(b, x), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case uint64:
@@ -190,7 +192,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendString(b, k), ':')
+			b = append(message.AppendString(b, k), ':')
 			var err error
 			if b, err = appendJSON(b, x[k]); err != nil {
 				return b, err
@@ -199,32 +201,4 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 		return append(b, '}'), nil
 	}
 	return b, fmt.Errorf("%T is no JSON value", v)
-}
-
-// appendString appends s as a JSON string. Bytes that are not UTF-8 are
-// written as they are: the parser reads them as U+FFFD, as encoding/json
-// does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // maxBlockColumn bounds where a block collection may start: each level of
@@ -249,7 +251,7 @@ func (c *yamlConverter) emitObject(pos Position, keys []string, vals []any) erro
 		if i > 0 {
 			c.buf = append(c.buf, ',')
 		}
-		c.buf = append(appendString(c.buf, key), ':')
+		c.buf = append(message.AppendString(c.buf, key), ':')
 		var err error
 		if c.buf, err = appendJSON(c.buf, vals[i]); err != nil {
 			return c.failAtPos(pos, err.Error())
