@@ -17,11 +17,12 @@ const module = "github.com/kesoku/kesoku"
 // allowed is the house plan (DEVELOPERS.md, "The house") as import edges
 // between our own packages. message and workspace are leaves that hold one concept each
 // (the record, the confinement of paths) so that the layers above can share
-// them without importing each other.
+// them without importing each other; records, just above message, is the
+// one home of the records file that every command reads or writes.
 var allowed = map[string][]string{
 	".":        {"cmd"},
 	"cmd":      {"*"},
-	"message":  {"internal/jsonlex"},
+	"message":  {},
 	"registry": {"message", "internal/tooldoc"},
 	// A tool declared both ways, for the tests that hold them to one
 	// behaviour; nothing imports it.
@@ -34,8 +35,9 @@ var allowed = map[string][]string{
 	"internal/gen":             {"registry", "internal/tooldoc"},
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace"},
-	"internal/request":         {"registry", "message", "internal/jsonlex"},
-	"internal/runner":          {"registry", "message", "internal/request"},
+	"internal/records":         {"registry", "message", "internal/jsonlex"},
+	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request"},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
@@ -44,13 +46,12 @@ var allowed = map[string][]string{
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
-	"internal/diff":            {"message"},
+	"internal/diff":            {"message", "internal/records", "internal/jsonlex"},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext"},
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
-	"internal/batch":              {"internal/llm", "internal/media", "internal/request", "internal/runner", "registry", "message"},
-	"internal/merge":              {},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message"},
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 }
 

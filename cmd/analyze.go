@@ -12,8 +12,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/request"
-	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -176,15 +175,16 @@ func writeAnalyzeRecord(opts *analyzeOptions, rm *provider.Model, answer media.A
 		// analyze_media's argument "path".
 		callErr = registry.InvalidArg("path", callErr)
 	}
-	r := runner.New(registry.New(), runner.Options{SessionID: message.NewID()})
-	rec := r.Pack(&request.Request{Name: "analyze_media"}, answer.Text, callErr, interrupted, d)
+	pk := records.Packer{SessionID: message.NewID()}
+	rec := pk.Pack(records.Call{Name: "analyze_media"}, records.Outcome{Value: answer.Text, Err: callErr, Cut: interrupted}, d)
+	rec.ID = message.NewID()
 	rec.Model = rm.Name()
 	rec.Usage = answer.Usage
 	var cut *llm.CutError
 	if errors.As(callErr, &cut) {
 		rec.Cut = cut.Reason
 	}
-	w := message.NewJSONLWriter(opts.g.IO.Out)
+	w := records.NewWriter(opts.g.IO.Out)
 	if err := w.Write(rec); err != nil {
 		return err
 	}

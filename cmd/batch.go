@@ -13,9 +13,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
-	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -285,6 +284,10 @@ func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
 		return batchError(ctx, err, "nothing changed; ask again")
 	}
 	batch.Report(o.g.IO.Out, st, parts, time.Now())
+	if !o.g.Quiet {
+		sum := batch.StatusSummary(st, parts)
+		fmt.Fprintln(o.g.IO.Err, sum.String())
+	}
 	if !batch.Ended(parts) || !st.Submitted {
 		return errPending
 	}
@@ -359,7 +362,7 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	if err != nil {
 		return err
 	}
-	var finished *request.Finished
+	var finished *records.Finished
 	var out recordsOut
 	if o.Output != "" && o.Output != "-" {
 		if samePath(o.Output, st.File) {
@@ -367,16 +370,16 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 		}
 		// Read under the file's lock, and refused before anything in it
 		// changes: a collect resumes what it wrote, nobody else's file.
-		out, err = message.AppendFileChecked(o.Output, func() error {
-			var rerr error
-			if finished, rerr = request.ReadFinished(o.Output); rerr != nil {
-				return rerr
-			}
-			if s := finished.Session; s != "" && s != st.SessionID {
+		var resumed *records.Resumed
+		resumed, err = records.Resume(o.Output, func(fin *records.Finished) error {
+			if s := fin.Session; s != "" && s != st.SessionID {
 				return fmt.Errorf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, s, st.SessionID)
 			}
 			return nil
 		})
+		if err == nil {
+			out, finished = resumed, resumed.Finished
+		}
 	} else {
 		out, err = openRecords(o.Output, g.IO.Out)
 	}
@@ -393,7 +396,8 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 		err = cerr
 	}
 	if !g.Quiet {
-		fmt.Fprintln(g.IO.Err, describeCollect(sum, o.Output))
+		sum.Output = o.Output
+		fmt.Fprintln(g.IO.Err, sum.String())
 	}
 	var pending *batch.PendingError
 	switch {
@@ -401,33 +405,8 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 		return &exitError{code: ExitPending, err: fmt.Errorf("%w: run again later, or with --wait", err)}
 	case err != nil:
 		return batchError(ctx, err, "the same command goes on")
-	case sum.Failed > 0 || sum.SkippedFailed > 0:
+	case sum.HasErrors():
 		return errFailures
 	}
 	return nil
-}
-
-// describeCollect says in one line what collect did.
-func describeCollect(s batch.Summary, output string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "kesoku: %d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"), s.Records-s.Failed)
-	if s.Failed > 0 {
-		var kinds []string
-		for _, k := range []message.ErrorKind{message.KindToolError, message.KindInvalidArgs, message.KindInvalidRequest} {
-			if n := s.Kinds[k]; n > 0 {
-				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
-			}
-		}
-		fmt.Fprintf(&b, ", %d failed (%s)", s.Failed, strings.Join(kinds, ", "))
-	}
-	if s.Skipped > 0 {
-		fmt.Fprintf(&b, "; %d skipped, written to %s by an earlier collect", s.Skipped, output)
-		if s.SkippedFailed > 0 {
-			fmt.Fprintf(&b, " (%d of them with an error)", s.SkippedFailed)
-		}
-	}
-	if s.Deleted > 0 {
-		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, plural(s.Deleted, "file", "files"))
-	}
-	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/diff"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
-	"github.com/kesoku/kesoku/message"
 )
 
 // diffOptions are what `kesoku diff` was asked to do.
@@ -100,7 +101,7 @@ func diffMissing(args []string) string {
 
 // recordFields are the top-level fields of a record: --ignore of one that
 // is never compared is harmless, of any other name a mistake.
-var recordFields = []string{"id", "session_id", "parent_id", "role", "type", "status", "name", "content", "is_error", "error", "args_hash", "created_at", "duration_ms", "call_id", "model", "provider_data", "truncated", "model_call_id", "cut"}
+var recordFields = []string{"id", "session_id", "parent_id", "role", "type", "status", "name", "content", "is_error", "error", "args_hash", "position", "created_at", "duration_ms", "call_id", "model", "provider_data", "truncated", "model_call_id", "cut", "usage"}
 
 // check parses --ignore and refuses reading standard input twice.
 func (o *diffOptions) check() error {
@@ -140,6 +141,7 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 		return usageErr(fileError(err))
 	}
 	defer closeNew()
+	boundDiffMemory(o.Old, o.New)
 
 	out := bufio.NewWriterSize(io.Out, 64<<10)
 	p := &diffPrinter{w: out, oldName: termtext.Escape(old.Name), newName: termtext.Escape(new.Name)}
@@ -147,7 +149,11 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 	if o.JSON {
 		emit = p.json
 	}
-	sum, err := diff.Compare(ctx, old, new, diff.Options{Ignore: o.ignore, Messages: o.Messages}, emit)
+	dopts := diff.Options{Ignore: o.ignore, Messages: o.Messages}
+	if !o.JSON {
+		dopts.MaxChanges = maxShownChanges
+	}
+	sum, err := diff.Compare(ctx, old, new, dopts, emit)
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = fmt.Errorf("write: %w", ferr)
 	}
@@ -164,7 +170,7 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 		for _, name := range sum.Torn {
 			fmt.Fprintf(io.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", termtext.Escape(name))
 		}
-		fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Escape(diffSummary(sum, old.Name, new.Name)))
+		fmt.Fprintln(io.Err, termtext.Escape(sum.String()))
 	}
 	if sum.Different() > 0 {
 		return errFailures
@@ -172,10 +178,33 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 	return nil
 }
 
+// boundDiffMemory sets a soft memory limit for a comparison of the files
+// old and new, unless GOMEMLIMIT says otherwise: what diff holds is within
+// twice the smaller file, but without a limit the collector lets the heap
+// grow to twice what is held before it collects what was handed out (the
+// differences of a record whose every value changed). Standard input,
+// whose size is not known, sets none.
+func boundDiffMemory(old, new string) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	smaller := int64(-1)
+	for _, name := range []string{old, new} {
+		st, err := os.Stat(name)
+		if name == "-" || err != nil || !st.Mode().IsRegular() {
+			return
+		}
+		if smaller < 0 || st.Size() < smaller {
+			smaller = st.Size()
+		}
+	}
+	debug.SetMemoryLimit(2*smaller + streamingHeap)
+}
+
 // openDiffFile opens a records file, "-" being standard input.
 func openDiffFile(name string, stdin io.Reader) (diff.File, func(), error) {
 	if name == "-" {
-		return diff.File{Name: "<stdin>", Records: message.NewReader(stdin, "<stdin>")}, func() {}, nil
+		return diff.File{Name: "<stdin>", Records: records.NewReader(stdin, "<stdin>")}, func() {}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -185,31 +214,7 @@ func openDiffFile(name string, stdin io.Reader) (diff.File, func(), error) {
 		f.Close()
 		return diff.File{}, nil, fmt.Errorf("%s: is a directory", name)
 	}
-	return diff.File{Name: name, Records: message.NewReader(f, name)}, func() { f.Close() }, nil
-}
-
-// diffSummary says in one line what diff found.
-func diffSummary(s diff.Summary, oldName, newName string) string {
-	n := s.Different()
-	if n == 0 {
-		return fmt.Sprintf("%d %s, no differences", s.Requests, plural(s.Requests, "request", "requests"))
-	}
-	var parts []string
-	for _, k := range []struct {
-		kind diff.Kind
-		say  string
-	}{
-		{diff.Changed, "changed"},
-		{diff.NewError, plural(s.ByKind[diff.NewError], "new error", "new errors")},
-		{diff.Fixed, "fixed"},
-		{diff.OnlyOld, "only in " + oldName},
-		{diff.OnlyNew, "only in " + newName},
-	} {
-		if c := s.ByKind[k.kind]; c > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c, k.say))
-		}
-	}
-	return fmt.Sprintf("%d of %d %s %s: %s", n, s.Requests, plural(s.Requests, "request", "requests"), plural(n, "differs", "differ"), strings.Join(parts, ", "))
+	return diff.File{Name: name, Records: records.NewReader(f, name)}, func() { f.Close() }, nil
 }
 
 // diffPrinter writes differences, keeping the first write error.
@@ -217,6 +222,7 @@ type diffPrinter struct {
 	w                *bufio.Writer
 	oldName, newName string
 	err              error
+	buf              []byte
 }
 
 // The bounds of diff's text output, as its help states them.
@@ -238,12 +244,11 @@ func (p *diffPrinter) text(d *diff.Difference) error {
 	case diff.OnlyNew:
 		fmt.Fprintf(p.w, "%s: only in %s\n", req, p.newName)
 	}
-	for i, c := range d.Changes {
-		if i == maxShownChanges {
-			fmt.Fprintf(p.w, "%s: and %d more (--json lists them all)\n", req, len(d.Changes)-i)
-			break
-		}
+	for _, c := range d.Changes {
 		fmt.Fprintf(p.w, "%s: %s: %s -> %s\n", req, c.Path, showValue(c.Old), showValue(c.New))
+	}
+	if d.More > 0 {
+		fmt.Fprintf(p.w, "%s: and %d more (--json lists them all)\n", req, d.More)
 	}
 	return p.check()
 }
@@ -274,12 +279,41 @@ func (p *diffPrinter) json(d *diff.Difference) error {
 	return nil
 }
 
+// jsonLine writes l as encoding/json would (without HTML escapes), the
+// values as the records hold them: a value of megabytes goes out as it
+// is, not copied into an encoder's buffer. They are JSON on one line, as
+// every record line is.
 func (p *diffPrinter) jsonLine(l *diffLine) error {
-	e := json.NewEncoder(p.w)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(l); err != nil && p.err == nil {
-		p.err = err
+	b := append(p.buf[:0], `{"request":`...)
+	b = records.AppendString(b, l.Request)
+	if l.Name != "" {
+		b = append(b, `,"name":`...)
+		b = records.AppendString(b, l.Name)
 	}
+	b = append(b, `,"change":`...)
+	b = records.AppendString(b, string(l.Change))
+	if l.Path != "" {
+		b = append(b, `,"path":`...)
+		b = records.AppendString(b, l.Path)
+	}
+	p.buf = b
+	p.w.Write(b)
+	if l.Old != nil {
+		p.w.WriteString(`,"old":`)
+		p.w.Write(l.Old)
+	}
+	if l.New != nil {
+		p.w.WriteString(`,"new":`)
+		p.w.Write(l.New)
+	}
+	b = b[:0]
+	if l.OldLine != 0 {
+		b = strconv.AppendInt(append(b, `,"old_line":`...), int64(l.OldLine), 10)
+	}
+	if l.NewLine != 0 {
+		b = strconv.AppendInt(append(b, `,"new_line":`...), int64(l.NewLine), 10)
+	}
+	p.w.Write(append(b, "}\n"...))
 	return p.check()
 }
 

@@ -87,7 +87,7 @@ func execKesoku(t *testing.T, stdin string, args ...string) (stdout, stderr stri
 func TestDiffText(t *testing.T) {
 	t.Parallel()
 	long := json.RawMessage(`"` + strings.Repeat("é", 200) + `"`)
-	many := make([]diff.Change, 23)
+	many := make([]diff.Change, 20) // what Compare keeps for the text, and 3 more
 	for i := range many {
 		many[i] = diff.Change{Path: diff.Path{{Kind: diff.KeyStep, Key: "content"}, {Kind: diff.IndexStep, Index: i}}, Old: json.RawMessage("1"), New: json.RawMessage("2")}
 	}
@@ -99,7 +99,7 @@ func TestDiffText(t *testing.T) {
 		{Request: "call 2", Name: "b", Kind: diff.OnlyOld},
 		{Request: "c:3", Kind: diff.OnlyNew},
 		{Request: "long", Name: "c", Kind: diff.Changed, Changes: []diff.Change{{Path: diff.Path{{Kind: diff.KeyStep, Key: "content"}}, Old: long, New: json.RawMessage(`"x"`)}}},
-		{Request: "many", Name: "d", Kind: diff.Changed, Changes: many},
+		{Request: "many", Name: "d", Kind: diff.Changed, Changes: many, More: 3},
 	} {
 		if err := p.text(d); err != nil {
 			t.Fatal(err)
@@ -122,22 +122,31 @@ func TestDiffText(t *testing.T) {
 	}
 }
 
-func TestDiffSummary(t *testing.T) {
+// TestDiffJSONLines: diff --json writes each line as encoding/json
+// writes it (without HTML escapes), the values as the records hold them.
+func TestDiffJSONLines(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		sum  diff.Summary
-		want string
-	}{
-		{diff.Summary{Requests: 1}, "1 request, no differences"},
-		{diff.Summary{Requests: 0}, "0 requests, no differences"},
-		{diff.Summary{Requests: 120, ByKind: map[diff.Kind]int{diff.Changed: 1, diff.NewError: 2, diff.Fixed: 1, diff.OnlyOld: 1, diff.OnlyNew: 3}},
-			"8 of 120 requests differ: 1 changed, 2 new errors, 1 fixed, 1 only in g.jsonl, 3 only in n.jsonl"},
-		{diff.Summary{Requests: 2, ByKind: map[diff.Kind]int{diff.NewError: 1}}, "1 of 2 requests differs: 1 new error"},
-		{diff.Summary{Requests: 1, ByKind: map[diff.Kind]int{diff.Changed: 1}}, "1 of 1 request differs: 1 changed"},
-	}
-	for _, tt := range tests {
-		if got := diffSummary(tt.sum, "g.jsonl", "n.jsonl"); got != tt.want {
-			t.Errorf("diffSummary(%+v) = %q, want %q", tt.sum, got, tt.want)
+	for _, l := range []diffLine{
+		{Request: "call_1", Name: "a<b>", Change: diff.Changed, Path: `.content["x y"]`, Old: json.RawMessage(`{"k":[1,"é\u2028"]}`), New: json.RawMessage(`null`), OldLine: 3, NewLine: 4},
+		{Request: "only \"old\"", Change: diff.OnlyOld, OldLine: 7},
+		{Request: "n", Change: diff.OnlyNew, NewLine: 1},
+		{Request: "x", Change: diff.NewError, Path: ".error", New: json.RawMessage(`{"kind":"tool_error","message":"no"}`), OldLine: 1, NewLine: 1},
+	} {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		p := &diffPrinter{w: w}
+		if err := p.jsonLine(&l); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		var want bytes.Buffer
+		e := json.NewEncoder(&want)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(l); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want.String() {
+			t.Errorf("line\n got %s\nwant %s", b.String(), want.String())
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/mcpserve"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -139,13 +139,13 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if opts.sessionTimeoutSet && opts.HTTP == "" {
 		return usageErrf("--session-timeout: sessions that expire are for --http; standard input and output serve one client for as long as it stays")
 	}
-	var records *message.JSONLWriter
+	var recs *records.Writer
 	if opts.Output != "" {
 		g.protect(opts.Output, "it is the file this server writes its records to")
-		if records, err = message.AppendFile(opts.Output); err != nil {
+		if recs, err = records.Append(opts.Output); err != nil {
 			return usageErr(err)
 		}
-		defer records.Close()
+		defer recs.Close()
 	}
 
 	ir := g.watchSignals(nil)
@@ -162,8 +162,8 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 		Withheld:       withheld(offer.Set.Registry, offered),
 		Word:           wordMCPServeError,
 	}
-	if records != nil {
-		sopts.Records = records
+	if recs != nil {
+		sopts.Records = recs
 	}
 	srv := mcpserve.New(offered, sopts)
 	names := offered.Names()
@@ -197,8 +197,8 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if records != nil {
-		if err := records.Close(); err != nil {
+	if recs != nil {
+		if err := recs.Close(); err != nil {
 			return fmt.Errorf("write records: %w", err)
 		}
 	}

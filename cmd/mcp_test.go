@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -178,7 +179,7 @@ func TestMCPServeCalls(t *testing.T) {
 		t.Errorf("exit %d; stderr:\n%s", code, s.stderr.String())
 	}
 	var parents []string
-	err := message.ReadFile(out, func(r *message.Record) error {
+	err := records.ReadFile(out, func(r *message.Record) error {
 		parents = append(parents, r.ParentID+" "+r.Name)
 		return nil
 	})

@@ -10,14 +10,13 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -172,7 +171,7 @@ func countStdin(files []string) int {
 }
 
 // runnerOptions turns the flags into the ToolRunner's options.
-func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *request.Finished) runner.Options {
+func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *records.Finished) runner.Options {
 	session := o.Session
 	if session == "" {
 		session = o.resumedSession
@@ -227,28 +226,25 @@ func runRun(ctx context.Context, o *runOptions) error {
 		}
 	}()
 
-	var finished *request.Finished
+	var resumed *records.Resumed
 	var out recordsOut
 	if o.Resume {
 		// Read under the file's lock: another writer cannot add records
 		// between what this run reads as finished and what it appends.
-		var readErr error
-		out, err = message.AppendFileChecked(o.Output, func() error {
-			finished, readErr = request.ReadFinished(o.Output)
-			return readErr
-		})
-		if readErr != nil {
-			return usageErrf("--resume: %w", readErr)
+		resumed, err = records.Resume(o.Output, nil)
+		if re, ok := errors.AsType[*records.ReadError](err); ok {
+			return usageErrf("--resume: %w", re.Err)
 		}
 		if err != nil {
 			return usageErr(err)
 		}
-		defer out.Close()
+		defer resumed.Close()
+		out = resumed
 		if o.Session == "" {
 			// The resumed run goes on in the earlier run's session, so that
 			// one batch's records are one session. A file's own session_id
 			// still wins for its requests.
-			o.resumedSession = finished.Session
+			o.resumedSession = resumed.Finished.Session
 		}
 	}
 	boundMemory()
@@ -277,6 +273,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		defer out.Close()
 	}
 
+	var finished *records.Finished
+	if resumed != nil {
+		finished = resumed.Finished
+	}
 	ropts := o.runnerOptions(ir, out, finished)
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
 	r := runner.New(reg, ropts)
@@ -289,36 +289,54 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return nil
 	})
 	prog.finish()
+	if runErr == nil {
+		runErr = inputErr(files, &sum)
+	}
+	if resumed != nil && runErr == nil && !sum.Interrupted {
+		// Every request read: the file becomes the one an uninterrupted
+		// run would have written. A run cut short leaves the records it
+		// appended for the next --resume, which reads them as well.
+		c, err := resumed.Compact()
+		if err != nil {
+			return err
+		}
+		sum.Replaced, sum.Dropped, sum.Output = c.Replaced, c.Dropped, o.Output
+	}
 	if err := out.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr != nil {
 		return runErr
 	}
-	for _, f := range files {
-		err := f.Err()
-		if sum.Interrupted && errors.Is(err, context.Canceled) {
-			// The interrupt ended a read of standard input: no error of the
-			// input, and what did not come is not read.
-			sum.StoppedReading = true
-			continue
-		}
-		if err != nil {
-			return usageErr(err)
-		}
-	}
 	if !o.g.Quiet {
-		fmt.Fprintln(o.g.IO.Err, describeSummary(sum))
+		fmt.Fprintln(o.g.IO.Err, sum.String())
 	}
 	switch {
 	case sum.Interrupted && !o.g.Quiet:
 		return errInterruptedReported
 	case sum.Interrupted:
 		return errInterrupted
-	case sum.Failed > 0 || sum.SkippedFailed > 0:
+	case sum.HasErrors():
 		// The exit status describes the file: error records an earlier
 		// run left there count as much as new ones.
 		return errFailures
+	}
+	return nil
+}
+
+// inputErr is the first error of reading the request files, as bad usage.
+// An interrupt that ended a read of standard input is none: what did not
+// come was not read.
+func inputErr(files []*request.File, sum *records.Summary) error {
+	for _, f := range files {
+		err := f.Err()
+		if sum.Interrupted && errors.Is(err, context.Canceled) {
+			sum.StoppedReading = true
+			continue
+		}
+		if err != nil {
+			return usageErr(err)
+		}
 	}
 	return nil
 }
@@ -418,44 +436,12 @@ type recordsOut interface {
 
 // openRecords opens the records' destination: standard output or a new
 // file. (--resume opens the end of an existing one, under its lock, as it
-// reads it: message.AppendFileChecked.)
+// reads it: records.Resume.)
 func openRecords(path string, stdout io.Writer) (recordsOut, error) {
 	if path == "" || path == "-" {
-		return message.NewJSONLWriter(stdout), nil
+		return records.NewWriter(stdout), nil
 	}
-	return message.CreateFile(path)
-}
-
-// describeSummary says in one line what a run did, for standard error.
-func describeSummary(s runner.Summary) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "kesoku: %d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"), s.Records-s.Failed)
-	if s.Failed > 0 {
-		kinds := make([]string, 0, len(s.Kinds))
-		for k := range s.Kinds {
-			kinds = append(kinds, string(k))
-		}
-		slices.Sort(kinds)
-		for i, k := range kinds {
-			kinds[i] = fmt.Sprintf("%d %s", s.Kinds[message.ErrorKind(k)], k)
-		}
-		fmt.Fprintf(&b, ", %d failed (%s)", s.Failed, strings.Join(kinds, ", "))
-	}
-	if s.Skipped > 0 {
-		fmt.Fprintf(&b, "; %d skipped, finished by an earlier run", s.Skipped)
-		if s.SkippedFailed > 0 {
-			fmt.Fprintf(&b, " (%d of them with an error)", s.SkippedFailed)
-		}
-	}
-	switch {
-	case s.StoppedReading:
-		b.WriteString("; interrupted: the requests not read by then have no record (--resume with -o finishes them)")
-	case s.Interrupted:
-		b.WriteString("; interrupted")
-	case s.FailedFast:
-		b.WriteString("; stopped by --fail-fast")
-	}
-	return b.String()
+	return records.Create(path)
 }
 
 func plural(n int, one, many string) string {

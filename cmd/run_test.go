@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
-	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -120,7 +121,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 func decodeRecords(t *testing.T, data string) []*message.Record {
 	t.Helper()
 	var recs []*message.Record
-	if err := message.Read(strings.NewReader(data), "out", func(r *message.Record) error { recs = append(recs, r); return nil }); err != nil {
+	if err := records.Read(strings.NewReader(data), "out", func(r *message.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return recs
@@ -227,7 +228,11 @@ func TestRunSessionIDs(t *testing.T) {
 	}
 }
 
-func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
+// TestRunResumeSkipsFinishedAndCompacts: the finished request is
+// skipped, the others run, and the file ends with one record per request
+// in request order, the aborted one gone (the earlier run's records,
+// written before records had positions, given theirs).
+func TestRunResumeSkipsFinishedAndCompacts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	in := writeFile(t, dir, "a.jsonl", `{"id": "1", "name": "sum", "args": {"a": 1, "b": 1}}
@@ -237,7 +242,7 @@ func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
 	out := filepath.Join(dir, "out.jsonl")
 	// An earlier run finished 1, was interrupted before 2, and was killed
 	// while writing 3's record.
-	w, err := message.CreateFile(out)
+	w, err := records.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,24 +265,49 @@ func TestRunResumeSkipsFinishedAndAppends(t *testing.T) {
 	var got []string
 	for _, r := range decodeRecords(t, string(data)) {
 		// The resumed run goes on in the earlier run's session.
-		got = append(got, r.ParentID+":"+string(r.Status)+":"+r.SessionID)
+		got = append(got, fmt.Sprintf("%s:%s:%s:%d", r.ParentID, r.Status, r.SessionID, r.Position))
 	}
-	want := []string{"1:responded:earlier", "2:aborted:earlier", "2:responded:earlier", "3:responded:earlier"}
+	want := []string{"1:responded:earlier:1", "2:responded:earlier:2", "3:responded:earlier:3"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("records mismatch (-want +got):\n%s", diff)
 	}
 }
 
-func TestDescribeSummary(t *testing.T) {
+// TestRunResumeInterruptedIsNotCompacted: a resumed run that an interrupt
+// cuts short leaves the file as it appended to it — the records of what it
+// did not read are the only ones there are — for the next --resume.
+func TestRunResumeInterruptedIsNotCompacted(t *testing.T) {
 	t.Parallel()
-	s := describeSummary(runnerSummary(3, 2, map[message.ErrorKind]int{"aborted": 1, "tool_error": 1}, true))
-	if want := "kesoku: 3 records: 1 succeeded, 2 failed (1 aborted, 1 tool_error); interrupted"; s != want {
-		t.Errorf("summary = %q, want %q", s, want)
+	dir := t.TempDir()
+	in := writeFile(t, dir, "a.jsonl", `{"id": "1", "name": "interrupt", "args": {}}
+{"id": "2", "name": "sum", "args": {"a": 2, "b": 2}}
+`)
+	out := writeFile(t, dir, "out.jsonl", `{"id":"old","session_id":"s","parent_id":"1","role":"tool","type":"tool_result","status":"aborted","name":"interrupt","is_error":true,"error":{"kind":"aborted","message":"interrupted"},"position":1,"created_at":"2026-11-30T00:00:00Z"}
+`)
+	sig := &fakeSignals{}
+	reg := runTestRegistry(t)
+	// A tool that interrupts the run it is called by, as Ctrl-C would.
+	reg.MustRegister(&registry.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
+		sig.send(t, os.Interrupt)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	var stdout, stderr bytes.Buffer
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, AWD: dir, Signals: sig.source}
+	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
+		o.Registry = reg
+		return runRun(ctx, o)
+	})
+	c.SetArgs([]string{in, "-o", out, "--resume"})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	if code, _ := exitCode(c.Execute()); code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, stderr.String())
 	}
-}
-
-func runnerSummary(records, failed int, kinds map[message.ErrorKind]int, interrupted bool) runner.Summary {
-	return runner.Summary{Records: records, Failed: failed, Kinds: kinds, Interrupted: interrupted}
+	data, _ := os.ReadFile(out)
+	recs := decodeRecords(t, string(data))
+	if len(recs) < 2 || recs[0].ID != "old" {
+		t.Errorf("the file holds %d records, the first %+v; want the earlier run's aborted record kept, and the new ones after it", len(recs), recs[0])
+	}
 }
 
 // TestRunBundledExample runs testdata/requests.yaml, the README's first

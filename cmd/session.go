@@ -17,6 +17,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
@@ -129,7 +130,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	tools, offered := offer.Specs, offer.Registry
 	var old []*message.Record
 	if opts.Resume != "" {
-		err := message.ReadFile(opts.Resume, func(r *message.Record) error { old = append(old, r); return nil })
+		err := records.ReadFile(opts.Resume, func(r *message.Record) error { old = append(old, r); return nil })
 		if err != nil {
 			return usageErrf("--resume: %w", err)
 		}
@@ -174,7 +175,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	g.protect(path, "it is the transcript of this session")
 	var store message.Store = w
 	if opts.JSON {
-		out := message.NewJSONLWriter(g.IO.Out)
+		out := records.NewWriter(g.IO.Out)
 		defer out.Flush()
 		store = sessionStores{w, out}
 	}
@@ -338,7 +339,7 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *int
 // resumed transcript, or .kesoku/sessions/<id>.jsonl under the AWD. A
 // resumed session written to another file gets its old records first, so
 // that each file is a whole transcript.
-func openTranscript(g *Globals, opts *sessionOptions, sessionID string, old []*message.Record) (string, *message.JSONLWriter, error) {
+func openTranscript(g *Globals, opts *sessionOptions, sessionID string, old []*message.Record) (string, *records.Writer, error) {
 	path := opts.Output
 	switch {
 	case path == "" && opts.Resume != "":
@@ -352,13 +353,13 @@ func openTranscript(g *Globals, opts *sessionOptions, sessionID string, old []*m
 		}
 	}
 	if opts.Resume != "" && samePath(path, opts.Resume) {
-		w, err := message.AppendFile(path)
+		w, err := records.Append(path)
 		if err != nil {
 			return "", nil, fmt.Errorf("transcript: %w", err)
 		}
 		return path, w, nil
 	}
-	w, err := message.CreateFile(path)
+	w, err := records.Create(path)
 	if err != nil {
 		return "", nil, fmt.Errorf("transcript: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -72,7 +73,7 @@ func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY b
 func transcript(t *testing.T, path string) []string {
 	t.Helper()
 	var got []string
-	err := message.ReadFile(path, func(r *message.Record) error {
+	err := records.ReadFile(path, func(r *message.Record) error {
 		got = append(got, string(r.Role)+" "+string(r.Type)+" "+string(r.Content))
 		return nil
 	})
@@ -182,7 +183,7 @@ func TestSessionRunsOnlyTheToolsOffered(t *testing.T) {
 		t.Errorf("the tool that was not offered ran")
 	}
 	var result *message.Record
-	err := message.ReadFile(opts.Output, func(r *message.Record) error {
+	err := records.ReadFile(opts.Output, func(r *message.Record) error {
 		if r.Type == message.TypeToolResult {
 			result = r
 		}

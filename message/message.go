@@ -1,8 +1,10 @@
 // Package message owns the Message record — the one JSON line kesoku writes
-// for every tool result and every turn of a session — and the Store that
-// keeps records. It is a leaf: it imports nothing of ours, so that the
-// registry (whose ToolContext carries a Store), the runner and the agent
-// loop can all speak of records without importing each other.
+// for every tool result and every turn of a session — its ids, and the
+// Store that keeps records. It is a leaf: it imports nothing of ours, so
+// that the registry (whose ToolContext carries a Store), the runner and
+// the agent loop can all speak of records without importing each other.
+// Reading and writing records files is kesoku's own business, not a tool
+// author's, and lives inside it.
 package message
 
 import (
@@ -86,7 +88,12 @@ type Record struct {
 	// ArgsHash, on the tool_result records of `kesoku run`, is a hash of
 	// the request's arguments (16 hex digits), by which --resume knows the
 	// request again when ids are given by position and the file changed.
-	ArgsHash   string    `json:"args_hash,omitempty"`
+	ArgsHash string `json:"args_hash,omitempty"`
+	// Position, on the tool_result records of `kesoku run` (and of batch
+	// collect), is the request's 1-based place in the whole run: records
+	// of the shards of a run, or of a run and its resumption, go back in
+	// request order by it, whatever the request ids are.
+	Position   int64     `json:"position,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
 	DurationMS *int64    `json:"duration_ms,omitempty"`
 
@@ -142,8 +149,9 @@ func (u *Usage) Add(o Usage) {
 	u.CacheWriteTokens += o.CacheWriteTokens
 }
 
-// Store keeps records: the "gateway" of the seed. The JSON Lines writer is
-// one implementation; a database can be another.
+// Store keeps records: where a run or a session puts them, and where a
+// tool may add its own (ToolContext.Store). kesoku's records files are one
+// implementation; a database can be another.
 type Store interface {
 	// Append stores records in the order given. It must be safe for
 	// concurrent use.

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -118,8 +119,11 @@ func (s *memoryStore) Append(_ context.Context, recs ...*message.Record) error {
 //
 //kesoku:tool
 func remember(ctx context.Context, tc *registry.ToolContext, note string) (string, error) {
-	content := message.AppendString(nil, note)
-	err := tc.Store.Append(ctx, &message.Record{
+	content, err := json.Marshal(note)
+	if err != nil {
+		return "", err
+	}
+	err = tc.Store.Append(ctx, &message.Record{
 		ID:        message.NewID(),
 		SessionID: tc.SessionID,
 		ParentID:  tc.OriginalMsgID,

@@ -24,7 +24,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -117,25 +117,25 @@ func submitOptions(srv *llmtest.Server, b llm.Batcher, dir, file string) SubmitO
 	}
 }
 
-// records collects what Collect emits.
-type records struct{ recs []*message.Record }
+// recorded collects what Collect emits.
+type recorded struct{ recs []*message.Record }
 
-func (r *records) emit(rec *message.Record) error {
+func (r *recorded) emit(rec *message.Record) error {
 	r.recs = append(r.recs, rec)
 	return nil
 }
 
 // collect runs Collect over the state at path into out, skipping what out
 // holds already, as kesoku batch collect does.
-func collect(t *testing.T, ctx context.Context, b llm.Batcher, path string, out *records, opts ...func(*CollectOptions)) (Summary, error) {
+func collect(t *testing.T, ctx context.Context, b llm.Batcher, path string, out *recorded, opts ...func(*CollectOptions)) (records.Summary, error) {
 	t.Helper()
 	st, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	finished := request.NewFinished()
+	finished := records.NewFinished()
 	for _, r := range out.recs {
-		finished.Add(r.Head())
+		finished.Add(records.HeadOf(r))
 	}
 	o := CollectOptions{Registry: registry.Default, State: st, StatePath: path, Batcher: b, Finished: finished, Emit: out.emit}
 	for _, f := range opts {
@@ -223,7 +223,7 @@ func TestClaudeBatch(t *testing.T) {
 		t.Errorf("request 3's params: %s", batches[0].Requests[2])
 	}
 
-	var out records
+	var out recorded
 	sum, err := collect(t, ctx, b, res.Path, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestCollectIsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got records
+			var got recorded
 			if _, err := collect(t, context.Background(), b, res.Path, &got); err != nil {
 				t.Fatal(err)
 			}
@@ -334,7 +334,7 @@ func TestGeminiBatch(t *testing.T) {
 	if len(uploads) != 3 || !strings.Contains(string(batches[0].Requests[0]), `"fileUri":"`+uploads[0].URI+`"`) {
 		t.Fatalf("uploads %d, request 1 %s: want the file cited by its URI", len(uploads), batches[0].Requests[0])
 	}
-	var out records
+	var out recorded
 	sum, err := collect(t, ctx, b, res.Path, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +407,7 @@ func testGeminiBatchFile(t *testing.T, real bool) {
 	if got := res.State.Parts[0].Files; len(got) != 1 || !strings.HasSuffix(got[0], strings.TrimPrefix(batches[0].Input, "files/")) {
 		t.Errorf("part files %v, want the input file %s", got, batches[0].Input)
 	}
-	var out records
+	var out recorded
 	if _, err := collect(t, ctx, b, res.Path, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestGeminiBatchFailed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out records
+			var out recorded
 			sum, err := collect(t, context.Background(), b, res.Path, &out)
 			if err != nil {
 				t.Fatal(err)
@@ -548,7 +548,7 @@ func TestSplit(t *testing.T) {
 			if want := []string{"r1", "r2", "r3", "r4", "r5", "r6", "r7"}; !slices.Equal(keys, want) {
 				t.Errorf("keys %v, want %v", keys, want)
 			}
-			var out records
+			var out recorded
 			if _, err := collect(t, context.Background(), b, res.Path, &out); err != nil {
 				t.Fatal(err)
 			}
@@ -638,7 +638,7 @@ func TestSubmitInterrupted(t *testing.T) {
 			if want := []string{"r1", "r2", "r3", "r4", "r5", "r6", "r7"}; !slices.Equal(keys, want) {
 				t.Fatalf("keys sent %v, want each once: %v", keys, want)
 			}
-			var out records
+			var out recorded
 			if _, err := collect(t, context.Background(), b, res.Path, &out); err != nil {
 				t.Fatal(err)
 			}
@@ -676,7 +676,7 @@ func TestSubmitInterruptedUploads(t *testing.T) {
 	if n := len(srv.Uploads()); n != 5 {
 		t.Errorf("%d uploads, want 5: part 2's first file again", n)
 	}
-	var out records
+	var out recorded
 	if _, err := collect(t, context.Background(), b, res.Path, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +703,7 @@ func TestCollectInterrupted(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var out records
+			var out recorded
 			_, err = collect(t, ctx, b, res.Path, &out, func(o *CollectOptions) {
 				emit := o.Emit
 				o.Emit = func(r *message.Record) error {
@@ -745,7 +745,7 @@ func TestCollectWaits(t *testing.T) {
 	// Part 1 ends at the first look, part 2 at the third: the first
 	// look of part 2 finds it in progress.
 	srv.SetBatchPolls(0)
-	var out records
+	var out recorded
 	if _, err := b.Batch(context.Background(), res.State.Parts[0].Batch); err != nil {
 		t.Fatal(err)
 	}
@@ -828,7 +828,7 @@ func TestCollectChangedRequests(t *testing.T) {
 	f, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"name": "analyze_media", "args": {"path": "img1.png"}}` + "\n")
 	f.Close()
-	var out records
+	var out recorded
 	_, err = collect(t, context.Background(), b, res.Path, &out)
 	var bad *UsageError
 	if !errors.As(err, &bad) || !errors.Is(err, ErrChanged) || len(out.recs) != 0 {
@@ -1047,7 +1047,7 @@ func TestSubmitLostAnswer(t *testing.T) {
 					t.Errorf("part 1's files %v, expiring %v: want its input file %s", p.Files, p.FilesExpire, batches[0].Input)
 				}
 			}
-			var out records
+			var out recorded
 			if _, err := collect(t, context.Background(), again, res.Path, &out); err != nil {
 				t.Fatal(err)
 			}

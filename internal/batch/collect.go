@@ -10,6 +10,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -27,7 +28,7 @@ type CollectOptions struct {
 	Batcher   llm.Batcher
 	// Finished are the requests the output holds a finished record of
 	// already (an earlier collect): they get none.
-	Finished *request.Finished
+	Finished *records.Finished
 	// Emit writes a record.
 	Emit func(*message.Record) error
 	// Wait waits for parts still in progress, looking again after a
@@ -44,19 +45,6 @@ const DefaultPoll = time.Minute
 
 // firstPoll is the first wait.
 const firstPoll = 5 * time.Second
-
-// Summary counts what collect did.
-type Summary struct {
-	// Records is how many records it wrote, Failed how many of them are
-	// errors; Skipped how many requests had their record already, and
-	// SkippedFailed how many of those records are errors.
-	Records, Failed, Skipped, SkippedFailed int
-	// Kinds counts the error records by kind.
-	Kinds map[message.ErrorKind]int
-	// Deleted is how many files kesoku had uploaded for the batch and
-	// deleted, every record being written.
-	Deleted int
-}
 
 // PendingError says a part of the batch has not ended yet: the records
 // before it are written, the rest wait for it.
@@ -75,10 +63,10 @@ func (e *PendingError) Error() string {
 // asked. Requests the output has a finished record of are skipped, so
 // that an interrupted collect is finished by the same command. Once
 // every request has its record, the files kesoku uploaded for the batch
-// are deleted.
-func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
+// are deleted (the summary's Deleted counts them).
+func Collect(ctx context.Context, o CollectOptions) (records.Summary, error) {
 	st := o.State
-	sum := Summary{Kinds: map[message.ErrorKind]int{}}
+	sum := records.Summary{Command: records.CommandCollect}
 	if !st.Submitted {
 		return sum, usage("the batch was not sent whole (submit was interrupted, or failed): run the same kesoku batch submit again first")
 	}
@@ -101,9 +89,9 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 	if err := st.fits(o.StatePath, st.File, n); err != nil {
 		return sum, err
 	}
-	r := runner.New(o.Registry, runner.Options{SessionID: st.SessionID})
 	// The checker numbers the requests as run does: the same ids.
-	numbering := r.Checker()
+	numbering := runner.New(o.Registry, runner.Options{}).Checker()
+	pk := records.Packer{SessionID: st.SessionID}
 	c := &collector{o: &o, st: st}
 	defer c.drop()
 	var pos int64
@@ -113,15 +101,12 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 		if st.SessionFlag {
 			req.SessionID = ""
 		}
-		argsHash := request.ArgsHash(req.Args)
-		switch o.Finished.Check(req, argsHash) {
-		case request.Failed:
-			sum.SkippedFailed++
-			fallthrough
-		case request.Succeeded:
-			sum.Skipped++
+		argsHash := records.ArgsHash(req.Args)
+		switch resumed := o.Finished.Check(req.ID, req.Name, argsHash, pos); resumed {
+		case records.Succeeded, records.Failed:
+			sum.Skip(resumed == records.Failed)
 			continue
-		case request.Changed:
+		case records.Changed:
 			return sum, usage("%s: the output's record of id %q answers another request: it holds another run's records", req.Pos, req.ID)
 		}
 		if err := ctx.Err(); err != nil {
@@ -135,19 +120,17 @@ func Collect(ctx context.Context, o CollectOptions) (Summary, error) {
 		if callErr == nil {
 			v = answer.Text
 		}
-		rec := r.Pack(req, v, callErr, false, 0)
+		rec := pk.Pack(records.Call{ID: req.ID, Name: req.Name, SessionID: req.SessionID, CallID: req.CallID}, records.Outcome{Value: v, Err: callErr}, 0)
+		rec.ID = message.NewID()
 		rec.ArgsHash = argsHash
+		rec.Position = pos
 		// What the request cost, at the batch price: as analyze --json
 		// reports it.
 		rec.Usage = answer.Usage
 		if err := o.Emit(rec); err != nil {
 			return sum, err
 		}
-		sum.Records++
-		if rec.IsError {
-			sum.Failed++
-			sum.Kinds[rec.Error.Kind]++
-		}
+		sum.Add(rec)
 	}
 	if err := f.Err(); err != nil {
 		return sum, err

@@ -168,7 +168,7 @@ func TestInterruptAtEveryStep(t *testing.T) {
 						<-ctx.Done() // the send's own context, once abandoned
 					}
 				}
-				var out records
+				var out recorded
 				var statePath string
 				// do runs the command cmd; it reports whether it ran
 				// to its end.

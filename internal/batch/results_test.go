@@ -51,7 +51,7 @@ func TestResultsAreStreamed(t *testing.T) {
 				b := connect(t, srv, func(o *llm.ClientOptions) {
 					o.MaxResponse, o.MaxResults, o.MaxEvent = tt.opts.MaxResponse, tt.opts.MaxResults, tt.opts.MaxEvent
 				})
-				var out records
+				var out recorded
 				_, err = collect(t, context.Background(), b, res.Path, &out)
 				if tt.want == "" {
 					if err != nil {
@@ -110,7 +110,7 @@ func TestResultsDeadline(t *testing.T) {
 			srv.SetResultsTrickle(time.Millisecond)
 			deadline := time.Second
 			short := connect(t, srv, func(o *llm.ClientOptions) { o.Deadline = deadline })
-			var out records
+			var out recorded
 			_, err = collect(t, context.Background(), statusElsewhere{Batcher: b, results: short}, res.Path, &out)
 			var late *llm.DeadlineError
 			want := fmt.Sprintf("%s: the API did not finish answering within %v", p, deadline)

@@ -100,7 +100,7 @@ func TestCollectRefusesAStateThatLies(t *testing.T) {
 			if err := st.Save(path); err != nil {
 				t.Fatal(err)
 			}
-			var out records
+			var out recorded
 			_, err = collect(t, context.Background(), b, path, &out)
 			var bad *UsageError
 			want := fmt.Sprintf("%s: the state says the batch holds %d requests, but %s holds 3", path, n, file)

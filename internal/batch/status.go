@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // PartStatus is where one part of a batch stands.
@@ -43,6 +44,29 @@ func Ended(parts []PartStatus) bool {
 		}
 	}
 	return true
+}
+
+// StatusSummary counts what the provider says of the batch's requests:
+// answered (succeeded), errored, cancelled or expired (failed), still in
+// progress, not counted (an ended part whose provider gives no counts:
+// its results say), or never sent (a submit cut short).
+func StatusSummary(st *State, parts []PartStatus) records.Summary {
+	sum := records.Summary{Command: records.CommandStatus, Total: int(st.Requests), Parts: len(st.Parts)}
+	sum.Unsent = int(st.Requests - st.sent())
+	for _, ps := range parts {
+		c := ps.Batch.Counts
+		switch {
+		case c != nil:
+			sum.Succeeded += c.Succeeded
+			sum.Failed += c.Errored + c.Canceled + c.Expired
+			sum.Pending += c.Processing
+		case ps.Batch.Ended:
+			sum.Uncounted += int(ps.Part.Count())
+		default:
+			sum.Pending += int(ps.Part.Count())
+		}
+	}
+	return sum
 }
 
 // Report writes where the batch stands, for people: a line for the

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // benchRecords writes n records of calculate_sum as `kesoku run` does,
@@ -29,8 +29,8 @@ func BenchmarkCompare(b *testing.B) {
 	b.ResetTimer()
 	for done := 0; done < b.N; done += n {
 		sum, err := Compare(context.Background(),
-			File{Name: "old", Records: message.NewReader(bytes.NewReader(old), "old")},
-			File{Name: "new", Records: message.NewReader(bytes.NewReader(new), "new")},
+			File{Name: "old", Records: records.NewReader(bytes.NewReader(old), "old")},
+			File{Name: "new", Records: records.NewReader(bytes.NewReader(new), "new")},
 			Options{}, func(*Difference) error { return nil })
 		if err != nil || sum.Different() != 0 {
 			b.Fatal(sum, err)

@@ -1,11 +1,13 @@
-// Package diff compares the records of two runs request by request (SPEC
-// §16): what a tool returned is data, and CI should notice when it
-// changes. It pairs the tool_result records of two records files by the
-// request they answer, compares what matters (the tool's name, the status,
-// the error's kind, the content, by value) and reports each place that
-// differs. It streams both files at once; memory holds only the records
-// that the other file has not reached yet, none when both files are in the
-// same order, as two runs of one request file are.
+// Package diff compares the records of two runs request by request: what
+// a tool returned is data, and CI should notice when it changes. It pairs
+// the tool_result records of two records files by the request they
+// answer, compares what matters (the tool's name, the status, the error's
+// kind, the content, by value) and reports each place that differs. It
+// streams both files at once; memory holds only the records that the
+// other file has not reached yet (none when both files are in the same
+// order, as two runs of one request file are) and the two records being
+// compared, each once, as its file holds it: values are compared on the
+// records' own text, never decoded.
 package diff
 
 import (
@@ -15,13 +17,14 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 )
 
 // File is one side of a comparison: a records file being read.
 type File struct {
 	Name    string
-	Records *message.Reader
+	Records *records.Reader
 }
 
 // Options say what Compare leaves out.
@@ -32,6 +35,12 @@ type Options struct {
 	// default: messages hold temporary paths, durations and the wording of
 	// other programs' errors, while the kind says what happened.
 	Messages bool
+	// MaxChanges keeps at most that many changes of a request in its
+	// Difference, and counts the others (Difference.More). 0 keeps them
+	// all: a request with very many is then handed to emit in several
+	// Differences of a few hundred changes each, one after another, so
+	// that memory holds no more of them.
+	MaxChanges int
 }
 
 // Kind says how the records of a request differ.
@@ -63,31 +72,16 @@ type Difference struct {
 	OldLine, NewLine int
 	// Changes are the places that differ, in the order of the record's
 	// fields and then of keys and indexes; none for OnlyOld and OnlyNew.
+	// They are valid until emit returns.
 	Changes []Change
-}
-
-// Summary counts what Compare found.
-type Summary struct {
-	// Requests is how many requests the files answer between them.
-	Requests int
-	// ByKind counts the requests that differ, by kind.
-	ByKind map[Kind]int
-	// Torn are the names of the files whose last line is a record cut
-	// short (a run killed while it wrote), left out.
-	Torn []string
-}
-
-// Different is how many requests differ.
-func (s Summary) Different() int {
-	n := 0
-	for _, c := range s.ByKind {
-		n += c
-	}
-	return n
+	// More is how many places differ beyond Changes, under
+	// Options.MaxChanges.
+	More int
 }
 
 // Compare pairs the tool_result records of old and new and calls emit for
-// every request whose records differ, as soon as it knows. Records are
+// every request whose records differ, as soon as it knows; the Difference
+// is valid until emit returns. Records are
 // paired by the request they answer: a record's call_id where it has one
 // (the tool_result records of a session transcript, which `kesoku run`
 // replays under that id), otherwise its parent_id. Records of other types
@@ -100,12 +94,17 @@ func (s Summary) Different() int {
 // kept only until its partner in the other file is read, so that memory
 // holds only what one file has not reached yet: nothing when both are in
 // the same order, at most the smaller file when they are not.
-func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (Summary, error) {
+func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (records.Summary, error) {
 	m := &merge{
 		cmp:      comparer{ignore: ignoreSet(opts.Ignore), messages: opts.Messages},
 		emit:     emit,
-		sum:      Summary{ByKind: map[Kind]int{}},
+		sum:      records.Summary{Command: records.CommandDiff, Old: old.Name, New: new.Name},
 		interned: map[string]string{},
+	}
+	m.w.max = opts.MaxChanges
+	m.w.flush = func(cs []Change) error {
+		m.d.Changes, m.d.More = cs, 0
+		return m.emit(&m.d)
 	}
 	m.sides[0] = newSide(old, OnlyOld)
 	m.sides[1] = newSide(new, OnlyNew)
@@ -136,6 +135,8 @@ type entry struct {
 	line int
 	seq  int    // its place among the records read from its file
 	next *entry // the next record of the same request in the same file
+	// own says the content is the entry's own, no longer the line's.
+	own bool
 }
 
 // side is one file being read.
@@ -163,8 +164,12 @@ type merge struct {
 	sides    [2]*side
 	cmp      comparer
 	emit     func(*Difference) error
-	sum      Summary
+	sum      records.Summary
 	interned map[string]string
+	// w compares the records of each request in turn, and d is what it
+	// hands on: one of each, for the whole comparison.
+	w walker
+	d Difference
 }
 
 // next reads the next tool_result record of side i; at the file's end it
@@ -173,7 +178,7 @@ func (m *merge) next(i int) (*entry, error) {
 	s := m.sides[i]
 	for s.Records.Scan() {
 		h, err := s.Records.Head()
-		if message.IsTorn(err) {
+		if records.IsTorn(err) {
 			// The last line of a run killed mid-write: its request has no
 			// record, which the user is told why.
 			m.sum.Torn = append(m.sum.Torn, s.Name)
@@ -274,11 +279,18 @@ func (m *merge) place(i int, e *entry) error {
 	return nil
 }
 
-// keep readies e for waiting: the strings that repeat from record to
-// record (names, statuses, kinds) are shared, so that a million records
-// kept waiting do not hold a million copies of "calculate_sum".
+// keep readies e for waiting: its content copied out of the line, which
+// the next line read takes, into memory of its own size; and the strings
+// that repeat from record to record (names, statuses, kinds) shared, so
+// that a million records kept waiting do not hold a million copies of
+// "calculate_sum".
 func (m *merge) keep(e *entry) {
 	r := &e.r
+	if r.content != nil && !e.own {
+		c := make([]byte, len(r.content))
+		copy(c, r.content)
+		r.content, e.own = c, true
+	}
 	r.typ = m.intern(r.typ)
 	r.name = m.intern(r.name)
 	r.status = m.intern(r.status)
@@ -328,15 +340,9 @@ func inOrder(m map[string]*entry) []*entry {
 }
 
 func (m *merge) pair(old, new *entry) error {
-	m.sum.Requests++
-	changes, err := m.cmp.records(&old.r, &new.r)
-	if err != nil {
-		return fmt.Errorf("%s:%d: %w", m.sides[1].Name, new.line, err)
-	}
-	if len(changes) == 0 {
-		return nil
-	}
-	d := &Difference{Request: new.r.key, Name: new.r.name, Kind: Changed, OldLine: old.line, NewLine: new.line, Changes: changes}
+	m.sum.Total++
+	d := &m.d
+	*d = Difference{Request: new.r.key, Name: new.r.name, Kind: Changed, OldLine: old.line, NewLine: new.line}
 	if d.Name == "" {
 		d.Name = old.r.name
 	}
@@ -346,13 +352,38 @@ func (m *merge) pair(old, new *entry) error {
 	case old.r.isError && !new.r.isError:
 		d.Kind = Fixed
 	}
-	m.sum.ByKind[d.Kind]++
+	w := &m.w
+	w.kept, w.found, w.handed, w.err = w.kept[:0], 0, 0, nil
+	m.cmp.records(w, &old.r, &new.r)
+	if w.err != nil {
+		return fmt.Errorf("%s:%d: content: %w", m.sides[1].Name, new.line, w.err)
+	}
+	if w.found == 0 {
+		m.sum.Same++
+		return nil
+	}
+	switch d.Kind {
+	case NewError:
+		m.sum.NewErrors++
+	case Fixed:
+		m.sum.Fixed++
+	default:
+		m.sum.Changed++
+	}
+	if len(w.kept) == 0 && w.handed > 0 {
+		return nil // every change handed on already
+	}
+	d.Changes, d.More = w.kept, w.found-w.handed-len(w.kept)
 	return m.emit(d)
 }
 
 func (m *merge) only(s *side, e *entry) error {
-	m.sum.Requests++
-	m.sum.ByKind[s.only]++
+	m.sum.Total++
+	if s.only == OnlyOld {
+		m.sum.OnlyOld++
+	} else {
+		m.sum.OnlyNew++
+	}
 	d := &Difference{Request: e.r.key, Name: e.r.name, Kind: s.only}
 	if s.only == OnlyOld {
 		d.OldLine = e.line

@@ -9,16 +9,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 func file(name, text string) File {
-	return File{Name: name, Records: message.NewReader(strings.NewReader(text), name)}
+	return File{Name: name, Records: records.NewReader(strings.NewReader(text), name)}
 }
 
 // diffText runs Compare and writes what it found, a line per difference:
 // "REQUEST KIND OLDLINE/NEWLINE" and then the changes.
-func diffText(t testing.TB, old, new string, opts Options) ([]string, Summary) {
+func diffText(t testing.TB, old, new string, opts Options) ([]string, records.Summary) {
 	t.Helper()
 	var out []string
 	sum, err := Compare(context.Background(), file("old.jsonl", old), file("new.jsonl", new), opts, func(d *Difference) error {
@@ -208,7 +208,7 @@ func TestCompare(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("differences mismatch (-want +got):\n%s", diff)
 			}
-			if sum.Requests != tt.requests || sum.Different() != len(tt.want) {
+			if sum.Total != tt.requests || sum.Different() != len(tt.want) {
 				t.Errorf("summary %+v, want %d requests, %d different", sum, tt.requests, len(tt.want))
 			}
 		})
@@ -227,14 +227,11 @@ func TestCompareSwapped(t *testing.T) {
 	new := joinLines(rec("call_2", "a", `"content":{"x":[1]}`), rec("call_1", "a", `"content":1`), rec("call_4", "a", `"content":4`), rec("call_3", "a", `"is_error":true,"error":{"kind":"tool_error","message":"x"}`))
 	ab, sab := diffText(t, old, new, Options{})
 	ba, sba := diffText(t, new, old, Options{})
-	if len(ab) != 4 || sab.Requests != sba.Requests || sab.Different() != sba.Different() {
+	if len(ab) != 4 || sab.Total != sba.Total || sab.Different() != sba.Different() {
 		t.Fatalf("old→new %v (%+v), new→old %v (%+v)", ab, sab, ba, sba)
 	}
-	swapped := map[Kind]Kind{Changed: Changed, NewError: Fixed, Fixed: NewError, OnlyOld: OnlyNew, OnlyNew: OnlyOld}
-	for k, n := range sab.ByKind {
-		if sba.ByKind[swapped[k]] != n {
-			t.Errorf("%d %s old→new, but %d %s new→old", n, k, sba.ByKind[swapped[k]], swapped[k])
-		}
+	if sab.Changed != sba.Changed || sab.NewErrors != sba.Fixed || sab.Fixed != sba.NewErrors || sab.OnlyOld != sba.OnlyNew || sab.OnlyNew != sba.OnlyOld {
+		t.Errorf("old→new %+v, new→old %+v: not swapped", sab, sba)
 	}
 }
 
@@ -277,7 +274,7 @@ func TestCompareRefusesAFileOfNoRecords(t *testing.T) {
 	text := `{"id":"u1","session_id":"s","role":"user","type":"text","status":"responded","content":"hi","created_at":"2026-11-30T12:00:00Z"}` + "\n"
 	for _, content := range []string{text, ""} {
 		sum, err := Compare(context.Background(), file("a", content), file("b", content), Options{}, func(*Difference) error { return nil })
-		if err != nil || sum.Requests != 0 || sum.Different() != 0 {
+		if err != nil || sum.Total != 0 || sum.Different() != 0 {
 			t.Errorf("%q: %+v, %v; want no requests and no error", content, sum, err)
 		}
 	}

@@ -2,11 +2,11 @@ package diff
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // The places of a record that are compared; everything else (id,
-// session_id, created_at, duration_ms, ...) differs from run to run.
+// session_id, created_at, duration_ms, position, ...) differs from run to
+// run.
 var (
 	namePath    = Path{keyStep("name")}
 	statusPath  = Path{keyStep("status")}
@@ -14,6 +14,16 @@ var (
 	kindPath    = Path{keyStep("error"), keyStep("kind")}
 	messagePath = Path{keyStep("error"), keyStep("message")}
 	contentPath = Path{keyStep("content")}
+)
+
+// The same places, as a walker steps.
+var (
+	namePlaces    = placesOf(namePath)
+	statusPlaces  = placesOf(statusPath)
+	errorPlaces   = placesOf(errorPath)
+	kindPlaces    = placesOf(kindPath)
+	messagePlaces = placesOf(messagePath)
+	contentPlaces = placesOf(contentPath)
 )
 
 // compared are the top-level keys of a record that Compare looks at.
@@ -38,44 +48,40 @@ func (c *comparer) at(path Path) (ignoreSet, bool) {
 	return ign, false
 }
 
-// records returns the changes from old to new.
-func (c *comparer) records(old, new *result) ([]Change, error) {
-	var out []Change
-	out = c.field(out, namePath, old.name, new.name)
-	out = c.field(out, statusPath, old.status, new.status)
+// records finds the changes from old to new, in the order of the record's
+// fields, and tells them to w.
+func (c *comparer) records(w *walker, old, new *result) {
+	c.field(w, namePath, namePlaces, old.name, new.name)
+	c.field(w, statusPath, statusPlaces, old.status, new.status)
 	switch {
 	case !old.isError && !new.isError:
 	case !old.isError || !new.isError:
 		if _, ignored := c.at(errorPath); !ignored {
-			out = append(out, Change{Path: errorPath, Old: old.errorJSON(), New: new.errorJSON()})
+			w.setPath(errorPlaces)
+			w.change(old.errorJSON(), new.errorJSON())
 		}
 	default:
-		out = c.field(out, kindPath, old.errKind, new.errKind)
+		c.field(w, kindPath, kindPlaces, old.errKind, new.errKind)
 		if c.messages {
-			out = c.field(out, messagePath, old.errMessage, new.errMessage)
+			c.field(w, messagePath, messagePlaces, old.errMessage, new.errMessage)
 		}
-	}
-	if old.content == new.content {
-		return out, nil
 	}
 	if ign, ignored := c.at(contentPath); !ignored {
-		var err error
-		if out, err = compareJSON(out, contentPath, ign, rawOrNil(old.content), rawOrNil(new.content)); err != nil {
-			return out, fmt.Errorf("content: %w", err)
-		}
+		w.setPath(contentPlaces)
+		w.values(ign, old.content, new.content)
 	}
-	return out, nil
 }
 
-// field appends the change of a string field, unless it is ignored.
-func (c *comparer) field(out []Change, path Path, old, new string) []Change {
+// field tells w of the change of a string field, unless it is ignored.
+func (c *comparer) field(w *walker, path Path, places []place, old, new string) {
 	if old == new {
-		return out
+		return
 	}
 	if _, ignored := c.at(path); ignored {
-		return out
+		return
 	}
-	return append(out, Change{Path: path, Old: encodeValue(old), New: encodeValue(new)})
+	w.setPath(places)
+	w.change(encodeValue(old), encodeValue(new))
 }
 
 // errorJSON is the record's error as JSON, nil where it has none; an
@@ -85,12 +91,4 @@ func (r *result) errorJSON() json.RawMessage {
 		return nil
 	}
 	return encodeValue(map[string]any{"kind": r.errKind, "message": r.errMessage})
-}
-
-// rawOrNil is the content, nil where the record has none.
-func rawOrNil(raw string) json.RawMessage {
-	if raw == "" {
-		return nil
-	}
-	return json.RawMessage(raw)
 }

@@ -1,6 +1,6 @@
 package diff
 
-import "github.com/kesoku/kesoku/message"
+import "github.com/kesoku/kesoku/internal/records"
 
 // result is what diff needs of a record: what it pairs by and what it
 // compares, the rest of the line left unread.
@@ -11,14 +11,15 @@ type result struct {
 	// errKind and errMessage are the error's, where hasError.
 	hasError            bool
 	errKind, errMessage string
-	// content is the raw JSON of the content, "" where there is none.
-	content string
+	// content is the raw JSON of the content, nil where there is none: the
+	// line's own until the record is kept waiting (merge.keep).
+	content []byte
 }
 
-// resultOf is the result of a record's Head. The content is copied: the
-// Head of a line holds it only until the next line is read.
-func resultOf(h *message.Head) result {
-	r := result{typ: string(h.Type), key: h.CallID, name: h.Name, status: string(h.Status), isError: h.IsError, content: string(h.Content)}
+// resultOf is the result of a record's Head. The content is the line's:
+// valid until the next line is read.
+func resultOf(h *records.Head) result {
+	r := result{typ: string(h.Type), key: h.CallID, name: h.Name, status: string(h.Status), isError: h.IsError, content: h.Content}
 	if r.key == "" {
 		r.key = h.ParentID
 	}

@@ -1,9 +1,9 @@
 // Package jsonlex holds the pieces of JSON's lexical grammar that kesoku's
-// two hand-written JSON readers share — the request loader's parser and
-// the Message record's head reader, both written for speed where
-// encoding/json is the measured cost (bench/RESULTS.md) — so that both
-// decode strings exactly as encoding/json does and word their syntax
-// errors alike.
+// hand-written JSON readers share — the request loader's parser, the
+// records' head reader and diff's walk of two values, written for speed
+// (or memory) where encoding/json is the measured cost (bench/RESULTS.md)
+// — so that they decode strings exactly as encoding/json does and word
+// their syntax errors alike.
 package jsonlex
 
 import (

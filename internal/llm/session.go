@@ -397,17 +397,16 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	slots := make(chan struct{}, s.opts.Runner.Jobs())
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		if c.call.BadArgs != "" {
-			keep(i, s.refusal(c, message.KindInvalidArgs, badArgsMessage(c.call.BadArgs)))
-			continue
-		}
 		req := &request.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
-		args, err := DecodeArgs(c.call.Args)
-		if err != nil {
-			keep(i, s.refusal(c, message.KindInvalidArgs, badArgsMessage(string(c.call.Args))))
-			continue
+		// Arguments that were no JSON object are refused by the runner, as
+		// it refuses them in a replay of the transcript.
+		if c.call.BadArgs != "" {
+			req.Err = &request.ArgsError{Raw: c.call.BadArgs}
+		} else if args, err := DecodeArgs(c.call.Args); err != nil {
+			req.Err = &request.ArgsError{Raw: string(c.call.Args)}
+		} else {
+			req.Args = args
 		}
-		req.Args = args
 		// Calls start in their order: a free slot, or the interrupt (then
 		// the runner records the call as aborted at once).
 		held := false
@@ -447,20 +446,6 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	}
 	s.addResults(recs)
 	return nil
-}
-
-// badArgsMessage is what the model reads for a call whose arguments are
-// no JSON object.
-func badArgsMessage(raw string) string {
-	var v any
-	what := "they are not a JSON object"
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
-		what = "they are not valid JSON (" + err.Error() + ")"
-	}
-	if len(raw) > 200 {
-		raw = raw[:200] + "…"
-	}
-	return fmt.Sprintf("not run: the arguments you sent could not be read: %s; you sent %s; send the call again with one JSON object of arguments", what, strconv.Quote(raw))
 }
 
 // refusal is the result of a call that did not run, for reason.

@@ -20,6 +20,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/llm/openai"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -68,7 +69,7 @@ type rig struct {
 	srv      *llmtest.Server
 	provider llm.Provider
 	path     string
-	w        *message.JSONLWriter
+	w        *records.Writer
 	reg      *registry.Registry
 }
 
@@ -105,7 +106,7 @@ func newRigWith(t *testing.T, p llmtest.Provider, opts llm.ClientOptions, replie
 
 func (r *rig) open(t *testing.T) {
 	t.Helper()
-	w, err := message.AppendFile(r.path)
+	w, err := records.Append(r.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func (r *rig) rawRecords(t *testing.T) []*message.Record {
 		t.Fatal(err)
 	}
 	var recs []*message.Record
-	if err := message.ReadFile(r.path, func(rec *message.Record) error { recs = append(recs, rec); return nil }); err != nil {
+	if err := records.ReadFile(r.path, func(rec *message.Record) error { recs = append(recs, rec); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return recs
@@ -580,7 +581,7 @@ func TestResumeAnswersUnansweredCalls(t *testing.T) {
 		// Cut the file after the first result, as a kill would.
 		var buf bytes.Buffer
 		for _, rec := range recs[:4] {
-			line, _ := message.AppendRecord(nil, rec)
+			line, _ := records.AppendRecord(nil, rec)
 			buf.Write(append(line, '\n'))
 		}
 		if err := os.WriteFile(r.path, buf.Bytes(), 0o644); err != nil {

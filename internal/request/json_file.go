@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/jsonlex"
-	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // Reading a JSON file: encoding/json's Decoder walks its structure — a
@@ -232,7 +232,7 @@ func (j *jsonFile) object(start int64) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(append(message.AppendString(b, m.key), ':'), m.raw...)
+			b = append(append(records.AppendString(b, m.key), ':'), m.raw...)
 		}
 		return j.sp.add(startPos, 0, append(b, '}'))
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -458,7 +459,7 @@ func (f *File) Requests() iter.Seq[*Request] {
 // becomes a request carrying its error: one invalid_request record, and
 // the stream goes on.
 func (f *File) stream(yield func(*Request) bool) {
-	lines := message.NewReader(f.lines, f.Name)
+	lines := records.NewReader(f.lines, f.Name)
 	if f.spool != nil {
 		lines.SetMaxLine(MaxLine + 64) // a request and its position
 	} else {

@@ -44,9 +44,12 @@ type recordMembers struct {
 
 	content    any
 	hasContent bool
-	callID     string
-	callIDBad  string // what came for call_id when it was no string
-	cut        string
+	// badArgs are the arguments a model sent that were no JSON object, as
+	// a transcript keeps them: the record's content is a string.
+	badArgs   *string
+	callID    string
+	callIDBad string // what came for call_id when it was no string
+	cut       string
 }
 
 // keyAt is the problem at index i, said of the member key.
@@ -97,7 +100,10 @@ func (b *requestBuilder) finishRecord() {
 		kept = append(kept, p)
 	}
 	b.problems = kept
-	if rm.hasContent {
+	if raw, ok := rm.content.(string); ok && rm.hasContent {
+		b.setArgs("content", nil) // taken, for a second kind of arguments to be refused
+		rm.badArgs = &raw
+	} else if rm.hasContent {
 		b.setArgs("content", rm.content)
 	}
 	if rm.callIDBad != "" {
@@ -108,6 +114,16 @@ func (b *requestBuilder) finishRecord() {
 	}
 	if rm.cut != "" {
 		b.problem("not run: the model's turn was cut short (%s), so the call may be incomplete; the session did not run it either", rm.cut)
+	}
+	if rm.badArgs != nil {
+		// Refused as the session refused the call: the same kind, unless
+		// the record has other faults too.
+		ae := &ArgsError{Pos: b.req.Pos, Raw: *rm.badArgs}
+		if len(b.problems) == 0 {
+			b.req.Err = ae
+		} else {
+			b.problem("%s", ae.Reason())
+		}
 	}
 }
 

@@ -34,7 +34,10 @@ func TestLoadRecords(t *testing.T) {
 			{ID: "toolu_02", Name: "write_file", Args: map[string]any{"path": "a.txt", "content": "hal"}, Line: 6, Col: 1,
 				Err: "s.jsonl:6:1: not run: the model's turn was cut short (max_tokens), so the call may be incomplete; the session did not run it either"},
 			{ID: "toolu_03", Name: "calculate_sum", Line: 7, Col: 1,
-				Err: `s.jsonl:7:1: content: not a JSON-encoded object: at offset 8: unexpected end of JSON input`},
+				// The arguments a model sent that were no JSON object, as the
+				// session recorded them: refused as the session refused them.
+				Err: `s.jsonl:7:1: not run: the arguments you sent could not be read: they are not valid JSON (unexpected end of JSON input); ` +
+					`you sent "{\"a\": 1,"; send the call again with one JSON object of arguments`},
 		}},
 		{"records in a JSON list", "s.json", `[
   {"id": "c1", "type": "tool_call", "name": "calculate_sum", "content": {"a": 1, "b": 2}, "call_id": "toolu_01", "session_id": "s1", "role": "assistant", "status": "responded", "created_at": "2026-11-30T12:00:01Z"},

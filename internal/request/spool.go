@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // A YAML or JSON file is read once, before anything runs: each request,
@@ -154,7 +154,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case string:
-		return message.AppendString(b, x), nil
+		return records.AppendString(b, x), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case uint64:
@@ -192,7 +192,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(message.AppendString(b, k), ':')
+			b = append(records.AppendString(b, k), ':')
 			var err error
 			if b, err = appendJSON(b, x[k]); err != nil {
 				return b, err

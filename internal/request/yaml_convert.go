@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
-	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // maxBlockColumn bounds where a block collection may start: each level of
@@ -251,7 +251,7 @@ func (c *yamlConverter) emitObject(pos Position, keys []string, vals []any) erro
 		if i > 0 {
 			c.buf = append(c.buf, ',')
 		}
-		c.buf = append(message.AppendString(c.buf, key), ':')
+		c.buf = append(records.AppendString(c.buf, key), ':')
 		var err error
 		if c.buf, err = appendJSON(c.buf, vals[i]); err != nil {
 			return c.failAtPos(pos, err.Error())

@@ -1,8 +1,9 @@
-// Package runner owns the ToolRunner: it loads tool requests from YAML,
-// JSON and JSON Lines files (with positions for every message), runs each
-// through the seed's five steps — parse, interrupt check, validation,
-// execution, packing — concurrently up to a limit, and hands back one
-// Message record per request, in request order, whatever happened.
+// Package runner owns the ToolRunner: it takes tool requests (from the
+// request files, or a model's turn) through the five steps — parse,
+// interrupt check, validation, execution, packing — concurrently up to a
+// limit, and hands back one Message record per request, in request order,
+// whatever happened. The records themselves are packed by the records
+// package.
 package runner
 
 import (
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -53,7 +55,7 @@ type Options struct {
 	// are skipped and get no new record. A request whose id has a finished
 	// record of another request (the file changed) gets an invalid_request
 	// record instead, and does not run.
-	Finished *request.Finished
+	Finished *records.Finished
 	// ArgsHash puts the hash of each request's arguments on its record
 	// (args_hash), for a later --resume to know the request again.
 	ArgsHash bool
@@ -82,45 +84,12 @@ type Options struct {
 	Protected []registry.Protected
 }
 
-// Summary counts what a run did.
-type Summary struct {
-	// Records is how many records were handed out; Failed how many of them
-	// are errors (aborted ones included), Aborted how many were aborted.
-	Records, Failed, Aborted int
-	// Skipped is how many requests were skipped as already finished;
-	// SkippedFailed how many of them had finished with an error record.
-	Skipped, SkippedFailed int
-	// Kinds counts the error records by kind.
-	Kinds map[message.ErrorKind]int
-	// Interrupted says the run was interrupted (its context cancelled or
-	// IsInterrupted true); FailedFast says --fail-fast stopped it.
-	Interrupted, FailedFast bool
-	// StoppedReading says the interrupt stopped the reading of requests:
-	// those not read by then have no record (a run resumed with --resume
-	// does them).
-	StoppedReading bool
-}
-
-func (s *Summary) add(rec *message.Record) {
-	s.Records++
-	if rec.Error == nil {
-		return
-	}
-	s.Failed++
-	if rec.Status == message.StatusAborted {
-		s.Aborted++
-	}
-	if s.Kinds == nil {
-		s.Kinds = make(map[message.ErrorKind]int)
-	}
-	s.Kinds[rec.Error.Kind]++
-}
-
 // ToolRunner runs tool requests against a registry: the seed's ToolRunner.
 // One ToolRunner may serve many runs, one after another or at once.
 type ToolRunner struct {
 	reg  *registry.Registry
 	opts Options
+	pk   records.Packer
 }
 
 // New returns a ToolRunner over reg.
@@ -128,7 +97,8 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
 	}
-	return &ToolRunner{reg: reg, opts: opts}
+	pk := records.Packer{SessionID: opts.SessionID, MaxOutput: opts.MaxOutput, OutputDir: opts.OutputDir, AWD: opts.AWD, Timeout: opts.Timeout}
+	return &ToolRunner{reg: reg, opts: opts, pk: pk}
 }
 
 // Jobs is how many calls the runner runs at once: a session that runs a
@@ -200,14 +170,18 @@ type run struct {
 // that never ends) without records, for --resume. Run returns when every
 // request taken has its record; its error is emit's, the only failure that
 // stops it early.
-func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (Summary, error) {
+//
+// Each record carries its request's position in the run, by which the
+// records of a run's shards, or of a run and its resumption, go back in
+// request order.
+func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.Summary, error) {
 	return r.run(ctx, reqs, emit, false)
 }
 
 // run is Run; with readAll, an interrupt does not stop the reading of
 // reqs, and every request gets a record (RunAll: the requests are in
 // memory, and a model's calls must all be answered).
-func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (Summary, error) {
+func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.Summary, error) {
 	// A buffer of one call per worker lets the dispatcher read the next
 	// request while the workers run: workers go from call to call without
 	// waiting to be woken.
@@ -221,7 +195,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	// requests.
 	pending := make(chan *slot, 2*r.opts.Jobs+64)
 	quit := make(chan struct{})
-	var summary Summary
+	summary := records.Summary{Command: records.CommandRun}
 	var skipped dispatched
 	go func() {
 		defer close(pending)
@@ -238,7 +212,10 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 		rec := w.await(s)
 		rec.ID = message.NewID()
 		rec.ArgsHash = s.argsHash
-		summary.add(rec)
+		if !readAll {
+			rec.Position = s.index
+		}
+		summary.Add(rec)
 		if err := emit(rec); err != nil {
 			emitErr = err
 			close(quit)
@@ -246,6 +223,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 		}
 	}
 	w.stop()
+	summary.Total += skipped.n
 	summary.Skipped, summary.SkippedFailed = skipped.n, skipped.failed
 	summary.StoppedReading = skipped.stopped && emitErr == nil
 	summary.Interrupted = ru.interrupted() && emitErr == nil
@@ -398,33 +376,35 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 		}
 		s := &slot{req: req, index: n}
 		if r.opts.ArgsHash || r.opts.Finished != nil {
-			s.argsHash = request.ArgsHash(req.Args)
+			s.argsHash = records.ArgsHash(req.Args)
 		}
-		resumed := r.opts.Finished.Check(req, s.argsHash)
-		if resumed == request.Succeeded || resumed == request.Failed {
-			skipped.n++
-			if resumed == request.Failed {
-				skipped.failed++
-			}
-			if r.opts.OnSkip != nil {
-				r.opts.OnSkip(req)
-			}
-			if !ru.readAll && ru.interrupted() {
-				skipped.stopped = true
-				return skipped
-			}
-			continue
-		}
-		if resumed == request.Changed {
-			ids.duplicate(req) // noted, so that a later request with its id is refused
-			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
-				"--resume: the finished record of id %q answered another request (another tool, or other arguments): "+
-					"the requests changed since that run, so this one neither ran nor was skipped; "+
-					"give each request an id of its own, or run without --resume into a new file", req.ID)))
-		} else if p := ids.duplicate(req); p != nil {
+		// A duplicate first: the request before it with its id is the one
+		// the earlier run's record of the id answered, if any.
+		if p := ids.duplicate(req); p != nil {
 			s.rec = r.failure(req, p.Kind, p.String())
 		} else {
-			s.spec, s.rec = ru.check(s)
+			switch resumed := r.opts.Finished.Check(req.ID, req.Name, s.argsHash, n); resumed {
+			case records.Succeeded, records.Failed:
+				skipped.n++
+				if resumed == records.Failed {
+					skipped.failed++
+				}
+				if r.opts.OnSkip != nil {
+					r.opts.OnSkip(req)
+				}
+				if !ru.readAll && ru.interrupted() {
+					skipped.stopped = true
+					return skipped
+				}
+				continue
+			case records.Changed:
+				s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
+					"--resume: the finished record of id %q answered another request (another tool, or other arguments): "+
+						"the requests changed since that run, so this one neither ran nor was skipped; "+
+						"give each request an id of its own, or run without --resume into a new file", req.ID)))
+			default:
+				s.spec, s.rec = ru.check(s)
+			}
 		}
 		if s.rec == nil {
 			ru.start(s)
@@ -485,10 +465,10 @@ func (p *Problem) String() string { return p.Pos.Prefix(p.Message) }
 // refuses exactly what kesoku run would.
 type numbering struct {
 	n    int64
-	seen *request.IDSet
+	seen *records.IDSet
 }
 
-func newNumbering() *numbering { return &numbering{seen: request.NewIDSet()} }
+func newNumbering() *numbering { return &numbering{seen: records.NewIDSet()} }
 
 // next numbers req, the next request of the run, and returns its 1-based
 // position.
@@ -557,6 +537,11 @@ func checkRequest(req *request.Request) *Problem {
 		var re *request.RequestError
 		if errors.As(req.Err, &re) {
 			return &Problem{message.KindInvalidRequest, re.Pos, re.Msg}
+		}
+		// Arguments that were no JSON object: the caller (a model) is to
+		// send them again.
+		if ae, ok := errors.AsType[*request.ArgsError](req.Err); ok {
+			return &Problem{message.KindInvalidArgs, ae.Pos, ae.Reason()}
 		}
 		return &Problem{message.KindInvalidRequest, req.Pos, req.Err.Error()}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -127,7 +128,7 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 }
 
 // collect runs reqs and returns their records in the order emitted.
-func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*request.Request) ([]*message.Record, Summary) {
+func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*request.Request) ([]*message.Record, records.Summary) {
 	t.Helper()
 	var recs []*message.Record
 	sum, err := r.Run(ctx, func(yield func(*request.Request) bool) {
@@ -329,14 +330,14 @@ func TestRunInterruptAtRandomMoments(t *testing.T) {
 			time.AfterFunc(time.Duration(rand.IntN(40))*time.Millisecond, cancel)
 			all := round%2 == 0
 			var recs []*message.Record
-			var sum Summary
+			var sum records.Summary
 			if all {
 				var err error
 				if recs, err = r.RunAll(ctx, reqs); err != nil {
 					t.Fatal(err)
 				}
 				for _, rec := range recs {
-					sum.add(rec)
+					sum.Add(rec)
 				}
 			} else {
 				recs, sum = collect(t, ctx, r, reqs)
@@ -680,43 +681,6 @@ func TestRunClipsLargeErrors(t *testing.T) {
 	}
 }
 
-// TestEncodeContentIsMarshal holds the shortcuts of encodeContent to what
-// marshal (encoding/json without HTML escaping) writes for the same value.
-func TestEncodeContentIsMarshal(t *testing.T) {
-	t.Parallel()
-	for _, v := range []any{nil, 0, -7, int64(1) << 62, true, false,
-		"", "plain", "<html>&", "line\nbreak\t\x00", "é\u2028\u2029", "\xff\xfe", `"\`,
-		json.RawMessage(`{"a":[1,2]}`), 1.5, []any{"x", 1.0}} {
-		want, err := marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := encodeContent(v)
-		if err != nil {
-			t.Errorf("encodeContent(%#v): %v", v, err)
-			continue
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("encodeContent(%#v) mismatch (-want +got):\n%s", v, diff)
-		}
-	}
-}
-
-func TestCutKeepsRunesWhole(t *testing.T) {
-	t.Parallel()
-	s := strings.Repeat("é", 100) // two bytes each
-	for limit := int64(1); limit < 60; limit++ {
-		head, tail := cut(s, limit)
-		if !utf8Valid(head) || !utf8Valid(tail) || int64(len(head)+len(tail)) > limit {
-			t.Fatalf("cut(%d) = %d+%d bytes, valid %v %v", limit, len(head), len(tail), utf8Valid(head), utf8Valid(tail))
-		}
-	}
-}
-
-func utf8Valid(s string) bool {
-	return json.Valid([]byte(fmt.Sprintf("%q", s))) && strings.ToValidUTF8(s, "?") == s
-}
-
 func TestRunFailFast(t *testing.T) {
 	t.Parallel()
 	c := &calls{}
@@ -792,11 +756,11 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 func TestRunResumeNamesByPosition(t *testing.T) {
 	t.Parallel()
 	reqs := make([]*request.Request, 4)
-	finished := request.NewFinished()
+	finished := records.NewFinished()
 	for i := range reqs {
 		reqs[i] = &request.Request{Name: "sum", Args: map[string]any{"a": 1.0, "b": float64(i)}}
 		if i%2 == 0 {
-			finished.Add(message.Head{ParentID: fmt.Sprint("call_", i+1), Name: "sum", ArgsHash: request.ArgsHash(reqs[i].Args),
+			finished.Add(records.Head{ParentID: fmt.Sprint("call_", i+1), Name: "sum", ArgsHash: records.ArgsHash(reqs[i].Args),
 				Type: message.TypeToolResult, Status: message.StatusResponded})
 		}
 	}
@@ -841,9 +805,9 @@ func TestRunResumeFinishesTheRest(t *testing.T) {
 			c.mu.Lock()
 			ranFirst := maps.Clone(c.n)
 			c.mu.Unlock()
-			finished := request.NewFinished()
+			finished := records.NewFinished()
 			for _, rec := range first {
-				finished.Add(rec.Head())
+				finished.Add(records.HeadOf(rec))
 			}
 			var told atomic.Int64
 			onSkip := func(q *request.Request) {
@@ -981,38 +945,6 @@ func TestCheckerAgreesWithRun(t *testing.T) {
 		case p != nil && (p.Kind != rec.Error.Kind || p.String() != rec.Error.Message):
 			t.Errorf("request %d: Checker finds %s: %s, Run records %s: %s", i+1, p.Kind, p, rec.Error.Kind, rec.Error.Message)
 		}
-	}
-}
-
-// TestPack: a call made outside a Run gets the record Run would have
-// packed: the same fields and the same error kinds.
-func TestPack(t *testing.T) {
-	t.Parallel()
-	r := New(registry.New(), Options{SessionID: "s"})
-	tests := []struct {
-		name        string
-		v           any
-		err         error
-		interrupted bool
-		want        shape
-	}{
-		{name: "a result", v: "<b>", want: shape{Name: "t", Session: "s", Status: "responded", Content: `"<b>"`}},
-		{name: "the arguments' fault", err: registry.InvalidArg("path", errors.New("no")),
-			want: shape{Name: "t", Session: "s", Status: "responded", Kind: "invalid_args", IsError: true}},
-		{name: "a tool error", err: errors.New("down"), want: shape{Name: "t", Session: "s", Status: "responded", Kind: "tool_error", IsError: true}},
-		{name: "interrupted", err: context.Canceled, interrupted: true, want: shape{Name: "t", Session: "s", Status: "aborted", Kind: "aborted", IsError: true}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			rec := r.Pack(&request.Request{Name: "t"}, tt.v, tt.err, tt.interrupted, time.Millisecond)
-			if diff := cmp.Diff(tt.want, shapeOf(rec)); diff != "" {
-				t.Errorf("record mismatch (-want +got):\n%s", diff)
-			}
-			if rec.ID == "" || rec.SessionID != "s" || rec.Role != message.RoleTool || rec.Type != message.TypeToolResult {
-				t.Errorf("record %+v lacks what Run's records have", rec)
-			}
-		})
 	}
 }
 

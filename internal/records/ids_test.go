@@ -1,4 +1,4 @@
-package request
+package records
 
 import (
 	"fmt"

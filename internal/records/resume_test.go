@@ -1,4 +1,4 @@
-package request
+package records
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func TestReadFinished(t *testing.T) {
 			rec.Error = &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted \u2028 \\ \""}
 			r = &rec
 		}
-		b, err := message.AppendRecord(nil, r)
+		b, err := AppendRecord(nil, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestReadFinished(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			fin, err := ReadFinished(path)
+			fin, err := readFinishedFile(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -85,7 +85,7 @@ func TestReadFinished(t *testing.T) {
 			}
 		})
 	}
-	if fin, err := ReadFinished(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || fin.Len() != 0 || fin.Session != "" {
+	if fin, err := readFinishedFile(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || fin.Len() != 0 || fin.Session != "" {
 		t.Errorf("a file that does not exist: %v, %+v", err, fin)
 	}
 }
@@ -96,17 +96,31 @@ func TestFinishedCheck(t *testing.T) {
 	t.Parallel()
 	args := map[string]any{"a": int64(1), "b": []any{"x", 2.5, nil, true, map[string]any{"k": "v"}}}
 	same := map[string]any{"b": []any{"x", 2.5, nil, true, map[string]any{"k": "v"}}, "a": 1.0}
-	fin := NewFinished()
-	head := func(id, name, hash string, status message.Status, isErr bool) message.Head {
-		return message.Head{ParentID: id, Name: name, ArgsHash: hash, Type: message.TypeToolResult, Status: status, IsError: isErr}
+	head := func(id, name, hash string, status message.Status, isErr bool, pos int64) Head {
+		return Head{ParentID: id, Name: name, ArgsHash: hash, Type: message.TypeToolResult, Status: status, IsError: isErr, Position: pos}
 	}
-	fin.Add(head("ok", "t", ArgsHash(args), message.StatusResponded, false))
-	fin.Add(head("failed", "t", ArgsHash(args), message.StatusResponded, true))
-	fin.Add(head("aborted", "t", ArgsHash(args), message.StatusAborted, true))
-	fin.Add(head("old", "t", "", message.StatusResponded, false))
-	fin.Add(head("later", "t", ArgsHash(args), message.StatusResponded, true))
-	fin.Add(head("later", "t", ArgsHash(args), message.StatusResponded, false))
-	fin.Add(message.Head{ParentID: "call", Name: "t", Type: message.TypeToolCall, Status: message.StatusResponded})
+	// Each case asks a Finished of its own: Check notes what the run did
+	// with the id, and an id is asked once.
+	newFinished := func() *Finished {
+		fin := NewFinished()
+		fin.Add(head("ok", "t", ArgsHash(args), message.StatusResponded, false, 1))
+		fin.Add(head("failed", "t", ArgsHash(args), message.StatusResponded, true, 2))
+		fin.Add(head("aborted", "t", ArgsHash(args), message.StatusAborted, true, 3))
+		fin.Add(head("old", "t", "", message.StatusResponded, false, 0))
+		fin.Add(head("later", "t", ArgsHash(args), message.StatusResponded, true, 5))
+		fin.Add(head("later", "t", ArgsHash(args), message.StatusResponded, false, 5))
+		fin.Add(Head{ParentID: "call", Name: "t", Type: message.TypeToolCall, Status: message.StatusResponded})
+		// An id given twice: the second request's record (a duplicate's
+		// refusal) answered another request than the id's first.
+		fin.Add(head("twice", "t", ArgsHash(args), message.StatusResponded, false, 7))
+		fin.Add(head("twice", "t", ArgsHash(same), message.StatusResponded, true, 8))
+		fin.Add(head("twiceAborted", "t", ArgsHash(args), message.StatusAborted, true, 9))
+		fin.Add(head("twiceAborted", "t", ArgsHash(args), message.StatusResponded, true, 10))
+		// Written before records had positions: the last finished counts.
+		fin.Add(head("legacy", "t", ArgsHash(args), message.StatusResponded, false, 0))
+		fin.Add(head("legacy", "t", ArgsHash(args), message.StatusResponded, true, 0))
+		return fin
+	}
 	tests := []struct {
 		id, name string
 		args     map[string]any
@@ -126,17 +140,25 @@ func TestFinishedCheck(t *testing.T) {
 		// A record written before records had args_hash: its name decides.
 		{"old", "t", map[string]any{"z": "anything"}, Succeeded},
 		{"old", "other", args, Changed},
-		// The last finished record of an id counts.
+		// The last finished record of an id's request counts.
 		{"later", "t", args, Succeeded},
+		{"twice", "t", args, Succeeded},
+		{"twiceAborted", "t", args, NotFinished},
+		{"legacy", "t", args, Failed},
 	}
 	for _, tt := range tests {
-		got := fin.Check(&Request{ID: tt.id, Name: tt.name, Args: tt.args}, ArgsHash(tt.args))
+		fin := newFinished()
+		got := fin.Check(tt.id, tt.name, ArgsHash(tt.args), 1)
 		if got != tt.want {
 			t.Errorf("Check(%s, %s, %v) = %d, want %d", tt.id, tt.name, tt.args, got, tt.want)
 		}
 	}
+	if fin := newFinished(); fin.Len() != 6 || !fin.Has("twice") || fin.Has("aborted") || fin.Has("twiceAborted") {
+		t.Errorf("Len = %d; Has(twice) %v, Has(aborted) %v, Has(twiceAborted) %v; want 6, true, false, false",
+			fin.Len(), fin.Has("twice"), fin.Has("aborted"), fin.Has("twiceAborted"))
+	}
 	var none *Finished
-	if none.Check(&Request{ID: "ok", Name: "t"}, "") != NotFinished {
+	if none.Check("ok", "t", "", 1) != NotFinished {
 		t.Error("no Finished (no --resume) finished a request")
 	}
 }
@@ -180,7 +202,7 @@ func TestArgsHash(t *testing.T) {
 func TestReadFinishedSkipsByteOrderMarks(t *testing.T) {
 	t.Parallel()
 	line := func(parent string) string {
-		b, err := message.AppendRecord(nil, &message.Record{ID: "r" + parent, SessionID: "s", ParentID: parent, Role: message.RoleTool,
+		b, err := AppendRecord(nil, &message.Record{ID: "r" + parent, SessionID: "s", ParentID: parent, Role: message.RoleTool,
 			Type: message.TypeToolResult, Status: message.StatusResponded, Name: "t", CreatedAt: time.Now()})
 		if err != nil {
 			t.Fatal(err)
@@ -191,7 +213,7 @@ func TestReadFinishedSkipsByteOrderMarks(t *testing.T) {
 	if err := os.WriteFile(path, []byte("\uFEFF"+line("a")+"\uFEFF"+line("b")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fin, err := ReadFinished(path)
+	fin, err := readFinishedFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +226,7 @@ func TestReadFinishedSkipsByteOrderMarks(t *testing.T) {
 func TestReadFinishedOfADirectory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, err := ReadFinished(dir)
+	_, err := readFinishedFile(dir)
 	if err == nil || err.Error() != dir+" is a directory" {
 		t.Errorf("error = %v, want %q", err, dir+" is a directory")
 	}

@@ -1,12 +1,45 @@
-package message
+package records
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/kesoku/kesoku/internal/jsonlex"
+	"github.com/kesoku/kesoku/message"
 )
+
+// Head is what identifies a record and what it answered, without decoding
+// its content: what --resume, merge and compaction need of each record of
+// a file, and what diff compares.
+type Head struct {
+	SessionID string
+	ParentID  string
+	Type      message.Type
+	Status    message.Status
+	Name      string
+	IsError   bool
+	// ArgsHash is the record's args_hash.
+	ArgsHash string
+	// CallID is the record's call_id.
+	CallID string
+	// Position is the record's position: the place in its run of the
+	// request it answers, 0 where it has none (or none that is a positive
+	// integer).
+	Position int64
+	// Content is the content's JSON as the line writes it, nil where the
+	// record has none. From Reader.Head, it is valid until the next Scan.
+	Content json.RawMessage
+	// Error is the record's error, nil where it has none.
+	Error *message.ErrorInfo
+}
+
+// HeadOf returns the Head of a record.
+func HeadOf(r *message.Record) Head {
+	return Head{SessionID: r.SessionID, ParentID: r.ParentID, Type: r.Type, Status: r.Status, Name: r.Name, IsError: r.IsError,
+		ArgsHash: r.ArgsHash, CallID: r.CallID, Position: r.Position, Content: r.Content, Error: r.Error}
+}
 
 // headParser reads the Head of a record line: it walks the top-level
 // object, decodes the few members a Head has, and checks the syntax of
@@ -61,6 +94,19 @@ func (p *headParser) parse(line []byte) (Head, error) {
 			dst = &h.ArgsHash
 		case "call_id":
 			dst = &h.CallID
+		case "position":
+			start := p.i
+			if p.i >= len(p.data) || p.data[p.i] == '-' || p.data[p.i] < '0' || p.data[p.i] > '9' {
+				return p.skip(1)
+			}
+			if err := p.number(); err != nil {
+				return err
+			}
+			h.Position, _ = strconv.ParseInt(string(p.data[start:p.i]), 10, 64)
+			if h.Position < 0 {
+				h.Position = 0
+			}
+			return nil
 		case "content":
 			start := p.i
 			err := p.skip(1)
@@ -100,7 +146,7 @@ func (p *headParser) errorInfo(h *Head) error {
 	switch {
 	case p.i < len(p.data) && p.data[p.i] == '{':
 		if h.Error == nil {
-			h.Error = &ErrorInfo{}
+			h.Error = &message.ErrorInfo{}
 		}
 		return p.object(1, func(key []byte) error {
 			var dst *string
@@ -201,8 +247,7 @@ func (p *headParser) skip(depth int) error {
 	}
 	switch c := p.data[p.i]; {
 	case c == '"':
-		_, err := p.str()
-		return err
+		return p.skipStr()
 	case c == '{':
 		return p.object(depth, nil)
 	case c == '[':
@@ -315,6 +360,41 @@ func (p *headParser) str() ([]byte, error) {
 	return nil, p.fail("unexpected end of JSON input")
 }
 
+// skipStr checks the string at the offset and moves past it, decoding
+// nothing: a string skipped (a content of megabytes) is never copied.
+func (p *headParser) skipStr() error {
+	p.i++ // "
+	for p.i < len(p.data) {
+		switch c := p.data[p.i]; {
+		case c == '"':
+			p.i++
+			return nil
+		case c == '\\':
+			if p.i+1 >= len(p.data) {
+				return p.fail("unexpected end of JSON input")
+			}
+			switch e := p.data[p.i+1]; e {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.i += 2
+			case 'u':
+				if _, ok := jsonlex.Hex4(p.data, p.i+2); !ok {
+					p.i += 2
+					return p.fail("invalid character in \\u hexadecimal character escape")
+				}
+				p.i += 6
+			default:
+				p.i++
+				return p.fail("invalid character %s in string escape code", jsonlex.QuoteChar(e))
+			}
+		case c < 0x20:
+			return p.fail("invalid character %s in string literal", jsonlex.QuoteChar(c))
+		default:
+			p.i++
+		}
+	}
+	return p.fail("unexpected end of JSON input")
+}
+
 // validUTF8 is s with each byte that is not UTF-8 made U+FFFD, as
 // encoding/json reads it.
 func (p *headParser) validUTF8(s []byte) []byte {
@@ -326,6 +406,9 @@ func (p *headParser) strEscaped(start int) ([]byte, error) {
 	b := jsonlex.AppendValidUTF8(p.buf[:0], p.data[start:p.i])
 	b, next, err := jsonlex.AppendString(b, p.data, p.i)
 	p.buf, p.i = b[:0], next
+	if cap(b) > 64<<10 {
+		p.buf = nil // a long string's buffer only while it is in use
+	}
 	if err != nil {
 		return nil, p.fail("%s", err.Msg)
 	}

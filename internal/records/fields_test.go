@@ -1,4 +1,4 @@
-package message
+package records
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/message"
 )
 
 // fill sets every field reachable from v to a value that is not its zero
@@ -42,19 +44,19 @@ func fill(t *testing.T, v reflect.Value, tag string) {
 	}
 }
 
-// TestEveryRecordFieldIsWrittenAndRead sets each field of Record in turn,
+// TestEveryRecordFieldIsWrittenAndRead sets each field of message.Record in turn,
 // found by reflection, and checks that AppendRecord writes what
 // encoding/json writes and that the Reader reads the record back whole: a
-// field added to Record cannot be dropped silently by the hand-written
+// field added to message.Record cannot be dropped silently by the hand-written
 // encoder.
 func TestEveryRecordFieldIsWrittenAndRead(t *testing.T) {
 	t.Parallel()
-	typ := reflect.TypeFor[Record]()
-	all := &Record{}
+	typ := reflect.TypeFor[message.Record]()
+	all := &message.Record{}
 	fill(t, reflect.ValueOf(all).Elem(), "all")
-	cases := map[string]*Record{"every field": all}
+	cases := map[string]*message.Record{"every field": all}
 	for i := range typ.NumField() {
-		rec := &Record{}
+		rec := &message.Record{}
 		fill(t, reflect.ValueOf(rec).Elem().Field(i), typ.Field(i).Name)
 		cases[typ.Field(i).Name] = rec
 	}
@@ -88,11 +90,11 @@ func TestEveryRecordFieldIsWrittenAndRead(t *testing.T) {
 }
 
 // TestHeadReadsItsFields checks, by reflection, that every field of Head
-// is the Record field of the same name, read from a record line by
-// Reader.Head as encoding/json reads it, and copied by Record.Head.
+// is the message.Record field of the same name, read from a record line by
+// Reader.Head as encoding/json reads it, and copied by message.Record.Head.
 func TestHeadReadsItsFields(t *testing.T) {
 	t.Parallel()
-	rec := &Record{}
+	rec := &message.Record{}
 	fill(t, reflect.ValueOf(rec).Elem(), "all")
 	rec.Content = json.RawMessage(`{"parent_id":"not this one","nested":[{"name":"nor this"}],"s":"\"\\\u00e9"}`)
 	line, err := AppendRecord(nil, rec)
@@ -107,15 +109,15 @@ func TestHeadReadsItsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(rec.Head(), h); diff != "" {
-		t.Errorf("Reader.Head and Record.Head differ (-Record.Head +Reader.Head):\n%s", diff)
+	if diff := cmp.Diff(HeadOf(rec), h); diff != "" {
+		t.Errorf("Reader.Head and message.Record.Head differ (-message.Record.Head +Reader.Head):\n%s", diff)
 	}
 	hv, rv := reflect.ValueOf(h), reflect.ValueOf(rec).Elem()
 	for i := range hv.NumField() {
 		name := hv.Type().Field(i).Name
 		f := rv.FieldByName(name)
 		if !f.IsValid() {
-			t.Errorf("Head.%s is no field of Record", name)
+			t.Errorf("Head.%s is no field of message.Record", name)
 			continue
 		}
 		if !reflect.DeepEqual(f.Interface(), hv.Field(i).Interface()) {
@@ -192,8 +194,8 @@ func FuzzHead(f *testing.F) {
 			t.Fatalf("is_error = %v, encoding/json read %v, for %q", h.IsError, want, line)
 		}
 		// The record's own types: where encoding/json decodes the line as
-		// a Record, Head reads content, error and call_id as it does.
-		var rec Record
+		// a message.Record, Head reads content, error and call_id as it does.
+		var rec message.Record
 		if json.Unmarshal(line, &rec) != nil || !exactKeys(m) {
 			return
 		}
@@ -207,7 +209,7 @@ func FuzzHead(f *testing.F) {
 }
 
 // exactKeys reports whether the record's keys, and its error's, are
-// written as Record's fields are: encoding/json also takes "Content" or
+// written as message.Record's fields are: encoding/json also takes "Content" or
 // "CALL_ID" for them, which Head, reading kesoku's records, does not.
 func exactKeys(m map[string]any) bool {
 	lower := func(k string) bool {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package message
+package records
 
 import (
 	"errors"

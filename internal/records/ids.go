@@ -1,4 +1,4 @@
-package request
+package records
 
 import (
 	"hash/maphash"
@@ -12,8 +12,8 @@ import (
 // ids); such a pair would be taken for one.
 type IDSet struct {
 	seed maphash.Seed
-	// stride is 1 for a set, 2 for a map that keeps a value beside each
-	// hash (the finished records of --resume).
+	// stride is 1 for a set, more for a map that keeps stride-1 words
+	// beside each hash (the finished records of --resume).
 	stride int
 	// dir maps the top depth bits of a hash to its table; a table of local
 	// depth d fills 2^(depth-d) entries of dir.
@@ -46,9 +46,6 @@ func newIDTable(depth uint, stride int) *idTable {
 // NewIDSet returns an empty set.
 func NewIDSet() *IDSet { return newIDs(1) }
 
-// newIDMap returns an empty set that keeps a value with each id.
-func newIDMap() *IDSet { return newIDs(2) }
-
 func newIDs(stride int) *IDSet {
 	return &IDSet{seed: maphash.MakeSeed(), stride: stride, dir: []*idTable{newIDTable(0, stride)}}
 }
@@ -78,13 +75,11 @@ func (t *idTable) find(h uint64) int {
 	}
 }
 
-// insert adds h (with v, in a map) to t and reports whether it was new; a
-// hash already there gets v.
-func (t *idTable) insert(h, v uint64) bool {
+// insert adds h (with the words v, in a map) to t and reports whether it
+// was new; a hash already there gets v.
+func (t *idTable) insert(h uint64, v []uint64) bool {
 	k := t.find(h)
-	if t.stride > 1 {
-		t.slots[k+1] = v
-	}
+	copy(t.slots[k+1:k+t.stride], v)
 	if t.slots[k] == h {
 		return false
 	}
@@ -94,21 +89,30 @@ func (t *idTable) insert(h, v uint64) bool {
 }
 
 // Add adds id and reports whether it was new.
-func (s *IDSet) Add(id string) bool { return s.put(id, 0) }
+func (s *IDSet) Add(id string) bool {
+	_, added := s.entry(id)
+	return added
+}
 
-// put adds id with the value v (kept in a map), and reports whether id was
-// new; an id already there gets v.
-func (s *IDSet) put(id string, v uint64) bool {
+// entry returns the words kept with id, adding id (its words zero) when
+// it is not there yet, and reports whether it was added. The words are
+// the set's own, to change in place, until the next id is added.
+func (s *IDSet) entry(id string) (words []uint64, added bool) {
 	h := s.hash(id)
 	t := s.table(h)
-	if !t.insert(h, v) {
-		return false
+	k := t.find(h)
+	if t.slots[k] != h {
+		t.slots[k] = h
+		t.n++
+		s.n++
+		added = true
+		if t.n > idTableMax {
+			s.split(t)
+			t = s.table(h)
+			k = t.find(h)
+		}
 	}
-	s.n++
-	if t.n > idTableMax {
-		s.split(t)
-	}
-	return true
+	return t.slots[k+1 : k+s.stride], added
 }
 
 // split divides a full table in two by the next bit of its hashes,
@@ -124,12 +128,9 @@ func (s *IDSet) split(t *idTable) {
 	lo, hi := newIDTable(t.depth+1, s.stride), newIDTable(t.depth+1, s.stride)
 	bit := 63 - t.depth
 	for k := 0; k < len(t.slots); k += s.stride {
-		h, v := t.slots[k], uint64(0)
+		h, v := t.slots[k], t.slots[k+1:k+s.stride]
 		if h == 0 {
 			continue
-		}
-		if s.stride > 1 {
-			v = t.slots[k+1]
 		}
 		if h>>bit&1 == 0 {
 			lo.insert(h, v)
@@ -153,22 +154,24 @@ func (s *IDSet) Has(id string) bool {
 	if s == nil {
 		return false
 	}
-	_, ok := s.get(id)
-	return ok
+	h := s.hash(id)
+	t := s.table(h)
+	return t.slots[t.find(h)] != 0
 }
 
-// get returns the value kept with id in a map, and whether id is there.
-func (s *IDSet) get(id string) (uint64, bool) {
+// values returns the words kept with id (see entry), nil when id is not
+// in the set.
+func (s *IDSet) values(id string) []uint64 {
+	if s == nil {
+		return nil
+	}
 	h := s.hash(id)
 	t := s.table(h)
 	k := t.find(h)
 	if t.slots[k] == 0 {
-		return 0, false
+		return nil
 	}
-	if s.stride > 1 {
-		return t.slots[k+1], true
-	}
-	return 0, true
+	return t.slots[k+1 : k+s.stride]
 }
 
 // Len is the number of ids in the set.

@@ -1,4 +1,4 @@
-package message
+package records
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,31 +15,33 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/message"
 )
 
-func sampleRecords() []*Record {
+func sampleRecords() []*message.Record {
 	ms := int64(12)
 	at := time.Date(2026, 11, 30, 2, 3, 4, 567_000_000, time.UTC)
-	return []*Record{
-		{ID: "0197-a", SessionID: "s", ParentID: "call_1", Role: RoleTool, Type: TypeToolResult, Status: StatusResponded,
+	return []*message.Record{
+		{ID: "0197-a", SessionID: "s", ParentID: "call_1", Role: message.RoleTool, Type: message.TypeToolResult, Status: message.StatusResponded,
 			Name: "calculate_sum", Content: json.RawMessage(`3`), CreatedAt: at, DurationMS: &ms},
-		{ID: "0197-b", SessionID: "s", ParentID: "call_2", Role: RoleTool, Type: TypeToolResult, Status: StatusAborted,
-			Name: "sleep", IsError: true, Error: &ErrorInfo{Kind: KindAborted, Message: "interrupted <before> it \"started\"\n\t&\x01 \u2028 é \xff"},
+		{ID: "0197-b", SessionID: "s", ParentID: "call_2", Role: message.RoleTool, Type: message.TypeToolResult, Status: message.StatusAborted,
+			Name: "sleep", IsError: true, Error: &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted <before> it \"started\"\n\t&\x01 \u2028 é \xff"},
 			CreatedAt: at, DurationMS: &ms},
-		{ID: "0197-c", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Name: "read_file",
+		{ID: "0197-c", SessionID: "s", Role: message.RoleAssistant, Type: message.TypeToolCall, Status: message.StatusResponded, Name: "read_file",
 			Content: json.RawMessage(`{"path":"a.txt","n":[1,2.5,null,true]}`), CreatedAt: at.Add(time.Nanosecond),
 			CallID: "toolu_01", Model: "claude-x", ProviderData: json.RawMessage(`{"thoughtSignature":"abc"}`)},
-		{ID: "0197-d", SessionID: "", Role: RoleTool, Type: TypeToolResult, Status: StatusResponded, Name: "big",
-			Content: json.RawMessage(`"aaa\n[cut]\nzzz"`), CreatedAt: at, Truncated: &Truncation{Bytes: 1 << 20, SavedTo: ".kesoku/outputs/x.txt"}},
-		{ID: "0197-e", Role: RoleUser, Type: TypeText, Content: json.RawMessage(`-42`), CreatedAt: at},
-		{ID: "0197-f", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Name: "write_file",
+		{ID: "0197-d", SessionID: "", Role: message.RoleTool, Type: message.TypeToolResult, Status: message.StatusResponded, Name: "big",
+			Content: json.RawMessage(`"aaa\n[cut]\nzzz"`), CreatedAt: at, Truncated: &message.Truncation{Bytes: 1 << 20, SavedTo: ".kesoku/outputs/x.txt"}},
+		{ID: "0197-e", Role: message.RoleUser, Type: message.TypeText, Content: json.RawMessage(`-42`), CreatedAt: at},
+		{ID: "0197-f", SessionID: "s", Role: message.RoleAssistant, Type: message.TypeToolCall, Status: message.StatusResponded, Name: "write_file",
 			Content: json.RawMessage(`{}`), CreatedAt: at, CallID: "call_1", ModelCallID: "call.1", Model: "claude-x", Cut: "max_tokens"},
-		{ID: "0197-g", SessionID: "s", Role: RoleAssistant, Type: TypeText, Status: StatusResponded, Content: json.RawMessage(`"hi"`),
-			CreatedAt: at, Model: "claude-x", Usage: &Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000, CacheWriteTokens: 150}},
-		{ID: "0197-h", SessionID: "s", Role: RoleAssistant, Type: TypeText, Status: StatusResponded, Content: json.RawMessage(`"hi"`),
-			CreatedAt: at, Model: "gemini-x", Usage: &Usage{InputTokens: 20, OutputTokens: 9}},
-		{ID: "0197-i", SessionID: "s", Role: RoleAssistant, Type: TypeToolCall, Status: StatusResponded, Content: json.RawMessage(`{}`),
-			CreatedAt: at, Model: "gpt-x", Usage: &Usage{}},
+		{ID: "0197-g", SessionID: "s", Role: message.RoleAssistant, Type: message.TypeText, Status: message.StatusResponded, Content: json.RawMessage(`"hi"`),
+			CreatedAt: at, Model: "claude-x", Usage: &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000, CacheWriteTokens: 150}},
+		{ID: "0197-h", SessionID: "s", Role: message.RoleAssistant, Type: message.TypeText, Status: message.StatusResponded, Content: json.RawMessage(`"hi"`),
+			CreatedAt: at, Model: "gemini-x", Usage: &message.Usage{InputTokens: 20, OutputTokens: 9}},
+		{ID: "0197-i", SessionID: "s", Role: message.RoleAssistant, Type: message.TypeToolCall, Status: message.StatusResponded, Content: json.RawMessage(`{}`),
+			CreatedAt: at, Model: "gpt-x", Usage: &message.Usage{}},
 	}
 }
 
@@ -74,7 +77,7 @@ func marshalNoHTML(v any) ([]byte, error) {
 
 func TestAppendRecordKeepsOneLine(t *testing.T) {
 	t.Parallel()
-	rec := &Record{ID: "x", Content: json.RawMessage("{\n  \"a\": [1,\r\n 2]\n}"), ProviderData: json.RawMessage("[\n1]")}
+	rec := &message.Record{ID: "x", Content: json.RawMessage("{\n  \"a\": [1,\r\n 2]\n}"), ProviderData: json.RawMessage("[\n1]")}
 	got, err := AppendRecord(nil, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +85,7 @@ func TestAppendRecordKeepsOneLine(t *testing.T) {
 	if bytes.ContainsAny(got, "\r\n") || !json.Valid(got) {
 		t.Errorf("record spans lines or is not JSON: %s", got)
 	}
-	if _, err := AppendRecord(nil, &Record{ID: "y", Content: json.RawMessage(`{"a":`)}); err == nil {
+	if _, err := AppendRecord(nil, &message.Record{ID: "y", Content: json.RawMessage(`{"a":`)}); err == nil {
 		t.Errorf("invalid content was written")
 	}
 }
@@ -102,7 +105,7 @@ func FuzzAppendString(f *testing.F) {
 func TestWriterAndReadFileRoundTrip(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "out.jsonl")
-	w, err := CreateFile(path)
+	w, err := Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +118,8 @@ func TestWriterAndReadFileRoundTrip(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var got []*Record
-	if err := ReadFile(path, func(r *Record) error { got = append(got, r); return nil }); err != nil {
+	var got []*message.Record
+	if err := ReadFile(path, func(r *message.Record) error { got = append(got, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	// Invalid UTF-8 is written as U+FFFD, as encoding/json writes it.
@@ -145,7 +148,7 @@ func TestReadToleratesATornLastLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			n := 0
-			err := Read(strings.NewReader(tt.data), "f.jsonl", func(*Record) error { n++; return nil })
+			err := Read(strings.NewReader(tt.data), "f.jsonl", func(*message.Record) error { n++; return nil })
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Errorf("error = %v, want %q", err, tt.err)
@@ -164,8 +167,8 @@ func TestReadLongLine(t *testing.T) {
 	rec := sampleRecords()[0]
 	rec.Content, _ = json.Marshal(strings.Repeat("x", 300<<10)) // longer than the reader's buffer
 	line, _ := AppendRecord(nil, rec)
-	var got *Record
-	if err := Read(bytes.NewReader(append(line, '\n')), "f", func(r *Record) error { got = r; return nil }); err != nil {
+	var got *message.Record
+	if err := Read(bytes.NewReader(append(line, '\n')), "f", func(r *message.Record) error { got = r; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got == nil || len(got.Content) != len(rec.Content) {
@@ -177,7 +180,7 @@ func TestReadStopsOnCallbackError(t *testing.T) {
 	t.Parallel()
 	line, _ := AppendRecord(nil, sampleRecords()[0])
 	stop := errors.New("stop")
-	err := Read(bytes.NewReader(bytes.Repeat(append(line, '\n'), 3)), "f", func(*Record) error { return stop })
+	err := Read(bytes.NewReader(bytes.Repeat(append(line, '\n'), 3)), "f", func(*message.Record) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("error = %v, want %v", err, stop)
 	}
@@ -206,7 +209,7 @@ func TestAppendFileCutsATornLine(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.before), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			w, err := AppendFile(path)
+			w, err := Append(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +218,7 @@ func TestAppendFileCutsATornLine(t *testing.T) {
 			}
 			w.Close()
 			var ids []string
-			if err := ReadFile(path, func(r *Record) error { ids = append(ids, r.ID); return nil }); err != nil {
+			if err := ReadFile(path, func(r *message.Record) error { ids = append(ids, r.ID); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			want := append(slicesRepeat(recs[0].ID, tt.keep), recs[1].ID)
@@ -258,7 +261,7 @@ func (l *lockedBuffer) String() string {
 func TestWriterFlushesWithinTheInterval(t *testing.T) {
 	t.Parallel()
 	var out lockedBuffer
-	w := NewJSONLWriter(&out)
+	w := NewWriter(&out)
 	defer w.Close()
 	if err := w.Write(sampleRecords()[0]); err != nil {
 		t.Fatal(err)
@@ -275,7 +278,7 @@ func TestWriterFlushesWithinTheInterval(t *testing.T) {
 func TestWriterWritesWholeLinesConcurrently(t *testing.T) {
 	t.Parallel()
 	var out lockedBuffer
-	w := NewJSONLWriter(&out)
+	w := NewWriter(&out)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -322,7 +325,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 
 func TestWriterReportsWriteErrors(t *testing.T) {
 	t.Parallel()
-	w := NewJSONLWriter(failingWriter{})
+	w := NewWriter(failingWriter{})
 	w.Write(sampleRecords()[0])
 	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("Flush error = %v, want disk full", err)
@@ -356,7 +359,7 @@ func BenchmarkEncodingJSONRecord(b *testing.B) {
 func TestFilesAreOpenedForAppending(t *testing.T) {
 	t.Parallel()
 	recs := sampleRecords()
-	for name, open := range map[string]func(string) (*JSONLWriter, error){"CreateFile": CreateFile, "AppendFile": AppendFile} {
+	for name, open := range map[string]func(string) (*Writer, error){"Create": Create, "Append": Append} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "t.jsonl")
@@ -382,7 +385,7 @@ func TestFilesAreOpenedForAppending(t *testing.T) {
 				t.Fatalf("the file holds NULs: %q", data)
 			}
 			var ids []string
-			if err := ReadFile(path, func(r *Record) error { ids = append(ids, r.ID); return nil }); err != nil {
+			if err := ReadFile(path, func(r *message.Record) error { ids = append(ids, r.ID); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff([]string{recs[2].ID}, ids); diff != "" {
@@ -398,14 +401,14 @@ func TestFilesAreOpenedForAppending(t *testing.T) {
 func TestFilesAreLocked(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "out.jsonl")
-	first, err := CreateFile(path)
+	first, err := Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := first.Append(context.Background(), sampleRecords()[0]); err != nil {
 		t.Fatal(err)
 	}
-	for name, open := range map[string]func(string) (*JSONLWriter, error){"CreateFile": CreateFile, "AppendFile": AppendFile} {
+	for name, open := range map[string]func(string) (*Writer, error){"Create": Create, "Append": Append} {
 		if w, err := open(path); !errors.Is(err, ErrInUse) {
 			t.Errorf("%s of a file in use: %v, want ErrInUse", name, err)
 			if w != nil {
@@ -426,7 +429,7 @@ func TestFilesAreLocked(t *testing.T) {
 		t.Errorf("the file has %d lines, want the first writer's 2:\n%s", n, data)
 	}
 	// Once closed, the file is free.
-	w, err := AppendFile(path)
+	w, err := Append(path)
 	if err != nil {
 		t.Fatalf("after Close: %v", err)
 	}
@@ -440,7 +443,7 @@ func TestWriteErrorsNameTheFileOnce(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
-	w, err := CreateFile("/dev/full")
+	w, err := Create("/dev/full")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,69 +459,77 @@ func TestWriteErrorsNameTheFileOnce(t *testing.T) {
 func TestReadFileOfADirectory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	err := ReadFile(dir, func(*Record) error { return nil })
+	err := ReadFile(dir, func(*message.Record) error { return nil })
 	if err == nil || err.Error() != "read "+dir+": is a directory" {
 		t.Errorf("error = %v, want %q", err, "read "+dir+": is a directory")
 	}
 }
 
-// TestLockFile checks the lock of a program that replaces a records file
-// whole: refused while a writer holds the file, holding off writers while
-// it is held, and nothing to hold for a file not there yet.
-func TestLockFile(t *testing.T) {
+// TestReplace checks the replacing of a records file whole: refused
+// while a writer holds the file, holding off writers while it writes, the
+// old file untouched when the writing fails, and a file not there yet
+// made.
+func TestReplace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if l, err := LockFile(filepath.Join(dir, "none.jsonl")); err != nil {
-		t.Fatalf("LockFile of a missing file: %v", err)
-	} else if err := l.Close(); err != nil {
-		t.Fatal(err)
+	path := filepath.Join(dir, "out.jsonl")
+	write := func(text string) func(io.Writer) error {
+		return func(w io.Writer) error {
+			for name, open := range map[string]func(string) (*Writer, error){"Create": Create, "Append": Append} {
+				if w, err := open(path); !errors.Is(err, ErrInUse) {
+					t.Errorf("%s of a file being replaced: %v, want ErrInUse", name, err)
+					if w != nil {
+						w.Close()
+					}
+				}
+			}
+			_, err := io.WriteString(w, text)
+			return err
+		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "none.jsonl")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("LockFile created the file: %v", err)
+	if err := Replace(path, write("one\n")); err != nil {
+		t.Fatalf("Replace of a missing file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one\n" {
+		t.Errorf("after Replace: %q", b)
 	}
 
-	path := filepath.Join(dir, "out.jsonl")
-	w, err := CreateFile(path)
+	w, err := Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l, err := LockFile(path); !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), path+": in use") {
-		t.Errorf("LockFile of a file in use: %v, want ErrInUse naming the file", err)
-		if l != nil {
-			l.Close()
-		}
+	if err := Replace(path, write("two\n")); !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), path+": in use") {
+		t.Errorf("Replace of a file in use: %v, want ErrInUse naming the file", err)
 	}
+	w.Write(sampleRecords()[0])
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	before, _ := os.ReadFile(path)
 
-	l, err := LockFile(path)
-	if err != nil {
-		t.Fatalf("LockFile of a free file: %v", err)
+	failed := errors.New("disk full")
+	if err := Replace(path, func(w io.Writer) error { io.WriteString(w, "half"); return failed }); !errors.Is(err, failed) {
+		t.Errorf("Replace whose writing failed: %v", err)
 	}
-	for name, open := range map[string]func(string) (*JSONLWriter, error){"CreateFile": CreateFile, "AppendFile": AppendFile} {
-		if w, err := open(path); !errors.Is(err, ErrInUse) {
-			t.Errorf("%s of a file LockFile holds: %v, want ErrInUse", name, err)
-			if w != nil {
-				w.Close()
-			}
-		}
+	if b, _ := os.ReadFile(path); string(b) != string(before) {
+		t.Errorf("a failed Replace changed the file: %q", b)
 	}
-	if err := l.Close(); err != nil {
+	if err := Replace(path, write("three\n")); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := AppendFile(path); err != nil {
-		t.Errorf("AppendFile once the lock is let go: %v", err)
-	} else {
-		w.Close()
+	if b, _ := os.ReadFile(path); string(b) != "three\n" {
+		t.Errorf("after Replace: %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("files left beside: %v", left)
 	}
 }
 
-// TestAppendFileCheckedReadsUnderTheLock: check runs with the lock held,
-// so no other writer can add records between what a command reads and
-// what it appends; and a check that refuses leaves the file as it was,
-// its torn last line too.
-func TestAppendFileCheckedReadsUnderTheLock(t *testing.T) {
+// TestResumeReadsUnderTheLock: check runs with the lock held, so no other
+// writer can add records between what a command reads and what it
+// appends; and a check that refuses leaves the file as it was, its torn
+// last line too.
+func TestResumeReadsUnderTheLock(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "out.jsonl")
 	torn := "{\"id\":\"a\"}\n{\"id\":\"b\",\"na"
@@ -526,8 +537,8 @@ func TestAppendFileCheckedReadsUnderTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := errors.New("another run's records")
-	_, err := AppendFileChecked(path, func() error {
-		if w, err := AppendFile(path); !errors.Is(err, ErrInUse) {
+	_, err := Resume(path, func(*Finished) error {
+		if w, err := Append(path); !errors.Is(err, ErrInUse) {
 			if w != nil {
 				w.Close()
 			}
@@ -536,18 +547,27 @@ func TestAppendFileCheckedReadsUnderTheLock(t *testing.T) {
 		return refused
 	})
 	if !errors.Is(err, refused) {
-		t.Fatalf("AppendFileChecked = %v, want the check's error", err)
+		t.Fatalf("Resume = %v, want the check's error", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != torn {
 		t.Errorf("a refused check changed the file: %q", b)
 	}
 	// Refused, it holds the lock no more.
-	w, err := AppendFileChecked(path, func() error { return nil })
+	w, err := Resume(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
 	if b, _ := os.ReadFile(path); string(b) != "{\"id\":\"a\"}\n" {
 		t.Errorf("after a check that passed: %q, want the torn line cut", b)
+	}
+
+	// A line that is no record is an error of reading, the file left.
+	if err := os.WriteFile(path, []byte("{oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resume(path, nil)
+	if re, ok := errors.AsType[*ReadError](err); !ok || !strings.Contains(re.Error(), path+":1: not a record") {
+		t.Errorf("Resume of a file that is no records file: %v, want a *ReadError naming its line", err)
 	}
 }

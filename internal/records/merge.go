@@ -1,0 +1,307 @@
+package records
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kesoku/kesoku/message"
+)
+
+// The flags of a span.
+const (
+	spanRewrite = 1 << iota
+	spanFailed
+	spanAborted
+)
+
+// part is one shard's records file, read once to find its records.
+type part struct {
+	name  string
+	f     *os.File
+	spans []span // in request order
+	shard int64  // which of the run's shards it is, once known; 0 before
+}
+
+// Merge writes the records of the files parts — the -o files of the N
+// shards of one run (kesoku run --shard K/N, K = 1…N), in any order — to
+// w, as the whole run would have written them: one record per request,
+// in request order, each line as its shard wrote it.
+//
+// Each record's place is its position, which the shard wrote (never a
+// number read out of an id: a user's own ids may be call_2, call_1). A
+// shard resumed with --resume may hold an aborted record of a request
+// and, later, its finished one: the later record of a position takes the
+// place of the earlier. Parts that cannot be the N shards of one run are
+// refused, saying which part and why, as far as the records tell: a part
+// whose last record is cut short (its run was killed mid-write), a part
+// that lacks a record of a request of its shard, or whose requests are
+// another shard's, a part missing. Nothing is written then.
+func Merge(parts []string, w io.Writer) (Summary, error) {
+	sum := Summary{Command: CommandMerge, Parts: len(parts)}
+	if len(parts) > math.MaxInt16 {
+		return sum, fmt.Errorf("%d parts: merge joins at most %d", len(parts), math.MaxInt16)
+	}
+	kinds := &kindTable{}
+	ps := make([]*part, len(parts))
+	defer func() {
+		for _, p := range ps {
+			if p != nil {
+				p.f.Close()
+			}
+		}
+	}()
+	total := 0
+	for i, name := range parts {
+		p, replaced, err := readPart(name, int16(i), kinds)
+		if err != nil {
+			return sum, err
+		}
+		ps[i] = p
+		total += len(p.spans)
+		sum.Replaced += replaced
+	}
+	if err := placeShards(ps); err != nil {
+		return sum, err
+	}
+	all := make([]span, 0, total)
+	files := make([]*os.File, len(ps))
+	for i, p := range ps {
+		all = append(all, p.spans...)
+		p.spans = nil
+		files[i] = p.f
+	}
+	slices.SortFunc(all, func(a, b span) int { return cmp.Compare(a.pos, b.pos) })
+	for _, s := range all {
+		sum.add(s.flags&spanFailed != 0, s.flags&spanAborted != 0, kinds.kind(s.kind))
+	}
+	return sum, writeSpans(w, files, all)
+}
+
+// readPart reads the records file of a shard: its requests in order, each
+// with its last record; replaced is how many records gave way to a later
+// one of their request.
+func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, 0, fmt.Errorf("%s: is a directory", name)
+	}
+	p := &part{name: name, f: f}
+	rd := NewReader(f, name)
+	for rd.Scan() {
+		h, err := rd.Head()
+		line, _ := rd.Pos()
+		switch {
+		case IsTorn(err):
+			return nil, 0, fmt.Errorf("%s:%d: its last record is cut short (the run that wrote it was killed mid-write): "+
+				"run its shard again with --resume, which finishes it", name, line)
+		case err != nil:
+			return nil, 0, err
+		case h.Type != message.TypeToolResult || h.ParentID == "":
+			return nil, 0, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
+		case h.Position <= 0:
+			return nil, 0, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that kesoku run --shard writes "+
+				"(this one is of another writer, or of a kesoku before records had positions: run the shard again)", name, line)
+		}
+		off, n := rd.Span()
+		s := span{pos: h.Position, off: off, n: int32(n), part: index}
+		if h.IsError || h.Error != nil {
+			s.flags |= spanFailed
+			if h.Error != nil {
+				s.kind = kinds.index(h.Error.Kind)
+			}
+		}
+		if h.Status == message.StatusAborted {
+			s.flags |= spanAborted
+		}
+		// A later record of a position is a resumed run's: it replaces.
+		if k := len(p.spans); k == 0 || p.spans[k-1].pos < s.pos {
+			p.spans = append(p.spans, s)
+		} else if i, found := slices.BinarySearchFunc(p.spans, s.pos, func(a span, pos int64) int { return cmp.Compare(a.pos, pos) }); found {
+			p.spans[i] = s
+			replaced++
+		} else {
+			p.spans = slices.Insert(p.spans, i, s)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, 0, err
+	}
+	return p, replaced, nil
+}
+
+// placeShards finds which shard of the run each part is, from the
+// positions of its records, and refuses parts that cannot be the shards of
+// one run: N parts are shards 1 to N of N, shard K holding the requests at
+// positions K, K+N, K+2N…, every one up to the last of the run.
+func placeShards(ps []*part) error {
+	n := int64(len(ps))
+	// step is what every part's positions are apart: the number of shards
+	// of their run, or a multiple of it.
+	step := int64(0)
+	var stepOf *part
+	for _, p := range ps {
+		if len(p.spans) < 2 {
+			continue
+		}
+		for _, s := range p.spans[1:] {
+			if d := s.pos - p.spans[0].pos; d > 0 {
+				if g := gcd(step, d); g != step {
+					step, stepOf = g, p
+				}
+			}
+		}
+	}
+	if step != 0 && step%n != 0 {
+		return shardsOf(ps, step, stepOf)
+	}
+	byShard := make([]*part, n)
+	var empty []*part
+	last := int64(0)
+	for _, p := range ps {
+		if len(p.spans) == 0 {
+			empty = append(empty, p)
+			continue
+		}
+		last = max(last, p.spans[len(p.spans)-1].pos)
+		p.shard = (p.spans[0].pos-1)%n + 1
+		if q := byShard[p.shard-1]; q != nil {
+			if step == 0 {
+				return fmt.Errorf("%s and %s cannot both be among %d shards of one run (one holds request %d, the other request %d): is a part missing, or given twice?",
+					q.name, p.name, n, q.spans[0].pos, p.spans[0].pos)
+			}
+			return fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, p.shard, n)
+		}
+		byShard[p.shard-1] = p
+	}
+	for k := int64(1); k <= n; k++ {
+		p := byShard[k-1]
+		if p == nil {
+			if k > last {
+				continue // a shard with nothing to do: an empty part is it
+			}
+			if len(empty) == 0 {
+				return fmt.Errorf("no part holds shard %d of %d (request %d is of it): a part is missing", k, n, k)
+			}
+			names := make([]string, len(empty))
+			for i, e := range empty {
+				names[i] = e.name
+			}
+			return fmt.Errorf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished; run it again with --resume",
+				strings.Join(names, " and "), plural(len(empty), "holds", "hold"), k, n, k)
+		}
+		// Its requests are k, k+n, …, up to the run's last request.
+		want := (last-k)/n + 1
+		if got := int64(len(p.spans)); got != want {
+			missing := k
+			for j, s := range p.spans {
+				if s.pos != k+int64(j)*n {
+					missing = k + int64(j)*n
+					break
+				}
+				missing = s.pos + n
+			}
+			return fmt.Errorf("%s (shard %d of %d) holds %d of its %d requests up to request %d of the run: it has no record of request %d; "+
+				"the shard is unfinished or was cut short: run it again with --resume", p.name, k, n, got, want, last, missing)
+		}
+	}
+	return nil
+}
+
+// shardsOf is the error of parts whose positions are step apart, which is
+// no multiple of their number: shards of another number, some of them not
+// given, or parts of other runs.
+func shardsOf(ps []*part, step int64, stepOf *part) error {
+	n := int64(len(ps))
+	// The run's number of shards divides step, and is at least the number
+	// of parts that hold records, each of another shard.
+	held := 0
+	for _, p := range ps {
+		if len(p.spans) > 0 {
+			held++
+		}
+	}
+	for shards := n + 1; shards <= step; shards++ {
+		if step%shards != 0 {
+			continue
+		}
+		have := map[int64]bool{}
+		distinct := true
+		for _, p := range ps {
+			if len(p.spans) == 0 {
+				continue
+			}
+			k := (p.spans[0].pos-1)%shards + 1
+			distinct = distinct && !have[k]
+			have[k] = true
+		}
+		if !distinct || len(have) != held {
+			continue
+		}
+		var missing []string
+		for k := int64(1); k <= shards && len(missing) < 8; k++ {
+			if !have[k] {
+				missing = append(missing, fmt.Sprint(k))
+			}
+		}
+		return fmt.Errorf("a part is missing: the parts are shards of %d (the requests of %s are %d apart), and %d %s given; "+
+			"shard %s of %d %s not among them", shards, stepOf.name, step, n, plural(int(n), "is", "are"),
+			strings.Join(missing, ", "), shards, plural(len(missing), "is", "are"))
+	}
+	return fmt.Errorf("the parts cannot be the %d shards of one run: the requests of %s are %d apart, not a multiple of %d", n, stepOf.name, step, n)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// kindTable numbers the error kinds of the records merged, so that a span
+// holds its kind in a byte.
+type kindTable struct{ kinds []message.ErrorKind }
+
+func (t *kindTable) index(k message.ErrorKind) uint8 {
+	if i := slices.Index(t.kinds, k); i >= 0 {
+		return uint8(i + 1)
+	}
+	if len(t.kinds) == math.MaxUint8-1 {
+		return math.MaxUint8 // more kinds than any writer has: one for the rest
+	}
+	t.kinds = append(t.kinds, k)
+	return uint8(len(t.kinds))
+}
+
+func (t *kindTable) kind(i uint8) message.ErrorKind {
+	switch {
+	case i == 0:
+		return ""
+	case int(i) > len(t.kinds):
+		return "other"
+	}
+	return t.kinds[i-1]
+}
+
+// readErr says that reading the file name failed, naming it once: an
+// error of the file's own (*fs.PathError) already says "read NAME".
+func readErr(name string, err error) error {
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", name, err)
+}

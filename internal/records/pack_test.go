@@ -1,0 +1,112 @@
+package records
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// TestPack: what a call came back with becomes the record of the one
+// mapping, whoever made the call (a run, kesoku analyze, batch collect):
+// the same fields and the same error kinds.
+func TestPack(t *testing.T) {
+	t.Parallel()
+	p := &Packer{SessionID: "s", Timeout: time.Second}
+	type shape struct {
+		Name, Session, Content string
+		Status                 message.Status
+		Kind                   message.ErrorKind
+		Message                string
+		IsError                bool
+	}
+	tests := []struct {
+		name string
+		o    Outcome
+		want shape
+	}{
+		{"a result", Outcome{Value: "<b>"}, shape{Name: "t", Session: "s", Status: "responded", Content: `"<b>"`}},
+		{"the arguments' fault", Outcome{Err: registry.InvalidArg("path", errors.New("no"))},
+			shape{Name: "t", Session: "s", Status: "responded", Kind: "invalid_args", Message: `args.path: invalid value: no`, IsError: true}},
+		{"a tool error", Outcome{Err: errors.New("down")}, shape{Name: "t", Session: "s", Status: "responded", Kind: "tool_error", Message: "down", IsError: true}},
+		{"interrupted", Outcome{Err: context.Canceled, Cut: true},
+			shape{Name: "t", Session: "s", Status: "aborted", Kind: "aborted", Message: "interrupted while running: context canceled", IsError: true}},
+		{"cut by --fail-fast", Outcome{Err: context.Canceled, Cut: true, ByFailFast: true},
+			shape{Name: "t", Session: "s", Status: "aborted", Kind: "aborted", Message: "cancelled by --fail-fast after an earlier error: context canceled", IsError: true}},
+		{"timed out", Outcome{Err: context.DeadlineExceeded, TimedOut: true, Timeout: time.Second},
+			shape{Name: "t", Session: "s", Status: "responded", Kind: "timeout", Message: "timed out after 1s (--timeout)", IsError: true}},
+		{"timed out under the tool's own bound", Outcome{Err: context.DeadlineExceeded, TimedOut: true, Timeout: time.Minute},
+			shape{Name: "t", Session: "s", Status: "responded", Kind: "timeout", Message: "timed out after 1m0s (the tool's own timeout)", IsError: true}},
+		{"a panic", Outcome{Panicked: "panic: boom"}, shape{Name: "t", Session: "s", Status: "responded", Kind: "panic", Message: "panic: boom", IsError: true}},
+		{"an unknown tool", Outcome{Err: registry.New().UnknownTool("t")},
+			shape{Name: "t", Session: "s", Status: "responded", Kind: "unknown_tool", Message: `unknown tool "t"`, IsError: true}},
+		{"a result that is no JSON", Outcome{Value: func() {}},
+			shape{Name: "t", Session: "s", Status: "responded", Kind: "tool_error", Message: `tool "t" returned a value that is not JSON: json: unsupported type: func()`, IsError: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := p.Pack(Call{ID: "call_1", Name: "t", CallID: "c1"}, tt.o, time.Millisecond)
+			got := shape{Name: rec.Name, Session: rec.SessionID, Content: string(rec.Content), Status: rec.Status, IsError: rec.IsError}
+			if rec.Error != nil {
+				got.Kind, got.Message = rec.Error.Kind, rec.Error.Message
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("record mismatch (-want +got):\n%s", diff)
+			}
+			if rec.ParentID != "call_1" || rec.CallID != "c1" || rec.Role != message.RoleTool || rec.Type != message.TypeToolResult ||
+				rec.DurationMS == nil || *rec.DurationMS != 1 || rec.CreatedAt.IsZero() {
+				t.Errorf("record %+v lacks what a run's records have", rec)
+			}
+		})
+	}
+	// A request's own session wins.
+	if rec := p.Pack(Call{Name: "t", SessionID: "mine"}, Outcome{Value: 1}, 0); rec.SessionID != "mine" {
+		t.Errorf("session %q, want the call's own", rec.SessionID)
+	}
+}
+
+// TestEncodeContentIsMarshal holds the shortcuts of encodeContent to what
+// marshal (encoding/json without HTML escaping) writes for the same value.
+func TestEncodeContentIsMarshal(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{nil, 0, -7, int64(1) << 62, true, false,
+		"", "plain", "<html>&", "line\nbreak\t\x00", "é\u2028\u2029", "\xff\xfe", `"\`,
+		json.RawMessage(`{"a":[1,2]}`), 1.5, []any{"x", 1.0}} {
+		want, err := marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeContent(v)
+		if err != nil {
+			t.Errorf("encodeContent(%#v): %v", v, err)
+			continue
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("encodeContent(%#v) mismatch (-want +got):\n%s", v, diff)
+		}
+	}
+}
+
+func TestCutKeepsRunesWhole(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("é", 100) // two bytes each
+	for limit := int64(1); limit < 60; limit++ {
+		head, tail := cut(s, limit)
+		if !utf8Valid(head) || !utf8Valid(tail) || int64(len(head)+len(tail)) > limit {
+			t.Fatalf("cut(%d) = %d+%d bytes, valid %v %v", limit, len(head), len(tail), utf8Valid(head), utf8Valid(tail))
+		}
+	}
+}
+
+func utf8Valid(s string) bool {
+	return json.Valid([]byte(fmt.Sprintf("%q", s))) && strings.ToValidUTF8(s, "?") == s
+}

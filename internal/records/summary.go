@@ -1,0 +1,241 @@
+package records
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kesoku/kesoku/message"
+)
+
+// Command names the command a Summary is of, which decides its sentence.
+type Command string
+
+// The commands that end with a Summary.
+const (
+	CommandRun     Command = "run"
+	CommandCollect Command = "batch collect"
+	CommandStatus  Command = "batch status"
+	CommandMerge   Command = "merge"
+	CommandDiff    Command = "diff"
+)
+
+// Summary counts what a command did with records — kesoku run, batch
+// collect and status, merge and diff — and says it in one line (String): the one
+// closing summary of every command that writes or compares records, with
+// the counts a report for a program needs (total, succeeded, failed,
+// skipped, errors by kind; for diff, same, different and in one file
+// only).
+type Summary struct {
+	Command Command `json:"command"`
+	// Total is how many requests the command accounts for: the records it
+	// wrote and the requests it skipped; for diff, the requests the two
+	// files answer between them.
+	Total int `json:"total"`
+	// Records is how many records it wrote; Succeeded and Failed how many
+	// of them succeeded and are errors (aborted ones included), Aborted
+	// how many of those were cut short.
+	Records   int `json:"records"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	Aborted   int `json:"aborted"`
+	// Kinds counts the error records by kind.
+	Kinds map[message.ErrorKind]int `json:"errors,omitempty"`
+	// Skipped is how many requests had a finished record already (run
+	// --resume, a collect going on), SkippedFailed how many of those
+	// records are errors.
+	Skipped       int `json:"skipped"`
+	SkippedFailed int `json:"skipped_failed,omitempty"`
+	// Replaced is how many records gave way to a later one of their
+	// request: the aborted records of a shard its resumed run finished
+	// (merge), the records a resumed run replaced (run --resume). Dropped
+	// is how many a resumed run removed as the records of no request of
+	// its own (the request files changed since).
+	Replaced int `json:"replaced,omitempty"`
+	Dropped  int `json:"dropped,omitempty"`
+	// Interrupted says the run was interrupted; StoppedReading that the
+	// interrupt stopped the reading of requests, so that those not read
+	// have no record (--resume finishes them); FailedFast that --fail-fast
+	// stopped it.
+	Interrupted    bool `json:"interrupted,omitempty"`
+	StoppedReading bool `json:"stopped_reading,omitempty"`
+	FailedFast     bool `json:"failed_fast,omitempty"`
+	// Deleted is how many files kesoku had uploaded for a batch and
+	// deleted, every record being written (collect).
+	Deleted int `json:"deleted_files,omitempty"`
+	// Pending is how many requests of a batch the provider has not
+	// answered yet, Uncounted how many of an ended part it gives no
+	// counts of, Unsent how many were never sent to it (status).
+	Pending   int `json:"pending,omitempty"`
+	Uncounted int `json:"uncounted,omitempty"`
+	Unsent    int `json:"unsent,omitempty"`
+
+	// The requests diff compared: the same in both files, changed (with
+	// NewErrors, succeeded before and an error now, and Fixed, the other
+	// way round, apart), and answered by one file only.
+	Same      int `json:"same,omitempty"`
+	Changed   int `json:"changed,omitempty"`
+	NewErrors int `json:"new_errors,omitempty"`
+	Fixed     int `json:"fixed,omitempty"`
+	OnlyOld   int `json:"only_old,omitempty"`
+	OnlyNew   int `json:"only_new,omitempty"`
+	// Torn are the names of the files whose last line is a record cut
+	// short (a run killed while it wrote), left out of the comparison.
+	Torn []string `json:"torn,omitempty"`
+
+	// What the sentence names: the records file of a collect, how many
+	// parts a merge joined (or a batch has), the two files a diff
+	// compared.
+	Output   string `json:"-"`
+	Parts    int    `json:"parts,omitempty"`
+	Old, New string `json:"-"`
+}
+
+// Add counts a record the command wrote.
+func (s *Summary) Add(rec *message.Record) {
+	var kind message.ErrorKind
+	if rec.Error != nil {
+		kind = rec.Error.Kind
+	}
+	s.add(rec.IsError || rec.Error != nil, rec.Status == message.StatusAborted, kind)
+}
+
+func (s *Summary) add(failed, aborted bool, kind message.ErrorKind) {
+	s.Total++
+	s.Records++
+	if !failed {
+		s.Succeeded++
+		return
+	}
+	s.Failed++
+	if aborted {
+		s.Aborted++
+	}
+	if kind != "" {
+		if s.Kinds == nil {
+			s.Kinds = make(map[message.ErrorKind]int)
+		}
+		s.Kinds[kind]++
+	}
+}
+
+// Skip counts a request skipped as finished already, with an error record
+// when failed.
+func (s *Summary) Skip(failed bool) {
+	s.Total++
+	s.Skipped++
+	if failed {
+		s.SkippedFailed++
+	}
+}
+
+// HasErrors reports whether the records the command accounts for hold an
+// error: those it wrote, or those it skipped as finished.
+func (s *Summary) HasErrors() bool { return s.Failed > 0 || s.SkippedFailed > 0 }
+
+// Different is how many requests diff found different.
+func (s *Summary) Different() int {
+	return s.Changed + s.NewErrors + s.Fixed + s.OnlyOld + s.OnlyNew
+}
+
+// String says in one line, for standard error, what the command did.
+func (s *Summary) String() string {
+	var b strings.Builder
+	b.WriteString("kesoku: ")
+	switch s.Command {
+	case CommandDiff:
+		s.diff(&b)
+		return b.String()
+	case CommandStatus:
+		// What the provider says of each request, not records written.
+		fmt.Fprintf(&b, "%d %s in %d %s: %d succeeded, %d failed, %d in progress", s.Total, plural(s.Total, "request", "requests"),
+			s.Parts, plural(s.Parts, "part", "parts"), s.Succeeded, s.Failed, s.Pending)
+		if s.Uncounted > 0 {
+			fmt.Fprintf(&b, ", %d ended uncounted (collect says)", s.Uncounted)
+		}
+		if s.Unsent > 0 {
+			fmt.Fprintf(&b, ", %d not sent", s.Unsent)
+		}
+		return b.String()
+	case CommandMerge:
+		fmt.Fprintf(&b, "%d %s from %d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"),
+			s.Parts, plural(s.Parts, "shard", "shards"), s.Succeeded)
+		if s.Failed > 0 {
+			fmt.Fprintf(&b, ", %d failed", s.Failed)
+			if s.Aborted > 0 {
+				fmt.Fprintf(&b, " (%d aborted: run their shards again with --resume)", s.Aborted)
+			}
+		}
+		if s.Replaced > 0 {
+			fmt.Fprintf(&b, "; %d aborted %s replaced by a resumed run's", s.Replaced, plural(s.Replaced, "record", "records"))
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"), s.Succeeded)
+	if s.Failed > 0 {
+		kinds := slices.Sorted(maps.Keys(s.Kinds))
+		said := make([]string, len(kinds))
+		for i, k := range kinds {
+			said[i] = fmt.Sprintf("%d %s", s.Kinds[k], k)
+		}
+		fmt.Fprintf(&b, ", %d failed (%s)", s.Failed, strings.Join(said, ", "))
+	}
+	if s.Skipped > 0 {
+		if s.Command == CommandCollect {
+			fmt.Fprintf(&b, "; %d skipped, written to %s by an earlier collect", s.Skipped, s.Output)
+		} else {
+			fmt.Fprintf(&b, "; %d skipped, finished by an earlier run", s.Skipped)
+		}
+		if s.SkippedFailed > 0 {
+			fmt.Fprintf(&b, " (%d of them with an error)", s.SkippedFailed)
+		}
+	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(&b, "; %d %s of requests not in this run removed from %s", s.Dropped, plural(s.Dropped, "record", "records"), s.Output)
+	}
+	switch {
+	case s.StoppedReading:
+		b.WriteString("; interrupted: the requests not read by then have no record (--resume with -o finishes them)")
+	case s.Interrupted:
+		b.WriteString("; interrupted")
+	case s.FailedFast:
+		b.WriteString("; stopped by --fail-fast")
+	}
+	if s.Deleted > 0 {
+		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, plural(s.Deleted, "file", "files"))
+	}
+	return b.String()
+}
+
+// diff is the sentence of diff.
+func (s *Summary) diff(b *strings.Builder) {
+	n := s.Different()
+	if n == 0 {
+		fmt.Fprintf(b, "%d %s, no differences", s.Total, plural(s.Total, "request", "requests"))
+		return
+	}
+	var parts []string
+	for _, k := range []struct {
+		n   int
+		say string
+	}{
+		{s.Changed, "changed"},
+		{s.NewErrors, plural(s.NewErrors, "new error", "new errors")},
+		{s.Fixed, "fixed"},
+		{s.OnlyOld, "only in " + s.Old},
+		{s.OnlyNew, "only in " + s.New},
+	} {
+		if k.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k.n, k.say))
+		}
+	}
+	fmt.Fprintf(b, "%d of %d %s %s: %s", n, s.Total, plural(s.Total, "request", "requests"), plural(n, "differs", "differ"), strings.Join(parts, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,57 @@
+package records
+
+import (
+	"testing"
+
+	"github.com/kesoku/kesoku/message"
+)
+
+// TestSummarySentences pins the one line each command closes with.
+func TestSummarySentences(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sum  Summary
+		want string
+	}{
+		{Summary{Command: CommandRun, Records: 3, Succeeded: 1, Failed: 2, Kinds: map[message.ErrorKind]int{"tool_error": 1, "aborted": 1}, Interrupted: true},
+			"kesoku: 3 records: 1 succeeded, 2 failed (1 aborted, 1 tool_error); interrupted"},
+		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, Skipped: 3, SkippedFailed: 1, StoppedReading: true, Interrupted: true},
+			"kesoku: 1 record: 1 succeeded; 3 skipped, finished by an earlier run (1 of them with an error); " +
+				"interrupted: the requests not read by then have no record (--resume with -o finishes them)"},
+		{Summary{Command: CommandRun, Records: 2, Succeeded: 2, Dropped: 1, Output: "out.jsonl", FailedFast: true},
+			"kesoku: 2 records: 2 succeeded; 1 record of requests not in this run removed from out.jsonl; stopped by --fail-fast"},
+		{Summary{Command: CommandCollect, Records: 2, Succeeded: 1, Failed: 1, Kinds: map[message.ErrorKind]int{"tool_error": 1}, Skipped: 2, Output: "o.jsonl", Deleted: 3},
+			"kesoku: 2 records: 1 succeeded, 1 failed (1 tool_error); 2 skipped, written to o.jsonl by an earlier collect; the 3 files uploaded for the batch deleted"},
+		{Summary{Command: CommandMerge, Records: 7, Succeeded: 5, Failed: 2, Aborted: 1, Parts: 4, Replaced: 1},
+			"kesoku: 7 records from 4 shards: 5 succeeded, 2 failed (1 aborted: run their shards again with --resume); 1 aborted record replaced by a resumed run's"},
+		{Summary{Command: CommandMerge, Records: 1, Succeeded: 1, Parts: 1}, "kesoku: 1 record from 1 shard: 1 succeeded"},
+		{Summary{Command: CommandStatus, Total: 5, Parts: 2, Succeeded: 2, Failed: 1, Pending: 1, Unsent: 1},
+			"kesoku: 5 requests in 2 parts: 2 succeeded, 1 failed, 1 in progress, 1 not sent"},
+		{Summary{Command: CommandDiff, Total: 1, Same: 1}, "kesoku: 1 request, no differences"},
+		{Summary{Command: CommandDiff}, "kesoku: 0 requests, no differences"},
+		{Summary{Command: CommandDiff, Total: 120, Changed: 1, NewErrors: 2, Fixed: 1, OnlyOld: 1, OnlyNew: 3, Old: "g.jsonl", New: "n.jsonl"},
+			"kesoku: 8 of 120 requests differ: 1 changed, 2 new errors, 1 fixed, 1 only in g.jsonl, 3 only in n.jsonl"},
+		{Summary{Command: CommandDiff, Total: 2, NewErrors: 1}, "kesoku: 1 of 2 requests differs: 1 new error"},
+		{Summary{Command: CommandDiff, Total: 1, Changed: 1}, "kesoku: 1 of 1 request differs: 1 changed"},
+	}
+	for _, tt := range tests {
+		if got := tt.sum.String(); got != tt.want {
+			t.Errorf("%s summary:\n got %q\nwant %q", tt.sum.Command, got, tt.want)
+		}
+	}
+}
+
+// TestSummaryCounts: Add and Skip keep the counts a report reads.
+func TestSummaryCounts(t *testing.T) {
+	t.Parallel()
+	var s Summary
+	s.Add(&message.Record{Status: message.StatusResponded})
+	s.Add(&message.Record{Status: message.StatusAborted, IsError: true, Error: &message.ErrorInfo{Kind: message.KindAborted}})
+	s.Add(&message.Record{Status: message.StatusResponded, IsError: true, Error: &message.ErrorInfo{Kind: message.KindToolError}})
+	s.Skip(true)
+	s.Skip(false)
+	if s.Total != 5 || s.Records != 3 || s.Succeeded != 1 || s.Failed != 2 || s.Aborted != 1 || s.Skipped != 2 || s.SkippedFailed != 1 ||
+		s.Kinds[message.KindAborted] != 1 || s.Kinds[message.KindToolError] != 1 || !s.HasErrors() {
+		t.Errorf("counts %+v", s)
+	}
+}

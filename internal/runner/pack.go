@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/message"
+)
+
+// call is what the record of req says of it.
+func (r *ToolRunner) call(req *request.Request) records.Call {
+	return records.Call{ID: req.ID, Name: req.Name, SessionID: req.SessionID, CallID: req.CallID}
+}
+
+func (r *ToolRunner) sessionID(req *request.Request) string {
+	if req.SessionID != "" {
+		return req.SessionID
+	}
+	return r.opts.SessionID
+}
+
+// errorRecord is the record of a call that failed after d.
+func (r *ToolRunner) errorRecord(req *request.Request, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
+	return r.pk.Error(r.call(req), kind, msg, d)
+}
+
+// failure is the record of a request refused before it ran.
+func (r *ToolRunner) failure(req *request.Request, kind message.ErrorKind, msg string) *message.Record {
+	return r.errorRecord(req, kind, msg, 0)
+}
+
+// aborted is the record of a request cut short by an interrupt (or
+// --fail-fast) after d.
+func (r *ToolRunner) aborted(req *request.Request, msg string, d time.Duration) *message.Record {
+	return r.pk.Aborted(r.call(req), msg, d)
+}
