@@ -54,8 +54,8 @@ EXIT STATUS
        of one run, or an -o file another kesoku writes to; nothing is
        written`,
 		Example: `  kesoku merge part-1.jsonl part-2.jsonl part-3.jsonl part-4.jsonl -o all.jsonl
-  kesoku merge $(seq -f 'part-%g.jsonl' 1 16) > results.jsonl`,
-		Args: argSpec{what: "PART", min: 1, max: -1, hint: "give the records files of the run's shards, 1 to N"}.args,
+  kesoku merge part-*.jsonl > results.jsonl`,
+		Args: argSpec{what: "PART", min: 1, max: -1, hint: "give the records files of the run's shards, in any order"}.args,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Parts = args
 			if runF != nil {

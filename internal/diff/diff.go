@@ -135,8 +135,6 @@ type entry struct {
 	line int
 	seq  int    // its place among the records read from its file
 	next *entry // the next record of the same request in the same file
-	// own says the content is the entry's own, no longer the line's.
-	own bool
 }
 
 // side is one file being read.
@@ -192,8 +190,11 @@ func (m *merge) next(i int) (*entry, error) {
 		case message.TypeText, message.TypeToolCall, message.TypeToolResult:
 			s.records++
 		}
+		if h.Type != message.TypeToolResult {
+			continue
+		}
 		r := resultOf(&h)
-		if r.typ != string(message.TypeToolResult) || r.key == "" {
+		if r.key == "" {
 			continue
 		}
 		line, _ := s.Records.Pos()
@@ -240,7 +241,7 @@ func (m *merge) take(a, b *entry) error {
 			continue
 		}
 		delete(s.aborted, e.r.key)
-		if err := m.place(i, e); err != nil {
+		if err := m.place(i, e, false); err != nil {
 			return err
 		}
 	}
@@ -250,8 +251,8 @@ func (m *merge) take(a, b *entry) error {
 func (e *entry) aborted() bool { return e.r.status == string(message.StatusAborted) }
 
 // place pairs e, a record of side i, with the other side's waiting record
-// of its request, or keeps it waiting.
-func (m *merge) place(i int, e *entry) error {
+// of its request, or keeps it waiting (kept: it is ready to wait already).
+func (m *merge) place(i int, e *entry, kept bool) error {
 	s, o := m.sides[i], m.sides[1-i]
 	if w := o.pending[e.r.key]; w != nil {
 		if w.next != nil {
@@ -267,7 +268,9 @@ func (m *merge) place(i int, e *entry) error {
 	if o.done {
 		return m.only(s, e)
 	}
-	m.keep(e)
+	if !kept {
+		m.keep(e)
+	}
 	if w := s.pending[e.r.key]; w != nil {
 		for w.next != nil {
 			w = w.next
@@ -286,12 +289,11 @@ func (m *merge) place(i int, e *entry) error {
 // "calculate_sum".
 func (m *merge) keep(e *entry) {
 	r := &e.r
-	if r.content != nil && !e.own {
+	if r.content != nil {
 		c := make([]byte, len(r.content))
 		copy(c, r.content)
-		r.content, e.own = c, true
+		r.content = c
 	}
-	r.typ = m.intern(r.typ)
 	r.name = m.intern(r.name)
 	r.status = m.intern(r.status)
 	r.errKind = m.intern(r.errKind)
@@ -317,7 +319,7 @@ func (m *merge) intern(s string) string {
 func (m *merge) finish(i int) error {
 	s, o := m.sides[i], m.sides[1-i]
 	for _, e := range inOrder(s.aborted) {
-		if err := m.place(i, e); err != nil {
+		if err := m.place(i, e, true); err != nil {
 			return err
 		}
 	}

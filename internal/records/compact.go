@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 
@@ -55,7 +56,7 @@ func (r *Resumed) Compact() (Compaction, error) {
 	}
 	if !same {
 		err = replaceLocked(r.path, r.f, func(w io.Writer) error {
-			return writeSpans(w, []*os.File{r.f}, spans)
+			return writeSpans(w, []*os.File{r.f}, slices.Values(spans))
 		})
 		if err != nil {
 			r.Close()
@@ -139,10 +140,10 @@ type span struct {
 
 // writeSpans copies the lines of spans, in their order, from files to w,
 // each without the space around it and with one line end.
-func writeSpans(w io.Writer, files []*os.File, spans []span) error {
+func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
-	for _, s := range spans {
+	for s := range spans {
 		if cap(buf) < int(s.n) || cap(buf) > longLine && int(s.n) <= longLine {
 			buf = make([]byte, s.n)
 		}

@@ -67,21 +67,28 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 		total += len(p.spans)
 		sum.Replaced += replaced
 	}
-	if err := placeShards(ps); err != nil {
+	byShard, err := placeShards(ps)
+	if err != nil {
 		return sum, err
 	}
-	all := make([]span, 0, total)
 	files := make([]*os.File, len(ps))
 	for i, p := range ps {
-		all = append(all, p.spans...)
-		p.spans = nil
 		files[i] = p.f
 	}
-	slices.SortFunc(all, func(a, b span) int { return cmp.Compare(a.pos, b.pos) })
-	for _, s := range all {
+	// Every position from 1 to the last is held, once, by the shard of its
+	// place: position p is the ((p-1)/N)-th record of shard (p-1) mod N.
+	n := len(byShard)
+	inOrder := func(yield func(span) bool) {
+		for k := range total {
+			if !yield(byShard[k%n].spans[k/n]) {
+				return
+			}
+		}
+	}
+	for s := range inOrder {
 		sum.add(s.flags&spanFailed != 0, s.flags&spanAborted != 0, kinds.kind(s.kind))
 	}
-	return sum, writeSpans(w, files, all)
+	return sum, writeSpans(w, files, inOrder)
 }
 
 // readPart reads the records file of a shard: its requests in order, each
@@ -147,8 +154,9 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int
 // placeShards finds which shard of the run each part is, from the
 // positions of its records, and refuses parts that cannot be the shards of
 // one run: N parts are shards 1 to N of N, shard K holding the requests at
-// positions K, K+N, K+2N…, every one up to the last of the run.
-func placeShards(ps []*part) error {
+// positions K, K+N, K+2N…, every one up to the last of the run. It returns
+// the parts in shard order.
+func placeShards(ps []*part) ([]*part, error) {
 	n := int64(len(ps))
 	// step is what every part's positions are apart: the number of shards
 	// of their run, or a multiple of it.
@@ -167,7 +175,7 @@ func placeShards(ps []*part) error {
 		}
 	}
 	if step != 0 && step%n != 0 {
-		return shardsOf(ps, step, stepOf)
+		return nil, shardsOf(ps, step, stepOf)
 	}
 	byShard := make([]*part, n)
 	var empty []*part
@@ -181,10 +189,10 @@ func placeShards(ps []*part) error {
 		p.shard = (p.spans[0].pos-1)%n + 1
 		if q := byShard[p.shard-1]; q != nil {
 			if step == 0 {
-				return fmt.Errorf("%s and %s cannot both be among %d shards of one run (one holds request %d, the other request %d): is a part missing, or given twice?",
+				return nil, fmt.Errorf("%s and %s cannot both be among %d shards of one run (one holds request %d, the other request %d): is a part missing, or given twice?",
 					q.name, p.name, n, q.spans[0].pos, p.spans[0].pos)
 			}
-			return fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, p.shard, n)
+			return nil, fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, p.shard, n)
 		}
 		byShard[p.shard-1] = p
 	}
@@ -192,16 +200,18 @@ func placeShards(ps []*part) error {
 		p := byShard[k-1]
 		if p == nil {
 			if k > last {
-				continue // a shard with nothing to do: an empty part is it
+				// A shard with nothing to do: an empty part is it.
+				byShard[k-1], empty = empty[0], empty[1:]
+				continue
 			}
 			if len(empty) == 0 {
-				return fmt.Errorf("no part holds shard %d of %d (request %d is of it): a part is missing", k, n, k)
+				return nil, fmt.Errorf("no part holds shard %d of %d (request %d is of it): a part is missing", k, n, k)
 			}
 			names := make([]string, len(empty))
 			for i, e := range empty {
 				names[i] = e.name
 			}
-			return fmt.Errorf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished; run it again with --resume",
+			return nil, fmt.Errorf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished; run it again with --resume",
 				strings.Join(names, " and "), plural(len(empty), "holds", "hold"), k, n, k)
 		}
 		// Its requests are k, k+n, …, up to the run's last request.
@@ -215,11 +225,11 @@ func placeShards(ps []*part) error {
 				}
 				missing = s.pos + n
 			}
-			return fmt.Errorf("%s (shard %d of %d) holds %d of its %d requests up to request %d of the run: it has no record of request %d; "+
+			return nil, fmt.Errorf("%s (shard %d of %d) holds %d of its %d requests up to request %d of the run: it has no record of request %d; "+
 				"the shard is unfinished or was cut short: run it again with --resume", p.name, k, n, got, want, last, missing)
 		}
 	}
-	return nil
+	return byShard, nil
 }
 
 // shardsOf is the error of parts whose positions are step apart, which is

@@ -237,9 +237,6 @@ func (r *Reader) Unterminated() bool { return r.ended }
 // Err returns the read error that ended Scan, nil at the end of the input.
 func (r *Reader) Err() error { return r.err }
 
-// Name is the input's name, as errors give it.
-func (r *Reader) Name() string { return r.name }
-
 // lineError is the error of a line that is not a record.
 func (r *Reader) lineError(err error) error {
 	return fmt.Errorf("%s:%d: not a record: %w", r.name, r.line, err)
