@@ -300,7 +300,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		if err != nil {
 			return err
 		}
-		sum.Replaced, sum.Dropped, sum.Output = c.Replaced, c.Dropped, o.Output
+		sum.Replaced, sum.Dropped, sum.Foreign, sum.Output = c.Replaced, c.Dropped, c.Foreign, o.Output
 	}
 	if err := out.Close(); err != nil && runErr == nil {
 		runErr = err

@@ -106,7 +106,7 @@ func Collect(ctx context.Context, o CollectOptions) (records.Summary, error) {
 		case records.Succeeded, records.Failed:
 			sum.Skip(resumed == records.Failed)
 			continue
-		case records.Changed:
+		case records.Changed, records.Again:
 			return sum, usage("%s: the output's record of id %q answers another request: it holds another run's records", req.Pos, req.ID)
 		}
 		if err := ctx.Err(); err != nil {

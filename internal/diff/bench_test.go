@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kesoku/kesoku/internal/records"
@@ -24,6 +25,29 @@ func benchRecords(n int, run int) []byte {
 func BenchmarkCompare(b *testing.B) {
 	const n = 100_000
 	old, new := benchRecords(n, 1), benchRecords(n, 2)
+	b.SetBytes(int64(len(old)+len(new)) / n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += n {
+		sum, err := Compare(context.Background(),
+			File{Name: "old", Records: records.NewReader(bytes.NewReader(old), "old")},
+			File{Name: "new", Records: records.NewReader(bytes.NewReader(new), "new")},
+			Options{}, func(*Difference) error { return nil })
+		if err != nil || sum.Different() != 0 {
+			b.Fatal(sum, err)
+		}
+	}
+}
+
+// BenchmarkCompareReversed compares two runs in opposite orders: the worst
+// case, where every record waits for its partner. ns/op is per record
+// pair.
+func BenchmarkCompareReversed(b *testing.B) {
+	const n = 100_000
+	old, new := benchRecords(n, 1), benchRecords(n, 2)
+	lines := bytes.SplitAfter(new, []byte("\n"))
+	slices.Reverse(lines)
+	new = bytes.Join(lines, nil)
 	b.SetBytes(int64(len(old)+len(new)) / n)
 	b.ReportAllocs()
 	b.ResetTimer()

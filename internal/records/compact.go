@@ -3,11 +3,13 @@ package records
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"slices"
 
@@ -22,8 +24,13 @@ type Compaction struct {
 	// files are not those of the earlier run).
 	Replaced, Dropped int
 	// Rewritten says the file was rewritten; false when it held one record
-	// per request in request order already.
+	// per request in request order already, or when it was left as it is.
 	Rewritten bool
+	// Foreign is how many records the file holds that answer no request
+	// (a tool's own, written through its Store): a file that holds any is
+	// left as it is, with the resumed run's records after the earlier's,
+	// rather than lose them.
+	Foreign int
 }
 
 // Compact ends a resumed run that read every request: the file is
@@ -43,16 +50,26 @@ func (r *Resumed) Compact() (Compaction, error) {
 	if err := r.Flush(); err != nil {
 		return c, err
 	}
+	if r.foreign > 0 {
+		c.Foreign = r.foreign
+		return c, r.Close()
+	}
+	if !r.afterOld && r.Finished.unchanged() {
+		return c, r.Close()
+	}
 	st, err := r.f.Stat()
-	if err != nil || !st.Mode().IsRegular() || r.Finished.records > maxOrdinal {
-		// Nothing to rename over, or more records than the set can tell
-		// apart: left as it is, which --resume reads as well.
+	if err != nil || !st.Mode().IsRegular() || r.Finished.tooMany {
+		// Nothing to rename over, or positions past what the entries
+		// hold: left as it is, which --resume reads as well.
 		return c, r.Close()
 	}
 	spans, same, err := r.plan(st.Size(), &c)
 	if err != nil {
 		r.Close()
 		return c, fmt.Errorf("compact %s: %w", r.path, err)
+	}
+	if c.Foreign > 0 {
+		return Compaction{Foreign: c.Foreign}, r.Close()
 	}
 	if !same {
 		err = replaceLocked(r.path, r.f, func(w io.Writer) error {
@@ -67,12 +84,38 @@ func (r *Resumed) Compact() (Compaction, error) {
 	return c, r.Close()
 }
 
+// Write writes a record of the resumed run.
+func (r *Resumed) Write(rec *message.Record) error {
+	r.note(rec)
+	return r.Writer.Write(rec)
+}
+
+// Append is the Store method: a tool's records, written through its
+// ToolContext, go to the file too.
+func (r *Resumed) Append(ctx context.Context, recs ...*message.Record) error {
+	for _, rec := range recs {
+		r.note(rec)
+	}
+	return r.Writer.Append(ctx, recs...)
+}
+
+// note notes what Compact must know of a record the resumed run writes.
+func (r *Resumed) note(rec *message.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case rec.Type != message.TypeToolResult || rec.Position <= 0:
+		r.foreign++
+	case rec.Position <= r.Finished.last:
+		r.afterOld = true
+	}
+}
+
 // plan reads the file up to size and returns the lines to keep, in
 // request order, and whether they are the file as it is.
 func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err error) {
 	rd := NewReader(io.NewSectionReader(r.f, 0, size), r.path)
 	same = true
-	var ordinal int64
 	for rd.Scan() {
 		h, err := rd.Head()
 		if err != nil {
@@ -82,12 +125,22 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 			return nil, false, err
 		}
 		off, n := rd.Span()
+		if h.Type != message.TypeToolResult || h.ParentID == "" || off >= r.base && h.Position <= 0 {
+			c.Foreign++
+			continue
+		}
+		if n > maxRecordLine+2 {
+			line, _ := rd.Pos()
+			return nil, false, fmt.Errorf("line %d: a record of %d bytes", line, n)
+		}
 		s := span{pos: h.Position, off: off, n: int32(n)}
 		if off < r.base {
-			ordinal++
-			p, ok := r.Finished.kept(h.ParentID, ordinal)
-			if !ok || h.Type != message.TypeToolResult {
-				if h.Type == message.TypeToolResult && r.Finished.seen(h.ParentID) {
+			p, ok := int64(0), false
+			if h.Status != message.StatusAborted {
+				p, ok = r.Finished.kept(h.ParentID, h.Position)
+			}
+			if !ok {
+				if r.Finished.seen(h.ParentID) {
 					c.Replaced++
 				} else {
 					c.Dropped++
@@ -99,13 +152,6 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 			if h.Position != p {
 				s.flags |= spanRewrite
 			}
-		} else if h.Position <= 0 {
-			line, _ := rd.Pos()
-			return nil, false, fmt.Errorf("line %d: a record of this run without a position", line)
-		}
-		if n > maxRecordLine+2 {
-			line, _ := rd.Pos()
-			return nil, false, fmt.Errorf("line %d: a record of %d bytes", line, n)
 		}
 		if s.flags&spanRewrite != 0 || len(spans) > 0 && spans[len(spans)-1].pos >= s.pos {
 			same = false
@@ -116,12 +162,20 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 		return nil, false, err
 	}
 	slices.SortStableFunc(spans, func(a, b span) int { return cmp.Compare(a.pos, b.pos) })
-	for i := 1; i < len(spans); i++ {
-		if spans[i].pos == spans[i-1].pos {
-			return nil, false, fmt.Errorf("two records of the request at position %d", spans[i].pos)
+	// Of several records kept for one request (a request finished twice,
+	// in files written before records had positions), the last counts.
+	out := spans[:0]
+	for i, s := range spans {
+		if i+1 < len(spans) && spans[i+1].pos == s.pos {
+			if spans[i+1].off < r.base && s.off < r.base {
+				c.Replaced++
+				continue
+			}
+			return nil, false, fmt.Errorf("two records of the request at position %d", s.pos)
 		}
+		out = append(out, s)
 	}
-	return spans, same, nil
+	return out, same, nil
 }
 
 // span is one record line to copy: where it lies in which file, and the
@@ -142,29 +196,30 @@ type span struct {
 // each without the space around it and with one line end.
 func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	readers := make([]lineSource, len(files))
+	for i, f := range files {
+		readers[i].f = f
+	}
 	var buf []byte
 	for s := range spans {
 		if cap(buf) < int(s.n) || cap(buf) > longLine && int(s.n) <= longLine {
 			buf = make([]byte, s.n)
 		}
 		buf = buf[:s.n]
-		f := files[s.part]
-		if got, err := f.ReadAt(buf, s.off); got < len(buf) {
-			if err == nil || errors.Is(err, io.EOF) {
-				err = errors.New("the file changed while it was read")
-			}
-			return readErr(f.Name(), err)
+		src := &readers[s.part]
+		if err := src.read(buf, s.off); err != nil {
+			return readErr(src.f.Name(), err)
 		}
 		text, _ := lineText(buf)
 		if s.flags&spanRewrite != 0 {
 			var rec message.Record
 			if err := json.Unmarshal(text, &rec); err != nil {
-				return fmt.Errorf("%s: %w", f.Name(), err)
+				return fmt.Errorf("%s: %w", src.f.Name(), err)
 			}
 			rec.Position = s.pos
 			line, err := AppendRecord(nil, &rec)
 			if err != nil {
-				return fmt.Errorf("%s: %w", f.Name(), err)
+				return fmt.Errorf("%s: %w", src.f.Name(), err)
 			}
 			text = line
 		}
@@ -176,4 +231,36 @@ func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// lineSource reads the lines of a file at their offsets, through a buffer
+// while they come one after another, as a shard's records do and most of
+// a resumed file's: a read of the file for each line would cost a system
+// call a record.
+type lineSource struct {
+	f   *os.File
+	br  *bufio.Reader
+	off int64 // where br stands in the file
+}
+
+// read fills buf from the file at off.
+func (s *lineSource) read(buf []byte, off int64) error {
+	switch {
+	case s.br != nil && off == s.off:
+	case s.br != nil && off > s.off && off-s.off <= int64(s.br.Buffered()):
+		s.br.Discard(int(off - s.off))
+	default:
+		r := io.NewSectionReader(s.f, off, math.MaxInt64-off)
+		if s.br == nil {
+			s.br = bufio.NewReaderSize(r, 256<<10)
+		} else {
+			s.br.Reset(r)
+		}
+	}
+	n, err := io.ReadFull(s.br, buf)
+	s.off = off + int64(n)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errors.New("the file changed while it was read")
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -195,6 +196,49 @@ func parse(t *testing.T, text string) *message.Record {
 		t.Fatal(err)
 	}
 	return rec
+}
+
+// TestCompactLeavesAToolsRecords: a file that holds records a tool wrote
+// through its Store (no request's) is left as it is, the resumed run's
+// records after the earlier's, rather than lose them.
+func TestCompactLeavesAToolsRecords(t *testing.T) {
+	t.Parallel()
+	note := `{"id":"n","session_id":"s","parent_id":"a","role":"tool","type":"text","status":"responded","content":"a note","created_at":"2026-11-30T00:00:00Z"}` + "\n"
+	for name, tc := range map[string]struct {
+		old   string
+		write func(*Resumed)
+	}{
+		"in the earlier run's": {old: line("a", 1, "1") + note + line("b", 2, "aborted")},
+		"in the resumed run's": {old: line("a", 1, "1") + line("b", 2, "aborted"), write: func(res *Resumed) {
+			res.Append(context.Background(), parse(t, note))
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "out.jsonl")
+			if err := os.WriteFile(path, []byte(tc.old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Resume(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Finished.Check("a", "t", "", 1)
+			res.Finished.Check("b", "t", "", 2)
+			if tc.write != nil {
+				tc.write(res)
+			}
+			res.Write(parse(t, line("b", 2, "2")))
+			c, err := res.Compact()
+			if err != nil || c.Foreign != 1 || c.Rewritten {
+				t.Fatalf("Compact = %+v, %v; want the file left, saying why", c, err)
+			}
+			data, _ := os.ReadFile(path)
+			if !strings.Contains(string(data), `"a note"`) || !strings.HasSuffix(string(data), line("b", 2, "2")) {
+				t.Errorf("file %s", data)
+			}
+		})
+	}
 }
 
 // TestCompactHoldsTheLock: while a compaction writes the new file, another

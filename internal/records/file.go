@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // ErrInUse says that another writer holds the records file: two runs
@@ -79,6 +80,13 @@ type Resumed struct {
 	// base is where the new records begin: the file's end once its torn
 	// line was cut.
 	base int64
+
+	mu sync.Mutex
+	// foreign counts the records written that answer no request of the
+	// run (a tool's own); afterOld says a record of the run went to a
+	// position before the earlier run's last.
+	foreign  int
+	afterOld bool
 }
 
 // Resume opens the file at path (created if need be) to go on with the

@@ -19,7 +19,7 @@ import (
 // kept, or run again, its old records replaced. That is what Compact
 // keeps of the old records.
 type Finished struct {
-	ids *IDSet // id → entry words (see the entry methods)
+	ids *IDSet // id → its entry (see below)
 	// Session is the session_id that all the file's tool_result records
 	// share, "" when they do not share one: the session a resumed run goes
 	// on in, so that one batch's records are one session.
@@ -31,79 +31,85 @@ type Finished struct {
 	// records counts the records added, in the file's order: a record's
 	// ordinal is its count when added.
 	records int64
+	// compact says the file holds one finished record per request in
+	// the order of their positions, as a compacted file does (last is the
+	// position of the last record); inPlace counts the requests the
+	// resumed run skipped at the position their record holds. When it is
+	// every record, the file needs no compaction.
+	compact bool
+	last    int64
+	inPlace int64
+	// tooMany says a position of the resumed run did not fit its entry:
+	// Compact cannot place the records, and leaves the file.
+	tooMany bool
 }
 
 // NewFinished returns a Finished that knows of no record yet.
-func NewFinished() *Finished { return &Finished{ids: newIDs(3), shared: true} }
+func NewFinished() *Finished { return &Finished{ids: newIDs(2), shared: true, compact: true} }
 
-// An entry of Finished is two words beside its id's hash in the set.
+// An entry of Finished is one word beside its id's hash in the set. Its
+// top bits say whether a finished record counts (else only aborted ones
+// were seen), whether the resumed run came to the request, and whether
+// it skipped it, keeping its record; its low 28 bits are the position of
+// the id's request in the earlier run (0 for records written before
+// records had positions, or a position past 28 bits).
 //
-// The first, check, is what Check compares while the id's request is not
-// yet seen by the resumed run: the error bit, whether the record had an
-// args_hash, and 31 bits each of the hashes of its name and of its
-// args_hash. Each is compared for one id only, so 31 bits take another
-// request for this one once in two billion. Once the request is seen, it
-// holds the request's position in the resumed run.
-//
-// The second, place, says whether a finished record counts (else only
-// aborted ones were seen), whether the resumed run came to the request,
-// and whether it skipped it, keeping its record; then the ordinal of the
-// record that counts (its place among the file's records, 1-based) in 29
-// bits, and the position that record gives in the low 32 (0 for a record
-// without one, or one past 32 bits).
+// While the resumed run has not come to the request, the bits between
+// say which request the record answered, for Check to compare: whether it
+// failed, whether it had an args_hash, and 31 bits of a hash of its name
+// and its args_hash. It is compared for one id only, so 31 bits take
+// another request for this one once in two billion. Once the run comes to
+// the request, they hold its position in the run.
 const (
-	finishedFailed  = 1 << 63
-	finishedHasArgs = 1 << 62
-	half            = 1<<31 - 1
+	entryFinished = 1 << 63
+	entrySeen     = 1 << 62
+	entrySkipped  = 1 << 61
+	entryFailed   = 1 << 60
+	entryHasArgs  = 1 << 59
 
-	placeFinished = 1 << 63
-	placeSeen     = 1 << 62
-	placeSkipped  = 1 << 61
-
-	ordinalShift = 32
-	maxOrdinal   = 1<<29 - 1
-	maxPlace     = 1<<32 - 1
+	requestShift = 28
+	requestMask  = 1<<31 - 1
+	hashBits     = requestMask << requestShift
+	maxOld       = 1<<28 - 1
+	// maxPosition is the last position of the resumed run an entry holds,
+	// in the 33 bits between its flags and the old position.
+	maxPosition = 1<<33 - 1
 )
 
-func finishedValue(name, argsHash string, failed bool) uint64 {
-	v := (fnv(name) & half) << 31
+// requestBits are the bits of an entry that say which request its
+// record answered.
+func requestBits(name, argsHash string, failed bool) uint64 {
+	h := fnv(name)
+	v := uint64(0)
 	if argsHash != "" {
-		v |= finishedHasArgs | fnv(argsHash)&half
+		h = fnvMore(h, argsHash)
+		v |= entryHasArgs
 	}
 	if failed {
-		v |= finishedFailed
+		v |= entryFailed
 	}
-	return v
+	return v | (h&requestMask)<<requestShift
 }
 
-// place is the place word of a record at position of the given ordinal.
-func place(finished bool, ordinal, position int64) uint64 {
-	if ordinal > maxOrdinal {
-		ordinal = 0
+// oldPosition is a record's position as an entry holds it.
+func oldPosition(p int64) uint64 {
+	if p <= 0 || p > maxOld {
+		return 0
 	}
-	if position < 0 || position > maxPlace {
-		position = 0
-	}
-	v := uint64(ordinal)<<ordinalShift | uint64(position)
-	if finished {
-		v |= placeFinished
-	}
-	return v
+	return uint64(p)
 }
-
-func ordinalOf(place uint64) int64  { return int64(place >> ordinalShift & maxOrdinal) }
-func positionOf(place uint64) int64 { return int64(place & maxPlace) }
 
 // Add notes one record of the earlier run, in the order of the file. The
 // records of an id's request are those at the position of its first
-// record (or all of them, written before records had positions): among
-// them, a later finished record replaces an earlier one, and an aborted
-// one counts only while there is no finished one. A record of the same id
-// at another position answered another request given that id (a
-// duplicate), and does not count.
+// record (or all of them, where records have no positions): among them,
+// a later finished record replaces an earlier one, and an aborted one
+// counts only while there is no finished one. A record of the id at
+// another position answered another request given that id (a duplicate),
+// and does not count.
 func (f *Finished) Add(h Head) {
 	f.records++
 	if h.Type != message.TypeToolResult {
+		f.compact = false
 		return
 	}
 	if f.results++; f.results == 1 {
@@ -111,29 +117,35 @@ func (f *Finished) Add(h Head) {
 	} else if f.shared && h.SessionID != f.Session {
 		f.shared, f.Session = false, ""
 	}
+	aborted := h.Status == message.StatusAborted
+	if aborted || h.Position <= f.last || oldPosition(h.Position) == 0 {
+		f.compact = false
+	}
+	f.last = h.Position
 	if h.ParentID == "" {
+		f.compact = false
 		return
 	}
-	aborted := h.Status == message.StatusAborted
+	q := oldPosition(h.Position)
 	words, isNew := f.ids.entry(h.ParentID)
-	wasFinished := false
 	if !isNew {
-		at := positionOf(words[1])
-		if at != 0 && h.Position != 0 && at != h.Position {
-			return // another request under the same id
-		}
-		wasFinished = words[1]&placeFinished != 0
-		if aborted && wasFinished {
+		f.compact = false
+		at := words[0] & maxOld
+		if at != 0 && q != 0 && at != q || aborted && words[0]&entryFinished != 0 {
 			return
 		}
-	}
-	if !aborted {
-		words[0] = finishedValue(h.Name, h.ArgsHash, h.IsError)
-		if !wasFinished {
-			f.finished++
+		if q == 0 {
+			q = at
 		}
 	}
-	words[1] = place(!aborted, f.records, h.Position)
+	e := requestBits(h.Name, h.ArgsHash, h.IsError && !aborted) | q
+	if !aborted {
+		if isNew || words[0]&entryFinished == 0 {
+			f.finished++
+		}
+		e |= entryFinished
+	}
+	words[0] = e
 }
 
 // Resumption says what --resume does with a request.
@@ -141,8 +153,11 @@ type Resumption int
 
 // What a request's id finds in the earlier run's records.
 const (
-	// NotFinished: no finished record; the request runs.
-	NotFinished Resumption = iota
+	// Unknown: the earlier run has no record of the id; the request runs.
+	Unknown Resumption = iota
+	// NotFinished: no finished record (aborted ones only); the request
+	// runs.
+	NotFinished
 	// Succeeded: a finished record of this request that succeeded; skipped.
 	Succeeded
 	// Failed: a finished error record of this request; skipped, and the
@@ -153,44 +168,73 @@ const (
 	// The request must neither be skipped nor run under an id whose record
 	// says something else.
 	Changed
+	// Again: a request of this id came before in the resumed run; this
+	// one is a duplicate, refused as the earlier run refused it.
+	Again
 )
 
 // Check says what --resume does with the request id of the tool name,
 // whose arguments hash to argsHash (ArgsHash), at position in the resumed
 // run, and notes it for Compact: a request skipped keeps its record (at
 // its new position), one that gets a new record (Changed, or not
-// finished) has its old ones replaced. Each id is checked once: a later
-// request with an id already checked is a duplicate, which the run refuses
-// before it asks.
+// finished) has its old ones replaced. A later request of an id already
+// checked (or passed) is Again.
 func (f *Finished) Check(id, name, argsHash string, position int64) Resumption {
 	if f == nil || f.ids == nil {
-		return NotFinished
+		return Unknown
 	}
 	words := f.ids.values(id)
-	if words == nil || words[1]&placeSeen != 0 {
-		return NotFinished
+	if words == nil {
+		return Unknown
 	}
+	if words[0]&entrySeen != 0 {
+		return Again
+	}
+	e := words[0]
 	r := NotFinished
-	switch v := words[0]; {
-	case words[1]&placeFinished == 0:
-	case v&finishedHasArgs == 0 && finishedValue(name, "", false) != v&^finishedFailed:
-		// A record written before records had args_hash: the name is what
-		// there is to compare.
-		r = Changed
-	case v&finishedHasArgs != 0 && finishedValue(name, argsHash, false) != v&^finishedFailed:
-		r = Changed
-	case v&finishedFailed != 0:
-		r = Failed
-	default:
-		r = Succeeded
+	if e&entryFinished != 0 {
+		// A record written before records had args_hash: the name is
+		// what there is to compare.
+		ah := ""
+		if e&entryHasArgs != 0 {
+			ah = argsHash
+		}
+		switch {
+		case requestBits(name, ah, false)&hashBits != e&hashBits:
+			r = Changed
+		case e&entryFailed != 0:
+			r = Failed
+		default:
+			r = Succeeded
+		}
 	}
-	words[1] |= placeSeen
+	if position < 0 || position > maxPosition {
+		f.tooMany, position = true, 0
+	}
+	next := e&(entryFinished|maxOld) | entrySeen | uint64(position)<<requestShift
 	if r == Succeeded || r == Failed {
-		words[1] |= placeSkipped
+		next |= entrySkipped
+		if e&maxOld == uint64(position) {
+			f.inPlace++
+		}
 	}
-	words[0] = uint64(position)
+	words[0] = next
 	return r
 }
+
+// Pass notes a request of id that the resumed run reads and does not run
+// (another shard's): a later request of the id is a duplicate, Again, as
+// in the whole run.
+func (f *Finished) Pass(id string) {
+	if words := f.ids.values(id); words != nil && words[0]&entrySeen == 0 {
+		words[0] = words[0]&(entryFinished|maxOld) | entrySeen
+	}
+}
+
+// Knows reports whether the earlier run has records of id: then Check,
+// rather than a set of the run's own ids, says whether a request of it is
+// a duplicate.
+func (f *Finished) Knows(id string) bool { return f != nil && f.ids.values(id) != nil }
 
 // Len is how many request ids have a finished record.
 func (f *Finished) Len() int { return f.finished }
@@ -198,24 +242,35 @@ func (f *Finished) Len() int { return f.finished }
 // Has reports whether id has a finished record.
 func (f *Finished) Has(id string) bool {
 	words := f.ids.values(id)
-	return words != nil && words[1]&placeFinished != 0
+	return words != nil && words[0]&entryFinished != 0
 }
 
 // seen reports whether the resumed run came to a request of id.
 func (f *Finished) seen(id string) bool {
 	words := f.ids.values(id)
-	return words != nil && words[1]&placeSeen != 0
+	return words != nil && words[0]&entrySeen != 0
 }
 
-// kept says what became of the record of the given ordinal, of the
-// request id: whether it is the record a skipped request kept, and at
-// which position of the resumed run.
-func (f *Finished) kept(id string, ordinal int64) (position int64, ok bool) {
+// kept says what becomes of a finished record of id at position (the
+// record's own, 0 for none): whether a skipped request keeps it, and at
+// which position of the resumed run. Of several records of the request,
+// the last is the one kept.
+func (f *Finished) kept(id string, position int64) (int64, bool) {
 	words := f.ids.values(id)
-	if words == nil || words[1]&placeSkipped == 0 || ordinalOf(words[1]) != ordinal {
+	if words == nil || words[0]&entrySkipped == 0 {
 		return 0, false
 	}
-	return int64(words[0]), true
+	if at := words[0] & maxOld; at != 0 && oldPosition(position) != at {
+		return 0, false
+	}
+	return int64(words[0] >> requestShift & maxPosition), true
+}
+
+// unchanged reports whether the file holds just what a compaction would
+// write of its records: one finished record per request, in the order of
+// their positions, each request skipped at its own position.
+func (f *Finished) unchanged() bool {
+	return f.compact && f.inPlace == f.records
 }
 
 // readFinishedFile reads the records file at path for --resume, without
@@ -285,6 +340,13 @@ func fnv(s string) uint64 {
 	h := hasher(fnvOffset)
 	h.str(s)
 	return uint64(h)
+}
+
+// fnvMore goes on hashing s after a hash h.
+func fnvMore(h uint64, s string) uint64 {
+	hh := hasher(h)
+	hh.str(s)
+	return uint64(hh)
 }
 
 // hasher is FNV-1a, fed the canonical form of a value: each value a tag

@@ -135,8 +135,8 @@ func TestFinishedCheck(t *testing.T) {
 		{"failed", "t", same, Failed},
 		{"failed", "u", args, Changed},
 		{"aborted", "t", args, NotFinished},
-		{"none", "t", args, NotFinished},
-		{"call", "t", args, NotFinished},
+		{"none", "t", args, Unknown},
+		{"call", "t", args, Unknown},
 		// A record written before records had args_hash: its name decides.
 		{"old", "t", map[string]any{"z": "anything"}, Succeeded},
 		{"old", "other", args, Changed},
@@ -157,8 +157,18 @@ func TestFinishedCheck(t *testing.T) {
 		t.Errorf("Len = %d; Has(twice) %v, Has(aborted) %v, Has(twiceAborted) %v; want 6, true, false, false",
 			fin.Len(), fin.Has("twice"), fin.Has("aborted"), fin.Has("twiceAborted"))
 	}
+	// An id asked twice: the second request of it is a duplicate, and so
+	// is one after another shard's request of it.
+	fin := newFinished()
+	if got := []Resumption{fin.Check("ok", "t", ArgsHash(args), 1), fin.Check("ok", "t", ArgsHash(args), 2)}; got[0] != Succeeded || got[1] != Again {
+		t.Errorf("an id checked twice: %v, want Succeeded then Again", got)
+	}
+	fin.Pass("failed")
+	if got := fin.Check("failed", "t", ArgsHash(args), 3); got != Again {
+		t.Errorf("an id after another shard's request of it: %v, want Again", got)
+	}
 	var none *Finished
-	if none.Check("ok", "t", "", 1) != NotFinished {
+	if none.Check("ok", "t", "", 1) != Unknown {
 		t.Error("no Finished (no --resume) finished a request")
 	}
 }

@@ -54,6 +54,10 @@ type Summary struct {
 	// its own (the request files changed since).
 	Replaced int `json:"replaced,omitempty"`
 	Dropped  int `json:"dropped,omitempty"`
+	// Foreign is how many records a resumed run's file holds that answer
+	// no request (a tool's own): the file was left as it is, not
+	// compacted.
+	Foreign int `json:"foreign,omitempty"`
 	// Interrupted says the run was interrupted; StoppedReading that the
 	// interrupt stopped the reading of requests, so that those not read
 	// have no record (--resume finishes them); FailedFast that --fail-fast
@@ -193,6 +197,10 @@ func (s *Summary) String() string {
 	}
 	if s.Dropped > 0 {
 		fmt.Fprintf(&b, "; %d %s of requests not in this run removed from %s", s.Dropped, plural(s.Dropped, "record", "records"), s.Output)
+	}
+	if s.Foreign > 0 {
+		fmt.Fprintf(&b, "; %s left as it is, not in request order: it holds %d %s that %s no request (a tool's own)",
+			s.Output, s.Foreign, plural(s.Foreign, "record", "records"), plural(s.Foreign, "answers", "answer"))
 	}
 	switch {
 	case s.StoppedReading:

@@ -20,6 +20,8 @@ func TestSummarySentences(t *testing.T) {
 				"interrupted: the requests not read by then have no record (--resume with -o finishes them)"},
 		{Summary{Command: CommandRun, Records: 2, Succeeded: 2, Dropped: 1, Output: "out.jsonl", FailedFast: true},
 			"kesoku: 2 records: 2 succeeded; 1 record of requests not in this run removed from out.jsonl; stopped by --fail-fast"},
+		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, Foreign: 2, Output: "out.jsonl"},
+			"kesoku: 1 record: 1 succeeded; out.jsonl left as it is, not in request order: it holds 2 records that answer no request (a tool's own)"},
 		{Summary{Command: CommandCollect, Records: 2, Succeeded: 1, Failed: 1, Kinds: map[message.ErrorKind]int{"tool_error": 1}, Skipped: 2, Output: "o.jsonl", Deleted: 3},
 			"kesoku: 2 records: 1 succeeded, 1 failed (1 tool_error); 2 skipped, written to o.jsonl by an earlier collect; the 3 files uploaded for the batch deleted"},
 		{Summary{Command: CommandMerge, Records: 7, Succeeded: 5, Failed: 2, Aborted: 1, Parts: 4, Replaced: 1},

@@ -367,7 +367,11 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 		if !r.opts.Shard.Has(n) {
 			// Another shard's: its id is noted all the same, so that a
 			// later request with it is a duplicate here as in the whole run.
-			ids.duplicate(req)
+			if r.opts.Finished.Knows(req.ID) {
+				r.opts.Finished.Pass(req.ID)
+			} else {
+				ids.duplicate(req)
+			}
 			if !ru.readAll && ru.interrupted() {
 				skipped.stopped = true
 				return skipped
@@ -379,32 +383,38 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 			s.argsHash = records.ArgsHash(req.Args)
 		}
 		// A duplicate first: the request before it with its id is the one
-		// the earlier run's record of the id answered, if any.
-		if p := ids.duplicate(req); p != nil {
-			s.rec = r.failure(req, p.Kind, p.String())
-		} else {
-			switch resumed := r.opts.Finished.Check(req.ID, req.Name, s.argsHash, n); resumed {
-			case records.Succeeded, records.Failed:
-				skipped.n++
-				if resumed == records.Failed {
-					skipped.failed++
-				}
-				if r.opts.OnSkip != nil {
-					r.opts.OnSkip(req)
-				}
-				if !ru.readAll && ru.interrupted() {
-					skipped.stopped = true
-					return skipped
-				}
-				continue
-			case records.Changed:
-				s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
-					"--resume: the finished record of id %q answered another request (another tool, or other arguments): "+
-						"the requests changed since that run, so this one neither ran nor was skipped; "+
-						"give each request an id of its own, or run without --resume into a new file", req.ID)))
-			default:
-				s.spec, s.rec = ru.check(s)
+		// the earlier run's record of the id answered, if any. The ids the
+		// earlier run has records of are noted by Finished, the others by
+		// the run's own set: a resumed run of a million requests holds one
+		// set of them, not two.
+		resumed := r.opts.Finished.Check(req.ID, req.Name, s.argsHash, n)
+		if resumed == records.Unknown && ids.duplicate(req) != nil {
+			resumed = records.Again
+		}
+		switch resumed {
+		case records.Succeeded, records.Failed:
+			skipped.n++
+			if resumed == records.Failed {
+				skipped.failed++
 			}
+			if r.opts.OnSkip != nil {
+				r.opts.OnSkip(req)
+			}
+			if !ru.readAll && ru.interrupted() {
+				skipped.stopped = true
+				return skipped
+			}
+			continue
+		case records.Again:
+			p := duplicateProblem(req)
+			s.rec = r.failure(req, p.Kind, p.String())
+		case records.Changed:
+			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
+				"--resume: the finished record of id %q answered another request (another tool, or other arguments): "+
+					"the requests changed since that run, so this one neither ran nor was skipped; "+
+					"give each request an id of its own, or run without --resume into a new file", req.ID)))
+		default:
+			s.spec, s.rec = ru.check(s)
 		}
 		if s.rec == nil {
 			ru.start(s)
@@ -486,6 +496,12 @@ func (nb *numbering) duplicate(req *request.Request) *Problem {
 	if nb.seen.Add(req.ID) {
 		return nil
 	}
+	return duplicateProblem(req)
+}
+
+// duplicateProblem is the problem of a request whose id an earlier one
+// of the run had.
+func duplicateProblem(req *request.Request) *Problem {
 	return &Problem{message.KindInvalidRequest, req.Pos,
 		fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID)}
 }
