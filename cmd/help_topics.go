@@ -497,7 +497,8 @@ record: a JSON object on one line (JSON Lines), written in request order.
   {"id": "0192...", "session_id": "demo", "parent_id": "call_1",
    "role": "tool", "type": "tool_result", "status": "responded",
    "name": "calculate_sum", "content": 3, "args_hash": "d24dd0328e1e1d8e",
-   "created_at": "2026-11-30T03:04:29.658996712Z", "duration_ms": 0}
+   "position": 1, "created_at": "2026-11-30T03:04:29.658996712Z",
+   "duration_ms": 0}
 
 FIELDS
   id            a UUIDv7, so that ids sort by time
@@ -512,6 +513,9 @@ FIELDS
   error         {kind, message}: what went wrong, kind among those below
   args_hash     a hash of the arguments (16 hex digits), by which --resume
                 knows the request again
+  position      the request's place in the whole run, from 1 (run, batch
+                collect): merge and --resume put records in request order
+                by it, whatever the ids
   created_at    when the record was made (RFC 3339)
   duration_ms   how long the call ran
 Where they apply:
@@ -613,6 +617,17 @@ the earlier run count as much as new ones.
 
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
   kesoku run batch.jsonl --jobs 8 -o results.jsonl --resume
+
+Once a resumed run has read every request, the file is rewritten beside
+itself and renamed into place under its lock (a kill at any moment leaves
+the old file or the new one) to hold one record per request in request
+order, as a run never interrupted would have written it: the records it
+replaced (aborted ones, those of requests run again) are gone, and so are
+those of requests no longer in the files, which the summary says. So jq
+'select(.is_error)' results.jsonl lists the requests that failed, and
+nothing else. A run interrupted again leaves its records after the
+earlier ones, for the next --resume; a file that holds records a tool
+wrote itself is left as it is.
 
 SESSIONS
 In an interactive session Ctrl-C interrupts the turn in progress (the model
@@ -717,23 +732,25 @@ resumes with --resume on its own -o file; a shard with nothing to do exits
 run, numbered as in the whole run.
 
 MERGING
-merge joins the records files of the N shards of one run, given as shard 1
-to N, into the file the whole run would have written: one record per
-request, in request order, each line as its shard wrote it. Shard K holds
-the requests at positions K, K+N, K+2N, ..., so the whole run's order is the
-shards' records taken in turn, which cat and jq cannot do. A shard resumed
-with --resume may hold an aborted record of a request and, later, its
-finished one: the finished one takes the aborted one's place. When the
-requests have no ids of their own (call_P), the parts may come in any order:
-their ids say which shard each is, and merge checks every one is in its
-place. kesoku merge $(seq -f 'part-%g.jsonl' 1 16) keeps 10 after 9, where a
-glob would not.
+merge joins the records files of the N shards of one run, in any order
+(part-*.jsonl will do), into the file the whole run would have written: one
+record per request, in request order, each line as its shard wrote it.
+Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
+run's order is the shards' records taken in turn, which cat and jq cannot
+do. merge puts each record in its place by the position its shard wrote,
+never by a number read out of an id (a request's own id may be call_2 at
+position 1). A shard resumed with --resume may hold an aborted record of a
+request and, later, its finished one: the later one takes its place.
 
-Parts that cannot be the N shards of one run (one unfinished, one cut into
-another number of shards, two of one shard, a call_P out of its place) are
-refused, saying which. merge reads no request file, so a part of another run
-whose requests fall in the same places is not told apart: give the shards
-one --session, and each record says its run.
+Parts that cannot be the N shards of one run are refused (exit 2), saying
+which part and why, as far as the records tell: a part whose last record is
+cut short (its run was killed mid-write), a part that lacks a record of a
+request of its shard (unfinished: --resume it), two parts of one shard, a
+part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not given).
+merge reads no request file, so a shard whose last requests have no record,
+while no other shard goes further, is not told apart from a finished one;
+nor is a part of another run whose requests fall in the same places: give
+the shards one --session, and each record says its run.
 `
 }
 
@@ -805,7 +822,14 @@ only until its partner is read: two runs of one request file, which are in
 request order, compare in flat memory however long they are. Files in other
 orders hold the records read ahead of their partners, at most those of the
 smaller file (and aborted records, until the file ends or a resumed run's
-record replaces them).
+record replaces them). Values are compared on the records' own text, never
+decoded: each record is held once, as its line, and two files of one
+50 MiB record each take about 100 MiB however many places differ.
+
+A call whose arguments were not a JSON object (small models send such) was
+not run by its session, which answered it with an invalid_args record; its
+replay refuses it by the same rule, so a transcript compares equal with its
+replay.
 `
 
 const batchesTopic = `kesoku batch sends the analyze_media requests of a file to a provider's
