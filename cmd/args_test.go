@@ -22,7 +22,7 @@ func TestUsageWords(t *testing.T) {
 		{[]string{"run"}, `^kesoku: run: no request FILE \(give - for standard input\)$`},
 		{[]string{"validate"}, `^kesoku: validate: no request FILE \(give - for standard input\)$`},
 		{[]string{"run", "a.yaml", ""}, `^kesoku: run: the request FILE name is empty$`},
-		{[]string{"merge"}, `^kesoku: merge: no PART \(give the records files of the run's shards, 1 to N\)$`},
+		{[]string{"merge"}, `^kesoku: merge: no PART \(give the records files of the run's shards, in any order\)$`},
 		{[]string{"batch", "submit"}, `^kesoku: batch submit: no request FILE \(give - for standard input\)$`},
 		{[]string{"batch", "submit", "a.yaml", "b.yaml"}, `^kesoku: batch submit takes one request FILE, got 2: "a.yaml" "b.yaml"$`},
 		{[]string{"batch", "status", ""}, `^kesoku: batch status: the STATE file name is empty$`},
