@@ -47,7 +47,11 @@ var allowed = map[string][]string{
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex"},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth"},
+	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
+	// what it is told; authtest is its fake servers, for tests.
+	"internal/mcpauth":          {},
+	"internal/mcpauth/authtest": {},
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},

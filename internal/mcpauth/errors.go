@@ -77,3 +77,12 @@ type NoChallengeError struct{ Server string }
 func (e *NoChallengeError) Error() string {
 	return e.Server + " answered 401 Unauthorized and asked for no OAuth (no WWW-Authenticate: Bearer challenge): give it the headers it needs, or an oauth entry"
 }
+
+// Error is what Authorize returns when it fails: its message names the
+// server and says what failed; the SDK's words around it say only which
+// request met it. Unwrap reaches the typed errors (*LoginRequiredError,
+// *ScopeError, ...).
+type Error struct{ err error }
+
+func (e *Error) Error() string { return e.err.Error() }
+func (e *Error) Unwrap() error { return e.err }

@@ -426,7 +426,11 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return h.failed
 	}
 	err := h.authorize(ctx, req, resp, cur)
-	if err != nil && ctx.Err() == nil {
+	if err == nil {
+		return nil
+	}
+	err = &Error{h.RedactError(err)}
+	if ctx.Err() == nil {
 		h.failed, h.failedFor = err, sent
 	}
 	return err

@@ -35,6 +35,17 @@ type Declared struct {
 	// sent to it, never their values, which hold secrets.
 	URL     string
 	Headers []string
+	// OAuth is a server's oauth entry, without its secret.
+	OAuth *DeclaredOAuth
+}
+
+// DeclaredOAuth is a server's oauth entry as kesoku trust shows it: the
+// client ID and scopes as written (${VAR} unexpanded), whether a client
+// secret is given (the client-credentials grant), never the secret.
+type DeclaredOAuth struct {
+	ClientID string
+	Secret   bool
+	Scopes   []string
 }
 
 // Check makes every check of opts' declarations that Build makes, starts
@@ -85,6 +96,9 @@ func Check(base *registry.Registry, opts Options) ([]Declared, error) {
 		}
 		for _, h := range srv.headers {
 			d.Headers = append(d.Headers, h.key)
+		}
+		if o := srv.oauth; o != nil {
+			d.OAuth = &DeclaredOAuth{ClientID: o.clientID, Secret: o.clientSecret != "", Scopes: o.scopes}
 		}
 		out = append(out, d)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/mcpauth"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -70,6 +71,16 @@ type server struct {
 	dead     context.Context
 	giveUp   context.CancelCauseFunc
 	stopPing context.CancelFunc
+
+	// auth authorizes the requests of a server over HTTP when it asks
+	// (OAuth); nil for one over stdio, or whose headers authorize it.
+	auth *mcpauth.Handler
+	// fresh leaves the kept tokens aside (kesoku mcp login).
+	fresh bool
+	// deadline is the start's, while the server starts: a person logging
+	// in pauses it.
+	deadlineMu sync.Mutex
+	deadline   *startDeadline
 }
 
 // Prefix begins the names of the server's tools.
@@ -80,8 +91,16 @@ func (s *server) Prefix() string { return s.decl.name + "__" }
 // a schema that does not compile) is left out with a warning naming the
 // server and the tool.
 func (s *server) Load() ([]*registry.Spec, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.startBound())
+	ctx, deadline, cancel := withStartDeadline(s.ctx, s.startBound())
 	defer cancel()
+	s.deadlineMu.Lock()
+	s.deadline = deadline
+	s.deadlineMu.Unlock()
+	defer func() {
+		s.deadlineMu.Lock()
+		s.deadline = nil
+		s.deadlineMu.Unlock()
+	}()
 	start := time.Now()
 	if err := s.start(ctx); err != nil {
 		return nil, s.failure("start", ctx, err)
@@ -91,25 +110,25 @@ func (s *server) Load() ([]*registry.Spec, error) {
 	lctx, _ := withCallState(ctx)
 	for t, err := range s.session.Tools(lctx, nil) {
 		for _, msg := range s.list.takeLeftOut() {
-			s.set.warn(s.decl.where() + ": " + msg)
+			s.set.warn(s.hide(s.decl.where() + ": " + msg))
 		}
 		if err != nil {
 			return specs, s.failure("list its tools", ctx, err)
 		}
 		if seen[t.Name] {
-			s.set.warn(fmt.Sprintf("%s: tool %q is listed twice: the second is not offered", s.decl.where(), t.Name))
+			s.set.warn(s.hide(fmt.Sprintf("%s: tool %q is listed twice: the second is not offered", s.decl.where(), t.Name)))
 			continue
 		}
 		seen[t.Name] = true
 		spec, err := s.spec(t)
 		if err != nil {
-			s.set.warn(fmt.Sprintf("%s: tool %q is not offered: %v", s.decl.where(), t.Name, err))
+			s.set.warn(s.hide(fmt.Sprintf("%s: tool %q is not offered: %v", s.decl.where(), t.Name, err)))
 			continue
 		}
 		specs = append(specs, spec)
 	}
 	for _, msg := range s.list.takeLeftOut() {
-		s.set.warn(s.decl.where() + ": " + msg)
+		s.set.warn(s.hide(s.decl.where() + ": " + msg))
 	}
 	s.set.note(fmt.Sprintf("%s: started in %v, %d tools", s.decl.where(), time.Since(start).Round(time.Millisecond), len(specs)))
 	return specs, nil
@@ -144,17 +163,24 @@ func (s *server) startBoundText() string {
 // say what happened: the program exited (with the end of its standard
 // error), it did not answer in time, it could not be found.
 func (s *server) failure(doing string, ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) && s.ctx.Err() == nil {
 		err = fmt.Errorf("no answer within %s", s.startBoundText())
 	}
 	if why := s.exitText(); why != "" {
 		err = errors.New(why)
 	}
+	var auth *mcpauth.Error
+	if errors.As(err, &auth) {
+		// Its own words say which server; the SDK's around them say
+		// only which request met it.
+		return auth
+	}
 	var re *redirectError
 	if errors.As(err, &re) {
 		err = re
 	}
-	return fmt.Errorf("%s: %s: %w", s.decl.where(), doing, err)
+	_, err = s.hidden(nil, fmt.Errorf("%s: %s: %w", s.decl.where(), doing, err))
+	return err
 }
 
 // start starts the program (or reaches the URL) and initializes a client
@@ -339,7 +365,15 @@ func (s *server) httpTransport() (mcp.Transport, error) {
 	if d.transport == transportSSE {
 		return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: backstop}, nil
 	}
-	return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxRetries: 2, MaxEventSize: backstop}, nil
+	auth, err := s.authHandler(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	t := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxRetries: 2, MaxEventSize: backstop}
+	if auth != nil {
+		s.auth, t.OAuthHandler = auth, auth
+	}
+	return t, nil
 }
 
 // exitText says how the program ended, "" while it runs (or for a server
@@ -406,7 +440,7 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		Check:       schema.check,
 		Timeout:     s.decl.timeout,
 		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			return s.call(ctx, tool, args)
+			return s.hidden(s.call(ctx, tool, args))
 		},
 	}, nil
 }
@@ -441,6 +475,10 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (an
 		var re *redirectError
 		if errors.As(err, &re) {
 			return nil, fmt.Errorf("%s: %w", s.decl.where(), re)
+		}
+		var auth *mcpauth.Error
+		if errors.As(err, &auth) {
+			return nil, auth
 		}
 		if state.tooLarge.Load() {
 			return nil, fmt.Errorf("%s: the server sent an answer of more than %s (a result too large to take): kesoku did not read it", s.decl.where(), sizeText(int64(s.set.maxMessage)))

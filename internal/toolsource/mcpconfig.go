@@ -17,9 +17,12 @@ import (
 // serverKeys are the keys of an MCP server's entry, in the shape that
 // .mcp.json, Claude Desktop and Gemini CLI use: command, args, env and cwd
 // for a server kesoku starts; type, url and headers for one it reaches
-// over HTTP; timeout (milliseconds, or a duration) bounds each call;
-// disabled leaves it out.
-var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "timeout", "disabled"}
+// over HTTP, and oauth for one behind OAuth; timeout (milliseconds, or a
+// duration) bounds each call; disabled leaves it out.
+var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "oauth", "timeout", "disabled"}
+
+// oauthKeys are the keys of a server's oauth entry.
+var oauthKeys = []string{"clientId", "clientSecret", "scopes"}
 
 // Transports a server entry may name with type.
 const (
@@ -41,6 +44,7 @@ type serverDecl struct {
 	url       string
 	headers   []entry
 	hdrValues map[string]string
+	oauth     *oauthDecl
 	timeout   time.Duration
 	disabled  bool
 	// file is the file that declares it; pos where its name is.
@@ -112,6 +116,8 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 			d.url, err = stringValue(file, e.value, what+".url")
 		case "headers":
 			d.headers, d.hdrValues, err = stringMap(file, e.value, what+".headers")
+		case "oauth":
+			d.oauth, err = parseOAuth(file, e.value, what+".oauth", strict)
 		case "timeout":
 			d.timeout, err = durationValue(file, e.value, what+".timeout")
 		case "disabled":
@@ -144,6 +150,9 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 		return nil, errAt(file, keyN, "%s: type %s needs a url", what, d.transport)
 	case d.transport != transportStdio && d.command != "":
 		return nil, errAt(file, d.nodes["command"], "%s: command with type %s: want one of command or url", what, d.transport)
+	}
+	if err := d.checkOAuth(what); err != nil {
+		return nil, err
 	}
 	if d.cwd != "" && !filepath.IsAbs(d.cwd) {
 		// A path in a config file is relative to the file.

@@ -30,7 +30,9 @@ import (
 //   - the answers to tools/list are read by toolList, so that one tool
 //     the SDK cannot read loses only itself.
 //
-// Authorization schemes (OAuth) add their own RoundTripper here.
+// OAuth (mcpauth) rides on this client: the SDK's transport sets the
+// token on each request to the endpoint, and the redirect rule above
+// keeps it there.
 func (s *server) httpClient(endpoint *url.URL, header http.Header) *http.Client {
 	origin := originOf(endpoint)
 	var rt http.RoundTripper = http.DefaultTransport
@@ -69,7 +71,7 @@ func originOf(u *url.URL) string {
 type redirectError struct{ from, to string }
 
 func (e *redirectError) Error() string {
-	return fmt.Sprintf("the server redirected to %s, another origin than %s: refused, so that the headers of its entry go to its own origin alone", e.to, strings.TrimSuffix(strings.TrimSuffix(e.from, ":443"), ":80"))
+	return fmt.Sprintf("the server redirected to %s, another origin than %s: refused, so that the headers of its entry and its token go to its own origin alone", e.to, strings.TrimSuffix(strings.TrimSuffix(e.from, ":443"), ":80"))
 }
 
 // headerTransport adds the headers of a server's entry to each request to

@@ -75,6 +75,8 @@ type Options struct {
 	// output, an HTTP body, an event of a stream (default 64 MiB, or twice
 	// MaxOutput when that is more); tests lower it.
 	MaxMessage int
+	// OAuth says how the servers over HTTP are authorized when they ask.
+	OAuth OAuth
 }
 
 // Set is the tools a command uses, and the programs they started.

@@ -628,3 +628,11 @@ func Browser(ctx context.Context, u string) error {
 	}()
 	return nil
 }
+
+// RedirectNext makes the MCP endpoint answer its next request with a
+// redirect (307) to Other.
+func (s *Server) RedirectNext() {
+	s.mu.Lock()
+	s.redirect = true
+	s.mu.Unlock()
+}
