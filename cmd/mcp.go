@@ -23,20 +23,22 @@ import (
 func newMCPCmd(g *Globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve kesoku's tools to any MCP client",
+		Short: "Serve kesoku's tools to any MCP client; log in to MCP servers",
 		Long: `mcp speaks the Model Context Protocol, which Claude Code, Claude Desktop,
 Gemini CLI, Cursor and most agent frameworks share: "mcp serve" offers
-kesoku's tools to them.
+kesoku's tools to them. "mcp login" and "mcp logout" authorize kesoku
+with an MCP server it uses that asks for OAuth.
 
 EXIT STATUS
   0  the help was printed
   2  an unknown subcommand`,
 		Example: `  kesoku mcp serve
-  claude mcp add kesoku -- kesoku mcp serve --awd "$PWD"`,
+  claude mcp add kesoku -- kesoku mcp serve --awd "$PWD"
+  kesoku mcp login corp`,
 		Args: subcommandArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	c.AddCommand(newMCPServeCmd(g, nil))
+	c.AddCommand(newMCPServeCmd(g, nil), newMCPLoginCmd(g, nil), newMCPLogoutCmd(g, nil))
 	return c
 }
 

@@ -33,6 +33,9 @@ type Globals struct {
 	// Signals is where interrupts come from: the process's own signals in
 	// Main, a channel of the test's in tests, none when nil.
 	Signals signalSource
+	// Browser opens a URL in a person's browser for an OAuth login; nil
+	// is $BROWSER, else the system's opener. Tests give their own.
+	Browser func(ctx context.Context, url string) error
 	// Self is kesoku's own binary, started again as the guardian of the
 	// programs command tools and MCP servers run (toolsource.GuardianEnv);
 	// "" for none.

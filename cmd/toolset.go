@@ -31,6 +31,12 @@ func (g *Globals) toolSet(ctx context.Context, base *registry.Registry, calls *c
 // buildToolSet is toolSet, the MCP servers left out when withoutServers
 // (toolsource.Options.WithoutServers).
 func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, calls *callFlags, withoutServers bool) (*toolsource.Set, error) {
+	return g.buildTools(ctx, base, g.toolOptions(calls, withoutServers))
+}
+
+// toolOptions are the options of the tool set of a command (see
+// buildToolSet).
+func (g *Globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.Options {
 	opts := toolsource.Options{
 		WithoutServers: withoutServers,
 		Config:         g.config,
@@ -42,6 +48,7 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 		Version:        readBuildVersion().Version,
 		Guardian:       g.Self,
 		Reap:           g.Self != "",
+		OAuth:          g.oauth(false),
 		Warn: func(msg string) {
 			if !g.Quiet {
 				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
@@ -59,6 +66,11 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 			opts.Grace = 10 * time.Millisecond
 		}
 	}
+	return opts
+}
+
+// buildTools is toolsource.Build, its mistakes worded.
+func (g *Globals) buildTools(ctx context.Context, base *registry.Registry, opts toolsource.Options) (*toolsource.Set, error) {
 	set, err := toolsource.Build(ctx, base, opts)
 	if err != nil {
 		return nil, configErr(err)

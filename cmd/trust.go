@@ -44,7 +44,8 @@ needs no approval.
 trust checks the file as every command would load it (its command tools
 and MCP servers too), shows what it lets kesoku do (the commands it runs,
 the servers it reaches, with the names of the headers sent but never
-their values), and records its SHA-256 with its path under the user's
+their values, and an oauth entry's client ID and scopes but never its
+secret), and records its SHA-256 with its path under the user's
 config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
 ~/.config/kesoku/trusted). The files it names (mcp-config) are approved
 with it. A change to any of them, or the file at another path (through a
@@ -197,6 +198,9 @@ func declaredLine(d toolsource.Declared) string {
 		if len(d.Headers) > 0 {
 			s += fmt.Sprintf(", sending %s %s", plural(len(d.Headers), "the header", "the headers"), esc(strings.Join(d.Headers, ", ")))
 		}
+		if o := d.OAuth; o != nil {
+			s += ", " + oauthText(o)
+		}
 		return s
 	}
 	s := fmt.Sprintf("start the MCP server %s: %s", esc(d.Server), shellQuote(d.Argv))
@@ -205,6 +209,25 @@ func declaredLine(d toolsource.Declared) string {
 	}
 	if len(d.Env) > 0 {
 		s += fmt.Sprintf(", setting %s in its environment", esc(strings.Join(d.Env, ", ")))
+	}
+	return s
+}
+
+// oauthText says how an oauth entry authorizes its server: the client ID
+// and scopes as written, whether a secret is given, never the secret.
+func oauthText(o *toolsource.DeclaredOAuth) string {
+	esc := termtext.Escape
+	s := "authorized with OAuth"
+	switch {
+	case o.Secret:
+		s += fmt.Sprintf(" as the client %s with its client secret (the client-credentials grant: the secret goes to the server's authorization server)", esc(o.ClientID))
+	case o.ClientID != "":
+		s += fmt.Sprintf(" as the client %s (a login in the browser)", esc(o.ClientID))
+	default:
+		s += " (a login in the browser)"
+	}
+	if len(o.Scopes) > 0 {
+		s += fmt.Sprintf(", for the scopes %s", esc(strings.Join(o.Scopes, " ")))
 	}
 	return s
 }

@@ -128,6 +128,10 @@ func (d *serverDecl) oauthConfig() (*mcpauth.Config, error) {
 	if c.ClientSecret, err = d.expand(o.clientSecret, o.nodes["clientSecret"], "oauth.clientSecret"); err != nil {
 		return nil, err
 	}
+	if o.clientSecret != "" && c.ClientSecret == "" {
+		// An empty variable must not turn a CI job's grant into a login.
+		return nil, &config.Error{Pos: place(d.file, o.nodes["clientSecret"]), Msg: fmt.Sprintf("%s.%s.oauth.clientSecret: %s is empty: the client-credentials grant needs the secret", config.ServersKey, d.name, o.clientSecret)}
+	}
 	for i, sc := range o.scopes {
 		v, err := d.expand(sc, o.scopeNodes[i], fmt.Sprintf("oauth.scopes[%d]", i))
 		if err != nil {

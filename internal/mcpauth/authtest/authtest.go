@@ -90,6 +90,8 @@ type Server struct {
 	clients   map[string]*client
 	requests  []Request
 	counts    map[string]int
+	// issued are the secrets handed out: tokens, codes, client secrets.
+	issued []string
 	redirect  bool
 }
 
@@ -184,6 +186,18 @@ func (s *Server) Count(what string) int {
 	return s.counts[what]
 }
 
+// Secrets returns every secret handed out so far: the access and refresh
+// tokens, the codes, the client secrets (the one given in Options too).
+func (s *Server) Secrets() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.issued)
+	if s.opts.ClientSecret != "" {
+		out = append(out, s.opts.ClientSecret)
+	}
+	return out
+}
+
 // Revoke makes every access token issued so far invalid, as a server
 // that restarted without them (the refresh tokens stay good).
 func (s *Server) Revoke() {
@@ -212,6 +226,7 @@ func (s *Server) Issue(scopes []string, expiry time.Time) (access, refresh, clie
 	g := &grant{clientID: c.id, scopes: scopes, expiry: expiry}
 	access, refresh = "at-"+secret(), "rt-"+secret()
 	s.tokens[access], s.refreshes[refresh] = g, &grant{clientID: c.id, scopes: scopes}
+	s.issued = append(s.issued, access, refresh)
 	return access, refresh, c.id
 }
 
@@ -429,6 +444,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.clients[c.id] = c
+	if c.secret != "" {
+		s.issued = append(s.issued, c.secret)
+	}
 	s.mu.Unlock()
 	s.count("register")
 	resp := map[string]any{
@@ -495,6 +513,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	s.count("authorize")
 	code := "code-" + secret()
 	s.mu.Lock()
+	s.issued = append(s.issued, code)
 	s.codes[code] = &codeGrant{grant: grant{clientID: c.id, scopes: strings.Fields(q.Get("scope"))}, challenge: q.Get("code_challenge"), redirectURI: redirect, resource: q.Get("resource")}
 	s.mu.Unlock()
 	bq.Set("code", code)
@@ -570,9 +589,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	resp := map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": int(s.opts.Lifetime.Seconds()), "scope": strings.Join(g.scopes, " ")}
 	s.mu.Lock()
 	s.tokens[access] = issued
+	s.issued = append(s.issued, access)
 	if !s.opts.NoRefresh && gt != "client_credentials" {
 		refresh := "rt-" + secret()
 		s.refreshes[refresh] = &grant{clientID: c.id, scopes: g.scopes}
+		s.issued = append(s.issued, refresh)
 		resp["refresh_token"] = refresh
 	}
 	s.mu.Unlock()

@@ -1,0 +1,186 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/mcpauth"
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolsource"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// oauth is how the MCP servers over HTTP are authorized in this run when
+// they ask: the tokens kept in the user's config directory, and a login
+// when a person can log in (a terminal, or a $BROWSER to open the page),
+// or always (login, for kesoku mcp login). Without, a server that needs
+// a login is an error naming kesoku mcp login, never a wait.
+func (g *Globals) oauth(login bool) toolsource.OAuth {
+	o := toolsource.OAuth{
+		Store:     mcpauth.StoreIn(config.UserDir()),
+		LoginHint: func(name string) string { return "kesoku mcp login " + name },
+	}
+	browser := os.Getenv("BROWSER")
+	if login || browser != "" || g.IO.ErrTTY || g.IO.InTTY {
+		open := g.Browser
+		if open == nil {
+			open = mcpauth.Browser(browser)
+		}
+		o.Login = &mcpauth.Login{
+			Open: open,
+			// Said even under -q: the person needs the URL.
+			Say: func(msg string) { fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg)) },
+		}
+	}
+	return o
+}
+
+// mcpLoginOptions are what `kesoku mcp login` and `logout` were asked to
+// do.
+type mcpLoginOptions struct {
+	g *Globals
+	// Registry holds the Go tools; registry.Default but in tests.
+	Registry *registry.Registry
+	Server   string
+	Logout   bool
+}
+
+// newMCPLoginCmd builds `kesoku mcp login`; tests pass runF.
+func newMCPLoginCmd(g *Globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
+	opts := &mcpLoginOptions{g: g, Registry: registry.Default}
+	return &cobra.Command{
+		Use:   "login NAME",
+		Short: "Log in to an MCP server that asks for OAuth, ahead of a run",
+		Long: `login authorizes the MCP server NAME of the config files (or --mcp-config)
+now: a server reached over HTTP that asks for OAuth. Its page opens in the
+browser ($BROWSER when set, else the system's opener), its URL is printed
+too, and the answer comes back to kesoku on this machine (a loopback
+redirect). The tokens are kept in the user's config directory
+($XDG_CONFIG_HOME/kesoku/tokens, readable by the user alone) and
+refreshed before they expire, so that a run with no one at the keyboard
+(CI, a batch in the background) needs no login. A server whose entry has
+oauth.clientSecret takes the client-credentials grant instead, which
+needs no person: login checks that it works. kesoku mcp logout NAME
+forgets the tokens. The README's "OAuth" section tells how to configure a
+server.
+
+EXIT STATUS
+  0  logged in (or the server asked for no authorization)
+  1  the login failed: the server or its authorization server refused, or
+     no answer came from the browser in time
+  2  bad usage: no server NAME, or one OAuth does not apply to (a server
+     kesoku starts, one its headers authorize)
+  130  interrupted`,
+		Example: `  kesoku mcp login corp
+  kesoku --mcp-config .mcp.json mcp login linear`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Server = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runMCPLogin(c.Context(), opts)
+		},
+	}
+}
+
+// newMCPLogoutCmd builds `kesoku mcp logout`; tests pass runF.
+func newMCPLogoutCmd(g *Globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
+	opts := &mcpLoginOptions{g: g, Registry: registry.Default, Logout: true}
+	return &cobra.Command{
+		Use:   "logout NAME",
+		Short: "Forget the OAuth tokens kept for an MCP server",
+		Long: `logout forgets the tokens that kesoku mcp login (or a run's login) kept for
+the MCP server NAME; the next run that needs the server logs in again.
+
+EXIT STATUS
+  0  the tokens are forgotten (or there were none)
+  2  bad usage: no server NAME, or one OAuth does not apply to`,
+		Example: `  kesoku mcp logout corp`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Server = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runMCPLogin(c.Context(), opts)
+		},
+	}
+}
+
+func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
+	g := o.g
+	if config.UserDir() == "" {
+		return usageErrf("no config directory to keep the tokens in: set HOME or XDG_CONFIG_HOME")
+	}
+	opts := g.toolOptions(nil, false)
+	opts.OAuth = g.oauth(true)
+	ir := g.watchSignals(nil)
+	defer ir.stop()
+	ctx, end := ir.turn(ctx)
+	defer end()
+	set, err := g.buildTools(ctx, o.Registry, opts)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	esc := termtext.Escape
+	if o.Logout {
+		url, had, err := set.Logout(o.Server)
+		if err != nil {
+			return loginErr(err)
+		}
+		if !g.Quiet {
+			if had {
+				fmt.Fprintf(g.IO.Err, "kesoku: forgot the tokens of %s (%s)\n", esc(o.Server), esc(url))
+			} else {
+				fmt.Fprintf(g.IO.Err, "kesoku: no tokens were kept for %s (%s)\n", esc(o.Server), esc(url))
+			}
+		}
+		return nil
+	}
+	res, err := set.Login(ctx, o.Server)
+	if ir.interrupted() {
+		return errInterrupted
+	}
+	if err != nil {
+		return loginErr(err)
+	}
+	if g.Quiet {
+		return nil
+	}
+	scopes := ""
+	if len(res.Scopes) > 0 {
+		scopes = ", for the scopes " + strings.Join(res.Scopes, " ")
+	}
+	tools := fmt.Sprintf("%d %s", res.Tools, plural(res.Tools, "tool", "tools"))
+	switch {
+	case res.LoggedIn:
+		fmt.Fprintf(g.IO.Err, "kesoku: logged in to %s (%s)%s; %s. The tokens are kept in %s until kesoku mcp logout %s\n",
+			esc(o.Server), esc(res.URL), esc(scopes), tools, esc(filepath.Join(config.UserDir(), mcpauth.TokensDirName)), esc(o.Server))
+	case res.ClientCredentials:
+		fmt.Fprintf(g.IO.Err, "kesoku: %s (%s) takes the client-credentials grant, which needs no login: a token was granted%s; %s. Each run asks for its own\n",
+			esc(o.Server), esc(res.URL), esc(scopes), tools)
+	default:
+		fmt.Fprintf(g.IO.Err, "kesoku: %s (%s) asked for no authorization: no login needed; %s\n", esc(o.Server), esc(res.URL), tools)
+	}
+	return nil
+}
+
+// loginErr words an error of login or logout: a server that is not
+// there, or not one to log in to, is bad usage.
+func loginErr(err error) error {
+	var unknown *toolsource.UnknownServerError
+	var notOAuth *toolsource.NotOAuthError
+	if errors.As(err, &unknown) || errors.As(err, &notOAuth) {
+		return usageErr(err)
+	}
+	return err
+}
