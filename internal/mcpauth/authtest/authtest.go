@@ -91,8 +91,8 @@ type Server struct {
 	requests  []Request
 	counts    map[string]int
 	// issued are the secrets handed out: tokens, codes, client secrets.
-	issued []string
-	redirect  bool
+	issued   []string
+	redirect bool
 }
 
 type grant struct {
