@@ -1,0 +1,137 @@
+// Command client points kesoku at a scenario of the MCP conformance suite
+// (@modelcontextprotocol/conformance), which runs it as a client:
+//
+//	client URL           the suite appends the scenario's server URL and
+//	                     sets MCP_CONFORMANCE_SCENARIO (and, for some
+//	                     authorization scenarios, MCP_CONFORMANCE_CONTEXT)
+//	client browse URL    a browser for $BROWSER: it opens URL and follows
+//	                     the redirects, as the suite's authorization
+//	                     server sends it back to kesoku with the code
+//
+// It writes an --mcp-config file naming the one server, "conf", at URL,
+// and runs the real kesoku ($KESOKU, else kesoku in PATH) on it, as a user
+// would: kesoku tools list, or kesoku run with the scenario's call. The
+// server's entry has no oauth key unless the scenario gives what a user
+// would write: a client ID and secret (the client-credentials grant), or
+// a client ID metadata document (auth/basic-cimd, the suite's own URL).
+// Each run has a config directory of its own: no token of another.
+//
+// It needs only Go's standard library, and is a module of its own, so
+// that kesoku's own builds and tests leave it out.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// calls are the tool each scenario calls, with its arguments; a scenario
+// without one lists the tools.
+var calls = map[string]string{
+	"tools_call": `{"name": "conf__add_numbers", "args": {"a": 5, "b": 3}}`,
+	"sse-retry":  `{"name": "conf__test_reconnection", "args": {}}`,
+}
+
+// authCall is what the authorization scenarios call, once authorized.
+const authCall = `{"name": "conf__test-tool", "args": {}}`
+
+// metadataDocument is the client ID metadata document's URL that
+// auth/basic-cimd expects.
+const metadataDocument = "https://conformance-test.local/client-metadata.json"
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == "browse" {
+		os.Exit(browse(os.Args[2]))
+	}
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: client URL | client browse URL")
+		os.Exit(2)
+	}
+	os.Exit(run(os.Args[1], os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_CONTEXT")))
+}
+
+func run(url, scenario, context string) int {
+	dir, err := os.MkdirTemp("", "kesoku-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	env := append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+
+	entry := map[string]any{"type": "http", "url": url}
+	var ctx struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	_ = json.Unmarshal([]byte(context), &ctx)
+	switch {
+	case ctx.ClientID != "" && ctx.ClientSecret != "":
+		// As a CI job writes it: the secret from the environment.
+		entry["oauth"] = map[string]any{"clientId": ctx.ClientID, "clientSecret": "${CONFORMANCE_CLIENT_SECRET}"}
+		env = append(env, "CONFORMANCE_CLIENT_SECRET="+ctx.ClientSecret)
+	case scenario == "auth/basic-cimd":
+		entry["oauth"] = map[string]any{"clientId": metadataDocument}
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"conf": entry}})
+	cfgPath := filepath.Join(dir, "servers.json")
+	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env = append(env, "BROWSER="+self+" browse")
+
+	args := []string{"--awd", dir, "--mcp-config", cfgPath, "-v"}
+	call, ok := calls[scenario]
+	if strings.HasPrefix(scenario, "auth/") {
+		call, ok = authCall, true
+	}
+	if ok {
+		req := filepath.Join(dir, "requests.jsonl")
+		if err := os.WriteFile(req, []byte(call+"\n"), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		args = append(args, "run", req)
+	} else {
+		args = append(args, "tools", "list")
+	}
+	kesoku := os.Getenv("KESOKU")
+	if kesoku == "" {
+		kesoku = "kesoku"
+	}
+	cmd := exec.Command(kesoku, args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func browse(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browse:", err)
+		return 1
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, "browse:", resp.Status)
+		return 1
+	}
+	return 0
+}

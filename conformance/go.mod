@@ -1,0 +1,3 @@
+module github.com/kesoku/kesoku/conformance
+
+go 1.26.0
