@@ -17,6 +17,7 @@ func init() { scriptCmds["readme"] = cmdReadme }
 //	readme go TEXT FILE          the first ```go block holding TEXT
 //	readme sh TEXT FILE          the first ```sh block holding TEXT
 //	readme json TEXT FILE        the first ```json block holding TEXT
+//	readme yaml TEXT FILE        the first ```yaml block holding TEXT
 //	readme console 'CMD' FILE    what the README shows CMD printing: the
 //	                             lines after "$ CMD" in a ```console
 //	                             block, up to the next "$ " line
@@ -24,7 +25,7 @@ func init() { scriptCmds["readme"] = cmdReadme }
 // The README is read from $KESOKU_ROOT, the repository root.
 func cmdReadme(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: readme go|sh|json|console TEXT FILE")
+		ts.Fatalf("usage: readme go|sh|json|yaml|console TEXT FILE")
 	}
 	lang, text, out := args[0], args[1], args[2]
 	data, err := os.ReadFile(filepath.Join(ts.Getenv("KESOKU_ROOT"), "README.md"))
