@@ -26,6 +26,8 @@ func FuzzDeclarations(f *testing.F) {
 		"mcpServers:\n  s: {command: x, args: [a], env: {K: '${V:-d}'}, timeout: 1000}\n",
 		"mcpServers:\n  s: {type: sse, url: 'http://x', headers: {A: b}}\n", "mcpServers:\n  a_: {command: x}\n",
 		"tools:\n  x__y: {command: [z]}\nmcpServers:\n  x: {command: y}\n",
+		"mcpServers:\n  s: {type: http, url: 'http://x', oauth: {clientId: a, clientSecret: '${S}', scopes: [r, w]}}\n",
+		"mcpServers:\n  s: {url: 'http://x', oauth: {}}\n", "mcpServers:\n  s: {command: x, oauth: {clientId: a}}\n",
 	} {
 		f.Add([]byte(s))
 	}
