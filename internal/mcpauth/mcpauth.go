@@ -316,6 +316,19 @@ func (h *Handler) refreshLocked(ctx context.Context) error {
 	// A source of a token without an access token refreshes at once;
 	// oauth2 keeps the refresh token when the answer has no new one.
 	t, err := h.refresh.TokenSource(ctx, &oauth2.Token{RefreshToken: h.tok.RefreshToken}).Token()
+	if isInvalidGrant(err) {
+		// Another kesoku (a shard of the same batch) may have refreshed it
+		// first, and the server rotated the refresh token: the kept one
+		// is the newer.
+		if saved, _ := h.opts.Store.Load(h.opts.URL); saved != nil && saved.RefreshToken != h.tok.RefreshToken && saved.ClientID == h.refresh.ClientID {
+			h.tok = saved.token()
+			h.remember(saved.AccessToken, saved.RefreshToken)
+			if fresh(h.tok, h.marginLocked()) {
+				return nil
+			}
+			t, err = h.refresh.TokenSource(ctx, &oauth2.Token{RefreshToken: saved.RefreshToken}).Token()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("refresh the token: %w", err)
 	}

@@ -265,6 +265,27 @@ func TestRefreshBeforeExpiry(t *testing.T) {
 	}
 }
 
+// TestRefreshedElsewhere: two runs share the kept tokens (shards of one
+// batch); one refreshes and the server rotates the refresh token: the
+// other takes the kept one, rather than a login.
+func TestRefreshedElsewhere(t *testing.T) {
+	srv := authtest.New(authtest.Options{})
+	defer srv.Close()
+	st := store(t)
+	first := mustConnect(t, srv, mcpauth.Options{Store: st, Login: login(&notes{})})
+	second := mustConnect(t, srv, mcpauth.Options{Store: st})
+	srv.Revoke()
+	if _, err := first.call("echo", map[string]any{"text": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.call("echo", map[string]any{"text": "b"}); err != nil {
+		t.Fatalf("the second run: %v", err)
+	}
+	if n := srv.Count("authorize"); n != 1 {
+		t.Errorf("%d logins, want 1", n)
+	}
+}
+
 // TestRevokedMidBatch: tokens the server no longer takes, in the middle of
 // calls in flight: each refused call gets one new token (one refresh for
 // all of them) and one retry.
