@@ -71,7 +71,7 @@ func originOf(u *url.URL) string {
 type redirectError struct{ from, to string }
 
 func (e *redirectError) Error() string {
-	return fmt.Sprintf("the server redirected to %s, another origin than %s: refused, so that the headers of its entry and its token go to its own origin alone", e.to, strings.TrimSuffix(strings.TrimSuffix(e.from, ":443"), ":80"))
+	return fmt.Sprintf("the server redirected to %s, another origin than %s: refused, so that the headers of its entry go to its own origin alone", e.to, strings.TrimSuffix(strings.TrimSuffix(e.from, ":443"), ":80"))
 }
 
 // headerTransport adds the headers of a server's entry to each request to
