@@ -35,6 +35,7 @@ var helpTopics = []helpTopic{
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
 	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
 	{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", text(mcpServerTopic)},
+	{"oauth", "MCP servers behind OAuth: logins, tokens, client credentials", text(oauthTopic)},
 	{"providers", "Models and providers: names, keys, base URLs, retries, files", func(*cobra.Command) string { return providersTopic() }},
 	{"records", "The Message record: its fields, types, statuses, error kinds", text(recordsTopic)},
 	{"requests", "Request files: formats, fields, ids, replaying transcripts", text(requestsTopic)},
@@ -107,9 +108,10 @@ kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
 
 --mcp-config FILE adds the servers of a file in the shape of .mcp.json and
 Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be
-given more than once. In a server's command, args, env, url and headers,
-${VAR} is the environment variable VAR (one that is not set is an error),
-and ${VAR:-default} its value or, when it is unset or empty, the default.
+given more than once. In a server's command, args, env, url, headers and
+oauth, ${VAR} is the environment variable VAR (one that is not set is an
+error), and ${VAR:-default} its value or, when it is unset or empty, the
+default. A server over HTTP behind OAuth: see kesoku help oauth.
 
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests
@@ -151,7 +153,8 @@ WHAT KESOKU TRUST DOES
 kesoku trust checks the file as every command would load it (its command
 tools and MCP servers too), shows what it lets kesoku do (the commands it
 runs, the servers it reaches, with the names of the headers sent but never
-their values), and records its SHA-256 with its path under the user's config
+their values, and an oauth entry's client ID and scopes but never its
+secret), and records its SHA-256 with its path under the user's config
 directory ($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted).
 The files it names (mcp-config) are approved with it.
 
@@ -206,7 +209,12 @@ FILES AND THE TERMINAL
   XDG_CONFIG_HOME
        the user's config directory is $XDG_CONFIG_HOME/kesoku when it is
        an absolute path, else ~/.config/kesoku (from HOME): config.yaml,
-       and the approvals kesoku trust records (trusted/)
+       the approvals kesoku trust records (trusted/), and the OAuth
+       tokens of logins to MCP servers (tokens/)
+  BROWSER
+       the browser an OAuth login opens (a colon-separated list of
+       commands, %s the URL), else the system's opener; set, a run with
+       no terminal may log in (see kesoku help oauth)
   NO_COLOR, TERM
        change nothing: kesoku prints no colour, and a progress bar only
        when standard error is a terminal
@@ -414,6 +422,70 @@ come meanwhile are answered as aborted. A second signal ends the grace. Over
 standard input and output the server also ends when the client closes its
 end. A project kesoku.yaml that needs approval (see kesoku help config)
 stops the server before it starts, with exit status 2.
+`
+
+// oauthTopic is how kesoku authorizes with an MCP server behind OAuth.
+const oauthTopic = `An MCP server reached over HTTP that answers 401 with the MCP authorization
+spec's WWW-Authenticate is authorized with OAuth 2.1, as the spec says: its
+protected resource metadata (at the path, then the root), then its
+authorization server's metadata. A person needs to configure nothing:
+
+  mcpServers:
+    corp:
+      type: http
+      url: https://mcp.example.com/mcp
+
+A job with no one at the keyboard (CI) takes the client-credentials grant,
+with a client the server's administrators registered:
+
+  mcpServers:
+    corp:
+      type: http
+      url: https://mcp.example.com/mcp
+      oauth:
+        clientId: kesoku-ci
+        clientSecret: ${CORP_CLIENT_SECRET}
+        scopes: [tools.read]
+
+LOGGING IN
+Without a client secret, kesoku takes the authorization code grant with PKCE
+and the resource parameter. It is the client oauth.clientId names (an ID the
+server's administrators gave, or the https URL of a client ID metadata
+document, used where the authorization server takes them), else it registers
+itself (dynamic registration), with a redirect to a port on 127.0.0.1 that
+it listens on before it registers. The authorization server's page opens in
+the browser ($BROWSER, else xdg-open or open), its URL is printed as well,
+and the answer comes back to that port. kesoku mcp login NAME logs in ahead
+of a run; a run logs in itself when a person can (a terminal, or $BROWSER),
+and otherwise fails the server's calls at once saying to run kesoku mcp
+login NAME: it never waits, and registers nothing.
+
+TOKENS
+The tokens of a login are kept in $XDG_CONFIG_HOME/kesoku/tokens (or
+~/.config/kesoku/tokens), one file per server URL, readable by the user
+alone, and refreshed before they expire. kesoku mcp logout NAME forgets them.
+A request refused with 401 (in the middle of a batch, say) gets one new
+token, the same for all the requests refused together, and is sent once
+more. A 403 insufficient_scope asks once for the scopes it names (a new
+login that keeps those granted); a server that still wants them is an error,
+not another login.
+
+CLIENT CREDENTIALS
+With oauth.clientSecret, the token comes from the client-credentials grant,
+with client_secret_basic or, where the authorization server's metadata asks
+for it, client_secret_post; no person, and no token kept on disk: each run
+asks for its own. A ${VAR} that is empty is an error, never a login in its
+place. The SDK has no private_key_jwt: a client secret is what oauth takes.
+
+WHERE SECRETS GO
+The token goes to the server's origin alone, the client secret to the token
+endpoint that the authorization server's metadata names; no redirect to
+another origin is followed with either. A token or secret that a server
+sends back (in a result, an error, a tool's name) is [redacted] in the
+records, on the terminal and under -v. oauth is for type http (streamable
+HTTP), not sse; an entry whose headers hold Authorization is authorized by
+it and gets no OAuth. In a found kesoku.yaml, the oauth entry is part of
+what approval covers (see kesoku help approval).
 `
 
 // providersTopic is about the providers; their names come from the

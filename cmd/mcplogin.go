@@ -55,21 +55,16 @@ type mcpLoginOptions struct {
 // newMCPLoginCmd builds `kesoku mcp login`; tests pass runF.
 func newMCPLoginCmd(g *Globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
 	opts := &mcpLoginOptions{g: g, Registry: registry.Default}
-	return &cobra.Command{
+	return seeAlso(&cobra.Command{
 		Use:   "login NAME",
 		Short: "Log in to an MCP server that asks for OAuth, ahead of a run",
 		Long: `login authorizes the MCP server NAME of the config files (or --mcp-config)
-now: a server reached over HTTP that asks for OAuth. Its page opens in the
-browser ($BROWSER when set, else the system's opener), its URL is printed
-too, and the answer comes back to kesoku on this machine (a loopback
-redirect). The tokens are kept in the user's config directory
-($XDG_CONFIG_HOME/kesoku/tokens, readable by the user alone) and
-refreshed before they expire, so that a run with no one at the keyboard
-(CI, a batch in the background) needs no login. A server whose entry has
-oauth.clientSecret takes the client-credentials grant instead, which
-needs no person: login checks that it works. kesoku mcp logout NAME
-forgets the tokens. The README's "OAuth" section tells how to configure a
-server.
+now, when it asks for OAuth: its authorization server's page opens in the
+browser ($BROWSER, else the system's opener), its URL is printed too, and
+the tokens are kept in the user's config directory for the runs to come,
+which then need no one at the keyboard. A server whose oauth entry has a
+clientSecret takes the client-credentials grant, which needs no person:
+login checks that it works.
 
 EXIT STATUS
   0  logged in (or the server asked for no authorization)
@@ -88,13 +83,13 @@ EXIT STATUS
 			}
 			return runMCPLogin(c.Context(), opts)
 		},
-	}
+	}, "oauth")
 }
 
 // newMCPLogoutCmd builds `kesoku mcp logout`; tests pass runF.
 func newMCPLogoutCmd(g *Globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
 	opts := &mcpLoginOptions{g: g, Registry: registry.Default, Logout: true}
-	return &cobra.Command{
+	return seeAlso(&cobra.Command{
 		Use:   "logout NAME",
 		Short: "Forget the OAuth tokens kept for an MCP server",
 		Long: `logout forgets the tokens that kesoku mcp login (or a run's login) kept for
@@ -112,7 +107,7 @@ EXIT STATUS
 			}
 			return runMCPLogin(c.Context(), opts)
 		},
-	}
+	}, "oauth")
 }
 
 func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
