@@ -20,8 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/config"
-	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/mcpauth"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
 )
 
