@@ -51,6 +51,16 @@ func fakeServerWith(t *testing.T, ctx context.Context, opts Options, keys string
 // of its own that is the AWD, and closes it when the test ends.
 func setOf(tb testing.TB, ctx context.Context, opts Options, yaml string) *Set {
 	tb.Helper()
+	set, err := buildOf(tb, ctx, opts, yaml)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set
+}
+
+// buildOf is setOf, Build's error returned.
+func buildOf(tb testing.TB, ctx context.Context, opts Options, yaml string) (*Set, error) {
+	tb.Helper()
 	dir := tb.TempDir()
 	path := filepath.Join(dir, "kesoku.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
@@ -63,11 +73,10 @@ func setOf(tb testing.TB, ctx context.Context, opts Options, yaml string) *Set {
 	opts.Config = &config.Config{Files: []*config.File{f}}
 	opts.AWD = dir
 	set, err := Build(ctx, registry.New(), opts)
-	if err != nil {
-		tb.Fatal(err)
+	if err == nil {
+		tb.Cleanup(func() { set.Close() })
 	}
-	tb.Cleanup(func() { set.Close() })
-	return set
+	return set, err
 }
 
 // call calls the tool name of set, as the runner would, within a bound

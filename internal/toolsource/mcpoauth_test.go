@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/mcpauth"
 	"github.com/kesoku/kesoku/internal/mcpauth/authtest"
 	"github.com/kesoku/kesoku/registry"
@@ -39,31 +38,7 @@ func (s *said) String() string {
 // saying what it says to log.
 func oauthSet(t *testing.T, yaml string, oauth OAuth, log *said) *Set {
 	t.Helper()
-	set, err := buildYAML(t, yaml, Options{OAuth: oauth, Note: log.add, Warn: log.add, StartTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
-func buildYAML(t *testing.T, yaml string, opts Options) (*Set, error) {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "kesoku.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.ReadFile(path, config.Named, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Config = &config.Config{Files: []*config.File{f}}
-	opts.AWD = dir
-	set, err := Build(context.Background(), registry.New(), opts)
-	if err == nil {
-		t.Cleanup(func() { set.Close() })
-	}
-	return set, err
+	return setOf(t, context.Background(), Options{OAuth: oauth, Note: log.add, Warn: log.add, StartTimeout: 30 * time.Second}, yaml)
 }
 
 // browser is a person who logs in.
@@ -316,13 +291,14 @@ func TestOAuthPausesStart(t *testing.T) {
 	t.Setenv("MCP_URL", srv.URL)
 	login := &mcpauth.Login{Timeout: 20 * time.Second, Open: func(ctx context.Context, u string) error {
 		go func() {
-			// Longer than the start's deadline, and the start goes on.
-			time.Sleep(300 * time.Millisecond)
+			// Longer than the start's deadline, and the start goes on;
+			// the rest of the start has the whole deadline, ample.
+			time.Sleep(2500 * time.Millisecond)
 			authtest.Browser(ctx, u)
 		}()
 		return nil
 	}}
-	set, err := buildYAML(t, "mcpServers:\n  corp:\n    type: http\n    url: ${MCP_URL}\n", Options{OAuth: OAuth{Login: login}, StartTimeout: 100 * time.Millisecond})
+	set, err := buildOf(t, context.Background(), Options{OAuth: OAuth{Login: login}, StartTimeout: 2 * time.Second}, "mcpServers:\n  corp:\n    type: http\n    url: ${MCP_URL}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +319,7 @@ func TestOAuthDeclarations(t *testing.T) {
 		{"mcpServers:\n  a: {type: http, url: 'http://x', oauth: {scopes: ['a b']}}\n", "a scope is one word"},
 		{"mcpServers:\n  a: {type: http, url: 'http://x', oauth: [x]}\n", "want a mapping with clientId"},
 	} {
-		_, err := buildYAML(t, tc.yaml, Options{})
+		_, err := buildOf(t, context.Background(), Options{}, tc.yaml)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.yaml, err, tc.want)
 		}
