@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/workspace":       {},
 	"internal/jsonlex":         {},
 	"internal/termtext":        {},
+	"internal/origin":          {},
 	"internal/tooldoc":         {},
 	"internal/config":          {"registry"},
 	"internal/gen":             {"registry", "internal/tooldoc"},
@@ -38,7 +39,7 @@ var allowed = map[string][]string{
 	"internal/records":         {"registry", "message", "internal/jsonlex"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request"},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message"},
+	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
@@ -47,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex"},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin"},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told; authtest is its fake servers, for tests.
 	"internal/mcpauth":          {},

@@ -4,16 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/kesoku/kesoku/internal/origin"
 )
 
 // httpClient is the one place where the HTTP client of a server reached
@@ -34,44 +34,23 @@ import (
 // token on each request to the endpoint, and the redirect rule above
 // keeps it there.
 func (s *server) httpClient(endpoint *url.URL, header http.Header) *http.Client {
-	origin := originOf(endpoint)
+	home := origin.Of(endpoint)
 	var rt http.RoundTripper = http.DefaultTransport
 	rt = &answerTransport{base: rt, max: s.set.maxMessage, list: &s.list, note: s.set.note, where: s.decl.where()}
-	rt = &headerTransport{header: header, origin: origin, base: rt}
+	rt = &headerTransport{header: header, origin: home, base: rt}
 	return &http.Client{
 		Transport: rt,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if to := originOf(req.URL); to != origin {
-				return &redirectError{from: origin, to: req.URL.Redacted()}
-			}
-			if len(via) >= 10 {
-				return errors.New("stopped after 10 redirects")
-			}
-			return nil
-		},
+		CheckRedirect: origin.Redirects(home, func(to *url.URL) error {
+			return &redirectError{from: home, to: to.Redacted()}
+		}),
 	}
-}
-
-// originOf is the origin of u, as browsers compare them: scheme, host and
-// port (the default port of the scheme written out).
-func originOf(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		switch strings.ToLower(u.Scheme) {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // redirectError is a redirect to another origin, refused.
 type redirectError struct{ from, to string }
 
 func (e *redirectError) Error() string {
-	return fmt.Sprintf("the server redirected to %s, another origin than %s: refused, so that the headers of its entry go to its own origin alone", e.to, strings.TrimSuffix(strings.TrimSuffix(e.from, ":443"), ":80"))
+	return fmt.Sprintf("the server redirected to %s, another origin than %s: refused, so that the headers of its entry go to its own origin alone", e.to, origin.Show(e.from))
 }
 
 // headerTransport adds the headers of a server's entry to each request to
@@ -83,7 +62,7 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.header) == 0 || originOf(r.URL) != t.origin {
+	if len(t.header) == 0 || origin.Of(r.URL) != t.origin {
 		return t.base.RoundTrip(r)
 	}
 	r = r.Clone(r.Context())
