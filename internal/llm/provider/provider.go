@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -140,6 +141,9 @@ type Model struct {
 	cfg   Config
 	entry entry
 	key   string
+	// baseURLFrom names where cfg.BaseURL came from in errors: the
+	// environment variable, or "base URL" for the flag or a config file.
+	baseURLFrom string
 }
 
 // Resolve works out the provider and finds its key, checking everything
@@ -166,16 +170,17 @@ func Resolve(cfg Config) (*Model, error) {
 	if !ok {
 		return nil, fmt.Errorf("--provider %q: want %s", cfg.Provider, orList(Names()))
 	}
+	baseURLFrom := "base URL"
 	if cfg.BaseURL == "" && e.baseURLVar != "" {
-		cfg.BaseURL = os.Getenv(e.baseURLVar)
+		cfg.BaseURL, baseURLFrom = os.Getenv(e.baseURLVar), e.baseURLVar
 	}
 	for _, v := range e.keyVars {
 		if key := os.Getenv(v); key != "" {
-			return &Model{cfg: cfg, entry: e, key: key}, nil
+			return &Model{cfg: cfg, entry: e, key: key, baseURLFrom: baseURLFrom}, nil
 		}
 	}
 	if e.keyOptional && cfg.BaseURL != "" {
-		return &Model{cfg: cfg, entry: e}, nil
+		return &Model{cfg: cfg, entry: e, baseURLFrom: baseURLFrom}, nil
 	}
 	msg := fmt.Sprintf("no API key for %s: set %s", e.name, e.keyVars[0])
 	if len(e.keyVars) > 1 {
@@ -188,6 +193,13 @@ func Resolve(cfg Config) (*Model, error) {
 		}
 	}
 	return nil, fmt.Errorf("%s", msg)
+}
+
+// isEndpoint reports whether s is a URL a key can be sent to: http or
+// https, with a host.
+func isEndpoint(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // orList is "a, b or c".
@@ -221,6 +233,10 @@ func (m *Model) Redactor() *llm.Redactor { return llm.NewRedactor(m.key) }
 // Build makes the provider's client. It sends nothing; the SDKs are
 // touched only here, so commands without a model never pay for them.
 func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
+	if u := m.cfg.BaseURL; u != "" && !isEndpoint(u) {
+		// The key goes to this URL's origin alone: it must have one.
+		return nil, fmt.Errorf("%s %q: want the http:// or https:// URL of the provider's API, e.g. https://proxy.example.com/v1", m.baseURLFrom, u)
+	}
 	// The SDKs print through the standard logger, which kesoku uses for
 	// nothing else: their noise stays out of the terminal unless asked for.
 	if m.cfg.SDKLog != nil {

@@ -84,6 +84,38 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestBaseURL: a client is built only for a base URL that has an origin
+// to keep the key to: http or https, and a host. What is not is an error
+// when the client is built, not before: a run that never asks the model
+// does not fail for it.
+func TestBaseURL(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "gemini-key-1234")
+	t.Setenv("OPENAI_API_KEY", "")
+	const want = ": want the http:// or https:// URL of the provider's API, e.g. https://proxy.example.com/v1"
+	for _, tt := range []struct {
+		cfg Config
+		env string
+		err string
+	}{
+		{cfg: Config{Model: "llama3.1", Provider: "openai", BaseURL: "localhost:11434/v1"}, err: `base URL "localhost:11434/v1"` + want},
+		{cfg: Config{Model: "gemini-2.5-flash", BaseURL: "https:///v1beta"}, err: `base URL "https:///v1beta"` + want},
+		{cfg: Config{Model: "gemini-2.5-flash", BaseURL: "ftp://proxy/"}, err: `base URL "ftp://proxy/"` + want},
+		{cfg: Config{Model: "gemini-2.5-flash", BaseURL: "http://127.0.0.1:9/\x1b[2K"}, err: `base URL "http://127.0.0.1:9/\x1b[2K"` + want},
+		{cfg: Config{Model: "llama3.1", Provider: "openai"}, env: "localhost:11434", err: `OPENAI_BASE_URL "localhost:11434"` + want},
+		{cfg: Config{Model: "gemini-2.5-flash", BaseURL: "HTTPS://Proxy.Example.com/v1beta"}},
+	} {
+		t.Setenv("OPENAI_BASE_URL", tt.env)
+		m, err := Resolve(tt.cfg)
+		if err != nil {
+			t.Fatalf("%+v: %v", tt.cfg, err)
+		}
+		_, err = m.Build(context.Background())
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || err.Error() != tt.err) {
+			t.Errorf("%+v: error %v, want %q", tt.cfg, err, tt.err)
+		}
+	}
+}
+
 // TestLazy: the lazy model knows its names without a client, builds the
 // client once on first use, and redacts the key from what the model says.
 func TestLazy(t *testing.T) {
