@@ -503,7 +503,8 @@ OpenAI's API. --provider openai speaks OpenAI's Chat Completions API, which
 Ollama, vLLM, LM Studio and llama.cpp serve too: give any model name and the
 server's --base-url (Ollama's is http://localhost:11434/v1; OPENAI_BASE_URL
 is read when --base-url is not given), and no key is needed. A key goes only
-to the endpoint it is used with.
+to the endpoint it is used with: a redirect to another host, port or scheme
+is refused before anything is sent there, and the error names both.
 
   kesoku session "add 2 and 3" --model qwen3:8b --provider openai \
     --base-url http://localhost:11434/v1

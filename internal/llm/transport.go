@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/internal/origin"
 )
 
 // Every request to a provider goes through one Transport, whatever its
@@ -97,6 +99,16 @@ func (e *TooLargeError) Error() string {
 type Transport struct {
 	// Provider names the provider in errors and notices.
 	Provider string
+	// Endpoint is the base URL the provider's key is written for: the
+	// provider's own, or the one the user gave. Requests go to its origin
+	// alone (see Client); "" sends them anywhere, for a client that
+	// carries no key.
+	Endpoint string
+	// Redactor hides the provider's key in what the Transport quotes of
+	// an answer (a proxy's page, a URL it named), before the quote is cut
+	// short: a key cut in two would escape a redactor applied after. Nil
+	// hides nothing.
+	Redactor *Redactor
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
 	// IdleTimeout bounds how long a request, its response or a stream may
@@ -128,10 +140,17 @@ type IdleTimer interface {
 }
 
 // NewTransport is the Transport of a provider's client, built from opts:
-// it sends through opts.HTTPClient's transport when there is one.
-func NewTransport(provider string, opts ClientOptions) *Transport {
+// it sends through opts.HTTPClient's transport when there is one, and to
+// the origin of opts.BaseURL alone, or of endpoint, the provider's own,
+// when opts.BaseURL is "".
+func NewTransport(provider, endpoint string, opts ClientOptions) *Transport {
+	if opts.BaseURL != "" {
+		endpoint = opts.BaseURL
+	}
 	t := &Transport{
 		Provider:    provider,
+		Endpoint:    endpoint,
+		Redactor:    NewRedactor(opts.APIKey),
 		IdleTimeout: opts.IdleTimeout,
 		Deadline:    opts.Deadline,
 		MaxResponse: opts.MaxResponse,
@@ -148,8 +167,64 @@ func NewTransport(provider string, opts ClientOptions) *Transport {
 	return t
 }
 
-// Client is an HTTP client that sends through t, for an SDK.
-func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
+// Client is an HTTP client that sends through t, for an SDK. The
+// provider's key rides in headers the SDK sets on every request
+// (Authorization, x-api-key, x-goog-api-key), and Go's client forwards
+// all of them on a redirect to another port or scheme of the same host,
+// and all but Authorization to any host: so a redirect is followed within
+// the origin of t.Endpoint alone, and one elsewhere is refused with an
+// *OriginError before anything is sent there. No provider's API
+// redirects to another origin (Gemini's upload URLs and file downloads,
+// Claude's batch results are all on the endpoint's own).
+func (t *Transport) Client() *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: t.checkRedirect}
+}
+
+func (t *Transport) checkRedirect(req *http.Request, via []*http.Request) error {
+	home, err := t.home()
+	if err != nil || home == "" {
+		return err
+	}
+	return origin.Redirects(home, func(to *url.URL) error {
+		err := &OriginError{Provider: t.Provider, Home: origin.Show(home), To: t.Redactor.String(redactURL(to)), Redirect: true}
+		noteFailure(req.Context(), err)
+		return err
+	})(req, via)
+}
+
+// home is the origin of t.Endpoint, "" for none.
+func (t *Transport) home() (string, error) {
+	if t.Endpoint == "" {
+		return "", nil
+	}
+	u, err := url.Parse(t.Endpoint)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%s: the endpoint %q is not a URL", t.Provider, t.Endpoint)
+	}
+	return origin.Of(u), nil
+}
+
+// OriginError says a request was not sent because it would have taken the
+// provider's key to another origin than the one it is written for: the
+// API, or a proxy, redirected there, or an answer named a URL there.
+// Nothing was sent to that origin.
+type OriginError struct {
+	// Provider is "gemini", "claude" or "openai".
+	Provider string
+	// Home is the origin the key is written for, To the URL the request
+	// would have gone to, without its query.
+	Home, To string
+	// Redirect says the API redirected there.
+	Redirect bool
+}
+
+func (e *OriginError) Error() string {
+	what := "a request to " + e.To
+	if e.Redirect {
+		what = "the API redirected to " + e.To
+	}
+	return fmt.Sprintf("%s: %s, another origin than %s: refused, so that the API key goes to its own origin alone", e.Provider, printable(what, 300), e.Home)
+}
 
 func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
@@ -196,6 +271,15 @@ func (t *Transport) maxEvent() int64 {
 // RoundTrip sends req, retrying what is worth retrying. The retries are
 // counted against the request's budget (see RetryStream), or its own.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	home, err := t.home()
+	if err != nil {
+		return nil, err
+	}
+	if home != "" && origin.Of(req.URL) != home {
+		err := &OriginError{Provider: t.Provider, Home: origin.Show(home), To: t.Redactor.String(redactURL(req.URL))}
+		noteFailure(req.Context(), err)
+		return nil, err
+	}
 	ctx := req.Context()
 	budget := budgetOf(ctx)
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
@@ -240,7 +324,7 @@ func (t *Transport) final(req *http.Request, resp *http.Response, err error, bud
 		if ownError(err) != nil {
 			return nil, err
 		}
-		rerr.Err = err
+		rerr.Err = t.Redactor.Error(err)
 		return nil, rerr
 	case resp.StatusCode < 400:
 		return resp, nil
@@ -252,7 +336,7 @@ func (t *Transport) final(req *http.Request, resp *http.Response, err error, bud
 	}
 	resp.Body.Close()
 	rerr.Status = resp.Status
-	rerr.Body = data
+	rerr.Body = []byte(t.Redactor.String(string(data)))
 	return nil, rerr
 }
 
@@ -330,7 +414,10 @@ func ownError(err error) error {
 	var tooLarge *TooLargeError
 	var bad *MalformedError
 	var req *RequestError
+	var elsewhere *OriginError
 	switch {
+	case errors.As(err, &elsewhere):
+		return elsewhere
 	case errors.As(err, &idle):
 		return idle
 	case errors.As(err, &late):
@@ -346,9 +433,10 @@ func ownError(err error) error {
 }
 
 // OwnError is the error of kesoku's own that err, from an SDK, carries:
-// an IdleError, a DeadlineError, a TooLargeError, a MalformedError or a
-// RequestError; nil when it carries none. A provider reports it in place
-// of the SDK's error, which only wraps it in more words.
+// an IdleError, a DeadlineError, a TooLargeError, a MalformedError, a
+// RequestError or an OriginError; nil when it carries none. A provider
+// reports it in place of the SDK's error, which only wraps it in more
+// words.
 func OwnError(err error) error { return ownError(err) }
 
 // pause takes a retry from budget, tells of it and waits before it.
@@ -508,7 +596,7 @@ func (t *Transport) retryable(resp *http.Response, err error) (why string, asked
 		if errors.As(err, &tooLarge) || errors.As(err, &late) {
 			return "", 0
 		}
-		msg := err.Error()
+		msg := t.Redactor.String(err.Error())
 		if !strings.HasPrefix(msg, t.Provider+": ") {
 			// A dropped or refused connection, in net/http's words.
 			msg = t.Provider + ": " + msg
@@ -525,12 +613,12 @@ func (t *Transport) retryable(resp *http.Response, err error) (why string, asked
 			return "", 0
 		}
 	}
-	return fmt.Sprintf("%s: %s", t.Provider, statusLine(resp)), retryAfter(resp.Header)
+	return fmt.Sprintf("%s: %s", t.Provider, t.statusLine(resp)), retryAfter(resp.Header)
 }
 
 // statusLine is an error response in a few words: its status, and the
 // provider's type and message where the body has them.
-func statusLine(resp *http.Response) string {
+func (t *Transport) statusLine(resp *http.Response) string {
 	line := strconv.Itoa(resp.StatusCode)
 	data, _ := io.ReadAll(resp.Body)
 	resp.Body = io.NopCloser(bytes.NewReader(data))
@@ -548,7 +636,7 @@ func statusLine(resp *http.Response) string {
 			line += " from " + redactURL(resp.Request.URL)
 		}
 		if len(bytes.TrimSpace(data)) > 0 {
-			line += ": " + printable(string(data), 100)
+			line += ": " + printable(t.Redactor.String(string(data)), 100)
 		}
 		return printable(line, 300)
 	}
@@ -560,7 +648,7 @@ func statusLine(resp *http.Response) string {
 			}
 		}
 		if body.Error.Message != "" {
-			line += ": " + body.Error.Message
+			line += ": " + t.Redactor.String(body.Error.Message)
 		}
 	}
 	return printable(line, 300)
@@ -807,7 +895,7 @@ func RetryStream(ctx context.Context, t *Transport, transient func(error) bool, 
 		if err == nil || began || budget.spent(t.Retry.Retries()) || ctx.Err() != nil || !(Transient(err) || transient(err)) {
 			return resp, err
 		}
-		if err := t.pause(ctx, budget, printable(err.Error(), 300), 0); err != nil {
+		if err := t.pause(ctx, budget, printable(t.Redactor.String(err.Error()), 300), 0); err != nil {
 			return nil, err
 		}
 	}
@@ -860,8 +948,10 @@ func (e *printableError) Error() string { return e.msg }
 func (e *printableError) Unwrap() error { return e.err }
 
 // Failures keeps the bound a stream hit (an IdleError, a DeadlineError,
-// a TooLargeError) for the provider that reads it: an SDK may report the
-// half event the broken stream left rather than why it broke.
+// a TooLargeError), or a request refused for its origin (an
+// OriginError), for the provider that reads it: an SDK may report the
+// half event the broken stream left rather than why it broke, or word an
+// error it does not wrap.
 type Failures struct {
 	mu  sync.Mutex
 	err error
@@ -870,7 +960,8 @@ type Failures struct {
 type failuresKey struct{}
 
 // WatchFailures returns a context under which the Transport notes the
-// bounds its streams hit in the Failures returned.
+// bounds its streams hit, and the requests it refused for their origin,
+// in the Failures returned.
 func WatchFailures(ctx context.Context) (context.Context, *Failures) {
 	f := &Failures{}
 	return context.WithValue(ctx, failuresKey{}, f), f

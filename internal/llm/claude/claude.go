@@ -22,6 +22,10 @@ const Name = "claude"
 // KeyVars are the environment variables the key is read from.
 var KeyVars = []string{"ANTHROPIC_API_KEY"}
 
+// DefaultBaseURL is Anthropic's own endpoint, used when no base URL is
+// given.
+const DefaultBaseURL = "https://api.anthropic.com/"
+
 // DefaultMaxTokens bounds a model turn when ClientOptions.MaxTokens is 0;
 // the Messages API requires a bound.
 const DefaultMaxTokens = 8192
@@ -59,15 +63,14 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 	// sends the key as a Bearer token with its own anthropic-version.
 	// Retries are the Transport's, which bounds every wait and tells of
 	// each; the SDK's own would wait as long as a retry-after asks.
-	t := llm.NewTransport(Name, opts)
+	t := llm.NewTransport(Name, DefaultBaseURL, opts)
 	o := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(t.Client()),
-	}
-	if opts.BaseURL != "" {
-		o = append(o, option.WithBaseURL(opts.BaseURL))
+		// The endpoint the Transport keeps the key to.
+		option.WithBaseURL(t.Endpoint),
 	}
 	maxTokens := int64(opts.MaxTokens)
 	if maxTokens <= 0 {
@@ -229,5 +232,5 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 		}
 		return &llm.APIError{Provider: Name, StatusCode: status, Type: string(api.Type()), Message: p.redact.String(msg)}
 	}
-	return p.redact.Error(llm.PrintableError("claude: ", err))
+	return llm.PrintableError("claude: ", p.redact.Error(err))
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"google.golang.org/genai"
+
+	"github.com/kesoku/kesoku/internal/llm"
 )
 
 // fileWait says how Upload waits for an uploaded file to become usable:
@@ -102,8 +104,14 @@ func (p *Provider) uploadOnce(ctx context.Context, r io.Reader, cfg *genai.Uploa
 			f, err = nil, fmt.Errorf("gemini: upload: malformed answer from the Files API (%v)", v)
 		}
 	}()
-	f, err = p.client.Files.Upload(ctx, r, cfg)
+	// The SDK words the failure of the upload's first request without
+	// wrapping it: what the Transport refused is noted for it.
+	watched, failures := llm.WatchFailures(ctx)
+	f, err = p.client.Files.Upload(watched, r, cfg)
 	if err != nil {
+		if own := failures.Err(); own != nil {
+			err = own
+		}
 		return nil, fmt.Errorf("upload: %w", p.wrap(err))
 	}
 	if f == nil || f.Name == "" {

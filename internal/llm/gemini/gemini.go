@@ -23,6 +23,10 @@ const Name = "gemini"
 // first.
 var KeyVars = []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
 
+// DefaultBaseURL is the Gemini API's own endpoint, which the SDK uses
+// when no base URL is given.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
+
 // MaxRequest is the largest request body kesoku sends Gemini: the 20 MB
 // that bounded a whole request for years (notes/providers.md §5); newer
 // models take more.
@@ -57,7 +61,7 @@ func New(ctx context.Context, opts llm.ClientOptions) (*Provider, error) {
 	}
 	// Retries are the Transport's, which bounds every wait and tells of
 	// each; genai retries nothing when it is not asked to.
-	t := llm.NewTransport(Name, opts)
+	t := llm.NewTransport(Name, DefaultBaseURL, opts)
 	cc := &genai.ClientConfig{
 		APIKey:      opts.APIKey,
 		Backend:     genai.BackendGeminiAPI,
@@ -69,6 +73,9 @@ func New(ctx context.Context, opts llm.ClientOptions) (*Provider, error) {
 		// The SDK's own message prints its whole config, key included.
 		return nil, errors.New("gemini: cannot build the client")
 	}
+	// The endpoint the SDK settled on (it reads GOOGLE_GEMINI_BASE_URL
+	// when none is given) is the one the key is written for.
+	t.Endpoint = client.ClientConfig().HTTPOptions.BaseURL
 	maxRequest := opts.MaxRequest
 	if maxRequest <= 0 {
 		maxRequest = MaxRequest
@@ -163,8 +170,8 @@ func (p *Provider) wrap(err error) error {
 	if errors.As(err, &papi) {
 		return &llm.APIError{Provider: Name, StatusCode: papi.Code, Type: papi.Status, Message: p.redact.String(papi.Message)}
 	}
-	if bound := llm.OwnError(err); bound != nil {
-		return bound
+	if own := llm.OwnError(err); own != nil {
+		return p.redact.Error(own)
 	}
 	// genai's decoding errors quote the whole answer, headers and all:
 	// what the JSON decoder says is enough.
@@ -180,5 +187,5 @@ func (p *Provider) wrap(err error) error {
 	case errors.As(err, &syntax):
 		return &llm.MalformedError{Provider: Name, Problem: "not JSON: " + syntax.Error()}
 	}
-	return p.redact.Error(llm.PrintableError("gemini: ", err))
+	return llm.PrintableError("gemini: ", p.redact.Error(err))
 }

@@ -78,13 +78,10 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 	// reads OPENAI_BASE_URL, OPENAI_ORG_ID and more from the environment
 	// behind the caller's back. Retries are the Transport's, which bounds
 	// every wait and tells of each.
-	t := llm.NewTransport(Name, opts)
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
+	t := llm.NewTransport(Name, DefaultBaseURL, opts)
 	o := []option.RequestOption{
-		option.WithBaseURL(base),
+		// The endpoint the Transport keeps the key to.
+		option.WithBaseURL(t.Endpoint),
 		option.WithHTTPClient(t.Client()),
 		option.WithMaxRetries(0),
 		option.WithMiddleware(errorBody, wholeAnswer),
@@ -255,7 +252,7 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 	case errors.As(err, &syntax):
 		return &llm.MalformedError{Provider: Name, Problem: "not JSON: " + syntax.Error()}
 	}
-	return p.redact.Error(llm.PrintableError("openai: ", err))
+	return llm.PrintableError("openai: ", p.redact.Error(err))
 }
 
 // streamError is the APIError of an error event: {"error": {...}}.
