@@ -18,10 +18,8 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
-	"github.com/kesoku/kesoku/internal/llm/openai"
 )
 
 // elsewhere is a server at another origin than the provider's: it logs
@@ -88,28 +86,14 @@ func redirecting(t *testing.T, home *llmtest.Server, to string, redirect func(*h
 
 func always(*http.Request) bool { return true }
 
-// build is a client of the provider p whose endpoint is base.
+// build is a client of the provider p whose endpoint is base (under
+// /v1 for OpenAI, as llmtest.Server.BaseURL).
 func build(t *testing.T, p llmtest.Provider, base string) llm.Provider {
 	t.Helper()
-	opts := llm.ClientOptions{APIKey: testKey, BaseURL: base, Retry: llm.Retry{MaxRetries: -1}}
-	var prov llm.Provider
-	var err error
-	switch p {
-	case llmtest.Gemini:
-		opts.Model = "gemini-test"
-		prov, err = gemini.New(context.Background(), opts)
-	case llmtest.OpenAI:
-		opts.Model = "gpt-test"
-		opts.BaseURL += "/v1"
-		prov, err = openai.New(opts)
-	default:
-		opts.Model = "claude-test"
-		prov, err = claude.New(opts)
+	if p == llmtest.OpenAI {
+		base += "/v1"
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prov
+	return newProvider(t, p, llm.ClientOptions{APIKey: testKey, BaseURL: base, Retry: llm.Retry{MaxRetries: -1}})
 }
 
 // refused checks that err is the refusal of a redirect from front to

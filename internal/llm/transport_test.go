@@ -42,23 +42,30 @@ func provider(t *testing.T, srv *llmtest.Server, opts llm.ClientOptions, n *noti
 	if n != nil {
 		opts.OnRetry = n.add
 	}
-	var p llm.Provider
+	return newProvider(t, srv.Provider(), opts)
+}
+
+// newProvider is a client of the provider p built from opts, for a model
+// of its own.
+func newProvider(t *testing.T, p llmtest.Provider, opts llm.ClientOptions) llm.Provider {
+	t.Helper()
+	var prov llm.Provider
 	var err error
-	switch srv.Provider() {
+	switch p {
 	case llmtest.Gemini:
 		opts.Model = "gemini-test"
-		p, err = gemini.New(context.Background(), opts)
+		prov, err = gemini.New(context.Background(), opts)
 	case llmtest.OpenAI:
 		opts.Model = "gpt-test"
-		p, err = openai.New(opts)
+		prov, err = openai.New(opts)
 	default:
 		opts.Model = "claude-test"
-		p, err = claude.New(opts)
+		prov, err = claude.New(opts)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return prov
 }
 
 var hello = &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}
