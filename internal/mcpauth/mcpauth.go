@@ -245,7 +245,11 @@ func (h *Handler) Authorized() bool {
 func (h *Handler) Scopes() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.granted)
+	// A grant's scopes are a set; in order, so that what kesoku says of
+	// them is the same from one login to the next.
+	s := slices.Clone(h.granted)
+	slices.Sort(s)
+	return s
 }
 
 // TokenSource is the source of the token of each request: nil while the
