@@ -357,6 +357,10 @@ type ModuleError struct {
 // kesokuModule is the module generated code imports.
 const kesokuModule = "github.com/kesoku/kesoku"
 
+// replacedVersion is the version the go command writes for a module that
+// a replace directive provides and no proxy publishes.
+const replacedVersion = "v0.0.0-00010101000000-000000000000"
+
 func (e *ModuleError) Error() string {
 	where := "in the module's directory"
 	if e.GoMod != "" {
@@ -364,9 +368,12 @@ func (e *ModuleError) Error() string {
 	}
 	again := cmp.Or(e.Command, "kesoku gen")
 	if !e.Required {
-		return fmt.Sprintf("module %s does not require %s, whose package %s the generated code imports: run\n\n"+
-			"  go get %s\n\n%s (while you build against a clone, first: go mod edit -replace %s=PATH_OF_THE_CLONE), then %s again; nothing written",
-			e.Module, kesokuModule, registryPath, kesokuModule, where, kesokuModule, again)
+		// A clone is not published: go get asks the proxy for any version
+		// but the placeholder that stands for a replace directive.
+		return fmt.Sprintf("module %s does not require %s, whose package %s the generated code imports: run, %s,\n\n"+
+			"  go get %s\n\nor, to build against a clone of kesoku,\n\n"+
+			"  go mod edit -replace %s=PATH_OF_THE_CLONE\n  go get %s@%s\n\nthen %s again; nothing written",
+			e.Module, kesokuModule, registryPath, where, kesokuModule, kesokuModule, kesokuModule, replacedVersion, again)
 	}
 	return fmt.Sprintf("module %s requires %s, but the package the generated code imports, %s, cannot be loaded: %s; "+
 		"run go get %s@latest %s (or fix its replace directive), then %s again; nothing written",
