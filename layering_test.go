@@ -48,7 +48,8 @@ var allowed = map[string][]string{
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex"},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema"},
+	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told; authtest is its fake servers, for tests.
 	"internal/mcpauth":          {},
