@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/url"
 	"regexp"
 	"slices"
@@ -12,25 +13,21 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
+	"github.com/kesoku/kesoku/internal/jsonschema"
 	"github.com/kesoku/kesoku/registry"
 )
 
-// The validator is santhosh-tekuri/jsonschema/v6 rather than
-// google/jsonschema-go, which the MCP SDK uses, because of what a model
-// reads when its call is wrong. Its errors are structured (where in the
-// arguments, which keyword, what came and what was wanted, every problem
-// at once), which become registry.ArgErrors that say "args.limit: wrong
-// type: expected integer, got string "5"" exactly as for a Go tool;
-// jsonschema-go returns one formatted string for the first problem. It
-// also reads every draft MCP servers declare (zod-made schemas name
-// draft-07, older ones draft-04), where jsonschema-go reads draft-07 and
-// 2020-12 only. It passes the JSON-Schema-Test-Suite, and needs nothing
-// beyond golang.org/x/text, which kesoku links already.
+// The validator is kesoku's own internal/jsonschema because of what a
+// model reads when its call is wrong, and of what every command pays at
+// start-up. Its errors are structured (where in the arguments, which
+// keyword, what came and what was wanted, every problem at once), which
+// become registry.ArgErrors that say "args.limit: wrong type: expected
+// integer, got string "5"" exactly as for a Go tool; google/jsonschema-go,
+// which the MCP SDK links, returns one string for the first problem and
+// reads draft-07 and 2020-12 only, where MCP servers declare draft-04 too.
+// santhosh-tekuri/jsonschema, which has such errors, compiles five
+// drafts' meta-schemas in its package init: 1.7 MB and about 6 ms of
+// every kesoku process, schema or none (bench/RESULTS.md).
 
 // argSchema is a tool's parameters schema, compiled: what checks a call's
 // arguments before anything runs.
@@ -43,8 +40,8 @@ type argSchema struct {
 
 	// compile compiles the schema, once: at once for a command tool,
 	// whose mistakes are the declaration's; at the first check for an MCP
-	// server's tool (compiling checks a schema against its metaschema,
-	// which for a server of 10,000 tools took seconds before any call).
+	// server's tool, so that a server of 10,000 tools is listed without
+	// compiling a schema no call uses.
 	compile func() (*jsonschema.Schema, error)
 }
 
@@ -77,7 +74,7 @@ func compileArgSchema(tool string, raw []byte, lenient bool) (*argSchema, error)
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, &schemaError{Msg: fmt.Sprintf("not JSON: %v", err)}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(compact.Bytes()))
+	doc, err := jsonschema.Decode(compact.Bytes())
 	if err != nil {
 		return nil, &schemaError{Msg: fmt.Sprintf("not JSON: %v", err)}
 	}
@@ -97,17 +94,10 @@ func compileArgSchema(tool string, raw []byte, lenient bool) (*argSchema, error)
 	}
 	a := &argSchema{tool: tool, raw: compact.Bytes(), doc: obj}
 	a.compile = sync.OnceValues(func() (*jsonschema.Schema, error) {
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		c.UseLoader(noLoader{})
-		c.UseRegexpEngine(regexpEngine(lenient))
 		loc := "mem:///" + url.PathEscape(tool) + ".json"
-		if err := c.AddResource(loc, doc); err != nil {
-			return nil, &schemaError{Msg: err.Error()}
-		}
-		sch, err := c.Compile(loc)
+		sch, err := jsonschema.Compile(loc, doc, jsonschema.Options{Draft: jsonschema.Draft2020, Regexp: regexpEngine(lenient)})
 		if err != nil {
-			return nil, compileError(loc, err)
+			return nil, compileError(err)
 		}
 		return sch, nil
 	})
@@ -119,17 +109,9 @@ func compileArgSchema(tool string, raw []byte, lenient bool) (*argSchema, error)
 	return a, nil
 }
 
-// noLoader loads no document: a $ref to another file or URL is a mistake
-// to report, not a request kesoku makes.
-type noLoader struct{}
-
-func (noLoader) Load(u string) (any, error) {
-	return nil, fmt.Errorf("%s: a schema may refer only to its own parts ($defs), not to other documents", u)
-}
-
 // regexpEngine compiles patterns with Go's regexp; see compileArgSchema
 // for lenient.
-func regexpEngine(lenient bool) jsonschema.RegexpEngine {
+func regexpEngine(lenient bool) func(string) (jsonschema.Regexp, error) {
 	return func(s string) (jsonschema.Regexp, error) {
 		re, err := regexp.Compile(s)
 		if err != nil {
@@ -148,49 +130,23 @@ type anyText string
 func (anyText) MatchString(string) bool { return true }
 func (a anyText) String() string        { return string(a) }
 
-// compileError is err, from compiling the schema at loc, as a
-// schemaError that says where.
-func compileError(loc string, err error) error {
-	var sve *jsonschema.SchemaValidationError
-	if errors.As(err, &sve) {
-		var ve *jsonschema.ValidationError
-		if errors.As(sve.Err, &ve) {
-			leaf := firstLeaf(ve)
-			return &schemaError{Pointer: leaf.InstanceLocation, Msg: fmt.Sprintf("%s: not a valid JSON Schema: %s", pointerText(leaf.InstanceLocation), leaf.ErrorKind.LocalizedString(printer))}
-		}
+// compileError is err, from compiling a schema, as a schemaError that
+// says where. A $ref to another file or URL is a mistake to report, not
+// a request kesoku makes.
+func compileError(err error) error {
+	var se *jsonschema.SchemaError
+	if !errors.As(err, &se) {
+		return &schemaError{Msg: err.Error()}
 	}
-	msg := strings.ReplaceAll(err.Error(), loc+"#", "the schema ")
-	msg = strings.ReplaceAll(msg, loc, "the schema")
-	var ire *jsonschema.InvalidRegexError
-	if errors.As(err, &ire) {
-		return &schemaError{Pointer: pointerTokens(ire.URL, loc), Msg: ire.Err.Error()}
+	var re *jsonschema.RefError
+	var pe *jsonschema.PatternError
+	switch {
+	case errors.As(err, &re):
+		return &schemaError{Pointer: se.Pointer, Msg: fmt.Sprintf("%s: %q: a schema may refer only to its own parts ($defs), not to other documents", pointerText(se.Pointer), re.URL)}
+	case errors.As(err, &pe):
+		return &schemaError{Pointer: se.Pointer, Msg: pe.Err.Error()}
 	}
-	return &schemaError{Msg: msg}
-}
-
-// firstLeaf is the first error without causes, where the mistake is.
-func firstLeaf(e *jsonschema.ValidationError) *jsonschema.ValidationError {
-	for len(e.Causes) > 0 {
-		e = e.Causes[0]
-	}
-	return e
-}
-
-// pointerTokens are the JSON pointer tokens of a schema location u, a
-// location in the document at loc.
-func pointerTokens(u, loc string) []string {
-	frag, ok := strings.CutPrefix(u, loc+"#")
-	if !ok || frag == "" {
-		return nil
-	}
-	var out []string
-	for _, t := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
-		if s, err := url.PathUnescape(t); err == nil {
-			t = s
-		}
-		out = append(out, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
-	}
-	return out
+	return &schemaError{Pointer: se.Pointer, Msg: fmt.Sprintf("%s: not a valid JSON Schema: %v", pointerText(se.Pointer), se.Err)}
 }
 
 func pointerText(p []string) string {
@@ -199,10 +155,6 @@ func pointerText(p []string) string {
 	}
 	return strings.Join(p, ".")
 }
-
-// printer renders the library's messages for kinds without words of our
-// own.
-var printer = message.NewPrinter(language.English)
 
 // check validates a call's arguments: nil, or a *registry.ArgsError that
 // names every problem by its path, says what was expected and what came,
@@ -240,21 +192,19 @@ type problems struct {
 }
 
 func (p *problems) walk(e *jsonschema.ValidationError) {
-	switch k := e.ErrorKind.(type) {
-	case *kind.Schema, *kind.Group, *kind.AllOf, *kind.Reference, *kind.RefCycle:
+	switch k := e.Kind.(type) {
+	case *jsonschema.Group:
 		for _, c := range e.Causes {
 			p.walk(c)
 		}
-		if len(e.Causes) == 0 {
-			p.add(e.InstanceLocation, &registry.ArgError{Problem: e.ErrorKind.LocalizedString(printer)})
-		}
-	case *kind.Required:
+	case *jsonschema.Required:
 		for _, m := range k.Missing {
 			at := append(slices.Clip(e.InstanceLocation), m)
-			p.add(at, &registry.ArgError{Problem: "missing required " + p.noun(at), Expected: p.expected(e.SchemaURL, "properties", m)})
+			p.add(at, &registry.ArgError{Problem: "missing required " + p.noun(at), Expected: p.expected(e.SchemaPointer, "properties", m)})
 		}
-	case *kind.AdditionalProperties:
-		declared := p.declared(e.SchemaURL)
+	case *jsonschema.AdditionalProperties, *jsonschema.UnevaluatedProperties:
+		names := additional(k)
+		declared := p.declared(e.SchemaPointer)
 		given := p.value(e.InstanceLocation)
 		var free []string
 		if m, ok := given.(map[string]any); ok {
@@ -268,27 +218,31 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 		if len(declared) > 0 {
 			want = "one of " + strings.Join(declared, ", ")
 		}
-		for _, name := range k.Properties {
+		for _, name := range names {
 			at := append(slices.Clip(e.InstanceLocation), name)
 			p.add(at, &registry.ArgError{Problem: "unknown " + p.noun(at), Expected: want, Suggestion: registry.Suggest(name, free)})
 		}
-	case *kind.Type:
-		p.add(e.InstanceLocation, &registry.ArgError{Problem: "wrong type", Expected: p.expectedAt(e.SchemaURL, strings.Join(k.Want, " or ")), Got: p.got(e.InstanceLocation)})
-	case *kind.Enum:
+	case *jsonschema.Type:
+		p.add(e.InstanceLocation, &registry.ArgError{Problem: "wrong type", Expected: p.expectedAt(e.SchemaPointer, strings.Join(k.Want, " or ")), Got: p.got(e.InstanceLocation)})
+	case *jsonschema.FalseSchema:
+		p.add(e.InstanceLocation, &registry.ArgError{Problem: "not allowed", Expected: "no " + p.noun(e.InstanceLocation), Got: p.got(e.InstanceLocation)})
+	case *jsonschema.PropertyName:
+		p.add(e.InstanceLocation, &registry.ArgError{Problem: "not an allowed " + p.noun(e.InstanceLocation) + " name (" + causes(e) + ")"})
+	case *jsonschema.Enum:
 		ae := &registry.ArgError{Problem: "not one of the allowed values", Expected: "one of " + values(k.Want), Got: p.got(e.InstanceLocation)}
 		if s, ok := k.Got.(string); ok {
 			ae.Suggestion = registry.Suggest(s, stringsOf(k.Want))
 		}
 		p.add(e.InstanceLocation, ae)
-	case *kind.Const:
+	case *jsonschema.Const:
 		p.add(e.InstanceLocation, &registry.ArgError{Problem: "not the allowed value", Expected: values([]any{k.Want}), Got: p.got(e.InstanceLocation)})
-	case *kind.AnyOf, *kind.OneOf:
+	case *jsonschema.AnyOf, *jsonschema.OneOf:
 		var alts []string
 		for _, c := range e.Causes {
-			alts = append(alts, c.ErrorKind.LocalizedString(printer))
+			alts = append(alts, c.Text())
 		}
 		problem := "matches none of the allowed forms"
-		if o, ok := k.(*kind.OneOf); ok && len(o.Subschemas) > 1 {
+		if o, ok := k.(*jsonschema.OneOf); ok && len(o.Subschemas) > 1 {
 			problem = fmt.Sprintf("matches more than one of the allowed forms (%s of oneOf)", strings.Trim(fmt.Sprint(o.Subschemas), "[]"))
 		}
 		ae := &registry.ArgError{Problem: problem, Got: p.got(e.InstanceLocation)}
@@ -297,9 +251,9 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 		}
 		p.add(e.InstanceLocation, ae)
 	default:
-		ae := bound(e.ErrorKind)
+		ae := bound(e.Kind)
 		if ae == nil {
-			ae = &registry.ArgError{Problem: e.ErrorKind.LocalizedString(printer)}
+			ae = &registry.ArgError{Problem: e.Kind.String()}
 		}
 		ae.Got = p.got(e.InstanceLocation)
 		p.add(e.InstanceLocation, ae)
@@ -309,33 +263,58 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 // bound words the common limits as registry.Validate words a range: the
 // problem, then what was expected; nil for a kind without words of our
 // own.
-func bound(k jsonschema.ErrorKind) *registry.ArgError {
-	rat := func(r interface{ RatString() string }) string { return r.RatString() }
+func bound(k jsonschema.Kind) *registry.ArgError {
 	switch k := k.(type) {
-	case *kind.Minimum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number of at least " + rat(k.Want)}
-	case *kind.Maximum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number of at most " + rat(k.Want)}
-	case *kind.ExclusiveMinimum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number above " + rat(k.Want)}
-	case *kind.ExclusiveMaximum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number below " + rat(k.Want)}
-	case *kind.MultipleOf:
-		return &registry.ArgError{Problem: "not a multiple", Expected: "a multiple of " + rat(k.Want)}
-	case *kind.MinLength:
+	case *jsonschema.Minimum:
+		return &registry.ArgError{Problem: "out of range", Expected: "a number of at least " + ratText(k.Want)}
+	case *jsonschema.Maximum:
+		return &registry.ArgError{Problem: "out of range", Expected: "a number of at most " + ratText(k.Want)}
+	case *jsonschema.ExclusiveMinimum:
+		return &registry.ArgError{Problem: "out of range", Expected: "a number above " + ratText(k.Want)}
+	case *jsonschema.ExclusiveMaximum:
+		return &registry.ArgError{Problem: "out of range", Expected: "a number below " + ratText(k.Want)}
+	case *jsonschema.MultipleOf:
+		return &registry.ArgError{Problem: "not a multiple", Expected: "a multiple of " + ratText(k.Want)}
+	case *jsonschema.MinLength:
 		return &registry.ArgError{Problem: "too short", Expected: fmt.Sprintf("a string of at least %d characters", k.Want)}
-	case *kind.MaxLength:
+	case *jsonschema.MaxLength:
 		return &registry.ArgError{Problem: "too long", Expected: fmt.Sprintf("a string of at most %d characters", k.Want)}
-	case *kind.MinItems:
+	case *jsonschema.MinItems:
 		return &registry.ArgError{Problem: "too few items", Expected: fmt.Sprintf("an array of at least %d items", k.Want)}
-	case *kind.MaxItems:
+	case *jsonschema.MaxItems:
 		return &registry.ArgError{Problem: "too many items", Expected: fmt.Sprintf("an array of at most %d items", k.Want)}
-	case *kind.Pattern:
+	case *jsonschema.Pattern:
 		return &registry.ArgError{Problem: "does not match the pattern", Expected: "a string matching " + k.Want}
-	case *kind.Format:
+	case *jsonschema.Format:
 		return &registry.ArgError{Problem: "not a valid " + k.Want, Expected: k.Want}
 	}
 	return nil
+}
+
+// ratText writes a bound as a decimal: 0.5, not 1/2.
+func ratText(r *big.Rat) string {
+	if r.IsInt() && r.Num().IsInt64() {
+		return r.Num().String()
+	}
+	return new(big.Float).SetPrec(64).SetRat(r).Text('g', -1)
+}
+
+// additional are the property names an additionalProperties or
+// unevaluatedProperties refused.
+func additional(k jsonschema.Kind) []string {
+	if a, ok := k.(*jsonschema.AdditionalProperties); ok {
+		return a.Properties
+	}
+	return k.(*jsonschema.UnevaluatedProperties).Properties
+}
+
+// causes are the problems under e, in words.
+func causes(e *jsonschema.ValidationError) string {
+	parts := make([]string, len(e.Causes))
+	for i, c := range e.Causes {
+		parts[i] = c.Text()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // add sets ae's path from the instance location at and keeps it.
@@ -400,15 +379,11 @@ func (p *problems) value(at []string) any {
 
 func (p *problems) got(at []string) string { return registry.Describe(plainNumbers(p.value(at))) }
 
-// sub is the part of the schema at the location u (a schema URL), nil
-// when it is not in the document.
-func (p *problems) sub(u string, more ...string) map[string]any {
-	i := strings.IndexByte(u, '#')
-	if i < 0 {
-		return nil
-	}
+// sub is the part of the schema at ptr (JSON pointer tokens) and the
+// tokens more below it, nil when it is not an object of the document.
+func (p *problems) sub(ptr []string, more ...string) map[string]any {
 	var v any = p.schema.doc
-	for _, t := range append(pointerTokens(u, u[:i]), more...) {
+	for _, t := range append(slices.Clip(ptr), more...) {
 		switch x := v.(type) {
 		case map[string]any:
 			v = x[t]
@@ -426,10 +401,10 @@ func (p *problems) sub(u string, more ...string) map[string]any {
 	return m
 }
 
-// declared are the names of the properties the object schema at u
+// declared are the names of the properties the object schema at ptr
 // declares, sorted.
-func (p *problems) declared(u string) []string {
-	props, _ := p.sub(u)["properties"].(map[string]any)
+func (p *problems) declared(ptr []string) []string {
+	props, _ := p.sub(ptr)["properties"].(map[string]any)
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
@@ -438,16 +413,16 @@ func (p *problems) declared(u string) []string {
 	return names
 }
 
-// expected describes the schema at u (and the tokens more below it), ""
-// when there is nothing to say.
-func (p *problems) expected(u string, more ...string) string {
-	return describeSchema(p.sub(u, more...))
+// expected describes the schema at ptr (and the tokens more below it),
+// "" when there is nothing to say.
+func (p *problems) expected(ptr []string, more ...string) string {
+	return describeSchema(p.sub(ptr, more...))
 }
 
-// expectedAt is expected for the schema at u, or fallback when it says
+// expectedAt is expected for the schema at ptr, or fallback when it says
 // nothing more than fallback.
-func (p *problems) expectedAt(u, fallback string) string {
-	if d := p.expected(u); d != "" {
+func (p *problems) expectedAt(ptr []string, fallback string) string {
+	if d := p.expected(ptr); d != "" {
 		return d
 	}
 	return fallback
