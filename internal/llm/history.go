@@ -2,7 +2,6 @@ package llm
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -20,8 +19,24 @@ import (
 // too long. Expected a string with maximum length 40").
 const maxCallID = 40
 
-// validCallID is an id every provider takes.
-var validCallID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,40}$`)
+// validCallID reports whether id is one every provider takes: 1 to
+// maxCallID letters, digits, _ and -. (A regexp for it, compiled at init,
+// cost every process 41 kB.)
+func validCallID(id string) bool {
+	if len(id) == 0 || len(id) > maxCallID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !callIDByte(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func callIDByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-'
+}
 
 // callIDs hands out the ids of a session's tool calls: the model's own
 // where it is valid and not yet used, otherwise one made from it. The
@@ -39,13 +54,12 @@ func (c *callIDs) assign(id string) string {
 	if c.used == nil {
 		c.used, c.next = make(map[string]bool), make(map[string]int)
 	}
-	if validCallID.MatchString(id) && !c.used[id] {
+	if validCallID(id) && !c.used[id] {
 		c.used[id] = true
 		return id
 	}
 	base := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+		if r < 0x80 && callIDByte(byte(r)) {
 			return r
 		}
 		return '_'

@@ -133,7 +133,7 @@ func checkValid(t *testing.T, msgs []Message) {
 			if p.ToolCall == nil {
 				continue
 			}
-			if id := p.ToolCall.ID; seen[id] || !validCallID.MatchString(id) {
+			if id := p.ToolCall.ID; seen[id] || !validCallID(id) {
 				t.Fatalf("message %d: call id %q is a duplicate or out of pattern", i, id)
 			}
 			seen[p.ToolCall.ID] = true

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // Claude takes at most 100 pages of PDF per request and refuses more
@@ -20,15 +21,23 @@ import (
 // together: a zip bomb must cost little.
 const maxInflated = 64 << 20
 
-var (
-	pagesType = regexp.MustCompile(`/Type\s*/Pages\b`)
-	pageType  = regexp.MustCompile(`/Type\s*/Page\b`)
-	countKey  = regexp.MustCompile(`/Count\s+(\d{1,9})\b`)
-	parentKey = regexp.MustCompile(`/Parent\s`)
-	objStm    = regexp.MustCompile(`/Type\s*/ObjStm\b`)
-	flate     = regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode\b`)
-	streamKw  = regexp.MustCompile(`stream\r?\n`)
-)
+// pdfRE are the patterns a PDF's page tree is read with, compiled at the
+// first PDF rather than at the start of every process.
+var pdfRE = sync.OnceValue(func() *pdfPatterns {
+	return &pdfPatterns{
+		pagesType: regexp.MustCompile(`/Type\s*/Pages\b`),
+		pageType:  regexp.MustCompile(`/Type\s*/Page\b`),
+		countKey:  regexp.MustCompile(`/Count\s+(\d{1,9})\b`),
+		parentKey: regexp.MustCompile(`/Parent\s`),
+		objStm:    regexp.MustCompile(`/Type\s*/ObjStm\b`),
+		flate:     regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode\b`),
+		streamKw:  regexp.MustCompile(`stream\r?\n`),
+	}
+})
+
+type pdfPatterns struct {
+	pagesType, pageType, countKey, parentKey, objStm, flate, streamKw *regexp.Regexp
+}
 
 // pdfPages is the number of pages of the PDF data, as its page tree's
 // root says; 0 when it cannot tell.
@@ -43,13 +52,13 @@ func pdfPages(data []byte) int {
 		return n
 	}
 	// No root found: count the page objects in sight.
-	return len(pageType.FindAllIndex(data, -1))
+	return len(pdfRE().pageType.FindAllIndex(data, -1))
 }
 
 // rootCount is the /Count of the last parentless /Type /Pages dictionary
 // in text.
 func rootCount(text []byte) (n int, found bool) {
-	locs := pagesType.FindAllIndex(text, maxNodes+1)
+	locs := pdfRE().pagesType.FindAllIndex(text, maxNodes+1)
 	if len(locs) > maxNodes {
 		return 0, false
 	}
@@ -59,10 +68,10 @@ func rootCount(text []byte) (n int, found bool) {
 			continue
 		}
 		dict := text[start:end]
-		if parentKey.Match(dict) {
+		if pdfRE().parentKey.Match(dict) {
 			continue
 		}
-		if m := countKey.FindSubmatch(dict); m != nil {
+		if m := pdfRE().countKey.FindSubmatch(dict); m != nil {
 			n, _ = strconv.Atoi(string(m[1]))
 			found = true
 		}
@@ -126,13 +135,13 @@ func enclosingDict(text []byte, at int) (start, end int, ok bool) {
 func objectStreams(data []byte) [][]byte {
 	var out [][]byte
 	budget := int64(maxInflated)
-	for _, loc := range objStm.FindAllIndex(data, maxNodes) {
+	for _, loc := range pdfRE().objStm.FindAllIndex(data, maxNodes) {
 		start, end, ok := enclosingDict(data, loc[0])
-		if !ok || !flate.Match(data[start:end]) {
+		if !ok || !pdfRE().flate.Match(data[start:end]) {
 			continue
 		}
 		after := data[end:]
-		kw := streamKw.FindIndex(after)
+		kw := pdfRE().streamKw.FindIndex(after)
 		if kw == nil || len(bytes.TrimSpace(after[:kw[0]])) != 0 {
 			continue
 		}
