@@ -406,42 +406,42 @@ func (c *compiler) lookup(p *place, keyword, ref string) ([]string, error) {
 		return nil, bad(at, "%q names no anchor of the schema", ref)
 	}
 	ptr := slices.Clone(res.ptr)
-	node := c.at(res.ptr)
 	for _, t := range strings.Split(frag[1:], "/") {
-		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		switch x := node.(type) {
-		case map[string]any:
-			node, ok = x[t]
-		case []any:
-			i, err := strconv.Atoi(t)
-			ok = err == nil && i >= 0 && i < len(x) && strconv.Itoa(i) == t
-			if ok {
-				node = x[i]
-			}
-		default:
-			ok = false
-		}
-		if !ok {
-			return nil, bad(at, "%q points at nothing in the schema", ref)
-		}
-		ptr = append(ptr, t)
+		ptr = append(ptr, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
+	}
+	if _, ok := At(c.doc, ptr); !ok {
+		return nil, bad(at, "%q points at nothing in the schema", ref)
 	}
 	return ptr, nil
 }
 
-// at is the part of the document at ptr.
+// at is the part of the document at ptr, which is there.
 func (c *compiler) at(ptr []string) any {
-	node := c.doc
+	v, _ := At(c.doc, ptr)
+	return v
+}
+
+// At is the part of the JSON value v at ptr (JSON pointer tokens, as in
+// InstanceLocation and SchemaPointer), and whether there is one.
+func At(v any, ptr []string) (any, bool) {
 	for _, t := range ptr {
-		switch x := node.(type) {
+		switch x := v.(type) {
 		case map[string]any:
-			node = x[t]
+			var ok bool
+			if v, ok = x[t]; !ok {
+				return nil, false
+			}
 		case []any:
-			i, _ := strconv.Atoi(t)
-			node = x[i]
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(x) || strconv.Itoa(i) != t {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
 		}
 	}
-	return node
+	return v, true
 }
 
 // node compiles the subschema at ptr, once; from is where a reference to

@@ -359,21 +359,7 @@ func (p *problems) noun(at []string) string {
 
 // value is the value at the instance location at, nil when there is none.
 func (p *problems) value(at []string) any {
-	var v any = p.args
-	for _, t := range at {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[t]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
+	v, _ := jsonschema.At(p.args, at)
 	return v
 }
 
@@ -382,21 +368,7 @@ func (p *problems) got(at []string) string { return registry.Describe(plainNumbe
 // sub is the part of the schema at ptr (JSON pointer tokens) and the
 // tokens more below it, nil when it is not an object of the document.
 func (p *problems) sub(ptr []string, more ...string) map[string]any {
-	var v any = p.schema.doc
-	for _, t := range append(slices.Clip(ptr), more...) {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[t]
-		case []any:
-			n, err := strconv.Atoi(t)
-			if err != nil || n < 0 || n >= len(x) {
-				return nil
-			}
-			v = x[n]
-		default:
-			return nil
-		}
-	}
+	v, _ := jsonschema.At(p.schema.doc, append(slices.Clip(ptr), more...))
 	m, _ := v.(map[string]any)
 	return m
 }
