@@ -5,7 +5,7 @@
 //
 // A document is compiled with what it holds: a reference to another
 // document is refused, never loaded. Compiling checks each keyword's
-// value as the draft's meta-schema would, by hand, so that nothing is
+// value much as the draft's meta-schema would, by hand, so that nothing is
 // compiled before a schema is: a program that never checks a schema pays
 // nothing for this package, not even at start-up.
 package jsonschema
@@ -74,8 +74,9 @@ type Schema struct {
 }
 
 // Compile compiles doc, a JSON value as Decode returns it, found at loc,
-// an absolute URL that its references are resolved against. Its error is
-// a *SchemaError.
+// an absolute URL that its references are resolved against. A mistake in
+// the document is a *SchemaError. The Schema may be used by any number of
+// goroutines at once.
 func Compile(loc string, doc any, opts Options) (*Schema, error) {
 	base, err := url.Parse(loc)
 	if err != nil || !base.IsAbs() {

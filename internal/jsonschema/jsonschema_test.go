@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -215,4 +216,23 @@ func TestMultipleOfIsExact(t *testing.T) {
 			t.Errorf("%s: %v", v, err)
 		}
 	}
+}
+
+// TestValidateConcurrently: one Schema checks the calls of many jobs at
+// once (go test -race).
+func TestValidateConcurrently(t *testing.T) {
+	t.Parallel()
+	s := compile(t, `{"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 2}, "s": {"pattern": "^a"}}, "unevaluatedProperties": false}`)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 100 {
+				err := s.Validate(map[string]any{"n": float64(i + j), "s": "ab"})
+				if (err == nil) != ((i+j)%2 == 0) {
+					t.Errorf("n=%d: %v", i+j, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
