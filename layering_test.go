@@ -63,7 +63,7 @@ var allowed = map[string][]string{
 
 // stdlibOnly are the public packages a user's module of tools links: they
 // import nothing outside the standard library but each other, so that a
-// tools package links no provider SDK (SPEC 10).
+// tools package links no provider SDK.
 var stdlibOnly = []string{"registry", "message"}
 
 // TestLayering fails when a package imports against the house plan, or

@@ -3,7 +3,7 @@
 # run on one machine (bench/compare.sh --sources runs it):
 #
 #   - 1,000 calls of a trivial command tool (/bin/echo) with --jobs 16,
-#     beside xargs -P 16 running the same command 1,000 times (SPEC §9:
+#     beside xargs -P 16 running the same command 1,000 times (target:
 #     within 1.3×);
 #   - 10,000 calls of an MCP server's tool with --jobs 16, beside the same
 #     calls made by a plain Go SDK client loop from 16 goroutines

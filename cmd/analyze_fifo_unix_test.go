@@ -12,7 +12,7 @@ import (
 )
 
 // TestAnalyzeRefusesAFIFO: opening a FIFO would wait for a writer for
-// ever; analyze checks the type first (issue 14).
+// ever; analyze checks the type first.
 func TestAnalyzeRefusesAFIFO(t *testing.T) {
 	setKeys(t)
 	dir := t.TempDir()

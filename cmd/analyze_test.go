@@ -374,7 +374,7 @@ func TestRunAnalyzeMediaWithoutModel(t *testing.T) {
 }
 
 // TestRunAnalyzeMediaProvider: kesoku run takes --provider as analyze
-// does (SPEC §7), for a model whose name does not say its provider (a
+// does, for a model whose name does not say its provider (a
 // proxy's); the tool asks that provider, and sends audio only Gemini takes.
 func TestRunAnalyzeMediaProvider(t *testing.T) {
 	setKeys(t)
@@ -402,7 +402,7 @@ func TestRunAnalyzeMediaProvider(t *testing.T) {
 }
 
 // TestAnalyzeRedactsTheKey: a model (or a proxy) that echoes the key gets
-// it into no answer and no record (SPEC §6), from kesoku analyze or from
+// it into no answer and no record, from kesoku analyze or from
 // analyze_media in kesoku run.
 func TestAnalyzeRedactsTheKey(t *testing.T) {
 	setKeys(t)

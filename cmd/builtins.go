@@ -1,7 +1,7 @@
 package cmd
 
 // The packages whose generated code fills registry.Default with the
-// built-in tools (SPEC §2). Their init functions only register specs:
+// built-in tools. Their init functions only register specs:
 // nothing heavy runs at start-up.
 import (
 	_ "github.com/kesoku/kesoku/internal/media"

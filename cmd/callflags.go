@@ -9,7 +9,7 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 )
 
-// Defaults of SPEC §5 and §8.
+// The defaults of --grace and --max-output.
 const (
 	defaultGrace     = 5 * time.Second
 	defaultMaxOutput = 1 << 20

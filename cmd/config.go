@@ -107,7 +107,7 @@ func flagNames(root *cobra.Command) []string {
 }
 
 // protect keeps path from the tools, saying why: they may read it, never
-// write it (SPEC §8).
+// write it.
 func (g *Globals) protect(path, why string) {
 	if path == "" || path == "-" {
 		return

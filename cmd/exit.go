@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Exit codes, decided here and nowhere else (SPEC §5).
+// Exit codes, decided here and nowhere else.
 const (
 	ExitOK          = 0
 	ExitFailures    = 1

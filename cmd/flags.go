@@ -12,7 +12,7 @@ import (
 )
 
 // sizeValue is a pflag.Value for byte sizes written as bytes or with a unit
-// (SPEC §8): 65536, 64KiB, 1MiB, 1MB, 2GB.
+// (decimal or binary): 65536, 64KiB, 1MiB, 1MB, 2GB.
 type sizeValue int64
 
 func (s *sizeValue) String() string { return formatSize(int64(*s)) }
@@ -73,7 +73,7 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// A numeric flag is bounded (SPEC §8): --jobs 4294967296 once ran out of
+// A numeric flag is bounded: --jobs 4294967296 once ran out of
 // memory and 9223372036854775807 panicked in makechan. Every number,
 // duration and size a flag takes is checked against its bounds when it is
 // set, so that the command line and a config file are refused alike, as

@@ -73,7 +73,7 @@ func TestFormatSize(t *testing.T) {
 
 // TestNumericFlagsBounded walks every flag of every command: each one that
 // takes a number, a duration or a size is bounded, and its help says the
-// bounds (SPEC §8: --jobs 4294967296 ran out of memory).
+// bounds (--jobs 4294967296 once ran out of memory).
 func TestNumericFlagsBounded(t *testing.T) {
 	t.Parallel()
 	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
@@ -174,7 +174,7 @@ func TestFormatDuration(t *testing.T) {
 // TestConfigKeysDecided walks every flag that takes text: a kesoku.yaml
 // found in the AWD may set it only if someone decided that a stranger's
 // file may. Each either needs approval (a path, a URL, an address, a
-// program: SPEC §8), is given on the command line only, or is named here
+// program: what could send data or run code elsewhere), is given on the command line only, or is named here
 // with why a stranger's file may set it.
 func TestConfigKeysDecided(t *testing.T) {
 	t.Parallel()

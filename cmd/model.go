@@ -46,7 +46,7 @@ func registerToolModelFlags(fs *pflag.FlagSet, m *provider.Config, inlineLimit *
 
 // The bounds of the model flags: no model answers a million tokens in a
 // turn (Gemini takes an int32), Gemini takes at most 100 MB inline
-// (notes/providers.md §5), and a day of silence is no answer.
+// (its documented limit for inline data), and a day of silence is no answer.
 const (
 	maxTokens      = 1_000_000
 	maxInlineLimit = 100_000_000

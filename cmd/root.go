@@ -18,7 +18,7 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// Globals are the flags every command has (SPEC §1).
+// Globals are the flags every command has.
 type Globals struct {
 	IO *IOStreams
 

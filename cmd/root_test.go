@@ -19,7 +19,7 @@ func runArgs(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
-// TestGlobalFlags checks the flags every command has (SPEC §1): the AWD,
+// TestGlobalFlags checks the flags every command has: the AWD,
 // the config file and its defaults, -q and -v, and that their misuse is
 // bad usage (exit 2) before anything runs.
 func TestGlobalFlags(t *testing.T) {

@@ -20,12 +20,12 @@ func notifySignals(ch chan<- os.Signal) func() {
 	return func() { signal.Stop(ch) }
 }
 
-// interrupts turns signals into interrupts of the turn in progress (SPEC
-// §5, §6). The first signal of a turn sets the interrupted flag (the
-// seed's is_interrupted) and cancels the turn's context, so that nothing
-// new starts and calls in flight are cancelled; the second ends the grace
-// those calls get. Between turns (at the interactive prompt) a signal only
-// calls idle. kesoku run, analyze and a one-prompt session are one turn
+// interrupts turns signals into interrupts of the turn in progress. The
+// first signal of a turn sets the interrupted flag (what the ToolRunner
+// checks before each call starts) and cancels the turn's context, so that
+// nothing new starts and calls in flight are cancelled; the second ends the
+// grace those calls get. Between turns (at the interactive prompt) a signal
+// only calls idle. kesoku run, analyze and a one-prompt session are one turn
 // from start to end.
 type interrupts struct {
 	ch       chan os.Signal

@@ -16,7 +16,7 @@ import (
 // Role says who produced a record.
 type Role string
 
-// The roles of SPEC §5–§6.
+// The roles a record can have.
 const (
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
@@ -26,7 +26,7 @@ const (
 // Type says what a record holds.
 type Type string
 
-// The record types of SPEC §5–§6.
+// The types a record can have.
 const (
 	TypeText       Type = "text"
 	TypeToolCall   Type = "tool_call"
@@ -36,7 +36,7 @@ const (
 // Status says whether the message was answered or cut short.
 type Status string
 
-// The statuses of SPEC §5.
+// The statuses a record can have.
 const (
 	StatusResponded Status = "responded"
 	StatusAborted   Status = "aborted"
@@ -46,7 +46,7 @@ const (
 // can branch on the kind rather than on message text.
 type ErrorKind string
 
-// The error kinds of SPEC §5.
+// The error kinds a failed call is recorded with.
 const (
 	KindInvalidRequest ErrorKind = "invalid_request"
 	KindUnknownTool    ErrorKind = "unknown_tool"
@@ -71,7 +71,7 @@ type Truncation struct {
 }
 
 // Record is one Message: one JSON object on one line. The fields up to
-// DurationMS are those of SPEC §5 (with ArgsHash); the rest appear only
+// DurationMS (with ArgsHash) are in every record; the rest appear only
 // where they apply (session transcripts, truncated output) and are omitted
 // otherwise.
 type Record struct {

@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// NamePattern is the tool name rule every provider accepts at once (SPEC §3),
-// as messages quote it.
+// NamePattern is the tool name rule every provider accepts at once (the
+// names Gemini, Claude and OpenAI all allow), as messages quote it.
 const NamePattern = `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`
 
 // ValidName reports whether name matches NamePattern. It is written out
@@ -38,8 +38,8 @@ type Registry struct {
 // New returns an empty registry.
 func New() *Registry { return &Registry{specs: make(map[string]*Spec)} }
 
-// Default is the central registry, the Go counterpart of the seed's
-// default_registry. Generated code fills it at init; it is read-only after.
+// Default is the central registry, the one generated code fills at init;
+// it is read-only after.
 var Default = New()
 
 // Register adds a tool. A bad name or a name already taken is an error:

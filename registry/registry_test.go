@@ -45,8 +45,8 @@ func TestValidName(t *testing.T) {
 	}
 }
 
-// FuzzValidName holds the hand-written ValidName to the pattern SPEC §3
-// states.
+// FuzzValidName holds the hand-written ValidName to the regular expression
+// NamePattern.
 func FuzzValidName(f *testing.F) {
 	for _, s := range []string{"calculate_sum", "9lives", "a-b", strings.Repeat("x", 65), "é"} {
 		f.Add(s)

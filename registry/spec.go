@@ -139,7 +139,7 @@ type Model interface {
 }
 
 // ToolContext is what a tool receives when it declares a parameter of type
-// *registry.ToolContext: the seed's `context`.
+// *registry.ToolContext: where the call runs and what it may touch.
 type ToolContext struct {
 	// Store is the gateway store records go to.
 	Store message.Store
@@ -153,7 +153,7 @@ type ToolContext struct {
 	// Model is the active model, nil when there is none.
 	Model Model
 	// Protected are kesoku's own files and directories, which tools may
-	// read but never write (SPEC §8): the config files in use, the file
+	// read but never write: the config files in use, the file
 	// the records go to, a session's transcript. The built-in file tools
 	// refuse to write them; a tool that writes files its own way should
 	// too.

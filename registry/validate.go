@@ -14,7 +14,7 @@ import (
 const maxProblems = 20
 
 // Validate checks a call's arguments against the tool's parameters before
-// anything runs (SPEC §5 step 3). It returns nil, or an *ArgsError holding
+// anything runs (the ToolRunner's third step). It returns nil, or an *ArgsError holding
 // every problem at once: missing required arguments, unknown arguments,
 // wrong types, integers out of their Go kind's range, values outside an
 // enum, at any depth (`items[2].name`, `opts.mode`, `labels.en`).

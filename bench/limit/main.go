@@ -1,5 +1,5 @@
 // Command limit is the floor kesoku's batch path is measured against
-// (SPEC §9): for each JSON Lines request it decodes the line, calls the Go
+// (its target: within 1.5× of it): for each JSON Lines request it decodes the line, calls the Go
 // function directly and encodes a record of the same shape as kesoku's.
 // No registry, no validation, no concurrency, no ordering to keep: what
 // any runner of these requests must at least spend.

@@ -1,5 +1,5 @@
 // Command mcp is the peer a Go developer would reach for today to run tool
-// calls (SPEC §9): the official MCP Go SDK, with calculate_sum and sleep as
+// calls: the official MCP Go SDK, with calculate_sum and sleep as
 // typed tools on a server, and a client calling them one request at a time
 // over the SDK's in-memory transport, so that no process or pipe is
 // measured, only the SDK's own work (JSON-RPC framing, schema validation,

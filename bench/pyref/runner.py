@@ -1,9 +1,9 @@
-"""The seed's ToolRunner in Python: kesoku's design as the seed wrote it
-(tools-and-concurrent-execution), used as a performance peer only.
+"""kesoku's ToolRunner as a Python program would build it, used as a
+performance peer only.
 
 A registry filled by a decorator that reads each function's Google-style
 docstring and signature; a ToolRunner that takes every request through the
-seed's five steps (parse, interrupt check, inspect.signature validation,
+five steps (parse, interrupt check, inspect.signature validation,
 await a coroutine or asyncio.to_thread a plain function, pack a Message);
 a main that reads JSON Lines requests and writes one record per request, in
 request order, with up to -j calls at once.
@@ -40,7 +40,7 @@ def _parse_docstring(doc):
 
 
 class Registry:
-    """The central registry: the seed's default_registry."""
+    """The central registry, which the decorator fills."""
 
     def __init__(self):
         self.tools = {}

@@ -1,7 +1,7 @@
 // Command yamlparsers measures the ways of reading a YAML request file
-// that issue 8 asked to weigh before kesoku's own reader was written: the
-// whole file, or item by item, with goccy/go-yaml (the library the design
-// names) and with go.yaml.in/yaml/v3 and v4. Each way runs in a process of
+// that were weighed before kesoku's own reader was written: the whole
+// file, or item by item, with goccy/go-yaml (the library kesoku uses) and
+// with go.yaml.in/yaml/v3 and v4. Each way runs in a process of
 // its own, so that compare.sh-style peak RSS can be read from outside:
 //
 //	yamlparsers MODE FILE

@@ -557,7 +557,7 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-// TestLimits: the providers' own limits (notes/next-phase.md §4).
+// TestLimits: the providers' own limits on a batch, as they document them.
 func TestLimits(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "")
 	defer srv.Close()

@@ -4,7 +4,7 @@
 // adds to it. It parses them with a position for every key, checks every
 // key (an unknown one is an error with "did you mean"), applies them to a
 // command's flags under one rule for relative paths, and keeps the record
-// of the project files the user approved (SPEC §8): a kesoku.yaml found in
+// of the project files the user approved: a kesoku.yaml found in
 // a directory is not consent, so one that moves data or keys, or starts
 // programs, is loaded only once approved, as direnv does.
 //
@@ -211,7 +211,7 @@ func (c *Config) settings() (win []*Setting, over map[*Setting]*Setting) {
 // UserDir returns the user's kesoku config directory:
 // $XDG_CONFIG_HOME/kesoku, or ~/.config/kesoku; "" when there is no home
 // directory to put it in. The XDG rule holds on every system, as the
-// user's config file is documented there (SPEC §12).
+// README documents the user's config file there.
 func UserDir() string {
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "kesoku")

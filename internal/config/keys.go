@@ -10,7 +10,7 @@ type rule struct {
 	// directory, whoever runs kesoku from wherever.
 	path bool
 	// consequential says what the key decides that a stranger's file must
-	// not decide for the user (SPEC §8): where data or keys go, or which
+	// not decide for the user: where data or keys go, or which
 	// programs start. A kesoku.yaml found in the AWD that sets it needs
 	// the user's approval.
 	consequential string
@@ -43,7 +43,7 @@ var rules = map[string]rule{
 	"http":      {consequential: "where kesoku serves its tools (mcp serve)", does: "serve its tools at %s (mcp serve)"},
 	"token-env": {consequential: "which variable holds the token that lets clients in (mcp serve)", does: "let in the MCP clients that send the token held in $%s (mcp serve)"},
 
-	// SPEC §11 and §12: command tools and MCP servers start programs.
+	// Command tools and MCP servers start programs.
 	"tools":      {section: true, consequential: "starts programs (command tools)"},
 	"mcpServers": {section: true, consequential: "starts programs (MCP servers)"},
 }

@@ -73,7 +73,7 @@ func TestParseDoc(t *testing.T) {
 			},
 		},
 		{
-			name: "Chinese, as in the seed",
+			name: "Chinese, an argument's text continued",
 			text: "计算两个整数的和。\n\nArgs:\n    a: 第一个整数。\n    b: 第二个\n      整数。",
 			want: doc{
 				Paragraphs: []string{"计算两个整数的和。"},

@@ -7,7 +7,7 @@ import (
 )
 
 // A history kesoku sends must be one a strict provider accepts whatever
-// the model sent (SPEC §6): Claude refuses every later request of a
+// the model sent: Claude refuses every later request of a
 // conversation that holds a whitespace-only text block, two tool_use
 // blocks with one id, or an id outside ^[a-zA-Z0-9_-]+$, and --resume
 // would rebuild the same history for ever. The rules below are applied

@@ -18,7 +18,7 @@ import (
 // BlockKind says how a file travels to a model.
 type BlockKind string
 
-// The native blocks of the seed's analyze_media: ImageBlock, DocumentBlock
+// The native blocks analyze_media sends: ImageBlock, DocumentBlock
 // (PDF and text) and MediaBlock (audio and video).
 const (
 	ImageBlock    BlockKind = "image"

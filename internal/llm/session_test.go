@@ -502,7 +502,7 @@ func cancelWhen(t *testing.T, cancel context.CancelFunc, cond func() bool) {
 	}()
 }
 
-// TestSessionInterruptWhileToolsRunThenResume is the seed's case: the user
+// TestSessionInterruptWhileToolsRunThenResume is the plain case: the user
 // interrupts while a call runs and another waits; the one running is
 // cancelled, the one queued is dropped, both are recorded as aborted, and
 // a resumed session sends a history with every call answered.
@@ -702,7 +702,7 @@ func TestSessionNeverWritesTheKey(t *testing.T) {
 	})
 }
 
-// TestSessionInterruptBeforeCallsStart is the seed's interruption case at
+// TestSessionInterruptBeforeCallsStart is the interruption case at
 // its sharpest: the user interjects after the model asked for tools but
 // before any started. None runs; each is recorded as aborted and answered
 // so, and the transcript stays whole.

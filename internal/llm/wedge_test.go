@@ -19,7 +19,7 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// The tests of issue 14: no answer of a model, however odd, wedges a
+// No answer of a model, however odd, wedges a
 // session. The fakes refuse what the real APIs refuse, so a history that
 // would wedge a real session fails these tests.
 

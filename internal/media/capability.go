@@ -34,7 +34,7 @@ type Capability struct {
 
 // DefaultInlineLimit is where Gemini requests switch from inline data to
 // the Files API: the conservative 20 MB that bounded a whole request for
-// years (notes/providers.md §5). Newer models take more; Options raises it.
+// years. Newer models take more; Options raises it.
 const DefaultInlineLimit = 20_000_000
 
 var (
@@ -47,10 +47,10 @@ var (
 	textDocs = []string{"text/plain", "text/html", "text/css", "text/csv", "text/xml", "text/md", "text/rtf", "text/javascript", "text/x-python"}
 )
 
-// capabilities is the table, keyed by llm.Provider.Name. Sources:
-// notes/providers.md §4 (Claude: 5 MiB per image on base64, 32 MB per
+// capabilities is the table, keyed by llm.Provider.Name, from the
+// providers' documentation: Claude (5 MiB per image on base64, 32 MB per
 // request, 100 pages of PDF, no audio or video blocks in the API; text
-// goes as a plain-text document), §5 (Gemini: the documented types,
+// goes as a plain-text document), Gemini (the documented types,
 // inline up to a policy limit, 2 GB per uploaded file) and OpenAI's Chat
 // Completions (images as image_url parts, PDF as file parts, up to 100
 // pages; everything inline, in a request of at most 25 MiB; no audio

@@ -30,8 +30,8 @@ type Type struct {
 // sniffLen is how much of a file detection reads: mimetype's own limit.
 const sniffLen = 4096
 
-// providerNames maps mimetype's names to the ones the providers document
-// (notes/providers.md §5, §7). Claude and Gemini agree on every name they
+// providerNames maps mimetype's names to the ones the providers document.
+// Claude and Gemini agree on every name they
 // share (image/jpeg, application/pdf), so one table serves both.
 var providerNames = map[string]string{
 	"audio/mpeg":      "audio/mp3",

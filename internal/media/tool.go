@@ -72,7 +72,7 @@ func Prompt(prompt string) string {
 }
 
 // OpenConfined opens a path a model supplied, confined to the AWD and
-// staging (SPEC §8). A path that leads out is the model's invalid
+// staging. A path that leads out is the model's invalid
 // argument; a missing file is a failure of the call, as for the file
 // tools, so that the two kinds of mistake read the same in records.
 func OpenConfined(awd, staging, path string) (*os.File, error) {

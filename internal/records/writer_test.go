@@ -355,7 +355,7 @@ func BenchmarkEncodingJSONRecord(b *testing.B) {
 // TestFilesAreOpenedForAppending: should anything shorten the file while
 // kesoku writes to it (a tool, another program), the next records still
 // go to its end, never past it behind a hole of NULs that breaks every
-// later reading (issue 14 item 4).
+// later reading.
 func TestFilesAreOpenedForAppending(t *testing.T) {
 	t.Parallel()
 	recs := sampleRecords()

@@ -44,7 +44,7 @@ type Options struct {
 	// interrupt would (calls in flight cancelled, given Grace); what comes
 	// before it still runs.
 	FailFast bool
-	// IsInterrupted is the seed's hook, checked before each call starts.
+	// IsInterrupted is the interrupt hook, checked before each call starts.
 	// Cancelling Run's context is the other way to interrupt, and the one
 	// that also wakes a run waiting for a free slot.
 	IsInterrupted func() bool
@@ -84,7 +84,8 @@ type Options struct {
 	Protected []registry.Protected
 }
 
-// ToolRunner runs tool requests against a registry: the seed's ToolRunner.
+// ToolRunner runs tool requests against a registry, each through the five
+// steps.
 // One ToolRunner may serve many runs, one after another or at once.
 type ToolRunner struct {
 	reg  *registry.Registry
@@ -334,7 +335,7 @@ func (r *ToolRunner) RunAll(ctx context.Context, reqs []*request.Request) ([]*me
 	return recs, err
 }
 
-// interrupted is the seed's interrupt check: the run's context cancelled,
+// interrupted is the check before each call: the run's context cancelled,
 // or the IsInterrupted hook.
 func (ru *run) interrupted() bool {
 	if ru.ctx.Err() != nil {

@@ -377,7 +377,7 @@ func TestRunInterruptAtRandomMoments(t *testing.T) {
 
 // TestRunStopsReadingOnInterrupt feeds Run a stream that never ends and is
 // interrupted while it reads: the request read with the interrupt is
-// recorded as aborted, and nothing more is read (SPEC §5, issue: yes |
+// recorded as aborted, and nothing more is read (yes |
 // kesoku run - did not stop).
 func TestRunStopsReadingOnInterrupt(t *testing.T) {
 	t.Parallel()
@@ -650,7 +650,7 @@ func TestRunTruncatesLargeOutput(t *testing.T) {
 // TestRunClipsLargeErrors pins that an error message, which a tool may
 // fill with anything (a whole failed command's output), is held to
 // --max-output as content is: head and tail, with a note of what was cut
-// (SPEC §8: a huge output gets a clear record, never an unbounded line).
+// (a huge output gets a clear record, never an unbounded line).
 func TestRunClipsLargeErrors(t *testing.T) {
 	t.Parallel()
 	reg := registry.New()
@@ -752,7 +752,7 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 // TestRunResumeNamesByPosition pins that a request without an id is
 // call_N by its position in the whole run, skipped requests counted: the
 // same request gets the same id when the run is resumed, so --resume can
-// finish a batch whose requests have no ids (SPEC §4, §5).
+// finish a batch whose requests have no ids.
 func TestRunResumeNamesByPosition(t *testing.T) {
 	t.Parallel()
 	reqs := make([]*request.Request, 4)

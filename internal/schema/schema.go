@@ -1,5 +1,5 @@
 // Package schema holds the table of formats that tool declarations are
-// exported in (SPEC §3): which format is built by which room. Gemini's,
+// exported in: which format is built by which room. Gemini's,
 // Claude's and OpenAI's are built with their SDKs' own types, next to
 // those providers; the others need no SDK and are built here from the
 // registry's canonical schemas.
@@ -17,7 +17,7 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// The formats tools can be exported in (SPEC §3).
+// The formats tools can be exported in.
 const (
 	FormatGemini     = "gemini"
 	FormatClaude     = "claude"

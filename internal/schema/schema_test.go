@@ -234,7 +234,7 @@ func CheckSDKRoundTrip[T any](t *testing.T, out []byte) {
 }
 
 // geminiKeys are the only keys Gemini's `parameters` registry.Schema accepts; any
-// other is a hard 400 (notes/providers.md §3).
+// other is a hard 400.
 var geminiKeys = []string{
 	"type", "format", "title", "description", "nullable", "enum", "items", "properties",
 	"required", "propertyOrdering", "minItems", "maxItems", "minLength", "maxLength",
@@ -336,7 +336,7 @@ func walkGeminiSchema(t testing.TB, at string, s map[string]any, paramName *rege
 	}
 }
 
-// CheckClaudeTools checks the shape SPEC §3 names for claude: each tool
+// CheckClaudeTools checks the shape of the claude format: each tool
 // has a name, and an input_schema of type object with properties.
 func CheckClaudeTools(t testing.TB, out []byte) {
 	t.Helper()

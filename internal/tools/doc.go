@@ -1,4 +1,4 @@
-// Package tools holds kesoku's built-in tools (SPEC §2): plain Go
+// Package tools holds kesoku's built-in tools: plain Go
 // functions whose doc comments carry the //kesoku:tool directive. kesoku gen
 // reads those comments and writes kesoku_gen.go, which registers each tool
 // in registry.Default; nothing here registers anything by hand.

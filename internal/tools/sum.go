@@ -17,7 +17,7 @@ import (
 //kesoku:tool
 func CalculateSum(a, b int) (int, error) {
 	sum := a + b
-	// Go integers wrap where the seed's Python ones grow: a sum beyond the
+	// Go integers wrap where Python's grow: a sum beyond the
 	// range would come back as a wrong answer with no sign of it.
 	if (sum > a) != (b > 0) {
 		return 0, registry.InvalidArg("b", fmt.Errorf("%d + %d overflows a %d-bit integer", a, b, strconv.IntSize))

@@ -18,7 +18,7 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// commandKeys are the keys of a command tool's declaration (SPEC §11).
+// commandKeys are the keys of a command tool's declaration.
 var commandKeys = []string{"description", "command", "parameters", "timeout", "read_only"}
 
 // commandTool is a command tool as declared.

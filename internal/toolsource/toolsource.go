@@ -45,7 +45,7 @@ type Options struct {
 	// WithoutServers leaves the MCP servers out of the registry: they are
 	// read and checked as ever (a mistake is an error), none is ever
 	// started, and Set.Servers names them. kesoku mcp serve serves
-	// kesoku's own tools (SPEC §12: the Go and command tools); a served
+	// kesoku's own tools (the Go and command tools); a served
 	// kesoku that started the servers of its config would start itself
 	// again when its config names it as a server.
 	WithoutServers bool

@@ -1,5 +1,5 @@
 // Package workspace confines paths that a model supplies to the agent
-// working directory (AWD) and the staging directory (SPEC §8). It is a leaf
+// working directory (AWD) and the staging directory. It is a leaf
 // package: the file tools and analyze_media both resolve through it.
 //
 // Every file is reached through an [os.Root] opened on the AWD or on
@@ -12,7 +12,7 @@
 // taking the first where the file exists; an absolute path is accepted when
 // it lies inside either. Writing goes to the AWD only: staging holds the
 // inputs handed to the agent, and a tool must not change them. Nor may a
-// tool write kesoku's own files (SPEC §8): the AWD's .kesoku directory,
+// tool write kesoku's own files: the AWD's .kesoku directory,
 // and the files and directories the commands protect when they open the
 // workspace — the config files in use, the file records go to, a
 // session's transcript. Those are refused under any name that reaches
@@ -105,7 +105,7 @@ type area struct {
 }
 
 // Protected is a file or directory that tools may read but never write:
-// one of kesoku's own (SPEC §8). A directory protects everything below it.
+// one of kesoku's own. A directory protects everything below it.
 type Protected struct {
 	// Path is absolute, or relative to the current directory. It need not
 	// exist: a config file that is not there yet must not be created.

@@ -15,7 +15,7 @@ import (
 )
 
 // The Message Batches API's limits on one batch: 100,000 requests or
-// 256 MB, whichever comes first (notes/next-phase.md §4.1).
+// 256 MB, whichever comes first (Anthropic's documented limits).
 const (
 	MaxBatchRequests = 100_000
 	MaxBatchBytes    = 256_000_000

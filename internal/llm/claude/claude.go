@@ -31,7 +31,7 @@ const DefaultBaseURL = "https://api.anthropic.com/"
 const DefaultMaxTokens = 8192
 
 // MaxRequest is the largest request body the Messages API takes: a larger
-// one gets 413 request_too_large (notes/providers.md §4).
+// one gets 413 request_too_large.
 const MaxRequest = 32_000_000
 
 // Provider is a Claude model behind the Messages API.

@@ -19,7 +19,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 )
 
-// The Batch Mode's limits (notes/next-phase.md §4.2): requests travel
+// The Batch Mode's documented limits: requests travel
 // inline in the batch's own request up to 20 MB in all; beyond, they go
 // as a JSON Lines file through the Files API, of at most 2 GB. The Files
 // API deletes a file 48 hours after its upload.

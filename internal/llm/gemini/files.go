@@ -24,7 +24,7 @@ type fileWait struct {
 var defaultFileWait = fileWait{first: 500 * time.Millisecond, most: 5 * time.Second, limit: 10 * time.Minute}
 
 // Upload sends a file through the Gemini Files API (the resumable upload
-// protocol of notes/providers.md §2) and waits until Gemini has processed
+// protocol the genai SDK speaks) and waits until Gemini has processed
 // it, so that the URI it returns can go in a request at once. A file whose
 // processing fails, or that is not ready within ten minutes, is an error;
 // ctx bounds the whole wait too. name is shown in AI Studio; only its last

@@ -28,7 +28,7 @@ var KeyVars = []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
 const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 
 // MaxRequest is the largest request body kesoku sends Gemini: the 20 MB
-// that bounded a whole request for years (notes/providers.md §5); newer
+// that bounded a whole request for years; newer
 // models take more.
 const MaxRequest = 20_000_000
 

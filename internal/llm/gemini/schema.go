@@ -18,7 +18,7 @@ import (
 // `parametersJsonSchema` otherwise. `parameters` is the long-standing field
 // every Gemini model and endpoint takes; but it knows no
 // `additionalProperties`, and any keyword outside the subset is a hard 400
-// (notes/providers.md §3). So a map (which needs `additionalProperties` for
+// from the API. So a map (which needs `additionalProperties` for
 // its value type), a free-form object (an OBJECT without properties is
 // refused) or a property name outside Gemini's rule sends the whole schema
 // as JSON Schema instead. The one thing `parameters` loses is
@@ -56,7 +56,7 @@ func Declaration(s *registry.Spec) *genai.FunctionDeclaration {
 }
 
 // geminiPropertyName reports whether name obeys Gemini's rule for
-// parameter names, ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$ (notes/providers.md §3).
+// parameter names, ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$.
 // It is written out rather than a regexp so that nothing is compiled at
 // start-up.
 func geminiPropertyName(name string) bool {

@@ -14,7 +14,7 @@ import (
 )
 
 // The fakes also play the providers' batch APIs, as their SDKs speak
-// them (notes/next-phase.md §4):
+// them:
 //
 // Claude's Message Batches: POST /v1/messages/batches creates a batch of
 // {custom_id, params}; GET /v1/messages/batches/{id} says where it

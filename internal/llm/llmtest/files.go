@@ -11,7 +11,7 @@ import (
 )
 
 // The fake Gemini server also plays the Files API, as the genai SDK speaks
-// it (notes/providers.md §2): a resumable upload started by
+// it: a resumable upload started by
 // POST /upload/v1beta/files, its bytes sent to the upload URL in chunks,
 // then GET /v1beta/files/{id} until the file is ACTIVE. Its requests are
 // kept apart from those of generateContent (see FileRequests), so that a

@@ -15,7 +15,7 @@ import (
 // The fakes refuse what the real APIs refuse, with the status and the
 // message the real API gives, so that a test against a fake fails where a
 // session against the real provider would wedge. Each rule below was seen
-// from the real API (issue 14); a request the fake accepts is not proof
+// from the real API; a request the fake accepts is not proof
 // that the real API does, but a request the real API refuses for one of
 // these reasons never passes a test.
 

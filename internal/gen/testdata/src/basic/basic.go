@@ -1,5 +1,5 @@
-// Package basic holds the seed's example tool and a few plain ones, for
-// kesoku gen's tests and the benchmark of a generated Call.
+// Package basic holds calculate_sum documented in Chinese and a few plain
+// tools, for kesoku gen's tests and the benchmark of a generated Call.
 package basic
 
 import (
