@@ -1,6 +1,6 @@
 // Package cmd holds kesoku's commands: flags, exit codes, the terminal,
-// progress and signal wiring. It parses and hands over; the work itself is
-// done in internal/.
+// progress, signal wiring, the help, its topics and the man pages made from
+// them. It parses and hands over; the work itself is done in internal/.
 package cmd
 
 import (

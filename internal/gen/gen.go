@@ -3,7 +3,8 @@
 // Google-style doc comments (a summary, Args:, Returns:) and signatures,
 // and writes one kesoku_gen.go per package that registers each tool in
 // registry.Default with its schema and a Call that decodes arguments into
-// the typed parameters without reflection.
+// the typed parameters without reflection. Source does the same for a
+// package that imports nothing, without the go command, for kesoku init.
 package gen
 
 import (

@@ -1,8 +1,13 @@
 // Package llm owns the provider-neutral conversation: messages and their
 // parts (text, tool calls, tool results, and image, document and media
 // blocks), the interface a provider implements, and the agent loop that
-// runs a model's tool calls through the ToolRunner. Each provider lives in
-// a sub-package that holds only the translation to and from its SDK.
+// runs a model's tool calls through the ToolRunner: sessions and their
+// transcripts, resuming one, and the redaction of keys from what a model
+// sends back. Every provider's requests go through its Transport, which
+// bounds what a server can do (stalls, endless bodies, retries) and keeps
+// the key to its endpoint's origin. Each provider lives in a sub-package
+// that holds only the translation to and from its SDK; what a provider's
+// batch API must do (Batcher) is said here too.
 package llm
 
 import (

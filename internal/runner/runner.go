@@ -1,9 +1,11 @@
-// Package runner owns the ToolRunner: it takes tool requests (from the
-// request files, or a model's turn) through the five steps — parse,
-// interrupt check, validation, execution, packing — concurrently up to a
-// limit, and hands back one Message record per request, in request order,
-// whatever happened. The records themselves are packed by the records
-// package.
+// Package runner owns the ToolRunner: it takes tool requests (a stream
+// that package request reads from a file, or a model's turn) through the
+// five steps — parse, interrupt check, validation, execution, packing —
+// concurrently up to a limit, and hands back one Message record per
+// request, in request order and with its position in the run, whatever
+// happened. The records themselves are packed by package records. Checker
+// takes requests through the checks alone, running nothing, for kesoku
+// validate.
 package runner
 
 import (

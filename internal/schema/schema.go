@@ -1,8 +1,8 @@
 // Package schema holds the table of formats that tool declarations are
-// exported in: which format is built by which room. Gemini's,
-// Claude's and OpenAI's are built with their SDKs' own types, next to
-// those providers; the others need no SDK and are built here from the
-// registry's canonical schemas.
+// exported in, and which package builds each. Gemini's, Claude's and
+// OpenAI's are built with their SDKs' own types, next to those providers;
+// the others need no SDK and are built here from the registry's canonical
+// schemas.
 package schema
 
 import (

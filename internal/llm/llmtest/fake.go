@@ -1,8 +1,10 @@
 // Package llmtest holds fake Gemini, Claude and OpenAI (Chat Completions)
 // servers for tests: httptest servers that speak each provider's REST wire
 // format (non-streaming and SSE streaming), answer from a script of
-// replies, refuse what the real APIs refuse, and record every request body
-// so that a test can check what the real SDK clients sent.
+// replies, refuse what the real APIs refuse, misbehave on demand (see
+// Reply), and record every request body so that a test can check what the
+// real SDK clients sent. They play the batch APIs (Claude's Message
+// Batches, Gemini's Batch Mode) and Gemini's Files API too.
 package llmtest
 
 import (
