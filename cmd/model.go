@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -61,9 +62,38 @@ const (
 func resolveModel(m provider.Config) (*provider.Model, error) {
 	rm, err := provider.Resolve(m)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, usageErr(modelErr(err))
 	}
 	return rm, nil
+}
+
+// modelErr words provider.Resolve's errors with the flags that fix them.
+func modelErr(err error) error {
+	var (
+		bound   *provider.NegativeBoundError
+		unknown *provider.UnknownProviderError
+		unnamed *provider.UnnamedProviderError
+		noKey   *provider.NoKeyError
+	)
+	switch {
+	case errors.Is(err, provider.ErrNoModel):
+		return reword(err, "--model is required (e.g. --model gemini-2.5-flash)")
+	case errors.As(err, &bound) && bound.Bound == provider.BoundIdle:
+		return reword(err, "--idle-timeout %v: want a duration above zero, e.g. 2m", bound.Value)
+	case errors.As(err, &bound):
+		return reword(err, "--api-timeout %v: want a duration above zero, e.g. 1h", bound.Value)
+	case errors.As(err, &unknown):
+		return reword(err, "--provider %q: want %s", unknown.Name, orList(unknown.Known))
+	case errors.As(err, &unnamed):
+		flags := make([]string, len(unnamed.Known))
+		for i, p := range unnamed.Known {
+			flags[i] = "--provider " + p
+		}
+		return reword(err, "cannot tell the provider of model %q from its name: add %s", unnamed.Model, orList(flags))
+	case errors.As(err, &noKey):
+		return reword(err, "%s", noKey.Words("the --base-url"))
+	}
+	return err
 }
 
 // resolveToolModel resolves the model of kesoku run's --model, which is

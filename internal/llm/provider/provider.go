@@ -152,23 +152,23 @@ type Model struct {
 // says how.
 func Resolve(cfg Config) (*Model, error) {
 	if cfg.Model == "" {
-		return nil, fmt.Errorf("--model is required (e.g. --model gemini-2.5-flash)")
+		return nil, ErrNoModel
 	}
 	if cfg.IdleTimeout < 0 {
-		return nil, fmt.Errorf("--idle-timeout %v: want a duration above zero, e.g. 2m", cfg.IdleTimeout)
+		return nil, &NegativeBoundError{Bound: BoundIdle, Value: cfg.IdleTimeout}
 	}
 	if cfg.Deadline < 0 {
-		return nil, fmt.Errorf("--api-timeout %v: want a duration above zero, e.g. 1h", cfg.Deadline)
+		return nil, &NegativeBoundError{Bound: BoundDeadline, Value: cfg.Deadline}
 	}
 	name := strings.ToLower(cfg.Provider)
 	if name == "" {
 		if name = Of(cfg.Model); name == "" {
-			return nil, fmt.Errorf("cannot tell the provider of model %q from its name: add %s", cfg.Model, providerFlags())
+			return nil, &UnnamedProviderError{Model: cfg.Model, Known: Names()}
 		}
 	}
 	e, ok := lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("--provider %q: want %s", cfg.Provider, orList(Names()))
+		return nil, &UnknownProviderError{Name: cfg.Provider, Known: Names()}
 	}
 	baseURLFrom := "base URL"
 	if cfg.BaseURL == "" && e.baseURLVar != "" {
@@ -182,17 +182,7 @@ func Resolve(cfg Config) (*Model, error) {
 	if e.keyOptional && cfg.BaseURL != "" {
 		return &Model{cfg: cfg, entry: e, baseURLFrom: baseURLFrom}, nil
 	}
-	msg := fmt.Sprintf("no API key for %s: set %s", e.name, e.keyVars[0])
-	if len(e.keyVars) > 1 {
-		msg += fmt.Sprintf(" (or %s)", strings.Join(e.keyVars[1:], ", "))
-	}
-	if e.keyOptional {
-		msg += ", or give the --base-url of a server that needs none"
-		if e.baseURLVar != "" {
-			msg += fmt.Sprintf(" (or set %s)", e.baseURLVar)
-		}
-	}
-	return nil, fmt.Errorf("%s", msg)
+	return nil, &NoKeyError{Provider: e.name, Vars: e.keyVars, KeyOptional: e.keyOptional, BaseURLVar: e.baseURLVar}
 }
 
 // isEndpoint reports whether s is a URL a key can be sent to: http or
@@ -208,16 +198,6 @@ func orList(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// providerFlags is "--provider gemini, --provider claude or --provider
-// openai".
-func providerFlags() string {
-	flags := make([]string, len(providers))
-	for i, p := range providers {
-		flags[i] = "--provider " + p.name
-	}
-	return orList(flags)
 }
 
 // Provider is the provider's name: "gemini", "claude", "openai".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
@@ -37,16 +38,18 @@ func TestResolve(t *testing.T) {
 		provider string
 		err      string
 	}{
-		{name: "no model", cfg: Config{}, err: "--model is required (e.g. --model gemini-2.5-flash)"},
+		{name: "no model", cfg: Config{}, err: "no model given (e.g. gemini-2.5-flash)"},
 		{name: "a name that says no provider", cfg: Config{Model: "house-model"},
-			err: `cannot tell the provider of model "house-model" from its name: add --provider gemini, --provider claude or --provider openai`},
-		{name: "an unknown provider", cfg: Config{Model: "x", Provider: "mistral"}, err: `--provider "mistral": want gemini, claude or openai`},
+			err: `cannot tell the provider of model "house-model" from its name: name the provider, gemini, claude or openai`},
+		{name: "an unknown provider", cfg: Config{Model: "x", Provider: "mistral"}, err: `provider "mistral": want gemini, claude or openai`},
 		{name: "no OpenAI key", cfg: Config{Model: "gpt-4o"},
-			err: "no API key for openai: set OPENAI_API_KEY, or give the --base-url of a server that needs none (or set OPENAI_BASE_URL)"},
+			err: "no API key for openai: set OPENAI_API_KEY, or give the base URL of a server that needs none (or set OPENAI_BASE_URL)"},
 		{name: "no key for a server of one's own", cfg: Config{Model: "llama3.1", Provider: "openai", BaseURL: "http://localhost:11434/v1"}, provider: "openai"},
 		{name: "a key is still needed for Claude behind a proxy", cfg: Config{Model: "claude-sonnet-4-5", BaseURL: "http://proxy"},
 			err: "no API key for claude: set ANTHROPIC_API_KEY"},
 		{name: "no key", cfg: Config{Model: "claude-sonnet-4-5"}, err: "no API key for claude: set ANTHROPIC_API_KEY"},
+		{name: "a negative idle timeout", cfg: Config{Model: "gemini-2.5-flash", IdleTimeout: -time.Second}, err: "the idle timeout -1s: want a duration above zero, e.g. 2m"},
+		{name: "a negative API timeout", cfg: Config{Model: "gemini-2.5-flash", Deadline: -time.Hour}, err: "the API timeout -1h0m0s: want a duration above zero, e.g. 1h"},
 		{name: "the second of two key variables", cfg: Config{Model: "gemini-2.5-flash"}, provider: "gemini"},
 		{name: "--provider wins over the name", cfg: Config{Model: "house-model", Provider: "Gemini"}, provider: "gemini"},
 	}

@@ -1,0 +1,49 @@
+package cmd
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/llm/provider"
+)
+
+// TestModelErrWords: the provider package says what is wrong with a
+// model's settings in its own terms; the commands say it with the flags
+// that fix it, as bad usage, the provider's error kept in the chain.
+func TestModelErrWords(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	for _, tt := range []struct {
+		cfg  provider.Config
+		want string
+	}{
+		{provider.Config{}, "--model is required (e.g. --model gemini-2.5-flash)"},
+		{provider.Config{Model: "gemini-2.5-flash", IdleTimeout: -time.Second}, "--idle-timeout -1s: want a duration above zero, e.g. 2m"},
+		{provider.Config{Model: "gemini-2.5-flash", Deadline: -time.Minute}, "--api-timeout -1m0s: want a duration above zero, e.g. 1h"},
+		{provider.Config{Model: "x", Provider: "mistral"}, `--provider "mistral": want gemini, claude or openai`},
+		{provider.Config{Model: "house-model"}, `cannot tell the provider of model "house-model" from its name: add --provider gemini, --provider claude or --provider openai`},
+		{provider.Config{Model: "claude-sonnet-4-5"}, "no API key for claude: set ANTHROPIC_API_KEY"},
+		{provider.Config{Model: "gemini-2.5-flash"}, "no API key for gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY)"},
+		{provider.Config{Model: "gpt-4o"}, "no API key for openai: set OPENAI_API_KEY, or give the --base-url of a server that needs none (or set OPENAI_BASE_URL)"},
+	} {
+		_, err := resolveModel(tt.cfg)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("resolveModel(%+v): %v, want %q", tt.cfg, err, tt.want)
+			continue
+		}
+		if code, _ := exitCode(err); code != ExitUsage {
+			t.Errorf("resolveModel(%+v): exit %d, want %d", tt.cfg, code, ExitUsage)
+		}
+		var inner error = err
+		for errors.Unwrap(inner) != nil {
+			inner = errors.Unwrap(inner)
+		}
+		if _, err := provider.Resolve(tt.cfg); inner.Error() != err.Error() {
+			t.Errorf("resolveModel(%+v) does not hold the provider's error %q", tt.cfg, err)
+		}
+	}
+}
