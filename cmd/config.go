@@ -78,6 +78,7 @@ func checkSettings(cfg *config.Config) ([]string, error) {
 
 // configErr is bad usage, saying how to approve a file that needs it.
 func configErr(err error) error {
+	err = configWords(err)
 	var ue *config.UnapprovedError
 	if errors.As(err, &ue) {
 		hint := fmt.Sprintf("review it, then approve it with:\n  kesoku trust %s\nor name it with --config %s", ue.File.Path, ue.File.Path)
@@ -87,6 +88,28 @@ func configErr(err error) error {
 		return usageErrf("%w\n%s", err, hint)
 	}
 	return usageErr(err)
+}
+
+// configWords words the config package's errors that are about flags:
+// a key no config file may set, a file of MCP servers (--mcp-config) that
+// cannot be read.
+func configWords(err error) error {
+	var (
+		refused *config.RefusedKeyError
+		servers *config.ServersFileError
+	)
+	switch {
+	case errors.As(err, &refused) && err == error(refused):
+		why := map[config.Refusal]string{
+			config.FindsTheFile: "the config file is found through --" + refused.Key + ": give it on the command line",
+			config.OneRun:       "--" + refused.Key + " is about one run: give it on the command line",
+			config.NoSetting:    "--" + refused.Key + " is not a setting",
+		}[refused.Why]
+		return reword(err, "%s: %s: not a setting: %s", refused.Pos, refused.Key, why)
+	case errors.As(err, &servers) && err == error(servers):
+		return reword(err, "--mcp-config %s: %v", servers.Path, servers.Err)
+	}
+	return err
 }
 
 // flagNames are the names of every flag of every command: the keys a

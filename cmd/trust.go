@@ -117,7 +117,7 @@ func runTrust(o *trustOptions) error {
 	// not be loaded is not worth approving.
 	cfg, err := config.Load(config.Options{AWD: filepath.Dir(abs), Named: abs, Approving: true, UserDir: userDir, Keys: o.keys})
 	if err != nil {
-		return usageErr(err)
+		return usageErr(configWords(err))
 	}
 	f := cfg.Project()
 	mcpConfig, err := checkSettings(cfg)
@@ -126,7 +126,7 @@ func runTrust(o *trustOptions) error {
 	}
 	declared, err := toolsource.Check(o.Registry, toolsource.Options{Config: cfg, MCPConfig: mcpConfig, AWD: filepath.Dir(abs)})
 	if err != nil {
-		return usageErr(err)
+		return usageErr(configWords(err))
 	}
 	if err := approvals.Approve(f); err != nil {
 		return usageErr(err)

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"errors"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +46,32 @@ func TestModelErrWords(t *testing.T) {
 		}
 		if _, err := provider.Resolve(tt.cfg); inner.Error() != err.Error() {
 			t.Errorf("resolveModel(%+v) does not hold the provider's error %q", tt.cfg, err)
+		}
+	}
+}
+
+// TestConfigErrWords: the config package refuses a key that no config
+// file may set, and a file of MCP servers it cannot read, in its own
+// terms; the commands name the flags.
+func TestConfigErrWords(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		config string
+		args   []string
+		want   string
+	}{
+		{"awd: /\n", nil, "kesoku.yaml:1:1: awd: not a setting: the config file is found through --awd: give it on the command line"},
+		{"config: other.yaml\n", nil, "kesoku.yaml:1:1: config: not a setting: the config file is found through --config: give it on the command line"},
+		{"jobs: 2\nresume: true\n", nil, "kesoku.yaml:2:1: resume: not a setting: --resume is about one run: give it on the command line"},
+		{"help: true\n", nil, "kesoku.yaml:1:1: help: not a setting: --help is not a setting"},
+		{"", []string{"--mcp-config", filepath.Join(dir, "none.json")}, "--mcp-config " + filepath.Join(dir, "none.json") + ": "},
+	} {
+		awd := t.TempDir()
+		writeBytes(t, awd, "kesoku.yaml", []byte(tt.config))
+		_, stderr, code := kesoku(t, append([]string{"--awd", awd, "tools", "list"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("config %q, %q: exit %d, stderr %q; want exit %d and %q", tt.config, tt.args, code, stderr, ExitUsage, tt.want)
 		}
 	}
 }

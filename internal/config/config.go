@@ -67,6 +67,49 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
+// Refusal says why a config file cannot set a key at all.
+type Refusal int
+
+// The reasons a key is refused.
+const (
+	// FindsTheFile: the key says where the config file is found (awd,
+	// config).
+	FindsTheFile Refusal = iota + 1
+	// OneRun: the key is about one run (resume).
+	OneRun
+	// NoSetting: the key asks something of kesoku, it sets nothing (help).
+	NoSetting
+)
+
+// RefusedKeyError says a config file sets a key that no config file may
+// set, at Pos.
+type RefusedKeyError struct {
+	Pos Pos
+	Key string
+	Why Refusal
+}
+
+func (e *RefusedKeyError) Error() string {
+	msg := e.Pos.String() + ": " + e.Key + ": not a setting"
+	switch e.Why {
+	case FindsTheFile:
+		msg += ": the config file is found through it: give it on the command line"
+	case OneRun:
+		msg += ": it is about one run: give it on the command line"
+	}
+	return msg
+}
+
+// ServersFileError says a file of MCP servers (one the user named, or
+// one a config file names) could not be read.
+type ServersFileError struct {
+	Path string
+	Err  error
+}
+
+func (e *ServersFileError) Error() string { return "servers file " + e.Path + ": " + e.Err.Error() }
+func (e *ServersFileError) Unwrap() error { return e.Err }
+
 // Options say which config files to read.
 type Options struct {
 	// AWD is the agent working directory, where kesoku.yaml is looked
@@ -164,7 +207,7 @@ func (c *Config) ReadServers(path string) (*File, error) {
 	if c != nil {
 		abs, err := filepath.Abs(path)
 		if err != nil {
-			return nil, fmt.Errorf("--mcp-config %s: %w", path, err)
+			return nil, &ServersFileError{Path: path, Err: err}
 		}
 		for _, f := range c.Files {
 			for _, n := range f.Named {

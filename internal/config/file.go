@@ -272,8 +272,8 @@ func Parse(path string, data []byte, keys []string) (f *File, err error) {
 		keyPos := f.pos(mv.Key.GetToken())
 		r := rules[key]
 		switch {
-		case r.refused != "":
-			return nil, &Error{Pos: keyPos, Msg: fmt.Sprintf("%s: not a setting: %s", key, r.refused)}
+		case r.refused != 0:
+			return nil, &RefusedKeyError{Pos: keyPos, Key: key, Why: r.refused}
 		case r.section:
 			if err := f.section(key, keyPos, mv.Value); err != nil {
 				return nil, err
@@ -309,11 +309,11 @@ const ServersKey = "mcpServers"
 func ReadServers(path string) (*File, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("--mcp-config %s: %w", path, err)
+		return nil, &ServersFileError{Path: path, Err: err}
 	}
 	data, err := readBounded(abs)
 	if err != nil {
-		return nil, fmt.Errorf("--mcp-config %s: %w", abs, err)
+		return nil, &ServersFileError{Path: abs, Err: err}
 	}
 	return ParseServers(abs, data)
 }

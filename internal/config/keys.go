@@ -5,7 +5,7 @@ import "slices"
 // rule is what a key means beyond being a flag's default.
 type rule struct {
 	// refused says why a config file cannot set the key at all.
-	refused string
+	refused Refusal
 	// path marks a key whose value is a path: relative to the file's own
 	// directory, whoever runs kesoku from wherever.
 	path bool
@@ -29,10 +29,10 @@ type rule struct {
 // rules holds every key with a rule. A flag added later whose value is a
 // path, a URL or a program belongs here.
 var rules = map[string]rule{
-	"awd":    {refused: "the config file is found through --awd: give it on the command line"},
-	"config": {refused: "the config file is found through --config: give it on the command line"},
-	"resume": {refused: "--resume is about one run: give it on the command line"},
-	"help":   {refused: "--help is not a setting"},
+	"awd":    {refused: FindsTheFile},
+	"config": {refused: FindsTheFile},
+	"resume": {refused: OneRun},
+	"help":   {refused: NoSetting},
 
 	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
 	"staging":    {path: true, consequential: "which directory tools may read besides the AWD", does: "let tools read %s besides the working directory"},
