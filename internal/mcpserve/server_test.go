@@ -337,7 +337,7 @@ func TestCallLimits(t *testing.T) {
 	sv := serve(t, New(tt.reg, opts))
 
 	res := call(t, sv.cs, "sleep", map[string]any{"seconds": 60})
-	if !res.IsError || !strings.HasPrefix(text(t, res), "timeout: timed out after 20ms (--timeout)") {
+	if !res.IsError || !strings.HasPrefix(text(t, res), "timeout: timed out after 20ms (the timeout for each call)") {
 		t.Errorf("sleep past --timeout: isError %v, %q", res.IsError, text(t, res))
 	}
 	res = call(t, sv.cs, "big", nil)

@@ -74,7 +74,7 @@ func (p *Packer) Pack(c Call, o Outcome, d time.Duration) *message.Record {
 	if o.Err != nil {
 		switch {
 		case o.TimedOut && !o.Cut:
-			why := "--timeout"
+			why := "the timeout for each call"
 			if o.Timeout != p.Timeout {
 				why = "the tool's own timeout"
 			}
@@ -86,7 +86,7 @@ func (p *Packer) Pack(c Call, o Outcome, d time.Duration) *message.Record {
 		case registry.IsInvalidArgs(o.Err):
 			return p.Error(c, message.KindInvalidArgs, o.Err.Error(), d)
 		case o.ByFailFast:
-			return p.Aborted(c, "cancelled by --fail-fast after an earlier error: "+o.Err.Error(), d)
+			return p.Aborted(c, "cancelled: an earlier call failed, and the run stops at the first failure: "+o.Err.Error(), d)
 		case o.Cut:
 			return p.Aborted(c, "interrupted while running: "+o.Err.Error(), d)
 		}

@@ -413,9 +413,9 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 			s.rec = r.failure(req, p.Kind, p.String())
 		case records.Changed:
 			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
-				"--resume: the finished record of id %q answered another request (another tool, or other arguments): "+
+				"resuming: the finished record of id %q answered another request (another tool, or other arguments): "+
 					"the requests changed since that run, so this one neither ran nor was skipped; "+
-					"give each request an id of its own, or run without --resume into a new file", req.ID)))
+					"give each request an id of its own, or run them again into a new file", req.ID)))
 		default:
 			s.spec, s.rec = ru.check(s)
 		}
@@ -628,7 +628,7 @@ func (ru *run) cutByFailFast(index int64) bool {
 
 func (ru *run) abortReason(index int64) string {
 	if ru.cutByFailFast(index) {
-		return "not started: --fail-fast stopped the run after an earlier error"
+		return "not started: an earlier call failed, and the run stops at the first failure"
 	}
 	return "interrupted before it started"
 }

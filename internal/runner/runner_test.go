@@ -534,10 +534,10 @@ func TestRunTimeout(t *testing.T) {
 			})
 			if recs[0].Error == nil || recs[0].Error.Kind != message.KindTimeout || recs[0].Status != message.StatusResponded {
 				t.Errorf("slow call: status %s, error %+v; want a timeout", recs[0].Status, recs[0].Error)
-			} else if recs[0].Error.Message != "timed out after 30ms (--timeout)" {
+			} else if recs[0].Error.Message != "timed out after 30ms (the timeout for each call)" {
 				// Only what the user needs: the bound, and which it was;
 				// not the context's "context deadline exceeded".
-				t.Errorf("timeout message %q, want %q", recs[0].Error.Message, "timed out after 30ms (--timeout)")
+				t.Errorf("timeout message %q, want %q", recs[0].Error.Message, "timed out after 30ms (the timeout for each call)")
 			}
 			if recs[1].Error != nil {
 				t.Errorf("fast call: %+v", recs[1].Error)
@@ -707,7 +707,7 @@ func TestRunFailFast(t *testing.T) {
 	if !sum.FailedFast || sum.Interrupted {
 		t.Errorf("summary = %+v, want FailedFast and not Interrupted", sum)
 	}
-	if !strings.Contains(recs[2].Error.Message, "--fail-fast") {
+	if !strings.Contains(recs[2].Error.Message, "an earlier call failed") {
 		t.Errorf("aborted message %q does not say why", recs[2].Error.Message)
 	}
 	if c.n["3"] != 0 {

@@ -154,7 +154,7 @@ func (s *server) startBoundText() string {
 	case s.decl.timeout > 0:
 		return fmt.Sprintf("%v (its timeout)", s.decl.timeout)
 	case s.set.opts.Timeout > 0:
-		return fmt.Sprintf("%v (--timeout)", s.set.opts.Timeout)
+		return fmt.Sprintf("%v (the command's timeout)", s.set.opts.Timeout)
 	}
 	return s.set.startTimeout.String()
 }

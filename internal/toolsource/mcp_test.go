@@ -132,7 +132,7 @@ func TestServerStartBounded(t *testing.T) {
 	}
 	// --timeout bounds the start too, and the server's own timeout wins.
 	set = fakeServer(t, context.Background(), Options{Timeout: 200 * time.Millisecond}, "-hang-at-start")
-	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 200ms (--timeout)") {
+	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 200ms (the command's timeout)") {
 		t.Errorf("a server that never answers, with --timeout: %v", err)
 	}
 	set = fakeServerWith(t, context.Background(), Options{Timeout: time.Hour}, "    timeout: 250ms\n", "-hang-at-start")
