@@ -182,6 +182,9 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 		ln, lerr := mcpserve.Listen(ctx, opts.HTTP, token != "")
 		var ae *mcpserve.AddrError
 		switch {
+		case errors.Is(lerr, mcpserve.ErrNeedsToken):
+			// ErrNeedsToken ends every message it is in.
+			return usageErr(reword(lerr, "--http %v (--token-env VAR)", lerr))
 		case errors.As(lerr, &ae):
 			return usageErrf("--http %w", lerr)
 		case lerr != nil:

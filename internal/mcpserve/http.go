@@ -22,7 +22,7 @@ const Path = "/mcp"
 
 // ErrNeedsToken says that an address is not loopback and no token was
 // given: the tools would be served to a network with no one checked.
-var ErrNeedsToken = errors.New("is not a loopback address: serving to a network needs a bearer token (--token-env VAR)")
+var ErrNeedsToken = errors.New("is not a loopback address: serving to a network needs a bearer token")
 
 // AddrError says what is wrong with an address to serve on, before
 // anything listens: it is malformed, or not loopback and no token is
