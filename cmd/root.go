@@ -101,7 +101,7 @@ func run(ctx context.Context, g *Globals, args []string) int {
 	code, silent := exitCode(err)
 	if err != nil && !silent {
 		// Errors quote config values, tool names and what servers said.
-		fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(err.Error()))
+		fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(errorText(err)))
 	}
 	return code
 }

@@ -325,7 +325,7 @@ func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *int
 				out.answer(answer, out.streamed, jsonOut)
 			}
 			out.endLine()
-			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(err.Error()))
+			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(errorText(err)))
 		default:
 			if err := out.answer(answer, out.streamed, jsonOut); err != nil {
 				return err

@@ -1,6 +1,13 @@
 package cmd
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/openai"
+)
 
 // worded is an error of a package below cmd in the words of the command
 // line: the packages below say what is wrong in their own terms, and only
@@ -18,3 +25,30 @@ func reword(err error, format string, args ...any) error {
 
 func (w *worded) Error() string { return w.msg }
 func (w *worded) Unwrap() error { return w.err }
+
+// errorText is err's message with the typed errors of the packages below
+// said in the command line's words, wherever they are in its chain: the
+// messages that wrap one quote its text whole, which is replaced.
+func errorText(err error) string {
+	msg := err.Error()
+	say := func(old, words string) { msg = strings.Replace(msg, old, words, 1) }
+	if e, ok := errors.AsType[*llm.IdleError](err); ok {
+		say(e.Error(), fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout))
+	}
+	if e, ok := errors.AsType[*llm.DeadlineError](err); ok {
+		say(e.Error(), fmt.Sprintf("%s: the API did not finish answering within %v (--api-timeout)", e.Provider, e.Deadline))
+	}
+	if e, ok := errors.AsType[*llm.MaxTurnsError](err); ok {
+		say(e.Error(), fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, plural(e.Turns, "turn", "turns")))
+	}
+	if e, ok := errors.AsType[*llm.CutError](err); ok && llm.CutByTokenLimit(e.Reason) {
+		say(e.Error(), fmt.Sprintf("the answer was cut short: it reached the output token limit (%s); raise --max-tokens", e.Reason))
+	}
+	if e, ok := errors.AsType[*llm.RequestError](err); ok {
+		say(e.Error(), e.Words("--base-url"))
+	}
+	if e, ok := errors.AsType[*openai.TooManyToolsError](err); ok {
+		say(e.Error(), fmt.Sprintf("openai takes at most %d tools in a request, and %d are offered: name fewer with --tools (MCP servers' tools count too)", openai.MaxTools, e.Offered))
+	}
+	return msg
+}

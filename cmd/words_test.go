@@ -2,11 +2,14 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 )
 
@@ -72,6 +75,37 @@ func TestConfigErrWords(t *testing.T) {
 		_, stderr, code := kesoku(t, append([]string{"--awd", awd, "tools", "list"}, tt.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
 			t.Errorf("config %q, %q: exit %d, stderr %q; want exit %d and %q", tt.config, tt.args, code, stderr, ExitUsage, tt.want)
+		}
+	}
+}
+
+// TestErrorTextWords: the model's errors name no flag below cmd; where
+// they end a command, wrapped however, the flag that changes the bound
+// is named.
+func TestErrorTextWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("turn 1: %w", &llm.IdleError{Provider: "gemini", Timeout: 2 * time.Minute}),
+			"turn 1: gemini: the API sent nothing for 2m0s (--idle-timeout)"},
+		{&llm.DeadlineError{Provider: "claude", Deadline: time.Hour},
+			"claude: the API did not finish answering within 1h0m0s (--api-timeout)"},
+		{fmt.Errorf("session: %w", &llm.MaxTurnsError{Turns: 1}),
+			"session: the model did not answer within 1 turn (--max-turns); it still asked for tools"},
+		{&llm.MaxTurnsError{Turns: 20}, "the model did not answer within 20 turns (--max-turns); it still asked for tools"},
+		{fmt.Errorf("ask m about a.png: %w", &llm.CutError{Reason: "max_tokens"}),
+			"ask m about a.png: the answer was cut short: it reached the output token limit (max_tokens); raise --max-tokens"},
+		{&llm.CutError{Reason: "refusal"}, "the answer was cut short: the model refused to go on (refusal)"},
+		{&llm.RequestError{Provider: "claude", Method: "POST", URL: "http://127.0.0.1:1/v1/messages", Status: "404 Not Found"},
+			"claude: POST http://127.0.0.1:1/v1/messages: 404 Not Found with an empty body (is --base-url the API's address?)"},
+		{fmt.Errorf("turn 1: %w", &openai.TooManyToolsError{Offered: 129}),
+			"turn 1: openai takes at most 128 tools in a request, and 129 are offered: name fewer with --tools (MCP servers' tools count too)"},
+		{errors.New("something else"), "something else"},
+	} {
+		if got := errorText(tt.err); got != tt.want {
+			t.Errorf("errorText(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -235,7 +235,7 @@ func TestClaudeBatch(t *testing.T) {
 		{Parent: "call_3", Session: "s1", Name: "analyze_media", Kind: "tool_error",
 			Error: "ask claude-sonnet-4-5 about img3.png: claude batch msgbatch_fake_1: the request expired: Claude did not reach it within the batch's 24 hours"},
 		{Parent: "call_4", Session: "s1", Name: "analyze_media", Kind: "tool_error",
-			Error: "ask claude-sonnet-4-5 about img4.png: the answer was cut short: it reached the output token limit (max_tokens); raise --max-tokens"},
+			Error: "ask claude-sonnet-4-5 about img4.png: the answer was cut short: it reached the output token limit (max_tokens); raise the limit"},
 		{Parent: "call_5", Session: "s1", Name: "analyze_media", Kind: "tool_error",
 			Error: "ask claude-sonnet-4-5 about img5.png: claude batch msgbatch_fake_1: the request was canceled: the batch was canceled before Claude processed it"},
 	}

@@ -150,12 +150,20 @@ func (e *CutError) Error() string {
 	return "the answer was cut short: " + DescribeCut(e.Reason)
 }
 
+// CutByTokenLimit reports whether a turn cut for reason (Response.Cut)
+// reached the output token limit.
+func CutByTokenLimit(reason string) bool {
+	r := strings.ToLower(reason)
+	return r == "max_tokens" || r == "length"
+}
+
 // DescribeCut says in words why a turn was cut, naming the provider's
 // reason.
 func DescribeCut(reason string) string {
+	if CutByTokenLimit(reason) {
+		return fmt.Sprintf("it reached the output token limit (%s); raise the limit", reason)
+	}
 	switch strings.ToLower(reason) {
-	case "max_tokens", "length":
-		return fmt.Sprintf("it reached the output token limit (%s); raise --max-tokens", reason)
 	case "model_context_window_exceeded":
 		return fmt.Sprintf("the conversation filled the model's context window (%s)", reason)
 	case "refusal":

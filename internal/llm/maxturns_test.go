@@ -6,8 +6,8 @@ import "testing"
 func TestMaxTurnsErrorWording(t *testing.T) {
 	t.Parallel()
 	for turns, want := range map[int]string{
-		1: "the model did not answer within 1 turn (--max-turns); it still asked for tools",
-		3: "the model did not answer within 3 turns (--max-turns); it still asked for tools",
+		1: "the model did not answer within 1 turn (the turns a prompt may take); it still asked for tools",
+		3: "the model did not answer within 3 turns (the turns a prompt may take); it still asked for tools",
 	} {
 		if got := (&MaxTurnsError{Turns: turns}).Error(); got != want {
 			t.Errorf("MaxTurnsError{%d} = %q, want %q", turns, got, want)

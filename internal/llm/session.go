@@ -37,7 +37,7 @@ func (e *MaxTurnsError) Error() string {
 	if e.Turns == 1 {
 		turns = "turn"
 	}
-	return fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, turns)
+	return fmt.Sprintf("the model did not answer within %d %s (the turns a prompt may take); it still asked for tools", e.Turns, turns)
 }
 
 // SessionOptions configure a Session.

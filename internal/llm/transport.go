@@ -63,7 +63,7 @@ type IdleError struct {
 }
 
 func (e *IdleError) Error() string {
-	return fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout)
+	return fmt.Sprintf("%s: the API sent nothing for %v (the idle timeout)", e.Provider, e.Timeout)
 }
 
 // DeadlineError says a request, its answer read whole, took longer than
@@ -74,7 +74,7 @@ type DeadlineError struct {
 }
 
 func (e *DeadlineError) Error() string {
-	return fmt.Sprintf("%s: the API did not finish answering within %v (--api-timeout)", e.Provider, e.Deadline)
+	return fmt.Sprintf("%s: the API did not finish answering within %v (the API timeout)", e.Provider, e.Deadline)
 }
 
 // TooLargeError says a response body, or one event of a stream, went
@@ -378,7 +378,11 @@ type RequestError struct {
 // maxBodyShown bounds how much of a body that is not JSON an error shows.
 const maxBodyShown = 200
 
-func (e *RequestError) Error() string {
+func (e *RequestError) Error() string { return e.Words("the base URL") }
+
+// Words is the error's text with baseURL the words for where the
+// endpoint was given.
+func (e *RequestError) Words(baseURL string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s: ", e.Provider, e.Method, e.URL)
 	switch {
@@ -390,7 +394,7 @@ func (e *RequestError) Error() string {
 		fmt.Fprintf(&b, "%s with a body that is not the API's (not JSON): %s", e.Status, printable(string(e.Body), maxBodyShown))
 	}
 	if e.Err == nil && strings.HasPrefix(e.Status, "404") {
-		b.WriteString(" (is --base-url the API's address?)")
+		fmt.Fprintf(&b, " (is %s the API's address?)", baseURL)
 	}
 	switch e.Retries {
 	case 0:

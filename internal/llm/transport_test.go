@@ -178,9 +178,9 @@ func TestIdleTimeout(t *testing.T) {
 		{name: "gemini, quiet after text not shown", provider: llmtest.Gemini, replies: []llmtest.Reply{quietAfterText, fine}},
 		// Text shown cannot.
 		{name: "gemini, quiet after text shown", provider: llmtest.Gemini, shown: true, replies: []llmtest.Reply{quietAfterText, fine},
-			textFirst: "Some ", wantErr: "sent nothing for 2m0s (--idle-timeout)"},
+			textFirst: "Some ", wantErr: "sent nothing for 2m0s (the idle timeout)"},
 		{name: "retries spent", provider: llmtest.Claude, replies: []llmtest.Reply{hang, quietAfterText, quietAfterHeaders, fine},
-			wantErr: "sent nothing for 2m0s (--idle-timeout)"},
+			wantErr: "sent nothing for 2m0s (the idle timeout)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -484,7 +484,7 @@ func TestErrorBodyNotJSON(t *testing.T) {
 		retries int
 	}{
 		{"empty 404", llmtest.Reply{Status: 404, ProxyError: true},
-			"404 Not Found with an empty body (is --base-url the API's address?)", 0},
+			"404 Not Found with an empty body (is the base URL the API's address?)", 0},
 		{"html 502", llmtest.Reply{Status: 502, ProxyError: true, Error: page},
 			`502 Bad Gateway with a body that is not the API's (not JSON): <html><head><title>502 Bad Gateway</title></head> <body>\x1b[2Jnginx nginx`, 2},
 	} {
@@ -578,7 +578,7 @@ func TestDeadline(t *testing.T) {
 				prov := provider(t, srv, llm.ClientOptions{Deadline: 50 * time.Millisecond, Retry: fastRetry}, nil)
 				_, _, err := ask(prov, true)
 				var late *llm.DeadlineError
-				if !errors.As(err, &late) || !strings.Contains(err.Error(), string(p)+": the API did not finish answering within 50ms (--api-timeout)") {
+				if !errors.As(err, &late) || !strings.Contains(err.Error(), string(p)+": the API did not finish answering within 50ms (the API timeout)") {
 					t.Fatalf("error %v, want the deadline's", err)
 				}
 				// A loaded machine may take the whole deadline to send the

@@ -63,6 +63,16 @@ type Provider struct {
 
 var _ llm.Provider = (*Provider)(nil)
 
+// TooManyToolsError says a request offers more tools than OpenAI takes
+// (MaxTools): refused at every turn, so said before anything is sent.
+type TooManyToolsError struct {
+	Offered int
+}
+
+func (e *TooManyToolsError) Error() string {
+	return fmt.Sprintf("openai takes at most %d tools in a request, and %d are offered: offer fewer (MCP servers' tools count too)", MaxTools, e.Offered)
+}
+
 // New builds a client for opts.Model. It sends nothing. A key is needed
 // for OpenAI's own endpoint; a server of one's own at opts.BaseURL
 // (Ollama, vLLM, LM Studio, llama.cpp) usually needs none, and gets none
@@ -72,7 +82,7 @@ func New(opts llm.ClientOptions) (*Provider, error) {
 		return nil, errors.New("openai: no model")
 	}
 	if opts.APIKey == "" && opts.BaseURL == "" {
-		return nil, fmt.Errorf("openai: no API key (set %s; a server of your own, at --base-url, needs none)", KeyVars[0])
+		return nil, fmt.Errorf("openai: no API key (set %s; a server of your own, at a base URL, needs none)", KeyVars[0])
 	}
 	// The client is built from the chat service alone: openai.NewClient
 	// reads OPENAI_BASE_URL, OPENAI_ORG_ID and more from the environment
@@ -136,7 +146,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onText func(s
 	if len(req.Tools) > MaxTools && !p.compatible {
 		// Refused by OpenAI at every turn, retried by nobody: say so once,
 		// before anything is sent.
-		return nil, fmt.Errorf("openai takes at most %d tools in a request, and %d are offered: name fewer with --tools (MCP servers' tools count too)", MaxTools, len(req.Tools))
+		return nil, &TooManyToolsError{Offered: len(req.Tools)}
 	}
 	if len(req.Tools) > 0 {
 		params.Tools = Tools(req.Tools)

@@ -524,8 +524,9 @@ func TestTooManyTools(t *testing.T) {
 	p := newProvider(t, srv, testKey)
 	p.compatible = false // OpenAI's own endpoint, played by the fake
 	_, _, err := generate(t, p, req, false)
-	if err == nil || !strings.Contains(err.Error(), "at most 128 tools") || !strings.Contains(err.Error(), "--tools") {
-		t.Fatalf("129 tools to OpenAI: %v, want an error naming the limit and --tools", err)
+	var many *TooManyToolsError
+	if !errors.As(err, &many) || many.Offered != 129 || !strings.Contains(err.Error(), "at most 128 tools") {
+		t.Fatalf("129 tools to OpenAI: %v, want a *TooManyToolsError naming the limit", err)
 	}
 	if n := len(srv.Bodies()); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
