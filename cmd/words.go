@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/batch"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/openai"
 )
@@ -49,6 +50,9 @@ func errorText(err error) string {
 	}
 	if e, ok := errors.AsType[*openai.TooManyToolsError](err); ok {
 		say(e.Error(), fmt.Sprintf("openai takes at most %d tools in a request, and %d are offered: name fewer with --tools (MCP servers' tools count too)", openai.MaxTools, e.Offered))
+	}
+	if e, ok := errors.AsType[*batch.OtherBatchError](err); ok {
+		say(e.Error(), fmt.Sprintf("%s is the state of another batch (of %s, to %s): give -o a new file, or remove it", e.Path, e.File, e.Model))
 	}
 	return msg
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/batch"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/internal/llm/provider"
@@ -102,6 +103,8 @@ func TestErrorTextWords(t *testing.T) {
 			"claude: POST http://127.0.0.1:1/v1/messages: 404 Not Found with an empty body (is --base-url the API's address?)"},
 		{fmt.Errorf("turn 1: %w", &openai.TooManyToolsError{Offered: 129}),
 			"turn 1: openai takes at most 128 tools in a request, and 129 are offered: name fewer with --tools (MCP servers' tools count too)"},
+		{fmt.Errorf("submit: %w", &batch.UsageError{Err: &batch.OtherBatchError{Path: "b.state.json", File: "a.yaml", Model: "m"}}),
+			"submit: b.state.json is the state of another batch (of a.yaml, to m): give -o a new file, or remove it"},
 		{errors.New("something else"), "something else"},
 	} {
 		if got := errorText(tt.err); got != tt.want {

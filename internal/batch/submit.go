@@ -107,6 +107,16 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
+// OtherBatchError says the state file at Path follows another batch: of
+// File's requests, to Model.
+type OtherBatchError struct {
+	Path, File, Model string
+}
+
+func (e *OtherBatchError) Error() string {
+	return fmt.Sprintf("%s is the state of another batch (of %s, to %s): give the state a new file, or remove it", e.Path, e.File, e.Model)
+}
+
 func usage(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
@@ -252,7 +262,7 @@ func (o *SubmitOptions) state(src *source) (*State, string, error) {
 	switch {
 	case err == nil:
 		if st.SHA256 != src.sha || st.Provider != o.Provider || st.Model != o.Model {
-			return nil, "", usage("%s is the state of another batch (of %s, to %s): give -o a new file, or remove it", path, st.File, st.Model)
+			return nil, "", &UsageError{Err: &OtherBatchError{Path: path, File: st.File, Model: st.Model}}
 		}
 		return st, path, nil
 	case !errors.Is(err, os.ErrNotExist):
