@@ -244,7 +244,7 @@ func TestAnalyzeMediaToolErrors(t *testing.T) {
 		want string
 	}{
 		{"no tool context", nil, "a.png", "analyze_media needs a model"},
-		{"no model", &registry.ToolContext{AWD: awd}, "a.png", "analyze_media needs a model: call it in a session, or name one for kesoku run"},
+		{"no model", &registry.ToolContext{AWD: awd}, "a.png", "analyze_media needs a model, and this command was given none"},
 		{"a model that cannot be asked", &registry.ToolContext{AWD: awd, Model: nameOnly("x")}, "a.png", "not one"},
 		{"a provider without media", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "mistral"}}, "a.png", `provider "mistral" takes no files`},
 		{"a missing file, as for the file tools", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "claude"}}, "a.pgn", `path "a.pgn": no such file or directory`},

@@ -27,7 +27,7 @@ import (
 //kesoku:tool
 func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, prompt *string) (string, error) {
 	if tc == nil || tc.Model == nil {
-		return "", errors.New("analyze_media needs a model: call it in a session, or name one for kesoku run")
+		return "", errors.New("analyze_media needs a model, and this command was given none")
 	}
 	p, ok := tc.Model.(llm.Provider)
 	if !ok {
