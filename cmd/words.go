@@ -8,6 +8,7 @@ import (
 	"github.com/kesoku/kesoku/internal/batch"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/openai"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // worded is an error of a package below cmd in the words of the command
@@ -53,6 +54,13 @@ func errorText(err error) string {
 	}
 	if e, ok := errors.AsType[*batch.OtherBatchError](err); ok {
 		say(e.Error(), fmt.Sprintf("%s is the state of another batch (of %s, to %s): give -o a new file, or remove it", e.Path, e.File, e.Model))
+	}
+	if e, ok := errors.AsType[*records.UnfinishedError](err); ok {
+		advice := "run it again with --resume"
+		if e.Torn {
+			advice = "run its shard again with --resume, which finishes it"
+		}
+		say(e.Error(), e.Msg+" "+advice)
 	}
 	return msg
 }

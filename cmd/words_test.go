@@ -12,6 +12,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // TestModelErrWords: the provider package says what is wrong with a
@@ -105,6 +106,10 @@ func TestErrorTextWords(t *testing.T) {
 			"turn 1: openai takes at most 128 tools in a request, and 129 are offered: name fewer with --tools (MCP servers' tools count too)"},
 		{fmt.Errorf("submit: %w", &batch.UsageError{Err: &batch.OtherBatchError{Path: "b.state.json", File: "a.yaml", Model: "m"}}),
 			"submit: b.state.json is the state of another batch (of a.yaml, to m): give -o a new file, or remove it"},
+		{&records.UnfinishedError{Msg: "torn.jsonl:2: its last record is cut short (the run that wrote it was killed mid-write):", Torn: true},
+			"torn.jsonl:2: its last record is cut short (the run that wrote it was killed mid-write): run its shard again with --resume, which finishes it"},
+		{fmt.Errorf("merge: %w", &records.UnfinishedError{Msg: "a.jsonl holds no record, but shard 2 of 2 has requests (request 2): the shard is unfinished;"}),
+			"merge: a.jsonl holds no record, but shard 2 of 2 has requests (request 2): the shard is unfinished; run it again with --resume"},
 		{errors.New("something else"), "something else"},
 	} {
 		if got := errorText(tt.err); got != tt.want {

@@ -29,6 +29,22 @@ type part struct {
 	shard int64  // which of the run's shards it is, once known; 0 before
 }
 
+// UnfinishedError says a part of a merge is of a shard whose run did not
+// finish, which resuming that run does. Msg says what is missing and
+// ends where the advice begins; Torn says the part's last record is cut
+// short.
+type UnfinishedError struct {
+	Msg  string
+	Torn bool
+}
+
+func (e *UnfinishedError) Error() string {
+	if e.Torn {
+		return e.Msg + " resume its shard's run, which finishes it"
+	}
+	return e.Msg + " resume its run"
+}
+
 // Merge writes the records of the files parts — the -o files of the N
 // shards of one run (kesoku run --shard K/N, K = 1…N), in any order — to
 // w, as the whole run would have written them: one record per request,
@@ -114,14 +130,13 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int
 		line, _ := rd.Pos()
 		switch {
 		case IsTorn(err):
-			return nil, 0, fmt.Errorf("%s:%d: its last record is cut short (the run that wrote it was killed mid-write): "+
-				"run its shard again with --resume, which finishes it", name, line)
+			return nil, 0, &UnfinishedError{Msg: fmt.Sprintf("%s:%d: its last record is cut short (the run that wrote it was killed mid-write):", name, line), Torn: true}
 		case err != nil:
 			return nil, 0, err
 		case h.Type != message.TypeToolResult || h.ParentID == "":
 			return nil, 0, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
 		case h.Position <= 0:
-			return nil, 0, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that kesoku run --shard writes "+
+			return nil, 0, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that the shards of kesoku run write "+
 				"(this one is of another writer, or of a kesoku before records had positions: run the shard again)", name, line)
 		}
 		off, n := rd.Span()
@@ -211,8 +226,8 @@ func placeShards(ps []*part) ([]*part, error) {
 			for i, e := range empty {
 				names[i] = e.name
 			}
-			return nil, fmt.Errorf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished; run it again with --resume",
-				strings.Join(names, " and "), plural(len(empty), "holds", "hold"), k, n, k)
+			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished;",
+				strings.Join(names, " and "), plural(len(empty), "holds", "hold"), k, n, k)}
 		}
 		// Its requests are k, k+n, …, up to the run's last request.
 		want := (last-k)/n + 1
@@ -225,8 +240,8 @@ func placeShards(ps []*part) ([]*part, error) {
 				}
 				missing = s.pos + n
 			}
-			return nil, fmt.Errorf("%s (shard %d of %d) holds %d of its %d requests up to request %d of the run: it has no record of request %d; "+
-				"the shard is unfinished or was cut short: run it again with --resume", p.name, k, n, got, want, last, missing)
+			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s (shard %d of %d) holds %d of its %d requests up to request %d of the run: it has no record of request %d; "+
+				"the shard is unfinished or was cut short:", p.name, k, n, got, want, last, missing)}
 		}
 	}
 	return byShard, nil
