@@ -229,7 +229,7 @@ func (r *validateReport) summary(unreadable int) string {
 func fileProblem(name string, err error) *validateProblem {
 	var pe *request.ParseError
 	if errors.As(err, &pe) {
-		return &validateProblem{File: pe.Pos.File, Line: pe.Pos.Line, Column: pe.Pos.Col, Message: pe.Msg}
+		return &validateProblem{File: pe.Pos.File, Line: pe.Pos.Line, Column: pe.Pos.Col, Message: parseErrorMsg(pe)}
 	}
 	var fe *fs.PathError
 	if errors.As(err, &fe) {

@@ -9,6 +9,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/openai"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
 )
 
 // worded is an error of a package below cmd in the words of the command
@@ -62,5 +63,20 @@ func errorText(err error) string {
 		}
 		say(e.Error(), e.Msg+" "+advice)
 	}
+	if e, ok := errors.AsType[*request.FormatError](err); ok {
+		say(e.Error(), fmt.Sprintf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", e.Name, e.Ext))
+	}
+	if e, ok := errors.AsType[*request.ParseError](err); ok && e.Format != "" {
+		say(e.Error(), e.Pos.String()+": "+parseErrorMsg(e))
+	}
 	return msg
+}
+
+// parseErrorMsg is a request file's parse error without its place, and
+// the format to say when the file seems to be in another.
+func parseErrorMsg(e *request.ParseError) string {
+	if e.Format != "" {
+		return e.Msg + ", or say --format " + string(e.Format)
+	}
+	return e.Msg
 }

@@ -82,9 +82,27 @@ type ParseError struct {
 	Msg string
 	// Source is the line the error is on, when known, for a caret display.
 	Source string
+	// Format, when set, is the format the file seems to be in: giving it
+	// is the other way out, after Msg's.
+	Format Format
 }
 
-func (e *ParseError) Error() string { return e.Pos.String() + ": " + e.Msg }
+func (e *ParseError) Error() string {
+	if e.Format != "" {
+		return e.Pos.String() + ": " + e.Msg + ", or give its format: " + string(e.Format)
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// FormatError says a file's name does not tell its format, and none was
+// given.
+type FormatError struct {
+	Name, Ext string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or give the format", e.Name, e.Ext)
+}
 
 // Snippet returns the offending line with a caret under the column, or ""
 // when the line is not known.
@@ -165,7 +183,7 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 			var ok bool
 			if format, ok = FormatOf(name); !ok {
 				f.Close()
-				return nil, fmt.Errorf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", name, filepath.Ext(name))
+				return nil, &FormatError{Name: name, Ext: filepath.Ext(name)}
 			}
 		}
 	}
@@ -349,7 +367,7 @@ func checkJSONLines(name string, line []byte, n int, whole bool) error {
 	}
 	return &ParseError{Pos: Position{File: name, Line: n, Col: 1}, Source: string(line),
 		Msg: "this looks like JSON, not JSON Lines: its first line starts a value that goes on over the next lines, " +
-			"and JSON Lines holds one whole request on each line; name the file .json, or say --format json"}
+			"and JSON Lines holds one whole request on each line; name the file .json", Format: FormatJSON}
 }
 
 // Len is the number of requests in the file, or -1 for a stream whose
