@@ -47,7 +47,8 @@ var allowed = map[string][]string{
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
-	"internal/diff":            {"message", "internal/records", "internal/jsonlex"},
+	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit"},
+	"internal/junit":           {"message"},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but

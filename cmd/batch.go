@@ -210,12 +210,14 @@ type batchStateOptions struct {
 	BaseURL  string
 	Idle     time.Duration
 	Deadline time.Duration
+	Summary  summaryFormat
 }
 
 func (o *batchStateOptions) register(c *cobra.Command) {
 	c.Flags().StringVar(&o.BaseURL, "base-url", "", "the provider's API endpoint, for a proxy (default: the provider's own)")
 	durationVar(c.Flags(), &o.Idle, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a request to the provider that sends nothing for this long")
 	apiTimeoutVar(c.Flags(), &o.Deadline)
+	registerSummary(c.Flags(), &o.Summary)
 }
 
 // open reads the state file and builds the client of its provider.
@@ -284,10 +286,8 @@ func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
 		return batchError(ctx, err, "nothing changed; ask again")
 	}
 	batch.Report(o.g.IO.Out, st, parts, time.Now())
-	if !o.g.Quiet {
-		sum := batch.StatusSummary(st, parts)
-		fmt.Fprintln(o.g.IO.Err, sum.String())
-	}
+	sum := batch.StatusSummary(st, parts)
+	o.g.printSummary(o.Summary, &sum)
 	if !batch.Ended(parts) || !st.Submitted {
 		return errPending
 	}
@@ -395,10 +395,8 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if !g.Quiet {
-		sum.Output = o.Output
-		fmt.Fprintln(g.IO.Err, sum.String())
-	}
+	sum.Output = o.Output
+	g.printSummary(o.Summary, &sum)
 	var pending *batch.PendingError
 	switch {
 	case errors.As(err, &pending):

@@ -27,6 +27,8 @@ type diffOptions struct {
 	JSON     bool
 	Ignore   []string
 	Messages bool
+	JUnit    string
+	Summary  summaryFormat
 
 	ignore []diff.Path // parsed by check
 }
@@ -88,7 +90,9 @@ EXIT STATUS
 	f.BoolVar(&opts.JSON, "json", false, "print the differences as JSON lines")
 	f.StringArrayVar(&opts.Ignore, "ignore", nil, "leave out the place `PATH` and what is under it (.content.modified); repeatable")
 	f.BoolVar(&opts.Messages, "messages", false, "compare the error's message too, not only its kind")
-	return seeAlso(c, "snapshots", "records")
+	f.StringVar(&opts.JUnit, "junit", "", junitUsage)
+	registerSummary(f, &opts.Summary)
+	return seeAlso(c, "snapshots", "records", "ci")
 }
 
 // diffMissing says which of OLD and NEW is missing.
@@ -153,7 +157,28 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 	if !o.JSON {
 		dopts.MaxChanges = maxShownChanges
 	}
+	jr, err := createReport(o.JUnit, "kesoku diff", o.Old, o.New)
+	if err != nil {
+		return err
+	}
+	var report *diff.Report
+	if jr != nil {
+		report = diff.NewReport(jr, old.Name, new.Name)
+		dopts.Same = report.Same
+		shown := emit
+		emit = func(d *diff.Difference) error {
+			if err := report.Difference(d); err != nil {
+				return fmt.Errorf("--junit: %w", err)
+			}
+			return shown(d)
+		}
+	}
 	sum, err := diff.Compare(ctx, old, new, dopts, emit)
+	if report != nil {
+		if rerr := report.Close(); rerr != nil && err == nil {
+			err = fmt.Errorf("--junit: %w", rerr)
+		}
+	}
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = fmt.Errorf("write: %w", ferr)
 	}
@@ -166,12 +191,12 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 		}
 		return usageErr(err)
 	}
-	if !o.g.Quiet {
+	if !o.g.Quiet && o.Summary != summaryJSON {
 		for _, name := range sum.Torn {
 			fmt.Fprintf(io.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", termtext.Escape(name))
 		}
-		fmt.Fprintln(io.Err, termtext.Escape(sum.String()))
 	}
+	o.g.printSummary(o.Summary, &sum)
 	if sum.Different() > 0 {
 		return errFailures
 	}

@@ -187,6 +187,7 @@ func TestConfigKeysDecided(t *testing.T) {
 		"tools":    "--tools is given on the command line only: the key tools is the section of command tools, which needs approval",
 		"shard":    "which share of the requests runs",
 		"ignore":   "which fields of the records kesoku diff leaves out",
+		"summary":  "whether the closing summary is a sentence or a JSON object",
 	}
 	// init reads no config file: its flags are the command line's alone.
 	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "help": true, "module": true, "kesoku": true}

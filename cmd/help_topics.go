@@ -30,6 +30,7 @@ func text(s string) func(*cobra.Command) string { return func(*cobra.Command) st
 var helpTopics = []helpTopic{
 	{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic},
 	{"batches", "The batch APIs: state files, parts, limits, what a batch costs", text(batchesTopic)},
+	{"ci", "In CI: JUnit reports, summaries as JSON, the records' schema", text(ciTopic)},
 	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
 	{"environment", "Every environment variable kesoku reads or sets", text(environmentTopic)},
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
@@ -980,3 +981,68 @@ func modelFlagsHelp() string {
 	registerToolModelFlags(fs, &m, &limit)
 	return flagUsages(fs, helpWidth)
 }
+
+// ciTopic is how kesoku reports to a CI system.
+const ciTopic = `kesoku in CI: JUnit reports, summaries as JSON, the records' schema.
+
+JUNIT REPORTS
+run, diff and merge take --junit FILE: a JUnit XML report beside their
+usual output, which the test reporters of GitHub Actions, GitLab CI and
+Jenkins read. One testsuite under one testsuites; one testcase per request,
+named by its id and tool ("call_2 (read_file)").
+
+  run    classname: the request file. A failure for every error record,
+         of type the error kind (invalid_args, tool_error, timeout...), its
+         message on one line, the whole text in the failure's body; an
+         aborted record is skipped. The testcase's time is the call's.
+  diff   classname: the two files. A request the same in both passes; one
+         that differs has a failure for each place (type changed,
+         new_error or fixed; the path, old and new value), or for being in
+         one file only (only_old, only_new); 20 at most, the rest counted.
+  merge  the report of the merged records, as they are written: it says
+         what the merged file holds, whatever report each shard left (none,
+         or an earlier attempt's), so the shards need no --junit.
+
+The testsuite carries tests, failures, errors (always 0: every error record
+is a failure), skipped and time. The report is written whole when the
+command ends, renamed into place: an interrupted run's report holds what it
+recorded, its aborted requests skipped. A run refused before it starts
+writes none.
+
+SUMMARIES AS JSON
+--summary json (run, diff, merge, validate, batch status and collect) says
+the closing summary as one JSON object on standard error instead of a
+sentence, -q or not; the exit status is the same. Every count is there,
+zeros included:
+
+  {"command":"run","total":3,"records":3,"succeeded":2,"failed":1,
+   "aborted":0,"skipped":0,"errors":{"invalid_args":1}}
+  {"command":"diff","total":9,"same":6,"different":3,"changed":1,
+   "new_errors":1,"fixed":0,"only_old":1,"only_new":0,...}
+
+total counts the requests; errors counts the error records by kind; skipped
+those a resumed run found finished. A run that was interrupted says
+"interrupted": true; validate's succeeded are the valid requests.
+
+THE RECORDS' SCHEMA
+kesoku schema records prints the JSON Schema (draft 2020-12) of the records
+every command writes; its $id names the kesoku version, so that a consumer
+can check what it reads.
+
+PUBLISHING THE REPORT
+GitHub Actions (a test reporter action, e.g. dorny/test-reporter):
+
+  - run: kesoku diff golden.jsonl new.jsonl --junit report.xml
+  - uses: dorny/test-reporter@v1
+    if: always()
+    with: {name: snapshots, path: report.xml, reporter: java-junit}
+
+GitLab CI:
+
+  snapshots:
+    script: kesoku diff golden.jsonl new.jsonl --junit report.xml
+    artifacts:
+      when: always
+      reports: {junit: report.xml}
+
+Jenkins: junit 'report.xml'.`

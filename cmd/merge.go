@@ -13,9 +13,11 @@ import (
 
 // mergeOptions are what `kesoku merge` was asked to do.
 type mergeOptions struct {
-	g      *Globals
-	Parts  []string
-	Output string
+	g       *Globals
+	Parts   []string
+	Output  string
+	JUnit   string
+	Summary summaryFormat
 }
 
 func newMergeCmd(g *Globals, runF func(context.Context, *mergeOptions) error) *cobra.Command {
@@ -64,14 +66,39 @@ EXIT STATUS
 			return runMerge(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
-	return seeAlso(c, "shards")
+	f := c.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report of the merged records to `FILE`")
+	registerSummary(f, &opts.Summary)
+	return seeAlso(c, "shards", "ci")
 }
 
 func runMerge(_ context.Context, o *mergeOptions) error {
 	g := o.g
 	var sum records.Summary
 	var err error
+	report, err := createReport(o.JUnit, "kesoku merge", append([]string{o.Output}, o.Parts...)...)
+	if err != nil {
+		return err
+	}
+	// The report is made from the merged records as they are written, not
+	// by joining the shards' reports: it then says what the merged file
+	// holds, whatever report a shard left (none, or an earlier attempt's).
+	merge := records.Merge
+	if report != nil {
+		classname := o.Output
+		if classname == "" || classname == "-" {
+			classname = "kesoku merge"
+		}
+		merge = func(parts []string, w io.Writer) (records.Summary, error) {
+			rw, wait := recordsReport(report, classname)
+			sum, err := records.Merge(parts, io.MultiWriter(w, rw))
+			if rerr := wait(); rerr != nil && err == nil {
+				err = fmt.Errorf("--junit: %w", rerr)
+			}
+			return sum, err
+		}
+	}
 	if o.Output != "" && o.Output != "-" {
 		if st, err := os.Stat(o.Output); err == nil {
 			for _, p := range o.Parts {
@@ -85,18 +112,22 @@ func runMerge(_ context.Context, o *mergeOptions) error {
 		// records into the file the merge replaces (a run that holds it
 		// refuses the merge).
 		err = records.Replace(o.Output, func(w io.Writer) error {
-			sum, err = records.Merge(o.Parts, w)
+			sum, err = merge(o.Parts, w)
 			return err
 		})
 	} else {
-		sum, err = records.Merge(o.Parts, g.IO.Out)
+		sum, err = merge(o.Parts, g.IO.Out)
 	}
 	if err != nil {
+		if report != nil {
+			report.Abandon()
+		}
 		return usageErr(fileError(err))
 	}
-	if !g.Quiet {
-		fmt.Fprintln(g.IO.Err, sum.String())
+	if err := closeReport(report, nil); err != nil {
+		return err
 	}
+	g.printSummary(o.Summary, &sum)
 	if sum.HasErrors() {
 		return errFailures
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
@@ -35,6 +36,8 @@ type runOptions struct {
 	FailFast bool
 	Resume   bool
 	Shard    shardValue
+	JUnit    string
+	Summary  summaryFormat
 	callFlags
 
 	// format is the format --format forces, "" for none; set by check.
@@ -94,8 +97,10 @@ standard error shows the records written, the rate and the failures.`,
 	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest")
 	f.BoolVar(&opts.Resume, "resume", false, "skip what the -o file has finished; append")
 	f.Var(&opts.Shard, "shard", shardUsage)
+	f.StringVar(&opts.JUnit, "junit", "", junitUsage)
+	registerSummary(f, &opts.Summary)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
-	return seeAlso(c, "requests", "records", "resume", "shards")
+	return seeAlso(c, "requests", "records", "resume", "shards", "ci")
 }
 
 // check refuses flag combinations that make no sense: bad usage, exit 2.
@@ -197,6 +202,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	o.g.protect(o.Output, "it is the file this run writes its records to")
+	o.g.protect(o.JUnit, "it is the file this run writes its JUnit report to")
 	ir := o.g.watchSignals(nil)
 	defer ir.stop()
 	ctx, end := ir.turn(ctx)
@@ -281,14 +287,27 @@ func runRun(ctx context.Context, o *runOptions) error {
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
 	r := runner.New(reg, ropts)
 
-	sum, runErr := r.Run(ctx, allRequests(files, o.Session != ""), func(rec *message.Record) error {
+	// The report says what was recorded, interrupted or not.
+	report, err := createReport(o.JUnit, "kesoku run", append([]string{o.Output}, o.Files...)...)
+	if err != nil {
+		return err
+	}
+	var sources *junit.Sources
+	if report != nil {
+		sources = &junit.Sources{}
+	}
+	sum, runErr := r.Run(ctx, allRequests(files, o.Session != "", sources), func(rec *message.Record) error {
 		if err := out.Write(rec); err != nil {
 			return err
 		}
 		prog.record(rec)
+		if report != nil {
+			return report.Add(junit.RecordCase(rec, sources.Of(rec.Position)))
+		}
 		return nil
 	})
 	prog.finish()
+	runErr = closeReport(report, runErr)
 	if runErr == nil {
 		runErr = inputErr(files, &sum)
 	}
@@ -308,11 +327,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if runErr != nil {
 		return runErr
 	}
-	if !o.g.Quiet {
-		fmt.Fprintln(o.g.IO.Err, sum.String())
-	}
+	o.g.printSummary(o.Summary, &sum)
 	switch {
-	case sum.Interrupted && !o.g.Quiet:
+	case sum.Interrupted && (!o.g.Quiet || o.Summary == summaryJSON):
 		return errInterruptedReported
 	case sum.Interrupted:
 		return errInterrupted
@@ -411,11 +428,17 @@ func fileError(err error) error {
 }
 
 // allRequests chains the files' requests in order. With --session, the
-// flag's session wins over the files' own.
-func allRequests(files []*request.File, sessionFlag bool) iter.Seq[*request.Request] {
+// flag's session wins over the files' own. sources, when not nil, is
+// told where each file's requests begin.
+func allRequests(files []*request.File, sessionFlag bool, sources *junit.Sources) iter.Seq[*request.Request] {
 	return func(yield func(*request.Request) bool) {
+		n := int64(0)
 		for _, f := range files {
+			if sources != nil {
+				sources.Begin(f.Name, n+1)
+			}
 			for req := range f.Requests() {
+				n++
 				if sessionFlag {
 					req.SessionID = ""
 				}

@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -24,6 +26,7 @@ type validateOptions struct {
 	Format   string
 	JSON     bool
 	Shard    shardValue
+	Summary  summaryFormat
 }
 
 // newValidateCmd builds `kesoku validate`; tests pass runF to see the
@@ -83,7 +86,8 @@ EXIT STATUS
 	c.Flags().StringVar(&opts.Format, "format", "", "the files' format: yaml, json or jsonl")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead")
 	c.Flags().Var(&opts.Shard, "shard", "check only what run --shard K/N runs ("+shardBounds+")")
-	return seeAlso(c, "requests", "shards")
+	registerSummary(c.Flags(), &opts.Summary)
+	return seeAlso(c, "requests", "shards", "ci")
 }
 
 // validateProblem is one problem in validate's report: a request that run
@@ -129,6 +133,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	check := runner.New(set.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
+	var kinds map[message.ErrorKind]int
 	io.noteReading(o.Files, o.g.Quiet || o.JSON)
 	for _, name := range o.Files {
 		if ctx.Err() != nil {
@@ -151,6 +156,10 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 					continue
 				}
 				rep.Invalid++
+				if kinds == nil {
+					kinds = map[message.ErrorKind]int{}
+				}
+				kinds[p.Kind]++
 				vp := validateProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, ID: req.ID, Kind: string(p.Kind), Message: p.Message}
 				if vp.File == "" {
 					vp.File = f.Name
@@ -186,8 +195,10 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		if _, err := io.Out.Write(append(data, '\n')); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
-	} else if !o.g.Quiet {
-		fmt.Fprintf(io.Err, "kesoku: %s\n", rep.summary(unreadable))
+	}
+	if !o.JSON || o.Summary == summaryJSON {
+		o.g.printSummary(o.Summary, &records.Summary{Command: records.CommandValidate, Total: rep.Requests,
+			Succeeded: rep.Requests - rep.Invalid, Failed: rep.Invalid, Kinds: kinds, Parts: len(rep.Files), Unreadable: unreadable})
 	}
 	switch {
 	case unreadable > 0:
@@ -205,23 +216,6 @@ func positionOr(p request.Position, name string) string {
 		return s
 	}
 	return name
-}
-
-// summary says in one line what validate found.
-func (r *validateReport) summary(unreadable int) string {
-	var s string
-	switch {
-	case r.Invalid == 0 && unreadable == 0:
-		s = fmt.Sprintf("%d %s in %d %s: all valid", r.Requests, plural(r.Requests, "request", "requests"), len(r.Files), plural(len(r.Files), "file", "files"))
-	case r.Invalid == 0:
-		s = fmt.Sprintf("%d %s valid", r.Requests, plural(r.Requests, "request", "requests"))
-	default:
-		s = fmt.Sprintf("%d of %d %s invalid", r.Invalid, r.Requests, plural(r.Requests, "request", "requests"))
-	}
-	if unreadable > 0 {
-		s += fmt.Sprintf("; %d of %d %s could not be read", unreadable, len(r.Files), plural(len(r.Files), "file", "files"))
-	}
-	return s
 }
 
 // fileProblem turns the error of a file that could not be read or parsed

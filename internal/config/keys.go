@@ -35,6 +35,7 @@ var rules = map[string]rule{
 	"help":   {refused: NoSetting},
 
 	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
+	"junit":      {path: true, consequential: "where a JUnit report is written", does: "write a JUnit report to %s"},
 	"staging":    {path: true, consequential: "which directory tools may read besides the AWD", does: "let tools read %s besides the working directory"},
 	"base-url":   {consequential: "where model requests, and the API key, are sent", does: "send model requests, and the API key, to %s"},
 	"mcp-config": {path: true, names: true, consequential: "starts programs (MCP servers)", does: "start the MCP servers of %s"},

@@ -41,6 +41,9 @@ type Options struct {
 	// Differences of a few hundred changes each, one after another, so
 	// that memory holds no more of them.
 	MaxChanges int
+	// Same, when set, is called for every request whose records compare
+	// equal, with its id and tool, in the order found among emit's calls.
+	Same func(request, name string) error
 }
 
 // Kind says how the records of a request differ.
@@ -97,6 +100,7 @@ type Difference struct {
 func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (records.Summary, error) {
 	m := &merge{
 		cmp:      comparer{ignore: ignoreSet(opts.Ignore), messages: opts.Messages},
+		same:     opts.Same,
 		emit:     emit,
 		sum:      records.Summary{Command: records.CommandDiff, Old: old.Name, New: new.Name},
 		interned: map[string]string{},
@@ -162,6 +166,7 @@ type merge struct {
 	sides    [2]*side
 	cmp      comparer
 	emit     func(*Difference) error
+	same     func(request, name string) error
 	sum      records.Summary
 	interned map[string]string
 	// w compares the records of each request in turn, and d is what it
@@ -362,6 +367,9 @@ func (m *merge) pair(old, new *entry) error {
 	}
 	if w.found == 0 {
 		m.sum.Same++
+		if m.same != nil {
+			return m.same(d.Request, d.Name)
+		}
 		return nil
 	}
 	switch d.Kind {

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -19,6 +20,10 @@ const (
 	CommandStatus  Command = "batch status"
 	CommandMerge   Command = "merge"
 	CommandDiff    Command = "diff"
+	// CommandValidate counts requests checked, not records: Succeeded
+	// the valid ones, Failed the invalid ones (by kind), Parts the files
+	// and Unreadable those that could not be read.
+	CommandValidate Command = "validate"
 )
 
 // Summary counts what a command did with records — kesoku run, batch
@@ -68,6 +73,8 @@ type Summary struct {
 	// Deleted is how many files kesoku had uploaded for a batch and
 	// deleted, every record being written (collect).
 	Deleted int `json:"deleted_files,omitempty"`
+	// Unreadable is how many request files could not be read (validate).
+	Unreadable int `json:"unreadable_files,omitempty"`
 	// Pending is how many requests of a batch the provider has not
 	// answered yet, Uncounted how many of an ended part it gives no
 	// counts of, Unsent how many were never sent to it (status).
@@ -143,6 +150,41 @@ func (s *Summary) Different() int {
 	return s.Changed + s.NewErrors + s.Fixed + s.OnlyOld + s.OnlyNew
 }
 
+// MarshalJSON writes the summary as a program reads it (--summary json):
+// the counts of what the command is about always present, zeros and an
+// empty "errors" included, so that a script needs no defaults; the rest
+// where it applies. Diff's counts are of requests compared: same,
+// different (changed, new_errors and fixed of them), only_old, only_new.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	if s.Command == CommandDiff {
+		return json.Marshal(struct {
+			Command   Command  `json:"command"`
+			Total     int      `json:"total"`
+			Same      int      `json:"same"`
+			Different int      `json:"different"`
+			Changed   int      `json:"changed"`
+			NewErrors int      `json:"new_errors"`
+			Fixed     int      `json:"fixed"`
+			OnlyOld   int      `json:"only_old"`
+			OnlyNew   int      `json:"only_new"`
+			Old       string   `json:"old"`
+			New       string   `json:"new"`
+			Torn      []string `json:"torn,omitempty"`
+		}{s.Command, s.Total, s.Same, s.Different(), s.Changed, s.NewErrors, s.Fixed, s.OnlyOld, s.OnlyNew, s.Old, s.New, s.Torn})
+	}
+	// plain has Summary's fields without this method; the outer errors
+	// wins over its omitempty one.
+	type plain Summary
+	kinds := s.Kinds
+	if kinds == nil {
+		kinds = map[message.ErrorKind]int{}
+	}
+	return json.Marshal(struct {
+		plain
+		Kinds map[message.ErrorKind]int `json:"errors"`
+	}{plain(s), kinds})
+}
+
 // String says in one line, for standard error, what the command did.
 func (s *Summary) String() string {
 	var b strings.Builder
@@ -161,6 +203,9 @@ func (s *Summary) String() string {
 		if s.Unsent > 0 {
 			fmt.Fprintf(&b, ", %d not sent", s.Unsent)
 		}
+		return b.String()
+	case CommandValidate:
+		s.validate(&b)
 		return b.String()
 	case CommandMerge:
 		fmt.Fprintf(&b, "%d %s from %d %s: %d succeeded", s.Records, plural(s.Records, "record", "records"),
@@ -214,6 +259,21 @@ func (s *Summary) String() string {
 		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, plural(s.Deleted, "file", "files"))
 	}
 	return b.String()
+}
+
+// validate is the sentence of validate.
+func (s *Summary) validate(b *strings.Builder) {
+	switch {
+	case s.Failed == 0 && s.Unreadable == 0:
+		fmt.Fprintf(b, "%d %s in %d %s: all valid", s.Total, plural(s.Total, "request", "requests"), s.Parts, plural(s.Parts, "file", "files"))
+	case s.Failed == 0:
+		fmt.Fprintf(b, "%d %s valid", s.Total, plural(s.Total, "request", "requests"))
+	default:
+		fmt.Fprintf(b, "%d of %d %s invalid", s.Failed, s.Total, plural(s.Total, "request", "requests"))
+	}
+	if s.Unreadable > 0 {
+		fmt.Fprintf(b, "; %d of %d %s could not be read", s.Unreadable, s.Parts, plural(s.Parts, "file", "files"))
+	}
 }
 
 // diff is the sentence of diff.

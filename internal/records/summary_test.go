@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/kesoku/kesoku/message"
@@ -55,5 +56,49 @@ func TestSummaryCounts(t *testing.T) {
 	if s.Total != 5 || s.Records != 3 || s.Succeeded != 1 || s.Failed != 2 || s.Aborted != 1 || s.Skipped != 2 || s.SkippedFailed != 1 ||
 		s.Kinds[message.KindAborted] != 1 || s.Kinds[message.KindToolError] != 1 || !s.HasErrors() {
 		t.Errorf("counts %+v", s)
+	}
+}
+
+// TestSummaryJSON pins what --summary json prints: the counts a script
+// reads always there, zeros included.
+func TestSummaryJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sum  Summary
+		want string
+	}{
+		{Summary{Command: CommandRun, Total: 4, Records: 3, Succeeded: 1, Failed: 2, Aborted: 1, Skipped: 1, Kinds: map[message.ErrorKind]int{"tool_error": 1, "aborted": 1}, Interrupted: true, Output: "o.jsonl"},
+			`{"command":"run","total":4,"records":3,"succeeded":1,"failed":2,"aborted":1,"skipped":1,"interrupted":true,"errors":{"aborted":1,"tool_error":1}}`},
+		{Summary{Command: CommandMerge, Total: 2, Records: 2, Succeeded: 2, Parts: 2},
+			`{"command":"merge","total":2,"records":2,"succeeded":2,"failed":0,"aborted":0,"skipped":0,"parts":2,"errors":{}}`},
+		{Summary{Command: CommandDiff, Total: 5, Same: 1, Changed: 1, NewErrors: 1, OnlyNew: 2, Old: "g.jsonl", New: "n.jsonl"},
+			`{"command":"diff","total":5,"same":1,"different":4,"changed":1,"new_errors":1,"fixed":0,"only_old":0,"only_new":2,"old":"g.jsonl","new":"n.jsonl"}`},
+		{Summary{Command: CommandValidate, Total: 3, Succeeded: 2, Failed: 1, Kinds: map[message.ErrorKind]int{"invalid_args": 1}, Parts: 2, Unreadable: 1},
+			`{"command":"validate","total":3,"records":0,"succeeded":2,"failed":1,"aborted":0,"skipped":0,"unreadable_files":1,"parts":2,"errors":{"invalid_args":1}}`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", tt.sum.Command, got, tt.want)
+		}
+	}
+}
+
+func TestValidateSentence(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sum  Summary
+		want string
+	}{
+		{Summary{Command: CommandValidate, Total: 3, Succeeded: 3, Parts: 1}, "kesoku: 3 requests in 1 file: all valid"},
+		{Summary{Command: CommandValidate, Total: 3, Succeeded: 2, Failed: 1, Parts: 2, Unreadable: 1}, "kesoku: 1 of 3 requests invalid; 1 of 2 files could not be read"},
+		{Summary{Command: CommandValidate, Total: 1, Succeeded: 1, Parts: 2, Unreadable: 1}, "kesoku: 1 request valid; 1 of 2 files could not be read"},
+	} {
+		if got := tt.sum.String(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
 	}
 }

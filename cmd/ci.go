@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kesoku/kesoku/internal/junit"
+	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/message"
+)
+
+// summaryFormat is --summary: how a command's closing summary is said.
+type summaryFormat string
+
+const (
+	summaryText summaryFormat = "text"
+	summaryJSON summaryFormat = "json"
+)
+
+func (s *summaryFormat) String() string {
+	if *s == "" {
+		return string(summaryText)
+	}
+	return string(*s)
+}
+
+// Type is that of a string flag: the usage names the values.
+func (s *summaryFormat) Type() string { return "string" }
+
+// Set takes text or json.
+func (s *summaryFormat) Set(v string) error {
+	switch f := summaryFormat(strings.ToLower(strings.TrimSpace(v))); f {
+	case summaryText, summaryJSON:
+		*s = f
+		return nil
+	}
+	return fmt.Errorf("%q: want text or json", v)
+}
+
+// registerSummary adds --summary to a command's flags.
+func registerSummary(f *pflag.FlagSet, s *summaryFormat) {
+	f.Var(s, "summary", "say the closing summary as `text` or as one JSON object (json), on standard error")
+}
+
+// printSummary says a command's closing summary on standard error: one
+// line of text (not with -q), or with --summary json one JSON object,
+// which -q does not silence: a script asked for it.
+func (g *Globals) printSummary(format summaryFormat, sum *records.Summary) {
+	if format == summaryJSON {
+		b, err := json.Marshal(sum)
+		if err != nil {
+			panic(err) // a Summary is counts and names: it always marshals
+		}
+		g.IO.Err.Write(append(b, '\n'))
+		return
+	}
+	if !g.Quiet {
+		fmt.Fprintln(g.IO.Err, termtext.Escape(sum.String()))
+	}
+}
+
+// createReport starts the JUnit report of --junit, "" for none; it is
+// refused as bad usage where it would overwrite one of the files the
+// command reads or writes.
+func createReport(path, suite string, others ...string) (*junit.Report, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if st, err := os.Stat(path); err == nil {
+		for _, o := range others {
+			if ost, err := os.Stat(o); o != "-" && err == nil && os.SameFile(st, ost) {
+				return nil, usageErrf("--junit %s is also %s: the report would overwrite it", path, o)
+			}
+		}
+	}
+	r, err := junit.Create(path, suite)
+	if err != nil {
+		return nil, usageErrf("--junit: %w", err)
+	}
+	return r, nil
+}
+
+// closeReport writes the report, if any, keeping err when there is one.
+func closeReport(r *junit.Report, err error) error {
+	if r == nil {
+		return err
+	}
+	if cerr := r.Close(); cerr != nil && err == nil {
+		return fmt.Errorf("--junit: %w", cerr)
+	}
+	return err
+}
+
+const junitUsage = "also write a JUnit XML report of the requests to `FILE`, for CI"
+
+// recordsReport is a writer of records files that also adds each record
+// it is given to r, as its testcase under classname: merge's output
+// reported as it is written. wait closes the writer and returns once
+// every record is in the report.
+func recordsReport(r *junit.Report, classname string) (w io.Writer, wait func() error) {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := records.Read(pr, classname, func(rec *message.Record) error {
+			if rec.Type != message.TypeToolResult {
+				return nil
+			}
+			return r.Add(junit.RecordCase(rec, classname))
+		})
+		// A report that fails stops the writer too: the merge it
+		// reports on fails with its error.
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	return pw, func() error {
+		pw.Close()
+		return <-done
+	}
+}

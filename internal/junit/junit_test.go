@@ -1,0 +1,149 @@
+package junit
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kesoku/kesoku/message"
+)
+
+func ms(n int64) *int64 { return &n }
+
+func TestReportOfRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.xml")
+	r, err := Create(path, "kesoku run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the report exists before Close: %v", err)
+	}
+	for _, rec := range []*message.Record{
+		{ParentID: "call_1", Name: "calculate_sum", Status: message.StatusResponded, Content: json.RawMessage(`{"sum":3}`), DurationMS: ms(1500)},
+		{ParentID: "call_2", Name: "read_file", Status: message.StatusResponded, IsError: true,
+			Error: &message.ErrorInfo{Kind: message.KindInvalidArgs, Message: "argument \"path\": required\n  (did you mean \"pth\"?) <&\x01>"}},
+		{ParentID: "call_3", Name: "sleep", Status: message.StatusAborted, IsError: true,
+			Error: &message.ErrorInfo{Kind: message.KindAborted, Message: "interrupted before it started"}},
+		{ParentID: `a "quoted" id`, Name: "echo", Status: message.StatusResponded, IsError: true, Content: json.RawMessage(`"it broke"`)},
+	} {
+		if err := r.Add(RecordCase(rec, "tests.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := checkReport(t, b)
+	suite := doc.children[0]
+	for attr, want := range map[string]string{"tests": "4", "failures": "2", "errors": "0", "skipped": "1", "name": "kesoku run"} {
+		if got, _ := suite.attr(attr); got != want {
+			t.Errorf("testsuite %s = %q, want %q", attr, got, want)
+		}
+	}
+	if got, _ := doc.attr("tests"); got != "4" {
+		t.Errorf("testsuites tests = %q, want 4", got)
+	}
+	cases := suite.children
+	if len(cases) != 4 {
+		t.Fatalf("%d testcases, want 4", len(cases))
+	}
+	if name, _ := cases[0].attr("name"); name != "call_1 (calculate_sum)" {
+		t.Errorf("name %q", name)
+	}
+	if cl, _ := cases[0].attr("classname"); cl != "tests.yaml" {
+		t.Errorf("classname %q", cl)
+	}
+	if tm, _ := cases[0].attr("time"); tm != "1.500" {
+		t.Errorf("time %q", tm)
+	}
+	f := cases[1].children[0]
+	if f.name != "failure" {
+		t.Fatalf("call_2 has %s, want a failure", f.name)
+	}
+	if typ, _ := f.attr("type"); typ != "invalid_args" {
+		t.Errorf("failure type %q", typ)
+	}
+	if msg, _ := f.attr("message"); msg != `argument "path": required ...` {
+		t.Errorf("failure message %q", msg)
+	}
+	if body := f.text.String(); !strings.Contains(body, "required\n  (did you mean \"pth\"?) <&\uFFFD>") {
+		t.Errorf("failure body %q lacks the whole message", body)
+	}
+	if cases[2].children[0].name != "skipped" {
+		t.Errorf("an aborted record is %s, want skipped", cases[2].children[0].name)
+	}
+	if msg, _ := cases[3].children[0].attr("message"); msg != "it broke" {
+		t.Errorf("a tool's own error: message %q", msg)
+	}
+}
+
+func TestEmptyReportIsValid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.xml")
+	r, err := Create(path, "kesoku diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	checkReport(t, b)
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
+	if len(left) > 0 {
+		t.Errorf("left beside the report: %v", left)
+	}
+}
+
+func TestReportOfDifferences(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.xml")
+	r, err := Create(path, "kesoku diff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := json.RawMessage(`"` + strings.Repeat("é", 5000) + `"`)
+	cl := "golden.jsonl new.jsonl"
+	r.Add(&Case{Name: CaseName("call_1", "calc"), Classname: cl})
+	r.Add(&Case{Name: CaseName("call_2", "read_file"), Classname: cl, Failures: []Failure{
+		DiffFailure("changed", "call_2", Change{Path: ".content.lines[3]", Old: json.RawMessage(`"foo"`), New: json.RawMessage(`"bar"`)}),
+		DiffFailure("changed", "call_2", Change{Path: ".content.x", Old: long}),
+	}, More: 3})
+	r.Add(&Case{Name: CaseName("call_5", "sleep"), Classname: cl, Failures: []Failure{OnlyFailure("only_old", "call_5", "golden.jsonl")}})
+	r.now = func() time.Time { return r.start.Add(2 * time.Second) }
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	doc := checkReport(t, b)
+	suite := doc.children[0]
+	if got, _ := suite.attr("failures"); got != "2" {
+		t.Errorf("failures = %q, want 2 (requests, not changes)", got)
+	}
+	if got, _ := suite.attr("time"); got != "2.000" {
+		t.Errorf("time = %q", got)
+	}
+	f := suite.children[1].children[0]
+	if msg, _ := f.attr("message"); msg != `.content.lines[3]: "foo" -> "bar"` {
+		t.Errorf("message %q", msg)
+	}
+	if body := f.text.String(); !strings.Contains(body, "request: call_2\n") || !strings.Contains(body, `old: "foo"`) {
+		t.Errorf("body %q", body)
+	}
+	f2 := suite.children[1].children[1]
+	if msg, _ := f2.attr("message"); len(msg) > maxMessage {
+		t.Errorf("a long value's message is %d bytes", len(msg))
+	}
+	if !strings.Contains(f2.text.String(), "new: (absent)") {
+		t.Errorf("body %q", f2.text.String())
+	}
+	if out := suite.children[1].children[2]; out.name != "system-out" || !strings.Contains(out.text.String(), "3 more") {
+		t.Errorf("more: %s %q", out.name, out.text.String())
+	}
+}
