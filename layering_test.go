@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit"},
 	"internal/junit":           {"message"},
+	"internal/junit/junittest": {},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but

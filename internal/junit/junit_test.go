@@ -8,8 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/junit/junittest"
 	"github.com/kesoku/kesoku/message"
 )
+
+// checkReport fails t unless report is valid against the JUnit XSD, and
+// returns its tree.
+func checkReport(t *testing.T, report []byte) *junittest.Node {
+	t.Helper()
+	doc, err := junittest.Check(report)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, report)
+	}
+	return doc
+}
 
 func ms(n int64) *int64 { return &n }
 
@@ -42,45 +54,45 @@ func TestReportOfRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := checkReport(t, b)
-	suite := doc.children[0]
+	suite := doc.Children[0]
 	for attr, want := range map[string]string{"tests": "4", "failures": "2", "errors": "0", "skipped": "1", "name": "kesoku run"} {
-		if got, _ := suite.attr(attr); got != want {
+		if got, _ := suite.Attr(attr); got != want {
 			t.Errorf("testsuite %s = %q, want %q", attr, got, want)
 		}
 	}
-	if got, _ := doc.attr("tests"); got != "4" {
+	if got, _ := doc.Attr("tests"); got != "4" {
 		t.Errorf("testsuites tests = %q, want 4", got)
 	}
-	cases := suite.children
+	cases := suite.Children
 	if len(cases) != 4 {
 		t.Fatalf("%d testcases, want 4", len(cases))
 	}
-	if name, _ := cases[0].attr("name"); name != "call_1 (calculate_sum)" {
+	if name, _ := cases[0].Attr("name"); name != "call_1 (calculate_sum)" {
 		t.Errorf("name %q", name)
 	}
-	if cl, _ := cases[0].attr("classname"); cl != "tests.yaml" {
+	if cl, _ := cases[0].Attr("classname"); cl != "tests.yaml" {
 		t.Errorf("classname %q", cl)
 	}
-	if tm, _ := cases[0].attr("time"); tm != "1.500" {
+	if tm, _ := cases[0].Attr("time"); tm != "1.500" {
 		t.Errorf("time %q", tm)
 	}
-	f := cases[1].children[0]
-	if f.name != "failure" {
-		t.Fatalf("call_2 has %s, want a failure", f.name)
+	f := cases[1].Children[0]
+	if f.Name != "failure" {
+		t.Fatalf("call_2 has %s, want a failure", f.Name)
 	}
-	if typ, _ := f.attr("type"); typ != "invalid_args" {
+	if typ, _ := f.Attr("type"); typ != "invalid_args" {
 		t.Errorf("failure type %q", typ)
 	}
-	if msg, _ := f.attr("message"); msg != `argument "path": required ...` {
+	if msg, _ := f.Attr("message"); msg != `argument "path": required ...` {
 		t.Errorf("failure message %q", msg)
 	}
-	if body := f.text.String(); !strings.Contains(body, "required\n  (did you mean \"pth\"?) <&\uFFFD>") {
+	if body := f.Text.String(); !strings.Contains(body, "required\n  (did you mean \"pth\"?) <&\uFFFD>") {
 		t.Errorf("failure body %q lacks the whole message", body)
 	}
-	if cases[2].children[0].name != "skipped" {
-		t.Errorf("an aborted record is %s, want skipped", cases[2].children[0].name)
+	if cases[2].Children[0].Name != "skipped" {
+		t.Errorf("an aborted record is %s, want skipped", cases[2].Children[0].Name)
 	}
-	if msg, _ := cases[3].children[0].attr("message"); msg != "it broke" {
+	if msg, _ := cases[3].Children[0].Attr("message"); msg != "it broke" {
 		t.Errorf("a tool's own error: message %q", msg)
 	}
 }
@@ -122,28 +134,28 @@ func TestReportOfDifferences(t *testing.T) {
 	}
 	b, _ := os.ReadFile(path)
 	doc := checkReport(t, b)
-	suite := doc.children[0]
-	if got, _ := suite.attr("failures"); got != "2" {
+	suite := doc.Children[0]
+	if got, _ := suite.Attr("failures"); got != "2" {
 		t.Errorf("failures = %q, want 2 (requests, not changes)", got)
 	}
-	if got, _ := suite.attr("time"); got != "2.000" {
+	if got, _ := suite.Attr("time"); got != "2.000" {
 		t.Errorf("time = %q", got)
 	}
-	f := suite.children[1].children[0]
-	if msg, _ := f.attr("message"); msg != `.content.lines[3]: "foo" -> "bar"` {
+	f := suite.Children[1].Children[0]
+	if msg, _ := f.Attr("message"); msg != `.content.lines[3]: "foo" -> "bar"` {
 		t.Errorf("message %q", msg)
 	}
-	if body := f.text.String(); !strings.Contains(body, "request: call_2\n") || !strings.Contains(body, `old: "foo"`) {
+	if body := f.Text.String(); !strings.Contains(body, "request: call_2\n") || !strings.Contains(body, `old: "foo"`) {
 		t.Errorf("body %q", body)
 	}
-	f2 := suite.children[1].children[1]
-	if msg, _ := f2.attr("message"); len(msg) > maxMessage {
+	f2 := suite.Children[1].Children[1]
+	if msg, _ := f2.Attr("message"); len(msg) > maxMessage {
 		t.Errorf("a long value's message is %d bytes", len(msg))
 	}
-	if !strings.Contains(f2.text.String(), "new: (absent)") {
-		t.Errorf("body %q", f2.text.String())
+	if !strings.Contains(f2.Text.String(), "new: (absent)") {
+		t.Errorf("body %q", f2.Text.String())
 	}
-	if out := suite.children[1].children[2]; out.name != "system-out" || !strings.Contains(out.text.String(), "3 more") {
-		t.Errorf("more: %s %q", out.name, out.text.String())
+	if out := suite.Children[1].Children[2]; out.Name != "system-out" || !strings.Contains(out.Text.String(), "3 more") {
+		t.Errorf("more: %s %q", out.Name, out.Text.String())
 	}
 }
