@@ -574,6 +574,9 @@ record: a JSON object on one line (JSON Lines), written in request order.
    "position": 1, "created_at": "2026-11-30T03:04:29.658996712Z",
    "duration_ms": 0}
 
+kesoku schema records prints the JSON Schema of the records, every field
+and when it appears, versioned with kesoku: check what you read with it.
+
 FIELDS
   id            a UUIDv7, so that ids sort by time
   session_id    the run's or session's (run --session, a file's session_id)

@@ -157,6 +157,7 @@ or a local model. Every result is one JSON line, a Message record.`,
 		newGenCmd(g, nil),
 		newInitCmd(g, nil),
 		newTrustCmd(g, nil),
+		newSchemaCmd(g),
 		newVersionCmd(g, nil),
 		newGenManCmd(g),
 	)
