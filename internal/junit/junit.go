@@ -61,6 +61,10 @@ type Report struct {
 // Create starts the report of the suite named suite, to be written to
 // path when Close is called; nothing is at path before then.
 func Create(path, suite string) (*Report, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// A forgotten file name: found now, not after the run.
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
 	body, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return nil, err

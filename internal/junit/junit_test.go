@@ -159,3 +159,12 @@ func TestReportOfDifferences(t *testing.T) {
 		t.Errorf("more: %s %q", out.Name, out.Text.String())
 	}
 }
+
+func TestCreateRefusesADirectory(t *testing.T) {
+	if _, err := Create(t.TempDir(), "kesoku run"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("Create(dir) = %v, want a refusal", err)
+	}
+	if _, err := Create(filepath.Join(t.TempDir(), "no", "such", "r.xml"), "kesoku run"); err == nil {
+		t.Error("Create in a directory that does not exist succeeded")
+	}
+}
