@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kesoku/kesoku/internal/junit/junittest"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // readReport reads a JUnit report and checks it against the JUnit XSD;
@@ -93,13 +91,7 @@ func TestRunJUnitInterrupted(t *testing.T) {
 `)
 	report := filepath.Join(dir, "report.xml")
 	sig := &fakeSignals{}
-	reg := runTestRegistry(t)
-	// A tool that interrupts the run it is called by, as Ctrl-C would.
-	reg.MustRegister(&registry.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
-		sig.send(t, os.Interrupt)
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}})
+	reg := interruptingRegistry(t, sig)
 	out := filepath.Join(dir, "out.jsonl")
 	if code := runIn(t, dir, reg, sig, in, "-o", out, "--junit", report); code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d", code, ExitInterrupted)

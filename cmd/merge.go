@@ -49,6 +49,10 @@ further, is not told apart from a finished one; nor is a part of another
 run whose requests fall in the same places: give the shards one
 --session, and each record says its run.
 
+--junit writes a JUnit report of the merged records, made as they are
+written rather than joined from the shards' reports: it says what the
+merged file holds, whatever report a shard left, so shards need none.
+
 EXIT STATUS
   0    every merged record succeeded
   1    at least one error record (aborted ones included)

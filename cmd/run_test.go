@@ -276,6 +276,19 @@ func TestRunResumeSkipsFinishedAndCompacts(t *testing.T) {
 // TestRunResumeInterruptedIsNotCompacted: a resumed run that an interrupt
 // cuts short leaves the file as it appended to it — the records of what it
 // did not read are the only ones there are — for the next --resume.
+// interruptingRegistry is the test registry with interrupt, a tool that
+// interrupts the run it is called by, as Ctrl-C would, and returns the
+// interrupt's error once it has reached the call.
+func interruptingRegistry(t *testing.T, sig *fakeSignals) *registry.Registry {
+	reg := runTestRegistry(t)
+	reg.MustRegister(&registry.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
+		sig.send(t, os.Interrupt)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	return reg
+}
+
 func TestRunResumeInterruptedIsNotCompacted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -285,13 +298,7 @@ func TestRunResumeInterruptedIsNotCompacted(t *testing.T) {
 	out := writeFile(t, dir, "out.jsonl", `{"id":"old","session_id":"s","parent_id":"1","role":"tool","type":"tool_result","status":"aborted","name":"interrupt","is_error":true,"error":{"kind":"aborted","message":"interrupted"},"position":1,"created_at":"2026-11-30T00:00:00Z"}
 `)
 	sig := &fakeSignals{}
-	reg := runTestRegistry(t)
-	// A tool that interrupts the run it is called by, as Ctrl-C would.
-	reg.MustRegister(&registry.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
-		sig.send(t, os.Interrupt)
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}})
+	reg := interruptingRegistry(t, sig)
 	var stdout, stderr bytes.Buffer
 	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, AWD: dir, Signals: sig.source}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
