@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -65,19 +66,36 @@ func (g *Globals) printSummary(format summaryFormat, sum *records.Summary) {
 	}
 }
 
-// createReport starts the JUnit report of --junit, "" for none; it is
-// refused as bad usage where it would overwrite one of the files the
-// command reads or writes.
+// checkReportPath refuses, as bad usage, a --junit file that is one of
+// the files the command reads or writes (others), under whatever name:
+// the report would replace it.
+func checkReportPath(path string, others ...string) error {
+	if path == "" {
+		return nil
+	}
+	abs, _ := filepath.Abs(path)
+	st, statErr := os.Stat(path)
+	for _, o := range others {
+		if o == "" || o == "-" {
+			continue
+		}
+		oabs, _ := filepath.Abs(o)
+		ost, err := os.Stat(o)
+		if oabs == abs || statErr == nil && err == nil && os.SameFile(st, ost) {
+			return usageErrf("--junit %s is also %s: the report would replace it", path, o)
+		}
+	}
+	return nil
+}
+
+// createReport starts the JUnit report of --junit, nil for none, after
+// checkReportPath.
 func createReport(path, suite string, others ...string) (*junit.Report, error) {
 	if path == "" {
 		return nil, nil
 	}
-	if st, err := os.Stat(path); err == nil {
-		for _, o := range others {
-			if ost, err := os.Stat(o); o != "-" && err == nil && os.SameFile(st, ost) {
-				return nil, usageErrf("--junit %s is also %s: the report would overwrite it", path, o)
-			}
-		}
+	if err := checkReportPath(path, others...); err != nil {
+		return nil, err
 	}
 	r, err := junit.Create(path, suite)
 	if err != nil {

@@ -242,3 +242,59 @@ func TestSummaryJSONFlag(t *testing.T) {
 		t.Errorf("--summary yaml: exit %d: %s", code, stderr)
 	}
 }
+
+// A report that would replace a file the command reads or writes is bad
+// usage, before anything runs or is written.
+func TestJUnitPathRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.yaml", "- {name: calculate_sum, args: {a: 1, b: 2}}\n")
+	out := filepath.Join(dir, "out.jsonl")
+	for _, args := range [][]string{
+		{"run", in, "-o", out, "--junit", out},
+		{"run", in, "--junit", in},
+		{"run", in, "--junit", dir},
+		{"diff", in, in, "--junit", in},
+		{"merge", in, "--junit", in},
+	} {
+		_, stderr, code := execKesoku(t, "", args...)
+		if code != ExitUsage || !strings.Contains(stderr, "--junit") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", args, out)
+		}
+	}
+	if b, _ := os.ReadFile(in); string(b) != "- {name: calculate_sum, args: {a: 1, b: 2}}\n" {
+		t.Errorf("the request file became %q", b)
+	}
+}
+
+// A resumed run's report holds every request of the file, those the
+// earlier run finished too.
+func TestRunJUnitResumed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.yaml", "- {id: a, name: sum, args: {a: 1, b: 2}}\n- {id: b, name: sum, args: {a: 1}}\n- {id: c, name: sum, args: {a: 2, b: 2}}\n")
+	out := filepath.Join(dir, "out.jsonl")
+	sig := &fakeSignals{}
+	reg := runTestRegistry(t)
+	if code := runIn(t, dir, reg, sig, in, "-o", out); code != ExitFailures {
+		t.Fatalf("exit %d", code)
+	}
+	// The last record lost: the resumed run runs c alone.
+	data, _ := os.ReadFile(out)
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(out, []byte(strings.Join(lines[:2], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.xml")
+	if code := runIn(t, dir, reg, sig, in, "-o", out, "--resume", "--junit", report); code != ExitFailures {
+		t.Fatalf("resumed: exit %d", code)
+	}
+	suite := readReport(t, report)
+	wantAttrs(t, suite, map[string]string{"tests": "3", "failures": "1"})
+	for i, name := range []string{"a (sum)", "b (sum)", "c (sum)"} {
+		wantAttrs(t, suite.Children[i], map[string]string{"name": name, "classname": in})
+	}
+}

@@ -115,6 +115,9 @@ func (o *runOptions) check() error {
 	if err := o.checkOutputIsNoInput(); err != nil {
 		return err
 	}
+	if err := checkReportPath(o.JUnit, append([]string{o.Output}, o.Files...)...); err != nil {
+		return err
+	}
 	if !o.g.Quiet {
 		o.model.Notices = o.g.IO.Err
 	}
@@ -294,6 +297,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	var sources *junit.Sources
 	if report != nil {
+		defer report.Abandon()
 		sources = &junit.Sources{}
 	}
 	sum, runErr := r.Run(ctx, allRequests(files, o.Session != "", sources), func(rec *message.Record) error {
@@ -307,7 +311,6 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return nil
 	})
 	prog.finish()
-	runErr = closeReport(report, runErr)
 	if runErr == nil {
 		runErr = inputErr(files, &sum)
 	}
@@ -320,7 +323,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 			return err
 		}
 		sum.Replaced, sum.Dropped, sum.Foreign, sum.Output = c.Replaced, c.Dropped, c.Foreign, o.Output
+		if report != nil && c.Foreign == 0 {
+			// The file holds one record per request, in request order:
+			// the report is made of them all, those of the earlier run too.
+			runErr = reportFile(report, o.Output, sources)
+		}
 	}
+	// An interrupted run's report holds what it recorded.
+	runErr = closeReport(report, runErr)
 	if err := out.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -337,6 +347,23 @@ func runRun(ctx context.Context, o *runOptions) error {
 		// The exit status describes the file: error records an earlier
 		// run left there count as much as new ones.
 		return errFailures
+	}
+	return nil
+}
+
+// reportFile makes report again from the records of the file at path.
+func reportFile(report *junit.Report, path string, sources *junit.Sources) error {
+	if err := report.Reset(); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	err := records.ReadFile(path, func(rec *message.Record) error {
+		if rec.Type != message.TypeToolResult {
+			return nil
+		}
+		return report.Add(junit.RecordCase(rec, sources.Of(rec.Position)))
+	})
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil
 }

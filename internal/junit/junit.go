@@ -56,6 +56,7 @@ type Report struct {
 
 	tests, failures, skipped int
 	err                      error
+	done                     bool
 }
 
 // Create starts the report of the suite named suite, to be written to
@@ -132,6 +133,23 @@ func (r *Report) check() error {
 	return r.err
 }
 
+// Reset forgets the cases added so far: the report is to be made again,
+// from the start.
+func (r *Report) Reset() error {
+	if r.err != nil {
+		return r.err
+	}
+	r.tests, r.failures, r.skipped = 0, 0, 0
+	if err := r.body.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := r.body.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r.w.Reset(r.body)
+	return nil
+}
+
 // Tests, Failures and Skipped are the counts of the cases added so far.
 func (r *Report) Tests() int    { return r.tests }
 func (r *Report) Failures() int { return r.failures }
@@ -140,6 +158,10 @@ func (r *Report) Skipped() int  { return r.skipped }
 // Close writes the report to its path, the counts and the time since
 // Create on its testsuite, and removes what it wrote beside it.
 func (r *Report) Close() error {
+	if r.done {
+		return nil
+	}
+	r.done = true
 	defer os.Remove(r.body.Name())
 	defer r.body.Close()
 	if r.err != nil {
@@ -192,7 +214,13 @@ func (r *Report) Close() error {
 // Abandon removes what the report wrote beside its path and writes
 // nothing: for a command that refused its input and wrote no records
 // either.
+// Abandon after Close does nothing: deferred, it cleans up after a
+// command that ended before its report was written.
 func (r *Report) Abandon() {
+	if r.done {
+		return
+	}
+	r.done = true
 	r.body.Close()
 	os.Remove(r.body.Name())
 }
