@@ -1009,8 +1009,10 @@ named by its id and tool ("call_2 (read_file)").
 The testsuite carries tests, failures, errors (always 0: every error record
 is a failure), skipped and time. The report is written whole when the
 command ends, renamed into place: an interrupted run's report holds what it
-recorded, its aborted requests skipped. A run refused before it starts
-writes none.
+recorded, its aborted requests skipped; a run resumed with --resume that
+finishes reports every request of its -o file, those finished earlier too.
+A run refused before it starts writes none, and a --junit FILE that is the
+-o file or an input is refused.
 
 SUMMARIES AS JSON
 --summary json (run, diff, merge, validate, batch status and collect) says
