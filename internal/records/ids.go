@@ -98,7 +98,11 @@ func (s *IDSet) Add(id string) bool {
 // it is not there yet, and reports whether it was added. The words are
 // the set's own, to change in place, until the next id is added.
 func (s *IDSet) entry(id string) (words []uint64, added bool) {
-	h := s.hash(id)
+	return s.entryOf(s.hash(id))
+}
+
+// entryOf is entry for the id whose hash is h.
+func (s *IDSet) entryOf(h uint64) (words []uint64, added bool) {
 	t := s.table(h)
 	k := t.find(h)
 	if t.slots[k] != h {

@@ -478,10 +478,10 @@ func (p *Problem) String() string { return p.Pos.Prefix(p.Message) }
 // refuses exactly what kesoku run would.
 type numbering struct {
 	n    int64
-	seen *records.IDSet
+	seen *records.Seen
 }
 
-func newNumbering() *numbering { return &numbering{seen: records.NewIDSet()} }
+func newNumbering() *numbering { return &numbering{seen: records.NewSeen()} }
 
 // next numbers req, the next request of the run, and returns its 1-based
 // position.
