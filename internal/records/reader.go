@@ -335,3 +335,7 @@ func trimRightSpace(b []byte) []byte {
 	}
 	return b
 }
+
+// Buffered is how many bytes of the input the Reader holds unread: at 0,
+// the next Scan reads the input, and may wait for it.
+func (r *Reader) Buffered() int { return r.br.Buffered() }

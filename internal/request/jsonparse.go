@@ -25,6 +25,8 @@ type jsonParser struct {
 	// names keeps the short strings that recur from request to request
 	// (keys, tool names).
 	names interner
+	// b is the builder of the request being parsed (parseRequestLine).
+	b requestBuilder
 }
 
 // interner keeps short strings that recur, so that a batch allocates each

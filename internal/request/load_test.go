@@ -370,7 +370,7 @@ func BenchmarkParseRequestLine(b *testing.B) {
 			if err := dec.Decode(&m); err != nil {
 				b.Fatal(err)
 			}
-			rb := newRequestBuilder(pos)
+			rb := &requestBuilder{req: &Request{Pos: pos}}
 			for _, k := range slices.Sorted(maps.Keys(m)) {
 				rb.set(k, ints(m[k]))
 			}

@@ -49,6 +49,10 @@ type Request struct {
 	// Err says the request itself is invalid (a bad line, a missing name):
 	// it gets an invalid_request record and nothing runs.
 	Err error
+	// ArgsHash, when set, is records.ArgsHash(Args), made as the request
+	// was read: a file's readers make it on every core, where the run
+	// would make it on one.
+	ArgsHash string
 
 	// other marks a Message record that is no request (record.go):
 	// Requests leaves it out.

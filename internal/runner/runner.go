@@ -383,7 +383,10 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, q
 		}
 		s := &slot{req: req, index: n}
 		if r.opts.ArgsHash || r.opts.Finished != nil {
-			s.argsHash = records.ArgsHash(req.Args)
+			s.argsHash = req.ArgsHash
+			if s.argsHash == "" {
+				s.argsHash = records.ArgsHash(req.Args)
+			}
 		}
 		// A duplicate first: the request before it with its id is the one
 		// the earlier run's record of the id answered, if any. The ids the
