@@ -203,6 +203,10 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 	return nil
 }
 
+// streamingHeap is the heap diff is given on top of twice the smaller
+// file: the pairs being compared and the differences being written.
+const streamingHeap = 32 << 20
+
 // boundDiffMemory sets a soft memory limit for a comparison of the files
 // old and new, unless GOMEMLIMIT says otherwise: what diff holds is within
 // twice the smaller file, but without a limit the collector lets the heap

@@ -220,9 +220,9 @@ FILES AND THE TERMINAL
        change nothing: kesoku prints no colour, and a progress bar only
        when standard error is a terminal
   GOMEMLIMIT
-       the Go runtime's soft memory limit; unless it is set, kesoku run
-       sets one of 32 MiB above what is in use when the run starts, so
-       that a long batch stays in flat memory
+       the Go runtime's soft memory limit, which kesoku run does not need
+       (a batch streams in flat memory) and kesoku diff sets unless it is
+       set; a limit makes the collector run more often, for less memory
   SOURCE_DATE_EPOCH
        the date gen-man writes into the man pages (seconds since 1970),
        for a build that is to be the same every time

@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"iter"
 	"os"
-	"runtime/debug"
-	"runtime/metrics"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -256,7 +254,6 @@ func runRun(ctx context.Context, o *runOptions) error {
 			o.resumedSession = resumed.Finished.Session
 		}
 	}
-	boundMemory()
 	barShown := o.g.IO.ErrTTY && !o.g.Quiet
 	total := requestTotal(ctx, files, barShown)
 	others := func() (n int64) {
@@ -499,28 +496,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// streamingHeap is the heap a batch is given on top of what is live when
-// it starts (the --resume set): enough for the ids of a million requests
-// and the calls in flight.
-const streamingHeap = 32 << 20
-
-// boundMemory sets a soft memory limit for the streaming part of a run,
-// unless GOMEMLIMIT says otherwise. Without one the collector lets the
-// heap grow to twice what is live, and the set of seen ids of a long JSON
-// Lines batch is live to the end: a million requests would peak at 100 MiB
-// rather than under 64. It is soft: a run that needs more gets more, at
-// the price of more collections.
-func boundMemory() {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	live := int64(0)
-	if sample[0].Value.Kind() == metrics.KindUint64 {
-		live = int64(sample[0].Value.Uint64())
-	}
-	debug.SetMemoryLimit(streamingHeap + live)
 }

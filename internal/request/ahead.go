@@ -15,8 +15,8 @@ import (
 // lines.
 const (
 	// batchLines and batchBytes end a batch, whichever comes first.
-	batchLines = 256
-	batchBytes = 32 << 10
+	batchLines = 128
+	batchBytes = 16 << 10
 	// ownLine is the length past which a line is parsed by the reading
 	// goroutine itself, as it comes: a batch never copies a long line.
 	ownLine = 64 << 10
@@ -55,10 +55,10 @@ func (f *File) streamAhead(yield func(*Request) bool, n int) {
 	defer close(stop)
 	// ordered holds the batches in the order they were read; each is also
 	// sent to the parsers. Its bound is what is read ahead.
-	ordered := make(chan *batch, 2*n)
-	toParse := make(chan *batch, 2*n)
+	ordered := make(chan *batch, n)
+	toParse := make(chan *batch, n)
 	// Batches read are used again, rather than left to the collector.
-	free := make(chan *batch, 4*n+2)
+	free := make(chan *batch, 2*n+2)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
