@@ -61,31 +61,22 @@ func TestBenchRunsFromAClone(t *testing.T) {
 			t.Errorf("bench/yamlparsers measures goccy/go-yaml %q, kesoku uses %q", got, want)
 		}
 	})
-	t.Run("mcp", func(t *testing.T) {
-		// Building it needs the SDK from the network; check what it is
-		// built from instead.
-		data, err := os.ReadFile("bench/mcp/go.mod")
-		if err != nil {
-			t.Fatal(err)
-		}
-		mf, err := modfile.Parse("bench/mcp/go.mod", data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, r := range mf.Require {
-			if r.Mod.Path == "github.com/modelcontextprotocol/go-sdk" {
-				found = r.Mod.Version == "v1.8.0"
+	for _, peer := range []string{"mcp", "mcpstdio"} {
+		t.Run(peer, func(t *testing.T) {
+			// Building it needs the SDK from the network; check what it
+			// is built from instead: the SDK kesoku uses, at its version.
+			const sdk = "github.com/modelcontextprotocol/go-sdk"
+			dir := "bench/" + peer
+			want := requiredVersion(t, "go.mod", sdk)
+			if got := requiredVersion(t, dir+"/go.mod", sdk); got != want || want == "" {
+				t.Errorf("%s/go.mod requires %s %q, kesoku %q", dir, sdk, got, want)
 			}
-		}
-		if !found {
-			t.Error("bench/mcp/go.mod does not require github.com/modelcontextprotocol/go-sdk v1.8.0")
-		}
-		sum, err := os.ReadFile("bench/mcp/go.sum")
-		if err != nil || !bytes.Contains(sum, []byte("github.com/modelcontextprotocol/go-sdk v1.8.0 h1:")) {
-			t.Errorf("bench/mcp/go.sum does not pin the SDK (%v)", err)
-		}
-	})
+			sum, err := os.ReadFile(dir + "/go.sum")
+			if err != nil || !bytes.Contains(sum, []byte(sdk+" "+want+" h1:")) {
+				t.Errorf("%s/go.sum does not pin the SDK (%v)", dir, err)
+			}
+		})
+	}
 }
 
 // checkPeerOutput runs a peer and checks that it wrote one line per
