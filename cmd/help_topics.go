@@ -370,11 +370,13 @@ kesoku serves its own tools: the Go tools and the command tools of the
 config files (tools:). Offered are those that only read (see kesoku tools
 list): the built-in ones and the command tools declared read_only; tools
 that write, such as write_file, only when named in --tools, as for kesoku
-session; --tools all offers every tool, --tools '' none. Each tool is
-declared with its JSON Schema and an annotation saying whether it only
-reads. The MCP servers of the config files are neither served nor started
-(--mcp-config is refused): a client that wants their tools starts them
-itself.
+session: --tools NAME,... offers those named in place of the ones that only
+read, --tools +write_file adds one to them and -NAME takes one away
+(+write_file,-list_dir does both); --tools all offers every tool, --tools ''
+none. Each tool is declared with its JSON Schema and an annotation saying
+whether it only reads. The MCP servers of the config files are neither
+served nor started (--mcp-config is refused): a client that wants their
+tools starts them itself.
 
 CALLS
 Every tools/call goes through the ToolRunner, as a request of kesoku run
@@ -756,9 +758,13 @@ names others: the built-in tools that do not write (kesoku tools list --json
 says "writes"), command tools declared read_only, and the tools of MCP
 servers whose annotations say readOnlyHint (every server starts, to say
 which). Tools that write, such as write_file, are offered only when named
-(an MCP tool as <server>__<tool>). A call to a tool that was not offered is
-answered with an unknown_tool error; it never runs. Every call is checked
-against the tool's schema before it runs.
+(an MCP tool as <server>__<tool>): --tools NAME,... offers the tools named
+instead of those that only read, --tools +write_file adds one to them, and
+-NAME takes one away (+write_file,-analyze_media). A name that is no tool,
+or a list that mixes plain names with +NAME or -NAME, is refused: nothing is
+offered. A call to a tool that was not offered is answered with an
+unknown_tool error; it never runs. Every call is checked against the tool's
+schema before it runs.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on

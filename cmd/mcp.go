@@ -74,11 +74,11 @@ as streamable HTTP at the path /mcp. Standard output carries the protocol
 and nothing else: everything kesoku has to say goes to standard error.
 
 It serves kesoku's own tools (Go and command tools): those that only read,
-unless --tools names others. Each tools/call goes through the ToolRunner as
-a request of kesoku run does: checked, bounded by --timeout and
---max-output, its files in the AWD, a failure a result marked isError.
---http listens on the loopback address unless ADDR names another, which
-needs a bearer token (--token-env).
+unless --tools names others (+write_file adds one to them, -NAME takes one
+away). Each tools/call goes through the ToolRunner as a request of kesoku
+run does: checked, bounded by --timeout and --max-output, its files in the
+AWD, a failure a result marked isError. --http listens on the loopback
+address unless ADDR names another, which needs a bearer token (--token-env).
 
 EXIT STATUS
   0    the client ended the session (standard input closed)
@@ -233,7 +233,7 @@ func withheld(all, offered *registry.Registry) []string {
 func wordMCPServeError(err error) string {
 	var unknown *mcpserve.UnknownToolError
 	if errors.As(err, &unknown) && unknown.Withheld != "" {
-		return fmt.Sprintf("%v. kesoku mcp serve offers %s when --tools names it (--tools all offers every tool)", err, unknown.Withheld)
+		return fmt.Sprintf("%v. kesoku mcp serve offers %[2]s when --tools names it (--tools +%[2]s adds it to the tools that only read)", err, unknown.Withheld)
 	}
 	return err.Error()
 }

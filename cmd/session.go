@@ -63,7 +63,8 @@ The prompt is the argument, or standard input when it is not a terminal;
 with neither, session is interactive: a prompt per line, Ctrl-C interrupts
 the turn, Ctrl-D ends the session. The transcript is written as it goes to
 -o FILE (default .kesoku/sessions/<session_id>.jsonl in the AWD). The model
-is offered the tools that only read, unless --tools names others.
+is offered the tools that only read: --tools NAME,... offers others in their
+place, --tools +write_file adds one to them and -NAME takes one away.
 
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)

@@ -89,7 +89,7 @@ type toolChoice struct {
 }
 
 func (t *toolChoice) register(f *pflag.FlagSet) {
-	f.StringSliceVar(&t.Tools, "tools", nil, "the tools offered, a comma list; all for every tool (default: every tool that does not write)")
+	f.StringSliceVar(&t.Tools, "tools", nil, "the tools offered, a comma list, or +NAME,-NAME to add to and take from the default (every tool that does not write); all for every tool")
 }
 
 // set notes whether --tools was given; RunE calls it.
@@ -111,23 +111,29 @@ type offering struct {
 // --tools, every tool that only reads — the Go tools that do not write,
 // the command tools declared read_only, the MCP tools whose annotations
 // say readOnlyHint, every server started to say which (one that cannot
-// start is left out, and said so); with --tools, the tools named. An
-// unknown name is bad usage; a named MCP tool whose server could not start
-// is not.
+// start is left out, and said so); with --tools NAME,..., the tools named;
+// with +NAME and -NAME, the first set with those added and taken away. A
+// list that mixes the two kinds, or an unknown name, is bad usage, said
+// before any server starts for the first; a named MCP tool whose server
+// could not start is not.
 //
 // withServers false leaves the MCP servers out altogether (mcp serve): a
 // name under one of them says so rather than that it is unknown.
 func (g *Globals) offeredTools(ctx context.Context, base *registry.Registry, calls *callFlags, choice toolChoice, withServers bool) (*offering, error) {
+	want, err := llm.ParseChoice(choice.Tools, choice.named)
+	if err != nil {
+		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
+	}
 	set, err := g.buildToolSet(ctx, base, calls, !withServers)
 	if err != nil {
 		return nil, err
 	}
-	if !choice.named && withServers {
+	if want.Defaults() && withServers {
 		if err := set.Registry.Load(); err != nil && !g.Quiet {
 			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
 		}
 	}
-	specs, offered, err := llm.Offer(set.Registry, choice.Tools, choice.named)
+	specs, offered, err := llm.Offer(set.Registry, want)
 	if err != nil {
 		set.Close()
 		var unknown *registry.UnknownToolError

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -29,11 +30,23 @@ func TestOfferDefaultsToReadOnly(t *testing.T) {
 		{name: "all", names: []string{"all"}, named: true, want: []string{"calculate_sum", "current_time", "label"}},
 		{name: "none", names: []string{""}, named: true},
 		{name: "unknown", names: []string{"calculate_summ"}, named: true, err: `unknown tool "calculate_summ"; did you mean "calculate_sum"?`},
+		{name: "the defaults plus one", names: []string{"+label"}, named: true, want: []string{"calculate_sum", "current_time", "label"}},
+		{name: "the defaults less one", names: []string{"-calculate_sum"}, named: true, want: []string{"current_time"}},
+		{name: "added and taken away", names: []string{" +label", "-current_time"}, named: true, want: []string{"calculate_sum", "label"}},
+		{name: "added twice, or already there", names: []string{"+label", "+label", "+calculate_sum"}, named: true, want: []string{"calculate_sum", "current_time", "label"}},
+		{name: "a tool not there taken away", names: []string{"-label"}, named: true, want: []string{"calculate_sum", "current_time"}},
+		{name: "every default taken away", names: []string{"-calculate_sum", "-current_time"}, named: true},
+		{name: "unknown added", names: []string{"+lable"}, named: true, err: `unknown tool "lable"; did you mean "label"?`},
+		{name: "unknown taken away", names: []string{"-current_tim"}, named: true, err: `unknown tool "current_tim"; did you mean "current_time"?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			specs, offered, err := Offer(reg, tt.names, tt.named)
+			choice, err := ParseChoice(tt.names, tt.named)
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs, offered, err := Offer(reg, choice)
 			if tt.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
 					t.Fatalf("error = %v, want %q", err, tt.err)
@@ -64,5 +77,50 @@ func TestOfferDefaultsToReadOnly(t *testing.T) {
 				t.Errorf("offered registry holds %v, want %v", held, got)
 			}
 		})
+	}
+}
+
+func TestParseChoiceRefusesMixedLists(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		names []string
+		err   string
+	}{
+		{[]string{"write_file", "+run_command"}, `"write_file" and "+run_command" mixed: plain names are the tools offered, in place of the default ones; +NAME adds a tool to the default tools and -NAME takes one away; give one kind or the other`},
+		{[]string{"-read_file", "all"}, `"all" and "-read_file" mixed: `},
+		{[]string{"+"}, `"+" names no tool: write +NAME`},
+		{[]string{"read_file", "- "}, `"-" names no tool: write -NAME`},
+		{[]string{"+label", "-label"}, `label is both added (+label) and taken away (-label)`},
+	}
+	for _, tt := range tests {
+		_, err := ParseChoice(tt.names, true)
+		var ce *ChoiceError
+		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.err) {
+			t.Errorf("ParseChoice(%q) = %v, want a ChoiceError %q", tt.names, err, tt.err)
+		}
+	}
+}
+
+func TestParseChoiceDefaults(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		names    []string
+		named    bool
+		defaults bool
+	}{
+		{nil, false, true},
+		{[]string{"+write_file"}, true, true},
+		{[]string{"-read_file"}, true, true},
+		{[]string{"read_file"}, true, false},
+		{[]string{""}, true, false},
+		{[]string{"all"}, true, false},
+	} {
+		c, err := ParseChoice(tt.names, tt.named)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Defaults() != tt.defaults {
+			t.Errorf("ParseChoice(%q, %v).Defaults() = %v, want %v", tt.names, tt.named, c.Defaults(), tt.defaults)
+		}
 	}
 }
