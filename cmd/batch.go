@@ -112,7 +112,7 @@ EXIT STATUS
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "the state file (default: .kesoku/batches/ID.json in the AWD)")
 	f.StringVar(&opts.Session, "session", "", "the session_id of the records (default: the file's, or a new one)")
-	f.StringVar(&opts.Format, "format", "", "FILE's format: yaml, json or jsonl")
+	checkedVar(f, &opts.Format, "format", "", "FILE's format: yaml, json or jsonl", checkRequestFormat)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	return seeAlso(c, "batches", "requests")
 }
@@ -214,7 +214,7 @@ type batchStateOptions struct {
 }
 
 func (o *batchStateOptions) register(c *cobra.Command) {
-	c.Flags().StringVar(&o.BaseURL, "base-url", "", "the provider's API endpoint, for a proxy (default: the provider's own)")
+	baseURLVar(c.Flags(), &o.BaseURL, "the provider's API endpoint, for a proxy (default: the provider's own)")
 	durationVar(c.Flags(), &o.Idle, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a request to the provider that sends nothing for this long")
 	apiTimeoutVar(c.Flags(), &o.Deadline)
 	registerSummary(c.Flags(), &o.Summary)

@@ -42,6 +42,9 @@ func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
+	if err := checkOthers(cfg, c); err != nil {
+		return nil, nil, usageErr(err)
+	}
 	for _, f := range g.MCPConfig {
 		g.protect(f, "it is a file of MCP servers in use: a later command would start them")
 	}
@@ -74,6 +77,23 @@ func checkSettings(cfg *config.Config) ([]string, error) {
 		return nil, err
 	}
 	return tg.MCPConfig, nil
+}
+
+// checkOthers checks the settings of cfg that c has no flag for, as the
+// commands that have one would take them: a value that cannot be right
+// (jobs: eight) is refused by every command, at its line, rather than by
+// the next command that uses it. The tree of every command is built only
+// when there is such a setting.
+func checkOthers(cfg *config.Config, c *cobra.Command) error {
+	for _, f := range cfg.Files {
+		for _, s := range f.Settings {
+			if c.Flags().Lookup(s.Key) == nil {
+				_, err := checkSettings(cfg)
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // configErr is bad usage, saying how to approve a file that needs it.

@@ -1,14 +1,18 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // sizeValue is a pflag.Value for byte sizes written as bytes or with a unit
@@ -205,3 +209,77 @@ func (s *shardValue) bounds() string { return shardBounds }
 
 // shardUsage is the help of run's --shard.
 var shardUsage = "run the K-th share (" + shardBounds + ")"
+
+// checkedValue is a pflag.Value for a string that can be wrong (a URL, a
+// provider's name, an address): it is checked when it is set, so that the
+// command line and a config file are refused alike, at once, and a config
+// file's value by every command (checkSettings), not only by those that
+// use it. "" is the flag's unset value, never checked.
+type checkedValue struct {
+	p     *string
+	check func(string) error
+}
+
+func (v *checkedValue) String() string { return *v.p }
+
+// Type names the value in --help, as pflag names a plain string flag.
+func (v *checkedValue) Type() string { return "string" }
+
+// Set checks s. The error leaves s unsaid: the command line and the
+// config file each say what it was.
+func (v *checkedValue) Set(s string) error {
+	if s != "" {
+		if err := v.check(s); err != nil {
+			return err
+		}
+	}
+	*v.p = s
+	return nil
+}
+
+// checkedVar adds a string flag to fs whose values check accepts.
+func checkedVar(fs *pflag.FlagSet, p *string, name, short, usage string, check func(string) error) {
+	fs.VarP(&checkedValue{p: p, check: check}, name, short, usage)
+}
+
+// The checks of the string flags that can be wrong.
+
+// checkModelName refuses what no provider names a model: blanks and
+// control characters ("gemini 2.5 flash").
+func checkModelName(s string) error {
+	if strings.TrimSpace(s) == "" || strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return errors.New("want a model's name, e.g. gemini-2.5-flash, without spaces")
+	}
+	return nil
+}
+
+// checkProvider refuses a name that is no provider's.
+func checkProvider(s string) error {
+	var unknown *provider.UnknownProviderError
+	if err := provider.CheckName(s); !errors.As(err, &unknown) {
+		return err
+	}
+	msg := "want " + orList(unknown.Known)
+	if guess := registry.Suggest(s, unknown.Known); guess != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", guess)
+	}
+	return errors.New(msg)
+}
+
+// checkRequestFormat refuses a request format that is none.
+func checkRequestFormat(s string) error {
+	if _, err := request.ParseFormat(s); err != nil {
+		return errors.New("want yaml, json or jsonl")
+	}
+	return nil
+}
+
+// checkVarName refuses what cannot name an environment variable.
+func checkVarName(s string) error {
+	for i, r := range s {
+		if r != '_' && !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z') && (i == 0 || !('0' <= r && r <= '9')) {
+			return errors.New("want the name of an environment variable, e.g. KESOKU_MCP_TOKEN")
+		}
+	}
+	return nil
+}

@@ -149,6 +149,60 @@ func TestNumericFlagsOutOfBounds(t *testing.T) {
 	}
 }
 
+// TestStringFlagsChecked sets the string flags that can be wrong to what
+// cannot be right, on the command line and in a config file: bad usage,
+// exit 2, before anything runs. From a config file, every command refuses
+// them, tools list (which has none of these flags) as well.
+func TestStringFlagsChecked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	req := filepath.Join(dir, "req.yaml")
+	must(t, os.WriteFile(req, []byte("{name: calculate_sum, args: {a: 1, b: 2}}\n"), 0o644))
+	for _, tt := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"run", req, "--model", "llama3.1", "--provider", "openai", "--base-url", "localhost:11434/v1"}, `invalid argument "localhost:11434/v1" for "--base-url" flag: want the http:// or https:// URL`},
+		{[]string{"session", "hi", "--model", "gemini-2.5-flash", "--base-url", "https:///v1"}, `"--base-url" flag: want the http:// or https:// URL`},
+		{[]string{"session", "hi", "--model", "gemini-2.5-flash", "--provider", "clade"}, `"--provider" flag: want gemini, claude or openai (did you mean`},
+		{[]string{"session", "hi", "--model", "gemini\t2.5"}, `"--model" flag: want a model's name`},
+		{[]string{"run", req, "--format", "toml"}, `"--format" flag: want yaml, json or jsonl`},
+		{[]string{"mcp", "serve", "--http", "localhost:http-alt-nope"}, `"--http" flag: has no port`},
+		{[]string{"mcp", "serve", "--http", "0", "--token-env", "1TOKEN"}, `"--token-env" flag: want the name of an environment variable`},
+	} {
+		code, stdout, stderr := runArgs(append([]string{"--awd", dir}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.err) || stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tt.args, code, stdout, stderr, tt.err)
+		}
+	}
+	conf := filepath.Join(dir, "conf.yaml")
+	for _, tt := range []struct{ line, want string }{
+		{"base-url: localhost:11434/v1", `:1:11: base-url: "localhost:11434/v1": want the http:// or https:// URL`},
+		{"provider: OpenAI", ""},
+		{"provider: mistral", `:1:11: provider: "mistral": want gemini, claude or openai` + "\n"},
+		{"model: ' '", `:1:8: model: " ": want a model's name`},
+		{"model: ''", ""},
+		{"format: toml", `:1:9: format: "toml": want yaml, json or jsonl`},
+		{"http: 127.0.0.1", `:1:7: http: "127.0.0.1": has no port`},
+		{"http: 127.0.0.1:8080", ""},
+		{"token-env: KESOKU-TOKEN", `:1:12: token-env: "KESOKU-TOKEN": want the name of an environment variable`},
+		{"jobs: eight", `:1:7: jobs: "eight": want a whole number from 1 to 10000`},
+		{"max-turns: many", `:1:12: max-turns: "many": want a whole number from 1 to 10000`},
+	} {
+		must(t, os.WriteFile(conf, []byte(tt.line+"\n"), 0o644))
+		code, _, stderr := runArgs("--awd", dir, "--config", conf, "tools", "list")
+		if tt.want == "" {
+			if code != 0 {
+				t.Errorf("%s in a config file: exit %d, stderr %q; want it taken", tt.line, code, stderr)
+			}
+			continue
+		}
+		if want := conf + tt.want; code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%s in a config file: exit %d, stderr %q; want exit 2 saying %q", tt.line, code, stderr, want)
+		}
+	}
+}
+
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {

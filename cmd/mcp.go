@@ -105,8 +105,8 @@ EXIT STATUS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.HTTP, "http", "", "serve HTTP at `ADDR`: PORT, :PORT or HOST:PORT")
-	f.StringVar(&opts.TokenEnv, "token-env", "", "the variable `VAR` holding the token HTTP clients send")
+	checkedVar(f, &opts.HTTP, "http", "", "serve HTTP at `ADDR`: PORT, :PORT or HOST:PORT", mcpserve.CheckAddr)
+	checkedVar(f, &opts.TokenEnv, "token-env", "", "the variable `VAR` holding the token HTTP clients send", checkVarName)
 	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "how long an older HTTP client's session lasts without a request")
 	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")

@@ -20,16 +20,21 @@ import (
 // --idle-timeout and --api-timeout to fs: the flags of every command that
 // talks to a model (session, analyze, run --model).
 func registerModelFlags(fs *pflag.FlagSet, m *provider.Config) {
-	fs.StringVar(&m.Model, "model", "", "the model, e.g. gemini-2.5-flash or gpt-4o")
+	checkedVar(fs, &m.Model, "model", "", "the model, e.g. gemini-2.5-flash or gpt-4o", checkModelName)
 	names := provider.Names()
-	fs.StringVar(&m.Provider, "provider", "", strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1]+" (default: the model's)")
-	fs.StringVar(&m.BaseURL, "base-url", "", "the provider's endpoint: a proxy, or a server that speaks OpenAI's API (default: the provider's own)")
+	checkedVar(fs, &m.Provider, "provider", "", strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1]+" (default: the model's)", checkProvider)
+	baseURLVar(fs, &m.BaseURL, "the provider's endpoint: a proxy, or a server that speaks OpenAI's API (default: the provider's own)")
 	intVar(fs, &m.MaxTokens, "max-tokens", "", 0, 0, maxTokens, "the longest model turn, in tokens; 0 for the provider's default")
 	durationVar(fs, &m.IdleTimeout, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon and retry a model request or stream silent this long")
 	apiTimeoutVar(fs, &m.Deadline)
 	// The same on every command that talks to a model: its help names
 	// them, kesoku help providers tells them.
 	inGroup(fs, "model", "provider", "base-url", "max-tokens", "idle-timeout", "api-timeout")
+}
+
+// baseURLVar adds --base-url to fs.
+func baseURLVar(fs *pflag.FlagSet, p *string, usage string) {
+	checkedVar(fs, p, "base-url", "", usage, provider.CheckBaseURL)
 }
 
 // apiTimeoutVar adds --api-timeout to fs.
@@ -74,6 +79,7 @@ func modelErr(err error) error {
 		unknown *provider.UnknownProviderError
 		unnamed *provider.UnnamedProviderError
 		noKey   *provider.NoKeyError
+		baseURL *provider.BaseURLError
 	)
 	switch {
 	case errors.Is(err, provider.ErrNoModel):
@@ -92,6 +98,8 @@ func modelErr(err error) error {
 		return reword(err, "cannot tell the provider of model %q from its name: add %s", unnamed.Model, orList(flags))
 	case errors.As(err, &noKey):
 		return reword(err, "%s", noKey.Words("the --base-url"))
+	case errors.As(err, &baseURL) && baseURL.Var == "":
+		return reword(err, "--base-url %q: %v", baseURL.URL, provider.ErrNotEndpoint)
 	}
 	return err
 }

@@ -90,7 +90,7 @@ standard error shows the records written, the rate and the failures.`,
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
 	f.StringVar(&opts.Session, "session", "", "the records' session_id (default: the file's, or new)")
-	f.StringVar(&opts.Format, "format", "", "the files' format: yaml, json or jsonl")
+	checkedVar(f, &opts.Format, "format", "", "the files' format: yaml, json or jsonl", checkRequestFormat)
 	opts.callFlags.register(f, 1, "how many calls run at once")
 	f.BoolVar(&opts.FailFast, "fail-fast", false, "after the first error, abort the rest")
 	f.BoolVar(&opts.Resume, "resume", false, "skip what the -o file has finished; append")

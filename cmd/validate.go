@@ -83,7 +83,7 @@ EXIT STATUS
 			return runValidate(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "", "the files' format: yaml, json or jsonl")
+	checkedVar(c.Flags(), &opts.Format, "format", "", "the files' format: yaml, json or jsonl", checkRequestFormat)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document instead")
 	c.Flags().Var(&opts.Shard, "shard", "check only what run --shard K/N runs ("+shardBounds+")")
 	registerSummary(c.Flags(), &opts.Summary)

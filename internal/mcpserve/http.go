@@ -64,6 +64,14 @@ func Listen(ctx context.Context, addr string, withToken bool) (net.Listener, err
 	return ln, nil
 }
 
+// CheckAddr says what is wrong with addr as an address to serve on, as
+// Listen would before listening, but for whether it is loopback: nil for
+// PORT, :PORT and HOST:PORT. The error leaves addr unsaid.
+func CheckAddr(addr string) error {
+	_, _, err := splitAddr(addr)
+	return err
+}
+
 // splitAddr is addr's host and port, the host loopback when addr names
 // none.
 func splitAddr(addr string) (host, port string, err error) {

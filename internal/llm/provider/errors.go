@@ -38,6 +38,28 @@ func (e *NegativeBoundError) Error() string {
 	return fmt.Sprintf("%s %v: want a duration above zero, e.g. %s", what, e.Value, example)
 }
 
+// ErrNotEndpoint is what a base URL is that no key can be sent to: not
+// http or https, or without a host.
+var ErrNotEndpoint = errors.New("want the http:// or https:// URL of the provider's API, e.g. https://proxy.example.com/v1")
+
+// BaseURLError says a Config's base URL, or the one the environment
+// variable Var gave in its place, is no URL a key can be sent to
+// (ErrNotEndpoint).
+type BaseURLError struct {
+	URL string
+	Var string
+}
+
+func (e *BaseURLError) Error() string {
+	from := "base URL"
+	if e.Var != "" {
+		from = e.Var
+	}
+	return fmt.Sprintf("%s %q: %v", from, e.URL, ErrNotEndpoint)
+}
+
+func (e *BaseURLError) Unwrap() error { return ErrNotEndpoint }
+
 // UnknownProviderError says Config.Provider names no provider kesoku
 // knows; Known are those it knows.
 type UnknownProviderError struct {

@@ -141,9 +141,9 @@ type Model struct {
 	cfg   Config
 	entry entry
 	key   string
-	// baseURLFrom names where cfg.BaseURL came from in errors: the
-	// environment variable, or "base URL" for the flag or a config file.
-	baseURLFrom string
+	// baseURLVar is the environment variable cfg.BaseURL came from, ""
+	// when it was given.
+	baseURLVar string
 }
 
 // Resolve works out the provider and finds its key, checking everything
@@ -170,26 +170,46 @@ func Resolve(cfg Config) (*Model, error) {
 	if !ok {
 		return nil, &UnknownProviderError{Name: cfg.Provider, Known: Names()}
 	}
-	baseURLFrom := "base URL"
+	var baseURLVar string
 	if cfg.BaseURL == "" && e.baseURLVar != "" {
-		cfg.BaseURL, baseURLFrom = os.Getenv(e.baseURLVar), e.baseURLVar
+		cfg.BaseURL, baseURLVar = os.Getenv(e.baseURLVar), e.baseURLVar
+	}
+	// At once, not when the client is first built: a run whose first
+	// requests need no model would otherwise fail halfway through.
+	if err := CheckBaseURL(cfg.BaseURL); err != nil {
+		return nil, &BaseURLError{URL: cfg.BaseURL, Var: baseURLVar}
 	}
 	for _, v := range e.keyVars {
 		if key := os.Getenv(v); key != "" {
-			return &Model{cfg: cfg, entry: e, key: key, baseURLFrom: baseURLFrom}, nil
+			return &Model{cfg: cfg, entry: e, key: key, baseURLVar: baseURLVar}, nil
 		}
 	}
 	if e.keyOptional && cfg.BaseURL != "" {
-		return &Model{cfg: cfg, entry: e, baseURLFrom: baseURLFrom}, nil
+		return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar}, nil
 	}
 	return nil, &NoKeyError{Provider: e.name, Vars: e.keyVars, KeyOptional: e.keyOptional, BaseURLVar: e.baseURLVar}
 }
 
-// isEndpoint reports whether s is a URL a key can be sent to: http or
-// https, with a host.
-func isEndpoint(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+// CheckBaseURL returns ErrNotEndpoint unless s, a base URL, is one a key
+// can be sent to: http or https, with a host. "" (the provider's own
+// endpoint) is one.
+func CheckBaseURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	if u, err := url.Parse(s); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return ErrNotEndpoint
+	}
+	return nil
+}
+
+// CheckName returns an *UnknownProviderError unless name (in any case) is
+// a provider's.
+func CheckName(name string) error {
+	if _, ok := lookup(strings.ToLower(name)); !ok {
+		return &UnknownProviderError{Name: name, Known: Names()}
+	}
+	return nil
 }
 
 // orList is "a, b or c".
@@ -213,9 +233,9 @@ func (m *Model) Redactor() *llm.Redactor { return llm.NewRedactor(m.key) }
 // Build makes the provider's client. It sends nothing; the SDKs are
 // touched only here, so commands without a model never pay for them.
 func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
-	if u := m.cfg.BaseURL; u != "" && !isEndpoint(u) {
+	if err := CheckBaseURL(m.cfg.BaseURL); err != nil {
 		// The key goes to this URL's origin alone: it must have one.
-		return nil, fmt.Errorf("%s %q: want the http:// or https:// URL of the provider's API, e.g. https://proxy.example.com/v1", m.baseURLFrom, u)
+		return nil, &BaseURLError{URL: m.cfg.BaseURL, Var: m.baseURLVar}
 	}
 	// The SDKs print through the standard logger, which kesoku uses for
 	// nothing else: their noise stays out of the terminal unless asked for.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -87,10 +88,10 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// TestBaseURL: a client is built only for a base URL that has an origin
-// to keep the key to: http or https, and a host. What is not is an error
-// when the client is built, not before: a run that never asks the model
-// does not fail for it.
+// TestBaseURL: a model is resolved only with a base URL that has an
+// origin to keep the key to: http or https, and a host. What is not is
+// refused at once, when the model is resolved, before anything is sent: a
+// run whose first requests need no model does not fail halfway through.
 func TestBaseURL(t *testing.T) {
 	t.Setenv("GEMINI_API_KEY", "gemini-key-1234")
 	t.Setenv("OPENAI_API_KEY", "")
@@ -109,13 +110,31 @@ func TestBaseURL(t *testing.T) {
 	} {
 		t.Setenv("OPENAI_BASE_URL", tt.env)
 		m, err := Resolve(tt.cfg)
-		if err != nil {
-			t.Fatalf("%+v: %v", tt.cfg, err)
-		}
-		_, err = m.Build(context.Background())
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || err.Error() != tt.err) {
 			t.Errorf("%+v: error %v, want %q", tt.cfg, err, tt.err)
 		}
+		if tt.err != "" {
+			var be *BaseURLError
+			if !errors.Is(err, ErrNotEndpoint) || !errors.As(err, &be) || (tt.env != "") != (be.Var == "OPENAI_BASE_URL") {
+				t.Errorf("%+v: error %v is not a BaseURLError of ErrNotEndpoint from the right place", tt.cfg, err)
+			}
+			continue
+		}
+		if _, err := m.Build(context.Background()); err != nil {
+			t.Errorf("%+v: Build: %v", tt.cfg, err)
+		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, name := range []string{"gemini", "Claude", "openai"} {
+		if err := CheckName(name); err != nil {
+			t.Errorf("CheckName(%q) = %v", name, err)
+		}
+	}
+	var ue *UnknownProviderError
+	if err := CheckName("geminii"); !errors.As(err, &ue) || ue.Name != "geminii" || err.Error() != `provider "geminii": want `+orList(Names()) {
+		t.Errorf(`CheckName("geminii") = %v`, err)
 	}
 }
 
