@@ -124,3 +124,32 @@ func TestParseChoiceDefaults(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseChoice: whatever a --tools list holds, ParseChoice gives one
+// kind of choice or an error, never both kinds, never a blank name.
+func FuzzParseChoice(f *testing.F) {
+	for _, s := range []string{"", "all", "read_file,write_file", "+write_file", "+write_file,-sleep", "read_file,+x", "+", " - ", "+a,-a", "all,-a", "+ a", "-\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		c, err := ParseChoice(strings.Split(list, ","), true)
+		if err != nil {
+			var ce *ChoiceError
+			if !errors.As(err, &ce) {
+				t.Fatalf("ParseChoice(%q): %v is no ChoiceError", list, err)
+			}
+			return
+		}
+		if c.Replace && (len(c.Add) > 0 || len(c.Remove) > 0) || !c.Replace && len(c.Names) > 0 {
+			t.Fatalf("ParseChoice(%q) = %+v: both kinds", list, c)
+		}
+		if c.All && (len(c.Names) != 1 || c.Names[0] != "all") {
+			t.Fatalf("ParseChoice(%q) = %+v: All without the one name all", list, c)
+		}
+		for _, n := range append(append(append([]string{}, c.Names...), c.Add...), c.Remove...) {
+			if n == "" || strings.TrimSpace(n) != n {
+				t.Fatalf("ParseChoice(%q) = %+v: name %q", list, c, n)
+			}
+		}
+	})
+}
