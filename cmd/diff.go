@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -88,7 +89,10 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the differences as JSON lines")
-	f.StringArrayVar(&opts.Ignore, "ignore", nil, "leave out the place `PATH` and what is under it (.content.modified); repeatable")
+	checkedArrayVar(f, &opts.Ignore, "ignore", "leave out the place `PATH` and what is under it (.content.modified); repeatable", func(s string) error {
+		_, err := parseIgnore(s)
+		return err
+	})
 	f.BoolVar(&opts.Messages, "messages", false, "compare the error's message too, not only its kind")
 	f.StringVar(&opts.JUnit, "junit", "", junitUsage)
 	registerSummary(f, &opts.Summary)
@@ -113,24 +117,34 @@ func (o *diffOptions) check() error {
 		return usageErrf(`"-" (standard input) given twice`)
 	}
 	for _, s := range o.Ignore {
-		p, err := diff.ParsePath(s)
+		p, err := parseIgnore(s)
 		if err != nil {
 			return usageErrf("--ignore %s: %w", s, err)
-		}
-		if len(p) == 0 {
-			return usageErrf("--ignore %s: that is the whole record", s)
-		}
-		switch top := p[0]; {
-		case top.Kind != diff.KeyStep:
-			return usageErrf("--ignore %s: a record is an object: start with .content, .error, .status or .name", s)
-		case !slices.Contains(recordFields, top.Key):
-			return usageErrf("--ignore %s: a record has no field %q; the tool's result is under .content (%s)", s, top.Key, append(diff.Path{{Kind: diff.KeyStep, Key: "content"}}, p...))
-		case top.Key == "error" && len(p) > 1 && (p[1].Kind != diff.KeyStep || p[1].Key != "kind" && p[1].Key != "message"):
-			return usageErrf("--ignore %s: an error has a kind and a message (.error.kind, .error.message)", s)
 		}
 		o.ignore = append(o.ignore, p)
 	}
 	return nil
+}
+
+// parseIgnore parses a place --ignore leaves out, which must be one a
+// record can have.
+func parseIgnore(s string) (diff.Path, error) {
+	p, err := diff.ParsePath(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(p) == 0 {
+		return nil, errors.New("that is the whole record")
+	}
+	switch top := p[0]; {
+	case top.Kind != diff.KeyStep:
+		return nil, errors.New("a record is an object: start with .content, .error, .status or .name")
+	case !slices.Contains(recordFields, top.Key):
+		return nil, fmt.Errorf("a record has no field %q; the tool's result is under .content (%s)", top.Key, append(diff.Path{{Kind: diff.KeyStep, Key: "content"}}, p...))
+	case top.Key == "error" && len(p) > 1 && (p[1].Kind != diff.KeyStep || p[1].Key != "kind" && p[1].Key != "message"):
+		return nil, errors.New("an error has a kind and a message (.error.kind, .error.message)")
+	}
+	return p, nil
 }
 
 func runDiff(ctx context.Context, o *diffOptions) error {

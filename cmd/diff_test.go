@@ -45,12 +45,12 @@ func TestDiffUsageErrors(t *testing.T) {
 		{[]string{"a", "b", "c"}, `diff compares two records files, OLD and NEW, not 3: "a" "b" "c"`},
 		{[]string{"a", ""}, "diff: the records file name is empty"},
 		{[]string{"-", "-"}, `"-" (standard input) given twice`},
-		{[]string{"a", "b", "--ignore", "content.x"}, `--ignore content.x: a path starts with "." or "["`},
-		{[]string{"a", "b", "--ignore", ".modified"}, `--ignore .modified: a record has no field "modified"; the tool's result is under .content (.content.modified)`},
-		{[]string{"a", "b", "--ignore", "[0]"}, "--ignore [0]: a record is an object"},
-		{[]string{"a", "b", "--ignore", "."}, "--ignore .: that is the whole record"},
-		{[]string{"a", "b", "--ignore", ".error.text"}, "--ignore .error.text: an error has a kind and a message"},
-		{[]string{"a", "b", "--ignore", ".content.a["}, `--ignore .content.a[: at 11: "[" is not closed`},
+		{[]string{"a", "b", "--ignore", "content.x"}, `invalid argument "content.x" for "--ignore" flag: a path starts with "." or "["`},
+		{[]string{"a", "b", "--ignore", ".modified"}, `invalid argument ".modified" for "--ignore" flag: a record has no field "modified"; the tool's result is under .content (.content.modified)`},
+		{[]string{"a", "b", "--ignore", "[0]"}, `invalid argument "[0]" for "--ignore" flag: a record is an object`},
+		{[]string{"a", "b", "--ignore", "."}, `invalid argument "." for "--ignore" flag: that is the whole record`},
+		{[]string{"a", "b", "--ignore", ".error.text"}, `invalid argument ".error.text" for "--ignore" flag: an error has a kind and a message`},
+		{[]string{"a", "b", "--ignore", ".content.a["}, `invalid argument ".content.a[" for "--ignore" flag: at 11: "[" is not closed`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

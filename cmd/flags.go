@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -282,4 +283,49 @@ func checkVarName(s string) error {
 		}
 	}
 	return nil
+}
+
+// checkedArray is checkedValue for a repeatable flag (--ignore), a list
+// in a config file: each value is checked when it is given.
+type checkedArray struct {
+	p     *[]string
+	check func(string) error
+}
+
+func (v *checkedArray) String() string { return "[" + strings.Join(*v.p, ",") + "]" }
+
+// Type names the value in --help, as pflag names a repeatable string flag.
+func (v *checkedArray) Type() string { return "stringArray" }
+
+// Set checks s and adds it, as each --flag VALUE on a command line does.
+func (v *checkedArray) Set(s string) error { return v.Append(s) }
+
+// Append checks s and adds it.
+func (v *checkedArray) Append(s string) error {
+	if err := v.check(s); err != nil {
+		return err
+	}
+	*v.p = append(*v.p, s)
+	return nil
+}
+
+// Replace checks every value of vals and, when all are good, takes them in
+// place of those given so far (a config file's list).
+func (v *checkedArray) Replace(vals []string) error {
+	for _, s := range vals {
+		if err := v.check(s); err != nil {
+			return fmt.Errorf("%q: %w", s, err)
+		}
+	}
+	*v.p = slices.Clone(vals)
+	return nil
+}
+
+// GetSlice returns the values given.
+func (v *checkedArray) GetSlice() []string { return slices.Clone(*v.p) }
+
+// checkedArrayVar adds a repeatable string flag to fs whose values check
+// accepts.
+func checkedArrayVar(fs *pflag.FlagSet, p *[]string, name, usage string, check func(string) error) {
+	fs.Var(&checkedArray{p: p, check: check}, name, usage)
 }

@@ -169,6 +169,7 @@ func TestStringFlagsChecked(t *testing.T) {
 		{[]string{"run", req, "--format", "toml"}, `"--format" flag: want yaml, json or jsonl`},
 		{[]string{"mcp", "serve", "--http", "localhost:http-alt-nope"}, `"--http" flag: has no port`},
 		{[]string{"mcp", "serve", "--http", "0", "--token-env", "1TOKEN"}, `"--token-env" flag: want the name of an environment variable`},
+		{[]string{"diff", req, req, "--ignore", ".content.a", "--ignore", "content"}, `invalid argument "content" for "--ignore" flag: a path starts with "." or "["`},
 	} {
 		code, stdout, stderr := runArgs(append([]string{"--awd", dir}, tt.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tt.err) || stdout != "" {
@@ -188,6 +189,9 @@ func TestStringFlagsChecked(t *testing.T) {
 		{"token-env: KESOKU-TOKEN", `:1:12: token-env: "KESOKU-TOKEN": want the name of an environment variable`},
 		{"jobs: eight", `:1:7: jobs: "eight": want a whole number from 1 to 10000`},
 		{"max-turns: many", `:1:12: max-turns: "many": want a whole number from 1 to 10000`},
+		{"ignore: .modified", `:1:9: ignore: ".modified": a record has no field "modified"`},
+		{"ignore: [.content.a, .error.text]", `:1:9: ignore: "[.content.a, .error.text]": ".error.text": an error has a kind and a message`},
+		{"ignore: [.content.a, .duration_ms]", ""},
 	} {
 		must(t, os.WriteFile(conf, []byte(tt.line+"\n"), 0o644))
 		code, _, stderr := runArgs("--awd", dir, "--config", conf, "tools", "list")
