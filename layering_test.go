@@ -31,15 +31,16 @@ var allowed = map[string][]string{
 	"internal/jsonlex":         {},
 	"internal/termtext":        {},
 	"internal/origin":          {},
+	"internal/plural":          {},
 	"internal/tooldoc":         {},
 	"internal/config":          {"registry"},
 	"internal/gen":             {"registry", "internal/tooldoc"},
 	"internal/scaffold":        {"internal/gen"},
-	"internal/tools":           {"registry", "message", "internal/workspace"},
-	"internal/records":         {"registry", "message", "internal/jsonlex"},
+	"internal/tools":           {"registry", "message", "internal/workspace", "internal/plural"},
+	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/plural"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request"},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin"},
+	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/plural"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
@@ -47,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},
-	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit"},
+	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit", "internal/plural"},
 	"internal/junit":           {"message"},
 	"internal/junit/junittest": {},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema"},
@@ -59,7 +60,7 @@ var allowed = map[string][]string{
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
-	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message"},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/plural"},
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 }
 

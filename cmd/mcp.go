@@ -15,6 +15,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/mcpserve"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -169,7 +170,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	}
 	srv := mcpserve.New(offered, sopts)
 	names := offered.Names()
-	what := fmt.Sprintf("%d %s (%s)", len(names), plural(len(names), "tool", "tools"), strings.Join(names, ", "))
+	what := fmt.Sprintf("%d %s (%s)", len(names), plural.Word(len(names), "tool", "tools"), strings.Join(names, ", "))
 
 	if opts.HTTP == "" {
 		in, out, restore := stdio(g.IO)

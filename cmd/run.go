@@ -490,10 +490,3 @@ func openRecords(path string, stdout io.Writer) (recordsOut, error) {
 	}
 	return records.Create(path)
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -83,7 +84,7 @@ const maxProblems = 20
 
 func (r *Refusal) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s cannot go in a batch; nothing was sent:", r.Total, plural(r.Total, "request", "requests"))
+	fmt.Fprintf(&b, "%d %s cannot go in a batch; nothing was sent:", r.Total, plural.Word(r.Total, "request", "requests"))
 	for _, p := range r.Problems {
 		b.WriteString("\n  " + p)
 	}
@@ -91,13 +92,6 @@ func (r *Refusal) Error() string {
 		fmt.Fprintf(&b, "\n  … and %d more", more)
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // UsageError is a mistake of the command line or of the files it names:

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 )
@@ -212,16 +213,9 @@ func (m *merge) next(i int) (*entry, error) {
 	if s.lines > 0 && s.records == 0 {
 		// A request file, say: compared as records, it would answer no
 		// request, and a CI job comparing the wrong files would pass.
-		return nil, fmt.Errorf("%s: none of its %d %s is a Message record: diff compares the records that run and session write", s.Name, s.lines, plural(s.lines, "line", "lines"))
+		return nil, fmt.Errorf("%s: none of its %d %s is a Message record: diff compares the records that run and session write", s.Name, s.lines, plural.Word(s.lines, "line", "lines"))
 	}
 	return nil, m.finish(i)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // take pairs or keeps the records just read from each side, a of old and

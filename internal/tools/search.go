@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"strconv"
 
 	"github.com/kesoku/kesoku/internal/workspace"
 )
@@ -105,12 +104,4 @@ func cutText(s string, n int) string {
 		return s
 	}
 	return string(trimPartialRune([]byte(s[:n]))) + "…"
-}
-
-// plural returns "1 file", "2 files".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
