@@ -53,9 +53,10 @@ var allowed = map[string][]string{
 	"internal/junit/junittest": {},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema"},
 	"internal/jsonschema":      {},
-	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
-	// what it is told; authtest is its fake servers, for tests.
-	"internal/mcpauth":          {},
+	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but the
+	// origin rule and what it is told; authtest is its fake servers, for
+	// tests.
+	"internal/mcpauth":          {"internal/origin"},
 	"internal/mcpauth/authtest": {},
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.

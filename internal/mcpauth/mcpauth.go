@@ -35,6 +35,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/kesoku/kesoku/internal/origin"
 )
 
 // Config is a server's oauth entry, its ${VAR} expanded.
@@ -203,27 +205,16 @@ type roundTripper struct{ rt http.RoundTripper }
 
 func (t roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return t.rt.RoundTrip(r) }
 
-// sameOrigin refuses a redirect to another origin than the request's: a
-// token request carries the client secret (in its header, or its body,
-// which a 307 sends again), and the metadata of one origin is that
-// origin's to serve.
+// sameOrigin refuses a redirect to another origin than the first
+// request's: a token request carries the client secret (in its header, or
+// its body, which a 307 sends again), and the metadata of one origin is
+// that origin's to serve. One client serves several origins (the server's,
+// its authorization server's), so the origin kept to is each request's own.
 func sameOrigin(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	if from := via[0].URL; origin(req.URL) != origin(from) {
-		return fmt.Errorf("%s redirected to %s, another origin: refused, so that secrets go only where they were meant for", from.Redacted(), req.URL.Redacted())
-	}
-	return nil
-}
-
-// origin is u's scheme, host and port, the default port written out.
-func origin(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+	from := via[0].URL
+	return origin.Redirects(origin.Of(from), func(to *url.URL) error {
+		return fmt.Errorf("%s redirected to %s, another origin: refused, so that secrets go only where they were meant for", from.Redacted(), to.Redacted())
+	})(req, via)
 }
 
 // LoggedIn reports whether a person logged in through the handler.
