@@ -32,9 +32,10 @@ var allowed = map[string][]string{
 	"internal/termtext":        {},
 	"internal/origin":          {},
 	"internal/plural":          {},
+	"internal/atomicfile":      {},
 	"internal/tooldoc":         {},
-	"internal/config":          {"registry"},
-	"internal/gen":             {"registry", "internal/tooldoc"},
+	"internal/config":          {"registry", "internal/atomicfile"},
+	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile"},
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/plural"},
 	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/plural"},
@@ -53,15 +54,15 @@ var allowed = map[string][]string{
 	"internal/junit/junittest": {},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema"},
 	"internal/jsonschema":      {},
-	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but the
-	// origin rule and what it is told; authtest is its fake servers, for
-	// tests.
-	"internal/mcpauth":          {"internal/origin"},
+	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
+	// what it is told and two leaves (the origin rule, a file replaced in
+	// one step); authtest is its fake servers, for tests.
+	"internal/mcpauth":          {"internal/origin", "internal/atomicfile"},
 	"internal/mcpauth/authtest": {},
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
-	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/plural"},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/plural", "internal/atomicfile"},
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 }
 

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/kesoku/kesoku/internal/atomicfile"
 )
 
 // ApprovalsDirName is the directory of UserDir that holds the approvals.
@@ -101,20 +103,7 @@ func (a Approvals) Approve(f *File) error {
 	if err != nil {
 		return err
 	}
-	// Written aside and renamed, so that a reader never sees half a record.
-	tmp, err := os.CreateTemp(a.Dir, ".approval-*")
-	if err != nil {
-		return fmt.Errorf("record the approval: %w", err)
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), a.recordPath(f.Path))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(a.recordPath(f.Path), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("record the approval: %w", err)
 	}
 	return nil

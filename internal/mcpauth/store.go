@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/kesoku/kesoku/internal/atomicfile"
 )
 
 // TokensDirName is the directory of the user's config directory that
@@ -115,21 +117,7 @@ func (st *Store) Save(s *Saved) error {
 	if err != nil {
 		return err
 	}
-	// Written aside (CreateTemp makes it 0600) and renamed, so that a
-	// reader never sees half a file.
-	tmp, err := os.CreateTemp(st.Dir, ".tokens-*")
-	if err != nil {
-		return fmt.Errorf("keep the tokens: %w", err)
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), st.path(s.URL))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(st.path(s.URL), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("keep the tokens: %w", err)
 	}
 	return nil
