@@ -1,8 +1,9 @@
 // Package tooldoc holds the rules by which a tool is described, which
 // kesoku gen (reading Go source) and typed registration (reading types by
 // reflection) both apply, so that a tool reads the same either way: the
-// summary of its description, and the struct tags that name, describe
-// and limit its fields.
+// summary of its description (which the tools from outside, command
+// tools and MCP servers' tools, are given too), and the struct tags that
+// name, describe and limit its fields.
 package tooldoc
 
 import (

@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -292,16 +293,9 @@ func placeholderName(name string) bool {
 
 // spec is the registry entry of the tool; run runs its calls.
 func (t *commandTool) spec(run func(ctx context.Context, t *commandTool, args map[string]any) (any, error)) *registry.Spec {
-	summary := t.description
-	if i := strings.Index(summary, ". "); i >= 0 {
-		summary = summary[:i+1]
-	}
-	if i := strings.IndexByte(summary, '\n'); i >= 0 {
-		summary = summary[:i]
-	}
 	return &registry.Spec{
 		Name:        t.name,
-		Summary:     strings.TrimSpace(summary),
+		Summary:     tooldoc.Summary(t.description),
 		Description: strings.TrimSpace(t.description),
 		Params:      t.schema.params(),
 		Writes:      !t.readOnly,

@@ -22,6 +22,7 @@ import (
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/mcpauth"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -431,7 +432,7 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 	tool := t.Name
 	return &registry.Spec{
 		Name:        name,
-		Summary:     summaryOf(desc),
+		Summary:     tooldoc.Summary(desc),
 		Description: desc,
 		Params:      schema.params(),
 		Writes:      t.Annotations == nil || !t.Annotations.ReadOnlyHint,
@@ -577,18 +578,6 @@ func (s *server) close() {
 	}
 	// SIGKILL to what is left of the group, the server's children too.
 	s.set.procs.finish(cmd)
-}
-
-// summaryOf is the first sentence (or line) of a description.
-func summaryOf(desc string) string {
-	s := desc
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
-	}
-	return strings.TrimSpace(s)
 }
 
 // lineWriter hands each line written to it to emit, prefixed.
