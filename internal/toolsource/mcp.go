@@ -431,15 +431,16 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 	}
 	tool := t.Name
 	return &registry.Spec{
-		Name:        name,
-		Summary:     tooldoc.Summary(desc),
-		Description: desc,
-		Params:      schema.params(),
-		Writes:      t.Annotations == nil || !t.Annotations.ReadOnlyHint,
-		Source:      s.decl.where(),
-		RawSchema:   schema.raw,
-		Check:       schema.check,
-		Timeout:     s.decl.timeout,
+		Name:            name,
+		Summary:         tooldoc.Summary(desc),
+		Description:     desc,
+		Params:          schema.params(),
+		Writes:          t.Annotations == nil || !t.Annotations.ReadOnlyHint,
+		Source:          s.decl.where(),
+		RawSchema:       schema.raw,
+		RawOutputSchema: s.outputSchema(t),
+		Check:           schema.check,
+		Timeout:         s.decl.timeout,
 		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
 			return s.hidden(s.call(ctx, tool, args))
 		},
@@ -578,6 +579,24 @@ func (s *server) close() {
 	}
 	// SIGKILL to what is left of the group, the server's children too.
 	s.set.procs.finish(cmd)
+}
+
+// outputSchema is the output schema of the server's tool t as the server
+// wrote it, compact; nil for none. kesoku mcp serve declares it again, so
+// that a client reads the structured results it passes on as the server
+// meant them.
+func (s *server) outputSchema(t *mcp.Tool) json.RawMessage {
+	if raw := s.list.outputSchema(t.Name); raw != nil {
+		return raw
+	}
+	if t.OutputSchema == nil {
+		return nil
+	}
+	b, err := json.Marshal(t.OutputSchema)
+	if err != nil {
+		return nil
+	}
+	return compactObject(b)
 }
 
 // lineWriter hands each line written to it to emit, prefixed.

@@ -26,10 +26,10 @@ const methodListTools = "tools/list"
 // the SDK decodes them: one tool the SDK cannot read (a schema nested
 // thousands of levels, a field of the wrong type) would make it refuse
 // the whole list, and lose every tool of the server. Such a tool is left
-// out, and said so (leftOut); the input schemas are kept as the server
-// wrote them (the SDK decodes them into maps, which lose the order of
-// their properties, and models tend to fill arguments in the order they
-// are declared).
+// out, and said so (leftOut); the input and output schemas are kept as
+// the server wrote them (the SDK decodes them into maps, which lose the
+// order of their properties, and models tend to fill arguments in the
+// order they are declared).
 type toolList struct {
 	// slim hands the tools on to the SDK without their schemas (see
 	// result); set before the first list.
@@ -37,6 +37,7 @@ type toolList struct {
 
 	mu      sync.Mutex
 	schemas map[string]json.RawMessage
+	outputs map[string]json.RawMessage
 	leftOut []string
 }
 
@@ -46,6 +47,14 @@ func (l *toolList) schema(name string) (json.RawMessage, bool) {
 	defer l.mu.Unlock()
 	raw, ok := l.schemas[name]
 	return raw, ok
+}
+
+// outputSchema is the output schema of the tool name as the server wrote
+// it, nil for none.
+func (l *toolList) outputSchema(name string) json.RawMessage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.outputs[name]
 }
 
 // takeLeftOut returns what was left out of the lists read so far, and
@@ -109,6 +118,7 @@ func (l *toolList) result(result json.RawMessage) json.RawMessage {
 	kept := make([]json.RawMessage, 0, len(raws))
 	var left []string
 	schemas := make(map[string]json.RawMessage, len(raws))
+	outputs := map[string]json.RawMessage{}
 	for i, raw := range raws {
 		if d := depth(raw); d > maxToolDepth {
 			left = append(left, fmt.Sprintf("%s is not offered: it nests %d levels deep, more than the %d kesoku reads", toolWhat(raw, i), d, maxToolDepth))
@@ -128,6 +138,9 @@ func (l *toolList) result(result json.RawMessage) json.RawMessage {
 		if len(t.InputSchema) > 0 {
 			schemas[t.Name] = t.InputSchema
 		}
+		if out := compactObject(t.OutputSchema); out != nil {
+			outputs[t.Name] = out
+		}
 		if l.slim {
 			t.Tool.InputSchema = map[string]any{"type": "object"}
 			if b, err := json.Marshal(&t.Tool); err == nil {
@@ -142,6 +155,12 @@ func (l *toolList) result(result json.RawMessage) json.RawMessage {
 	}
 	for name, raw := range schemas {
 		l.schemas[name] = raw
+	}
+	if l.outputs == nil && len(outputs) > 0 {
+		l.outputs = map[string]json.RawMessage{}
+	}
+	for name, raw := range outputs {
+		l.outputs[name] = raw
 	}
 	l.leftOut = append(l.leftOut, left...)
 	l.mu.Unlock()
@@ -165,6 +184,20 @@ func (l *toolList) result(result json.RawMessage) json.RawMessage {
 		b.Write(v)
 	}
 	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// compactObject is raw compacted when it is a JSON object, nil otherwise:
+// an outputSchema of null or of another kind is none that MCP takes.
+func compactObject(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return nil
+	}
 	return b.Bytes()
 }
 
