@@ -214,7 +214,9 @@ const maxShown = 60
 
 // Describe says what a value is in the words of ArgError's Got: `string
 // "3"`, `number 1.5`, `null`, `array of 3 items`. A validator of its own
-// (a Spec's Check) uses it to speak as Validate does.
+// (a Spec's Check) uses it to speak as Validate does; so does every
+// message of kesoku's about a value of the wrong kind (in a request file,
+// in a config file's schema, in what an MCP client sent).
 func Describe(v any) string { return describe(v) }
 
 // describe says what came, in JSON's words: `string "3"`, `number 1.5`,

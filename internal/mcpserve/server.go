@@ -268,20 +268,15 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 }
 
 // notObject says what came instead of an object of arguments, in the
-// words of JSON rather than of Go's decoder.
+// words of JSON (as validation says what came) rather than of Go's decoder.
 func notObject(raw json.RawMessage, err error) string {
-	if !json.Valid(raw) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
 		return "what came is not JSON: " + err.Error()
 	}
-	switch raw = bytes.TrimSpace(raw); raw[0] {
-	case '[':
-		return "got an array"
-	case '"':
-		return "got a string"
-	case 't', 'f':
-		return "got a boolean"
-	}
-	return "got a number"
+	return "got " + registry.Describe(v)
 }
 
 // session returns kesoku's state of a client's session, made on its first

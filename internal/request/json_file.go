@@ -11,6 +11,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/jsonlex"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // Reading a JSON file: encoding/json's Decoder walks its structure — a
@@ -122,7 +123,7 @@ func (f *File) loadJSON(ctx context.Context, in io.Reader, sp *spool) error {
 			return err
 		}
 		v, _ := j.check(at, 0)
-		return src.fail(at, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+describe(v))
+		return src.fail(at, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
 	}
 	if err != nil {
 		return err
@@ -205,9 +206,9 @@ func (j *jsonFile) object(start int64) error {
 			} else if err != nil {
 				return j.tokenError(err)
 			}
-			what := "an object"
+			what := "object"
 			if _, ok := t.(json.Delim); !ok {
-				what = describe(t)
+				what = registry.Describe(t)
 			}
 			return j.src.fail(j.src.next(afterKey+1), "requests: expected a list of requests, got "+what)
 		}
@@ -244,7 +245,7 @@ func (j *jsonFile) object(start int64) error {
 		v, _ := j.p.value()
 		s, ok := v.(string)
 		if !ok {
-			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + describe(v)}
+			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + registry.Describe(v)}
 		}
 		j.f.setSession(0, s)
 	}

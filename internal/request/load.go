@@ -648,7 +648,7 @@ func (b *requestBuilder) set(key string, v any) {
 			b.req.ID = strconv.FormatUint(x, 10)
 		case nil:
 		default:
-			b.problem("id: expected a string, got %s", describe(v))
+			b.problem("id: expected a string, got %s", registry.Describe(v))
 		}
 	case "name":
 		b.setName(key, v)
@@ -682,7 +682,7 @@ func (b *requestBuilder) setName(key string, v any) {
 	if s, ok := v.(string); ok {
 		b.req.Name = s
 	} else if v != nil {
-		b.problem("%s: expected a string, got %s", key, describe(v))
+		b.problem("%s: expected a string, got %s", key, registry.Describe(v))
 	}
 }
 
@@ -707,7 +707,7 @@ func (b *requestBuilder) setArgs(key string, v any) {
 		}
 		b.req.Args = b.decodeArguments(key, x)
 	default:
-		b.problem("%s: expected an object, got %s", key, describe(v))
+		b.problem("%s: expected an object, got %s", key, registry.Describe(v))
 	}
 }
 
@@ -717,7 +717,7 @@ func (b *requestBuilder) setArgs(key string, v any) {
 func (b *requestBuilder) setFunction(v any) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		b.problem(`function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got %s`, describe(v))
+		b.problem(`function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got %s`, registry.Describe(v))
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -784,27 +784,8 @@ func (b *requestBuilder) syntaxError(p *jsonParser, err error) *Request {
 }
 
 func (b *requestBuilder) notAnObject(v any) *Request {
-	b.req.Err = &RequestError{Pos: b.req.Pos, Msg: "expected a request object {\"name\": ..., \"args\": {...}}, got " + describe(v)}
+	b.req.Err = &RequestError{Pos: b.req.Pos, Msg: "expected a request object {\"name\": ..., \"args\": {...}}, got " + registry.Describe(v)}
 	return b.req
-}
-
-// describe names the JSON type of a decoded value, for messages.
-func describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string " + strconv.Quote(truncateForMessage(x))
-	case bool:
-		return "a boolean"
-	case int64, uint64, int, float64:
-		return "a number"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 func truncateForMessage(s string) string {

@@ -132,8 +132,8 @@ requests:
 		{"jsonl bad lines go on", "r.ndjson", "{\"name\": \"a\"}\n{\"name\": \"b\",}\n[1]\n{\"name\": 5, \"args\": [], \"x\": 1}\n{\"name\": \"c\", \"args\": {}, \"input\": {}}\n{\"name\": \"d\"} x\n{\"name\": \"e\"}\n", "", []loaded{
 			{Name: "a", Line: 1, Col: 1},
 			{Name: "b", Line: 2, Col: 1, Err: `r.ndjson:2:14: not a JSON request: invalid character '}' looking for beginning of object key string`},
-			{Line: 3, Col: 1, Err: `r.ndjson:3:1: expected a request object {"name": ..., "args": {...}}, got a list`},
-			{Line: 4, Col: 1, Err: `r.ndjson:4:1: name: expected a string, got a number; args: expected an object, got a list; unknown field "x": a request has id, name and args (or input, or arguments)`},
+			{Line: 3, Col: 1, Err: `r.ndjson:3:1: expected a request object {"name": ..., "args": {...}}, got array of 1 item`},
+			{Line: 4, Col: 1, Err: `r.ndjson:4:1: name: expected a string, got number 5; args: expected an object, got array of 0 items; unknown field "x": a request has id, name and args (or input, or arguments)`},
 			{Name: "c", Args: map[string]any{}, Line: 5, Col: 1, Err: `r.ndjson:5:1: both "args" and "input" given: a request has one of args, input, arguments`},
 			{Name: "d", Line: 6, Col: 1, Err: `r.ndjson:6:15: not a JSON request: invalid character 'x' after top-level value`},
 			{Name: "e", Line: 7, Col: 1},
@@ -156,7 +156,7 @@ requests:
 			{Name: "a", Args: map[string]any{}, Line: 2, Col: 1, Err: `r.jsonl:2:1: both "name" and "function.name" given: a request names its tool once; ` +
 				`unknown field "x" in function: an OpenAI tool call's function has name and arguments; ` +
 				`both "function.arguments" and "args" given: a request has one of args, input, arguments`},
-			{Line: 3, Col: 1, Err: `r.jsonl:3:1: function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got a string "f"`},
+			{Line: 3, Col: 1, Err: `r.jsonl:3:1: function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got string "f"`},
 		}},
 		{"arguments empty", "r.jsonl", `{"name": "a", "arguments": ""}` + "\n" + `{"name": "b", "arguments": " "}`, "", []loaded{
 			{Name: "a", Line: 1, Col: 1}, {Name: "b", Line: 2, Col: 1},
@@ -213,10 +213,10 @@ func TestLoadFileErrors(t *testing.T) {
 	}{
 		{"malformed yaml", "bad.yaml", "- name: a\n  args: {a: 1\n- name: b\n", `^.*bad\.yaml:\d+:\d+: invalid YAML: `, `\| `},
 		{"yaml with a tab", "bad.yaml", "name: a\nargs:\n\ta: 1\n", `bad\.yaml:3:\d+: invalid YAML`, ""},
-		{"yaml scalar", "bad.yaml", "hello\n", `bad\.yaml:1:1: expected a request, a list of requests, or \{session_id: \.\.\., requests: \[\.\.\.\]\}, got a string "hello"`, `^ 1 \| hello\n   \| \^$`},
+		{"yaml scalar", "bad.yaml", "hello\n", `bad\.yaml:1:1: expected a request, a list of requests, or \{session_id: \.\.\., requests: \[\.\.\.\]\}, got string "hello"`, `^ 1 \| hello\n   \| \^$`},
 		{"yaml unknown wrapper key", "bad.yaml", "session_id: s\nrequest: []\nrequests: []\n", `bad\.yaml:2:1: unknown key "request"`, ""},
 		{"yaml requests not a list", "bad.yaml", "requests: {name: a}\n", `bad\.yaml:1:11: requests: expected a list of requests`, ""},
-		{"yaml session not a string", "bad.yaml", "session_id: [1]\nrequests: []\n", `bad\.yaml:1:13: session_id: expected a string, got a list`, ""},
+		{"yaml session not a string", "bad.yaml", "session_id: [1]\nrequests: []\n", `bad\.yaml:1:13: session_id: expected a string, got array of 1 item`, ""},
 		{"yaml alias bomb", "bomb.yaml", laughs, `bomb\.yaml:\d+:\d+: invalid YAML: more than 1048576 values`, ""},
 		{"yaml deep flow nesting", "deep.yaml", "name: a\nargs: {x: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n", `deep\.yaml:2:\d+: invalid YAML: nesting deeper than 200 levels`, ""},
 		{"yaml deep block nesting", "deep.yaml", "name: a\nargs:\n  x:\n" + deepBlock(300), `deep\.yaml:\d+:\d+: invalid YAML: nesting deeper than 200 levels`, ""},
@@ -228,14 +228,14 @@ func TestLoadFileErrors(t *testing.T) {
 		{"json number", "bad.json", `{"name": "a", "args": {"x": 1e999}}`, `bad\.json:1:29: invalid JSON: number 1e999 is out of range`, ""},
 		{"json unknown wrapper key", "bad.json", `{"requests": [], "sessionid": "x"}`, `bad\.json:1:1: unknown key "sessionid"`, ""},
 		{"json scalar", "bad.json", `"x"`, `bad\.json:1:1: expected a request, a list of requests`, ""},
-		{"json requests not a list", "bad.json", "{\"session_id\": \"s\",\n \"requests\": {\"name\": \"a\"}}", `bad\.json:2:14: requests: expected a list of requests, got an object`, `^ 2 \|  "requests": \{"name": "a"\}\}\n   \|              \^$`},
-		{"json session not a string", "bad.json", `{"session_id": [1], "requests": []}`, `bad\.json:1:1: session_id: expected a string, got a list`, ""},
+		{"json requests not a list", "bad.json", "{\"session_id\": \"s\",\n \"requests\": {\"name\": \"a\"}}", `bad\.json:2:14: requests: expected a list of requests, got object`, `^ 2 \|  "requests": \{"name": "a"\}\}\n   \|              \^$`},
+		{"json session not a string", "bad.json", `{"session_id": [1], "requests": []}`, `bad\.json:1:1: session_id: expected a string, got array of 1 item`, ""},
 		{"json request key twice", "bad.json", `[{"name": "a", "args": {}, "name": "b"}]`, `bad\.json:1:35: invalid JSON: duplicate key "name" in an object`, ""},
 		{"json argument twice", "bad.json", `{"name": "a", "args": {"x": 1, "x": 2}}`, `bad\.json:1:36: invalid JSON: duplicate key "x" in an object`, ""},
 		{"json wrapper key twice", "bad.json", `{"requests": [], "requests": [{"name": "a"}]}`, `bad\.json:1:29: invalid JSON: duplicate key "requests"`, ""},
 		{"yaml key twice", "bad.yaml", "name: a\nargs: {x: 1, x: 2}\n", `bad\.yaml:2:\d+: invalid YAML: mapping key "x" already defined`, ""},
 		{"yaml key after a list", "bad.yaml", "session_id: s\nrequests:\n  - name: a\n\n  - name: b\nsesion: x\n", `bad\.yaml:6:1: unknown key "sesion"`, `^ 6 \| sesion: x\n   \| \^$`},
-		{"yaml session after a list", "bad.yaml", "requests:\n  - name: a\n  - name: b\n# the session\nsession_id: [1]\n", `bad\.yaml:5:13: session_id: expected a string, got a list`, `^ 5 \| session_id: \[1\]`},
+		{"yaml session after a list", "bad.yaml", "requests:\n  - name: a\n  - name: b\n# the session\nsession_id: [1]\n", `bad\.yaml:5:13: session_id: expected a string, got array of 1 item`, `^ 5 \| session_id: \[1\]`},
 		{"yaml requests after a list", "bad.yaml", "requests:\n- name: a\n- name: b\nrequests: []\n", `bad\.yaml:4:1: invalid YAML: mapping key "requests" already defined`, ""},
 		{"yaml requests before a list", "bad.yaml", "requests: []\nrequests:\n- name: a\n", `bad\.yaml:2:1: invalid YAML: mapping key "requests" already defined`, ""},
 		{"yaml infinity", "bad.yaml", "- name: a\n  args: {x: 1, y: -.inf}\n", `bad\.yaml:2:19: -\.inf: a request holds JSON values, and JSON has no infinity or NaN$`, `\| +\^$`},
@@ -608,7 +608,7 @@ func TestNumbersReadAlike(t *testing.T) {
 		{"- id: 18446744073709551615\n  name: a\n", `[{"id": 18446744073709551615, "name": "a"}]`,
 			loaded{ID: "18446744073709551615", Name: "a"}},
 		{"- id: 18446744073709551616\n  name: a\n", `[{"id": 18446744073709551616, "name": "a"}]`,
-			loaded{Name: "a", Err: "id: expected a string, got a number"}},
+			loaded{Name: "a", Err: "id: expected a string, got number 18446744073709552000"}},
 	} {
 		for _, c := range []struct{ file, content string }{{"r.yaml", tt.yaml}, {"r.json", tt.json}} {
 			got, err := loadString(t, c.file, c.content, "")

@@ -79,7 +79,7 @@ func (b *requestBuilder) setRecordMember(key string, v any) {
 			rm.callID = x
 		case nil:
 		default:
-			rm.callIDBad = describe(v)
+			rm.callIDBad = registry.Describe(v)
 		}
 	case "cut":
 		rm.cut, _ = v.(string)

@@ -73,7 +73,7 @@ func TestLoadRecords(t *testing.T) {
 				Err: `r.jsonl:1:1: both "args" and "content" given: a request has one of args, input, arguments`},
 		}},
 		{"call_id of a wrong type", "r.jsonl", `{"type":"tool_call","id":"c1","name":"x","content":{},"call_id":7}` + "\n", []loaded{
-			{ID: "c1", Name: "x", Args: map[string]any{}, Line: 1, Col: 1, Err: `r.jsonl:1:1: call_id: expected a string, got a number`},
+			{ID: "c1", Name: "x", Args: map[string]any{}, Line: 1, Col: 1, Err: `r.jsonl:1:1: call_id: expected a string, got number 7`},
 		}},
 		{"only other records", "r.jsonl", `{"type":"text","content":"hi"}` + "\n" + `{"type":"tool_result","parent_id":"x","content":1}` + "\n", nil},
 	}

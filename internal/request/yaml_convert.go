@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // maxBlockColumn bounds where a block collection may start: each level of
@@ -293,7 +294,7 @@ func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 					}
 					s, ok := v.(string)
 					if !ok {
-						return "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+describe(v))
+						return "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+registry.Describe(v))
 					}
 					session = s
 				}
@@ -318,7 +319,7 @@ func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 		if err != nil {
 			return "", err
 		}
-		return "", c.fail(body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+describe(v))
+		return "", c.fail(body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+registry.Describe(v))
 	}
 	return session, nil
 }
