@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
-	"internal/llm/llmtest":     {"message"},
+	"internal/llm/llmtest":     {"message", "internal/llm", "registry"},
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace"},

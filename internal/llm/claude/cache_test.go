@@ -35,8 +35,8 @@ func TestCacheBreakpoints(t *testing.T) {
 	for _, cacheable := range []bool{true, false} {
 		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "3."})
 		defer srv.Close()
-		req := &llm.Request{System: "be brief", Tools: []*registry.Spec{sumSpec, other}, Messages: history, Cacheable: cacheable}
-		if _, _, err := generate(t, newProvider(t, srv), req, false); err != nil {
+		req := &llm.Request{System: "be brief", Tools: []*registry.Spec{llmtest.SumSpec, other}, Messages: history, Cacheable: cacheable}
+		if _, _, err := llmtest.Generate(t, newProvider(t, srv), req, false); err != nil {
 			t.Fatal(err)
 		}
 		var marked []string

@@ -20,50 +20,16 @@ const testKey = "test-claude-key-93ab"
 
 func newProvider(t *testing.T, srv *llmtest.Server) *Provider {
 	t.Helper()
-	p, err := New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: srv.URL, Retry: llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+	p, err := New(llm.ClientOptions{Model: "claude-test", APIKey: testKey, BaseURL: srv.URL, Retry: llmtest.FastRetry})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-var sumSpec = &registry.Spec{
-	Name: "calculate_sum", Description: "Add two numbers.",
-	Params: []*registry.Property{
-		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-	},
-}
-
-// modes runs f for an answer handed on as it comes (onText, "stream")
-// and one that is not ("plain"); both are streamed from the API.
-func modes(t *testing.T, f func(t *testing.T, stream bool)) {
-	for _, stream := range []bool{false, true} {
-		name := "plain"
-		if stream {
-			name = "stream"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f(t, stream)
-		})
-	}
-}
-
-func generate(t *testing.T, p *Provider, req *llm.Request, stream bool) (*llm.Response, string, error) {
-	t.Helper()
-	var streamed strings.Builder
-	var onText func(string)
-	if stream {
-		onText = func(s string) { streamed.WriteString(s) }
-	}
-	resp, err := p.Generate(context.Background(), req, onText)
-	return resp, streamed.String(), err
-}
-
 func TestGenerateParallelCalls(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{
 			Text: "Adding both.",
 			Calls: []llmtest.Call{
@@ -76,9 +42,9 @@ func TestGenerateParallelCalls(t *testing.T) {
 		req := &llm.Request{
 			System:   "be brief",
 			Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
-			Tools:    []*registry.Spec{sumSpec},
+			Tools:    []*registry.Spec{llmtest.SumSpec},
 		}
-		resp, streamed, err := generate(t, p, req, stream)
+		resp, streamed, err := llmtest.Generate(t, p, req, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,12 +71,12 @@ func TestGenerateParallelCalls(t *testing.T) {
 			{ToolResult: &llm.ToolResult{CallID: "toolu_02", Name: "calculate_sum", Content: json.RawMessage(`"tool_error: boom"`), IsError: true}},
 		}})
 		srv.Add(llmtest.Reply{Text: "3, and an error."})
-		if _, _, err := generate(t, p, req, stream); err != nil {
+		if _, _, err := llmtest.Generate(t, p, req, stream); err != nil {
 			t.Fatal(err)
 		}
 		bodies := srv.Bodies()
 		got := bodies[1]["messages"].([]any)[1:]
-		wantMsgs := decode(t, `[
+		wantMsgs := llmtest.Decode(t, `[
 		  {"role":"assistant","content":[
 		    {"type":"text","text":"Adding both."},
 		    {"type":"tool_use","id":"toolu_01","name":"calculate_sum","input":{"a":1,"b":2}},
@@ -122,7 +88,7 @@ func TestGenerateParallelCalls(t *testing.T) {
 		if diff := cmp.Diff(wantMsgs, any(got)); diff != "" {
 			t.Errorf("history sent mismatch (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(decode(t, `[{"type":"text","text":"be brief"}]`), bodies[0]["system"]); diff != "" {
+		if diff := cmp.Diff(llmtest.Decode(t, `[{"type":"text","text":"be brief"}]`), bodies[0]["system"]); diff != "" {
 			t.Errorf("system mismatch (-want +got):\n%s", diff)
 		}
 		tools := bodies[0]["tools"].([]any)
@@ -154,7 +120,7 @@ func TestUnknownBlocksAreEchoedRaw(t *testing.T) {
 	defer srv.Close()
 	p := newProvider(t, srv)
 	thinking := json.RawMessage(`{"type":"thinking","thinking":"hmm","signature":"c2ln"}`)
-	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{
+	_, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{
 		{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}},
 		{Role: message.RoleAssistant, Parts: []llm.Part{{Thought: true, ProviderData: thinking}, {Text: "hello"}}},
 		{Role: message.RoleUser, Parts: []llm.Part{{Text: "again"}}},
@@ -163,7 +129,7 @@ func TestUnknownBlocksAreEchoedRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := srv.Bodies()[0]["messages"].([]any)[1]
-	want := decode(t, `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"c2ln"},{"type":"text","text":"hello"}]}`)
+	want := llmtest.Decode(t, `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"c2ln"},{"type":"text","text":"hello"}]}`)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("assistant message mismatch (-want +got):\n%s", diff)
 	}
@@ -172,104 +138,65 @@ func TestUnknownBlocksAreEchoedRaw(t *testing.T) {
 func TestGenerateErrors(t *testing.T) {
 	t.Parallel()
 	fast := map[string]string{"retry-after-ms": "1"}
-	tests := []struct {
-		name     string
-		replies  []llmtest.Reply
-		key      string
-		wantErr  string
-		requests int
-	}{
+	llmtest.RunErrorCases(t, llmtest.Claude, testKey, func(t *testing.T, srv *llmtest.Server) llm.Provider { return newProvider(t, srv) }, []llmtest.ErrorCase{
 		{
-			name:     "429 and 529 retried",
-			replies:  []llmtest.Reply{{Status: 429, Error: "rate limited", Headers: fast}, {Status: 529, Error: "Overloaded", Headers: fast}, {Text: "fine"}},
-			requests: 3,
+			Name:     "429 and 529 retried",
+			Replies:  []llmtest.Reply{{Status: 429, Error: "rate limited", Headers: fast}, {Status: 529, Error: "Overloaded", Headers: fast}, {Text: "fine"}},
+			Requests: 3,
 		},
 		{
-			name:     "429 reported once retries are spent",
-			replies:  []llmtest.Reply{{Status: 429, Error: "slow down", Headers: fast}, {Status: 429, Error: "slow down", Headers: fast}, {Status: 429, Error: "Number of request tokens has exceeded your per-minute rate limit", Headers: fast}},
-			wantErr:  "claude API error 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit",
-			requests: 3,
+			Name:     "429 reported once retries are spent",
+			Replies:  []llmtest.Reply{{Status: 429, Error: "slow down", Headers: fast}, {Status: 429, Error: "slow down", Headers: fast}, {Status: 429, Error: "Number of request tokens has exceeded your per-minute rate limit", Headers: fast}},
+			WantErr:  "claude API error 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit",
+			Requests: 3,
 		},
 		{
-			name:     "400 reported with its message, not retried",
-			replies:  []llmtest.Reply{{Status: 400, Error: "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}},
-			wantErr:  "claude API error 400 invalid_request_error: messages.2: `tool_use` ids were found without `tool_result` blocks immediately after",
-			requests: 1,
+			Name:     "400 reported with its message, not retried",
+			Replies:  []llmtest.Reply{{Status: 400, Error: "messages.2: `tool_use` ids were found without `tool_result` blocks immediately after"}},
+			WantErr:  "claude API error 400 invalid_request_error: messages.2: `tool_use` ids were found without `tool_result` blocks immediately after",
+			Requests: 1,
 		},
 		{
 			// Streamed, the error comes inside a stream begun with status
 			// 200; plain, as a 529.
-			name:     "overloaded retried",
-			replies:  []llmtest.Reply{{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast}, {Text: "fine"}},
-			requests: 2,
+			Name:     "overloaded retried",
+			Replies:  []llmtest.Reply{{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast}, {Text: "fine"}},
+			Requests: 2,
 		},
 		{
-			name: "overloaded reported once retries are spent",
-			replies: []llmtest.Reply{
+			Name: "overloaded reported once retries are spent",
+			Replies: []llmtest.Reply{
 				{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast},
 				{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast},
 				{StreamError: "overloaded_error", Error: "Overloaded", Headers: fast},
 			},
-			wantErr:  "overloaded_error: Overloaded",
-			requests: 3,
+			WantErr:  "overloaded_error: Overloaded",
+			Requests: 3,
 		},
 		{
-			name:     "an error inside a stream that is not transient",
-			replies:  []llmtest.Reply{{StreamError: "invalid_request_error", Error: "prompt is too long", Headers: fast}, {Text: "never"}},
-			wantErr:  "invalid_request_error: prompt is too long",
-			requests: 1,
+			Name:     "an error inside a stream that is not transient",
+			Replies:  []llmtest.Reply{{StreamError: "invalid_request_error", Error: "prompt is too long", Headers: fast}, {Text: "never"}},
+			WantErr:  "invalid_request_error: prompt is too long",
+			Requests: 1,
 		},
 		{
-			name:     "a message that echoes the key",
-			replies:  []llmtest.Reply{{Status: 400, Error: "API key not valid: " + testKey + "."}},
-			wantErr:  "claude API error 400 invalid_request_error: API key not valid: [redacted].",
-			requests: 1,
+			Name:     "a message that echoes the key",
+			Replies:  []llmtest.Reply{{Status: 400, Error: "API key not valid: " + testKey + "."}},
+			WantErr:  "claude API error 400 invalid_request_error: API key not valid: [redacted].",
+			Requests: 1,
 		},
 		{
-			name:     "wrong key",
-			key:      "another-key",
-			wantErr:  "claude API error 401 authentication_error",
-			requests: 1,
+			Name:     "wrong key",
+			Key:      "another-key",
+			WantErr:  "claude API error 401 authentication_error",
+			Requests: 1,
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			modes(t, func(t *testing.T, stream bool) {
-				key := testKey
-				if tt.key != "" {
-					key = tt.key
-				}
-				srv := llmtest.NewServer(llmtest.Claude, key, tt.replies...)
-				defer srv.Close()
-				p := newProvider(t, srv)
-				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
-				switch {
-				case tt.wantErr == "" && err != nil:
-					t.Fatalf("error: %v", err)
-				case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if tt.wantErr != "" {
-					var api *llm.APIError
-					if !errors.As(err, &api) {
-						t.Errorf("error %T is not an llm.APIError", err)
-					}
-				}
-				if err != nil && strings.Contains(err.Error(), testKey) {
-					t.Errorf("the key is in the error: %v", err)
-				}
-				if got := len(srv.Requests()); got != tt.requests {
-					t.Errorf("%d requests, want %d", got, tt.requests)
-				}
-			})
-		})
-	}
+	})
 }
 
 func TestGenerateCancelled(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "late", Delay: llmtest.Duration(time.Minute)})
 		defer srv.Close()
 		p := newProvider(t, srv)
@@ -294,7 +221,7 @@ func TestBlobBlocks(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "a cat"})
 	defer srv.Close()
 	p := newProvider(t, srv)
-	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
+	_, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
 		{Text: "describe"},
 		{Blob: &llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("hi")}},
 		{Blob: &llm.Blob{Kind: llm.DocumentBlock, MIMEType: "application/pdf", Data: []byte("%PDF-"), Name: "a.pdf"}},
@@ -303,7 +230,7 @@ func TestBlobBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := decode(t, `[{"role":"user","content":[{"type":"text","text":"describe"},
+	want := llmtest.Decode(t, `[{"role":"user","content":[{"type":"text","text":"describe"},
 	  {"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGk="}},
 	  {"type":"document","title":"a.pdf","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}},
 	  {"type":"document","source":{"type":"text","media_type":"text/plain","data":"notes"}}]}]`)
@@ -311,7 +238,7 @@ func TestBlobBlocks(t *testing.T) {
 		t.Errorf("messages mismatch (-want +got):\n%s", diff)
 	}
 
-	_, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
+	_, _, err = llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
 		{Blob: &llm.Blob{Kind: llm.MediaBlock, MIMEType: "audio/wav", Data: []byte("RIFF"), Name: "a.wav"}},
 	}}}}, false)
 	if err == nil || !strings.Contains(err.Error(), "audio/wav") {
@@ -319,30 +246,12 @@ func TestBlobBlocks(t *testing.T) {
 	}
 }
 
-func decode(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // TestMessagesOfOneRoleInARowBecomeOne: after an interrupt or a resume the
 // conversation may hold two user messages in a row; they go as one, with
 // the tool results first.
 func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
 	t.Parallel()
-	text := func(role message.Role, s string) llm.Message {
-		return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}}
-	}
-	msgs, err := toMessages([]llm.Message{
-		text(message.RoleUser, "think hard"),
-		text(message.RoleUser, "never mind; add 1 and 2"),
-		{Role: message.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
-		{Role: message.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
-		text(message.RoleUser, "what happened?"),
-	})
+	msgs, err := toMessages(llmtest.RolesInARow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,13 +259,13 @@ func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := decode(t, `[
+	want := llmtest.Decode(t, `[
 	  {"role":"user","content":[{"type":"text","text":"think hard"},{"type":"text","text":"never mind; add 1 and 2"}]},
 	  {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"calculate_sum","input":{"a":1,"b":2}}]},
 	  {"role":"user","content":[
 	    {"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"aborted"}]},
 	    {"type":"text","text":"what happened?"}]}]`)
-	if diff := cmp.Diff(want, decode(t, string(js))); diff != "" {
+	if diff := cmp.Diff(want, llmtest.Decode(t, string(js))); diff != "" {
 		t.Errorf("messages mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -365,11 +274,11 @@ func TestMessagesOfOneRoleInARowBecomeOne(t *testing.T) {
 // not: Claude's input_tokens with the cache's tokens added back.
 func TestUsage(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		want := &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000, CacheWriteTokens: 150}
 		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "Cheap.", Usage: want})
 		defer srv.Close()
-		resp, _, err := generate(t, newProvider(t, srv), &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+		resp, _, err := llmtest.Generate(t, newProvider(t, srv), &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}

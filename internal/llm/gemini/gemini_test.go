@@ -22,7 +22,7 @@ func newProvider(t *testing.T, srv *llmtest.Server) *Provider {
 	t.Helper()
 	p, err := New(context.Background(), llm.ClientOptions{
 		Model: "gemini-test", APIKey: testKey, BaseURL: srv.URL,
-		Retry: llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, NoJitter: true},
+		Retry: llmtest.FastRetry,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -30,43 +30,9 @@ func newProvider(t *testing.T, srv *llmtest.Server) *Provider {
 	return p
 }
 
-var sumSpec = &registry.Spec{
-	Name: "calculate_sum", Description: "Add two numbers.",
-	Params: []*registry.Property{
-		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-	},
-}
-
-// modes runs f for an answer handed on as it comes (onText, "stream")
-// and one that is not ("plain"); both are streamed from the API.
-func modes(t *testing.T, f func(t *testing.T, stream bool)) {
-	for _, stream := range []bool{false, true} {
-		name := "plain"
-		if stream {
-			name = "stream"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f(t, stream)
-		})
-	}
-}
-
-func generate(t *testing.T, p *Provider, req *llm.Request, stream bool) (*llm.Response, string, error) {
-	t.Helper()
-	var streamed strings.Builder
-	var onText func(string)
-	if stream {
-		onText = func(s string) { streamed.WriteString(s) }
-	}
-	resp, err := p.Generate(context.Background(), req, onText)
-	return resp, streamed.String(), err
-}
-
 func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{
 			Text: "Adding both.",
 			Calls: []llmtest.Call{
@@ -79,9 +45,9 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 		req := &llm.Request{
 			System:   "be brief",
 			Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
-			Tools:    []*registry.Spec{sumSpec},
+			Tools:    []*registry.Spec{llmtest.SumSpec},
 		}
-		resp, streamed, err := generate(t, p, req, stream)
+		resp, streamed, err := llmtest.Generate(t, p, req, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +77,7 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 			{ToolResult: &llm.ToolResult{CallID: "c1", Name: "calculate_sum", Content: json.RawMessage(`"boom"`), IsError: true}},
 		}})
 		srv.Add(llmtest.Reply{Text: "3 and 7."})
-		resp, _, err = generate(t, p, req, stream)
+		resp, _, err = llmtest.Generate(t, p, req, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +86,7 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 		}
 		bodies := srv.Bodies()
 		got := bodies[1]["contents"].([]any)[1:]
-		want := decode(t, `[
+		want := llmtest.Decode(t, `[
 		  {"role":"model","parts":[
 		    {"text":"Adding both."},
 		    {"functionCall":{"id":"c1","name":"calculate_sum","args":{"a":1,"b":2}},"thoughtSignature":"AAEC"},
@@ -131,7 +97,7 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 		if diff := cmp.Diff(want, any(got)); diff != "" {
 			t.Errorf("history sent mismatch (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(decode(t, `{"parts":[{"text":"be brief"}],"role":"user"}`), bodies[0]["systemInstruction"]); diff != "" {
+		if diff := cmp.Diff(llmtest.Decode(t, `{"parts":[{"text":"be brief"}],"role":"user"}`), bodies[0]["systemInstruction"]); diff != "" {
 			t.Errorf("systemInstruction mismatch (-want +got):\n%s", diff)
 		}
 		decls := bodies[0]["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)
@@ -153,11 +119,11 @@ func TestGenerateParallelCallsAndSignatures(t *testing.T) {
 
 func TestGenerateTextSignatureStaysWithItsText(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "one two three four five", ThoughtSignature: "c2ln"})
 		defer srv.Close()
 		p := newProvider(t, srv)
-		resp, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "count"}}}}}, stream)
+		resp, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "count"}}}}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,81 +136,42 @@ func TestGenerateTextSignatureStaysWithItsText(t *testing.T) {
 
 func TestGenerateErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name     string
-		replies  []llmtest.Reply
-		key      string
-		wantErr  string
-		requests int
-	}{
+	llmtest.RunErrorCases(t, llmtest.Gemini, testKey, func(t *testing.T, srv *llmtest.Server) llm.Provider { return newProvider(t, srv) }, []llmtest.ErrorCase{
 		{
-			name:     "429 retried",
-			replies:  []llmtest.Reply{{Status: 429, Error: "Resource has been exhausted"}, {Status: 503, Error: "overloaded"}, {Text: "fine"}},
-			requests: 3,
+			Name:     "429 retried",
+			Replies:  []llmtest.Reply{{Status: 429, Error: "Resource has been exhausted"}, {Status: 503, Error: "overloaded"}, {Text: "fine"}},
+			Requests: 3,
 		},
 		{
-			name:     "429 reported once retries are spent",
-			replies:  []llmtest.Reply{{Status: 429, Error: "quota"}, {Status: 429, Error: "quota"}, {Status: 429, Error: "Resource has been exhausted (e.g. check quota)."}},
-			wantErr:  "gemini API error 429 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).",
-			requests: 3,
+			Name:     "429 reported once retries are spent",
+			Replies:  []llmtest.Reply{{Status: 429, Error: "quota"}, {Status: 429, Error: "quota"}, {Status: 429, Error: "Resource has been exhausted (e.g. check quota)."}},
+			WantErr:  "gemini API error 429 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).",
+			Requests: 3,
 		},
 		{
-			name:     "400 reported with its message, not retried",
-			replies:  []llmtest.Reply{{Status: 400, Error: "Function call is missing a thought_signature in functionCall parts."}},
-			wantErr:  "gemini API error 400 INVALID_ARGUMENT: Function call is missing a thought_signature in functionCall parts.",
-			requests: 1,
+			Name:     "400 reported with its message, not retried",
+			Replies:  []llmtest.Reply{{Status: 400, Error: "Function call is missing a thought_signature in functionCall parts."}},
+			WantErr:  "gemini API error 400 INVALID_ARGUMENT: Function call is missing a thought_signature in functionCall parts.",
+			Requests: 1,
 		},
 		{
-			name:     "a message that echoes the key",
-			replies:  []llmtest.Reply{{Status: 400, Error: "API key not valid: " + testKey + "."}},
-			wantErr:  "gemini API error 400 INVALID_ARGUMENT: API key not valid: [redacted].",
-			requests: 1,
+			Name:     "a message that echoes the key",
+			Replies:  []llmtest.Reply{{Status: 400, Error: "API key not valid: " + testKey + "."}},
+			WantErr:  "gemini API error 400 INVALID_ARGUMENT: API key not valid: [redacted].",
+			Requests: 1,
 		},
 		{
-			name:     "wrong key",
-			key:      "another-key",
-			wantErr:  "gemini API error 401 UNAUTHENTICATED: fake: API key not valid",
-			requests: 1,
+			Name:     "wrong key",
+			Key:      "another-key",
+			WantErr:  "gemini API error 401 UNAUTHENTICATED: fake: API key not valid",
+			Requests: 1,
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			modes(t, func(t *testing.T, stream bool) {
-				key := testKey
-				if tt.key != "" {
-					key = tt.key
-				}
-				srv := llmtest.NewServer(llmtest.Gemini, key, tt.replies...)
-				defer srv.Close()
-				p := newProvider(t, srv)
-				_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
-				switch {
-				case tt.wantErr == "" && err != nil:
-					t.Fatalf("error: %v", err)
-				case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
-				}
-				if tt.wantErr != "" {
-					var api *llm.APIError
-					if !errors.As(err, &api) {
-						t.Errorf("error %T is not an llm.APIError", err)
-					}
-				}
-				if err != nil && strings.Contains(err.Error(), testKey) {
-					t.Errorf("the key is in the error: %v", err)
-				}
-				if got := len(srv.Requests()); got != tt.requests {
-					t.Errorf("%d requests, want %d", got, tt.requests)
-				}
-			})
-		})
-	}
+	})
 }
 
 func TestGenerateCancelled(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "late", Delay: llmtest.Duration(time.Minute)})
 		defer srv.Close()
 		p := newProvider(t, srv)
@@ -270,7 +197,7 @@ func TestBlobParts(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "a cat"})
 	defer srv.Close()
 	p := newProvider(t, srv)
-	_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
+	_, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{
 		{Text: "describe"},
 		{Blob: &llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("hi"), Name: "a.png"}},
 		{Blob: &llm.Blob{Kind: llm.MediaBlock, MIMEType: "video/mp4", URI: "https://example.invalid/v1beta/files/abc"}},
@@ -278,21 +205,12 @@ func TestBlobParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := decode(t, `[{"role":"user","parts":[{"text":"describe"},
+	want := llmtest.Decode(t, `[{"role":"user","parts":[{"text":"describe"},
 	  {"inlineData":{"mimeType":"image/png","data":"aGk="}},
 	  {"fileData":{"mimeType":"video/mp4","fileUri":"https://example.invalid/v1beta/files/abc"}}]}]`)
 	if diff := cmp.Diff(want, srv.Bodies()[0]["contents"]); diff != "" {
 		t.Errorf("contents mismatch (-want +got):\n%s", diff)
 	}
-}
-
-func decode(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestResponsesFollowTheCalls: the function responses of a turn go back in
@@ -309,7 +227,7 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 	result := func(id, name string) llm.Part {
 		return llm.Part{ToolResult: &llm.ToolResult{CallID: id, Name: name, Content: json.RawMessage(`"` + name + `"`)}}
 	}
-	want := decode(t, `[
+	want := llmtest.Decode(t, `[
 	  {"functionResponse":{"name":"first","response":{"output":"first"}}},
 	  {"functionResponse":{"id":"c2","name":"second","response":{"output":"second"}}},
 	  {"functionResponse":{"name":"third","response":{"output":"third"}}}]`)
@@ -330,7 +248,7 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, decode(t, string(js))); diff != "" {
+			if diff := cmp.Diff(want, llmtest.Decode(t, string(js))); diff != "" {
 				t.Errorf("responses mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -342,16 +260,7 @@ func TestResponsesFollowTheCalls(t *testing.T) {
 // content, the function responses first.
 func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
 	t.Parallel()
-	text := func(role message.Role, s string) llm.Message {
-		return llm.Message{Role: role, Parts: []llm.Part{{Text: s}}}
-	}
-	contents, err := toContents([]llm.Message{
-		text(message.RoleUser, "think hard"),
-		text(message.RoleUser, "never mind; add 1 and 2"),
-		{Role: message.RoleAssistant, Parts: []llm.Part{{ToolCall: &llm.ToolCall{ID: "t1", Name: "calculate_sum", Args: json.RawMessage(`{"a":1,"b":2}`)}}}},
-		{Role: message.RoleUser, Parts: []llm.Part{{ToolResult: &llm.ToolResult{CallID: "t1", Name: "calculate_sum", Content: json.RawMessage(`"aborted"`), IsError: true}}}},
-		text(message.RoleUser, "what happened?"),
-	})
+	contents, err := toContents(llmtest.RolesInARow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,13 +268,13 @@ func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := decode(t, `[
+	want := llmtest.Decode(t, `[
 	  {"role":"user","parts":[{"text":"think hard"},{"text":"never mind; add 1 and 2"}]},
 	  {"role":"model","parts":[{"functionCall":{"id":"t1","name":"calculate_sum","args":{"a":1,"b":2}}}]},
 	  {"role":"user","parts":[
 	    {"functionResponse":{"id":"t1","name":"calculate_sum","response":{"error":"aborted"}}},
 	    {"text":"what happened?"}]}]`)
-	if diff := cmp.Diff(want, decode(t, string(js))); diff != "" {
+	if diff := cmp.Diff(want, llmtest.Decode(t, string(js))); diff != "" {
 		t.Errorf("contents mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -374,11 +283,11 @@ func TestContentsOfOneRoleInARowBecomeOne(t *testing.T) {
 // not; Gemini reports what it read from its cache, not what it wrote.
 func TestUsage(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "Cheap.",
 			Usage: &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1000}})
 		defer srv.Close()
-		resp, _, err := generate(t, newProvider(t, srv), &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
+		resp, _, err := llmtest.Generate(t, newProvider(t, srv), &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,8 @@
 // replies, refuse what the real APIs refuse, misbehave on demand (see
 // Reply), and record every request body so that a test can check what the
 // real SDK clients sent. They play the batch APIs (Claude's Message
-// Batches, Gemini's Batch Mode) and Gemini's Files API too.
+// Batches, Gemini's Batch Mode) and Gemini's Files API too. The tests of
+// each provider's client share their scaffolding here too (kit.go).
 package llmtest
 
 import (

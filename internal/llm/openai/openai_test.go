@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -22,58 +21,11 @@ const testKey = "test-openai-key-5e1f"
 func newProvider(t *testing.T, srv *llmtest.Server, key string) *Provider {
 	t.Helper()
 	p, err := New(llm.ClientOptions{Model: "gpt-test", APIKey: key, BaseURL: srv.BaseURL(),
-		Retry: llm.Retry{MaxRetries: 2, InitialDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+		Retry: llmtest.FastRetry})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
-}
-
-var sumSpec = &registry.Spec{
-	Name: "calculate_sum", Description: "Add two numbers.",
-	Params: []*registry.Property{
-		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-	},
-}
-
-// modes runs f for an answer handed on as it comes (onText, "stream")
-// and one that is not ("plain"); both are streamed from the API.
-func modes(t *testing.T, f func(t *testing.T, stream bool)) {
-	for _, stream := range []bool{false, true} {
-		name := "plain"
-		if stream {
-			name = "stream"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f(t, stream)
-		})
-	}
-}
-
-func generate(t *testing.T, p *Provider, req *llm.Request, stream bool) (*llm.Response, string, error) {
-	t.Helper()
-	var streamed strings.Builder
-	var onText func(string)
-	if stream {
-		onText = func(s string) { streamed.WriteString(s) }
-	}
-	resp, err := p.Generate(context.Background(), req, onText)
-	return resp, streamed.String(), err
-}
-
-func decode(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func user(text string) llm.Message {
-	return llm.Message{Role: message.RoleUser, Parts: []llm.Part{{Text: text}}}
 }
 
 // TestGenerateParallelCalls: parallel calls come back with their ids; the
@@ -82,7 +34,7 @@ func user(text string) llm.Message {
 // nothing a compatible server may not take.
 func TestGenerateParallelCalls(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{
 			Text: "Adding both.",
 			Calls: []llmtest.Call{
@@ -92,8 +44,8 @@ func TestGenerateParallelCalls(t *testing.T) {
 		})
 		defer srv.Close()
 		p := newProvider(t, srv, testKey)
-		req := &llm.Request{System: "be brief", Messages: []llm.Message{user("sum twice")}, Tools: []*registry.Spec{sumSpec}}
-		resp, streamed, err := generate(t, p, req, stream)
+		req := &llm.Request{System: "be brief", Messages: []llm.Message{llmtest.User("sum twice")}, Tools: []*registry.Spec{llmtest.SumSpec}}
+		resp, streamed, err := llmtest.Generate(t, p, req, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,11 +73,11 @@ func TestGenerateParallelCalls(t *testing.T) {
 			{ToolResult: &llm.ToolResult{CallID: "call_02", Name: "calculate_sum", Content: json.RawMessage(`"tool_error: boom"`), IsError: true}},
 		}})
 		srv.Add(llmtest.Reply{Text: "3, and an error."})
-		if _, _, err := generate(t, p, req, stream); err != nil {
+		if _, _, err := llmtest.Generate(t, p, req, stream); err != nil {
 			t.Fatal(err)
 		}
 		bodies := srv.Bodies()
-		wantMsgs := decode(t, `[
+		wantMsgs := llmtest.Decode(t, `[
 		  {"role":"system","content":"be brief"},
 		  {"role":"user","content":"sum twice"},
 		  {"role":"assistant","content":"Adding both.","tool_calls":[
@@ -147,7 +99,7 @@ func TestGenerateParallelCalls(t *testing.T) {
 				}
 			}
 		}
-		wantTools := decode(t, `[{"type":"function","function":{"name":"calculate_sum","description":"Add two numbers.",
+		wantTools := llmtest.Decode(t, `[{"type":"function","function":{"name":"calculate_sum","description":"Add two numbers.",
 		  "parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}}]`)
 		if diff := cmp.Diff(wantTools, bodies[0]["tools"]); diff != "" {
 			t.Errorf("tools (-want +got):\n%s", diff)
@@ -167,7 +119,7 @@ func TestNoKey(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.OpenAI, "", llmtest.Reply{Text: "Local."})
 	srv.AllowNoKey()
 	defer srv.Close()
-	resp, _, err := generate(t, newProvider(t, srv, ""), &llm.Request{Messages: []llm.Message{user("hi")}}, false)
+	resp, _, err := llmtest.Generate(t, newProvider(t, srv, ""), &llm.Request{Messages: []llm.Message{llmtest.User("hi")}}, false)
 	if err != nil || llm.AnswerText(resp.Message) != "Local." {
 		t.Fatalf("answer %v, error %v", resp, err)
 	}
@@ -184,14 +136,14 @@ func TestNoKey(t *testing.T) {
 // gets one; a call without arguments has the empty object.
 func TestArgumentsThatAreNotJSON(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Calls: []llmtest.Call{
 			{ID: "call_1", Name: "calculate_sum", RawArgs: `{"a": 1, "b": 2`},
 			{Name: "calculate_sum", RawArgs: `{a: 1}`},
 			{ID: "call_3", Name: "current_time", RawArgs: " "},
 		}})
 		defer srv.Close()
-		resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("sum")}}, stream)
+		resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("sum")}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,11 +166,11 @@ func TestArgumentsThatAreNotJSON(t *testing.T) {
 // TestUsage: what a request cost, cached tokens too, shown or not.
 func TestUsage(t *testing.T) {
 	t.Parallel()
-	modes(t, func(t *testing.T, stream bool) {
+	llmtest.Modes(t, func(t *testing.T, stream bool) {
 		want := &message.Usage{InputTokens: 1200, OutputTokens: 30, CacheReadTokens: 1024}
 		srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Cheap.", Usage: want})
 		defer srv.Close()
-		resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("hi")}}, stream)
+		resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("hi")}}, stream)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +198,7 @@ func TestCutTurns(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(llmtest.OpenAI, testKey, tt.reply, tt.reply, tt.reply)
 			defer srv.Close()
-			resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}}, true)
+			resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("go")}}, true)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -289,7 +241,7 @@ func TestErrors(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(llmtest.OpenAI, testKey, tt.replies...)
 			defer srv.Close()
-			resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}}, false)
+			resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("go")}}, false)
 			if tt.want == "" {
 				if err != nil || llm.AnswerText(resp.Message) != "Fine." {
 					t.Fatalf("answer %v, error %v: want the retry's", resp, err)
@@ -312,7 +264,7 @@ func TestFiles(t *testing.T) {
 	defer srv.Close()
 	p := newProvider(t, srv, testKey)
 	ask := func(b *llm.Blob) error {
-		_, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Blob: b}, {Text: "what?"}}}}}, false)
+		_, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Blob: b}, {Text: "what?"}}}}}, false)
 		return err
 	}
 	if err := ask(&llm.Blob{Kind: llm.ImageBlock, MIMEType: "image/png", Data: []byte("png"), Name: "dot.png"}); err != nil {
@@ -330,8 +282,8 @@ func TestFiles(t *testing.T) {
 		t.Fatalf("%d requests, want 2: the audio is refused before sending", len(bodies))
 	}
 	want := []any{
-		decode(t, `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,cG5n"}},{"type":"text","text":"what?"}]}]`),
-		decode(t, `[{"role":"user","content":[{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERg==","filename":"report.pdf"}},{"type":"text","text":"what?"}]}]`),
+		llmtest.Decode(t, `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,cG5n"}},{"type":"text","text":"what?"}]}]`),
+		llmtest.Decode(t, `[{"role":"user","content":[{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBERg==","filename":"report.pdf"}},{"type":"text","text":"what?"}]}]`),
 	}
 	for i, b := range bodies {
 		if diff := cmp.Diff(want[i], b["messages"]); diff != "" {
@@ -385,7 +337,7 @@ func TestStreamedCallsSplitOddly(t *testing.T) {
 		chunk(`{}`, "tool_calls") + "data: [DONE]\n\n"
 	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Raw: stream})
 	defer srv.Close()
-	resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}}, true)
+	resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("go")}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +381,7 @@ func TestMaxTokens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := generate(t, p, &llm.Request{Messages: []llm.Message{user("hi")}}, false); err != nil {
+			if _, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{llmtest.User("hi")}}, false); err != nil {
 				t.Fatal(err)
 			}
 			body := srv.Bodies()[0]
@@ -462,7 +414,7 @@ func TestAnswerNotStreamed(t *testing.T) {
 	defer srv.Close()
 	p := newProvider(t, srv, testKey)
 	var streamed strings.Builder
-	resp, err := p.Generate(context.Background(), &llm.Request{Messages: []llm.Message{user("add")}}, func(s string) { streamed.WriteString(s) })
+	resp, err := p.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llmtest.User("add")}}, func(s string) { streamed.WriteString(s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,11 +429,11 @@ func TestAnswerNotStreamed(t *testing.T) {
 	if diff := cmp.Diff(usage, resp.Usage); diff != "" || streamed.String() != "Adding." {
 		t.Errorf("usage (-want +got):\n%s\nstreamed %q", diff, streamed.String())
 	}
-	resp, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{user("go")}}, false)
+	resp, _, err = llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{llmtest.User("go")}}, false)
 	if err != nil || resp.Cut != "length" {
 		t.Errorf("cut %v, error %v; want the answer cut at its length", resp, err)
 	}
-	_, _, err = generate(t, p, &llm.Request{Messages: []llm.Message{user("go")}}, false)
+	_, _, err = llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{llmtest.User("go")}}, false)
 	if err == nil || !strings.Contains(err.Error(), "openai: malformed answer from the API") {
 		t.Errorf("error %v, want a malformed answer", err)
 	}
@@ -495,7 +447,7 @@ func TestLongDescription(t *testing.T) {
 	long := &registry.Spec{Name: "search", Description: strings.Repeat("Finds things. ", 80) + "ü" + strings.Repeat("x", 200)}
 	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Found."})
 	defer srv.Close()
-	if _, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("find")}, Tools: []*registry.Spec{long, sumSpec}}, false); err != nil {
+	if _, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("find")}, Tools: []*registry.Spec{long, llmtest.SumSpec}}, false); err != nil {
 		t.Fatal(err)
 	}
 	tools := srv.Bodies()[0]["tools"].([]any)
@@ -503,7 +455,7 @@ func TestLongDescription(t *testing.T) {
 	if n := len([]rune(got)); n != 1024 || !strings.HasPrefix(long.Description, strings.TrimSuffix(got, "…")) || !strings.HasSuffix(got, "…") {
 		t.Errorf("description of %d characters: %q, want the first 1023 and an ellipsis", n, got)
 	}
-	if d := tools[1].(map[string]any)["function"].(map[string]any)["description"]; d != sumSpec.Description {
+	if d := tools[1].(map[string]any)["function"].(map[string]any)["description"]; d != llmtest.SumSpec.Description {
 		t.Errorf("a short description became %q", d)
 	}
 }
@@ -517,13 +469,13 @@ func TestTooManyTools(t *testing.T) {
 	for i := range specs {
 		specs[i] = &registry.Spec{Name: fmt.Sprintf("tool_%d", i), Description: "A tool."}
 	}
-	req := &llm.Request{Messages: []llm.Message{user("hi")}, Tools: specs}
+	req := &llm.Request{Messages: []llm.Message{llmtest.User("hi")}, Tools: specs}
 
 	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Hi."})
 	defer srv.Close()
 	p := newProvider(t, srv, testKey)
 	p.compatible = false // OpenAI's own endpoint, played by the fake
-	_, _, err := generate(t, p, req, false)
+	_, _, err := llmtest.Generate(t, p, req, false)
 	var many *TooManyToolsError
 	if !errors.As(err, &many) || many.Offered != 129 || !strings.Contains(err.Error(), "at most 128 tools") {
 		t.Fatalf("129 tools to OpenAI: %v, want a *TooManyToolsError naming the limit", err)
@@ -535,7 +487,7 @@ func TestTooManyTools(t *testing.T) {
 	// The fake refuses them as OpenAI does, so a request that got through
 	// would fail the test above.
 	compatible := newProvider(t, srv, testKey)
-	if _, _, err := generate(t, compatible, req, false); err == nil || !strings.Contains(err.Error(), "array too long") {
+	if _, _, err := llmtest.Generate(t, compatible, req, false); err == nil || !strings.Contains(err.Error(), "array too long") {
 		t.Errorf("129 tools to the fake: %v, want OpenAI's refusal", err)
 	}
 }
@@ -565,7 +517,7 @@ func TestCallsByIndex(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Calls: tt.calls, InterleaveCalls: tt.interleave})
 			defer srv.Close()
-			resp, _, err := generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{user("go")}, Tools: []*registry.Spec{sumSpec}}, true)
+			resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("go")}, Tools: []*registry.Spec{llmtest.SumSpec}}, true)
 			if err != nil {
 				t.Fatal(err)
 			}
