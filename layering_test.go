@@ -33,14 +33,15 @@ var allowed = map[string][]string{
 	"internal/origin":          {},
 	"internal/plural":          {},
 	"internal/atomicfile":      {},
+	"internal/yamlpos":         {},
 	"internal/tooldoc":         {},
-	"internal/config":          {"registry", "internal/atomicfile"},
+	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos"},
 	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile"},
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/plural"},
 	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/plural"},
-	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex"},
-	"internal/runner":          {"registry", "message", "internal/records", "internal/request"},
+	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex", "internal/yamlpos"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/plural"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
@@ -52,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit", "internal/plural"},
 	"internal/junit":           {"message"},
 	"internal/junit/junittest": {},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
@@ -62,7 +63,7 @@ var allowed = map[string][]string{
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
-	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/plural", "internal/atomicfile"},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/plural", "internal/atomicfile", "internal/yamlpos"},
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 }
 

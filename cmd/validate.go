@@ -14,6 +14,7 @@ import (
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -211,7 +212,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 }
 
 // positionOr is p as text, or name when p names no place.
-func positionOr(p request.Position, name string) string {
+func positionOr(p yamlpos.Pos, name string) string {
 	if s := p.String(); s != "" {
 		return s
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // TestModelErrWords: the provider package says what is wrong with a
@@ -112,7 +113,7 @@ func TestErrorTextWords(t *testing.T) {
 		{fmt.Errorf("merge: %w", &records.UnfinishedError{Msg: "a.jsonl holds no record, but shard 2 of 2 has requests (request 2): the shard is unfinished;"}),
 			"merge: a.jsonl holds no record, but shard 2 of 2 has requests (request 2): the shard is unfinished; run it again with --resume"},
 		{&request.FormatError{Name: "r.txt", Ext: ".txt"}, `r.txt: unknown extension ".txt": want .yaml, .yml, .json, .jsonl or .ndjson, or say --format`},
-		{fmt.Errorf("%w\n{\n^", &request.ParseError{Pos: request.Position{File: "r.jsonl", Line: 1, Col: 1}, Msg: "this looks like JSON; name the file .json", Format: request.FormatJSON}),
+		{fmt.Errorf("%w\n{\n^", &request.ParseError{Pos: yamlpos.Pos{File: "r.jsonl", Line: 1, Col: 1}, Msg: "this looks like JSON; name the file .json", Format: request.FormatJSON}),
 			"r.jsonl:1:1: this looks like JSON; name the file .json, or say --format json\n{\n^"},
 		{errors.New("something else"), "something else"},
 	} {

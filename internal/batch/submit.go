@@ -18,6 +18,7 @@ import (
 	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -298,7 +299,7 @@ func (o *SubmitOptions) check(ctx context.Context, st *State, src *source, c med
 	}
 	defer f.Close()
 	ref := &Refusal{}
-	refuse := func(pos request.Position, msg string) {
+	refuse := func(pos yamlpos.Pos, msg string) {
 		ref.Total++
 		if len(ref.Problems) < maxProblems {
 			ref.Problems = append(ref.Problems, pos.Prefix(msg))

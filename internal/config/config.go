@@ -15,11 +15,12 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // FileName is the name of a project's config file, looked for in the AWD.
@@ -43,25 +44,9 @@ const (
 	Named
 )
 
-// Pos is a place in a config file, for messages: file:line:col.
-type Pos struct {
-	File      string
-	Line, Col int
-}
-
-func (p Pos) String() string {
-	switch {
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
-
 // Error is a mistake in a config file, at a place in it.
 type Error struct {
-	Pos Pos
+	Pos yamlpos.Pos
 	Msg string
 }
 
@@ -84,7 +69,7 @@ const (
 // RefusedKeyError says a config file sets a key that no config file may
 // set, at Pos.
 type RefusedKeyError struct {
-	Pos Pos
+	Pos yamlpos.Pos
 	Key string
 	Why Refusal
 }

@@ -13,12 +13,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/lexer"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -83,7 +81,7 @@ type Setting struct {
 	// List says the value was a list.
 	List bool
 	// KeyPos is where the key is; Pos where its value is.
-	KeyPos, Pos Pos
+	KeyPos, Pos yamlpos.Pos
 	// File is the file it is in.
 	File *File
 }
@@ -136,7 +134,7 @@ type Section struct {
 	// Key is the section's key: tools, mcpServers.
 	Key string
 	// Pos is where the key is.
-	Pos Pos
+	Pos yamlpos.Pos
 	// Node is the section's value, a mapping, with the positions of all it
 	// holds.
 	Node *ast.MappingNode
@@ -265,9 +263,9 @@ func Parse(path string, data []byte, keys []string) (f *File, err error) {
 	known := sortedKeys(keys)
 	// The parser refuses a key given twice.
 	for _, mv := range m.Values {
-		key, ok := scalarText(mv.Key)
+		key, ok := yamlpos.ScalarText(mv.Key)
 		if !ok {
-			return nil, fail(mv.Key.GetToken(), "a key must be a name, not %s", kindOf(mv.Key))
+			return nil, fail(mv.Key.GetToken(), "a key must be a name, not %s", yamlpos.KindOf(mv.Key))
 		}
 		keyPos := f.pos(mv.Key.GetToken())
 		r := rules[key]
@@ -326,106 +324,64 @@ func ParseServers(path string, data []byte) (f *File, err error) {
 	}
 	f.Origin = Named
 	if m == nil {
-		return nil, &Error{Pos: Pos{File: path}, Msg: "no mcpServers: want {\"mcpServers\": {\"name\": {\"command\": ...}}}"}
+		return nil, &Error{Pos: yamlpos.Pos{File: path}, Msg: "no mcpServers: want {\"mcpServers\": {\"name\": {\"command\": ...}}}"}
 	}
 	for _, mv := range m.Values {
-		if key, ok := scalarText(mv.Key); ok && key == ServersKey {
+		if key, ok := yamlpos.ScalarText(mv.Key); ok && key == ServersKey {
 			if err := f.section(key, f.pos(mv.Key.GetToken()), mv.Value); err != nil {
 				return nil, err
 			}
 			return f, nil
 		}
 	}
-	return nil, &Error{Pos: Pos{File: path}, Msg: "no mcpServers: want {\"mcpServers\": {\"name\": {\"command\": ...}}}"}
+	return nil, &Error{Pos: yamlpos.Pos{File: path}, Msg: "no mcpServers: want {\"mcpServers\": {\"name\": {\"command\": ...}}}"}
 }
 
 // parseMapping parses data, the content of the file at path, within the
 // bounds of a config file, and returns its top-level mapping: nil for a
 // file that is empty or only comments.
-func parseMapping(path string, data []byte) (f *File, m *ast.MappingNode, err error) {
+func parseMapping(path string, data []byte) (*File, *ast.MappingNode, error) {
 	sum := sha256.Sum256(data)
-	f = &File{Path: path, Sum: hex.EncodeToString(sum[:]), Sections: map[string]*Section{}}
+	f := &File{Path: path, Sum: hex.EncodeToString(sum[:]), Sections: map[string]*Section{}}
 	fail := func(tk *token.Token, format string, args ...any) error {
 		return &Error{Pos: f.pos(tk), Msg: fmt.Sprintf(format, args...)}
 	}
-	defer func() {
-		// The YAML library is not ours; whatever input makes it panic is a
-		// file that does not parse, not a crash.
-		if v := recover(); v != nil {
-			f, m, err = nil, nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
-		}
-	}()
 	if len(data) > MaxFileSize {
-		return nil, nil, &Error{Pos: Pos{File: path}, Msg: fmt.Sprintf("larger than %d KiB: not a config file", MaxFileSize>>10)}
+		return nil, nil, &Error{Pos: yamlpos.Pos{File: path}, Msg: fmt.Sprintf("larger than %d KiB: not a config file", MaxFileSize>>10)}
 	}
-	tokens := lexer.Tokenize(string(data))
-	if len(tokens) > maxTokens {
+	tokens, err := yamlpos.Lex(string(data), yamlpos.Bounds{Depth: maxDepth, Column: 2 * maxDepth})
+	if err == nil && len(tokens) > maxTokens {
 		return nil, nil, fail(tokens[maxTokens], "more than %d YAML tokens: not a config file", maxTokens)
 	}
-	depth := 0
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > maxDepth {
-				return nil, nil, fail(tk, "invalid YAML: nesting deeper than %d levels", maxDepth)
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			depth = max(depth-1, 0)
-		case token.SequenceEntryType, token.MappingKeyType:
-			if tk.Position != nil && tk.Position.Column > 2*maxDepth {
-				return nil, nil, fail(tk, "invalid YAML: indented deeper than %d columns", 2*maxDepth)
-			}
-		}
+	var docs []*ast.DocumentNode
+	if err == nil {
+		docs, err = yamlpos.Parse(tokens)
 	}
-	doc, err := parser.Parse(tokens, 0)
-	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			return nil, nil, fail(ye.GetToken(), "invalid YAML: %s", ye.GetMessage())
-		}
-		return nil, nil, fail(nil, "invalid YAML: %v", err)
+	if ye, ok := err.(*yamlpos.Error); ok {
+		return nil, nil, fail(ye.Token, "%s", ye.Msg)
 	}
-	var body ast.Node
-	for _, d := range doc.Docs {
-		if d == nil || d.Body == nil {
-			continue
-		}
-		if _, ok := d.Body.(*ast.CommentGroupNode); ok {
-			continue
-		}
-		if body != nil {
-			tk := d.Start
-			if tk == nil {
-				tk = d.Body.GetToken()
-			}
-			return nil, nil, fail(tk, "a config file holds one YAML document, not several")
-		}
-		body = d.Body
-	}
-	if body == nil {
+	if len(docs) == 0 {
 		return f, nil, nil // empty, or only comments
 	}
-	m, ok := body.(*ast.MappingNode)
-	if !ok {
-		if mv, ok := body.(*ast.MappingValueNode); ok {
-			m = &ast.MappingNode{Values: []*ast.MappingValueNode{mv}}
-		} else {
-			return nil, nil, fail(body.GetToken(), "a config file is a mapping of settings (jobs: 8), not %s", kindOf(body))
+	if len(docs) > 1 {
+		tk := docs[1].Start
+		if tk == nil {
+			tk = docs[1].Body.GetToken()
 		}
+		return nil, nil, fail(tk, "a config file holds one YAML document, not several")
+	}
+	body := docs[0].Body
+	m := yamlpos.Mapping(body)
+	if m == nil {
+		return nil, nil, fail(body.GetToken(), "a config file is a mapping of settings (jobs: 8), not %s", yamlpos.KindOf(body))
 	}
 	return f, m, nil
 }
 
-func (f *File) pos(tk *token.Token) Pos {
-	p := Pos{File: f.Path}
-	if tk != nil && tk.Position != nil {
-		p.Line, p.Col = tk.Position.Line, tk.Position.Column
-	}
-	return p
-}
+func (f *File) pos(tk *token.Token) yamlpos.Pos { return yamlpos.At(f.Path, tk) }
 
 // setting turns the value of key into a Setting; nil for no value.
-func (f *File) setting(key string, keyPos Pos, v ast.Node) (*Setting, error) {
+func (f *File) setting(key string, keyPos yamlpos.Pos, v ast.Node) (*Setting, error) {
 	s := &Setting{Key: key, KeyPos: keyPos, Pos: keyPos, File: f}
 	if v == nil {
 		return nil, nil
@@ -437,36 +393,32 @@ func (f *File) setting(key string, keyPos Pos, v ast.Node) (*Setting, error) {
 	case *ast.SequenceNode:
 		s.List = true
 		for _, item := range x.Values {
-			text, ok := scalarText(item)
+			text, ok := yamlpos.ScalarText(item)
 			if !ok {
-				return nil, &Error{Pos: f.pos(item.GetToken()), Msg: fmt.Sprintf("%s: a list item must be a single value, not %s", key, kindOf(item))}
+				return nil, &Error{Pos: f.pos(item.GetToken()), Msg: fmt.Sprintf("%s: a list item must be a single value, not %s", key, yamlpos.KindOf(item))}
 			}
 			s.Values = append(s.Values, text)
 		}
 		return s, nil
 	}
-	text, ok := scalarText(v)
+	text, ok := yamlpos.ScalarText(v)
 	if !ok {
-		return nil, &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: want a value, not %s", key, kindOf(v))}
+		return nil, &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: want a value, not %s", key, yamlpos.KindOf(v))}
 	}
 	s.Values = []string{text}
 	return s, nil
 }
 
 // section keeps the value of the section key, which must be a mapping.
-func (f *File) section(key string, keyPos Pos, v ast.Node) error {
+func (f *File) section(key string, keyPos yamlpos.Pos, v ast.Node) error {
 	switch x := v.(type) {
 	case nil, *ast.NullNode:
 		return nil
-	case *ast.MappingNode:
-		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: x, File: f}
-		return nil
-	case *ast.MappingValueNode:
-		m := &ast.MappingNode{BaseNode: x.BaseNode, Values: []*ast.MappingValueNode{x}}
-		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: m, File: f}
+	case *ast.MappingNode, *ast.MappingValueNode:
+		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: yamlpos.Mapping(x), File: f}
 		return nil
 	}
-	return &Error{Pos: f.pos(v.GetToken()), Msg: fmt.Sprintf("%s: want a mapping of names to declarations, not %s", key, kindOf(v))}
+	return &Error{Pos: f.pos(v.GetToken()), Msg: fmt.Sprintf("%s: want a mapping of names to declarations, not %s", key, yamlpos.KindOf(v))}
 }
 
 // quoteKey quotes key for a message, cut to a length a name can have.
@@ -488,37 +440,4 @@ func suggest(key string, known []string) string {
 		return ""
 	}
 	return registry.Suggest(key, known)
-}
-
-// scalarText returns the text of a scalar node as written (without its
-// quotes): what a flag's value would be on the command line.
-func scalarText(n ast.Node) (string, bool) {
-	switch x := n.(type) {
-	case *ast.MappingKeyNode:
-		return scalarText(x.Value)
-	case *ast.StringNode:
-		return x.Value, true
-	case *ast.LiteralNode:
-		return x.Value.Value, true
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		return n.GetToken().Value, true
-	case *ast.NullNode:
-		return n.GetToken().Value, true
-	}
-	return "", false
-}
-
-// kindOf names what a node is, for messages.
-func kindOf(n ast.Node) string {
-	switch n.(type) {
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "a mapping"
-	case *ast.SequenceNode:
-		return "a list"
-	case *ast.AnchorNode, *ast.AliasNode:
-		return "an anchor or alias (not supported in config files)"
-	case *ast.TagNode:
-		return "a tagged value (not supported in config files)"
-	}
-	return "a " + strings.ToLower(strings.TrimSuffix(n.Type().String(), "Type"))
 }

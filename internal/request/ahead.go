@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // Parsing is most of what reading a JSON Lines request costs, and each
@@ -44,7 +45,7 @@ type batch struct {
 // that needs no parsing (too long) or was parsed as it was read.
 type batchLine struct {
 	from, to int
-	pos      Position
+	pos      yamlpos.Pos
 	doc      int
 	req      *Request
 }
@@ -120,7 +121,7 @@ func (f *File) readBatches(stop <-chan struct{}, ordered, toParse chan<- *batch,
 		return true
 	}
 	for lines.Scan() {
-		l := batchLine{from: len(b.buf), pos: Position{File: f.Name}}
+		l := batchLine{from: len(b.buf), pos: yamlpos.Pos{File: f.Name}}
 		l.pos.Line, l.pos.Col = lines.Pos()
 		text := lines.Bytes()
 		switch {
@@ -176,6 +177,6 @@ func hashed(req *Request) *Request {
 }
 
 // tooLongRequest is the request of a line longer than MaxLine.
-func tooLongRequest(pos Position) *Request {
+func tooLongRequest(pos yamlpos.Pos) *Request {
 	return &Request{Pos: pos, Err: &RequestError{Pos: pos, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // ArgsError says that the arguments of a tool call were no JSON object:
@@ -13,7 +15,7 @@ import (
 // its transcript, whose tool_call record keeps such arguments as a JSON
 // string.
 type ArgsError struct {
-	Pos Position
+	Pos yamlpos.Pos
 	// Raw is what came as the arguments.
 	Raw string
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/jsonlex"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -56,7 +57,7 @@ func (s *jsonSource) Read(p []byte) (int, error) {
 
 // pos moves base to offset off, which is not before it, and returns
 // where off is (or the end of the input read, off being past it).
-func (s *jsonSource) pos(off int64) Position {
+func (s *jsonSource) pos(off int64) yamlpos.Pos {
 	off = min(off, s.base+int64(len(s.kept)))
 	b := s.kept[:off-s.base]
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
@@ -68,7 +69,7 @@ func (s *jsonSource) pos(off int64) Position {
 		s.head = append(s.head, b[:min(room, len(b))]...)
 	}
 	s.kept, s.base = s.kept[off-s.base:], off
-	return Position{File: s.name, Line: s.line, Col: s.col + 1}
+	return yamlpos.Pos{File: s.name, Line: s.line, Col: s.col + 1}
 }
 
 // next returns the offset of the first byte from off on that is not

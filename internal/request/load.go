@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -78,7 +79,7 @@ const (
 
 // ParseError says a file cannot be parsed; nothing of it may run.
 type ParseError struct {
-	Pos Position
+	Pos yamlpos.Pos
 	Msg string
 	// Source is the line the error is on, when known, for a caret display.
 	Source string
@@ -125,7 +126,7 @@ func (e *ParseError) Snippet() string {
 // RequestError says what is wrong with one request of a file, and where:
 // the request gets an invalid_request record, and the others run.
 type RequestError struct {
-	Pos Position
+	Pos yamlpos.Pos
 	Msg string
 }
 
@@ -365,7 +366,7 @@ func checkJSONLines(name string, line []byte, n int, whole bool) error {
 	if !errors.As(err, &je) || je.off < len(line) {
 		return nil // a whole value, or a bad line: its record says so
 	}
-	return &ParseError{Pos: Position{File: name, Line: n, Col: 1}, Source: string(line),
+	return &ParseError{Pos: yamlpos.Pos{File: name, Line: n, Col: 1}, Source: string(line),
 		Msg: "this looks like JSON, not JSON Lines: its first line starts a value that goes on over the next lines, " +
 			"and JSON Lines holds one whole request on each line; name the file .json", Format: FormatJSON}
 }
@@ -490,7 +491,7 @@ func (f *File) streamOne(yield func(*Request) bool) {
 	p := &jsonParser{}
 	session := 0
 	for lines.Scan() {
-		pos := Position{File: f.Name}
+		pos := yamlpos.Pos{File: f.Name}
 		pos.Line, pos.Col = lines.Pos()
 		var req *Request
 		if lines.TooLong() {
@@ -522,7 +523,7 @@ func (f *File) lineReader() *records.Reader {
 
 // parseLine parses one line at pos. A spool's line says where its
 // request was and which document it came from (doc), before the request.
-func parseLine(p *jsonParser, line []byte, pos Position, inSpool bool, doc *int) *Request {
+func parseLine(p *jsonParser, line []byte, pos yamlpos.Pos, inSpool bool, doc *int) *Request {
 	if inSpool {
 		pos.Line, pos.Col, *doc, line = spooled(line)
 	}
@@ -546,7 +547,7 @@ func trimSpace(b []byte) []byte {
 
 // parseRequestLine decodes one JSON Lines request. The top-level object is
 // walked key by key into the request, without a map in between.
-func parseRequestLine(p *jsonParser, line []byte, pos Position) *Request {
+func parseRequestLine(p *jsonParser, line []byte, pos yamlpos.Pos) *Request {
 	p.data, p.i, p.depth = line, 0, 0
 	b := p.builder(pos)
 	if line[0] != '{' {
@@ -602,7 +603,7 @@ type requestBuilder struct {
 // builder returns the parser's builder, made new for a request at pos:
 // one builder a parser, rather than one a request, which was a quarter of
 // the bytes a batch allocates.
-func (p *jsonParser) builder(pos Position) *requestBuilder {
+func (p *jsonParser) builder(pos yamlpos.Pos) *requestBuilder {
 	p.b = requestBuilder{req: &Request{Pos: pos}}
 	return &p.b
 }

@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // loaded is what a test compares of a loaded request.
@@ -331,7 +333,7 @@ func TestParseFormat(t *testing.T) {
 // the parser is for (bench/RESULTS.md).
 func BenchmarkParseRequestLine(b *testing.B) {
 	line := []byte(`{"id": "call_12345", "name": "calculate_sum", "args": {"a": 12345, "b": 67890}}`)
-	pos := Position{File: "batch.jsonl", Line: 1, Col: 1}
+	pos := yamlpos.Pos{File: "batch.jsonl", Line: 1, Col: 1}
 	b.Run("parser", func(b *testing.B) {
 		p := &jsonParser{}
 		b.ReportAllocs()

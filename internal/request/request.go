@@ -6,29 +6,7 @@
 // JSON Lines, which is then read as a JSON Lines file is.
 package request
 
-import "strconv"
-
-// Position is where a request was written: file:line:column. The zero
-// Position belongs to requests that come from no file (a model's calls).
-type Position struct {
-	File      string
-	Line, Col int
-}
-
-// IsZero reports whether p names no place.
-func (p Position) IsZero() bool { return p.File == "" && p.Line == 0 }
-
-func (p Position) String() string {
-	switch {
-	case p.IsZero():
-		return ""
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return p.File + ":" + strconv.Itoa(p.Line)
-	}
-	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
-}
+import "github.com/kesoku/kesoku/internal/yamlpos"
 
 // Request is one tool call to run: a request from a file, or a model's
 // tool call in a session.
@@ -45,7 +23,7 @@ type Request struct {
 	// record (a file's own session_id).
 	SessionID string
 	// Pos is where the request was written; zero for a model's calls.
-	Pos Position
+	Pos yamlpos.Pos
 	// Err says the request itself is invalid (a bad line, a missing name):
 	// it gets an invalid_request record and nothing runs.
 	Err error
@@ -57,13 +35,4 @@ type Request struct {
 	// other marks a Message record that is no request (record.go):
 	// Requests leaves it out.
 	other bool
-}
-
-// Prefix puts the position before msg, as messages about a place in a
-// file read: "requests.yaml:12:5: msg". A zero position adds nothing.
-func (p Position) Prefix(msg string) string {
-	if p.IsZero() {
-		return msg
-	}
-	return p.String() + ": " + msg
 }

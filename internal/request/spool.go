@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // A YAML or JSON file is read once, before anything runs: each request,
@@ -59,7 +60,7 @@ func newSpool() (*spool, error) {
 }
 
 // add writes one request, read at pos in document doc.
-func (s *spool) add(pos Position, doc int, request []byte) error {
+func (s *spool) add(pos yamlpos.Pos, doc int, request []byte) error {
 	if len(request) > MaxLine {
 		return &ParseError{Pos: pos, Msg: fmt.Sprintf("a request larger than %d MiB as JSON: a file of requests holds smaller ones", MaxLine>>20)}
 	}

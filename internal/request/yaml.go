@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // yamlGCPercent is the pace of the collector while a YAML file is read.
@@ -127,7 +129,7 @@ func (c *yamlCutter) next() (yamlLine, error) {
 			raw, err = c.br.ReadSlice('\n')
 			c.long = append(c.long, raw...)
 			if len(c.long) > maxChunkBytes {
-				return yamlLine{}, &ParseError{Pos: Position{File: c.name, Line: c.n + 1, Col: 1},
+				return yamlLine{}, &ParseError{Pos: yamlpos.Pos{File: c.name, Line: c.n + 1, Col: 1},
 					Msg: fmt.Sprintf("a line longer than %d MiB: %s", maxChunkBytes>>20, chunkAdvice)}
 			}
 		}
@@ -155,7 +157,7 @@ func (c *yamlCutter) unread(l yamlLine) {
 
 // errAt is a ParseError at the start of the content of line l.
 func (c *yamlCutter) errAt(l yamlLine, msg string) error {
-	return &ParseError{Pos: Position{File: c.name, Line: l.n, Col: min(l.indent, len(l.raw)) + 1}, Msg: msg,
+	return &ParseError{Pos: yamlpos.Pos{File: c.name, Line: l.n, Col: min(l.indent, len(l.raw)) + 1}, Msg: msg,
 		Source: string(bytes.TrimRight(l.raw, "\r\n"))}
 }
 
@@ -196,7 +198,7 @@ func (ch *yamlChunk) add(name string, l yamlLine) error {
 	}
 	ch.data = append(ch.data, l.raw...)
 	if len(ch.data) > maxChunkBytes {
-		return &ParseError{Pos: Position{File: name, Line: ch.first}, Msg: fmt.Sprintf("%s larger than %d MiB of YAML: %s", ch.what, maxChunkBytes>>20, chunkAdvice)}
+		return &ParseError{Pos: yamlpos.Pos{File: name, Line: ch.first}, Msg: fmt.Sprintf("%s larger than %d MiB of YAML: %s", ch.what, maxChunkBytes>>20, chunkAdvice)}
 	}
 	return nil
 }
@@ -241,7 +243,7 @@ func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 }
 
 // emit writes a request of the current document to the spool.
-func (d *yamlReader) emit(pos Position, request []byte) error {
+func (d *yamlReader) emit(pos yamlpos.Pos, request []byte) error {
 	if d.sp.n&1023 == 1023 && d.ctx.Err() != nil {
 		return d.ctx.Err()
 	}
@@ -454,7 +456,7 @@ type yamlPool struct {
 // yamlJob is one item, and the requests it made.
 type yamlJob struct {
 	chunk yamlChunk
-	pos   []Position
+	pos   []yamlpos.Pos
 	reqs  [][]byte
 	err   error
 	done  chan struct{}
@@ -469,7 +471,7 @@ func newYAMLPool(name string) *yamlPool {
 			defer p.wg.Done()
 			conv := newYAMLConverter(name, nil)
 			for job := range p.work {
-				conv.emit = func(pos Position, request []byte) error {
+				conv.emit = func(pos yamlpos.Pos, request []byte) error {
 					job.pos, job.reqs = append(job.pos, pos), append(job.reqs, bytes.Clone(request))
 					return nil
 				}
@@ -483,7 +485,7 @@ func newYAMLPool(name string) *yamlPool {
 
 // submit hands a copy of ch to the workers, and the requests of the first
 // items, once done, to emit: at most a few items wait.
-func (p *yamlPool) submit(ch *yamlChunk, emit func(Position, []byte) error) error {
+func (p *yamlPool) submit(ch *yamlChunk, emit func(yamlpos.Pos, []byte) error) error {
 	job := &yamlJob{chunk: *ch, done: make(chan struct{})}
 	job.chunk.data = bytes.Clone(ch.data)
 	p.queue = append(p.queue, job)
@@ -505,7 +507,7 @@ func (p *yamlPool) submit(ch *yamlChunk, emit func(Position, []byte) error) erro
 }
 
 // drain hands on the requests of every item in the queue, once done.
-func (p *yamlPool) drain(emit func(Position, []byte) error) error {
+func (p *yamlPool) drain(emit func(yamlpos.Pos, []byte) error) error {
 	for len(p.queue) > 0 {
 		<-p.queue[0].done
 		if err := p.finish(emit); err != nil {
@@ -515,7 +517,7 @@ func (p *yamlPool) drain(emit func(Position, []byte) error) error {
 	return nil
 }
 
-func (p *yamlPool) finish(emit func(Position, []byte) error) error {
+func (p *yamlPool) finish(emit func(yamlpos.Pos, []byte) error) error {
 	job := p.queue[0]
 	p.queue = p.queue[1:]
 	for i, r := range job.reqs {

@@ -1,20 +1,17 @@
 package request
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/lexer"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -41,7 +38,7 @@ const (
 // kept from chunk to chunk.
 type yamlConverter struct {
 	name    string
-	emit    func(Position, []byte) error
+	emit    func(yamlpos.Pos, []byte) error
 	buf     []byte
 	anchors map[string]*yamlAnchor
 	// nodes counts the values of the current chunk; aliased the values
@@ -51,13 +48,13 @@ type yamlConverter struct {
 	ch                   *yamlChunk // the current chunk
 }
 
-func newYAMLConverter(name string, emit func(Position, []byte) error) *yamlConverter {
+func newYAMLConverter(name string, emit func(yamlpos.Pos, []byte) error) *yamlConverter {
 	return &yamlConverter{name: name, emit: emit, anchors: map[string]*yamlAnchor{}}
 }
 
 // pos is where tk of the current chunk was written in the file.
-func (c *yamlConverter) pos(tk *token.Token) Position {
-	p := Position{File: c.name}
+func (c *yamlConverter) pos(tk *token.Token) yamlpos.Pos {
+	p := yamlpos.Pos{File: c.name}
 	if tk != nil && tk.Position != nil {
 		p.Line, p.Col = c.ch.fileLine(tk.Position.Line), tk.Position.Column
 	}
@@ -70,7 +67,7 @@ func (c *yamlConverter) fail(tk *token.Token, msg string) error {
 
 // failAtPos is the ParseError at pos, with its line when the current chunk
 // holds it.
-func (c *yamlConverter) failAtPos(pos Position, msg string) error {
+func (c *yamlConverter) failAtPos(pos yamlpos.Pos, msg string) error {
 	e := &ParseError{Pos: pos, Msg: msg}
 	if n := c.ch.line(pos.Line); n > 0 {
 		e.Source = sourceLine(c.ch.data, n)
@@ -93,35 +90,12 @@ var chunkStart = &token.Token{Position: &token.Position{Line: 1, Column: 1}}
 
 // lex splits a chunk into goccy/go-yaml's tokens, refusing what its parser
 // would take too long for.
-func (c *yamlConverter) lex(ch *yamlChunk) (tokens token.Tokens, err error) {
+func (c *yamlConverter) lex(ch *yamlChunk) (token.Tokens, error) {
 	c.ch, c.nodes = ch, 0
 	c.read += len(ch.data)
-	defer func() {
-		// The YAML library is not ours; whatever input makes it panic is a
-		// file that does not parse, not a crash.
-		if v := recover(); v != nil {
-			err = c.fail(chunkStart, fmt.Sprintf("invalid YAML: the parser failed: %v", v))
-		}
-	}()
-	tokens = lexer.Tokenize(string(ch.data))
-	// The parser takes time quadratic in the nesting depth: refuse deep
-	// nesting before it runs.
-	flow := 0
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			if flow++; flow > maxDepth {
-				return nil, c.fail(tk, fmt.Sprintf("invalid YAML: nesting deeper than %d levels", maxDepth))
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			if flow > 0 {
-				flow--
-			}
-		case token.SequenceEntryType, token.MappingKeyType:
-			if flow == 0 && tk.Position != nil && tk.Position.Column > maxBlockColumn {
-				return nil, c.fail(tk, fmt.Sprintf("invalid YAML: nesting deeper than %d columns of indentation", maxBlockColumn))
-			}
-		}
+	tokens, err := yamlpos.Lex(string(ch.data), yamlpos.Bounds{Depth: maxDepth, Column: maxBlockColumn})
+	if err != nil {
+		return nil, c.yamlError(err)
 	}
 	if len(tokens) > maxChunkTokens {
 		return nil, c.fail(chunkStart, fmt.Sprintf("%s of more than %d YAML tokens: %s", ch.what, maxChunkTokens, chunkAdvice))
@@ -129,29 +103,28 @@ func (c *yamlConverter) lex(ch *yamlChunk) (tokens token.Tokens, err error) {
 	return tokens, nil
 }
 
-// parseTokens parses the tokens of the current chunk.
-func (c *yamlConverter) parseTokens(tokens token.Tokens) (bodies []ast.Node, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = c.fail(chunkStart, fmt.Sprintf("invalid YAML: the parser failed: %v", v))
-		}
-	}()
-	doc, perr := parser.Parse(tokens, 0)
-	if perr != nil {
-		var ye yaml.Error
-		if errors.As(perr, &ye) {
-			return nil, c.fail(ye.GetToken(), "invalid YAML: "+ye.GetMessage())
-		}
-		return nil, c.fail(chunkStart, "invalid YAML: "+perr.Error())
+// parseTokens parses the tokens of the current chunk and returns the
+// bodies of its documents.
+func (c *yamlConverter) parseTokens(tokens token.Tokens) ([]ast.Node, error) {
+	docs, err := yamlpos.Parse(tokens)
+	if err != nil {
+		return nil, c.yamlError(err)
 	}
-	for _, d := range doc.Docs {
-		if d != nil && d.Body != nil {
-			if b := c.unwrap(d.Body); b != nil {
-				bodies = append(bodies, b)
-			}
-		}
+	bodies := make([]ast.Node, len(docs))
+	for i, d := range docs {
+		bodies[i] = d.Body
 	}
 	return bodies, nil
+}
+
+// yamlError is the ParseError of an error of yamlpos, at its token of
+// the current chunk (the chunk's start when it names none).
+func (c *yamlConverter) yamlError(err error) error {
+	tk := chunkStart
+	if ye, ok := err.(*yamlpos.Error); ok && ye.Token != nil {
+		tk = ye.Token
+	}
+	return c.fail(tk, err.Error())
 }
 
 const chunkAdvice = "write a large request as JSON, and a long batch as a block list of requests (- name: ...) or as JSON Lines"
@@ -188,7 +161,7 @@ func (c *yamlConverter) list(n ast.Node) error {
 	if n != nil {
 		tk = n.GetToken()
 	}
-	seq, ok := c.unwrap(n).(*ast.SequenceNode)
+	seq, ok := yamlpos.Body(n).(*ast.SequenceNode)
 	if !ok {
 		return c.fail(tk, "requests: expected a list of requests")
 	}
@@ -204,7 +177,7 @@ func (c *yamlConverter) list(n ast.Node) error {
 // order they were written.
 func (c *yamlConverter) request(n ast.Node) error {
 	c.nodes = 0
-	n = c.unwrap(n)
+	n = yamlpos.Body(n)
 	var tk *token.Token
 	if n != nil {
 		tk = n.GetToken()
@@ -246,7 +219,7 @@ func (c *yamlConverter) request(n ast.Node) error {
 }
 
 // emitObject emits the request at pos of keys and their values, in order.
-func (c *yamlConverter) emitObject(pos Position, keys []string, vals []any) error {
+func (c *yamlConverter) emitObject(pos yamlpos.Pos, keys []string, vals []any) error {
 	c.buf = append(c.buf[:0], '{')
 	for i, key := range keys {
 		if i > 0 {
@@ -333,20 +306,6 @@ type yamlAnchor struct {
 	size   int
 	height int
 	done   bool
-}
-
-// unwrap looks through comments to the node that holds a value.
-func (c *yamlConverter) unwrap(n ast.Node) ast.Node {
-	for {
-		switch x := n.(type) {
-		case *ast.CommentGroupNode:
-			return nil
-		case *ast.DocumentNode:
-			n = x.Body
-		default:
-			return n
-		}
-	}
 }
 
 // pairs returns the key/value pairs of a mapping node.
@@ -522,7 +481,7 @@ func (c *yamlConverter) merge(m map[string]any, n ast.Node, depth int) error {
 }
 
 // mergeValue merges v, the value of a merge key written at pos, into m.
-func (c *yamlConverter) mergeValue(m map[string]any, v any, pos Position) error {
+func (c *yamlConverter) mergeValue(m map[string]any, v any, pos yamlpos.Pos) error {
 	var sources []any
 	switch x := v.(type) {
 	case map[string]any:

@@ -6,6 +6,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // Most items of a YAML request file are written in a few shapes: block
@@ -27,7 +29,7 @@ type tokenReader struct {
 
 // tokenItem reads the request of the item whose tokens are tks: "-", then
 // a mapping. ok is false for anything it leaves to the parser.
-func (c *yamlConverter) tokenItem(tks token.Tokens) (pos Position, keys []string, vals []any, ok bool) {
+func (c *yamlConverter) tokenItem(tks token.Tokens) (pos yamlpos.Pos, keys []string, vals []any, ok bool) {
 	r := &tokenReader{c: c, tks: make([]*token.Token, 0, len(tks))}
 	for _, tk := range tks {
 		switch tk.Type {
@@ -37,11 +39,11 @@ func (c *yamlConverter) tokenItem(tks token.Tokens) (pos Position, keys []string
 			token.OctetIntegerType, token.HexIntegerType, token.FloatType, token.StringType, token.SingleQuoteType, token.DoubleQuoteType:
 			r.tks = append(r.tks, tk)
 		default:
-			return Position{}, nil, nil, false
+			return yamlpos.Pos{}, nil, nil, false
 		}
 	}
 	if len(r.tks) < 2 || r.tks[0].Type != token.SequenceEntryType {
-		return Position{}, nil, nil, false
+		return yamlpos.Pos{}, nil, nil, false
 	}
 	dash, first := r.tks[0], r.tks[1]
 	r.i = 1
@@ -56,7 +58,7 @@ func (c *yamlConverter) tokenItem(tks token.Tokens) (pos Position, keys []string
 		keys, vals, ok = r.mapping(1)
 	}
 	if !ok || r.i != len(r.tks) {
-		return Position{}, nil, nil, false
+		return yamlpos.Pos{}, nil, nil, false
 	}
 	return c.pos(at), keys, vals, true
 }

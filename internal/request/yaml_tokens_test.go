@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // tokenSeeds are items of the shapes request files are made of, and of
@@ -34,12 +36,12 @@ func FuzzYAMLTokens(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		type emitted struct {
-			pos  Position
+			pos  yamlpos.Pos
 			json string
 		}
 		var got, want []emitted
-		collect := func(to *[]emitted) func(Position, []byte) error {
-			return func(pos Position, b []byte) error {
+		collect := func(to *[]emitted) func(yamlpos.Pos, []byte) error {
+			return func(pos yamlpos.Pos, b []byte) error {
 				*to = append(*to, emitted{pos, string(b)})
 				return nil
 			}

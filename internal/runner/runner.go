@@ -22,6 +22,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -469,7 +470,7 @@ type Problem struct {
 	Kind message.ErrorKind
 	// Pos is where the problem is, when known: the request's position, or
 	// a place inside it.
-	Pos     request.Position
+	Pos     yamlpos.Pos
 	Message string
 }
 

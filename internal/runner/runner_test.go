@@ -21,6 +21,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -180,7 +181,7 @@ func TestRunOneRecordPerRequest(t *testing.T) {
 			shape{ParentID: "c1", Name: "sum", Session: "s", Status: "responded", Content: "3"}, ""},
 		{"invalid request", &request.Request{ID: "c2", Name: "sum", Err: errors.New("f.yaml:3:1: args: expected an object")},
 			shape{ParentID: "c2", Name: "sum", Session: "s", Status: "responded", Kind: "invalid_request", IsError: true}, `^f\.yaml:3:1: args`},
-		{"missing name", &request.Request{ID: "c3", Pos: request.Position{File: "f.yaml", Line: 4, Col: 3}},
+		{"missing name", &request.Request{ID: "c3", Pos: yamlpos.Pos{File: "f.yaml", Line: 4, Col: 3}},
 			shape{ParentID: "c3", Session: "s", Status: "responded", Kind: "invalid_request", IsError: true}, `^f\.yaml:4:3: missing "name"`},
 		{"unknown tool", &request.Request{ID: "c4", Name: "summ"},
 			shape{ParentID: "c4", Name: "summ", Session: "s", Status: "responded", Kind: "unknown_tool", IsError: true}, `unknown tool "summ"; did you mean "sum"\? known tools: .*sum`},
@@ -721,7 +722,7 @@ func TestRunRefusesDuplicateIDs(t *testing.T) {
 	r := New(testRegistry(t, c), Options{})
 	recs, _ := collect(t, context.Background(), r, []*request.Request{
 		{ID: "x", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
-		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: request.Position{File: "b.jsonl", Line: 2, Col: 1}},
+		{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: yamlpos.Pos{File: "b.jsonl", Line: 2, Col: 1}},
 		{ID: "call_3", Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
 		{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}}, // becomes call_4
 	})
@@ -920,7 +921,7 @@ func TestCheckerAgreesWithRun(t *testing.T) {
 	reqs := func() []*request.Request {
 		return []*request.Request{
 			{ID: "x", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
-			{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: request.Position{File: "b.jsonl", Line: 2, Col: 1}},
+			{ID: "x", Name: "sum", Args: map[string]any{"a": 5.0, "b": 5.0}, Pos: yamlpos.Pos{File: "b.jsonl", Line: 2, Col: 1}},
 			{Name: "sum", Args: map[string]any{"a": 1.0}},       // call_3
 			{Name: "summ", Args: map[string]any{"a": 1.0}},      // call_4
 			{ID: "call_4", Name: "sum", Args: map[string]any{}}, // call_4 again

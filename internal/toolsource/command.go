@@ -14,8 +14,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
-	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/tooldoc"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -35,7 +35,7 @@ type commandTool struct {
 	schema   *argSchema
 	timeout  time.Duration
 	readOnly bool
-	pos      config.Pos
+	pos      yamlpos.Pos
 }
 
 // segment is literal text, or a placeholder naming a parameter.
@@ -55,15 +55,15 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 	if !registry.ValidName(name) {
 		return nil, errAt(file, keyN, "%s: the name %q does not match %s: every provider refuses it", what, name, registry.NamePattern)
 	}
-	m := mapping(v)
+	m := yamlpos.Mapping(v)
 	if m == nil {
-		return nil, errAt(file, v, "%s: want a mapping with command, parameters and description, not %s", what, kindOf(v))
+		return nil, errAt(file, v, "%s: want a mapping with command, parameters and description, not %s", what, yamlpos.KindOf(v))
 	}
 	es, err := entries(file, m, what, commandKeys)
 	if err != nil {
 		return nil, err
 	}
-	t := &commandTool{name: name, dir: filepath.Dir(file), pos: place(file, keyN)}
+	t := &commandTool{name: name, dir: filepath.Dir(file), pos: yamlpos.Of(file, keyN)}
 	var cmdNodes []ast.Node
 	var paramsNode ast.Node
 	for _, e := range es {
@@ -75,7 +75,7 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 		case "command":
 			var argv []string
 			if argv, cmdNodes, err = stringList(file, e.value, what+".command"); err != nil {
-				return nil, errAt(file, e.value, "%s.command: want the program and its arguments as a list ([python3, wc.py]), never a shell line, not %s", what, kindOf(e.value))
+				return nil, errAt(file, e.value, "%s.command: want the program and its arguments as a list ([python3, wc.py]), never a shell line, not %s", what, yamlpos.KindOf(e.value))
 			}
 			for i, a := range argv {
 				segs, err := splitPlaceholders(a)
@@ -134,7 +134,7 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 		if prev, ok := vars[v]; ok {
 			// Named where the second of the two is declared.
 			first, second := nodeAt(paramsNode, []string{"properties", prev}), nodeAt(paramsNode, []string{"properties", name})
-			if p, q := place(file, second), place(file, first); p.Line < q.Line || p.Line == q.Line && p.Col < q.Col {
+			if p, q := yamlpos.Of(file, second), yamlpos.Of(file, first); p.Line < q.Line || p.Line == q.Line && p.Col < q.Col {
 				prev, name, second = name, prev, first
 			}
 			return nil, errAt(file, second,

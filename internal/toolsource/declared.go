@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -16,7 +16,7 @@ type Declared struct {
 	// Tool is a command tool's name, Server an MCP server's: one is set.
 	Tool, Server string
 	// Pos is where the declaration is.
-	Pos config.Pos
+	Pos yamlpos.Pos
 	// Argv is the program and its arguments as they will run: a command
 	// tool's program named by a relative path made absolute, its
 	// placeholders as written ({{text}}, filled by each call); a server's

@@ -23,6 +23,7 @@ import (
 	"github.com/kesoku/kesoku/internal/mcpauth"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/tooldoc"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -349,7 +350,7 @@ func (s *server) httpTransport() (mcp.Transport, error) {
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
-		return nil, &config.Error{Pos: place(d.file, d.nodes["url"]), Msg: fmt.Sprintf("%s.%s.url: %q: want an http or https URL", config.ServersKey, d.name, endpoint)}
+		return nil, &config.Error{Pos: yamlpos.Of(d.file, d.nodes["url"]), Msg: fmt.Sprintf("%s.%s.url: %q: want an http or https URL", config.ServersKey, d.name, endpoint)}
 	}
 	h := http.Header{}
 	for _, e := range d.headers {

@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -49,7 +50,7 @@ type serverDecl struct {
 	disabled  bool
 	// file is the file that declares it; pos where its name is.
 	file string
-	pos  config.Pos
+	pos  yamlpos.Pos
 	// nodes are where each value is, for the errors of expanding ${VAR}.
 	nodes map[string]ast.Node
 }
@@ -81,9 +82,9 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 	if why := validServerName(name); why != "" {
 		return nil, errAt(file, keyN, "%s: the server name %q cannot be used: %s", what, name, why)
 	}
-	m := mapping(v)
+	m := yamlpos.Mapping(v)
 	if m == nil {
-		return nil, errAt(file, v, "%s: want a mapping with command and args, or type: http and url, not %s", what, kindOf(v))
+		return nil, errAt(file, v, "%s: want a mapping with command and args, or type: http and url, not %s", what, yamlpos.KindOf(v))
 	}
 	known := serverKeys
 	if !strict {
@@ -93,7 +94,7 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 	if err != nil {
 		return nil, err
 	}
-	d := &serverDecl{name: name, file: file, pos: place(file, keyN), nodes: map[string]ast.Node{}}
+	d := &serverDecl{name: name, file: file, pos: yamlpos.Of(file, keyN), nodes: map[string]ast.Node{}}
 	for _, e := range es {
 		d.nodes[e.key] = e.value
 		switch e.key {
@@ -187,7 +188,7 @@ func (d *serverDecl) expand(s string, n ast.Node, what string) (string, error) {
 		case hasDef:
 			b.WriteString(def)
 		default:
-			return "", &config.Error{Pos: place(d.file, n), Msg: fmt.Sprintf("%s.%s.%s: ${%s} is not set in the environment", config.ServersKey, d.name, what, name)}
+			return "", &config.Error{Pos: yamlpos.Of(d.file, n), Msg: fmt.Sprintf("%s.%s.%s: ${%s} is not set in the environment", config.ServersKey, d.name, what, name)}
 		}
 		s = s[i+j+1:]
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/mcpauth"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // OAuth says how the MCP servers reached over HTTP are authorized when
@@ -42,9 +43,9 @@ type oauthDecl struct {
 // it, the client-credentials grant) and scopes, each a string (${VAR}
 // expanded when the server starts).
 func parseOAuth(file string, n ast.Node, what string, strict bool) (*oauthDecl, error) {
-	m := mapping(n)
+	m := yamlpos.Mapping(n)
 	if m == nil {
-		return nil, errAt(file, n, "%s: want a mapping with clientId, clientSecret and scopes, not %s", what, kindOf(n))
+		return nil, errAt(file, n, "%s: want a mapping with clientId, clientSecret and scopes, not %s", what, yamlpos.KindOf(n))
 	}
 	known := oauthKeys
 	if !strict {
@@ -130,7 +131,7 @@ func (d *serverDecl) oauthConfig() (*mcpauth.Config, error) {
 	}
 	if o.clientSecret != "" && c.ClientSecret == "" {
 		// An empty variable must not turn a CI job's grant into a login.
-		return nil, &config.Error{Pos: place(d.file, o.nodes["clientSecret"]), Msg: fmt.Sprintf("%s.%s.oauth.clientSecret: %s is empty: the client-credentials grant needs the secret", config.ServersKey, d.name, o.clientSecret)}
+		return nil, &config.Error{Pos: yamlpos.Of(d.file, o.nodes["clientSecret"]), Msg: fmt.Sprintf("%s.%s.oauth.clientSecret: %s is empty: the client-credentials grant needs the secret", config.ServersKey, d.name, o.clientSecret)}
 	}
 	for i, sc := range o.scopes {
 		v, err := d.expand(sc, o.scopeNodes[i], fmt.Sprintf("oauth.scopes[%d]", i))
@@ -140,7 +141,7 @@ func (d *serverDecl) oauthConfig() (*mcpauth.Config, error) {
 		c.Scopes = append(c.Scopes, v)
 	}
 	if c.ClientSecret != "" && c.ClientID == "" {
-		return nil, &config.Error{Pos: place(d.file, o.nodes["clientId"]), Msg: fmt.Sprintf("%s.%s.oauth.clientId: empty, with a clientSecret", config.ServersKey, d.name)}
+		return nil, &config.Error{Pos: yamlpos.Of(d.file, o.nodes["clientId"]), Msg: fmt.Sprintf("%s.%s.oauth.clientId: empty, with a clientSecret", config.ServersKey, d.name)}
 	}
 	return c, nil
 }

@@ -10,56 +10,18 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
 // Declarations are read from the YAML nodes of a config file's sections,
 // which keep where every value is: each mistake is reported at its line.
 
-// place is where a node is in a file.
-func place(file string, n ast.Node) config.Pos {
-	p := config.Pos{File: file}
-	var tk *token.Token
-	if n != nil {
-		tk = n.GetToken()
-	}
-	if tk != nil && tk.Position != nil {
-		p.Line, p.Col = tk.Position.Line, tk.Position.Column
-	}
-	return p
-}
-
 // errAt is a mistake at n, in the words of a config file's errors.
 func errAt(file string, n ast.Node, format string, args ...any) error {
-	return &config.Error{Pos: place(file, n), Msg: fmt.Sprintf(format, args...)}
-}
-
-// mapping returns n as a mapping, nil when it is none.
-func mapping(n ast.Node) *ast.MappingNode {
-	switch x := n.(type) {
-	case *ast.MappingNode:
-		return x
-	case *ast.MappingValueNode:
-		return &ast.MappingNode{BaseNode: x.BaseNode, Values: []*ast.MappingValueNode{x}}
-	}
-	return nil
-}
-
-// keyText is the text of a mapping key, ok false for a key that is not a
-// plain scalar.
-func keyText(n ast.Node) (string, bool) {
-	switch x := n.(type) {
-	case *ast.MappingKeyNode:
-		return keyText(x.Value)
-	case *ast.StringNode:
-		return x.Value, true
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NullNode:
-		return x.GetToken().Value, true
-	}
-	return "", false
+	return &config.Error{Pos: yamlpos.Of(file, n), Msg: fmt.Sprintf(format, args...)}
 }
 
 // entry is one key of a mapping: its text, the key node and the value.
@@ -75,9 +37,9 @@ type entry struct {
 func entries(file string, m *ast.MappingNode, what string, known []string) ([]entry, error) {
 	var out []entry
 	for _, mv := range m.Values {
-		k, ok := keyText(mv.Key)
+		k, ok := yamlpos.ScalarText(mv.Key)
 		if !ok {
-			return nil, errAt(file, mv.Key, "%s: a key must be a name, not %s", what, kindOf(mv.Key))
+			return nil, errAt(file, mv.Key, "%s: a key must be a name, not %s", what, yamlpos.KindOf(mv.Key))
 		}
 		if known != nil && !slices.Contains(known, k) {
 			msg := fmt.Sprintf("%s: unknown key %q", what, k)
@@ -91,29 +53,6 @@ func entries(file string, m *ast.MappingNode, what string, known []string) ([]en
 	return out, nil
 }
 
-// kindOf names what a node is, for messages.
-func kindOf(n ast.Node) string {
-	switch n.(type) {
-	case nil, *ast.NullNode:
-		return "nothing"
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "a mapping"
-	case *ast.SequenceNode:
-		return "a list"
-	case *ast.StringNode, *ast.LiteralNode:
-		return "a string"
-	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
-		return "a number"
-	case *ast.BoolNode:
-		return "a boolean"
-	case *ast.AnchorNode, *ast.AliasNode:
-		return "an anchor or alias (not supported in config files)"
-	case *ast.TagNode:
-		return "a tagged value (not supported in config files)"
-	}
-	return "a " + strings.ToLower(strings.TrimSuffix(n.Type().String(), "Type"))
-}
-
 // stringValue reads a scalar as a string: a string as written, a number
 // or boolean as its text.
 func stringValue(file string, n ast.Node, what string) (string, error) {
@@ -125,14 +64,14 @@ func stringValue(file string, n ast.Node, what string) (string, error) {
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
 		return x.GetToken().Value, nil
 	}
-	return "", errAt(file, n, "%s: want a string, not %s", what, kindOf(n))
+	return "", errAt(file, n, "%s: want a string, not %s", what, yamlpos.KindOf(n))
 }
 
 // stringList reads a list of scalars.
 func stringList(file string, n ast.Node, what string) ([]string, []ast.Node, error) {
 	seq, ok := n.(*ast.SequenceNode)
 	if !ok {
-		return nil, nil, errAt(file, n, "%s: want a list of strings, not %s", what, kindOf(n))
+		return nil, nil, errAt(file, n, "%s: want a list of strings, not %s", what, yamlpos.KindOf(n))
 	}
 	out := make([]string, 0, len(seq.Values))
 	for i, item := range seq.Values {
@@ -147,9 +86,9 @@ func stringList(file string, n ast.Node, what string) ([]string, []ast.Node, err
 
 // stringMap reads a mapping of names to scalars (env, headers).
 func stringMap(file string, n ast.Node, what string) ([]entry, map[string]string, error) {
-	m := mapping(n)
+	m := yamlpos.Mapping(n)
 	if m == nil {
-		return nil, nil, errAt(file, n, "%s: want a mapping of names to strings, not %s", what, kindOf(n))
+		return nil, nil, errAt(file, n, "%s: want a mapping of names to strings, not %s", what, yamlpos.KindOf(n))
 	}
 	es, err := entries(file, m, what, nil)
 	if err != nil {
@@ -171,7 +110,7 @@ func boolValue(file string, n ast.Node, what string) (bool, error) {
 	if b, ok := n.(*ast.BoolNode); ok {
 		return b.Value, nil
 	}
-	return false, errAt(file, n, "%s: want true or false, not %s", what, kindOf(n))
+	return false, errAt(file, n, "%s: want true or false, not %s", what, yamlpos.KindOf(n))
 }
 
 // jsonBytes encodes a node as the JSON document it would be, keys in
@@ -216,13 +155,13 @@ func jsonBytes(file string, n ast.Node) ([]byte, error) {
 			b = append(b, ']')
 		case *ast.MappingNode, *ast.MappingValueNode:
 			b = append(b, '{')
-			for i, mv := range mapping(n).Values {
+			for i, mv := range yamlpos.Mapping(n).Values {
 				if _, ok := mv.Key.(*ast.MergeKeyNode); ok {
 					return errAt(file, mv.Key, "merge keys (<<) are not supported in config files")
 				}
-				k, ok := keyText(mv.Key)
+				k, ok := yamlpos.ScalarText(mv.Key)
 				if !ok {
-					return errAt(file, mv.Key, "a key must be a name, not %s", kindOf(mv.Key))
+					return errAt(file, mv.Key, "a key must be a name, not %s", yamlpos.KindOf(mv.Key))
 				}
 				if i > 0 {
 					b = append(b, ',')
@@ -235,7 +174,7 @@ func jsonBytes(file string, n ast.Node) ([]byte, error) {
 			}
 			b = append(b, '}')
 		default:
-			return errAt(file, n, "want a JSON value, not %s", kindOf(n))
+			return errAt(file, n, "want a JSON value, not %s", yamlpos.KindOf(n))
 		}
 		return nil
 	}
@@ -251,10 +190,10 @@ func jsonBytes(file string, n ast.Node) ([]byte, error) {
 func nodeAt(n ast.Node, ptr []string) ast.Node {
 	for _, t := range ptr {
 		switch {
-		case mapping(n) != nil:
+		case yamlpos.Mapping(n) != nil:
 			var next ast.Node
-			for _, mv := range mapping(n).Values {
-				if k, _ := keyText(mv.Key); k == t {
+			for _, mv := range yamlpos.Mapping(n).Values {
+				if k, _ := yamlpos.ScalarText(mv.Key); k == t {
 					next = mv.Value
 					if next == nil || isNull(next) {
 						next = mv.Key
@@ -300,7 +239,7 @@ func durationValue(file string, n ast.Node, what string) (time.Duration, error) 
 	default:
 		s, err := stringValue(file, n, what)
 		if err != nil {
-			return 0, errAt(file, n, "%s: want a duration such as 30s or 5m, not %s", what, kindOf(n))
+			return 0, errAt(file, n, "%s: want a duration such as 30s or 5m, not %s", what, yamlpos.KindOf(n))
 		}
 		if d, err = time.ParseDuration(s); err != nil {
 			return 0, errAt(file, n, "%s: %q: want a duration such as 30s or 5m", what, s)

@@ -1,0 +1,215 @@
+// Package yamlpos is what kesoku's readers of YAML share — request files,
+// config files and the declarations in them (tools:, mcpServers:): the
+// place of a thing in a file (Pos, which the readers of JSON use too),
+// goccy/go-yaml's tokens and syntax tree read within bounds that keep its
+// parser fast, the place of every node, and the words for what a node is.
+package yamlpos
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// Pos is a place in a file, for messages: file:line:column. The zero Pos
+// names no place (a request that came from no file, a model's call).
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+// IsZero reports whether p names no place.
+func (p Pos) IsZero() bool { return p.File == "" && p.Line == 0 }
+
+func (p Pos) String() string {
+	switch {
+	case p.IsZero():
+		return ""
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return p.File + ":" + strconv.Itoa(p.Line)
+	}
+	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
+}
+
+// Prefix puts the place before msg, as messages about a place in a file
+// read: "requests.yaml:12:5: msg". A zero Pos adds nothing.
+func (p Pos) Prefix(msg string) string {
+	if p.IsZero() {
+		return msg
+	}
+	return p.String() + ": " + msg
+}
+
+// At is where tk stands in file; the file alone when tk has no place.
+func At(file string, tk *token.Token) Pos {
+	p := Pos{File: file}
+	if tk != nil && tk.Position != nil {
+		p.Line, p.Col = tk.Position.Line, tk.Position.Column
+	}
+	return p
+}
+
+// Of is where the node n stands in file.
+func Of(file string, n ast.Node) Pos {
+	if n == nil {
+		return Pos{File: file}
+	}
+	return At(file, n.GetToken())
+}
+
+// Bounds are what goccy/go-yaml's parser is given at most: it takes time
+// quadratic in the nesting depth, so deep nesting is refused before it
+// runs.
+type Bounds struct {
+	// Depth bounds the nesting of flow collections ([ and {).
+	Depth int
+	// Column bounds the column a block collection's entry (- ) or
+	// explicit key (? ) may stand at: each level of block nesting needs a
+	// deeper indentation, so this bounds block nesting.
+	Column int
+}
+
+// Error is a mistake in YAML at a token: nil for the start of the text.
+type Error struct {
+	Token *token.Token
+	Msg   string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Lex splits text into goccy/go-yaml's tokens and refuses nesting beyond
+// b. Its errors are *Error, the lexer's panics among them: the library is
+// not ours, and an input that makes it panic is a text that does not
+// parse, not a crash.
+func Lex(text string, b Bounds) (tokens token.Tokens, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			tokens, err = nil, &Error{Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
+		}
+	}()
+	tokens = lexer.Tokenize(text)
+	flow := 0
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			if flow++; flow > b.Depth {
+				return nil, &Error{Token: tk, Msg: fmt.Sprintf("invalid YAML: nesting deeper than %d levels", b.Depth)}
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			if flow > 0 {
+				flow--
+			}
+		case token.SequenceEntryType, token.MappingKeyType:
+			if flow == 0 && tk.Position != nil && tk.Position.Column > b.Column {
+				return nil, &Error{Token: tk, Msg: fmt.Sprintf("invalid YAML: nesting deeper than %d columns of indentation", b.Column)}
+			}
+		}
+	}
+	return tokens, nil
+}
+
+// Parse parses tokens and returns their documents that hold a value, each
+// Body looked through the comments around it. Its errors are *Error, the
+// parser's panics among them.
+func Parse(tokens token.Tokens) (docs []*ast.DocumentNode, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			docs, err = nil, &Error{Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
+		}
+	}()
+	file, err := parser.Parse(tokens, 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return nil, &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + ye.GetMessage()}
+		}
+		return nil, &Error{Msg: "invalid YAML: " + err.Error()}
+	}
+	for _, d := range file.Docs {
+		if d == nil {
+			continue
+		}
+		if d.Body = Body(d.Body); d.Body != nil {
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
+}
+
+// Body looks through comments and documents to the node that holds a
+// value: nil when there is none.
+func Body(n ast.Node) ast.Node {
+	for {
+		switch x := n.(type) {
+		case *ast.CommentGroupNode:
+			return nil
+		case *ast.DocumentNode:
+			n = x.Body
+		default:
+			return n
+		}
+	}
+}
+
+// Mapping is n as a mapping (a mapping of one key is a MappingValueNode
+// in goccy/go-yaml's tree): nil when n is none.
+func Mapping(n ast.Node) *ast.MappingNode {
+	switch x := n.(type) {
+	case *ast.MappingNode:
+		return x
+	case *ast.MappingValueNode:
+		return &ast.MappingNode{BaseNode: x.BaseNode, Values: []*ast.MappingValueNode{x}}
+	}
+	return nil
+}
+
+// ScalarText is the text of a scalar as written, without its quotes: a
+// string as it is, a number, boolean or null as its text. ok is false for
+// a node that is no scalar. A mapping key is read as its value.
+func ScalarText(n ast.Node) (text string, ok bool) {
+	switch x := n.(type) {
+	case *ast.MappingKeyNode:
+		return ScalarText(x.Value)
+	case *ast.StringNode:
+		return x.Value, true
+	case *ast.LiteralNode:
+		return x.Value.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode, *ast.NullNode:
+		return n.GetToken().Value, true
+	}
+	return "", false
+}
+
+// KindOf names what a node is, for messages: "a mapping", "a list", "a
+// string", "a number", "nothing"… Anchors, aliases and tags are named as
+// what config files do not take.
+func KindOf(n ast.Node) string {
+	switch n.(type) {
+	case nil, *ast.NullNode:
+		return "nothing"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.StringNode, *ast.LiteralNode:
+		return "a string"
+	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "a boolean"
+	case *ast.AnchorNode, *ast.AliasNode:
+		return "an anchor or alias (not supported in config files)"
+	case *ast.TagNode:
+		return "a tagged value (not supported in config files)"
+	}
+	return "a " + strings.ToLower(strings.TrimSuffix(n.Type().String(), "Type"))
+}

@@ -1,0 +1,143 @@
+package yamlpos
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+func TestPos(t *testing.T) {
+	for _, tc := range []struct {
+		p          Pos
+		str, where string
+	}{
+		{Pos{}, "", "msg"},
+		{Pos{File: "a.yaml"}, "a.yaml", "a.yaml: msg"},
+		{Pos{File: "a.yaml", Line: 3}, "a.yaml:3", "a.yaml:3: msg"},
+		{Pos{File: "a.yaml", Line: 3, Col: 7}, "a.yaml:3:7", "a.yaml:3:7: msg"},
+	} {
+		if got := tc.p.String(); got != tc.str {
+			t.Errorf("%#v.String() = %q, want %q", tc.p, got, tc.str)
+		}
+		if got := tc.p.Prefix("msg"); got != tc.where {
+			t.Errorf("%#v.Prefix = %q, want %q", tc.p, got, tc.where)
+		}
+	}
+}
+
+// TestLexBounds: nesting beyond the bounds is refused at the token that
+// goes too deep, before the parser sees it; within them, it is parsed.
+func TestLexBounds(t *testing.T) {
+	b := Bounds{Depth: 4, Column: 8}
+	for _, tc := range []struct {
+		text, err string
+		line, col int
+	}{
+		{"a: [[[[x]]]]\n", "", 0, 0},
+		{"a: [[[[[x]]]]]\n", "invalid YAML: nesting deeper than 4 levels", 1, 8},
+		{"a:\n  - - - x\n", "", 0, 0},
+		{"a:\n  - - - - x\n", "invalid YAML: nesting deeper than 8 columns of indentation", 2, 9},
+	} {
+		tokens, err := Lex(tc.text, b)
+		if tc.err == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.text, err)
+				continue
+			}
+			if _, err := Parse(tokens); err != nil {
+				t.Errorf("%q: parse: %v", tc.text, err)
+			}
+			continue
+		}
+		ye, ok := err.(*Error)
+		if !ok || ye.Msg != tc.err {
+			t.Errorf("%q: error %v, want %q", tc.text, err, tc.err)
+			continue
+		}
+		if p := At("f", ye.Token); p.Line != tc.line || p.Col != tc.col {
+			t.Errorf("%q: error at %s, want f:%d:%d", tc.text, p, tc.line, tc.col)
+		}
+	}
+}
+
+// TestParse: documents of only comments are left out, the bodies are
+// looked through comments, and a syntax error is an Error at its token.
+func TestParse(t *testing.T) {
+	tokens, err := Lex("# only a comment\n---\na: 1 # a comment\n---\n- x\n", Bounds{Depth: 10, Column: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Parse(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want 2", len(docs))
+	}
+	if m := Mapping(docs[0].Body); m == nil || len(m.Values) != 1 {
+		t.Errorf("first body %T, want a mapping of one key", docs[0].Body)
+	}
+	if _, ok := docs[1].Body.(*ast.SequenceNode); !ok {
+		t.Errorf("second body %T, want a list", docs[1].Body)
+	}
+
+	tokens, err = Lex("a: [1, 2\n", Bounds{Depth: 10, Column: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Parse(tokens)
+	ye, ok := err.(*Error)
+	if !ok || !strings.HasPrefix(ye.Msg, "invalid YAML: ") || ye.Token == nil {
+		t.Errorf("an unclosed list: %#v, want an Error at a token", err)
+	}
+}
+
+func TestScalarTextAndKind(t *testing.T) {
+	tokens, err := Lex("s: hi\nq: 'x y'\nn: 12\nf: .inf\nb: true\nz: ~\nl: [1]\nm: {a: 1}\nt: |\n  lit\n", Bounds{Depth: 10, Column: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Parse(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		text string
+		ok   bool
+		kind string
+	}{
+		"s": {"hi", true, "a string"},
+		"q": {"x y", true, "a string"},
+		"n": {"12", true, "a number"},
+		"f": {".inf", true, "a number"},
+		"b": {"true", true, "a boolean"},
+		"z": {"~", true, "nothing"},
+		"l": {"", false, "a list"},
+		"m": {"", false, "a mapping"},
+		"t": {"lit\n", true, "a string"},
+	}
+	for _, mv := range Mapping(docs[0].Body).Values {
+		key, ok := ScalarText(mv.Key)
+		if !ok {
+			t.Fatalf("key %v is no scalar", mv.Key)
+		}
+		w := want[key]
+		text, ok := ScalarText(mv.Value)
+		if text != w.text || ok != w.ok {
+			t.Errorf("%s: ScalarText = %q, %v; want %q, %v", key, text, ok, w.text, w.ok)
+		}
+		if got := KindOf(mv.Value); got != w.kind {
+			t.Errorf("%s: KindOf = %q, want %q", key, got, w.kind)
+		}
+		if p := Of("f", mv.Value); p.Line == 0 || p.File != "f" {
+			t.Errorf("%s: at %s, want a line of f", key, p)
+		}
+	}
+	if got := KindOf(nil); got != "nothing" {
+		t.Errorf("KindOf(nil) = %q", got)
+	}
+	if p := Of("f", nil); p != (Pos{File: "f"}) {
+		t.Errorf("Of(nil) = %#v", p)
+	}
+}
