@@ -1,12 +1,9 @@
 package claude
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -196,24 +193,7 @@ func TestGenerateErrors(t *testing.T) {
 
 func TestGenerateCancelled(t *testing.T) {
 	t.Parallel()
-	llmtest.Modes(t, func(t *testing.T, stream bool) {
-		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "late", Delay: llmtest.Duration(time.Minute)})
-		defer srv.Close()
-		p := newProvider(t, srv)
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		var onText func(string)
-		if stream {
-			onText = func(string) {}
-		}
-		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("error = %v, want the context's", err)
-		}
-		if got := len(srv.Requests()); got != 1 {
-			t.Errorf("%d requests, want 1: a cancelled request is not retried", got)
-		}
-	})
+	llmtest.RunCancelled(t, llmtest.Claude, testKey, func(t *testing.T, srv *llmtest.Server) llm.Provider { return newProvider(t, srv) })
 }
 
 func TestBlobBlocks(t *testing.T) {

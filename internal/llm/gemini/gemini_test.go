@@ -3,10 +3,8 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -171,25 +169,7 @@ func TestGenerateErrors(t *testing.T) {
 
 func TestGenerateCancelled(t *testing.T) {
 	t.Parallel()
-	llmtest.Modes(t, func(t *testing.T, stream bool) {
-		srv := llmtest.NewServer(llmtest.Gemini, testKey, llmtest.Reply{Text: "late", Delay: llmtest.Duration(time.Minute)})
-		defer srv.Close()
-		p := newProvider(t, srv)
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		var onText func(string)
-		if stream {
-			onText = func(string) {}
-		}
-		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "hi"}}}}}, onText)
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("error = %v, want the context's", err)
-		}
-		// Given up, not waited out: the fake saw the request cancelled.
-		if !srv.WaitCancelled(nil, 0) {
-			t.Error("the request was not cancelled")
-		}
-	})
+	llmtest.RunCancelled(t, llmtest.Gemini, testKey, func(t *testing.T, srv *llmtest.Server) llm.Provider { return newProvider(t, srv) })
 }
 
 func TestBlobParts(t *testing.T) {

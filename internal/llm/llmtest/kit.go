@@ -144,3 +144,31 @@ func RunErrorCases(t *testing.T, kind Provider, key string, newProvider func(t *
 		})
 	}
 }
+
+// RunCancelled checks, streamed and not, that a request whose context
+// ends while the fake server (speaking kind) holds back its answer ends
+// with the context's error, is given up (the server sees it cancelled)
+// and is not tried again.
+func RunCancelled(t *testing.T, kind Provider, key string, newProvider func(t *testing.T, srv *Server) llm.Provider) {
+	Modes(t, func(t *testing.T, stream bool) {
+		srv := NewServer(kind, key, Reply{Text: "late", Delay: Duration(time.Minute)})
+		defer srv.Close()
+		p := newProvider(t, srv)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		var onText func(string)
+		if stream {
+			onText = func(string) {}
+		}
+		_, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{User("hi")}}, onText)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error = %v, want the context's", err)
+		}
+		if !srv.WaitCancelled(nil, 0) {
+			t.Error("the request was not cancelled")
+		}
+		if got := len(srv.Requests()); got != 1 {
+			t.Errorf("%d requests, want 1: a cancelled request is not retried", got)
+		}
+	})
+}

@@ -163,6 +163,13 @@ func TestArgumentsThatAreNotJSON(t *testing.T) {
 	})
 }
 
+// TestGenerateCancelled: a request whose context ends is given up, not
+// tried again.
+func TestGenerateCancelled(t *testing.T) {
+	t.Parallel()
+	llmtest.RunCancelled(t, llmtest.OpenAI, testKey, func(t *testing.T, srv *llmtest.Server) llm.Provider { return newProvider(t, srv, testKey) })
+}
+
 // TestUsage: what a request cost, cached tokens too, shown or not.
 func TestUsage(t *testing.T) {
 	t.Parallel()
