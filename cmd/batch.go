@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/batch"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
@@ -154,10 +154,10 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 		switch {
 		case res.Already:
 			fmt.Fprintf(g.IO.Err, "kesoku: the batch was sent whole already (%d %s in %d %s); nothing sent\n",
-				st.Requests, plural.Word(int(st.Requests), "request", "requests"), len(st.Parts), plural.Word(len(st.Parts), "part", "parts"))
+				st.Requests, english.Plural(int(st.Requests), "request", "requests"), len(st.Parts), english.Plural(len(st.Parts), "part", "parts"))
 		default:
 			fmt.Fprintf(g.IO.Err, "kesoku: sent %d %s to %s in %d %s; answers come within 24 hours:\n  kesoku batch status %s\n  kesoku batch collect %s -o FILE --wait\n",
-				st.Requests, plural.Word(int(st.Requests), "request", "requests"), st.Model, len(st.Parts), plural.Word(len(st.Parts), "part", "parts"), res.Path, res.Path)
+				st.Requests, english.Plural(int(st.Requests), "request", "requests"), st.Model, len(st.Parts), english.Plural(len(st.Parts), "part", "parts"), res.Path, res.Path)
 		}
 	}
 	_, err = fmt.Fprintln(g.IO.Out, res.Path)

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 )
 
 // Help is kesoku's own layout of a command's help, as gh and restic lay
@@ -103,7 +103,7 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	section(strings.TrimSuffix(exitStatusHeading, "\n"), status)
 	var more []string
 	if topics := seeAlsoTopics(c); len(topics) > 0 {
-		more = append(more, fmt.Sprintf("See also the help %s %s (%s help TOPIC).", plural.Word(len(topics), "topic", "topics"), andList(topics), c.Root().Name()))
+		more = append(more, fmt.Sprintf("See also the help %s %s (%s help TOPIC).", english.Plural(len(topics), "topic", "topics"), andList(topics), c.Root().Name()))
 	}
 	switch {
 	case !c.HasParent():

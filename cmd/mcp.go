@@ -12,10 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/mcpserve"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -170,7 +170,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	}
 	srv := mcpserve.New(offered, sopts)
 	names := offered.Names()
-	what := fmt.Sprintf("%d %s (%s)", len(names), plural.Word(len(names), "tool", "tools"), strings.Join(names, ", "))
+	what := fmt.Sprintf("%d %s (%s)", len(names), english.Plural(len(names), "tool", "tools"), strings.Join(names, ", "))
 
 	if opts.HTTP == "" {
 		in, out, restore := stdio(g.IO)

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/mcpauth"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
@@ -156,7 +156,7 @@ func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
 	if len(res.Scopes) > 0 {
 		scopes = ", for the scopes " + strings.Join(res.Scopes, " ")
 	}
-	tools := fmt.Sprintf("%d %s", res.Tools, plural.Word(res.Tools, "tool", "tools"))
+	tools := fmt.Sprintf("%d %s", res.Tools, english.Plural(res.Tools, "tool", "tools"))
 	switch {
 	case res.LoggedIn:
 		fmt.Fprintf(g.IO.Err, "kesoku: logged in to %s (%s)%s; %s. The tokens are kept in %s until kesoku mcp logout %s\n",

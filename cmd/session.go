@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -484,7 +484,7 @@ func usageLine(t *llm.Tally) string {
 	}
 	unreported := t.Unreported()
 	if unreported == n {
-		return fmt.Sprintf("usage: not reported by the model, in %d %s", n, plural.Word(n, "request", "requests"))
+		return fmt.Sprintf("usage: not reported by the model, in %d %s", n, english.Plural(n, "request", "requests"))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: %d input tokens", u.InputTokens)
@@ -496,7 +496,7 @@ func usageLine(t *llm.Tally) string {
 	case u.CacheWriteTokens > 0:
 		fmt.Fprintf(&b, " (%d written to the cache)", u.CacheWriteTokens)
 	}
-	fmt.Fprintf(&b, ", %d output tokens, in %d %s", u.OutputTokens, n, plural.Word(n, "request", "requests"))
+	fmt.Fprintf(&b, ", %d output tokens, in %d %s", u.OutputTokens, n, english.Plural(n, "request", "requests"))
 	if unreported > 0 {
 		fmt.Fprintf(&b, " (%d of them reported none)", unreported)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/config"
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
@@ -197,7 +197,7 @@ func declaredLine(d toolsource.Declared) string {
 	if d.URL != "" {
 		s := fmt.Sprintf("reach the MCP server %s at %s", esc(d.Server), esc(d.URL))
 		if len(d.Headers) > 0 {
-			s += fmt.Sprintf(", sending %s %s", plural.Word(len(d.Headers), "the header", "the headers"), esc(strings.Join(d.Headers, ", ")))
+			s += fmt.Sprintf(", sending %s %s", english.Plural(len(d.Headers), "the header", "the headers"), esc(strings.Join(d.Headers, ", ")))
 		}
 		if o := d.OAuth; o != nil {
 			s += ", " + oauthText(o)

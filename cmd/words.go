@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/batch"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/openai"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 )
@@ -43,7 +43,7 @@ func errorText(err error) string {
 		say(e.Error(), fmt.Sprintf("%s: the API did not finish answering within %v (--api-timeout)", e.Provider, e.Deadline))
 	}
 	if e, ok := errors.AsType[*llm.MaxTurnsError](err); ok {
-		say(e.Error(), fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, plural.Word(e.Turns, "turn", "turns")))
+		say(e.Error(), fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, english.Plural(e.Turns, "turn", "turns")))
 	}
 	if e, ok := errors.AsType[*llm.CutError](err); ok && llm.CutByTokenLimit(e.Reason) {
 		say(e.Error(), fmt.Sprintf("the answer was cut short: it reached the output token limit (%s); raise --max-tokens", e.Reason))

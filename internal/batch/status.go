@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/records"
 )
 
@@ -73,8 +73,8 @@ func StatusSummary(st *State, parts []PartStatus) records.Summary {
 // Report writes where the batch stands, for people: a line for the
 // batch, then one per part.
 func Report(w io.Writer, st *State, parts []PartStatus, now time.Time) {
-	fmt.Fprintf(w, "batch %s: %d %s of %s to %s, in %d %s\n", st.ID, st.Requests, plural.Word(int(st.Requests), "request", "requests"),
-		st.File, st.Model, len(st.Parts), plural.Word(len(st.Parts), "part", "parts"))
+	fmt.Fprintf(w, "batch %s: %d %s of %s to %s, in %d %s\n", st.ID, st.Requests, english.Plural(int(st.Requests), "request", "requests"),
+		st.File, st.Model, len(st.Parts), english.Plural(len(st.Parts), "part", "parts"))
 	if !st.Submitted {
 		fmt.Fprintf(w, "  not sent whole: submit stopped after request %d; run the same kesoku batch submit again\n", st.sent())
 	}
@@ -114,7 +114,7 @@ func Report(w io.Writer, st *State, parts []PartStatus, now time.Time) {
 		fmt.Fprintln(w)
 	}
 	if st.Cleaned && st.files() > 0 {
-		fmt.Fprintf(w, "  collected; the %d %s uploaded for it deleted\n", st.files(), plural.Word(st.files(), "file", "files"))
+		fmt.Fprintf(w, "  collected; the %d %s uploaded for it deleted\n", st.files(), english.Plural(st.files(), "file", "files"))
 	}
 }
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/plural"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/yamlpos"
@@ -85,7 +85,7 @@ const maxProblems = 20
 
 func (r *Refusal) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s cannot go in a batch; nothing was sent:", r.Total, plural.Word(r.Total, "request", "requests"))
+	fmt.Fprintf(&b, "%d %s cannot go in a batch; nothing was sent:", r.Total, english.Plural(r.Total, "request", "requests"))
 	for _, p := range r.Problems {
 		b.WriteString("\n  " + p)
 	}
@@ -667,7 +667,9 @@ func (s *sender) interrupted(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// byteSize prints a size as people read it: "512 bytes", "4.8 MB".
+// byteSize prints the size of a part sent as people read it: "512 bytes",
+// "4.8 MB". It says decimal units where english.Bytes says binary ones,
+// as kesoku batch always has.
 func byteSize(n int64) string {
 	switch {
 	case n < 1000:

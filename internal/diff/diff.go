@@ -17,7 +17,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 )
@@ -213,7 +213,7 @@ func (m *merge) next(i int) (*entry, error) {
 	if s.lines > 0 && s.records == 0 {
 		// A request file, say: compared as records, it would answer no
 		// request, and a CI job comparing the wrong files would pass.
-		return nil, fmt.Errorf("%s: none of its %d %s is a Message record: diff compares the records that run and session write", s.Name, s.lines, plural.Word(s.lines, "line", "lines"))
+		return nil, fmt.Errorf("%s: none of its %d %s is a Message record: diff compares the records that run and session write", s.Name, s.lines, english.Plural(s.lines, "line", "lines"))
 	}
 	return nil, m.finish(i)
 }

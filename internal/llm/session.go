@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -208,7 +208,7 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 			// Half a write_file must not be written: the calls are
 			// answered with an error, and the model tries again.
 			s.notice(fmt.Sprintf("%s: the turn was cut short: %s; its %s not run, and the model was told to try again",
-				model, DescribeCut(resp.Cut), plural.Count(len(calls), "tool call was", "tool calls were")))
+				model, DescribeCut(resp.Cut), english.Count(len(calls), "tool call was", "tool calls were")))
 			if err := s.refuseCalls(ctx, calls, resp.Cut); err != nil {
 				return "", err
 			}

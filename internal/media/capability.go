@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
 )
@@ -144,16 +145,16 @@ func (c Capability) Route(t Type, size int64, promptLen int) (Route, error) {
 	}
 	encoded := int64(base64.StdEncoding.EncodedLen(int(min(size, 1<<40))))
 	if t.Kind == llm.ImageBlock && c.MaxImage > 0 && encoded > c.MaxImage {
-		return refuse("the image is %s, %s in base64; %s takes at most %s per image", byteSize(size), byteSize(encoded), provider, byteSize(c.MaxImage))
+		return refuse("the image is %s, %s in base64; %s takes at most %s per image", english.Bytes(size), english.Bytes(encoded), provider, english.Bytes(c.MaxImage))
 	}
 	if encoded+int64(promptLen) <= c.MaxInline {
 		return Inline, nil
 	}
 	if c.MaxUpload == 0 {
-		return refuse("the file is %s, %s in base64; %s takes at most %s per request", byteSize(size), byteSize(encoded), provider, byteSize(c.MaxInline))
+		return refuse("the file is %s, %s in base64; %s takes at most %s per request", english.Bytes(size), english.Bytes(encoded), provider, english.Bytes(c.MaxInline))
 	}
 	if size > c.MaxUpload {
-		return refuse("the file is %s; %s takes at most %s per uploaded file", byteSize(size), provider, byteSize(c.MaxUpload))
+		return refuse("the file is %s; %s takes at most %s per uploaded file", english.Bytes(size), provider, english.Bytes(c.MaxUpload))
 	}
 	return Upload, nil
 }
@@ -202,19 +203,4 @@ func describe(t Type) string {
 		return fmt.Sprintf("%s (%s, detected as %s)", what, t.MIME, t.Detected)
 	}
 	return fmt.Sprintf("%s (%s)", what, t.MIME)
-}
-
-// byteSize prints a size the way people read it, exact for small sizes:
-// "512 bytes", "4.8 MiB".
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 3; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGT"[exp])
 }

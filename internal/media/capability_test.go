@@ -124,14 +124,3 @@ func TestCapabilityTypesHaveKinds(t *testing.T) {
 		}
 	}
 }
-
-func TestByteSize(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int64]string{
-		0: "0 bytes", 1023: "1023 bytes", 1024: "1.0 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB", 1 << 50: "1024.0 TiB",
-	} {
-		if got := byteSize(n); got != want {
-			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/text/encoding/htmlindex"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
 )
@@ -150,7 +151,7 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 		a.data = utf16ToUTF8(a.data, t.Charset == "utf-16be")
 		a.Type.Charset = "utf-8"
 		if r, err := c.Route(a.Type, int64(len(a.data)), promptLen); err != nil || r != Inline {
-			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, byteSize(int64(len(a.data))), c.Provider)}
+			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, english.Bytes(int64(len(a.data))), c.Provider)}
 		}
 	}
 	if t.Kind == llm.DocumentBlock && strings.HasPrefix(t.MIME, "text/") && !utf8.Valid(a.data) {
@@ -160,7 +161,7 @@ func Prepare(f *os.File, name string, c Capability, promptLen int) (*Attachment,
 		}
 		a.data, a.Type.Charset = text, "utf-8"
 		if r, err := c.Route(a.Type, int64(len(a.data)), promptLen); err != nil || r != Inline {
-			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, byteSize(int64(len(a.data))), c.Provider)}
+			return nil, &RefusedError{Provider: c.Provider, Reason: fmt.Sprintf("%s: as UTF-8 the text is %s, more than %s takes inline", name, english.Bytes(int64(len(a.data))), c.Provider)}
 		}
 	}
 	if t.MIME == "application/pdf" && c.MaxPDFPages > 0 {

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -228,7 +228,7 @@ func placeShards(ps []*part) ([]*part, error) {
 				names[i] = e.name
 			}
 			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished;",
-				strings.Join(names, " and "), plural.Word(len(empty), "holds", "hold"), k, n, k)}
+				strings.Join(names, " and "), english.Plural(len(empty), "holds", "hold"), k, n, k)}
 		}
 		// Its requests are k, k+n, …, up to the run's last request.
 		want := (last-k)/n + 1
@@ -285,8 +285,8 @@ func shardsOf(ps []*part, step int64, stepOf *part) error {
 			}
 		}
 		return fmt.Errorf("a part is missing: the parts are shards of %d (the requests of %s are %d apart), and %d %s given; "+
-			"shard %s of %d %s not among them", shards, stepOf.name, step, n, plural.Word(int(n), "is", "are"),
-			strings.Join(missing, ", "), shards, plural.Word(len(missing), "is", "are"))
+			"shard %s of %d %s not among them", shards, stepOf.name, step, n, english.Plural(int(n), "is", "are"),
+			strings.Join(missing, ", "), shards, english.Plural(len(missing), "is", "are"))
 	}
 	return fmt.Errorf("the parts cannot be the %d shards of one run: the requests of %s are %d apart, not a multiple of %d", n, stepOf.name, step, n)
 }

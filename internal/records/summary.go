@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -196,8 +196,8 @@ func (s *Summary) String() string {
 		return b.String()
 	case CommandStatus:
 		// What the provider says of each request, not records written.
-		fmt.Fprintf(&b, "%d %s in %d %s: %d succeeded, %d failed, %d in progress", s.Total, plural.Word(s.Total, "request", "requests"),
-			s.Parts, plural.Word(s.Parts, "part", "parts"), s.Succeeded, s.Failed, s.Pending)
+		fmt.Fprintf(&b, "%d %s in %d %s: %d succeeded, %d failed, %d in progress", s.Total, english.Plural(s.Total, "request", "requests"),
+			s.Parts, english.Plural(s.Parts, "part", "parts"), s.Succeeded, s.Failed, s.Pending)
 		if s.Uncounted > 0 {
 			fmt.Fprintf(&b, ", %d ended uncounted (collect says)", s.Uncounted)
 		}
@@ -209,8 +209,8 @@ func (s *Summary) String() string {
 		s.validate(&b)
 		return b.String()
 	case CommandMerge:
-		fmt.Fprintf(&b, "%d %s from %d %s: %d succeeded", s.Records, plural.Word(s.Records, "record", "records"),
-			s.Parts, plural.Word(s.Parts, "shard", "shards"), s.Succeeded)
+		fmt.Fprintf(&b, "%d %s from %d %s: %d succeeded", s.Records, english.Plural(s.Records, "record", "records"),
+			s.Parts, english.Plural(s.Parts, "shard", "shards"), s.Succeeded)
 		if s.Failed > 0 {
 			fmt.Fprintf(&b, ", %d failed", s.Failed)
 			if s.Aborted > 0 {
@@ -218,11 +218,11 @@ func (s *Summary) String() string {
 			}
 		}
 		if s.Replaced > 0 {
-			fmt.Fprintf(&b, "; %d aborted %s replaced by a resumed run's", s.Replaced, plural.Word(s.Replaced, "record", "records"))
+			fmt.Fprintf(&b, "; %d aborted %s replaced by a resumed run's", s.Replaced, english.Plural(s.Replaced, "record", "records"))
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d %s: %d succeeded", s.Records, plural.Word(s.Records, "record", "records"), s.Succeeded)
+	fmt.Fprintf(&b, "%d %s: %d succeeded", s.Records, english.Plural(s.Records, "record", "records"), s.Succeeded)
 	if s.Failed > 0 {
 		kinds := slices.Sorted(maps.Keys(s.Kinds))
 		said := make([]string, len(kinds))
@@ -242,11 +242,11 @@ func (s *Summary) String() string {
 		}
 	}
 	if s.Dropped > 0 {
-		fmt.Fprintf(&b, "; %d %s of requests not in this run removed from %s", s.Dropped, plural.Word(s.Dropped, "record", "records"), s.Output)
+		fmt.Fprintf(&b, "; %d %s of requests not in this run removed from %s", s.Dropped, english.Plural(s.Dropped, "record", "records"), s.Output)
 	}
 	if s.Foreign > 0 {
 		fmt.Fprintf(&b, "; %s left as it is, not in request order: it holds %d %s that %s no request (a tool's own)",
-			s.Output, s.Foreign, plural.Word(s.Foreign, "record", "records"), plural.Word(s.Foreign, "answers", "answer"))
+			s.Output, s.Foreign, english.Plural(s.Foreign, "record", "records"), english.Plural(s.Foreign, "answers", "answer"))
 	}
 	switch {
 	case s.StoppedReading:
@@ -257,7 +257,7 @@ func (s *Summary) String() string {
 		b.WriteString("; stopped by --fail-fast")
 	}
 	if s.Deleted > 0 {
-		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, plural.Word(s.Deleted, "file", "files"))
+		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, english.Plural(s.Deleted, "file", "files"))
 	}
 	return b.String()
 }
@@ -266,14 +266,14 @@ func (s *Summary) String() string {
 func (s *Summary) validate(b *strings.Builder) {
 	switch {
 	case s.Failed == 0 && s.Unreadable == 0:
-		fmt.Fprintf(b, "%d %s in %d %s: all valid", s.Total, plural.Word(s.Total, "request", "requests"), s.Parts, plural.Word(s.Parts, "file", "files"))
+		fmt.Fprintf(b, "%d %s in %d %s: all valid", s.Total, english.Plural(s.Total, "request", "requests"), s.Parts, english.Plural(s.Parts, "file", "files"))
 	case s.Failed == 0:
-		fmt.Fprintf(b, "%d %s valid", s.Total, plural.Word(s.Total, "request", "requests"))
+		fmt.Fprintf(b, "%d %s valid", s.Total, english.Plural(s.Total, "request", "requests"))
 	default:
-		fmt.Fprintf(b, "%d of %d %s invalid", s.Failed, s.Total, plural.Word(s.Total, "request", "requests"))
+		fmt.Fprintf(b, "%d of %d %s invalid", s.Failed, s.Total, english.Plural(s.Total, "request", "requests"))
 	}
 	if s.Unreadable > 0 {
-		fmt.Fprintf(b, "; %d of %d %s could not be read", s.Unreadable, s.Parts, plural.Word(s.Parts, "file", "files"))
+		fmt.Fprintf(b, "; %d of %d %s could not be read", s.Unreadable, s.Parts, english.Plural(s.Parts, "file", "files"))
 	}
 }
 
@@ -281,7 +281,7 @@ func (s *Summary) validate(b *strings.Builder) {
 func (s *Summary) diff(b *strings.Builder) {
 	n := s.Different()
 	if n == 0 {
-		fmt.Fprintf(b, "%d %s, no differences", s.Total, plural.Word(s.Total, "request", "requests"))
+		fmt.Fprintf(b, "%d %s, no differences", s.Total, english.Plural(s.Total, "request", "requests"))
 		return
 	}
 	var parts []string
@@ -290,7 +290,7 @@ func (s *Summary) diff(b *strings.Builder) {
 		say string
 	}{
 		{s.Changed, "changed"},
-		{s.NewErrors, plural.Word(s.NewErrors, "new error", "new errors")},
+		{s.NewErrors, english.Plural(s.NewErrors, "new error", "new errors")},
 		{s.Fixed, "fixed"},
 		{s.OnlyOld, "only in " + s.Old},
 		{s.OnlyNew, "only in " + s.New},
@@ -299,5 +299,5 @@ func (s *Summary) diff(b *strings.Builder) {
 			parts = append(parts, fmt.Sprintf("%d %s", k.n, k.say))
 		}
 	}
-	fmt.Fprintf(b, "%d of %d %s %s: %s", n, s.Total, plural.Word(s.Total, "request", "requests"), plural.Word(n, "differs", "differ"), strings.Join(parts, ", "))
+	fmt.Fprintf(b, "%d of %d %s %s: %s", n, s.Total, english.Plural(s.Total, "request", "requests"), english.Plural(n, "differs", "differ"), strings.Join(parts, ", "))
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -153,7 +153,7 @@ func Glob(ctx context.Context, tc *registry.ToolContext, pattern, path string) (
 	case res.Total == 0:
 		res.Note = fmt.Sprintf("nothing matches %q", pattern)
 		if wk.ignored > 0 {
-			res.Note += fmt.Sprintf(" outside the %s that .gitignore files exclude; name one in the pattern or path to search it", plural.Count(wk.ignored, "entry", "entries"))
+			res.Note += fmt.Sprintf(" outside the %s that .gitignore files exclude; name one in the pattern or path to search it", english.Count(wk.ignored, "entry", "entries"))
 		}
 	}
 	return res, nil

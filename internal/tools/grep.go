@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/plural"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -145,19 +145,19 @@ func Grep(ctx context.Context, tc *registry.ToolContext, pattern, path, glob str
 	res := g.res
 	switch {
 	case res.Truncated:
-		notes = append(notes, fmt.Sprintf("stopped after %s; more remain: narrow the pattern, path or glob, or raise max_results", plural.Count(len(res.Matches), "match", "matches")))
+		notes = append(notes, fmt.Sprintf("stopped after %s; more remain: narrow the pattern, path or glob, or raise max_results", english.Count(len(res.Matches), "match", "matches")))
 	case len(res.Matches) == 0:
-		note := fmt.Sprintf("no match in %s", plural.Count(res.FilesSearched, "file", "files"))
+		note := fmt.Sprintf("no match in %s", english.Count(res.FilesSearched, "file", "files"))
 		if wk.ignored > 0 {
-			note += fmt.Sprintf("; %s that .gitignore files exclude were not searched (name one in path to search it)", plural.Count(wk.ignored, "entry", "entries"))
+			note += fmt.Sprintf("; %s that .gitignore files exclude were not searched (name one in path to search it)", english.Count(wk.ignored, "entry", "entries"))
 		}
 		notes = append(notes, note)
 	}
 	if g.binary > 0 {
-		notes = append(notes, fmt.Sprintf("%s skipped as binary", plural.Count(g.binary, "file", "files")))
+		notes = append(notes, fmt.Sprintf("%s skipped as binary", english.Count(g.binary, "file", "files")))
 	}
 	if g.unreadable > 0 {
-		notes = append(notes, fmt.Sprintf("%s could not be read", plural.Count(g.unreadable, "file", "files")))
+		notes = append(notes, fmt.Sprintf("%s could not be read", english.Count(g.unreadable, "file", "files")))
 	}
 	res.Note = strings.Join(notes, "; ")
 	return res, nil
