@@ -106,7 +106,10 @@ func modelErr(err error) error {
 
 // resolveToolModel resolves the model of kesoku run's --model, which is
 // optional there: without it, tools run with no model, and analyze_media
-// says it needs one. The other model flags mean nothing without it.
+// says it needs one. The other model flags mean nothing without it. A key
+// is needed only by a call that asks the model: without one, such a call
+// fails, and the calls that ask none run (a model: in kesoku.yaml serves
+// the commands that call one).
 func resolveToolModel(m provider.Config) (*provider.Model, error) {
 	if m.Model == "" {
 		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 || (m.IdleTimeout != 0 && m.IdleTimeout != llm.DefaultIdleTimeout) ||
@@ -115,7 +118,11 @@ func resolveToolModel(m provider.Config) (*provider.Model, error) {
 		}
 		return nil, nil
 	}
-	return resolveModel(m)
+	rm, err := provider.ResolveForTools(m)
+	if err != nil {
+		return nil, usageErr(modelErr(err))
+	}
+	return rm, nil
 }
 
 // toolModel is the resolved model as tools see it: built on first use,

@@ -144,6 +144,10 @@ type Model struct {
 	// baseURLVar is the environment variable cfg.BaseURL came from, ""
 	// when it was given.
 	baseURLVar string
+	// keyErr is why there is no key, for a model resolved for tools
+	// (ResolveForTools): Build returns it, so that only a call that asks
+	// the model fails.
+	keyErr error
 }
 
 // Resolve works out the provider and finds its key, checking everything
@@ -151,6 +155,22 @@ type Model struct {
 // user's to fix (a missing model, an unknown provider, a missing key), and
 // says how.
 func Resolve(cfg Config) (*Model, error) {
+	m, err := ResolveForTools(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if m.keyErr != nil {
+		return nil, m.keyErr
+	}
+	return m, nil
+}
+
+// ResolveForTools is Resolve for the model that tools ask (analyze_media
+// in kesoku run and mcp serve), where most calls ask none: a missing key is
+// no error here, but the error of Build, so that only a call that asks the
+// model fails, with the *NoKeyError that says what to set. Every other
+// mistake is refused at once, as Resolve refuses it.
+func ResolveForTools(cfg Config) (*Model, error) {
 	if cfg.Model == "" {
 		return nil, ErrNoModel
 	}
@@ -187,7 +207,7 @@ func Resolve(cfg Config) (*Model, error) {
 	if e.keyOptional && cfg.BaseURL != "" {
 		return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar}, nil
 	}
-	return nil, &NoKeyError{Provider: e.name, Vars: e.keyVars, KeyOptional: e.keyOptional, BaseURLVar: e.baseURLVar}
+	return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar, keyErr: &NoKeyError{Provider: e.name, Vars: e.keyVars, KeyOptional: e.keyOptional, BaseURLVar: e.baseURLVar}}, nil
 }
 
 // CheckBaseURL returns ErrNotEndpoint unless s, a base URL, is one a key
@@ -233,6 +253,9 @@ func (m *Model) Redactor() *llm.Redactor { return llm.NewRedactor(m.key) }
 // Build makes the provider's client. It sends nothing; the SDKs are
 // touched only here, so commands without a model never pay for them.
 func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
+	if m.keyErr != nil {
+		return nil, m.keyErr
+	}
 	if err := CheckBaseURL(m.cfg.BaseURL); err != nil {
 		// The key goes to this URL's origin alone: it must have one.
 		return nil, &BaseURLError{URL: m.cfg.BaseURL, Var: m.baseURLVar}

@@ -86,6 +86,18 @@ func TestResolve(t *testing.T) {
 	if _, err := Resolve(Config{Model: "gemini-2.5-flash"}); err == nil || err.Error() != "no API key for gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY)" {
 		t.Errorf("no gemini key: error %v", err)
 	}
+	// For tools, a missing key is the error of the first call that asks
+	// the model; every other mistake is refused at once.
+	m, err := ResolveForTools(Config{Model: "gemini-2.5-flash"})
+	if err != nil {
+		t.Fatalf("ResolveForTools without a key: %v", err)
+	}
+	if _, err := m.Build(t.Context()); !errors.As(err, new(*NoKeyError)) {
+		t.Errorf("Build without a key: error %v, want a *NoKeyError", err)
+	}
+	if _, err := ResolveForTools(Config{Model: "no-such-model"}); err == nil {
+		t.Errorf("ResolveForTools of a model of no provider: no error")
+	}
 }
 
 // TestBaseURL: a model is resolved only with a base URL that has an
