@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -104,6 +105,11 @@ func configErr(err error) error {
 		hint := fmt.Sprintf("review it, then approve it with:\n  kesoku trust %s\nor name it with --config %s", ue.File.Path, ue.File.Path)
 		if ue.NoStore {
 			hint = fmt.Sprintf("there is no config directory to record an approval in (set HOME or XDG_CONFIG_HOME); name it with --config %s", ue.File.Path)
+		} else if x := os.Getenv("XDG_CONFIG_HOME"); x == "" || !filepath.IsAbs(x) {
+			// An MCP client may start kesoku with less of the environment
+			// than the shell that approved the file had: say which store
+			// was read, and why that one.
+			hint += "\nXDG_CONFIG_HOME is not set to an absolute path here, so the approvals are those of the home directory; an approval made where it is set is kept under it, and a program that starts kesoku (an MCP client) may have left it out of the environment"
 		}
 		return usageErrf("%w\n%s", err, hint)
 	}

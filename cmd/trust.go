@@ -134,6 +134,9 @@ func runTrust(o *trustOptions) error {
 	}
 	if !g.Quiet {
 		showApproved(g.IO.Err, f, declared)
+		// A command reads approvals from here alone: one started with
+		// another HOME or XDG_CONFIG_HOME does not see this one.
+		fmt.Fprintf(g.IO.Err, "kesoku: the approval is kept in %s\n", termtext.Escape(approvals.Dir))
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func (a Approvals) check(f *File, keys []string) error {
 	if err != nil {
 		return err
 	}
-	e := &UnapprovedError{File: f, Keys: keys, NoStore: a.Dir == ""}
+	e := &UnapprovedError{File: f, Keys: keys, NoStore: a.Dir == "", Store: a.Dir}
 	place := placeOf(f.Path)
 	switch {
 	case rec == nil:
@@ -233,6 +233,10 @@ type UnapprovedError struct {
 	// NoStore says there is nowhere to record approvals (no home
 	// directory).
 	NoStore bool
+	// Store is the directory the approvals were read from, "" when
+	// NoStore: an approval made under another config directory (another
+	// HOME or XDG_CONFIG_HOME) is not seen here.
+	Store string
 }
 
 func (e *UnapprovedError) Error() string {
@@ -252,9 +256,12 @@ func (e *UnapprovedError) Error() string {
 	default:
 		msg = fmt.Sprintf("config %s is not approved", e.File.Path)
 	}
-	msg += fmt.Sprintf(", and it sets %s: a config file found in the working directory is loaded only once you approved it", describe(e.Keys))
+	msg += fmt.Sprintf(", and it sets %s. A config file found in the working directory is loaded only after you approve it", describe(e.Keys))
 	if e.Through != "" {
-		msg += fmt.Sprintf("; it leads to %s through a symbolic link, and an approval is of a file at the place it is found, where its relative paths and the working directory start", e.Through)
+		msg += fmt.Sprintf(". It leads to %s through a symbolic link, and an approval is of a file at the place it is found, where its relative paths and the working directory start", e.Through)
+	}
+	if e.Store != "" {
+		msg += fmt.Sprintf(". Approvals were read from %s", e.Store)
 	}
 	return msg
 }

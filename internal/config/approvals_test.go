@@ -59,7 +59,7 @@ func TestApprovalAtItsPlace(t *testing.T) {
 		must(t, os.Mkdir(evil, 0o755))
 		must(t, os.Symlink(filepath.Join("..", "proj", FileName), filepath.Join(evil, FileName)))
 		ue := refused(t, evil)
-		if want := "it leads to " + filepath.Join(proj, FileName) + " through a symbolic link"; !strings.Contains(ue.Error(), want) {
+		if want := "It leads to " + filepath.Join(proj, FileName) + " through a symbolic link"; !strings.Contains(ue.Error(), want) {
 			t.Errorf("error = %v, want it to say %q", ue, want)
 		}
 	})

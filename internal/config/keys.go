@@ -38,15 +38,15 @@ var rules = map[string]rule{
 	"junit":      {path: true, consequential: "where a JUnit report is written", does: "write a JUnit report to %s"},
 	"staging":    {path: true, consequential: "which directory tools may read besides the AWD", does: "let tools read %s besides the working directory"},
 	"base-url":   {consequential: "where model requests, and the API key, are sent", does: "send model requests, and the API key, to %s"},
-	"mcp-config": {path: true, names: true, consequential: "starts programs (MCP servers)", does: "start the MCP servers of %s"},
+	"mcp-config": {path: true, names: true, consequential: "starts MCP servers", does: "start the MCP servers of %s"},
 	// mcp serve: a stranger's file must not open the tools to a network,
 	// nor choose the variable whose value lets clients in.
-	"http":      {consequential: "where kesoku serves its tools (mcp serve)", does: "serve its tools at %s (mcp serve)"},
-	"token-env": {consequential: "which variable holds the token that lets clients in (mcp serve)", does: "let in the MCP clients that send the token held in $%s (mcp serve)"},
+	"http":      {consequential: "where mcp serve offers the tools", does: "serve its tools at %s (mcp serve)"},
+	"token-env": {consequential: "which variable holds the token that lets mcp serve's clients in", does: "let in the MCP clients that send the token held in $%s (mcp serve)"},
 
 	// Command tools and MCP servers start programs.
-	"tools":      {section: true, consequential: "starts programs (command tools)"},
-	"mcpServers": {section: true, consequential: "starts programs (MCP servers)"},
+	"tools":      {section: true, consequential: "starts the programs of command tools"},
+	"mcpServers": {section: true, consequential: "starts MCP servers"},
 }
 
 // NeedsApproval reports whether key decides something that a stranger's
