@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile"},
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
-	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/english"},
+	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/english", "internal/workspace"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex", "internal/yamlpos"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english"},
@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit", "internal/english"},
 	"internal/junit":           {"message"},
 	"internal/junit/junittest": {},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
@@ -63,7 +63,7 @@ var allowed = map[string][]string{
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
-	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos"},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace"},
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 }
 

@@ -1,7 +1,7 @@
 package cmd
 
 import (
-	"path/filepath"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -55,7 +55,7 @@ func (f *callFlags) options(g *Globals) runner.Options {
 		Timeout:   f.Timeout,
 		Grace:     f.Grace,
 		MaxOutput: int64(f.MaxOutput),
-		OutputDir: filepath.Join(g.AWD, ".kesoku", "outputs"),
+		OutputDir: workspace.LayoutOf(g.AWD).Outputs(),
 		AWD:       g.AWD,
 		Staging:   g.StagingDir(),
 		Protected: g.protected,

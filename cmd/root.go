@@ -6,6 +6,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func (g *Globals) StagingDir() string {
 	if g.Staging != "" {
 		return g.Staging
 	}
-	return filepath.Join(g.AWD, ".kesoku", "staging")
+	return workspace.LayoutOf(g.AWD).Staging()
 }
 
 // Main runs kesoku with the process's arguments and streams and returns

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"io"
 	"os"
 	"path/filepath"
@@ -347,7 +348,7 @@ func openTranscript(g *Globals, opts *sessionOptions, sessionID string, old []*m
 	case path == "" && opts.Resume != "":
 		path = opts.Resume
 	case path == "":
-		path = filepath.Join(g.AWD, ".kesoku", "sessions", sessionID+".jsonl")
+		path = workspace.LayoutOf(g.AWD).Transcript(sessionID)
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

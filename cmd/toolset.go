@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"strings"
 	"time"
 
@@ -44,7 +44,7 @@ func (g *Globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.
 		AWD:            g.AWD,
 		Grace:          defaultGrace,
 		MaxOutput:      defaultMaxOutput,
-		OutputDir:      filepath.Join(g.AWD, ".kesoku", "outputs"),
+		OutputDir:      workspace.LayoutOf(g.AWD).Outputs(),
 		Version:        readBuildVersion().Version,
 		Guardian:       g.Self,
 		Reap:           g.Self != "",

@@ -77,10 +77,10 @@ func pngImage(t *testing.T, seed int) []byte {
 	return b.Bytes()
 }
 
-// workspace is a directory of n images and a JSON Lines file of one
+// imageWorkspace is a directory of n images and a JSON Lines file of one
 // analyze_media request for each; ids gives request i the id ids(i), ""
 // for none.
-func workspace(t *testing.T, n int, ids func(int) string) (dir, file string) {
+func imageWorkspace(t *testing.T, n int, ids func(int) string) (dir, file string) {
 	t.Helper()
 	dir = t.TempDir()
 	var b strings.Builder
@@ -182,7 +182,7 @@ func TestClaudeBatch(t *testing.T) {
 	)
 	defer srv.Close()
 	b := connect(t, srv)
-	dir, file := workspace(t, 5, func(i int) string {
+	dir, file := imageWorkspace(t, 5, func(i int) string {
 		if i == 2 {
 			return "second id, any text"
 		}
@@ -263,7 +263,7 @@ func TestCollectIsRun(t *testing.T) {
 	for _, p := range []llmtest.Provider{llmtest.Claude, llmtest.Gemini} {
 		t.Run(string(p), func(t *testing.T) {
 			replies := []llmtest.Reply{{Text: "A red line."}, {Status: 400, Error: "no good"}, {Text: "A blue line."}}
-			dir, file := workspace(t, 3, func(i int) string { return map[int]string{2: "two"}[i] })
+			dir, file := imageWorkspace(t, 3, func(i int) string { return map[int]string{2: "two"}[i] })
 
 			batchSrv := llmtest.NewServer(p, "", replies...)
 			defer batchSrv.Close()
@@ -314,7 +314,7 @@ func TestGeminiBatch(t *testing.T) {
 	)
 	defer srv.Close()
 	b := connect(t, srv)
-	dir, file := workspace(t, 3, noIDs)
+	dir, file := imageWorkspace(t, 3, noIDs)
 	ctx := context.Background()
 	opts := submitOptions(srv, b, dir, file)
 	// A file larger than the inline limit goes through the Files API.
@@ -381,7 +381,7 @@ func testGeminiBatchFile(t *testing.T, real bool) {
 	srv := llmtest.NewServer(llmtest.Gemini, "", llmtest.Reply{Text: "Big one."}, llmtest.Reply{Status: 429, Error: "quota"})
 	defer srv.Close()
 	var b llm.Batcher = connect(t, srv)
-	dir, file := workspace(t, 2, noIDs)
+	dir, file := imageWorkspace(t, 2, noIDs)
 	if real {
 		for i := 1; i <= 2; i++ {
 			// 8 MB of PNG each: inline each (under 20 MB), but 21 MB together.
@@ -439,7 +439,7 @@ func TestGeminiBatchFailed(t *testing.T) {
 			defer srv.Close()
 			srv.SetBatchState(state)
 			b := connect(t, srv)
-			dir, file := workspace(t, 2, noIDs)
+			dir, file := imageWorkspace(t, 2, noIDs)
 			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 			if err != nil {
 				t.Fatal(err)
@@ -521,7 +521,7 @@ func TestSplit(t *testing.T) {
 			srv := llmtest.NewServer(llmtest.Claude, "", replies(7)...)
 			defer srv.Close()
 			b := &smallBatches{Batcher: connect(t, srv), limits: tc.limits}
-			dir, file := workspace(t, 7, noIDs)
+			dir, file := imageWorkspace(t, 7, noIDs)
 			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 			if err != nil {
 				t.Fatal(err)
@@ -605,7 +605,7 @@ func TestSubmitInterrupted(t *testing.T) {
 				}
 				return sendCtx
 			}
-			dir, file := workspace(t, 7, noIDs)
+			dir, file := imageWorkspace(t, 7, noIDs)
 			opts := submitOptions(srv, b, dir, file)
 			opts.Abandon = abandon
 			if tc.at == 0 {
@@ -655,7 +655,7 @@ func TestSubmitInterruptedUploads(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b := &smallBatches{Batcher: connect(t, srv), limits: llm.BatchLimits{MaxRequests: 2}}
-	dir, file := workspace(t, 4, noIDs)
+	dir, file := imageWorkspace(t, 4, noIDs)
 	opts := submitOptions(srv, b, dir, file)
 	opts.Media = media.Options{InlineLimit: 100}
 	opts.Notify = func(string) { cancel() } // after part 1 is sent
@@ -696,7 +696,7 @@ func TestCollectInterrupted(t *testing.T) {
 			srv := llmtest.NewServer(llmtest.Claude, "", replies(7)...)
 			defer srv.Close()
 			b := &smallBatches{Batcher: connect(t, srv), limits: llm.BatchLimits{MaxRequests: 3}}
-			dir, file := workspace(t, 7, noIDs)
+			dir, file := imageWorkspace(t, 7, noIDs)
 			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 			if err != nil {
 				t.Fatal(err)
@@ -737,7 +737,7 @@ func TestCollectWaits(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "", replies(4)...)
 	defer srv.Close()
 	b := &smallBatches{Batcher: connect(t, srv), limits: llm.BatchLimits{MaxRequests: 2}}
-	dir, file := workspace(t, 4, noIDs)
+	dir, file := imageWorkspace(t, 4, noIDs)
 	res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 	if err != nil {
 		t.Fatal(err)
@@ -773,7 +773,7 @@ func TestRefused(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "")
 	defer srv.Close()
 	b := connect(t, srv)
-	dir, _ := workspace(t, 1, noIDs)
+	dir, _ := imageWorkspace(t, 1, noIDs)
 	if err := os.WriteFile(filepath.Join(dir, "tone.wav"), []byte("RIFF\x24\x00\x00\x00WAVEfmt "), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -820,7 +820,7 @@ func TestCollectChangedRequests(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "", replies(5)...)
 	defer srv.Close()
 	b := connect(t, srv)
-	dir, file := workspace(t, 2, noIDs)
+	dir, file := imageWorkspace(t, 2, noIDs)
 	res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 	if err != nil {
 		t.Fatal(err)
@@ -876,7 +876,7 @@ func TestGeminiStatus(t *testing.T) {
 	defer srv.Close()
 	srv.SetBatchPolls(1)
 	b := connect(t, srv)
-	dir, file := workspace(t, 3, noIDs)
+	dir, file := imageWorkspace(t, 3, noIDs)
 	res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 	if err != nil {
 		t.Fatal(err)
@@ -918,7 +918,7 @@ func TestGeminiStatusFilesExpire(t *testing.T) {
 				limits.MaxInline = 100
 				b = &smallBatches{Batcher: b, limits: limits}
 			}
-			dir, file := workspace(t, 2, noIDs)
+			dir, file := imageWorkspace(t, 2, noIDs)
 			before := time.Now().Add(-time.Second)
 			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 			if err != nil {
@@ -998,7 +998,7 @@ func TestSubmitLostAnswer(t *testing.T) {
 				}
 			}
 			small := &smallBatches{Batcher: connect(t, srv), limits: limits}
-			dir, file := workspace(t, 3, noIDs)
+			dir, file := imageWorkspace(t, 3, noIDs)
 			opts := submitOptions(srv, lostAnswer{small}, dir, file)
 			if _, err := Submit(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "connection reset") {
 				t.Fatalf("submit whose answer was lost: %v", err)
@@ -1069,7 +1069,7 @@ func TestSubmitRefusedPartIsNoLostAnswer(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "", replies(2)...)
 	defer srv.Close()
 	srv.SetBatchLimit(10)
-	dir, file := workspace(t, 2, noIDs)
+	dir, file := imageWorkspace(t, 2, noIDs)
 	res, err := Submit(context.Background(), submitOptions(srv, connect(t, srv), dir, file))
 	if err == nil || !strings.Contains(err.Error(), "413") {
 		t.Fatalf("submit of a part over the provider's limit: %v", err)

@@ -150,7 +150,7 @@ func TestInterruptAtEveryStep(t *testing.T) {
 				// Each part is in progress at the first look.
 				srv.SetBatchPolls(1)
 				h := &hooked{Batcher: connect(t, srv), limits: path.limits}
-				dir, file := workspace(t, 7, noIDs)
+				dir, file := imageWorkspace(t, 7, noIDs)
 				opts := submitOptions(srv, h, dir, file)
 				opts.Media = media.Options{InlineLimit: 100} // the images are uploaded where they can be
 				var abandon chan struct{}

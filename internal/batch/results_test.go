@@ -43,7 +43,7 @@ func TestResultsAreStreamed(t *testing.T) {
 				t.Parallel()
 				srv := llmtest.NewServer(p, "", llmtest.Reply{Text: text}, llmtest.Reply{Text: text}, llmtest.Reply{Text: text}, llmtest.Reply{Text: text})
 				defer srv.Close()
-				dir, file := workspace(t, 4, noIDs)
+				dir, file := imageWorkspace(t, 4, noIDs)
 				res, err := Submit(context.Background(), submitOptions(srv, fileResults(connect(t, srv)), dir, file))
 				if err != nil {
 					t.Fatal(err)
@@ -101,7 +101,7 @@ func TestResultsDeadline(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(p, "", replies(2)...)
 			defer srv.Close()
-			dir, file := workspace(t, 2, noIDs)
+			dir, file := imageWorkspace(t, 2, noIDs)
 			b := fileResults(connect(t, srv))
 			res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 			if err != nil {

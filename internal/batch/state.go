@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"io"
 	"io/fs"
 	"os"
@@ -151,7 +152,7 @@ func position(key string) int64 {
 
 // StatePath is the default state file of the batch id, under the AWD.
 func StatePath(awd, id string) string {
-	return filepath.Join(awd, ".kesoku", "batches", id+".json")
+	return workspace.LayoutOf(awd).BatchState(id)
 }
 
 // Load reads a state file.

@@ -84,7 +84,7 @@ func TestCollectRefusesAStateThatLies(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "", replies(3)...)
 	defer srv.Close()
 	b := connect(t, srv)
-	dir, file := workspace(t, 3, noIDs)
+	dir, file := imageWorkspace(t, 3, noIDs)
 	res, err := Submit(context.Background(), submitOptions(srv, b, dir, file))
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestSubmitRefusesAStateThatLies(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Claude, "", replies(3)...)
 	defer srv.Close()
 	b := &smallBatches{Batcher: connect(t, srv), limits: llm.BatchLimits{MaxRequests: 2}}
-	dir, file := workspace(t, 3, noIDs)
+	dir, file := imageWorkspace(t, 3, noIDs)
 	o := submitOptions(srv, b, dir, file)
 	o.StatePath = filepath.Join(dir, "state.json")
 	if _, err := Submit(context.Background(), o); err != nil {

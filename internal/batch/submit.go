@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"io"
 	"os"
 	"path/filepath"
@@ -184,7 +185,7 @@ func (o *SubmitOptions) source() (*source, error) {
 		return &source{path: path, display: o.File, format: o.Format, sha: sha}, nil
 	}
 	// Standard input is kept, for collect to read the same requests.
-	dir := filepath.Join(o.AWD, ".kesoku", "batches")
+	dir := workspace.LayoutOf(o.AWD).Batches()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

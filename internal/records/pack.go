@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -275,7 +276,7 @@ func cut(s string, limit int64) (head, tail string) {
 func (p *Packer) saveOutput(name string, data []byte) (string, error) {
 	dir := p.OutputDir
 	if dir == "" {
-		dir = filepath.Join(p.AWD, ".kesoku", "outputs")
+		dir = workspace.LayoutOf(p.AWD).Outputs()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("save output: %w", err)

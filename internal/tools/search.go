@@ -15,7 +15,7 @@ var errStop = errors.New("stop the walk")
 // transcripts, saved outputs and, by default, staging. A search from the
 // top skips it (transcripts would match every earlier result of the
 // search itself); staging is searched on its own.
-const kesokuDir = ".kesoku"
+const kesokuDir = workspace.DirName
 
 // walker walks the trees under the places a search starts from.
 type walker struct {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"sort"
 	"strings"
 	"sync"
@@ -148,7 +148,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	}
 	outputDir := opts.OutputDir
 	if outputDir == "" {
-		outputDir = filepath.Join(opts.AWD, ".kesoku", "outputs")
+		outputDir = workspace.LayoutOf(opts.AWD).Outputs()
 	}
 	run := &commandRunner{procs: s.procs, awd: opts.AWD, limit: opts.MaxOutput, outputDir: outputDir, capture: noLimitCapture}
 	for _, t := range tools {

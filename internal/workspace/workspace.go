@@ -190,7 +190,7 @@ func New(awd, staging string, protected ...Protected) (*Workspace, error) {
 			}
 		}
 	}
-	w.guards = append(w.guards, newGuard(filepath.Join(a.dir, ".kesoku"), "it is in .kesoku, where kesoku keeps transcripts and saved outputs"))
+	w.guards = append(w.guards, newGuard(LayoutOf(a.dir).Dir(), "it is in .kesoku, where kesoku keeps transcripts and saved outputs"))
 	if w.stagingDir != "" {
 		w.guards = append(w.guards, newGuard(w.stagingDir, "it is in staging, which holds the inputs handed to the agent"))
 	}
