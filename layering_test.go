@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/english", "internal/workspace"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex", "internal/yamlpos"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english"},
+	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
@@ -65,6 +65,10 @@ var allowed = map[string][]string{
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace"},
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
+	// What every command sets up: the signals, the tool set, the model,
+	// the protected files; apptest is its fake signals, for tests.
+	"internal/app":         {"internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry"},
+	"internal/app/apptest": {},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they

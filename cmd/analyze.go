@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
@@ -90,15 +91,14 @@ func analyzeArgs(_ *cobra.Command, args []string) error {
 }
 
 func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
-	if !opts.g.Quiet {
-		opts.model.Notices = opts.g.IO.Err
-	}
-	rm, err := resolveModel(opts.model)
+	_, env, err := opts.g.env(ctx, app.Options{Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit)})
 	if err != nil {
 		return err
 	}
+	defer env.Close()
+	rm := env.Model
 	start := time.Now()
-	got, callErr, interrupted := analyze(ctx, opts, rm)
+	got, callErr, interrupted := analyze(ctx, opts, env)
 	answer := got.Text
 	err = callErr
 	if opts.g.Verbose && got.Usage != nil {
@@ -129,7 +129,8 @@ func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
 // analyze checks the file, then asks the model. Everything that can be
 // refused is refused before the model's client is even built: exit 2, and
 // nothing spent. interrupted says a signal cut the call short.
-func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (answer media.Answer, err error, interrupted bool) {
+func analyze(ctx context.Context, opts *analyzeOptions, env *app.Env) (answer media.Answer, err error, interrupted bool) {
+	rm := env.Model
 	c, err := media.CapabilityOf(rm.Provider(), media.Options{InlineLimit: int64(opts.InlineLimit)})
 	if err != nil {
 		return answer, usageErr(err), false
@@ -151,11 +152,9 @@ func analyze(ctx context.Context, opts *analyzeOptions, rm *provider.Model) (ans
 	}
 
 	// The first signal cancels the request, as for kesoku run and session.
-	ir := opts.g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
+	ctx, end := env.WatchSignals(nil).Turn(ctx)
 	defer end()
-	answer, err = media.Ask(ctx, media.WithOptions(rm.Lazy(), mediaOptions(opts.g, int64(opts.InlineLimit), nil)), a, opts.Prompt)
+	answer, err = media.Ask(ctx, media.WithOptions(rm.Lazy(), env.MediaOptions(nil)), a, opts.Prompt)
 	return answer, err, err != nil && ctx.Err() != nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
-	"github.com/kesoku/kesoku/internal/llm/provider"
-	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -463,34 +459,6 @@ func TestAnalyzeInterrupted(t *testing.T) {
 	// minute is over.
 	if !srv.WaitCancelled(nil, 0) {
 		t.Error("the model request was not cancelled")
-	}
-}
-
-// TestToolModel: kesoku run --model hands tools the model with its
-// media options, as an Uploader, knowing its names before any client is
-// built (internal/llm/provider tests that it is built on first use).
-func TestToolModel(t *testing.T) {
-	setKeys(t)
-	rm, err := resolveToolModel(provider.Config{Model: "gemini-test", IdleTimeout: llm.DefaultIdleTimeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := toolModel(&Globals{IO: &IOStreams{Err: io.Discard}}, rm, 1024)
-	p, ok := m.(llm.Provider)
-	if !ok {
-		t.Fatalf("tool model %T is no llm.Provider", m)
-	}
-	if _, ok := m.(media.Uploader); !ok {
-		t.Errorf("tool model %T is no media.Uploader", m)
-	}
-	if got := []string{p.Name(), p.ModelName()}; !cmp.Equal(got, []string{"gemini", "gemini-test"}) {
-		t.Errorf("names %q, want gemini, gemini-test", got)
-	}
-	if got := media.OptionsOf(m).InlineLimit; got != 1024 {
-		t.Errorf("inline limit %d, want 1024", got)
-	}
-	if m := toolModel(&Globals{}, nil, 1024); m != nil {
-		t.Errorf("no --model gives tool model %v, want nil", m)
 	}
 }
 

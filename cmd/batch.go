@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/batch"
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
@@ -16,6 +17,7 @@ import (
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -124,18 +126,13 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 	if err != nil {
 		return err
 	}
-	if !g.Quiet {
-		o.model.Notices = g.IO.Err
-	}
 	o.model.MaxResponse = batchMaxResponse
-	rm, err := resolveModel(o.model)
+	ctx, env, err := g.env(ctx, app.Options{Model: o.model, ModelRequired: true, OneTurn: true})
 	if err != nil {
 		return err
 	}
-	ir := g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
-	defer end()
+	defer env.Close()
+	rm := env.Model
 	g.IO.noteReading([]string{o.File}, g.Quiet)
 	res, err := batch.Submit(ctx, batch.SubmitOptions{
 		Registry: o.Registry, File: o.File, Format: format, Stdin: g.IO.In,
@@ -143,7 +140,7 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 		Provider: rm.Provider(), Model: rm.Name(), Session: o.Session,
 		Media:   media.Options{InlineLimit: int64(o.InlineLimit)},
 		Connect: func(ctx context.Context) (llm.Batcher, error) { return connectBatcher(ctx, rm) },
-		Abandon: ir.endGrace(),
+		Abandon: env.Interrupts.EndGrace(),
 		Notify:  g.notice,
 	})
 	if err != nil {
@@ -275,8 +272,8 @@ EXIT STATUS
 
 func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
 	ir := o.g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
+	defer ir.Stop()
+	ctx, end := ir.Turn(ctx)
 	defer end()
 	st, b, err := o.open(ctx)
 	if err != nil {
@@ -356,8 +353,8 @@ EXIT STATUS
 func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	g := o.g
 	ir := g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
+	defer ir.Stop()
+	ctx, end := ir.Turn(ctx)
 	defer end()
 	st, b, err := o.open(ctx)
 	if err != nil {
@@ -366,7 +363,7 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	var finished *records.Finished
 	var out recordsOut
 	if o.Output != "" && o.Output != "-" {
-		if samePath(o.Output, st.File) {
+		if workspace.SamePath(o.Output, st.File) {
 			return usageErrf("-o %s is the batch's request file: the records would overwrite the requests", o.Output)
 		}
 		// Read under the file's lock, and refused before anything in it

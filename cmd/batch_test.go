@@ -15,28 +15,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/internal/batch"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 )
 
 // batchIn runs kesoku batch args in dir against srv, with sig; it returns
 // the exit code, stdout and stderr.
-func batchIn(t *testing.T, dir string, sig *fakeSignals, args ...string) (int, string, string) {
+func batchIn(t *testing.T, dir string, sig *apptest.Signals, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.source}
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.Source}
 	code := run(context.Background(), g, append([]string{"batch", "--awd", dir}, args...))
 	return code, out.String(), errOut.String()
 }
 
 // interruptWhen sends a SIGINT through sig, as Ctrl-C would, once cond
 // holds.
-func interruptWhen(t *testing.T, sig *fakeSignals, cond func() bool) {
+func interruptWhen(t *testing.T, sig *apptest.Signals, cond func() bool) {
 	t.Helper()
 	go func() {
 		for range 2000 {
 			if cond() {
-				sig.send(t, os.Interrupt)
+				sig.Send(t, os.Interrupt)
 				return
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -59,7 +60,7 @@ func TestBatchInterrupted(t *testing.T) {
 	state := filepath.Join(dir, "state.json")
 	submit := []string{"submit", reqs, "--model", "gemini-2.5-flash", "--base-url", srv.URL, "-o", state, "--inline-limit", "10"}
 
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	// Once the first file is uploaded and kesoku has its name (it asks
 	// whether Gemini is done with it), while Gemini processes it, which
 	// it never finishes: the interrupt comes during the wait. (Between
@@ -86,12 +87,12 @@ func TestBatchInterrupted(t *testing.T) {
 		}
 	}
 	srv.SetFileStates("", "PROCESSING", "ACTIVE")
-	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, submit...); code != ExitOK {
+	if code, _, stderr := batchIn(t, dir, &apptest.Signals{}, submit...); code != ExitOK {
 		t.Fatalf("submit again: exit %d, %s", code, stderr)
 	}
 
 	srv.SetBatchPolls(1000)
-	sig = &fakeSignals{}
+	sig = &apptest.Signals{}
 	interruptWhen(t, sig, func() bool { b := srv.Batches(); return len(b) > 0 && b[0].Polls > 1 })
 	out := filepath.Join(dir, "out.jsonl")
 	collect := []string{"collect", state, "--base-url", srv.URL, "-o", out, "--wait", "--poll", "10ms"}
@@ -99,7 +100,7 @@ func TestBatchInterrupted(t *testing.T) {
 		t.Fatalf("collect interrupted while it waits: exit %d, %s", code, stderr)
 	}
 	srv.SetBatchPolls(0)
-	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, collect...); code != ExitOK || !strings.Contains(stderr, "2 records: 2 succeeded") {
+	if code, _, stderr := batchIn(t, dir, &apptest.Signals{}, collect...); code != ExitOK || !strings.Contains(stderr, "2 records: 2 succeeded") {
 		t.Errorf("collect again: exit %d, %s", code, stderr)
 	}
 }
@@ -116,7 +117,7 @@ func TestBatchExitStatus(t *testing.T) {
 	reqs := filepath.Join(dir, "r.jsonl")
 	os.WriteFile(reqs, []byte(`{"name":"analyze_media","args":{"path":"a.png"}}`+"\n"+`{"name":"analyze_media","args":{"path":"a.png","prompt":"again?"}}`+"\n"), 0o644)
 	state := filepath.Join(dir, "state.json")
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 
 	code, stdout, stderr := batchIn(t, dir, sig, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state)
 	if code != ExitOK || strings.TrimSpace(stdout) != state {
@@ -177,19 +178,19 @@ func TestBatchStatusInterrupted(t *testing.T) {
 	defer srv.Close()
 	dir, reqs := batchWorkspace(t)
 	state := filepath.Join(dir, "state.json")
-	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state); code != ExitOK {
+	if code, _, stderr := batchIn(t, dir, &apptest.Signals{}, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state); code != ExitOK {
 		t.Fatalf("submit: exit %d, %s", code, stderr)
 	}
 	before, _ := os.ReadFile(state)
 
 	// A provider that answers the look only once it is interrupted: the
 	// interrupt comes while status waits for it.
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	target, _ := url.Parse(srv.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	stalling := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/batches/") {
-			sig.send(t, os.Interrupt)
+			sig.Send(t, os.Interrupt)
 			<-r.Context().Done()
 			return
 		}
@@ -203,7 +204,7 @@ func TestBatchStatusInterrupted(t *testing.T) {
 	if after, _ := os.ReadFile(state); !bytes.Equal(after, before) {
 		t.Errorf("an interrupted status changed the state file:\n%s\nthen\n%s", before, after)
 	}
-	if code, stdout, stderr := batchIn(t, dir, &fakeSignals{}, "status", state, "--base-url", srv.URL); code != ExitOK || !strings.Contains(stdout, "part 1, requests 1 to 2") {
+	if code, stdout, stderr := batchIn(t, dir, &apptest.Signals{}, "status", state, "--base-url", srv.URL); code != ExitOK || !strings.Contains(stdout, "part 1, requests 1 to 2") {
 		t.Errorf("status again: exit %d, %s%s", code, stdout, stderr)
 	}
 }
@@ -217,19 +218,19 @@ func TestBatchCollectTorn(t *testing.T) {
 	defer srv.Close()
 	dir, reqs := batchWorkspace(t)
 	state := filepath.Join(dir, "state.json")
-	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state); code != ExitOK {
+	if code, _, stderr := batchIn(t, dir, &apptest.Signals{}, "submit", reqs, "--model", "claude-sonnet-4-5", "--base-url", srv.URL, "-o", state); code != ExitOK {
 		t.Fatalf("submit: exit %d, %s", code, stderr)
 	}
 	out := filepath.Join(dir, "out.jsonl")
 	collect := []string{"collect", state, "--base-url", srv.URL, "-o", out}
-	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, collect...); code != ExitOK {
+	if code, _, stderr := batchIn(t, dir, &apptest.Signals{}, collect...); code != ExitOK {
 		t.Fatalf("collect: exit %d, %s", code, stderr)
 	}
 	whole, _ := os.ReadFile(out)
 	lines := strings.SplitAfter(string(whole), "\n")
 	torn := lines[0] + lines[1][:len(lines[1])/2]
 	os.WriteFile(out, []byte(torn), 0o644)
-	if code, _, stderr := batchIn(t, dir, &fakeSignals{}, collect...); code != ExitOK || !strings.Contains(stderr, "1 record: 1 succeeded; 1 skipped") {
+	if code, _, stderr := batchIn(t, dir, &apptest.Signals{}, collect...); code != ExitOK || !strings.Contains(stderr, "1 record: 1 succeeded; 1 skipped") {
 		t.Fatalf("collect after the kill: exit %d, %s", code, stderr)
 	}
 	again, _ := os.ReadFile(out)

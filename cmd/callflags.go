@@ -1,18 +1,18 @@
 package cmd
 
 import (
-	"github.com/kesoku/kesoku/internal/workspace"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/app"
 )
 
-// The defaults of --grace and --max-output.
+// The defaults of the call flags: an interrupt's grace, and a record's
+// largest output.
 const (
-	defaultGrace     = 5 * time.Second
-	defaultMaxOutput = 1 << 20
+	defaultGrace     = app.DefaultGrace
+	defaultMaxOutput = app.DefaultMaxOutput
 )
 
 // callFlags are the flags that bound tool calls, shared by every command
@@ -46,18 +46,7 @@ const (
 	maxMaxOutput = 1 << 30
 )
 
-// options are the ToolRunner's options the flags and the globals make:
-// the one place they are turned into them. The caller adds what is its
-// own (the session, the store, the model, the interrupt hooks).
-func (f *callFlags) options(g *Globals) runner.Options {
-	return runner.Options{
-		Jobs:      f.Jobs,
-		Timeout:   f.Timeout,
-		Grace:     f.Grace,
-		MaxOutput: int64(f.MaxOutput),
-		OutputDir: workspace.LayoutOf(g.AWD).Outputs(),
-		AWD:       g.AWD,
-		Staging:   g.StagingDir(),
-		Protected: g.protected,
-	}
+// calls are the bounds the flags set, as the environment takes them.
+func (f *callFlags) calls() *app.Calls {
+	return &app.Calls{Jobs: f.Jobs, Timeout: f.Timeout, Grace: f.Grace, MaxOutput: int64(f.MaxOutput)}
 }

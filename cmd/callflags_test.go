@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/app"
 )
 
 // TestCallFlags: run and session take the flags that bound tool calls
@@ -42,8 +40,7 @@ func TestCallFlags(t *testing.T) {
 	}
 	set := []string{"-j", "8", "--timeout", "300ms", "--grace", "1s", "--max-output", "64KiB"}
 	want := callFlags{Jobs: 8, Timeout: 300 * time.Millisecond, Grace: time.Second, MaxOutput: 64 << 10}
-	wantOpts := runner.Options{Jobs: 8, Timeout: 300 * time.Millisecond, Grace: time.Second, MaxOutput: 64 << 10,
-		OutputDir: "/awd/.kesoku/outputs", AWD: "/awd", Staging: "/awd/.kesoku/staging"}
+	wantCalls := &app.Calls{Jobs: 8, Timeout: 300 * time.Millisecond, Grace: time.Second, MaxOutput: 64 << 10}
 	for name, def := range defaults {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -54,8 +51,8 @@ func TestCallFlags(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("flags mismatch (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantOpts, got.options(g), cmpopts.IgnoreFields(runner.Options{}, "IsInterrupted", "OnSkip")); diff != "" {
-				t.Errorf("runner options mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(wantCalls, got.calls()); diff != "" {
+				t.Errorf("calls mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

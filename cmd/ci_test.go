@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/internal/junit/junittest"
 )
 
@@ -47,7 +48,7 @@ func TestRunJUnit(t *testing.T) {
 `)
 	b := writeFile(t, dir, "b.yaml", "- {name: sum, args: {a: 1}}\n- {name: nosuch}\n")
 	report := filepath.Join(dir, "report.xml")
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	if code := runIn(t, dir, shardRegistry(t, sig, nil), sig, a, b, "-o", filepath.Join(dir, "out.jsonl"), "--junit", report); code != ExitFailures {
 		t.Fatalf("exit %d, want %d", code, ExitFailures)
 	}
@@ -90,7 +91,7 @@ func TestRunJUnitInterrupted(t *testing.T) {
 - {name: sum, args: {a: 1, b: 2}}
 `)
 	report := filepath.Join(dir, "report.xml")
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	reg := interruptingRegistry(t, sig)
 	out := filepath.Join(dir, "out.jsonl")
 	if code := runIn(t, dir, reg, sig, in, "-o", out, "--junit", report); code != ExitInterrupted {
@@ -155,7 +156,7 @@ func TestMergeJUnit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	in := writeFile(t, dir, "in.jsonl", shardRequests(10, true))
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	reg := shardRegistry(t, sig, nil)
 	var parts []string
 	for _, k := range []string{"1/2", "2/2"} {
@@ -277,7 +278,7 @@ func TestRunJUnitResumed(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "in.yaml", "- {id: a, name: sum, args: {a: 1, b: 2}}\n- {id: b, name: sum, args: {a: 1}}\n- {id: c, name: sum, args: {a: 2, b: 2}}\n")
 	out := filepath.Join(dir, "out.jsonl")
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	reg := runTestRegistry(t)
 	if code := runIn(t, dir, reg, sig, in, "-o", out); code != ExitFailures {
 		t.Fatalf("exit %d", code)

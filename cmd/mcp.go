@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/mcpserve"
@@ -122,18 +123,24 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if len(g.MCPConfig) > 0 {
 		return usageErrf("--mcp-config: mcp serve serves kesoku's own tools (Go and command tools), not those of other MCP servers")
 	}
-	offer, err := g.offeredTools(ctx, opts.Registry, &opts.callFlags, opts.toolChoice, false)
+	if err := checkToolModel(opts.model); err != nil {
+		return err
+	}
+	ctx, env, err := g.env(ctx, app.Options{
+		Tools: opts.Registry, WithoutServers: true, Calls: opts.callFlags.calls(),
+		Model: opts.model, InlineLimit: int64(opts.InlineLimit),
+	})
 	if err != nil {
 		return err
 	}
-	defer offer.Set.Close()
+	defer env.Close()
+	offer, err := g.offeredTools(env.Tools, opts.toolChoice, false)
+	if err != nil {
+		return err
+	}
 	offered := offer.Registry
 	if srvs := offer.Set.Servers(); len(srvs) > 0 && g.Verbose {
 		fmt.Fprintf(g.IO.Err, "kesoku: the tools of the MCP servers of the config (%s) are not served: kesoku serves its own\n", strings.Join(srvs, ", "))
-	}
-	resolved, err := resolveToolModel(opts.model)
-	if err != nil {
-		return err
 	}
 	token, err := opts.token()
 	if err != nil {
@@ -144,21 +151,19 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	}
 	var recs *records.Writer
 	if opts.Output != "" {
-		g.protect(opts.Output, "it is the file this server writes its records to")
+		env.Protect(opts.Output, "it is the file this server writes its records to")
 		if recs, err = records.Append(opts.Output); err != nil {
 			return usageErr(err)
 		}
 		defer recs.Close()
 	}
 
-	ir := g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
+	ir := env.WatchSignals(nil)
+	ctx, end := ir.Turn(ctx)
 	defer end()
 
-	ropts := opts.callFlags.options(g)
-	ropts.Model = toolModel(g, resolved, int64(opts.InlineLimit))
-	ropts.EndGrace = ir.endGrace()
+	ropts := env.RunnerOptions()
+	ropts.EndGrace = ir.EndGrace()
 	sopts := mcpserve.Options{
 		Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose,
 		SessionTimeout: opts.SessionTimeout,
@@ -208,7 +213,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 			return fmt.Errorf("write records: %w", err)
 		}
 	}
-	if ir.interrupted() {
+	if ir.Interrupted() {
 		return errInterrupted
 	}
 	return nil

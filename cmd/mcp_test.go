@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 )
@@ -63,7 +64,7 @@ func TestMCPServeUsage(t *testing.T) {
 type stdioServer struct {
 	cs     *mcp.ClientSession
 	stderr *syncBuffer
-	sig    *fakeSignals
+	sig    *apptest.Signals
 	code   chan int
 	dir    string
 }
@@ -73,8 +74,8 @@ func startMCPServe(t *testing.T, dir string, args ...string) *stdioServer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &stdioServer{stderr: &syncBuffer{}, sig: &fakeSignals{}, code: make(chan int, 1), dir: dir}
-	g := &Globals{IO: &IOStreams{In: inR, Out: outW, Err: s.stderr}, Signals: s.sig.source}
+	s := &stdioServer{stderr: &syncBuffer{}, sig: &apptest.Signals{}, code: make(chan int, 1), dir: dir}
+	g := &Globals{IO: &IOStreams{In: inR, Out: outW, Err: s.stderr}, Signals: s.sig.Source}
 	go func() {
 		s.code <- run(context.Background(), g, append([]string{"--awd", dir, "mcp", "serve"}, args...))
 		outW.Close()
@@ -213,7 +214,7 @@ func TestMCPServeInterrupt(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.sig.send(t, os.Interrupt)
+	s.sig.Send(t, os.Interrupt)
 	r := <-res
 	if r == nil || !r.IsError || !strings.HasPrefix(r.Content[0].(*mcp.TextContent).Text, "aborted: interrupted while running") {
 		t.Errorf("the call in flight: %+v", r)

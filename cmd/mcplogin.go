@@ -119,8 +119,8 @@ func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
 	opts := g.toolOptions(nil, false)
 	opts.OAuth = g.oauth(true)
 	ir := g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
+	defer ir.Stop()
+	ctx, end := ir.Turn(ctx)
 	defer end()
 	set, err := g.buildTools(ctx, o.Registry, opts)
 	if err != nil {
@@ -143,7 +143,7 @@ func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
 		return nil
 	}
 	res, err := set.Login(ctx, o.Server)
-	if ir.interrupted() {
+	if ir.Interrupted() {
 		return errInterrupted
 	}
 	if err != nil {

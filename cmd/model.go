@@ -2,18 +2,13 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
-	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/termtext"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // registerModelFlags adds --model, --provider, --base-url, --max-tokens,
@@ -104,58 +99,16 @@ func modelErr(err error) error {
 	return err
 }
 
-// resolveToolModel resolves the model of kesoku run's --model, which is
-// optional there: without it, tools run with no model, and analyze_media
-// says it needs one. The other model flags mean nothing without it. A key
-// is needed only by a call that asks the model: without one, such a call
-// fails, and the calls that ask none run (a model: in kesoku.yaml serves
-// the commands that call one).
-func resolveToolModel(m provider.Config) (*provider.Model, error) {
-	if m.Model == "" {
-		if m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 || (m.IdleTimeout != 0 && m.IdleTimeout != llm.DefaultIdleTimeout) ||
-			(m.Deadline != 0 && m.Deadline != llm.DefaultDeadline) {
-			return nil, usageErrf("--provider, --base-url, --max-tokens, --idle-timeout and --api-timeout choose how to reach --model: give --model too")
-		}
-		return nil, nil
+// checkToolModel checks the model flags of kesoku run and mcp serve,
+// where --model is optional: without it, tools run with no model, and
+// analyze_media says it needs one. The other model flags mean nothing
+// without it. The model itself is resolved by the environment, where a
+// key is needed only by a call that asks the model (a model: in
+// kesoku.yaml serves the commands that call one).
+func checkToolModel(m provider.Config) error {
+	if m.Model == "" && (m.Provider != "" || m.BaseURL != "" || m.MaxTokens != 0 || (m.IdleTimeout != 0 && m.IdleTimeout != llm.DefaultIdleTimeout) ||
+		(m.Deadline != 0 && m.Deadline != llm.DefaultDeadline)) {
+		return usageErrf("--provider, --base-url, --max-tokens, --idle-timeout and --api-timeout choose how to reach --model: give --model too")
 	}
-	rm, err := provider.ResolveForTools(m)
-	if err != nil {
-		return nil, usageErr(modelErr(err))
-	}
-	return rm, nil
-}
-
-// toolModel is the resolved model as tools see it: built on first use,
-// carrying the media options, so that analyze_media follows
-// --inline-limit and tells what it does. No model is nil.
-func toolModel(g *Globals, m *provider.Model, inlineLimit int64) registry.Model {
-	if m == nil {
-		return nil
-	}
-	return media.WithOptions(m.Lazy(), mediaOptions(g, inlineLimit, nil))
-}
-
-// mediaOptions are how files go to the model (--inline-limit) and what
-// analyze_media tells of them: deleted uploads with -v, a deletion that
-// failed unless -q. tally, when set, counts its requests.
-func mediaOptions(g *Globals, inlineLimit int64, tally *llm.Tally) media.Options {
-	o := media.Options{InlineLimit: inlineLimit}
-	if tally != nil {
-		o.OnUsage = tally.Add
-	}
-	var mu sync.Mutex // analyze_media calls run at once
-	say := func(prefix string) func(string) {
-		return func(msg string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(g.IO.Err, "kesoku: %s%s\n", prefix, termtext.Lines(msg))
-		}
-	}
-	if g.Verbose {
-		o.OnNotice = say("")
-	}
-	if !g.Quiet {
-		o.OnWarning = say("warning: ")
-	}
-	return o
+	return nil
 }

@@ -6,13 +6,15 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"github.com/kesoku/kesoku/internal/workspace"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/workspace"
+
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
@@ -33,7 +35,7 @@ type Globals struct {
 
 	// Signals is where interrupts come from: the process's own signals in
 	// Main, a channel of the test's in tests, none when nil.
-	Signals signalSource
+	Signals app.SignalSource
 	// Browser opens a URL in a person's browser for an OAuth login; nil
 	// is $BROWSER, else the system's opener. Tests give their own.
 	Browser func(ctx context.Context, url string) error
@@ -48,6 +50,37 @@ type Globals struct {
 	// config is the config files in use, loaded by setUp; nil for a
 	// command that reads none.
 	config *config.Config
+	// prepare makes a command's environment: app.Prepare, but in tests
+	// that give an environment of their own.
+	prepare func(context.Context, app.Options) (context.Context, *app.Env, error)
+}
+
+// env makes the environment of a command that needs what o asks: o is
+// completed with the globals (the AWD, the config files, the streams,
+// the signals, the files protected so far), and a mistake it meets is
+// bad usage, worded with how to approve a config file. Close it once.
+func (g *Globals) env(ctx context.Context, o app.Options) (context.Context, *app.Env, error) {
+	prepare := g.prepare
+	if prepare == nil {
+		prepare = app.Prepare
+	}
+	ctx, env, err := prepare(ctx, g.appOptions(o))
+	if err != nil {
+		return ctx, nil, configErr(modelErr(err))
+	}
+	return ctx, env, nil
+}
+
+// appOptions are o completed with the globals.
+func (g *Globals) appOptions(o app.Options) app.Options {
+	o.AWD, o.Staging = g.AWD, g.Staging
+	o.Config, o.MCPConfig = g.config, g.MCPConfig
+	o.Quiet, o.Verbose, o.Log = g.Quiet, g.Verbose, g.IO.Err
+	o.Signals, o.Self = g.Signals, g.Self
+	o.Version = readBuildVersion().Version
+	o.OAuth = g.oauth(false)
+	o.Protected = g.protected
+	return o
 }
 
 // StagingDir is the staging directory: --staging, or .kesoku/staging under

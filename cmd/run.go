@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
@@ -44,9 +45,8 @@ type runOptions struct {
 	resumedSession string
 
 	// model is the active model of the calls (--model), for tools that
-	// ask one (analyze_media); resolved by check. See cmd/analyze.go.
+	// ask one (analyze_media). See cmd/analyze.go.
 	model       provider.Config
-	resolved    *provider.Model
 	InlineLimit sizeValue
 }
 
@@ -116,11 +116,7 @@ func (o *runOptions) check() error {
 	if err := checkReportPath(o.JUnit, append([]string{o.Output}, o.Files...)...); err != nil {
 		return err
 	}
-	if !o.g.Quiet {
-		o.model.Notices = o.g.IO.Err
-	}
-	o.resolved, err = resolveToolModel(o.model)
-	return err
+	return checkToolModel(o.model)
 }
 
 // requestFormat checks what run and validate share: --format, and the
@@ -176,8 +172,9 @@ func countStdin(files []string) int {
 	return n
 }
 
-// runnerOptions turns the flags into the ToolRunner's options.
-func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished *records.Finished) runner.Options {
+// runnerOptions are the ToolRunner's options of the run: the
+// environment's, with the run's interrupts, session and store.
+func (o *runOptions) runnerOptions(env *app.Env, store message.Store, finished *records.Finished) runner.Options {
 	session := o.Session
 	if session == "" {
 		session = o.resumedSession
@@ -185,16 +182,15 @@ func (o *runOptions) runnerOptions(ir *interrupts, store message.Store, finished
 	if session == "" {
 		session = message.NewID()
 	}
-	opts := o.callFlags.options(o.g)
+	opts := env.RunnerOptions()
 	opts.FailFast = o.FailFast
-	opts.IsInterrupted = ir.interrupted
-	opts.EndGrace = ir.endGrace()
+	opts.IsInterrupted = env.Interrupts.Interrupted
+	opts.EndGrace = env.Interrupts.EndGrace()
 	opts.Finished = finished
 	opts.ArgsHash = true
 	opts.Shard = request.Shard(o.Shard)
 	opts.SessionID = session
 	opts.Store = store
-	opts.Model = toolModel(o.g, o.resolved, int64(o.InlineLimit))
 	return opts
 }
 
@@ -202,29 +198,20 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	o.g.protect(o.Output, "it is the file this run writes its records to")
-	o.g.protect(o.JUnit, "it is the file this run writes its JUnit report to")
-	ir := o.g.watchSignals(nil)
-	defer ir.stop()
-	ctx, end := ir.turn(ctx)
-	defer end()
-	// The MCP servers start as requests need them, with ctx: an interrupt
-	// cuts a start short.
-	set, err := o.g.toolSet(ctx, o.Registry, &o.callFlags)
+	// One turn from start to end: the MCP servers start as requests need
+	// them, under its context, so that an interrupt cuts a start short.
+	ctx, env, err := o.g.env(ctx, app.Options{
+		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
+		Model: o.model, InlineLimit: int64(o.InlineLimit),
+	})
 	if err != nil {
 		return err
 	}
-	defer set.Close()
-	reg := set.Registry
-	o.g.IO.noteReading(o.Files, o.g.Quiet)
-	stdin := request.NewInterruptibleReader(ctx, o.g.IO.In)
-	files, err := openRequestFiles(ctx, o.Files, o.format, stdin)
+	defer env.Close()
+	env.Protect(o.Output, "it is the file this run writes its records to")
+	env.Protect(o.JUnit, "it is the file this run writes its JUnit report to")
+	files, err := o.openRequests(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			// An interrupt cut standard input short: what did not parse is
-			// what the interrupt left, not the user's mistake.
-			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while reading the requests: nothing ran")}
-		}
 		return err
 	}
 	defer func() {
@@ -232,28 +219,69 @@ func runRun(ctx context.Context, o *runOptions) error {
 			f.Close()
 		}
 	}()
-
 	var resumed *records.Resumed
-	var out recordsOut
 	if o.Resume {
-		// Read under the file's lock: another writer cannot add records
-		// between what this run reads as finished and what it appends.
-		resumed, err = records.Resume(o.Output, nil)
-		if re, ok := errors.AsType[*records.ReadError](err); ok {
-			return usageErrf("--resume: %w", re.Err)
-		}
-		if err != nil {
-			return usageErr(err)
+		if resumed, err = o.resume(); err != nil {
+			return err
 		}
 		defer resumed.Close()
-		out = resumed
-		if o.Session == "" {
-			// The resumed run goes on in the earlier run's session, so that
-			// one batch's records are one session. A file's own session_id
-			// still wins for its requests.
-			o.resumedSession = resumed.Finished.Session
-		}
 	}
+	sum, err := o.runRequests(ctx, env, files, resumed)
+	if err != nil {
+		return err
+	}
+	o.g.printSummary(o.Summary, &sum)
+	switch {
+	case sum.Interrupted && (!o.g.Quiet || o.Summary == summaryJSON):
+		return errInterruptedReported
+	case sum.Interrupted:
+		return errInterrupted
+	case sum.HasErrors():
+		// The exit status describes the file: error records an earlier
+		// run left there count as much as new ones.
+		return errFailures
+	}
+	return nil
+}
+
+// openRequests opens the request files, standard input among them.
+func (o *runOptions) openRequests(ctx context.Context) ([]*request.File, error) {
+	o.g.IO.noteReading(o.Files, o.g.Quiet)
+	stdin := request.NewInterruptibleReader(ctx, o.g.IO.In)
+	files, err := openRequestFiles(ctx, o.Files, o.format, stdin)
+	if err != nil && ctx.Err() != nil {
+		// An interrupt cut standard input short: what did not parse is
+		// what the interrupt left, not the user's mistake.
+		return nil, &exitError{code: ExitInterrupted, err: errors.New("interrupted while reading the requests: nothing ran")}
+	}
+	return files, err
+}
+
+// resume opens the -o file of --resume: what it has finished, and its end
+// to append to.
+func (o *runOptions) resume() (*records.Resumed, error) {
+	// Read under the file's lock: another writer cannot add records
+	// between what this run reads as finished and what it appends.
+	resumed, err := records.Resume(o.Output, nil)
+	if re, ok := errors.AsType[*records.ReadError](err); ok {
+		return nil, usageErrf("--resume: %w", re.Err)
+	}
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if o.Session == "" {
+		// The resumed run goes on in the earlier run's session, so that
+		// one batch's records are one session. A file's own session_id
+		// still wins for its requests.
+		o.resumedSession = resumed.Finished.Session
+	}
+	return resumed, nil
+}
+
+// runRequests runs the files' requests and writes their records, with a
+// progress bar on a terminal: to the -o file, standard output, or the end
+// of the resumed file, which is compacted when every request was read.
+func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*request.File, resumed *records.Resumed) (records.Summary, error) {
 	barShown := o.g.IO.ErrTTY && !o.g.Quiet
 	total := requestTotal(ctx, files, barShown)
 	others := func() (n int64) {
@@ -272,25 +300,25 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	prog := newProgress(o.g, total, "running", others)
 	defer prog.finish()
-	if out == nil {
+	var out recordsOut
+	var finished *records.Finished
+	if resumed != nil {
+		out, finished = resumed, resumed.Finished
+	} else {
+		var err error
 		if out, err = openRecords(o.Output, prog.around(o.g.IO.Out, o.g.IO.OutTTY)); err != nil {
-			return usageErr(err)
+			return records.Summary{}, usageErr(err)
 		}
 		defer out.Close()
 	}
-
-	var finished *records.Finished
-	if resumed != nil {
-		finished = resumed.Finished
-	}
-	ropts := o.runnerOptions(ir, out, finished)
+	ropts := o.runnerOptions(env, out, finished)
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
-	r := runner.New(reg, ropts)
+	r := runner.New(env.Tools.Registry, ropts)
 
 	// The report says what was recorded, interrupted or not.
 	report, err := createReport(o.JUnit, "kesoku run", append([]string{o.Output}, o.Files...)...)
 	if err != nil {
-		return err
+		return records.Summary{}, err
 	}
 	var sources *junit.Sources
 	if report != nil {
@@ -317,7 +345,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		// appended for the next --resume, which reads them as well.
 		c, err := resumed.Compact()
 		if err != nil {
-			return err
+			return sum, err
 		}
 		sum.Replaced, sum.Dropped, sum.Foreign, sum.Output = c.Replaced, c.Dropped, c.Foreign, o.Output
 		if report != nil && c.Foreign == 0 {
@@ -331,21 +359,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err := out.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	if runErr != nil {
-		return runErr
-	}
-	o.g.printSummary(o.Summary, &sum)
-	switch {
-	case sum.Interrupted && (!o.g.Quiet || o.Summary == summaryJSON):
-		return errInterruptedReported
-	case sum.Interrupted:
-		return errInterrupted
-	case sum.HasErrors():
-		// The exit status describes the file: error records an earlier
-		// run left there count as much as new ones.
-		return errFailures
-	}
-	return nil
+	return sum, runErr
 }
 
 // reportFile makes report again from the records of the file at path.

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -279,10 +280,10 @@ func TestRunResumeSkipsFinishedAndCompacts(t *testing.T) {
 // interruptingRegistry is the test registry with interrupt, a tool that
 // interrupts the run it is called by, as Ctrl-C would, and returns the
 // interrupt's error once it has reached the call.
-func interruptingRegistry(t *testing.T, sig *fakeSignals) *registry.Registry {
+func interruptingRegistry(t *testing.T, sig *apptest.Signals) *registry.Registry {
 	reg := runTestRegistry(t)
 	reg.MustRegister(&registry.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
-		sig.send(t, os.Interrupt)
+		sig.Send(t, os.Interrupt)
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}})
@@ -297,10 +298,10 @@ func TestRunResumeInterruptedIsNotCompacted(t *testing.T) {
 `)
 	out := writeFile(t, dir, "out.jsonl", `{"id":"old","session_id":"s","parent_id":"1","role":"tool","type":"tool_result","status":"aborted","name":"interrupt","is_error":true,"error":{"kind":"aborted","message":"interrupted"},"position":1,"created_at":"2026-11-30T00:00:00Z"}
 `)
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	reg := interruptingRegistry(t, sig)
 	var stdout, stderr bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, AWD: dir, Signals: sig.source}
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, AWD: dir, Signals: sig.Source}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = reg
 		return runRun(ctx, o)

@@ -1,20 +1,16 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kesoku/kesoku/internal/workspace"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
@@ -114,53 +110,29 @@ const maxTurns = 10_000
 
 func runSession(ctx context.Context, opts *sessionOptions) error {
 	g := opts.g
-	if g.Verbose {
-		opts.model.SDKLog = g.IO.Err
-	}
-	if !g.Quiet {
-		opts.model.Notices = g.IO.Err
-	}
-	// Everything that can be refused is refused before anything runs.
-	rm, err := resolveModel(opts.model)
+	// Everything that can be refused is refused before anything runs: the
+	// model (a session always calls it, so it needs its key now), the
+	// tools offered, the transcript resumed, the prompt.
+	_, env, err := g.env(ctx, app.Options{
+		Tools: opts.Registry, Calls: opts.callFlags.calls(),
+		Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit),
+	})
 	if err != nil {
 		return err
 	}
-	offer, err := g.offeredTools(ctx, opts.Registry, &opts.callFlags, opts.toolChoice, true)
+	defer env.Close()
+	rm := env.Model
+	offer, err := g.offeredTools(env.Tools, opts.toolChoice, true)
 	if err != nil {
 		return err
 	}
-	defer offer.Set.Close()
-	tools, offered := offer.Specs, offer.Registry
-	var old []*message.Record
-	if opts.Resume != "" {
-		err := records.ReadFile(opts.Resume, func(r *message.Record) error { old = append(old, r); return nil })
-		if err != nil {
-			return usageErrf("--resume: %w", err)
-		}
-		if len(old) == 0 {
-			return usageErrf("--resume %s: the transcript holds no records", opts.Resume)
-		}
+	old, err := opts.resumed()
+	if err != nil {
+		return err
 	}
 	interactive := opts.Prompt == "" && g.IO.InTTY
-	if opts.Prompt == "" && !g.IO.InTTY {
-		data, err := io.ReadAll(g.IO.In)
-		if err != nil {
-			return usageErrf("read the prompt from standard input: %w", err)
-		}
-		opts.Prompt = strings.TrimSpace(string(data))
-		switch {
-		case opts.Prompt != "":
-		case opts.Resume == "":
-			return usageErrf("no prompt: give one as an argument or on standard input")
-		case !llm.AwaitsModel(old):
-			return usageErrf("no prompt: the transcript %s ends with the model's answer; give a prompt to go on", opts.Resume)
-		}
-	}
-	if err := checkUTF8("the prompt", opts.Prompt); err != nil {
-		return usageErr(err)
-	}
-	if err := checkUTF8("--system", opts.System); err != nil {
-		return usageErr(err)
+	if err := opts.readPrompt(old); err != nil {
+		return err
 	}
 
 	// The transcript's path is named after the session: its id is needed
@@ -170,12 +142,13 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if sessionID == "" {
 		sessionID = message.NewID()
 	}
-	path, w, err := openTranscript(g, opts, sessionID, old)
+	path := llm.TranscriptPath(env.Layout(), opts.Output, opts.Resume, sessionID)
+	w, err := llm.OpenTranscript(path, opts.Resume, old)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	g.protect(path, "it is the transcript of this session")
+	env.Protect(path, "it is the transcript of this session")
 	var store message.Store = w
 	if opts.JSON {
 		out := records.NewWriter(g.IO.Out)
@@ -191,7 +164,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if opts.streamSet {
 		stream = opts.Stream && !opts.JSON
 	}
-	out := &answerWriter{w: g.IO.Out}
+	out := llm.NewAnswerWriter(g.IO.Out)
 	// Should a provider, a proxy or a tool echo the key, it goes no further.
 	redact := rm.Redactor()
 	// What the session's requests cost, the tools' own among them, is told
@@ -199,7 +172,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	tally := &llm.Tally{}
 	defer func() {
 		if !g.Quiet {
-			out.endLine()
+			out.EndLine()
 			if line := usageLine(tally); line != "" {
 				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", line)
 			}
@@ -210,22 +183,22 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		Store:     store,
 		SessionID: sessionID,
 		System:    opts.System,
-		Tools:     tools,
+		Tools:     offer.Specs,
 		MaxTurns:  opts.MaxTurns,
 		Redactor:  redact,
 		Tally:     tally,
 	}
 	if stream {
-		sopts.OnText = out.text
+		sopts.OnText = out.Text
 	}
 	sopts.OnNotice = func(msg string) {
-		out.endLine()
+		out.EndLine()
 		if !g.Quiet {
 			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
 		}
 	}
 	sopts.OnCalls = func(calls []*llm.ToolCall) {
-		out.endLine()
+		out.EndLine()
 		if g.Quiet || !(g.IO.ErrTTY || g.Verbose) {
 			return
 		}
@@ -234,13 +207,13 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			fmt.Fprintf(g.IO.Err, "  → %s %s\n", termtext.Escape(c.Name), termtext.Escape(sessionArgsLine(string(c.Args), 200)))
 		}
 	}
-	ropts := opts.callFlags.options(g)
+	ropts := env.RunnerOptions()
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
-	ropts.Model = media.WithOptions(model, mediaOptions(g, int64(opts.InlineLimit), tally))
+	ropts.Model = media.WithOptions(model, env.MediaOptions(tally))
 	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
 		ropts.EndGrace = endGrace
-		return runner.New(offered, ropts)
+		return runner.New(offer.Registry, ropts)
 	}
 	s := llm.NewSession(sopts)
 	if len(old) > 0 {
@@ -253,21 +226,23 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	}
 
 	if interactive {
-		ir := g.watchSignals(func() { fmt.Fprint(g.IO.Err, "\n(Ctrl-D ends the session)\n> ") })
-		defer ir.stop()
-		s.SetRunner(newRunner(ir.endGrace()))
-		return interactiveSession(ctx, g, s, ir, out, opts.JSON, path, newRunner)
+		ir := env.WatchSignals(func() { fmt.Fprint(g.IO.Err, "\n(Ctrl-D ends the session)\n> ") })
+		s.SetRunner(newRunner(ir.EndGrace()))
+		return llm.Interactive(ctx, s, llm.InteractiveOptions{
+			In: g.IO.In, Err: g.IO.Err, Quiet: g.Quiet, Out: out, JSON: opts.JSON, Transcript: path, Word: errorText,
+			// The interrupt may have used up the runner's end of grace.
+			Turns: ir, Interrupted: func() { s.SetRunner(newRunner(ir.EndGrace())) },
+		})
 	}
 	// One prompt: the first signal ends the session, the second the grace
 	// of the calls still running, as for kesoku run.
-	ir := g.watchSignals(nil)
-	defer ir.stop()
-	runCtx, end := ir.turn(ctx)
+	ir := env.WatchSignals(nil)
+	runCtx, end := ir.Turn(ctx)
 	defer end()
-	s.SetRunner(newRunner(ir.endGrace()))
+	s.SetRunner(newRunner(ir.EndGrace()))
 	answer, err := s.Send(runCtx, opts.Prompt)
 	if errors.Is(err, llm.ErrInterrupted) {
-		out.endLine()
+		out.EndLine()
 		if !g.Quiet {
 			fmt.Fprintf(g.IO.Err, "kesoku: interrupted; the transcript is %s (continue with --resume %s)\n", path, path)
 		}
@@ -277,111 +252,56 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		if errors.As(err, new(*llm.CutError)) && answer != "" {
 			// The partial answer is shown as it would have been; the exit
 			// status and the line on stderr say it is partial.
-			out.answer(answer, stream, opts.JSON)
+			out.Answer(answer, stream, opts.JSON)
 		}
-		out.endLine()
+		out.EndLine()
 		return fmt.Errorf("session: %w (transcript: %s)", err, path)
 	}
-	return out.answer(answer, stream, opts.JSON)
+	return out.Answer(answer, stream, opts.JSON)
 }
 
-// interactiveSession reads a prompt per line until end of input (Ctrl-D).
-// Ctrl-C interrupts the turn in progress and comes back to the prompt; an
-// error ends the turn, not the session.
-func interactiveSession(ctx context.Context, g *Globals, s *llm.Session, ir *interrupts, out *answerWriter, jsonOut bool, path string, newRunner func(<-chan struct{}) *runner.ToolRunner) error {
-	in := bufio.NewReader(g.IO.In)
-	if !g.Quiet {
-		fmt.Fprintln(g.IO.Err, "Type a prompt and press Enter; Ctrl-C interrupts a turn, Ctrl-D ends the session.")
+// resumed is the transcript --resume names, read whole; none without it.
+func (opts *sessionOptions) resumed() ([]*message.Record, error) {
+	if opts.Resume == "" {
+		return nil, nil
 	}
-	for {
-		fmt.Fprint(g.IO.Err, "> ")
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
-			fmt.Fprintln(g.IO.Err)
-			if !g.Quiet {
-				fmt.Fprintf(g.IO.Err, "transcript: %s\n", path)
-			}
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read the prompt: %w", err)
-		}
-		prompt := strings.TrimSpace(line)
-		if prompt == "" {
-			continue
-		}
-		if err := checkUTF8("the prompt", prompt); err != nil {
-			fmt.Fprintf(g.IO.Err, "kesoku: %v; type it again\n", err)
-			continue
-		}
-		turnCtx, end := ir.turn(ctx)
-		answer, err := s.Send(turnCtx, prompt)
-		end()
-		switch {
-		case errors.Is(err, llm.ErrInterrupted):
-			out.endLine()
-			fmt.Fprintln(g.IO.Err, "interrupted")
-			// The interrupt may have used up the runner's end of grace.
-			s.SetRunner(newRunner(ir.endGrace()))
-		case err != nil:
-			if errors.As(err, new(*llm.CutError)) && answer != "" {
-				out.answer(answer, out.streamed, jsonOut)
-			}
-			out.endLine()
-			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(errorText(err)))
-		default:
-			if err := out.answer(answer, out.streamed, jsonOut); err != nil {
-				return err
-			}
-		}
-		out.streamed = false
-	}
-}
-
-// openTranscript opens the file the session's records go to: -o, or the
-// resumed transcript, or .kesoku/sessions/<id>.jsonl under the AWD. A
-// resumed session written to another file gets its old records first, so
-// that each file is a whole transcript.
-func openTranscript(g *Globals, opts *sessionOptions, sessionID string, old []*message.Record) (string, *records.Writer, error) {
-	path := opts.Output
-	switch {
-	case path == "" && opts.Resume != "":
-		path = opts.Resume
-	case path == "":
-		path = workspace.LayoutOf(g.AWD).Transcript(sessionID)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil, fmt.Errorf("transcript: %w", err)
-		}
-	}
-	if opts.Resume != "" && samePath(path, opts.Resume) {
-		w, err := records.Append(path)
-		if err != nil {
-			return "", nil, fmt.Errorf("transcript: %w", err)
-		}
-		return path, w, nil
-	}
-	w, err := records.Create(path)
+	var old []*message.Record
+	err := records.ReadFile(opts.Resume, func(r *message.Record) error { old = append(old, r); return nil })
 	if err != nil {
-		return "", nil, fmt.Errorf("transcript: %w", err)
+		return nil, usageErrf("--resume: %w", err)
 	}
-	if len(old) > 0 {
-		if err := w.Append(context.Background(), old...); err != nil {
-			w.Close()
-			return "", nil, fmt.Errorf("transcript: %w", err)
-		}
+	if len(old) == 0 {
+		return nil, usageErrf("--resume %s: the transcript holds no records", opts.Resume)
 	}
-	return path, w, nil
+	return old, nil
 }
 
-func samePath(a, b string) bool {
-	if a == b {
-		return true
+// readPrompt reads the prompt from standard input when it is no terminal
+// and the command line gave none, and checks that prompt and --system are
+// text the providers take.
+func (opts *sessionOptions) readPrompt(old []*message.Record) error {
+	g := opts.g
+	if opts.Prompt == "" && !g.IO.InTTY {
+		data, err := io.ReadAll(g.IO.In)
+		if err != nil {
+			return usageErrf("read the prompt from standard input: %w", err)
+		}
+		opts.Prompt = strings.TrimSpace(string(data))
+		switch {
+		case opts.Prompt != "":
+		case opts.Resume == "":
+			return usageErrf("no prompt: give one as an argument or on standard input")
+		case !llm.AwaitsModel(old):
+			return usageErrf("no prompt: the transcript %s ends with the model's answer; give a prompt to go on", opts.Resume)
+		}
 	}
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(ia, ib)
+	if err := llm.CheckUTF8("the prompt", opts.Prompt); err != nil {
+		return usageErr(err)
+	}
+	if err := llm.CheckUTF8("--system", opts.System); err != nil {
+		return usageErr(err)
+	}
+	return nil
 }
 
 // sessionStores is a Store that appends to several: the transcript and,
@@ -395,69 +315,6 @@ func (ss sessionStores) Append(ctx context.Context, recs ...*message.Record) err
 		}
 	}
 	return nil
-}
-
-// answerWriter writes the model's text to standard output: streamed as it
-// arrives, or the answer at the end, always ending on a newline.
-type answerWriter struct {
-	mu       sync.Mutex
-	w        io.Writer
-	streamed bool
-	// open says the last text written did not end a line.
-	open bool
-}
-
-func (a *answerWriter) text(s string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	io.WriteString(a.w, s)
-	a.streamed = true
-	a.open = !strings.HasSuffix(s, "\n")
-}
-
-// endLine ends a streamed line, before tool calls or an error are shown.
-func (a *answerWriter) endLine() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.open {
-		io.WriteString(a.w, "\n")
-		a.open = false
-	}
-}
-
-// answer finishes a turn: a streamed answer is already out; otherwise it
-// is printed now.
-func (a *answerWriter) answer(answer string, streamed, jsonOut bool) error {
-	if jsonOut {
-		return nil
-	}
-	if streamed {
-		a.endLine()
-		return nil
-	}
-	if !strings.HasSuffix(answer, "\n") {
-		answer += "\n"
-	}
-	_, err := io.WriteString(a.w, answer)
-	return err
-}
-
-// checkUTF8 refuses text that is not UTF-8 (a terminal in Latin-1, a
-// file piped in another encoding): the providers take only UTF-8, and
-// the SDKs would send each bad byte as U+FFFD, the prompt broken.
-func checkUTF8(what, s string) error {
-	if utf8.ValidString(s) {
-		return nil
-	}
-	at := 0
-	for at < len(s) {
-		r, size := utf8.DecodeRuneInString(s[at:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		at += size
-	}
-	return fmt.Errorf("%s is not UTF-8 text (byte %#02x at offset %d); convert it first (iconv -t UTF-8)", what, s[at], at)
 }
 
 // sessionArgsLine is a call's arguments on one line, cut at limit bytes

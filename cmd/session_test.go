@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/records"
@@ -42,12 +43,12 @@ func (s *syncBuffer) String() string {
 
 // interruptOnRequest sends a SIGINT through sig, as Ctrl-C would, once
 // srv has received n requests.
-func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int, sig *fakeSignals) {
+func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int, sig *apptest.Signals) {
 	t.Helper()
 	go func() {
 		for range 1000 {
 			if len(srv.Requests()) >= n {
-				sig.send(t, os.Interrupt)
+				sig.Send(t, os.Interrupt)
 				return
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -55,13 +56,13 @@ func interruptOnRequest(t *testing.T, srv *llmtest.Server, n int, sig *fakeSigna
 	}()
 }
 
-func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY bool) (*sessionOptions, *syncBuffer, *syncBuffer, *fakeSignals) {
+func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY bool) (*sessionOptions, *syncBuffer, *syncBuffer, *apptest.Signals) {
 	t.Helper()
 	t.Setenv("GEMINI_API_KEY", "test-key-cmd-5a0f")
 	dir := t.TempDir()
 	out, errOut := &syncBuffer{}, &syncBuffer{}
-	sig := &fakeSignals{}
-	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir, Signals: sig.source}
+	sig := &apptest.Signals{}
+	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir, Signals: sig.Source}
 	opts := &sessionOptions{
 		g: g, Registry: testRegistry(t), MaxTurns: 5, callFlags: callFlags{Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20},
 		Output: filepath.Join(dir, "t.jsonl"), toolChoice: toolChoice{Tools: []string{""}, named: true},

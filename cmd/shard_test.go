@@ -15,13 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/registry"
 )
 
 // shardRegistry has sum, and fail, which fails; with interrupt set, the
 // call of sum whose a is *interrupt signals an interrupt, as a user's
 // Ctrl-C in the middle of a run would.
-func shardRegistry(t *testing.T, sig *fakeSignals, interrupt *atomic.Int64) *registry.Registry {
+func shardRegistry(t *testing.T, sig *apptest.Signals, interrupt *atomic.Int64) *registry.Registry {
 	r := runTestRegistry(t)
 	spec, _ := r.Lookup("sum")
 	call := spec.Call
@@ -29,7 +30,7 @@ func shardRegistry(t *testing.T, sig *fakeSignals, interrupt *atomic.Int64) *reg
 		a, _ := registry.DecodeInt[int64](args["a"])
 		if interrupt != nil && a == interrupt.Load() {
 			interrupt.Store(-1)
-			sig.send(t, os.Interrupt)
+			sig.Send(t, os.Interrupt)
 			// Returned once the interrupt has reached the run: the
 			// signal is handled on a goroutine of its own.
 			select {
@@ -54,16 +55,16 @@ func shardRegistry(t *testing.T, sig *fakeSignals, interrupt *atomic.Int64) *reg
 
 // runIn runs kesoku run with args in dir, with reg and sig; it returns
 // the exit code.
-func runIn(t *testing.T, dir string, reg *registry.Registry, sig *fakeSignals, args ...string) int {
+func runIn(t *testing.T, dir string, reg *registry.Registry, sig *apptest.Signals, args ...string) int {
 	t.Helper()
 	return runInput(t, dir, "", reg, sig, args...)
 }
 
 // runInput is runIn with stdin for standard input.
-func runInput(t *testing.T, dir, stdin string, reg *registry.Registry, sig *fakeSignals, args ...string) int {
+func runInput(t *testing.T, dir, stdin string, reg *registry.Registry, sig *apptest.Signals, args ...string) int {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.source}
+	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.Source}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = reg
 		return runRun(ctx, o)
@@ -171,7 +172,7 @@ func TestShardsAreTheWholeRun(t *testing.T) {
 				if err := os.WriteFile(file, []byte(shardRequests(60, ids)), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				sig := &fakeSignals{}
+				sig := &apptest.Signals{}
 				reg := shardRegistry(t, sig, nil)
 				whole := filepath.Join(dir, "whole.jsonl")
 				if code := runIn(t, dir, reg, sig, file, "--session", "S", "-o", whole); code != ExitFailures {
@@ -228,7 +229,7 @@ func TestShardsOf100000(t *testing.T) {
 	if err := os.WriteFile(file, []byte(shardRequests(100_000, false)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	reg := shardRegistry(t, sig, nil)
 	whole := filepath.Join(dir, "whole.jsonl")
 	if code := runIn(t, dir, reg, sig, file, "--jobs", "8", "--session", "S", "-o", whole); code != ExitFailures {
@@ -285,7 +286,7 @@ func TestShardEmpty(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "requests.jsonl")
 	os.WriteFile(file, []byte(shardRequests(2, false)), 0o644)
-	sig := &fakeSignals{}
+	sig := &apptest.Signals{}
 	out := filepath.Join(dir, "part3.jsonl")
 	if code := runIn(t, dir, shardRegistry(t, sig, nil), sig, file, "--shard", "3/4", "-o", out); code != ExitOK {
 		t.Errorf("empty shard: exit %d, want 0", code)
@@ -305,7 +306,7 @@ func TestValidateShard(t *testing.T) {
 	var out, errOut bytes.Buffer
 	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir}
 	c := newValidateCmd(g, func(ctx context.Context, o *validateOptions) error {
-		o.Registry = shardRegistry(t, &fakeSignals{}, nil)
+		o.Registry = shardRegistry(t, &apptest.Signals{}, nil)
 		return runValidate(ctx, o)
 	})
 	c.SilenceUsage, c.SilenceErrors = true, true
@@ -352,7 +353,7 @@ func TestShardFormats(t *testing.T) {
 				dir := t.TempDir()
 				file := filepath.Join(dir, name)
 				os.WriteFile(file, []byte(content), 0o644)
-				sig := &fakeSignals{}
+				sig := &apptest.Signals{}
 				reg := shardRegistry(t, sig, nil)
 				arg, input := file, ""
 				if stdin {

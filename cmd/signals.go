@@ -1,126 +1,24 @@
 package cmd
 
 import (
-	"context"
 	"os"
 	"os/signal"
-	"sync"
-	"sync/atomic"
 	"syscall"
+
+	"github.com/kesoku/kesoku/internal/app"
 )
 
-// signalSource delivers the signals that interrupt kesoku (SIGINT and
-// SIGTERM) to ch until stop is called. Main's is notifySignals; tests give
-// their own, so that no test signals its own process.
-type signalSource func(ch chan<- os.Signal) (stop func())
-
-// notifySignals is the process's own signals.
+// notifySignals is the process's own signals: SIGINT and SIGTERM, the
+// source of interrupts in Main (app.SignalSource).
 func notifySignals(ch chan<- os.Signal) func() {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	return func() { signal.Stop(ch) }
 }
 
-// interrupts turns signals into interrupts of the turn in progress. The
-// first signal of a turn sets the interrupted flag (what the ToolRunner
-// checks before each call starts) and cancels the turn's context, so that
-// nothing new starts and calls in flight are cancelled; the second ends the
-// grace those calls get. Between turns (at the interactive prompt) a signal
-// only calls idle. kesoku run, analyze and a one-prompt session are one turn
-// from start to end.
-type interrupts struct {
-	ch       chan os.Signal
-	stopSrc  func()
-	done     chan struct{}
-	stopOnce sync.Once
-	idle     func()
-	// flag is the turn's interrupted flag, read without the lock: the
-	// runner checks it before every call.
-	flag atomic.Bool
-
-	mu     sync.Mutex
-	cancel context.CancelFunc // of the turn in progress, nil between turns
-	count  int                // signals during this turn
-	grace  chan struct{}      // closed by the second signal of a turn
-}
-
-// watchSignals starts watching for the signals of g's source; idle, when
-// not nil, is called for a signal that comes between turns. Call stop when
-// done, to give the signals back to their default action.
-func (g *Globals) watchSignals(idle func()) *interrupts {
-	ir := &interrupts{
-		ch:    make(chan os.Signal, 4),
-		done:  make(chan struct{}),
-		grace: make(chan struct{}),
-		idle:  idle,
-	}
-	ir.stopSrc = func() {}
-	if g.Signals != nil {
-		ir.stopSrc = g.Signals(ir.ch)
-	}
-	go ir.loop()
-	return ir
-}
-
-func (ir *interrupts) loop() {
-	for {
-		select {
-		case <-ir.done:
-			return
-		case <-ir.ch:
-		}
-		ir.mu.Lock()
-		switch {
-		case ir.cancel == nil:
-			if ir.idle != nil {
-				ir.idle()
-			}
-		case ir.count == 0:
-			ir.count++
-			ir.flag.Store(true)
-			ir.cancel()
-		case ir.count == 1:
-			ir.count++
-			close(ir.grace)
-		}
-		ir.mu.Unlock()
-	}
-}
-
-// turn starts a turn: its context is cancelled by the next signal, or by
-// end.
-func (ir *interrupts) turn(ctx context.Context) (_ context.Context, end func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	ir.mu.Lock()
-	ir.cancel, ir.count = cancel, 0
-	ir.flag.Store(false)
-	ir.mu.Unlock()
-	return ctx, func() {
-		ir.mu.Lock()
-		ir.cancel = nil
-		ir.mu.Unlock()
-		cancel()
-	}
-}
-
-// interrupted reports whether a signal came during the turn: the runner's
-// IsInterrupted.
-func (ir *interrupts) interrupted() bool { return ir.flag.Load() }
-
-// endGrace is the channel the second signal of a turn closes: a new one
-// once a turn has closed the last.
-func (ir *interrupts) endGrace() <-chan struct{} {
-	ir.mu.Lock()
-	defer ir.mu.Unlock()
-	if ir.count >= 2 {
-		ir.grace = make(chan struct{})
-	}
-	return ir.grace
-}
-
-// stop stops watching.
-func (ir *interrupts) stop() {
-	ir.stopOnce.Do(func() {
-		ir.stopSrc()
-		close(ir.done)
-	})
+// watchSignals starts watching for the signals of g's source, for a
+// command that makes no environment of its own (app.Env.WatchSignals);
+// idle, when not nil, is called for a signal between turns. Stop it when
+// done.
+func (g *Globals) watchSignals(idle func()) *app.Interrupts {
+	return app.WatchSignals(g.Signals, idle)
 }

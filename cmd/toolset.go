@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kesoku/kesoku/internal/workspace"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
@@ -35,38 +34,13 @@ func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, cal
 }
 
 // toolOptions are the options of the tool set of a command (see
-// buildToolSet).
+// buildToolSet), as its environment would build it.
 func (g *Globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.Options {
-	opts := toolsource.Options{
-		WithoutServers: withoutServers,
-		Config:         g.config,
-		MCPConfig:      g.MCPConfig,
-		AWD:            g.AWD,
-		Grace:          defaultGrace,
-		MaxOutput:      defaultMaxOutput,
-		OutputDir:      workspace.LayoutOf(g.AWD).Outputs(),
-		Version:        readBuildVersion().Version,
-		Guardian:       g.Self,
-		Reap:           g.Self != "",
-		OAuth:          g.oauth(false),
-		Warn: func(msg string) {
-			if !g.Quiet {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
-			}
-		},
-	}
-	if g.Verbose {
-		opts.Note = func(msg string) { fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg)) }
-	}
+	o := app.Options{WithoutServers: withoutServers}
 	if calls != nil {
-		opts.Grace, opts.MaxOutput, opts.Timeout = calls.Grace, int64(calls.MaxOutput), calls.Timeout
-		if opts.Grace == 0 {
-			// --grace 0: no grace for calls; a program still gets a
-			// moment to die of SIGTERM before SIGKILL.
-			opts.Grace = 10 * time.Millisecond
-		}
+		o.Calls = calls.calls()
 	}
-	return opts
+	return app.ToolOptions(g.appOptions(o))
 }
 
 // buildTools is toolsource.Build, its mistakes worded.
@@ -97,7 +71,7 @@ func (t *toolChoice) set(c *cobra.Command) { t.named = c.Flags().Changed("tools"
 
 // offering is what a command offers, and the tool set it comes from.
 type offering struct {
-	// Set holds every tool and stops what they started: the caller
+	// Set holds every tool and stops what they started: the environment
 	// closes it.
 	Set *toolsource.Set
 	// Specs are the tools offered, in the order named (by name when
@@ -106,27 +80,23 @@ type offering struct {
 	Registry *registry.Registry
 }
 
-// offeredTools builds the tool set of a command that offers tools
-// (toolSet) and chooses from it what --tools asks (llm.Offer): without
-// --tools, every tool that only reads — the Go tools that do not write,
-// the command tools declared read_only, the MCP tools whose annotations
-// say readOnlyHint, every server started to say which (one that cannot
-// start is left out, and said so); with --tools NAME,..., the tools named;
-// with +NAME and -NAME, the first set with those added and taken away. A
-// list that mixes the two kinds, or an unknown name, is bad usage, said
-// before any server starts for the first; a named MCP tool whose server
-// could not start is not.
+// offeredTools chooses from the tool set of a command that offers tools
+// what --tools asks (llm.Offer): without --tools, every tool that only
+// reads — the Go tools that do not write, the command tools declared
+// read_only, the MCP tools whose annotations say readOnlyHint, every
+// server started to say which (one that cannot start is left out, and
+// said so); with --tools NAME,..., the tools named; with +NAME and -NAME,
+// the first set with those added and taken away. A list that mixes the
+// two kinds, or an unknown name, is bad usage, said before any server
+// starts for the first (the set starts its servers only when asked); a
+// named MCP tool whose server could not start is not.
 //
-// withServers false leaves the MCP servers out altogether (mcp serve): a
-// name under one of them says so rather than that it is unknown.
-func (g *Globals) offeredTools(ctx context.Context, base *registry.Registry, calls *callFlags, choice toolChoice, withServers bool) (*offering, error) {
+// withServers false is a set without the MCP servers (mcp serve): a name
+// under one of them says so rather than that it is unknown.
+func (g *Globals) offeredTools(set *toolsource.Set, choice toolChoice, withServers bool) (*offering, error) {
 	want, err := llm.ParseChoice(choice.Tools, choice.named)
 	if err != nil {
 		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
-	}
-	set, err := g.buildToolSet(ctx, base, calls, !withServers)
-	if err != nil {
-		return nil, err
 	}
 	if want.Defaults() && withServers {
 		if err := set.Registry.Load(); err != nil && !g.Quiet {
@@ -135,7 +105,6 @@ func (g *Globals) offeredTools(ctx context.Context, base *registry.Registry, cal
 	}
 	specs, offered, err := llm.Offer(set.Registry, want)
 	if err != nil {
-		set.Close()
 		var unknown *registry.UnknownToolError
 		if !errors.As(err, &unknown) {
 			// A server named by --tools that could not start.

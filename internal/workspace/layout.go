@@ -1,6 +1,9 @@
 package workspace
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+)
 
 // DirName is the directory at the top of the AWD where kesoku keeps its
 // own files; tools never write there.
@@ -37,3 +40,14 @@ func (l Layout) Batches() string { return filepath.Join(l.Dir(), "batches") }
 
 // BatchState is the default state file of the batch id.
 func (l Layout) BatchState(id string) string { return filepath.Join(l.Batches(), id+".json") }
+
+// SamePath reports whether a and b name one file: the same name, or two
+// names (a link, another spelling) of a file that exists.
+func SamePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
+}

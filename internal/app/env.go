@@ -1,0 +1,291 @@
+// Package app is what every command sets up before it works and takes
+// down after: the signals that interrupt it, the tool set (the Go tools,
+// command tools and MCP servers), the model it asks, the files tools never
+// write, and the ToolRunner's options made of them. A command's whole
+// environment is made by one Prepare and closed by one Close, in the order
+// that matters (a file is protected before the runner's options copy the
+// list; the signals are watched before an MCP server can start), so that
+// each command only says what it does over it.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolsource"
+	"github.com/kesoku/kesoku/internal/workspace"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// Calls bound the tool calls of a command that runs them: how many at
+// once, each one's time, the grace of an interrupt, and the most output a
+// record holds.
+type Calls struct {
+	Jobs      int
+	Timeout   time.Duration
+	Grace     time.Duration
+	MaxOutput int64
+}
+
+// Defaults of a command whose calls are not bounded by flags (tools
+// list, validate): an interrupt's grace, and a record's largest output.
+const (
+	DefaultGrace     = 5 * time.Second
+	DefaultMaxOutput = 1 << 20
+)
+
+// Options are what a command's environment is made of: the global flags,
+// the config files in use, and what the command needs.
+type Options struct {
+	// AWD is the agent working directory, absolute; Staging the staging
+	// directory ("" for the layout's default).
+	AWD, Staging string
+	// Config is the config files in use (nil for none); MCPConfig the
+	// files of MCP servers of --mcp-config.
+	Config    *config.Config
+	MCPConfig []string
+	// Quiet and Verbose are -q and -v; Log is where the environment says
+	// what it does and warns (standard error).
+	Quiet, Verbose bool
+	Log            io.Writer
+
+	// Signals is where interrupts come from, none when nil. OneTurn makes
+	// the whole command one turn: Prepare watches them at once, its
+	// context is the turn's, cancelled by the first signal, and the MCP
+	// servers start under it. Otherwise they are watched from
+	// WatchSignals on, and until then keep their default action.
+	Signals SignalSource
+	OneTurn bool
+
+	// Tools is the registry of Go tools (registry.Default but in tests);
+	// nil makes no tool set. WithoutServers leaves the MCP servers out
+	// (toolsource.Options.WithoutServers). Calls bound the calls; nil for
+	// a command that makes none.
+	Tools          *registry.Registry
+	WithoutServers bool
+	Calls          *Calls
+	// Self is kesoku's own binary, the guardian of the programs tools
+	// start ("" for none); Version is kesoku's, as MCP servers are told
+	// it; OAuth authorizes the MCP servers over HTTP that ask.
+	Self    string
+	Version string
+	OAuth   toolsource.OAuth
+
+	// Protected are kesoku's own files so far (the config files in use):
+	// tools may read them, never write them.
+	Protected []registry.Protected
+
+	// Model is the model the command asks; Model.Model "" for none. Unless
+	// ModelRequired, it is the model tools ask (analyze_media), and a key
+	// is needed only by the call that asks it. InlineLimit is how large a
+	// Gemini request with a file inline may be.
+	Model         provider.Config
+	ModelRequired bool
+	InlineLimit   int64
+}
+
+// Env is a command's environment, made by Prepare. Close it once.
+type Env struct {
+	opts Options
+	// Tools is the tool set, nil when Options.Tools was.
+	Tools *toolsource.Set
+	// Interrupts are the command's signals as interrupts of its turns:
+	// from Prepare with OneTurn, else from WatchSignals; nil before.
+	Interrupts *Interrupts
+	// Model is the model resolved, nil for none.
+	Model *provider.Model
+
+	protected []registry.Protected
+	endTurn   func()
+}
+
+// Prepare makes the environment options describe. Every error it returns
+// is the user's to fix before anything runs (a config file's mistake, an
+// unknown provider, a missing key for a command that calls the model).
+// The context it returns is the one to work under: with OneTurn, the
+// turn's.
+func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
+	e := &Env{opts: o, protected: append([]registry.Protected(nil), o.Protected...)}
+	if o.Model.Model != "" || o.ModelRequired {
+		if !o.Quiet {
+			o.Model.Notices = o.Log
+		}
+		resolve := provider.ResolveForTools
+		if o.ModelRequired {
+			if o.Verbose {
+				o.Model.SDKLog = o.Log
+			}
+			resolve = provider.Resolve
+		}
+		m, err := resolve(o.Model)
+		if err != nil {
+			return ctx, nil, err
+		}
+		e.Model = m
+	}
+	if o.OneTurn {
+		ctx, e.endTurn = e.WatchSignals(nil).Turn(ctx)
+	}
+	if o.Tools != nil {
+		set, err := toolsource.Build(ctx, o.Tools, e.ToolOptions())
+		if err != nil {
+			e.Close()
+			return ctx, nil, err
+		}
+		e.Tools = set
+	}
+	return ctx, e, nil
+}
+
+// WatchSignals starts watching the signals, as interrupts of the turns
+// the command starts; idle, when not nil, is told of a signal between
+// turns. Close stops watching.
+func (e *Env) WatchSignals(idle func()) *Interrupts {
+	e.Interrupts = WatchSignals(e.opts.Signals, idle)
+	return e.Interrupts
+}
+
+// Layout is where kesoku keeps its own files in the AWD.
+func (e *Env) Layout() workspace.Layout { return workspace.LayoutOf(e.opts.AWD) }
+
+// StagingDir is the staging directory: the one given, or the layout's.
+func (e *Env) StagingDir() string {
+	if e.opts.Staging != "" {
+		return e.opts.Staging
+	}
+	return e.Layout().Staging()
+}
+
+// Protect keeps path from the tools, saying why: they may read it, never
+// write it. Protect before RunnerOptions, which copies the list.
+func (e *Env) Protect(path, why string) {
+	if path == "" || path == "-" {
+		return
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	e.protected = append(e.protected, registry.Protected{Path: path, Why: why})
+}
+
+// ToolOptions are the options of the tool set (toolsource.Build): the
+// config's declarations, bounded by the command's calls.
+func (e *Env) ToolOptions() toolsource.Options { return ToolOptions(e.opts) }
+
+// ToolOptions are the options of the tool set that o describes, for a
+// command that builds one of its own (mcp login).
+func ToolOptions(o Options) toolsource.Options {
+	opts := toolsource.Options{
+		WithoutServers: o.WithoutServers,
+		Config:         o.Config,
+		MCPConfig:      o.MCPConfig,
+		AWD:            o.AWD,
+		Grace:          DefaultGrace,
+		MaxOutput:      DefaultMaxOutput,
+		OutputDir:      workspace.LayoutOf(o.AWD).Outputs(),
+		Version:        o.Version,
+		Guardian:       o.Self,
+		Reap:           o.Self != "",
+		OAuth:          o.OAuth,
+		Warn: func(msg string) {
+			if !o.Quiet {
+				fmt.Fprintf(o.Log, "kesoku: %s\n", termtext.Lines(msg))
+			}
+		},
+	}
+	if o.Verbose {
+		opts.Note = func(msg string) { fmt.Fprintf(o.Log, "kesoku: %s\n", termtext.Lines(msg)) }
+	}
+	if c := o.Calls; c != nil {
+		opts.Grace, opts.MaxOutput, opts.Timeout = c.Grace, c.MaxOutput, c.Timeout
+		if opts.Grace == 0 {
+			// No grace for calls; a program still gets a moment to die of
+			// SIGTERM before SIGKILL.
+			opts.Grace = 10 * time.Millisecond
+		}
+	}
+	return opts
+}
+
+// RunnerOptions are the ToolRunner's options of the environment: the
+// calls' bounds, the workspace and its protected files, and the model
+// tools ask. The caller adds what is its own (the session, the store, how
+// its turns are interrupted).
+func (e *Env) RunnerOptions() runner.Options {
+	var c Calls
+	if e.opts.Calls != nil {
+		c = *e.opts.Calls
+	}
+	return runner.Options{
+		Jobs:      c.Jobs,
+		Timeout:   c.Timeout,
+		Grace:     c.Grace,
+		MaxOutput: c.MaxOutput,
+		OutputDir: e.Layout().Outputs(),
+		AWD:       e.opts.AWD,
+		Staging:   e.StagingDir(),
+		Protected: append([]registry.Protected(nil), e.protected...),
+		Model:     e.ToolModel(),
+	}
+}
+
+// ToolModel is the model as tools see it: built on first use, carrying
+// the media options, so that analyze_media follows the inline limit and
+// tells what it does. No model is nil.
+func (e *Env) ToolModel() registry.Model {
+	if e.Model == nil {
+		return nil
+	}
+	return media.WithOptions(e.Model.Lazy(), e.MediaOptions(nil))
+}
+
+// MediaOptions are how files go to the model and what analyze_media tells
+// of them: deleted uploads when verbose, a deletion that failed unless
+// quiet. tally, when set, counts its requests.
+func (e *Env) MediaOptions(tally *llm.Tally) media.Options {
+	o := media.Options{InlineLimit: e.opts.InlineLimit}
+	if tally != nil {
+		o.OnUsage = tally.Add
+	}
+	var mu sync.Mutex // analyze_media calls run at once
+	say := func(prefix string) func(string) {
+		return func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(e.opts.Log, "kesoku: %s%s\n", prefix, termtext.Lines(msg))
+		}
+	}
+	if e.opts.Verbose {
+		o.OnNotice = say("")
+	}
+	if !e.opts.Quiet {
+		o.OnWarning = say("warning: ")
+	}
+	return o
+}
+
+// Close takes the environment down: the tool set stops what its tools
+// started, the turn ends, the signals go back to their default action.
+func (e *Env) Close() error {
+	var err error
+	if e.Tools != nil {
+		err = e.Tools.Close()
+	}
+	if e.endTurn != nil {
+		e.endTurn()
+	}
+	if e.Interrupts != nil {
+		e.Interrupts.Stop()
+	}
+	return err
+}
