@@ -20,7 +20,7 @@ import (
 
 // analyzeOptions are what `kesoku analyze` was asked to do.
 type analyzeOptions struct {
-	g           *Globals
+	g           *globals
 	model       provider.Config
 	JSON        bool
 	InlineLimit sizeValue
@@ -30,7 +30,7 @@ type analyzeOptions struct {
 
 // newAnalyzeCmd builds `kesoku analyze`; tests pass runF to see the
 // options the flags and arguments made.
-func newAnalyzeCmd(g *Globals, runF func(context.Context, *analyzeOptions) error) *cobra.Command {
+func newAnalyzeCmd(g *globals, runF func(context.Context, *analyzeOptions) error) *cobra.Command {
 	opts := &analyzeOptions{g: g, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "analyze PATH [PROMPT]",

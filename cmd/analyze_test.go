@@ -62,7 +62,7 @@ func writeBytes(t *testing.T, dir, name string, data []byte) string {
 func kesoku(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, args)
+	code = run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, args)
 	return out.String(), errOut.String(), code
 }
 
@@ -445,7 +445,7 @@ func TestAnalyzeInterrupted(t *testing.T) {
 		}
 	}()
 	var out, errOut bytes.Buffer
-	code := run(ctx, &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}},
+	code := run(ctx, &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}},
 		[]string{"analyze", path, "--json", "--model", "gemini-test", "--base-url", srv.URL})
 	close(ended)
 	if code != ExitInterrupted {

@@ -99,7 +99,7 @@ func TestStdinNotice(t *testing.T) {
 				args[i] = file
 			}
 			var out, errOut bytes.Buffer
-			g := &Globals{IO: &IOStreams{In: strings.NewReader(req), Out: &out, Err: &errOut, InTTY: tt.tty}}
+			g := &globals{IO: &ioStreams{In: strings.NewReader(req), Out: &out, Err: &errOut, InTTY: tt.tty}}
 			code := run(context.Background(), g, append([]string{"--awd", awd}, args...))
 			if code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())

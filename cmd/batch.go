@@ -29,7 +29,7 @@ import (
 const batchMaxResponse = 256 << 20
 
 // newBatchCmd builds `kesoku batch` and its subcommands.
-func newBatchCmd(g *Globals) *cobra.Command {
+func newBatchCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "batch",
 		Short: "Send analyze_media requests to a batch API, at half the price",
@@ -67,7 +67,7 @@ EXIT STATUS
 
 // batchSubmitOptions are what `kesoku batch submit` was asked to do.
 type batchSubmitOptions struct {
-	g           *Globals
+	g           *globals
 	Registry    *registry.Registry
 	File        string
 	Output      string
@@ -77,7 +77,7 @@ type batchSubmitOptions struct {
 	InlineLimit sizeValue
 }
 
-func newBatchSubmitCmd(g *Globals, runF func(context.Context, *batchSubmitOptions) error) *cobra.Command {
+func newBatchSubmitCmd(g *globals, runF func(context.Context, *batchSubmitOptions) error) *cobra.Command {
 	opts := &batchSubmitOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "submit FILE --model MODEL",
@@ -162,7 +162,7 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 }
 
 // notice prints a line of progress on standard error, unless -q.
-func (g *Globals) notice(msg string) {
+func (g *globals) notice(msg string) {
 	if !g.Quiet {
 		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
 	}
@@ -203,7 +203,7 @@ func batchError(ctx context.Context, err error, goOn string) error {
 // batchStateOptions are the flags of status and collect: the state file,
 // and how to reach the provider.
 type batchStateOptions struct {
-	g        *Globals
+	g        *globals
 	State    string
 	BaseURL  string
 	Idle     time.Duration
@@ -236,7 +236,7 @@ func (o *batchStateOptions) open(ctx context.Context) (*batch.State, llm.Batcher
 	return st, b, err
 }
 
-func newBatchStatusCmd(g *Globals, runF func(context.Context, *batchStateOptions) error) *cobra.Command {
+func newBatchStatusCmd(g *globals, runF func(context.Context, *batchStateOptions) error) *cobra.Command {
 	opts := &batchStateOptions{g: g}
 	c := &cobra.Command{
 		Use:   "status STATE",
@@ -301,7 +301,7 @@ type batchCollectOptions struct {
 	Poll     time.Duration
 }
 
-func newBatchCollectCmd(g *Globals, runF func(context.Context, *batchCollectOptions) error) *cobra.Command {
+func newBatchCollectCmd(g *globals, runF func(context.Context, *batchCollectOptions) error) *cobra.Command {
 	opts := &batchCollectOptions{batchStateOptions: batchStateOptions{g: g}, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "collect STATE [-o FILE]",

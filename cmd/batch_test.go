@@ -25,7 +25,7 @@ import (
 func batchIn(t *testing.T, dir string, sig *apptest.Signals, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.Source}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.Source}
 	code := run(context.Background(), g, append([]string{"batch", "--awd", dir}, args...))
 	return code, out.String(), errOut.String()
 }

@@ -14,7 +14,7 @@ import (
 // runner options.
 func TestCallFlags(t *testing.T) {
 	t.Parallel()
-	g := &Globals{AWD: "/awd"}
+	g := &globals{AWD: "/awd"}
 	parse := func(t *testing.T, name string, args ...string) callFlags {
 		t.Helper()
 		var got callFlags

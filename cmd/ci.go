@@ -52,7 +52,7 @@ func registerSummary(f *pflag.FlagSet, s *summaryFormat) {
 // printSummary says a command's closing summary on standard error: one
 // line of text (not with -q), or with --summary json one JSON object,
 // which -q does not silence: a script asked for it.
-func (g *Globals) printSummary(format summaryFormat, sum *records.Summary) {
+func (g *globals) printSummary(format summaryFormat, sum *records.Summary) {
 	if format == summaryJSON {
 		b, err := json.Marshal(sum)
 		if err != nil {

@@ -22,7 +22,7 @@ const noConfig = "kesoku_no_config"
 // loadConfig reads the user's and the project's config files, applies
 // them to c's flags, and protects them from the tools: a tool that could
 // write kesoku.yaml would choose the next command's settings.
-func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied, error) {
+func (g *globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied, error) {
 	userDir := config.UserDir()
 	g.protect(filepath.Join(g.AWD, config.FileName), "it is kesoku's config file: a later command would load it")
 	if g.Config != "" {
@@ -58,7 +58,7 @@ func (g *Globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 // here. It returns the files of MCP servers that the settings name
 // (mcp-config), as a command would read them.
 func checkSettings(cfg *config.Config) ([]string, error) {
-	tg := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}}
+	tg := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}}
 	var walk func(c *cobra.Command) error
 	walk = func(c *cobra.Command) error {
 		// Merges the parents' persistent flags into c.Flags(), as parsing
@@ -157,7 +157,7 @@ func flagNames(root *cobra.Command) []string {
 
 // protect keeps path from the tools, saying why: they may read it, never
 // write it.
-func (g *Globals) protect(path, why string) {
+func (g *globals) protect(path, why string) {
 	if path == "" || path == "-" {
 		return
 	}

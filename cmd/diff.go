@@ -23,7 +23,7 @@ import (
 
 // diffOptions are what `kesoku diff` was asked to do.
 type diffOptions struct {
-	g        *Globals
+	g        *globals
 	Old, New string
 	JSON     bool
 	Ignore   []string
@@ -36,7 +36,7 @@ type diffOptions struct {
 
 // newDiffCmd builds `kesoku diff`; tests pass runF to see the options the
 // flags made.
-func newDiffCmd(g *Globals, runF func(context.Context, *diffOptions) error) *cobra.Command {
+func newDiffCmd(g *globals, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	opts := &diffOptions{g: g}
 	c := &cobra.Command{
 		Use:   "diff OLD NEW",

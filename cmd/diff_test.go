@@ -17,7 +17,7 @@ import (
 func TestDiffFlags(t *testing.T) {
 	t.Parallel()
 	var got *diffOptions
-	c := newDiffCmd(&Globals{}, func(_ context.Context, o *diffOptions) error { got = o; return nil })
+	c := newDiffCmd(&globals{}, func(_ context.Context, o *diffOptions) error { got = o; return nil })
 	c.SetArgs([]string{"old.jsonl", "-", "--json", "--messages", "--ignore", ".content.modified", "--ignore", `.content.files[].mtime`, "--ignore", `.content["a,b"]`})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestDiffUsageErrors(t *testing.T) {
 func TestDiffIgnoreNeverCompared(t *testing.T) {
 	t.Parallel()
 	var got *diffOptions
-	c := newDiffCmd(&Globals{}, func(_ context.Context, o *diffOptions) error { got = o; return nil })
+	c := newDiffCmd(&globals{}, func(_ context.Context, o *diffOptions) error { got = o; return nil })
 	c.SetArgs([]string{"a", "b", "--ignore", ".duration_ms", "--ignore", ".error.message"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestDiffIgnoreNeverCompared(t *testing.T) {
 func execKesoku(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: t.TempDir()}, args)
+	code = run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: t.TempDir()}, args)
 	return out.String(), errOut.String(), code
 }
 

@@ -36,7 +36,7 @@ func runInEnv(t *testing.T, e *envRecorder, dir, stdin string, args ...string) (
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, prepare: e.prepare}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, prepare: e.prepare}
 	code = run(context.Background(), g, append([]string{"--awd", dir}, args...))
 	return out.String(), errOut.String(), code
 }

@@ -76,7 +76,7 @@ func TestFormatSize(t *testing.T) {
 // bounds (--jobs 4294967296 once ran out of memory).
 func TestNumericFlagsBounded(t *testing.T) {
 	t.Parallel()
-	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
+	root := newRootCmd(&globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
@@ -249,7 +249,7 @@ func TestConfigKeysDecided(t *testing.T) {
 	}
 	// init reads no config file: its flags are the command line's alone.
 	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "help": true, "module": true, "kesoku": true}
-	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
+	root := newRootCmd(&globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		visit := func(f *pflag.Flag) {

@@ -14,7 +14,7 @@ import (
 
 // genOptions are what `kesoku gen` was asked to do.
 type genOptions struct {
-	IO       *IOStreams
+	IO       *ioStreams
 	Quiet    bool
 	Check    bool
 	Patterns []string
@@ -22,7 +22,7 @@ type genOptions struct {
 
 // newGenCmd builds `kesoku gen`; tests pass runF to see the options the
 // flags made.
-func newGenCmd(g *Globals, runF func(context.Context, *genOptions) error) *cobra.Command {
+func newGenCmd(g *globals, runF func(context.Context, *genOptions) error) *cobra.Command {
 	opts := &genOptions{}
 	c := &cobra.Command{
 		Use:   "gen [PACKAGES]",

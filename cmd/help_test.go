@@ -24,7 +24,7 @@ const (
 // testRoot is the command tree over streams of the test's.
 func testRoot(t *testing.T) *cobra.Command {
 	t.Helper()
-	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
+	root := newRootCmd(&globals{IO: &ioStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
 	fillTopics(root)
 	return root
 }
@@ -292,7 +292,7 @@ func TestManPages(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man", dir})
+	code := run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man", dir})
 	if code != ExitOK {
 		t.Fatalf("gen-man: exit %d: %s", code, errOut.String())
 	}
@@ -338,7 +338,7 @@ func TestManPages(t *testing.T) {
 			t.Errorf("kesoku-config.7 lost %q:\n%s", want, config)
 		}
 	}
-	if code := run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man"}); code != ExitUsage {
+	if code := run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man"}); code != ExitUsage {
 		t.Errorf("gen-man without DIR: exit %d, want 2", code)
 	}
 }

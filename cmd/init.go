@@ -16,7 +16,7 @@ import (
 
 // initOptions are what `kesoku init` was asked to do.
 type initOptions struct {
-	IO     *IOStreams
+	IO     *ioStreams
 	Quiet  bool
 	Dir    string
 	Module string
@@ -27,7 +27,7 @@ type initOptions struct {
 }
 
 // newInitCmd builds `kesoku init`; tests pass runF.
-func newInitCmd(g *Globals, runF func(*initOptions) error) *cobra.Command {
+func newInitCmd(g *globals, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{}
 	c := &cobra.Command{
 		Use:   "init [DIR]",

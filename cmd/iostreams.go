@@ -10,9 +10,9 @@ import (
 	"golang.org/x/term"
 )
 
-// IOStreams owns every terminal decision: data goes to Out, status and
+// ioStreams owns every terminal decision: data goes to Out, status and
 // progress to Err, and progress or colour only when Err is a terminal.
-type IOStreams struct {
+type ioStreams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
@@ -20,9 +20,9 @@ type IOStreams struct {
 	InTTY, OutTTY, ErrTTY bool
 }
 
-// System returns the process's own streams.
-func System() *IOStreams {
-	return &IOStreams{
+// systemStreams returns the process's own streams.
+func systemStreams() *ioStreams {
+	return &ioStreams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		InTTY:  isTerminal(os.Stdin),
 		OutTTY: isTerminal(os.Stdout),
@@ -36,7 +36,7 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // of files from what they type ("-" among files), and how to end them:
 // without it kesoku would wait in silence. Not when quiet, and never
 // when standard input is a file or a pipe.
-func (s *IOStreams) noteReading(files []string, quiet bool) {
+func (s *ioStreams) noteReading(files []string, quiet bool) {
 	if quiet || !s.InTTY || !slices.Contains(files, "-") {
 		return
 	}
@@ -53,7 +53,7 @@ func endOfInput() string {
 
 // ColorEnabled reports whether colour may be used on Out: only on a
 // terminal, and never under NO_COLOR.
-func (s *IOStreams) ColorEnabled() bool {
+func (s *ioStreams) ColorEnabled() bool {
 	_, noColor := os.LookupEnv("NO_COLOR")
 	return s.OutTTY && !noColor
 }

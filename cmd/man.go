@@ -17,14 +17,14 @@ import (
 
 // genManOptions are what `kesoku gen-man` was asked to do.
 type genManOptions struct {
-	g   *Globals
+	g   *globals
 	Dir string
 }
 
 // newGenManCmd builds the hidden `kesoku gen-man DIR`: the man pages of
 // every command and topic, from the text their help shows. It is hidden
 // because it is for those who package kesoku; the README names it.
-func newGenManCmd(g *Globals) *cobra.Command {
+func newGenManCmd(g *globals) *cobra.Command {
 	opts := &genManOptions{g: g}
 	return &cobra.Command{
 		Use:   "gen-man DIR",
@@ -52,7 +52,7 @@ EXIT STATUS
 }
 
 func runGenMan(o *genManOptions) error {
-	n, err := writeManPages(newRootCmd(&Globals{IO: o.g.IO}), o.Dir)
+	n, err := writeManPages(newRootCmd(&globals{IO: o.g.IO}), o.Dir)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // newMCPCmd builds `kesoku mcp` and its subcommands.
-func newMCPCmd(g *Globals) *cobra.Command {
+func newMCPCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve kesoku's tools to any MCP client; log in to MCP servers",
@@ -46,7 +46,7 @@ EXIT STATUS
 
 // mcpServeOptions are what `kesoku mcp serve` was asked to do.
 type mcpServeOptions struct {
-	g *Globals
+	g *globals
 	// Registry holds the tools; registry.Default but in tests.
 	Registry *registry.Registry
 
@@ -65,7 +65,7 @@ type mcpServeOptions struct {
 
 // newMCPServeCmd builds `kesoku mcp serve`; tests pass runF to see the
 // options the flags made.
-func newMCPServeCmd(g *Globals, runF func(context.Context, *mcpServeOptions) error) *cobra.Command {
+func newMCPServeCmd(g *globals, runF func(context.Context, *mcpServeOptions) error) *cobra.Command {
 	opts := &mcpServeOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "serve [--http ADDR]",
@@ -271,7 +271,7 @@ func (o *mcpServeOptions) token() (string, error) {
 // is the process's own standard output, the protocol keeps it to itself:
 // what a tool prints there (fmt.Println in a user's Go tool) goes to
 // standard error instead of corrupting the stream.
-func stdio(s *IOStreams) (in io.Reader, out io.WriteCloser, restore func()) {
+func stdio(s *ioStreams) (in io.Reader, out io.WriteCloser, restore func()) {
 	if f, ok := s.Out.(*os.File); ok && f == os.Stdout {
 		os.Stdout = os.Stderr
 		return s.In, nopCloser{f}, func() { os.Stdout = f }

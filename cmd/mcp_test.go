@@ -44,7 +44,7 @@ func TestMCPServeUsage(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
 			var out, errOut bytes.Buffer
-			g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
+			g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
 			code := run(context.Background(), g, append([]string{"--awd", t.TempDir(), "mcp", "serve"}, tt.args...))
 			if code != ExitUsage {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, errOut.String())
@@ -75,7 +75,7 @@ func startMCPServe(t *testing.T, dir string, args ...string) *stdioServer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &stdioServer{stderr: &syncBuffer{}, sig: &apptest.Signals{}, code: make(chan int, 1), dir: dir}
-	g := &Globals{IO: &IOStreams{In: inR, Out: outW, Err: s.stderr}, Signals: s.sig.Source}
+	g := &globals{IO: &ioStreams{In: inR, Out: outW, Err: s.stderr}, Signals: s.sig.Source}
 	go func() {
 		s.code <- run(context.Background(), g, append([]string{"--awd", dir, "mcp", "serve"}, args...))
 		outW.Close()
@@ -236,7 +236,7 @@ func TestMCPServeOutputInUse(t *testing.T) {
 	out := filepath.Join(dir, "calls.jsonl")
 	s := startMCPServe(t, dir, "-o", out)
 	var stdout, stderr bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}}
 	code := run(context.Background(), g, []string{"--awd", dir, "mcp", "serve", "-o", out})
 	if code != ExitUsage || !strings.Contains(stderr.String(), "calls.jsonl: in use: another kesoku writes to it") {
 		t.Errorf("a second server on the same -o file: exit %d, stderr:\n%s", code, stderr.String())
@@ -331,7 +331,7 @@ func TestMCPServeCommandTools(t *testing.T) {
 		{[]string{"--mcp-config", conf}, `--mcp-config: mcp serve serves kesoku's own tools`},
 	} {
 		var out, errOut bytes.Buffer
-		g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
+		g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
 		code := run(context.Background(), g, append([]string{"--awd", dir, "--config", conf, "mcp", "serve"}, tt.args...))
 		if code != ExitUsage || !regexp.MustCompile(tt.stderr).MatchString(errOut.String()) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant %d, %q", tt.args, code, errOut.String(), ExitUsage, tt.stderr)

@@ -23,7 +23,7 @@ import (
 // when a person can log in (a terminal, or a $BROWSER to open the page),
 // or always (login, for kesoku mcp login). Without, a server that needs
 // a login is an error naming kesoku mcp login, never a wait.
-func (g *Globals) oauth(login bool) toolsource.OAuth {
+func (g *globals) oauth(login bool) toolsource.OAuth {
 	o := toolsource.OAuth{
 		Store:     mcpauth.StoreIn(config.UserDir()),
 		LoginHint: func(name string) string { return "kesoku mcp login " + name },
@@ -46,7 +46,7 @@ func (g *Globals) oauth(login bool) toolsource.OAuth {
 // mcpLoginOptions are what `kesoku mcp login` and `logout` were asked to
 // do.
 type mcpLoginOptions struct {
-	g *Globals
+	g *globals
 	// Registry holds the Go tools; registry.Default but in tests.
 	Registry *registry.Registry
 	Server   string
@@ -54,7 +54,7 @@ type mcpLoginOptions struct {
 }
 
 // newMCPLoginCmd builds `kesoku mcp login`; tests pass runF.
-func newMCPLoginCmd(g *Globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
+func newMCPLoginCmd(g *globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
 	opts := &mcpLoginOptions{g: g, Registry: registry.Default}
 	return seeAlso(&cobra.Command{
 		Use:   "login NAME",
@@ -88,7 +88,7 @@ EXIT STATUS
 }
 
 // newMCPLogoutCmd builds `kesoku mcp logout`; tests pass runF.
-func newMCPLogoutCmd(g *Globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
+func newMCPLogoutCmd(g *globals, runF func(context.Context, *mcpLoginOptions) error) *cobra.Command {
 	opts := &mcpLoginOptions{g: g, Registry: registry.Default, Logout: true}
 	return seeAlso(&cobra.Command{
 		Use:   "logout NAME",

@@ -30,7 +30,7 @@ func TestOAuthWhoCanLogIn(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("BROWSER", tc.browser)
 			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-			g := &Globals{IO: &IOStreams{ErrTTY: tc.errTTY, InTTY: tc.inTT}}
+			g := &globals{IO: &ioStreams{ErrTTY: tc.errTTY, InTTY: tc.inTT}}
 			o := g.oauth(tc.login)
 			if (o.Login != nil) != tc.want {
 				t.Errorf("Login = %v, want a login %v", o.Login, tc.want)
@@ -45,7 +45,7 @@ func TestOAuthWhoCanLogIn(t *testing.T) {
 	}
 }
 
-// TestMCPLogin: kesoku mcp login opens Globals.Browser at the page, says
+// TestMCPLogin: kesoku mcp login opens globals.Browser at the page, says
 // the URL even under -q, and says what it did; no token is printed.
 func TestMCPLogin(t *testing.T) {
 	srv := authtest.New(authtest.Options{})
@@ -57,7 +57,7 @@ func TestMCPLogin(t *testing.T) {
 	os.WriteFile(cfg, []byte("mcpServers:\n  corp:\n    type: http\n    url: "+srv.URL+"\n"), 0o644)
 	var out, errOut bytes.Buffer
 	opened := 0
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir,
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir,
 		Browser: func(ctx context.Context, u string) error { opened++; return authtest.Browser(ctx, u) }}
 	if code := run(context.Background(), g, []string{"--config", cfg, "mcp", "login", "corp"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())

@@ -13,14 +13,14 @@ import (
 
 // mergeOptions are what `kesoku merge` was asked to do.
 type mergeOptions struct {
-	g       *Globals
+	g       *globals
 	Parts   []string
 	Output  string
 	JUnit   string
 	Summary summaryFormat
 }
 
-func newMergeCmd(g *Globals, runF func(context.Context, *mergeOptions) error) *cobra.Command {
+func newMergeCmd(g *globals, runF func(context.Context, *mergeOptions) error) *cobra.Command {
 	opts := &mergeOptions{g: g}
 	c := &cobra.Command{
 		Use:   "merge PART... [-o FILE]",

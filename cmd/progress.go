@@ -38,7 +38,7 @@ const progressInterval = 100 * time.Millisecond
 // a bar drawn from them when standard error is a terminal and -q is not
 // given; never in pipes or CI logs. others, when not nil, says how many of
 // what total counted turned out to be no requests (see progress.others).
-func newProgress(g *Globals, total int64, what string, others func() int64) *progress {
+func newProgress(g *globals, total int64, what string, others func() int64) *progress {
 	p := &progress{total: total, max: total, others: others}
 	if !g.IO.ErrTTY || g.Quiet {
 		return p

@@ -48,7 +48,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var errOut progressBuffer
-			g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: tt.tty}, Quiet: tt.quiet}
+			g := &globals{IO: &ioStreams{Err: &errOut, ErrTTY: tt.tty}, Quiet: tt.quiet}
 			p := newProgress(g, 10, "running", nil)
 			for _, rec := range []*message.Record{ok, failed, ok} {
 				p.record(rec)
@@ -85,7 +85,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 func TestProgressKeepsRecordsOffTheBar(t *testing.T) {
 	t.Parallel()
 	var tty progressBuffer
-	g := &Globals{IO: &IOStreams{Out: &tty, Err: &tty, OutTTY: true, ErrTTY: true}}
+	g := &globals{IO: &ioStreams{Out: &tty, Err: &tty, OutTTY: true, ErrTTY: true}}
 	p := newProgress(g, 10, "running", nil)
 	out := p.around(&tty, true)
 	deadline := time.Now().Add(5 * time.Second)
@@ -119,7 +119,7 @@ func TestProgressKeepsRecordsOffTheBar(t *testing.T) {
 func TestProgressTotalShrinksBySkipped(t *testing.T) {
 	t.Parallel()
 	var errOut progressBuffer
-	g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: true}}
+	g := &globals{IO: &ioStreams{Err: &errOut, ErrTTY: true}}
 	p := newProgress(g, 10, "running", nil)
 	defer p.finish()
 	p.skip()
@@ -143,7 +143,7 @@ func TestProgressTotalShrinksBySkipped(t *testing.T) {
 func TestProgressTotalLeavesOutOtherRecords(t *testing.T) {
 	t.Parallel()
 	var errOut progressBuffer
-	g := &Globals{IO: &IOStreams{Err: &errOut, ErrTTY: true}}
+	g := &globals{IO: &ioStreams{Err: &errOut, ErrTTY: true}}
 	p := newProgress(g, 10, "running", func() int64 { return 4 })
 	defer p.finish()
 	p.record(&message.Record{})

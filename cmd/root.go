@@ -21,9 +21,9 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// Globals are the flags every command has.
-type Globals struct {
-	IO *IOStreams
+// globals are the flags every command has.
+type globals struct {
+	IO *ioStreams
 
 	AWD     string
 	Staging string
@@ -59,7 +59,7 @@ type Globals struct {
 // completed with the globals (the AWD, the config files, the streams,
 // the signals, the files protected so far), and a mistake it meets is
 // bad usage, worded with how to approve a config file. Close it once.
-func (g *Globals) env(ctx context.Context, o app.Options) (context.Context, *app.Env, error) {
+func (g *globals) env(ctx context.Context, o app.Options) (context.Context, *app.Env, error) {
 	prepare := g.prepare
 	if prepare == nil {
 		prepare = app.Prepare
@@ -72,7 +72,7 @@ func (g *Globals) env(ctx context.Context, o app.Options) (context.Context, *app
 }
 
 // appOptions are o completed with the globals.
-func (g *Globals) appOptions(o app.Options) app.Options {
+func (g *globals) appOptions(o app.Options) app.Options {
 	o.AWD, o.Staging = g.AWD, g.Staging
 	o.Config, o.MCPConfig = g.config, g.MCPConfig
 	o.Quiet, o.Verbose, o.Log = g.Quiet, g.Verbose, g.IO.Err
@@ -85,7 +85,7 @@ func (g *Globals) appOptions(o app.Options) app.Options {
 
 // StagingDir is the staging directory: --staging, or .kesoku/staging under
 // the AWD.
-func (g *Globals) StagingDir() string {
+func (g *globals) StagingDir() string {
 	if g.Staging != "" {
 		return g.Staging
 	}
@@ -98,14 +98,14 @@ func Main() int {
 	if toolsource.IsGuardian() {
 		return toolsource.RunGuardian()
 	}
-	// Tests build their Globals without it: a test binary started again
+	// Tests build their globals without it: a test binary started again
 	// would run the tests, not kesoku.
 	self, _ := os.Executable()
-	return run(context.Background(), &Globals{IO: System(), Signals: notifySignals, Self: self}, os.Args[1:])
+	return run(context.Background(), &globals{IO: systemStreams(), Signals: notifySignals, Self: self}, os.Args[1:])
 }
 
 // run runs kesoku with args and returns the exit code.
-func run(ctx context.Context, g *Globals, args []string) int {
+func run(ctx context.Context, g *globals, args []string) int {
 	io := g.IO
 	root := newRootCmd(g)
 	root.SetArgs(args)
@@ -141,7 +141,7 @@ func run(ctx context.Context, g *Globals, args []string) int {
 }
 
 // newRootCmd builds the whole command tree over g.
-func newRootCmd(g *Globals) *cobra.Command {
+func newRootCmd(g *globals) *cobra.Command {
 	io := g.IO
 	root := &cobra.Command{
 		Use:   "kesoku",
@@ -249,7 +249,7 @@ func longOr(c *cobra.Command) string {
 
 // setUp resolves the AWD, loads the config files and applies their
 // defaults to every flag the command line left unset.
-func (g *Globals) setUp(c *cobra.Command) error {
+func (g *globals) setUp(c *cobra.Command) error {
 	if g.AWD == "" {
 		wd, err := os.Getwd()
 		if err != nil {

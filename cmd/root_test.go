@@ -15,7 +15,7 @@ import (
 // runArgs runs kesoku with args against in-memory streams.
 func runArgs(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, args)
+	code = run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -115,7 +115,7 @@ func TestGlobalFlags(t *testing.T) {
 func TestHelpStatesExitStatus(t *testing.T) {
 	t.Parallel()
 	records := map[string]bool{"run": true, "collect": true, "merge": true, "serve": true}
-	root := newRootCmd(&Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
+	root := newRootCmd(&globals{IO: &ioStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {

@@ -25,7 +25,7 @@ import (
 
 // runOptions are what `kesoku run` was asked to do.
 type runOptions struct {
-	g        *Globals
+	g        *globals
 	Registry *registry.Registry
 
 	Files    []string
@@ -52,7 +52,7 @@ type runOptions struct {
 
 // newRunCmd builds `kesoku run`; tests pass runF to see the options the
 // flags made without running anything.
-func newRunCmd(g *Globals, runF func(context.Context, *runOptions) error) *cobra.Command {
+func newRunCmd(g *globals, runF func(context.Context, *runOptions) error) *cobra.Command {
 	opts := &runOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "run FILE... [flags]",

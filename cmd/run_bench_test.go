@@ -28,7 +28,7 @@ func BenchmarkRunCalculateSum(b *testing.B) {
 			}
 			w.Flush()
 			f.Close()
-			g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, AWD: b.TempDir(), Quiet: true}
+			g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, AWD: b.TempDir(), Quiet: true}
 			c := newRunCmd(g, runRun)
 			c.SetArgs([]string{path, "--jobs", fmt.Sprint(jobs)})
 			c.SilenceUsage, c.SilenceErrors = true, true

@@ -72,7 +72,7 @@ func TestRunFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got *runOptions
-			c := newRunCmd(&Globals{}, func(_ context.Context, o *runOptions) error { got = o; return nil })
+			c := newRunCmd(&globals{}, func(_ context.Context, o *runOptions) error { got = o; return nil })
 			c.SetArgs(tt.args)
 			if err := c.Execute(); err != nil {
 				t.Fatal(err)
@@ -91,7 +91,7 @@ func TestRunFlags(t *testing.T) {
 func runKesoku(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = runTestRegistry(t)
 		return runRun(ctx, o)
@@ -301,7 +301,7 @@ func TestRunResumeInterruptedIsNotCompacted(t *testing.T) {
 	sig := &apptest.Signals{}
 	reg := interruptingRegistry(t, sig)
 	var stdout, stderr bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, AWD: dir, Signals: sig.Source}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, AWD: dir, Signals: sig.Source}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = reg
 		return runRun(ctx, o)
@@ -327,7 +327,7 @@ func TestRunBundledExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: root}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: root}
 	c := newRunCmd(g, runRun)
 	c.SetArgs([]string{filepath.Join(root, "testdata", "requests.yaml")})
 	c.SilenceUsage, c.SilenceErrors = true, true
@@ -410,7 +410,7 @@ func TestRunInterruptedWhileReading(t *testing.T) {
 	defer pw.Close()
 	go pw.Write([]byte("[\n  {\"name\": \"sum\", \"args\": {\"a\": 1, \"b\": 2}},\n"))
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: pr, Out: &out, Err: &errOut}, AWD: t.TempDir()}
+	g := &globals{IO: &ioStreams{In: pr, Out: &out, Err: &errOut}, AWD: t.TempDir()}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = runTestRegistry(t)
 		return runRun(ctx, o)

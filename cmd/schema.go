@@ -10,7 +10,7 @@ import (
 
 // newSchemaCmd builds `kesoku schema`, the JSON Schemas of what kesoku
 // writes. (The tools' declarations are `kesoku tools schema`.)
-func newSchemaCmd(g *Globals) *cobra.Command {
+func newSchemaCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of the records kesoku writes",
@@ -29,7 +29,7 @@ EXIT STATUS
 	return seeAlso(c, "records", "ci")
 }
 
-func newSchemaRecordsCmd(g *Globals) *cobra.Command {
+func newSchemaRecordsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "records",
 		Short: "Print the JSON Schema of the Message records",

@@ -24,7 +24,7 @@ import (
 
 // sessionOptions are what `kesoku session` was asked to do.
 type sessionOptions struct {
-	g     *Globals
+	g     *globals
 	model provider.Config
 	// Registry holds the tools; registry.Default but in tests.
 	Registry *registry.Registry
@@ -46,7 +46,7 @@ type sessionOptions struct {
 
 // newSessionCmd builds `kesoku session`; tests pass runF to see the
 // options the flags made.
-func newSessionCmd(g *Globals, runF func(context.Context, *sessionOptions) error) *cobra.Command {
+func newSessionCmd(g *globals, runF func(context.Context, *sessionOptions) error) *cobra.Command {
 	opts := &sessionOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
 		Use:   "session [PROMPT]",

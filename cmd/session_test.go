@@ -62,7 +62,7 @@ func sessionTestOptions(t *testing.T, srv *llmtest.Server, in io.Reader, inTTY b
 	dir := t.TempDir()
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	sig := &apptest.Signals{}
-	g := &Globals{IO: &IOStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir, Signals: sig.Source}
+	g := &globals{IO: &ioStreams{In: in, Out: out, Err: errOut, InTTY: inTTY}, AWD: dir, Signals: sig.Source}
 	opts := &sessionOptions{
 		g: g, Registry: testRegistry(t), MaxTurns: 5, callFlags: callFlags{Jobs: 1, Grace: time.Second, MaxOutput: 1 << 20},
 		Output: filepath.Join(dir, "t.jsonl"), toolChoice: toolChoice{Tools: []string{""}, named: true},

@@ -64,7 +64,7 @@ func runIn(t *testing.T, dir string, reg *registry.Registry, sig *apptest.Signal
 func runInput(t *testing.T, dir, stdin string, reg *registry.Registry, sig *apptest.Signals, args ...string) int {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.Source}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(stdin), Out: &out, Err: &errOut}, AWD: dir, Signals: sig.Source}
 	c := newRunCmd(g, func(ctx context.Context, o *runOptions) error {
 		o.Registry = reg
 		return runRun(ctx, o)
@@ -79,7 +79,7 @@ func runInput(t *testing.T, dir, stdin string, reg *registry.Registry, sig *appt
 func mergeIn(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}
 	c := newMergeCmd(g, nil)
 	c.SilenceUsage, c.SilenceErrors = true, true
 	c.SetArgs(args)
@@ -304,7 +304,7 @@ func TestValidateShard(t *testing.T) {
 	file := filepath.Join(dir, "requests.jsonl")
 	os.WriteFile(file, []byte(shardRequests(15, true)), 0o644)
 	var out, errOut bytes.Buffer
-	g := &Globals{IO: &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir}
 	c := newValidateCmd(g, func(ctx context.Context, o *validateOptions) error {
 		o.Registry = shardRegistry(t, &apptest.Signals{}, nil)
 		return runValidate(ctx, o)

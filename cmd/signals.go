@@ -19,6 +19,6 @@ func notifySignals(ch chan<- os.Signal) func() {
 // command that makes no environment of its own (app.Env.WatchSignals);
 // idle, when not nil, is called for a signal between turns. Stop it when
 // done.
-func (g *Globals) watchSignals(idle func()) *app.Interrupts {
+func (g *globals) watchSignals(idle func()) *app.Interrupts {
 	return app.WatchSignals(g.Signals, idle)
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // newToolsCmd builds `kesoku tools` and its subcommands.
-func newToolsCmd(g *Globals) *cobra.Command {
+func newToolsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools and print their declarations for a provider",
@@ -50,14 +50,14 @@ EXIT STATUS
 
 // toolsListOptions are what `kesoku tools list` was asked to do.
 type toolsListOptions struct {
-	IO       *IOStreams
+	IO       *ioStreams
 	Registry *registry.Registry
 	JSON     bool
 	// Width is the terminal's width, 0 when the output is no terminal.
 	Width int
 }
 
-func newToolsListCmd(g *Globals, runF func(*toolsListOptions) error) *cobra.Command {
+func newToolsListCmd(g *globals, runF func(*toolsListOptions) error) *cobra.Command {
 	opts := &toolsListOptions{Registry: registry.Default}
 	var timeout time.Duration
 	c := &cobra.Command{
@@ -260,13 +260,13 @@ const defaultSchemaFormat = schema.FormatJSONSchema
 
 // toolsSchemaOptions are what `kesoku tools schema` was asked to do.
 type toolsSchemaOptions struct {
-	IO       *IOStreams
+	IO       *ioStreams
 	Registry *registry.Registry
 	Format   string
 	Names    []string
 }
 
-func newToolsSchemaCmd(g *Globals, runF func(*toolsSchemaOptions) error) *cobra.Command {
+func newToolsSchemaCmd(g *globals, runF func(*toolsSchemaOptions) error) *cobra.Command {
 	opts := &toolsSchemaOptions{Registry: registry.Default}
 	var timeout time.Duration
 	c := &cobra.Command{

@@ -44,7 +44,7 @@ func testRegistry(t *testing.T) *registry.Registry {
 func TestToolsList(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	opts := &toolsListOptions{IO: &IOStreams{Out: &out}, Registry: testRegistry(t)}
+	opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: testRegistry(t)}
 	if err := runToolsList(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ label          Label files by name.  labels:map[string]string [paths:string[]]
 func TestToolsListJSON(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	opts := &toolsListOptions{IO: &IOStreams{Out: &out}, Registry: testRegistry(t), JSON: true}
+	opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: testRegistry(t), JSON: true}
 	if err := runToolsList(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestToolsSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			opts := &toolsSchemaOptions{IO: &IOStreams{Out: &out}, Registry: testRegistry(t), Format: tt.format, Names: tt.names}
+			opts := &toolsSchemaOptions{IO: &ioStreams{Out: &out}, Registry: testRegistry(t), Format: tt.format, Names: tt.names}
 			err := runToolsSchema(opts)
 			if tt.wantErr != "" {
 				code, _ := exitCode(err)
@@ -151,7 +151,7 @@ func TestToolsSchema(t *testing.T) {
 func TestToolsFlags(t *testing.T) {
 	t.Parallel()
 	var got *toolsSchemaOptions
-	c := newToolsSchemaCmd(&Globals{IO: &IOStreams{}}, func(o *toolsSchemaOptions) error { got = o; return nil })
+	c := newToolsSchemaCmd(&globals{IO: &ioStreams{}}, func(o *toolsSchemaOptions) error { got = o; return nil })
 	c.SetArgs([]string{"-f", "openai", "read_file", "grep"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestToolsFlags(t *testing.T) {
 		t.Errorf("got format %q names %q", got.Format, got.Names)
 	}
 	var list *toolsListOptions
-	lc := newToolsListCmd(&Globals{IO: &IOStreams{}}, func(o *toolsListOptions) error { list = o; return nil })
+	lc := newToolsListCmd(&globals{IO: &ioStreams{}}, func(o *toolsListOptions) error { list = o; return nil })
 	lc.SetArgs([]string{"--json"})
 	if err := lc.Execute(); err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestToolsListNarrowTerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		opts := &toolsListOptions{IO: &IOStreams{Out: &out}, Registry: r, Width: tt.width}
+		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: r, Width: tt.width}
 		if err := runToolsList(opts); err != nil {
 			t.Fatal(err)
 		}

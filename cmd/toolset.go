@@ -23,19 +23,19 @@ import (
 // that all of them see the same tools; the caller closes the set, which
 // stops whatever its tools started. calls, when the command has them,
 // bound the programs the tools run.
-func (g *Globals) toolSet(ctx context.Context, base *registry.Registry, calls *callFlags) (*toolsource.Set, error) {
+func (g *globals) toolSet(ctx context.Context, base *registry.Registry, calls *callFlags) (*toolsource.Set, error) {
 	return g.buildToolSet(ctx, base, calls, false)
 }
 
 // buildToolSet is toolSet, the MCP servers left out when withoutServers
 // (toolsource.Options.WithoutServers).
-func (g *Globals) buildToolSet(ctx context.Context, base *registry.Registry, calls *callFlags, withoutServers bool) (*toolsource.Set, error) {
+func (g *globals) buildToolSet(ctx context.Context, base *registry.Registry, calls *callFlags, withoutServers bool) (*toolsource.Set, error) {
 	return g.buildTools(ctx, base, g.toolOptions(calls, withoutServers))
 }
 
 // toolOptions are the options of the tool set of a command (see
 // buildToolSet), as its environment would build it.
-func (g *Globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.Options {
+func (g *globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.Options {
 	o := app.Options{WithoutServers: withoutServers}
 	if calls != nil {
 		o.Calls = calls.calls()
@@ -44,7 +44,7 @@ func (g *Globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.
 }
 
 // buildTools is toolsource.Build, its mistakes worded.
-func (g *Globals) buildTools(ctx context.Context, base *registry.Registry, opts toolsource.Options) (*toolsource.Set, error) {
+func (g *globals) buildTools(ctx context.Context, base *registry.Registry, opts toolsource.Options) (*toolsource.Set, error) {
 	set, err := toolsource.Build(ctx, base, opts)
 	if err != nil {
 		return nil, configErr(err)
@@ -93,7 +93,7 @@ type offering struct {
 //
 // withServers false is a set without the MCP servers (mcp serve): a name
 // under one of them says so rather than that it is unknown.
-func (g *Globals) offeredTools(set *toolsource.Set, choice toolChoice, withServers bool) (*offering, error) {
+func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServers bool) (*offering, error) {
 	want, err := llm.ParseChoice(choice.Tools, choice.named)
 	if err != nil {
 		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))

@@ -17,7 +17,7 @@ import (
 
 // trustOptions are what `kesoku trust` was asked to do.
 type trustOptions struct {
-	g      *Globals
+	g      *globals
 	File   string
 	Revoke bool
 	// Registry holds the Go tools that the file's command tools must not
@@ -28,7 +28,7 @@ type trustOptions struct {
 }
 
 // newTrustCmd builds `kesoku trust`; tests pass runF.
-func newTrustCmd(g *Globals, runF func(*trustOptions) error) *cobra.Command {
+func newTrustCmd(g *globals, runF func(*trustOptions) error) *cobra.Command {
 	opts := &trustOptions{g: g, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "trust [FILE]",

@@ -21,7 +21,7 @@ import (
 
 // validateOptions are what `kesoku validate` was asked to do.
 type validateOptions struct {
-	g        *Globals
+	g        *globals
 	Registry *registry.Registry
 	Files    []string
 	Format   string
@@ -32,7 +32,7 @@ type validateOptions struct {
 
 // newValidateCmd builds `kesoku validate`; tests pass runF to see the
 // options the flags made.
-func newValidateCmd(g *Globals, runF func(context.Context, *validateOptions) error) *cobra.Command {
+func newValidateCmd(g *globals, runF func(context.Context, *validateOptions) error) *cobra.Command {
 	opts := &validateOptions{g: g, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "validate FILE...",

@@ -17,12 +17,12 @@ var version = ""
 
 // versionOptions are what `kesoku version` was asked to do.
 type versionOptions struct {
-	IO   *IOStreams
+	IO   *ioStreams
 	JSON bool
 }
 
 // newVersionCmd builds `kesoku version`; tests pass runF.
-func newVersionCmd(g *Globals, runF func(*versionOptions) error) *cobra.Command {
+func newVersionCmd(g *globals, runF func(*versionOptions) error) *cobra.Command {
 	opts := &versionOptions{}
 	c := &cobra.Command{
 		Use:   "version",
