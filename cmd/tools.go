@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/registry"
@@ -106,7 +107,7 @@ EXIT STATUS
 func runToolsList(opts *toolsListOptions) error {
 	// The tools of the MCP servers that start are listed; those of a
 	// server that cannot are missing, and the exit status says so.
-	loadErr := sourcesErr(opts.Registry.Load())
+	loadErr := sourcesErr(registrysource.Load(opts.Registry))
 	specs := opts.Registry.All()
 	if opts.JSON {
 		if err := writeToolsJSON(opts.IO.Out, specs); err != nil {
@@ -333,7 +334,7 @@ func runToolsSchema(opts *toolsSchemaOptions) error {
 	}
 	var specs []*registry.Spec
 	if len(opts.Names) == 0 {
-		if err := sourcesErr(opts.Registry.Load()); err != nil {
+		if err := sourcesErr(registrysource.Load(opts.Registry)); err != nil {
 			return err
 		}
 		specs = opts.Registry.All()

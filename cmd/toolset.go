@@ -11,6 +11,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
@@ -99,7 +100,7 @@ func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServe
 		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
 	}
 	if want.Defaults() && withServers {
-		if err := set.Registry.Load(); err != nil && !g.Quiet {
+		if err := registrysource.Load(set.Registry); err != nil && !g.Quiet {
 			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
 		}
 	}

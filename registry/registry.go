@@ -28,7 +28,7 @@ func ValidName(name string) bool {
 }
 
 // Registry holds tools by name, and the sources of tools it loads when
-// they are needed (see Source).
+// they are needed (the tools of MCP servers, which kesoku adds).
 type Registry struct {
 	mu      sync.RWMutex
 	specs   map[string]*Spec
@@ -70,7 +70,7 @@ func (r *Registry) MustRegister(s *Spec) {
 }
 
 // Lookup returns the tool called name, loading the source whose prefix
-// begins it (see Source) when it is not registered yet.
+// begins it when it is not registered yet.
 func (r *Registry) Lookup(name string) (*Spec, bool) {
 	r.mu.RLock()
 	s, ok := r.specs[name]
@@ -83,9 +83,9 @@ func (r *Registry) Lookup(name string) (*Spec, bool) {
 }
 
 // All returns every tool, sorted by name, loading every source first;
-// the tools of a source that failed are left out (Load says why).
+// the tools of a source that failed are left out (kesoku's commands say why).
 func (r *Registry) All() []*Spec {
-	_ = r.Load() // what failed is for the callers of Load to say
+	_ = r.loadAll() // what failed is for the callers of Load to say
 	r.mu.RLock()
 	out := make([]*Spec, 0, len(r.specs))
 	for _, s := range r.specs {

@@ -6,35 +6,30 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/kesoku/kesoku/internal/registrysource"
 )
 
-// Source is a set of tools that costs something to list, such as the
-// tools of an MCP server, which has to be started and asked. A registry
-// loads a source only when a command needs its tools: when a name under
-// its prefix is looked up, or every tool is listed (All, Names, Load).
-// It loads each source at most once.
-type Source interface {
-	// Prefix begins the name of every tool of the source: "fs__".
-	Prefix() string
-	// Load returns the source's tools, every name beginning with Prefix.
-	// An error says why the source has no tools (a server that could not
-	// start); tools returned with an error are registered all the same.
-	Load() ([]*Spec, error)
-}
+// toolSource is a set of tools that costs something to list, such as the
+// tools of an MCP server: kesoku's own packages add them through
+// internal/registrysource, which this package hands its functions to.
+type toolSource = registrysource.Source[Spec]
 
-// source is a Source and what loading it gave.
+func init() { registrysource.Provide((*Registry).addSource, (*Registry).loadAll) }
+
+// source is a toolSource and what loading it gave.
 type source struct {
-	Source
+	toolSource
 	prefix string
 	once   sync.Once
 	err    error
 	loaded bool
 }
 
-// AddSource adds a source of tools, loaded when first needed. Its prefix
+// addSource adds a source of tools, loaded when first needed. Its prefix
 // must not begin another source's prefix, or begin with one, so that every
 // name belongs to one source at most.
-func (r *Registry) AddSource(s Source) error {
+func (r *Registry) addSource(s toolSource) error {
 	p := s.Prefix()
 	if p == "" {
 		return errors.New("add source: empty prefix")
@@ -46,12 +41,12 @@ func (r *Registry) AddSource(s Source) error {
 			return fmt.Errorf("add source: prefix %q overlaps %q", p, o.prefix)
 		}
 	}
-	r.sources = append(r.sources, &source{Source: s, prefix: p})
+	r.sources = append(r.sources, &source{toolSource: s, prefix: p})
 	return nil
 }
 
 // load loads src once: its tools are registered, and what went wrong is
-// kept for Load and for the calls of its tools.
+// kept for loadAll and for the calls of its tools.
 func (r *Registry) load(src *source) {
 	src.once.Do(func() {
 		specs, err := src.Load()
@@ -86,10 +81,10 @@ func (r *Registry) sourceOf(name string) *source {
 	return nil
 }
 
-// Load loads every source not loaded yet and returns what went wrong in
-// any of them, joined: the tools of a source that failed are missing from
-// All. A command that lists tools calls it to say why.
-func (r *Registry) Load() error {
+// loadAll loads every source not loaded yet and returns what went wrong
+// in any of them, joined: the tools of a source that failed are missing
+// from All. A command that lists tools calls it to say why.
+func (r *Registry) loadAll() error {
 	r.mu.RLock()
 	srcs := append([]*source(nil), r.sources...)
 	r.mu.RUnlock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kesoku/kesoku/internal/registrysource"
 )
 
 // countingSource is a Source that counts its loads.
@@ -34,8 +35,8 @@ func TestSourceLoadedWhenNeeded(t *testing.T) {
 	r.MustRegister(&Spec{Name: "calculate_sum", Call: noop})
 	fs := &countingSource{prefix: "fs__", specs: []*Spec{{Name: "fs__read", Call: noop}}}
 	other := &countingSource{prefix: "web__", specs: []*Spec{{Name: "web__get", Call: noop}}}
-	for _, s := range []Source{fs, other} {
-		if err := r.AddSource(s); err != nil {
+	for _, s := range []toolSource{fs, other} {
+		if err := r.addSource(s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,7 +73,7 @@ func TestSourceFailed(t *testing.T) {
 	r.MustRegister(&Spec{Name: "x__clash", Call: noop, Source: "tools.go:1"})
 	boom := errors.New("mcp server x: exec: not found")
 	bad := &countingSource{prefix: "x__", err: boom, specs: []*Spec{{Name: "x__clash", Call: noop}, {Name: "y__out", Call: noop}}}
-	if err := r.AddSource(bad); err != nil {
+	if err := r.addSource(bad); err != nil {
 		t.Fatal(err)
 	}
 	s, ok := r.Lookup("x__anything")
@@ -88,7 +89,7 @@ func TestSourceFailed(t *testing.T) {
 	if _, err := r.Select([]string{"x__anything"}); !errors.Is(err, boom) {
 		t.Errorf("Select: %v; want %v: a tool whose declaration is unknown cannot be offered", err, boom)
 	}
-	err := r.Load()
+	err := r.loadAll()
 	for _, want := range []string{boom.Error(), `"x__clash" already registered at tools.go:1`, `"y__out"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load: %v; want it to say %s", err, want)
@@ -102,15 +103,15 @@ func TestSourceFailed(t *testing.T) {
 func TestAddSourceOverlap(t *testing.T) {
 	t.Parallel()
 	r := New()
-	if err := r.AddSource(&countingSource{prefix: "a__"}); err != nil {
+	if err := r.addSource(&countingSource{prefix: "a__"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"a__", "a__b__", "a_", ""} {
-		if err := r.AddSource(&countingSource{prefix: p}); err == nil {
+		if err := r.addSource(&countingSource{prefix: p}); err == nil {
 			t.Errorf("AddSource(%q): no error", p)
 		}
 	}
-	if err := r.AddSource(&countingSource{prefix: "ab__"}); err != nil {
+	if err := r.addSource(&countingSource{prefix: "ab__"}); err != nil {
 		t.Errorf("AddSource(ab__): %v", err)
 	}
 }
@@ -141,5 +142,22 @@ func TestRawSchema(t *testing.T) {
 	want = `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"fs__find"}`
 	if got := string(s.JSONSchema()); got != want || !json.Valid([]byte(got)) {
 		t.Errorf("JSONSchema of an empty object =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestSourcesThroughRegistrysource: kesoku's own packages add and load
+// sources through internal/registrysource, which reaches this registry's.
+func TestSourcesThroughRegistrysource(t *testing.T) {
+	t.Parallel()
+	r := New()
+	src := &countingSource{prefix: "fs__", specs: []*Spec{{Name: "fs__read", Call: noop}}}
+	if err := registrysource.Add[Registry, Spec](r, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := registrysource.Load(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Lookup("fs__read"); !ok {
+		t.Error("the source's tool is not in the registry")
 	}
 }

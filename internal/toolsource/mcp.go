@@ -43,7 +43,7 @@ const (
 	exitWait = 2 * time.Second
 )
 
-// server is an MCP server as a registry.Source: started when a command
+// server is an MCP server as a source of tools (registrysource): started when a command
 // first needs its tools, at most once, and stopped by Set.Close.
 type server struct {
 	decl *serverDecl

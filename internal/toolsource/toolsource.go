@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kesoku/kesoku/internal/workspace"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kesoku/kesoku/internal/registrysource"
+	"github.com/kesoku/kesoku/internal/workspace"
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/registry"
@@ -176,7 +178,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 			continue
 		}
 		srv := &server{decl: d, set: s, ctx: ctx}
-		if err := s.Registry.AddSource(srv); err != nil {
+		if err := registrysource.Add[registry.Registry, registry.Spec](s.Registry, srv); err != nil {
 			return nil, &config.Error{Pos: d.pos, Msg: err.Error()}
 		}
 		s.servers = append(s.servers, srv)
