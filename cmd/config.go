@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // noConfig is the annotation of a command that reads no config file:
@@ -157,12 +157,4 @@ func flagNames(root *cobra.Command) []string {
 
 // protect keeps path from the tools, saying why: they may read it, never
 // write it.
-func (g *globals) protect(path, why string) {
-	if path == "" || path == "-" {
-		return
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	g.protected = append(g.protected, registry.Protected{Path: path, Why: why})
-}
+func (g *globals) protect(path, why string) { g.protected = app.Protect(g.protected, path, why) }

@@ -168,14 +168,18 @@ func (e *Env) StagingDir() string {
 
 // Protect keeps path from the tools, saying why: they may read it, never
 // write it. Protect before RunnerOptions, which copies the list.
-func (e *Env) Protect(path, why string) {
+func (e *Env) Protect(path, why string) { e.protected = Protect(e.protected, path, why) }
+
+// Protect is list with path added, made absolute, and why tools must not
+// write it; standard input and output ("-", "") are no file to protect.
+func Protect(list []registry.Protected, path, why string) []registry.Protected {
 	if path == "" || path == "-" {
-		return
+		return list
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	e.protected = append(e.protected, registry.Protected{Path: path, Why: why})
+	return append(list, registry.Protected{Path: path, Why: why})
 }
 
 // ToolOptions are the options of the tool set (toolsource.Build): the
