@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 )
 
@@ -24,7 +25,7 @@ func TestOutputSchemaKept(t *testing.T) {
 		{"fake__", fakeServer(t, context.Background(), Options{})},
 		{"web__", httpServer(t, Options{}, web.URL)},
 	} {
-		if err := tc.set.Registry.Load(); err != nil {
+		if err := registrysource.Load(tc.set.Registry); err != nil {
 			t.Fatal(err)
 		}
 		add, ok := tc.set.Registry.Lookup(tc.prefix + "add")
