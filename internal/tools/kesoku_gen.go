@@ -349,7 +349,7 @@ func init() {
 			},
 			GoType: "tools.GlobResult",
 		},
-		Source:  "glob.go:50",
+		Source:  "glob.go:51",
 		Package: "github.com/kesoku/kesoku/internal/tools",
 		Call:    kesokuCallGlob,
 	})
@@ -460,7 +460,7 @@ func init() {
 			},
 			GoType: "tools.GrepResult",
 		},
-		Source:  "grep.go:64",
+		Source:  "grep.go:65",
 		Package: "github.com/kesoku/kesoku/internal/tools",
 		Call:    kesokuCallGrep,
 	})
