@@ -382,17 +382,17 @@ served nor started (--mcp-config is refused): a client that wants their
 tools starts them itself.
 
 CALLS
-Every tools/call goes through the ToolRunner, as a request of kesoku run
-does: its arguments are checked against the tool's parameters, and a bad one
-is answered with isError and a text saying what was expected and what came.
---timeout bounds the call (a command tool's own timeout, when it has one),
-and --max-output its result (the whole output is saved under
-.kesoku/outputs). File tools reach nothing outside the working directory
-(--awd) and the staging directory, and never write kesoku's own files. A
-command tool's program runs in the working directory; when its call ends
-early (a timeout, the client cancelling it or going away, an interrupt) the
-program and all it started get SIGTERM, then SIGKILL after --grace. A tool's
-failure is a result marked isError, never a protocol error.
+Every tools/call runs as a request of kesoku run does: its arguments are
+checked against the tool's parameters, and a bad one is answered with
+isError and a text saying what was expected and what came. --timeout bounds
+the call (a command tool's own timeout, when it has one), and --max-output
+its result (the whole output is saved under .kesoku/outputs). File tools
+reach nothing outside the working directory (--awd) and the staging
+directory, and never write kesoku's own files. A command tool's program runs
+in the working directory; when its call ends early (a timeout, the client
+cancelling it or going away, an interrupt) the program and all it started
+get SIGTERM, then SIGKILL after --grace. A tool's failure is a result marked
+isError, never a protocol error.
 
 -o FILE appends each call's Message record to FILE; each client's session is
 a session_id of its own, its calls call_1, call_2... (requests without a

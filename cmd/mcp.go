@@ -77,10 +77,10 @@ and nothing else: everything kesoku has to say goes to standard error.
 
 It serves kesoku's own tools (Go and command tools): those that only read,
 unless --tools names others (+write_file adds one to them, -NAME takes one
-away). Each tools/call goes through the ToolRunner as a request of kesoku
-run does: checked, bounded by --timeout and --max-output, its files in the
-AWD, a failure a result marked isError. --http listens on the loopback
-address unless ADDR names another, which needs a bearer token (--token-env).
+away). Each tools/call runs as a request of kesoku run does: checked,
+bounded by --timeout and --max-output, its files in the AWD, a failure a
+result marked isError. --http listens on the loopback address unless ADDR
+names another, which needs a bearer token (--token-env).
 
 EXIT STATUS
   0    the client ended the session (standard input closed)

@@ -52,10 +52,10 @@ func newSessionCmd(g *globals, runF func(context.Context, *sessionOptions) error
 		Use:   "session [PROMPT]",
 		Short: "Run an agent session: the model calls tools until it answers",
 		Long: `session runs the agent loop: the prompt goes to the model, the model's tool
-calls run through the ToolRunner (one turn's calls at once, up to --jobs),
-their results go back, and so on until the model answers with text. The
-answer goes to standard output, streamed as it arrives on a terminal;
---json prints the session's Message records instead.
+calls run as kesoku run runs requests (one turn's calls at once, up to
+--jobs), their results go back, and so on until the model answers with
+text. The answer goes to standard output, streamed as it arrives on a
+terminal; --json prints the session's Message records instead.
 
 The prompt is the argument, or standard input when it is not a terminal;
 with neither, session is interactive: a prompt per line, Ctrl-C interrupts
