@@ -271,10 +271,11 @@ EXIT STATUS
 }
 
 func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
-	ir := o.g.watchSignals(nil)
-	defer ir.Stop()
-	ctx, end := ir.Turn(ctx)
-	defer end()
+	ctx, env, err := o.g.env(ctx, app.Options{OneTurn: true})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
 	st, b, err := o.open(ctx)
 	if err != nil {
 		return err
@@ -352,10 +353,11 @@ EXIT STATUS
 
 func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	g := o.g
-	ir := g.watchSignals(nil)
-	defer ir.Stop()
-	ctx, end := ir.Turn(ctx)
-	defer end()
+	ctx, env, err := g.env(ctx, app.Options{OneTurn: true})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
 	st, b, err := o.open(ctx)
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,8 +99,31 @@ func TestPrepareErrorIsBadUsage(t *testing.T) {
 		{[]string{"batch", "submit", "req.jsonl", "--model", "claude-sonnet-4-5"}, func(o app.Options) bool {
 			return o.ModelRequired && o.OneTurn && o.Tools == nil
 		}},
+		{[]string{"batch", "status", "state.json"}, func(o app.Options) bool {
+			return o.OneTurn && o.Tools == nil && o.Model.Model == "" && !o.ModelRequired
+		}},
+		{[]string{"batch", "collect", "state.json"}, func(o app.Options) bool {
+			return o.OneTurn && o.Tools == nil && o.Model.Model == "" && !o.ModelRequired
+		}},
+		{[]string{"validate", "req.jsonl"}, func(o app.Options) bool {
+			return o.Tools != nil && o.Calls == nil && !o.OneTurn && !o.WithoutServers && o.Model.Model == ""
+		}},
+		{[]string{"tools", "list", "--timeout", "3s"}, func(o app.Options) bool {
+			return o.Tools != nil && !o.OneTurn && o.Calls != nil && o.Calls.Timeout.String() == "3s" &&
+				o.Calls.Grace == app.DefaultGrace && o.Calls.MaxOutput == app.DefaultMaxOutput
+		}},
+		{[]string{"tools", "schema", "--timeout", "3s"}, func(o app.Options) bool {
+			return o.Tools != nil && !o.OneTurn && o.Calls != nil && o.Calls.Timeout.String() == "3s" &&
+				o.Calls.Grace == app.DefaultGrace && o.Calls.MaxOutput == app.DefaultMaxOutput
+		}},
+		{[]string{"mcp", "login", "corp"}, func(o app.Options) bool {
+			return o.OneTurn && o.Tools != nil && !o.WithoutServers && o.OAuth.Login != nil
+		}},
+		{[]string{"mcp", "logout", "corp"}, func(o app.Options) bool {
+			return o.OneTurn && o.Tools != nil && !o.WithoutServers && o.OAuth.Login != nil
+		}},
 	} {
-		t.Run(tt.args[0], func(t *testing.T) {
+		t.Run(strings.Join(tt.args[:2], "_"), func(t *testing.T) {
 			e := &envRecorder{err: refused}
 			stdout, stderr, code := runInEnv(t, e, t.TempDir(), "", tt.args...)
 			if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "refused by the environment") {
@@ -106,6 +131,38 @@ func TestPrepareErrorIsBadUsage(t *testing.T) {
 			}
 			if len(e.asked) != 1 || !tt.check(e.asked[0]) {
 				t.Errorf("asked for %+v", e.asked)
+			}
+		})
+	}
+}
+
+// TestToolCommandsInTheirEnvironment: tools list, tools schema and
+// validate see the tools their environment gives, and no others.
+func TestToolCommandsInTheirEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	req := filepath.Join(dir, "req.jsonl")
+	if err := os.WriteFile(req, []byte(`{"name": "shout", "args": {"text": "hi"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tools", "list"}, "shout"},
+		{[]string{"tools", "schema", "shout"}, `"shout"`},
+		{[]string{"validate", req}, ""},
+	} {
+		t.Run(strings.Join(tt.args[:2], "_"), func(t *testing.T) {
+			e := &envRecorder{tools: shoutTools(t)}
+			stdout, stderr, code := runInEnv(t, e, dir, "", tt.args...)
+			if code != ExitOK || !strings.Contains(stdout, tt.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %q with exit 0", code, stdout, stderr, tt.want)
+			}
+			if strings.Contains(stdout, "read_file") {
+				t.Errorf("stdout %q has a tool the environment did not give", stdout)
+			}
+			if len(e.asked) != 1 {
+				t.Errorf("%d environments asked for, want 1", len(e.asked))
 			}
 		})
 	}

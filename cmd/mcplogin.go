@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/mcpauth"
@@ -116,17 +117,13 @@ func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
 	if config.UserDir() == "" {
 		return usageErrf("no config directory to keep the tokens in: set HOME or XDG_CONFIG_HOME")
 	}
-	opts := g.toolOptions(nil, false)
-	opts.OAuth = g.oauth(true)
-	ir := g.watchSignals(nil)
-	defer ir.Stop()
-	ctx, end := ir.Turn(ctx)
-	defer end()
-	set, err := g.buildTools(ctx, o.Registry, opts)
+	// Logging in is the whole command: one turn, and a login always.
+	ctx, env, err := g.env(ctx, app.Options{Tools: o.Registry, OneTurn: true, OAuth: g.oauth(true)})
 	if err != nil {
 		return err
 	}
-	defer set.Close()
+	defer env.Close()
+	set, ir := env.Tools, env.Interrupts
 	esc := termtext.Escape
 	if o.Logout {
 		url, had, err := set.Logout(o.Server)

@@ -78,7 +78,10 @@ func (g *globals) appOptions(o app.Options) app.Options {
 	o.Quiet, o.Verbose, o.Log = g.Quiet, g.Verbose, g.IO.Err
 	o.Signals, o.Self = g.Signals, g.Self
 	o.Version = readBuildVersion().Version
-	o.OAuth = g.oauth(false)
+	if o.OAuth.Login == nil {
+		// A command that always logs in (mcp login) says so itself.
+		o.OAuth = g.oauth(false)
+	}
 	o.Protected = g.protected
 	return o
 }

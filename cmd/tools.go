@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/schema"
@@ -87,12 +88,12 @@ EXIT STATUS
 			if g.IO.OutTTY {
 				opts.Width = terminalWidth(g.IO.Out)
 			}
-			set, err := g.toolSet(c.Context(), opts.Registry, listing(timeout))
+			_, env, err := g.env(c.Context(), app.Options{Tools: opts.Registry, Calls: listing(timeout)})
 			if err != nil {
 				return err
 			}
-			defer set.Close()
-			opts.Registry = set.Registry
+			defer env.Close()
+			opts.Registry = env.Tools.Registry
 			if runF != nil {
 				return runF(opts)
 			}
@@ -308,12 +309,12 @@ EXIT STATUS
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Names = g.IO, args
-			set, err := g.toolSet(c.Context(), opts.Registry, listing(timeout))
+			_, env, err := g.env(c.Context(), app.Options{Tools: opts.Registry, Calls: listing(timeout)})
 			if err != nil {
 				return err
 			}
-			defer set.Close()
-			opts.Registry = set.Registry
+			defer env.Close()
+			opts.Registry = env.Tools.Registry
 			if runF != nil {
 				return runF(opts)
 			}
@@ -377,6 +378,6 @@ func listTimeoutVar(fs *pflag.FlagSet, p *time.Duration) {
 
 // listing is the call flags of a command that lists tools and calls none:
 // only --timeout, which bounds the servers' starts.
-func listing(timeout time.Duration) *callFlags {
-	return &callFlags{Timeout: timeout, Grace: defaultGrace, MaxOutput: defaultMaxOutput}
+func listing(timeout time.Duration) *app.Calls {
+	return &app.Calls{Timeout: timeout, Grace: defaultGrace, MaxOutput: defaultMaxOutput}
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,49 +8,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/registry"
 )
-
-// toolSet builds the registry a command uses: the Go tools of base
-// (registry.Default, but in tests), the command tools and the MCP servers
-// that the config files and --mcp-config declare (toolsource.Build). Every
-// command that lists, checks or runs tools gets its registry here, so
-// that all of them see the same tools; the caller closes the set, which
-// stops whatever its tools started. calls, when the command has them,
-// bound the programs the tools run.
-func (g *globals) toolSet(ctx context.Context, base *registry.Registry, calls *callFlags) (*toolsource.Set, error) {
-	return g.buildToolSet(ctx, base, calls, false)
-}
-
-// buildToolSet is toolSet, the MCP servers left out when withoutServers
-// (toolsource.Options.WithoutServers).
-func (g *globals) buildToolSet(ctx context.Context, base *registry.Registry, calls *callFlags, withoutServers bool) (*toolsource.Set, error) {
-	return g.buildTools(ctx, base, g.toolOptions(calls, withoutServers))
-}
-
-// toolOptions are the options of the tool set of a command (see
-// buildToolSet), as its environment would build it.
-func (g *globals) toolOptions(calls *callFlags, withoutServers bool) toolsource.Options {
-	o := app.Options{WithoutServers: withoutServers}
-	if calls != nil {
-		o.Calls = calls.calls()
-	}
-	return app.ToolOptions(g.appOptions(o))
-}
-
-// buildTools is toolsource.Build, its mistakes worded.
-func (g *globals) buildTools(ctx context.Context, base *registry.Registry, opts toolsource.Options) (*toolsource.Set, error) {
-	set, err := toolsource.Build(ctx, base, opts)
-	if err != nil {
-		return nil, configErr(err)
-	}
-	return set, nil
-}
 
 // toolChoice is --tools of the commands that offer tools to someone else:
 // a model (session) or MCP clients (mcp serve). Both choose in the one

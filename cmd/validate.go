@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
@@ -126,12 +127,12 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	io := o.g.IO
-	set, err := o.g.toolSet(ctx, o.Registry, nil)
+	_, env, err := o.g.env(ctx, app.Options{Tools: o.Registry})
 	if err != nil {
 		return err
 	}
-	defer set.Close()
-	check := runner.New(set.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
+	defer env.Close()
+	check := runner.New(env.Tools.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
 	var kinds map[message.ErrorKind]int
