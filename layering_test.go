@@ -70,7 +70,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry"},
+	"internal/app":         {"internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},
 	"internal/app/apptest": {},
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -16,8 +15,6 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
-	"github.com/kesoku/kesoku/internal/runner"
-	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -121,7 +118,6 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 		return err
 	}
 	defer env.Close()
-	rm := env.Model
 	offer, err := g.offeredTools(env.Tools, opts.toolChoice, true)
 	if err != nil {
 		return err
@@ -134,130 +130,50 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if err := opts.readPrompt(old); err != nil {
 		return err
 	}
-
-	// The transcript's path is named after the session: its id is needed
-	// before the session is made. A UUIDv7, so that transcripts sort by
-	// when they began.
-	sessionID := llm.SessionIDOf(old)
-	if sessionID == "" {
-		sessionID = message.NewID()
-	}
-	path := llm.TranscriptPath(env.Layout(), opts.Output, opts.Resume, sessionID)
-	w, err := llm.OpenTranscript(path, opts.Resume, old)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	env.Protect(path, "it is the transcript of this session")
-	var store message.Store = w
-	if opts.JSON {
-		out := records.NewWriter(g.IO.Out)
-		defer out.Flush()
-		store = sessionStores{w, out}
-	}
-
-	model, err := rm.Build(ctx)
-	if err != nil {
-		return err
-	}
 	stream := g.IO.OutTTY && !opts.JSON
 	if opts.streamSet {
 		stream = opts.Stream && !opts.JSON
 	}
-	out := llm.NewAnswerWriter(g.IO.Out)
-	// Should a provider, a proxy or a tool echo the key, it goes no further.
-	redact := rm.Redactor()
 	// What the session's requests cost, the tools' own among them, is told
 	// at the end, however it ends.
-	tally := &llm.Tally{}
-	defer func() {
-		if !g.Quiet {
-			out.EndLine()
-			if line := usageLine(tally); line != "" {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s\n", line)
-			}
-		}
-	}()
-	sopts := llm.SessionOptions{
-		Provider:  model,
-		Store:     store,
-		SessionID: sessionID,
-		System:    opts.System,
-		Tools:     offer.Specs,
-		MaxTurns:  opts.MaxTurns,
-		Redactor:  redact,
-		Tally:     tally,
-	}
-	if stream {
-		sopts.OnText = out.Text
-	}
-	sopts.OnNotice = func(msg string) {
-		out.EndLine()
-		if !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Lines(msg))
-		}
-	}
-	sopts.OnCalls = func(calls []*llm.ToolCall) {
-		out.EndLine()
-		if g.Quiet || !(g.IO.ErrTTY || g.Verbose) {
-			return
-		}
-		for _, c := range calls {
-			// The model chose the name and the arguments.
-			fmt.Fprintf(g.IO.Err, "  → %s %s\n", termtext.Escape(c.Name), termtext.Escape(sessionArgsLine(string(c.Args), 200)))
-		}
-	}
-	ropts := env.RunnerOptions()
-	ropts.SessionID = sessionID
-	ropts.Store = redact.Store(store)
-	ropts.Model = media.WithOptions(model, env.MediaOptions(tally))
-	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
-		ropts.EndGrace = endGrace
-		return runner.New(offer.Registry, ropts)
-	}
-	s := llm.NewSession(sopts)
-	if len(old) > 0 {
-		if err := s.Resume(ctx, old); err != nil {
-			return err
-		}
-	}
-	if g.Verbose {
-		fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", sessionID, rm.Name(), rm.Provider(), path)
-	}
+	answer, tally := llm.NewAnswerWriter(g.IO.Out), &llm.Tally{}
+	defer g.tellUsage(answer, tally)
+	err = env.Session(ctx, app.SessionOptions{
+		Specs: offer.Specs, Registry: offer.Registry,
+		System: opts.System, MaxTurns: opts.MaxTurns,
+		Old: old, Resume: opts.Resume, Output: opts.Output,
+		Prompt: opts.Prompt, Interactive: interactive, In: g.IO.In,
+		Answer: answer, Tally: tally, Out: g.IO.Out, Stream: stream, JSON: opts.JSON,
+		ShowCalls: !g.Quiet && (g.IO.ErrTTY || g.Verbose), Word: errorText,
+	})
+	return sessionErr(err, g.Quiet, g.IO.Err)
+}
 
-	if interactive {
-		ir := env.WatchSignals(func() { fmt.Fprint(g.IO.Err, "\n(Ctrl-D ends the session)\n> ") })
-		s.SetRunner(newRunner(ir.EndGrace()))
-		return llm.Interactive(ctx, s, llm.InteractiveOptions{
-			In: g.IO.In, Err: g.IO.Err, Quiet: g.Quiet, Out: out, JSON: opts.JSON, Transcript: path, Word: errorText,
-			// The interrupt may have used up the runner's end of grace.
-			Turns: ir, Interrupted: func() { s.SetRunner(newRunner(ir.EndGrace())) },
-		})
+// tellUsage tells what a session's requests cost, unless -q.
+func (g *globals) tellUsage(answer *llm.AnswerWriter, tally *llm.Tally) {
+	if g.Quiet {
+		return
 	}
-	// One prompt: the first signal ends the session, the second the grace
-	// of the calls still running, as for kesoku run.
-	ir := env.WatchSignals(nil)
-	runCtx, end := ir.Turn(ctx)
-	defer end()
-	s.SetRunner(newRunner(ir.EndGrace()))
-	answer, err := s.Send(runCtx, opts.Prompt)
-	if errors.Is(err, llm.ErrInterrupted) {
-		out.EndLine()
-		if !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: interrupted; the transcript is %s (continue with --resume %s)\n", path, path)
+	answer.EndLine()
+	if line := usageLine(tally); line != "" {
+		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", line)
+	}
+}
+
+// sessionErr words what ended a session: an interrupt says how to go on
+// (unless quiet), anything else names the transcript.
+func sessionErr(err error, quiet bool, w io.Writer) error {
+	var se *app.SessionError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(se.Err, llm.ErrInterrupted) {
+		if !quiet {
+			fmt.Fprintf(w, "kesoku: interrupted; the transcript is %s (continue with --resume %s)\n", se.Transcript, se.Transcript)
 		}
 		return &exitError{code: ExitInterrupted, silent: true}
 	}
-	if err != nil {
-		if errors.As(err, new(*llm.CutError)) && answer != "" {
-			// The partial answer is shown as it would have been; the exit
-			// status and the line on stderr say it is partial.
-			out.Answer(answer, stream, opts.JSON)
-		}
-		out.EndLine()
-		return fmt.Errorf("session: %w (transcript: %s)", err, path)
-	}
-	return out.Answer(answer, stream, opts.JSON)
+	return fmt.Errorf("session: %w (transcript: %s)", se.Err, se.Transcript)
 }
 
 // resumed is the transcript --resume names, read whole; none without it.
@@ -302,32 +218,6 @@ func (opts *sessionOptions) readPrompt(old []*message.Record) error {
 		return usageErr(err)
 	}
 	return nil
-}
-
-// sessionStores is a Store that appends to several: the transcript and,
-// with --json, standard output.
-type sessionStores []message.Store
-
-func (ss sessionStores) Append(ctx context.Context, recs ...*message.Record) error {
-	for _, s := range ss {
-		if err := s.Append(ctx, recs...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sessionArgsLine is a call's arguments on one line, cut at limit bytes
-// (never inside a character).
-func sessionArgsLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		for limit > 0 && !utf8.RuneStart(s[limit]) {
-			limit--
-		}
-		s = s[:limit] + "…"
-	}
-	return s
 }
 
 // usageLine says what a run's model requests cost, in one line: "usage:

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -199,29 +198,5 @@ func TestSessionRunsOnlyTheToolsOffered(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, result.Error); diff != "" {
 		t.Errorf("error mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestSessionArgsLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in    string
-		limit int
-		want  string
-	}{
-		{in: `{"a": 1,` + "\n" + ` "b": 2}`, limit: 200, want: `{"a": 1, "b": 2}`},
-		{in: `{"path":"abcdef"}`, limit: 8, want: `{"path":…`},
-		// "é" is two bytes: the cut does not split it.
-		{in: `{"q":"éé"}`, limit: 8, want: `{"q":"é…`},
-		{in: `{"q":"éé"}`, limit: 7, want: `{"q":"…`},
-	}
-	for _, tt := range tests {
-		got := sessionArgsLine(tt.in, tt.limit)
-		if got != tt.want {
-			t.Errorf("sessionArgsLine(%q, %d) = %q, want %q", tt.in, tt.limit, got, tt.want)
-		}
-		if !utf8.ValidString(got) {
-			t.Errorf("sessionArgsLine(%q, %d) = %q is not UTF-8", tt.in, tt.limit, got)
-		}
 	}
 }

@@ -1,0 +1,205 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// SessionOptions are what an agent session over the environment is asked
+// to do. The caller has checked them: the tools offered, the transcript
+// resumed, the prompt.
+type SessionOptions struct {
+	// Specs are the tools offered to the model; Registry holds them and
+	// no others.
+	Specs    []*registry.Spec
+	Registry *registry.Registry
+
+	System   string
+	MaxTurns int
+	// Old is the transcript resumed (Resume its file), nil for a new
+	// session; Output is the transcript's file asked for, "" for the
+	// layout's.
+	Old            []*message.Record
+	Resume, Output string
+
+	// Prompt is the one prompt of the session; Interactive reads a prompt
+	// per line from In instead.
+	Prompt      string
+	Interactive bool
+	In          io.Reader
+
+	// Answer is where the answer goes, and Tally what the session's
+	// requests cost: the caller's, which tells of both at the end. Stream
+	// shows the answer as it comes; JSON writes the session's records to
+	// Out in its place.
+	Answer *llm.AnswerWriter
+	Tally  *llm.Tally
+	Out    io.Writer
+	Stream bool
+	JSON   bool
+
+	// ShowCalls tells each tool call the model asks for on the log. Word
+	// words the error that ended an interactive turn.
+	ShowCalls bool
+	Word      func(error) string
+}
+
+// SessionError is what ended a session once it ran: the model's refusal,
+// an answer cut short, an interrupt (llm.ErrInterrupted). Transcript is
+// the transcript's path, to continue from.
+type SessionError struct {
+	Transcript string
+	Err        error
+}
+
+func (e *SessionError) Error() string {
+	return fmt.Sprintf("%v (transcript: %s)", e.Err, e.Transcript)
+}
+
+func (e *SessionError) Unwrap() error { return e.Err }
+
+// Session runs an agent session with the environment's model, its calls
+// run by the ToolRunner, writing its transcript as it goes. The
+// transcript is protected from the tools.
+func (e *Env) Session(ctx context.Context, o SessionOptions) error {
+	// The transcript's path is named after the session: its id is needed
+	// before the session is made. A UUIDv7, so that transcripts sort by
+	// when they began.
+	sessionID := llm.SessionIDOf(o.Old)
+	if sessionID == "" {
+		sessionID = message.NewID()
+	}
+	path := llm.TranscriptPath(e.Layout(), o.Output, o.Resume, sessionID)
+	w, err := llm.OpenTranscript(path, o.Resume, o.Old)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	e.Protect(path, "it is the transcript of this session")
+	var store message.Store = w
+	if o.JSON {
+		out := records.NewWriter(o.Out)
+		defer out.Flush()
+		store = stores{w, out}
+	}
+
+	rm := e.Model
+	model, err := rm.Build(ctx)
+	if err != nil {
+		return err
+	}
+	out, log, quiet := o.Answer, e.opts.Log, e.opts.Quiet
+	// Should a provider, a proxy or a tool echo the key, it goes no further.
+	redact := rm.Redactor()
+	sopts := llm.SessionOptions{
+		Provider:  model,
+		Store:     store,
+		SessionID: sessionID,
+		System:    o.System,
+		Tools:     o.Specs,
+		MaxTurns:  o.MaxTurns,
+		Redactor:  redact,
+		Tally:     o.Tally,
+	}
+	if o.Stream {
+		sopts.OnText = out.Text
+	}
+	sopts.OnNotice = func(msg string) {
+		out.EndLine()
+		if !quiet {
+			fmt.Fprintf(log, "kesoku: %s\n", termtext.Lines(msg))
+		}
+	}
+	sopts.OnCalls = func(calls []*llm.ToolCall) {
+		out.EndLine()
+		if !o.ShowCalls {
+			return
+		}
+		for _, c := range calls {
+			// The model chose the name and the arguments.
+			fmt.Fprintf(log, "  → %s %s\n", termtext.Escape(c.Name), termtext.Escape(argsLine(string(c.Args), 200)))
+		}
+	}
+	ropts := e.RunnerOptions()
+	ropts.SessionID = sessionID
+	ropts.Store = redact.Store(store)
+	ropts.Model = media.WithOptions(model, e.MediaOptions(o.Tally))
+	newRunner := func(endGrace <-chan struct{}) *runner.ToolRunner {
+		ropts.EndGrace = endGrace
+		return runner.New(o.Registry, ropts)
+	}
+	s := llm.NewSession(sopts)
+	if len(o.Old) > 0 {
+		if err := s.Resume(ctx, o.Old); err != nil {
+			return err
+		}
+	}
+	if e.opts.Verbose {
+		fmt.Fprintf(log, "session %s with %s (%s); transcript %s\n", sessionID, rm.Name(), rm.Provider(), path)
+	}
+
+	if o.Interactive {
+		ir := e.WatchSignals(func() { fmt.Fprint(log, "\n(Ctrl-D ends the session)\n> ") })
+		s.SetRunner(newRunner(ir.EndGrace()))
+		return llm.Interactive(ctx, s, llm.InteractiveOptions{
+			In: o.In, Err: log, Quiet: quiet, Out: out, JSON: o.JSON, Transcript: path, Word: o.Word,
+			// The interrupt may have used up the runner's end of grace.
+			Turns: ir, Interrupted: func() { s.SetRunner(newRunner(ir.EndGrace())) },
+		})
+	}
+	// One prompt: the first signal ends the session, the second the grace
+	// of the calls still running, as for kesoku run.
+	ir := e.WatchSignals(nil)
+	runCtx, end := ir.Turn(ctx)
+	defer end()
+	s.SetRunner(newRunner(ir.EndGrace()))
+	answer, err := s.Send(runCtx, o.Prompt)
+	if err != nil {
+		if errors.As(err, new(*llm.CutError)) && answer != "" {
+			// The partial answer is shown as it would have been; the exit
+			// status and the line on stderr say it is partial.
+			out.Answer(answer, o.Stream, o.JSON)
+		}
+		out.EndLine()
+		return &SessionError{Transcript: path, Err: err}
+	}
+	return out.Answer(answer, o.Stream, o.JSON)
+}
+
+// stores is a Store that appends to several: the transcript and, with
+// the records printed, standard output.
+type stores []message.Store
+
+func (ss stores) Append(ctx context.Context, recs ...*message.Record) error {
+	for _, s := range ss {
+		if err := s.Append(ctx, recs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// argsLine is a call's arguments on one line, cut at limit bytes (never
+// inside a character).
+func argsLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > limit {
+		for limit > 0 && !utf8.RuneStart(s[limit]) {
+			limit--
+		}
+		s = s[:limit] + "…"
+	}
+	return s
+}
