@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	".":        {"cmd"},
 	"cmd":      {"*"},
 	"message":  {},
-	"registry": {"message", "internal/tooldoc", "internal/registrysource"},
+	"registry": {"message", "internal/tooldoc", "internal/registrysource", "internal/english"},
 	// A tool declared both ways, for the tests that hold them to one
 	// behaviour; nothing imports it.
 	"registry/internal/parity": {"registry"},
@@ -35,15 +35,15 @@ var allowed = map[string][]string{
 	"internal/atomicfile":      {},
 	"internal/yamlpos":         {},
 	"internal/tooldoc":         {},
-	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos"},
-	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile"},
+	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english"},
+	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
 	"internal/registrysource":  {},
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
 	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/english", "internal/workspace"},
-	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex", "internal/yamlpos"},
+	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex", "internal/yamlpos", "internal/english"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
@@ -51,12 +51,12 @@ var allowed = map[string][]string{
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
 	"internal/llm/llmtest":     {"message", "internal/llm", "registry"},
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
-	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
+	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/english"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english"},
 	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit", "internal/english"},
 	"internal/junit":           {"message"},
 	"internal/junit/junittest": {},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	// kesoku.
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace"},
-	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message"},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
 	"internal/app":         {"internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/english"
 )
 
 // Cobra's and pflag's words for a wrong command line ("requires at least
@@ -61,7 +61,7 @@ func suggestCommand(c *cobra.Command, name string) string {
 // suggest is the candidate name is a typo of, or else the one candidate
 // it begins; "" for none.
 func suggest(name string, candidates []string) string {
-	if s := registry.Suggest(name, candidates); s != "" {
+	if s := english.Suggest(name, candidates); s != "" {
 		return s
 	}
 	found := ""

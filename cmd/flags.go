@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/request"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // sizeValue is a pflag.Value for byte sizes written as bytes or with a unit
@@ -261,7 +261,7 @@ func checkProvider(s string) error {
 		return err
 	}
 	msg := "want " + orList(unknown.Known)
-	if guess := registry.Suggest(s, unknown.Known); guess != "" {
+	if guess := english.Suggest(s, unknown.Known); guess != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", guess)
 	}
 	return errors.New(msg)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -331,7 +332,7 @@ EXIT STATUS
 
 func runToolsSchema(opts *toolsSchemaOptions) error {
 	if !slices.Contains(schema.Formats, opts.Format) {
-		return usageErr(&schema.UnknownFormatError{Format: opts.Format, Suggestion: registry.Suggest(opts.Format, schema.Formats)})
+		return usageErr(&schema.UnknownFormatError{Format: opts.Format, Suggestion: english.Suggest(opts.Format, schema.Formats)})
 	}
 	var specs []*registry.Spec
 	if len(opts.Names) == 0 {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/kesoku/kesoku/internal/english"
 )
 
 // The Decode functions turn one argument value, as a JSON or YAML decoder
@@ -104,7 +106,7 @@ func decodeEnum(v any, allowed []string, name func() string) (string, error) {
 			Problem:    "not one of the allowed values",
 			Expected:   "one of " + quotedList(allowed),
 			Got:        describe(v),
-			Suggestion: Suggest(s, allowed),
+			Suggestion: english.Suggest(s, allowed),
 		}
 	}
 	return s, nil

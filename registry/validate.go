@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/kesoku/kesoku/internal/english"
 )
 
 // maxProblems bounds how many problems one call reports: a model fixes the
@@ -125,7 +127,7 @@ func (v *validator) object(props []*Property, m map[string]any, noun string) {
 		}
 	}
 	for _, k := range unknown {
-		v.add(&ArgError{Path: keyStep(k), Problem: "unknown " + noun, Expected: want, Suggestion: Suggest(k, free)})
+		v.add(&ArgError{Path: keyStep(k), Problem: "unknown " + noun, Expected: want, Suggestion: english.Suggest(k, free)})
 	}
 }
 
@@ -146,7 +148,7 @@ func (v *validator) value(s *Schema, val any) {
 				Problem:    "not one of the allowed values",
 				Expected:   "one of " + quotedList(s.Enum),
 				Got:        describe(val),
-				Suggestion: Suggest(str, s.Enum),
+				Suggestion: english.Suggest(str, s.Enum),
 			})
 		}
 	case TypeBoolean:

@@ -16,8 +16,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/yamlpos"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // MaxFileSize bounds a config file. A config file is small; a project's
@@ -432,12 +432,12 @@ func quoteKey(key string) string {
 	return strconv.Quote(key)
 }
 
-// suggest is registry.Suggest for a key, which may be as long as a file:
+// suggest is english.Suggest for a key, which may be as long as a file:
 // a name is short, and comparing a long one with every name would take
 // long for nothing.
 func suggest(key string, known []string) string {
 	if len(key) > 64 {
 		return ""
 	}
-	return registry.Suggest(key, known)
+	return english.Suggest(key, known)
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -318,7 +319,7 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 		if !used[a.Name] {
 			names := paramNames(sig)
 			msg := fmt.Sprintf("Args entry %q names no parameter of %s", a.Name, fd.Name.Name)
-			if s := registry.Suggest(a.Name, undescribed); s != "" {
+			if s := english.Suggest(a.Name, undescribed); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			} else if len(names) > 0 {
 				msg += fmt.Sprintf(" (its parameters: %s)", strings.Join(names, ", "))

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/english"
 )
 
 // UnknownToolError says that a client called a tool the server does not
@@ -68,7 +68,7 @@ func (s *Server) unknownTool(name string) *UnknownToolError {
 		e.Withheld = name
 		return e
 	}
-	e.Suggestion = registry.Suggest(name, append(slices.Clip(s.offered), s.withheld...))
+	e.Suggestion = english.Suggest(name, append(slices.Clip(s.offered), s.withheld...))
 	if _, ok := slices.BinarySearch(s.withheld, e.Suggestion); ok && e.Suggestion != "" {
 		e.Withheld = e.Suggestion
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
@@ -666,7 +667,7 @@ func (b *requestBuilder) set(key string, v any) {
 			return
 		}
 		msg := fmt.Sprintf("unknown field %q: a request has id, name and args (or input, or arguments)", key)
-		if s := registry.Suggest(key, requestKeys); s != "" {
+		if s := english.Suggest(key, requestKeys); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		b.rec.otherAt = append(b.rec.otherAt, keyAt{len(b.problems), key})

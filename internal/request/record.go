@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -131,7 +132,7 @@ func (b *requestBuilder) finishRecord() {
 // record has, in a record of type tool_call.
 func unknownInRecord(key string) string {
 	msg := fmt.Sprintf("unknown field %q: a tool_call record has the fields of a Message record", key)
-	if s := registry.Suggest(key, append(slices.Clone(requestKeys), recordKeys...)); s != "" {
+	if s := english.Suggest(key, append(slices.Clone(requestKeys), recordKeys...)); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return msg

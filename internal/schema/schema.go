@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/openai"
@@ -63,7 +64,7 @@ func Export(format string, specs []*registry.Spec) (any, error) {
 	case FormatJSONSchema:
 		return jsonSchemas(specs), nil
 	}
-	return nil, &UnknownFormatError{Format: format, Suggestion: registry.Suggest(format, Formats)}
+	return nil, &UnknownFormatError{Format: format, Suggestion: english.Suggest(format, Formats)}
 }
 
 // JSON is Export written as people and programs read it: indented by

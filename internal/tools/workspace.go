@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -72,7 +73,7 @@ func suggestSibling(ws *workspace.Workspace, name string) string {
 	for i, e := range entries {
 		names[i] = e.Name()
 	}
-	s := registry.Suggest(base, names)
+	s := english.Suggest(base, names)
 	if s == "" {
 		return ""
 	}

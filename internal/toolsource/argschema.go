@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/jsonschema"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -220,7 +221,7 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 		}
 		for _, name := range names {
 			at := append(slices.Clip(e.InstanceLocation), name)
-			p.add(at, &registry.ArgError{Problem: "unknown " + p.noun(at), Expected: want, Suggestion: registry.Suggest(name, free)})
+			p.add(at, &registry.ArgError{Problem: "unknown " + p.noun(at), Expected: want, Suggestion: english.Suggest(name, free)})
 		}
 	case *jsonschema.Type:
 		p.add(e.InstanceLocation, &registry.ArgError{Problem: "wrong type", Expected: p.expectedAt(e.SchemaPointer, strings.Join(k.Want, " or ")), Got: p.got(e.InstanceLocation)})
@@ -231,7 +232,7 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 	case *jsonschema.Enum:
 		ae := &registry.ArgError{Problem: "not one of the allowed values", Expected: "one of " + values(k.Want), Got: p.got(e.InstanceLocation)}
 		if s, ok := k.Got.(string); ok {
-			ae.Suggestion = registry.Suggest(s, stringsOf(k.Want))
+			ae.Suggestion = english.Suggest(s, stringsOf(k.Want))
 		}
 		p.add(e.InstanceLocation, ae)
 	case *jsonschema.Const:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
@@ -148,7 +149,7 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 		for _, s := range segs {
 			if s.param && !slices.Contains(declared, s.text) {
 				msg := fmt.Sprintf("%s.command[%d]: {{%s}} names no parameter", what, i, s.text)
-				if sug := registry.Suggest(s.text, declared); sug != "" {
+				if sug := english.Suggest(s.text, declared); sug != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", sug)
 				}
 				if len(declared) == 0 {

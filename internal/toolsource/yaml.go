@@ -12,8 +12,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/yamlpos"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // Declarations are read from the YAML nodes of a config file's sections,
@@ -43,7 +43,7 @@ func entries(file string, m *ast.MappingNode, what string, known []string) ([]en
 		}
 		if known != nil && !slices.Contains(known, k) {
 			msg := fmt.Sprintf("%s: unknown key %q", what, k)
-			if s := registry.Suggest(k, known); s != "" {
+			if s := english.Suggest(k, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return nil, errAt(file, mv.Key, "%s: want %s", msg, strings.Join(known, ", "))
