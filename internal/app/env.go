@@ -5,7 +5,8 @@
 // environment is made by one Prepare and closed by one Close, in the order
 // that matters (a file is protected before the runner's options copy the
 // list; the signals are watched before an MCP server can start), so that
-// each command only says what it does over it.
+// each command only says what it does over it. An agent session runs over
+// it too (Env.Session): its transcript, its runner, how its turns end.
 package app
 
 import (
