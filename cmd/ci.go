@@ -49,6 +49,13 @@ func registerSummary(f *pflag.FlagSet, s *summaryFormat) {
 	f.Var(s, "summary", "say the closing summary as `text` or as one JSON object (json), on standard error")
 }
 
+// summaryHints are what a closing summary advises, in the flags' words.
+var summaryHints = records.Hints{
+	Finish:   "--resume with -o finishes them",
+	Rerun:    "run their shards again with --resume",
+	FailFast: "stopped by --fail-fast",
+}
+
 // printSummary says a command's closing summary on standard error: one
 // line of text (not with -q), or with --summary json one JSON object,
 // which -q does not silence: a script asked for it.
@@ -62,7 +69,7 @@ func (g *globals) printSummary(format summaryFormat, sum *records.Summary) {
 		return
 	}
 	if !g.Quiet {
-		fmt.Fprintln(g.IO.Err, termtext.Escape(sum.String()))
+		fmt.Fprintln(g.IO.Err, termtext.Escape(sum.Text(summaryHints)))
 	}
 }
 

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -186,8 +187,25 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	}{plain(s), kinds})
 }
 
-// String says in one line, for standard error, what the command did.
-func (s *Summary) String() string {
+// Hints are a summary's advice on what to do next. They name a command's
+// flags, which the caller knows and records does not; an empty hint is
+// left out (FailFast: said without the flag).
+type Hints struct {
+	// Finish is how to finish the requests an interrupt left without a
+	// record.
+	Finish string
+	// Rerun is how to run again the shards whose records were aborted.
+	Rerun string
+	// FailFast says what stopped a run at its first failure.
+	FailFast string
+}
+
+// String says in one line what the command did, without hints.
+func (s *Summary) String() string { return s.Text(Hints{}) }
+
+// Text says in one line, for standard error, what the command did, with
+// the hints h.
+func (s *Summary) Text(h Hints) string {
 	var b strings.Builder
 	b.WriteString("kesoku: ")
 	switch s.Command {
@@ -214,7 +232,7 @@ func (s *Summary) String() string {
 		if s.Failed > 0 {
 			fmt.Fprintf(&b, ", %d failed", s.Failed)
 			if s.Aborted > 0 {
-				fmt.Fprintf(&b, " (%d aborted: run their shards again with --resume)", s.Aborted)
+				fmt.Fprintf(&b, " (%d aborted%s)", s.Aborted, hint(": ", h.Rerun))
 			}
 		}
 		if s.Replaced > 0 {
@@ -250,11 +268,14 @@ func (s *Summary) String() string {
 	}
 	switch {
 	case s.StoppedReading:
-		b.WriteString("; interrupted: the requests not read by then have no record (--resume with -o finishes them)")
+		b.WriteString("; interrupted: the requests not read by then have no record")
+		if h.Finish != "" {
+			b.WriteString(" (" + h.Finish + ")")
+		}
 	case s.Interrupted:
 		b.WriteString("; interrupted")
 	case s.FailedFast:
-		b.WriteString("; stopped by --fail-fast")
+		b.WriteString("; " + cmp.Or(h.FailFast, "stopped at the first failure"))
 	}
 	if s.Deleted > 0 {
 		fmt.Fprintf(&b, "; the %d %s uploaded for the batch deleted", s.Deleted, english.Plural(s.Deleted, "file", "files"))
@@ -300,4 +321,12 @@ func (s *Summary) diff(b *strings.Builder) {
 		}
 	}
 	fmt.Fprintf(b, "%d of %d %s %s: %s", n, s.Total, english.Plural(s.Total, "request", "requests"), english.Plural(n, "differs", "differ"), strings.Join(parts, ", "))
+}
+
+// hint is h after sep, or nothing when there is no hint.
+func hint(sep, h string) string {
+	if h == "" {
+		return ""
+	}
+	return sep + h
 }

@@ -18,15 +18,15 @@ func TestSummarySentences(t *testing.T) {
 			"kesoku: 3 records: 1 succeeded, 2 failed (1 aborted, 1 tool_error); interrupted"},
 		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, Skipped: 3, SkippedFailed: 1, StoppedReading: true, Interrupted: true},
 			"kesoku: 1 record: 1 succeeded; 3 skipped, finished by an earlier run (1 of them with an error); " +
-				"interrupted: the requests not read by then have no record (--resume with -o finishes them)"},
+				"interrupted: the requests not read by then have no record"},
 		{Summary{Command: CommandRun, Records: 2, Succeeded: 2, Dropped: 1, Output: "out.jsonl", FailedFast: true},
-			"kesoku: 2 records: 2 succeeded; 1 record of requests not in this run removed from out.jsonl; stopped by --fail-fast"},
+			"kesoku: 2 records: 2 succeeded; 1 record of requests not in this run removed from out.jsonl; stopped at the first failure"},
 		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, Foreign: 2, Output: "out.jsonl"},
 			"kesoku: 1 record: 1 succeeded; out.jsonl left as it is, not in request order: it holds 2 records that answer no request (a tool's own)"},
 		{Summary{Command: CommandCollect, Records: 2, Succeeded: 1, Failed: 1, Kinds: map[message.ErrorKind]int{"tool_error": 1}, Skipped: 2, Output: "o.jsonl", Deleted: 3},
 			"kesoku: 2 records: 1 succeeded, 1 failed (1 tool_error); 2 skipped, written to o.jsonl by an earlier collect; the 3 files uploaded for the batch deleted"},
 		{Summary{Command: CommandMerge, Records: 7, Succeeded: 5, Failed: 2, Aborted: 1, Parts: 4, Replaced: 1},
-			"kesoku: 7 records from 4 shards: 5 succeeded, 2 failed (1 aborted: run their shards again with --resume); 1 aborted record replaced by a resumed run's"},
+			"kesoku: 7 records from 4 shards: 5 succeeded, 2 failed (1 aborted); 1 aborted record replaced by a resumed run's"},
 		{Summary{Command: CommandMerge, Records: 1, Succeeded: 1, Parts: 1}, "kesoku: 1 record from 1 shard: 1 succeeded"},
 		{Summary{Command: CommandStatus, Total: 5, Parts: 2, Succeeded: 2, Failed: 1, Pending: 1, Unsent: 1},
 			"kesoku: 5 requests in 2 parts: 2 succeeded, 1 failed, 1 in progress, 1 not sent"},
@@ -39,6 +39,27 @@ func TestSummarySentences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := tt.sum.String(); got != tt.want {
+			t.Errorf("%s summary:\n got %q\nwant %q", tt.sum.Command, got, tt.want)
+		}
+	}
+}
+
+// TestSummaryHints: the caller's hints go where the sentence advises what
+// to do next, in its words.
+func TestSummaryHints(t *testing.T) {
+	t.Parallel()
+	h := Hints{Finish: "FINISH", Rerun: "RERUN", FailFast: "FAILFAST"}
+	for _, tt := range []struct {
+		sum  Summary
+		want string
+	}{
+		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, StoppedReading: true, Interrupted: true},
+			"kesoku: 1 record: 1 succeeded; interrupted: the requests not read by then have no record (FINISH)"},
+		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, FailedFast: true}, "kesoku: 1 record: 1 succeeded; FAILFAST"},
+		{Summary{Command: CommandMerge, Records: 2, Succeeded: 1, Failed: 1, Aborted: 1, Parts: 2},
+			"kesoku: 2 records from 2 shards: 1 succeeded, 1 failed (1 aborted: RERUN)"},
+	} {
+		if got := tt.sum.Text(h); got != tt.want {
 			t.Errorf("%s summary:\n got %q\nwant %q", tt.sum.Command, got, tt.want)
 		}
 	}
