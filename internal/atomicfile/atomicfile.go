@@ -5,6 +5,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -46,4 +47,17 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// Remove removes the file at path, reporting whether there was one: a
+// file that is already gone is no error.
+func Remove(path string) (bool, error) {
+	err := os.Remove(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
 }

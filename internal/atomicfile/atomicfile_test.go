@@ -66,3 +66,17 @@ func TestWriteFailureLeavesOld(t *testing.T) {
 		t.Errorf("left %v, want only the directory", entries)
 	}
 }
+
+// TestRemove: a file removed is reported; one already gone is no error.
+func TestRemove(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Remove(path); !removed || err != nil {
+		t.Fatalf("Remove of a file: %v, %v", removed, err)
+	}
+	if removed, err := Remove(path); removed || err != nil {
+		t.Fatalf("Remove of a file already gone: %v, %v", removed, err)
+	}
+}

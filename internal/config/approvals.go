@@ -115,14 +115,11 @@ func (a Approvals) Revoke(path string) (bool, error) {
 	if a.Dir == "" {
 		return false, nil
 	}
-	err := os.Remove(a.recordPath(path))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+	removed, err := atomicfile.Remove(a.recordPath(path))
 	if err != nil {
 		return false, fmt.Errorf("revoke the approval: %w", err)
 	}
-	return true, nil
+	return removed, nil
 }
 
 // lookup returns the approval recorded for f's path, nil when none.

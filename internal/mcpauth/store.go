@@ -129,12 +129,9 @@ func (st *Store) Forget(url string) (bool, error) {
 	if st == nil || st.Dir == "" {
 		return false, nil
 	}
-	err := os.Remove(st.path(url))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+	removed, err := atomicfile.Remove(st.path(url))
 	if err != nil {
 		return false, fmt.Errorf("forget the tokens: %w", err)
 	}
-	return true, nil
+	return removed, nil
 }
