@@ -293,13 +293,14 @@ func TestOAuthPausesStart(t *testing.T) {
 	login := &mcpauth.Login{Timeout: 20 * time.Second, Open: func(ctx context.Context, u string) error {
 		go func() {
 			// Longer than the start's deadline, and the start goes on;
-			// the rest of the start has the whole deadline, ample.
-			time.Sleep(2500 * time.Millisecond)
+			// the rest of the start has the whole deadline again, ample
+			// even on a machine under heavy load.
+			time.Sleep(4100 * time.Millisecond)
 			authtest.Browser(ctx, u)
 		}()
 		return nil
 	}}
-	set, err := buildOf(t, context.Background(), Options{OAuth: OAuth{Login: login}, StartTimeout: 2 * time.Second}, "mcpServers:\n  corp:\n    type: http\n    url: ${MCP_URL}\n")
+	set, err := buildOf(t, context.Background(), Options{OAuth: OAuth{Login: login}, StartTimeout: 4 * time.Second}, "mcpServers:\n  corp:\n    type: http\n    url: ${MCP_URL}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
