@@ -44,6 +44,12 @@ type yamlLine struct {
 
 const tabIndent = 1 << 30
 
+// chunkBytes is about how much of a list goes to the parser at once: a
+// call of goccy/go-yaml's for each item cost more than the parsing (the
+// 60,000 requests of bench/RESULTS.md took 1.0 s, in chunks of 1 KiB
+// 0.55 s), and a longer list costs it more than linear time.
+const chunkBytes = 1 << 10
+
 func classify(raw []byte, n int) yamlLine {
 	l := yamlLine{raw: raw, n: n}
 	i := 0
@@ -312,13 +318,14 @@ func (d *yamlReader) readList(l yamlLine) (bool, error) {
 	return false, d.c.errAt(after, fmt.Sprintf("invalid YAML: expected a list item (- ...) at column %d, or the end of the document", l.indent+1))
 }
 
-// list reads a block list of requests whose first item is at l, each item
-// a chunk, and returns the first line after it. Lines read ahead of the
-// first item (blank ones) come in before.
+// list reads a block list of requests whose first item is at l, a few
+// items a chunk, and returns the first line after it. Lines read ahead of
+// the first item (blank ones) come in before.
 func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 	indent := l.indent
+	d.chunk.reset("a request")
 	for {
-		d.chunk.reset("a request")
+		item, itemLine := len(d.chunk.data), l.n
 		for _, b := range append(before, l) {
 			if err := d.chunk.add(d.c.name, b); err != nil {
 				return yamlLine{}, err
@@ -333,21 +340,36 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 			if l.end() || !l.blank && l.indent <= indent {
 				break
 			}
+			if item > 0 && len(d.chunk.data)-item >= chunkBytes {
+				// A long item gets a chunk of its own, which its limits
+				// and messages are about.
+				rest := bytes.Clone(d.chunk.data[item:])
+				d.chunk.data = d.chunk.data[:item]
+				if err := d.parseChunk(); err != nil {
+					return yamlLine{}, err
+				}
+				d.chunk.reset("a request")
+				d.chunk.data, d.chunk.first, item = append(d.chunk.data, rest...), itemLine, 0
+			}
 			if err := d.chunk.add(d.c.name, l); err != nil {
 				return yamlLine{}, err
 			}
 		}
-		if err := d.item(); err != nil {
-			return yamlLine{}, err
+		last := l.end() || l.indent != indent || !l.isEntry()
+		if last || len(d.chunk.data) >= chunkBytes {
+			if err := d.parseChunk(); err != nil {
+				return yamlLine{}, err
+			}
+			d.chunk.reset("a request")
 		}
-		if l.end() || l.indent != indent || !l.isEntry() {
+		if last {
 			return l, d.pool.drain(d.emit)
 		}
 	}
 }
 
-// item parses the chunk of one list item, in the pool when it can.
-func (d *yamlReader) item() error {
+// parseChunk parses the chunk of list items, in the pool when it can.
+func (d *yamlReader) parseChunk() error {
 	if !bytes.ContainsAny(d.chunk.data, "&*") {
 		d.conv.read += len(d.chunk.data) // the budget of aliases grows with the document
 		return d.pool.submit(&d.chunk, d.emit)

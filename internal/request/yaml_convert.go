@@ -129,17 +129,9 @@ func (c *yamlConverter) yamlError(err error) error {
 
 const chunkAdvice = "write a large request as JSON, and a long batch as a block list of requests (- name: ...) or as JSON Lines"
 
-// items parses the chunk of one list item (or, should the chunk hold more,
-// of each) and emits their requests.
+// items parses a chunk of list items and emits their requests.
 func (c *yamlConverter) items(ch *yamlChunk) error {
-	tokens, err := c.lex(ch)
-	if err != nil {
-		return err
-	}
-	if pos, keys, vals, ok := c.tokenItem(tokens); ok {
-		return c.emitObject(pos, keys, vals)
-	}
-	bodies, err := c.parseTokens(tokens)
+	bodies, err := c.parse(ch)
 	if err != nil {
 		return err
 	}
