@@ -554,6 +554,11 @@ func TestYAMLPathologicalShapes(t *testing.T) {
 		{"a large block scalar", "- name: a\n  args:\n    s: |\n" + strings.Repeat("      "+strings.Repeat("x", 100)+"\n", 11000), 0,
 			"r.yaml:1: a request larger than 1 MiB of YAML: write a large request as JSON"},
 		{"a deep block list", strings.Repeat("- ", 150) + "x\n", 1, ""},
+		// After small items, a large one is refused at its own line.
+		{"20,000 keys after others", "- name: a\n- name: b\n" + manyKeys(20000), 0,
+			"r.yaml:3:1: a request of more than 32768 YAML tokens"},
+		{"a large block scalar after others", "- name: a\n- name: a\n  args:\n    s: |\n" + strings.Repeat("      "+strings.Repeat("x", 100)+"\n", 11000), 0,
+			"r.yaml:2: a request larger than 1 MiB of YAML"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -755,5 +760,64 @@ func TestSpoolLeavesNothing(t *testing.T) {
 			t.Errorf("%s: %d requests, Len %d; want 2", name, n, f.Len())
 		}
 		f.Close()
+	}
+}
+
+// TestYAMLChunksKeepPositions checks that the items of a long list,
+// parsed a few to a chunk, keep the places they were written at (in a
+// list and in a wrapper, whose keys after the list are parsed on their
+// own), and that an error in an item in the middle of a chunk names its
+// own line.
+func TestYAMLChunksKeepPositions(t *testing.T) {
+	t.Parallel()
+	for _, wrapper := range []bool{false, true} {
+		var b strings.Builder
+		type at struct{ line, col int }
+		want := map[string]at{}
+		line, in := 1, ""
+		if wrapper {
+			b.WriteString("requests:\n")
+			line, in = 2, "  "
+		}
+		for i := range 300 {
+			id := fmt.Sprint("r", i)
+			switch i % 3 {
+			case 0:
+				fmt.Fprintf(&b, "%s- id: %s\n%s  name: a\n", in, id, in)
+				want[id], line = at{line, len(in) + 3}, line+2
+			case 1:
+				fmt.Fprintf(&b, "%s# a comment\n\n%s- {id: %s, name: a}\n", in, in, id)
+				want[id], line = at{line + 2, len(in) + 4}, line+3
+			case 2:
+				fmt.Fprintf(&b, "%s-\n%s  name: a\n%s  args:\n%s    s: |\n%s      %s\n%s  id: %s\n",
+					in, in, in, in, in, strings.Repeat("x", 100), in, id)
+				want[id], line = at{line + 1, len(in) + 3}, line+6
+			}
+		}
+		if wrapper {
+			b.WriteString("session_id: s\n")
+		}
+		got, err := loadString(t, "r.yaml", b.String(), "")
+		if err != nil || len(got) != 300 {
+			t.Fatalf("wrapper %v: %d requests, %v", wrapper, len(got), err)
+		}
+		for _, r := range got {
+			if (at{r.Line, r.Col}) != want[r.ID] || r.Err != "" {
+				t.Errorf("wrapper %v: %s at %d:%d (%s), want %v", wrapper, r.ID, r.Line, r.Col, r.Err, want[r.ID])
+			}
+		}
+	}
+	// A key given twice in the 200th item: the error is at its line.
+	var list strings.Builder
+	for i := range 300 {
+		if i == 199 {
+			list.WriteString("- name: a\n  name: b\n")
+			continue
+		}
+		list.WriteString("- name: a\n")
+	}
+	_, err := loadString(t, "r.yaml", list.String(), "")
+	if err == nil || !strings.Contains(err.Error(), "r.yaml:201:3:") {
+		t.Errorf("error = %v, want one at 201:3", err)
 	}
 }
