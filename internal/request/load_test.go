@@ -223,6 +223,11 @@ func TestLoadFileErrors(t *testing.T) {
 		{"yaml deep flow nesting", "deep.yaml", "name: a\nargs: {x: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n", `deep\.yaml:2:\d+: invalid YAML: nesting deeper than 200 levels`, ""},
 		{"yaml deep block nesting", "deep.yaml", "name: a\nargs:\n  x:\n" + deepBlock(300), `deep\.yaml:\d+:\d+: invalid YAML: nesting deeper than 200 levels`, ""},
 		{"yaml deep dash nesting", "deep.yaml", "- name: a\n  args:\n    x: " + strings.Repeat("- ", 5000) + "x\n", `deep\.yaml:3:\d+: invalid YAML: nesting deeper than 1000 columns`, ""},
+		{"yaml deep through an alias", "deep.yaml", "name: a\nargs:\n  a: &a " + strings.Repeat("[", 150) + strings.Repeat("]", 150) +
+			"\n  b: " + strings.Repeat("[", 60) + "*a" + strings.Repeat("]", 60) + "\n", `deep\.yaml:4:66: invalid YAML: nesting deeper than 200 levels`, ""},
+		{"yaml deep through aliases", "deep.yaml", "name: a\nargs:\n  a: &a " + strings.Repeat("[", 90) + strings.Repeat("]", 90) +
+			"\n  b: &b " + strings.Repeat("[", 90) + "*a" + strings.Repeat("]", 90) + "\n  c: " + strings.Repeat("[", 30) + "*b" + strings.Repeat("]", 30) + "\n",
+			`deep\.yaml:5:36: invalid YAML: nesting deeper than 200 levels`, ""},
 		{"yaml unknown alias", "bad.yaml", "name: a\nargs: {x: *nope}\n", `bad\.yaml:2:\d+: invalid YAML`, ""},
 		{"malformed json", "bad.json", "[\n  {\"name\": \"a\"},\n  {\"name\": \"b\" \"args\": {}}\n]", `bad\.json:3:16: invalid JSON: invalid character '"' after object key:value pair`, `^ 3 \|   \{"name": "b" "args": \{\}\}\n   \|                \^$`},
 		{"truncated json", "bad.json", "[{\"name\": \"a\"", `bad\.json:1:14: invalid JSON: unexpected end of JSON input`, ""},

@@ -238,7 +238,8 @@ func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 			runtime.GC()
 		}()
 	}
-	d := &yamlReader{f: f, c: &yamlCutter{br: bufio.NewReaderSize(in, 64<<10), name: f.Name}, ctx: ctx, sp: sp, pool: newYAMLPool(f.Name)}
+	d := &yamlReader{f: f, c: &yamlCutter{br: bufio.NewReaderSize(in, 64<<10), name: f.Name}, ctx: ctx, sp: sp}
+	d.pool = newYAMLPool(f.Name, d.emit)
 	defer d.pool.stop()
 	for doc := 0; ; doc++ {
 		more, err := d.read(doc)
@@ -363,7 +364,7 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 			d.chunk.reset("a request")
 		}
 		if last {
-			return l, d.pool.drain(d.emit)
+			return l, d.pool.flush(0)
 		}
 	}
 }
@@ -372,9 +373,9 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 func (d *yamlReader) parseChunk() error {
 	if !bytes.ContainsAny(d.chunk.data, "&*") {
 		d.conv.read += len(d.chunk.data) // the budget of aliases grows with the document
-		return d.pool.submit(&d.chunk, d.emit)
+		return d.pool.submit(&d.chunk)
 	}
-	if err := d.pool.drain(d.emit); err != nil {
+	if err := d.pool.flush(0); err != nil {
 		return err
 	}
 	return d.conv.items(&d.chunk)
@@ -465,17 +466,18 @@ func (d *yamlReader) wrapper(l yamlLine) (more, streamed bool, err error) {
 	return more, true, err
 }
 
-// yamlPool parses the items of block lists on every core, and hands their
-// requests on in order. An item that may use an anchor of another (its
-// text holds & or *) is not for the pool: the document's converter, which
-// keeps the anchors, parses it in order.
+// yamlPool parses chunks of list items on every core, and hands their
+// requests to emit in order. A chunk that may use an anchor of another
+// (its text holds & or *) is not for the pool: the document's converter,
+// which keeps the anchors, parses it in order.
 type yamlPool struct {
 	work  chan *yamlJob
 	queue []*yamlJob // handed to the workers, in order
 	wg    sync.WaitGroup
+	emit  func(yamlpos.Pos, []byte) error
 }
 
-// yamlJob is one item, and the requests it made.
+// yamlJob is one chunk, and the requests it made.
 type yamlJob struct {
 	chunk yamlChunk
 	pos   []yamlpos.Pos
@@ -484,13 +486,11 @@ type yamlJob struct {
 	done  chan struct{}
 }
 
-func newYAMLPool(name string) *yamlPool {
+func newYAMLPool(name string, emit func(yamlpos.Pos, []byte) error) *yamlPool {
 	n := runtime.GOMAXPROCS(0)
-	p := &yamlPool{work: make(chan *yamlJob, n)}
+	p := &yamlPool{work: make(chan *yamlJob, n), emit: emit}
 	for range n {
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
+		p.wg.Go(func() {
 			conv := newYAMLConverter(name, nil)
 			for job := range p.work {
 				conv.emit = func(pos yamlpos.Pos, request []byte) error {
@@ -500,54 +500,45 @@ func newYAMLPool(name string) *yamlPool {
 				job.err = conv.items(&job.chunk)
 				close(job.done)
 			}
-		}()
+		})
 	}
 	return p
 }
 
-// submit hands a copy of ch to the workers, and the requests of the first
-// items, once done, to emit: at most a few items wait.
-func (p *yamlPool) submit(ch *yamlChunk, emit func(yamlpos.Pos, []byte) error) error {
+// submit hands a copy of ch to the workers, and the requests of the
+// chunks done to emit: at most a few chunks wait.
+func (p *yamlPool) submit(ch *yamlChunk) error {
 	job := &yamlJob{chunk: *ch, done: make(chan struct{})}
 	job.chunk.data = bytes.Clone(ch.data)
 	p.queue = append(p.queue, job)
 	p.work <- job
+	return p.flush(4 * cap(p.work))
+}
+
+// flush hands on the requests of the chunks done, in order, waiting for
+// them while more than keep are queued.
+func (p *yamlPool) flush(keep int) error {
 	for len(p.queue) > 0 {
+		job := p.queue[0]
 		select {
-		case <-p.queue[0].done:
+		case <-job.done:
 		default:
-			if len(p.queue) < 4*cap(p.work) {
+			if len(p.queue) <= keep {
 				return nil
 			}
-			<-p.queue[0].done
+			<-job.done
 		}
-		if err := p.finish(emit); err != nil {
-			return err
+		p.queue = p.queue[1:]
+		for i, r := range job.reqs {
+			if err := p.emit(job.pos[i], r); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
-}
-
-// drain hands on the requests of every item in the queue, once done.
-func (p *yamlPool) drain(emit func(yamlpos.Pos, []byte) error) error {
-	for len(p.queue) > 0 {
-		<-p.queue[0].done
-		if err := p.finish(emit); err != nil {
-			return err
+		if job.err != nil {
+			return job.err
 		}
 	}
 	return nil
-}
-
-func (p *yamlPool) finish(emit func(yamlpos.Pos, []byte) error) error {
-	job := p.queue[0]
-	p.queue = p.queue[1:]
-	for i, r := range job.reqs {
-		if err := emit(job.pos[i], r); err != nil {
-			return err
-		}
-	}
-	return job.err
 }
 
 // stop ends the workers, once what they were given is done.

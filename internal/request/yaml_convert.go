@@ -45,6 +45,7 @@ type yamlConverter struct {
 	// that aliases stood for in the whole document, against a budget that
 	// grows with the document (read counts its bytes).
 	nodes, aliased, read int
+	deepest              int        // the deepest nesting reached
 	ch                   *yamlChunk // the current chunk
 }
 
@@ -75,22 +76,12 @@ func (c *yamlConverter) failAtPos(pos yamlpos.Pos, msg string) error {
 	return e
 }
 
-// parse parses a chunk with goccy/go-yaml and returns the bodies of its
-// documents.
-func (c *yamlConverter) parse(ch *yamlChunk) ([]ast.Node, error) {
-	tokens, err := c.lex(ch)
-	if err != nil {
-		return nil, err
-	}
-	return c.parseTokens(tokens)
-}
-
 // chunkStart stands for the start of the current chunk in messages.
 var chunkStart = &token.Token{Position: &token.Position{Line: 1, Column: 1}}
 
-// lex splits a chunk into goccy/go-yaml's tokens, refusing what its parser
-// would take too long for.
-func (c *yamlConverter) lex(ch *yamlChunk) (token.Tokens, error) {
+// parse parses a chunk with goccy/go-yaml, refusing what its parser would
+// take too long for, and returns the bodies of its documents.
+func (c *yamlConverter) parse(ch *yamlChunk) ([]ast.Node, error) {
 	c.ch, c.nodes = ch, 0
 	c.read += len(ch.data)
 	tokens, err := yamlpos.Lex(string(ch.data), yamlpos.Bounds{Depth: maxDepth, Column: maxBlockColumn})
@@ -100,12 +91,6 @@ func (c *yamlConverter) lex(ch *yamlChunk) (token.Tokens, error) {
 	if len(tokens) > maxChunkTokens {
 		return nil, c.fail(chunkStart, fmt.Sprintf("%s of more than %d YAML tokens: %s", ch.what, maxChunkTokens, chunkAdvice))
 	}
-	return tokens, nil
-}
-
-// parseTokens parses the tokens of the current chunk and returns the
-// bodies of its documents.
-func (c *yamlConverter) parseTokens(tokens token.Tokens) ([]ast.Node, error) {
 	docs, err := yamlpos.Parse(tokens)
 	if err != nil {
 		return nil, c.yamlError(err)
@@ -191,9 +176,9 @@ func (c *yamlConverter) request(n ast.Node) error {
 		}
 		return c.emit(pos, c.buf)
 	}
+	c.buf = append(c.buf[:0], '{')
 	var keys []string
-	var vals []any
-	for _, kv := range pairs {
+	for i, kv := range pairs {
 		key, err := c.key(kv.Key)
 		if err != nil {
 			return err
@@ -201,30 +186,19 @@ func (c *yamlConverter) request(n ast.Node) error {
 		if slices.Contains(keys, key) { // 1 and "1", which goccy/go-yaml tells apart
 			return c.fail(kv.Key.GetToken(), fmt.Sprintf("invalid YAML: mapping key %q already defined", key))
 		}
+		keys = append(keys, key)
 		v, err := c.value(kv.Value, 1)
 		if err != nil {
 			return err
 		}
-		keys, vals = append(keys, key), append(vals, v)
-	}
-	return c.emitObject(pos, keys, vals)
-}
-
-// emitObject emits the request at pos of keys and their values, in order.
-func (c *yamlConverter) emitObject(pos yamlpos.Pos, keys []string, vals []any) error {
-	c.buf = append(c.buf[:0], '{')
-	for i, key := range keys {
 		if i > 0 {
 			c.buf = append(c.buf, ',')
 		}
-		c.buf = append(records.AppendString(c.buf, key), ':')
-		var err error
-		if c.buf, err = appendJSON(c.buf, vals[i]); err != nil {
+		if c.buf, err = appendJSON(append(records.AppendString(c.buf, key), ':'), v); err != nil {
 			return c.failAtPos(pos, err.Error())
 		}
 	}
-	c.buf = append(c.buf, '}')
-	return c.emit(pos, c.buf)
+	return c.emit(pos, append(c.buf, '}'))
 }
 
 // document parses a document read whole — one request, a list of them,
@@ -392,12 +366,14 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		name := x.Name.GetToken().Value
 		a := &yamlAnchor{}
 		c.anchors[name] = a
-		before := c.nodes
+		before, deepest := c.nodes, c.deepest
+		c.deepest = depth
 		v, err := c.value(x.Value, depth)
 		if err != nil {
 			return nil, err
 		}
-		a.value, a.size, a.height, a.done = v, c.nodes-before, heightOf(v), true
+		a.value, a.size, a.height, a.done = v, c.nodes-before, c.deepest-depth, true
+		c.deepest = max(c.deepest, deepest)
 		return v, nil
 	case *ast.AliasNode:
 		name := x.Value.GetToken().Value
@@ -413,13 +389,14 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		if c.nodes > maxYAMLNodes || c.aliased > maxYAMLNodes+16*c.read {
 			return nil, c.fail(x.GetToken(), fmt.Sprintf("invalid YAML: more than %d values (aliases count each time they are used)", maxYAMLNodes))
 		}
-		if depth+a.height > maxDepth {
-			return nil, c.fail(x.GetToken(), fmt.Sprintf("invalid YAML: nesting deeper than %d levels", maxDepth))
+		if _, err := c.nest(n, depth+a.height-1); err != nil {
+			return nil, err
 		}
 		return a.value, nil
 	case *ast.MappingNode, *ast.MappingValueNode:
-		if depth++; depth > maxDepth {
-			return nil, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: nesting deeper than %d levels", maxDepth))
+		depth, err := c.nest(n, depth)
+		if err != nil {
+			return nil, err
 		}
 		pairs, _ := c.pairs(n)
 		m := make(map[string]any, len(pairs))
@@ -442,8 +419,9 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		}
 		return m, nil
 	case *ast.SequenceNode:
-		if depth++; depth > maxDepth {
-			return nil, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: nesting deeper than %d levels", maxDepth))
+		depth, err := c.nest(n, depth)
+		if err != nil {
+			return nil, err
 		}
 		list := make([]any, 0, len(x.Values))
 		for _, item := range x.Values {
@@ -462,6 +440,16 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 	return nil, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: %s is not supported in a request", strings.TrimSuffix(n.Type().String(), "Type")))
 }
 
+// nest is the depth inside a collection n at depth: no deeper than
+// maxDepth, and noted for the height of an anchor around it.
+func (c *yamlConverter) nest(n ast.Node, depth int) (int, error) {
+	if depth++; depth > maxDepth {
+		return 0, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: nesting deeper than %d levels", maxDepth))
+	}
+	c.deepest = max(c.deepest, depth)
+	return depth, nil
+}
+
 // merge applies a merge key (<<: *base, or a list of them): keys already
 // set win, as YAML says.
 func (c *yamlConverter) merge(m map[string]any, n ast.Node, depth int) error {
@@ -469,24 +457,14 @@ func (c *yamlConverter) merge(m map[string]any, n ast.Node, depth int) error {
 	if err != nil {
 		return err
 	}
-	return c.mergeValue(m, v, c.pos(n.GetToken()))
-}
-
-// mergeValue merges v, the value of a merge key written at pos, into m.
-func (c *yamlConverter) mergeValue(m map[string]any, v any, pos yamlpos.Pos) error {
-	var sources []any
-	switch x := v.(type) {
-	case map[string]any:
-		sources = []any{x}
-	case []any:
-		sources = x
-	default:
-		return c.failAtPos(pos, "invalid YAML: << merges a mapping or a list of mappings")
+	sources, ok := v.([]any)
+	if !ok {
+		sources = []any{v}
 	}
 	for _, s := range sources {
 		sm, ok := s.(map[string]any)
 		if !ok {
-			return c.failAtPos(pos, "invalid YAML: << merges a mapping or a list of mappings")
+			return c.fail(n.GetToken(), "invalid YAML: << merges a mapping or a list of mappings")
 		}
 		for k, v := range sm {
 			if _, set := m[k]; !set {
@@ -497,63 +475,15 @@ func (c *yamlConverter) mergeValue(m map[string]any, v any, pos yamlpos.Pos) err
 	return nil
 }
 
-// heightOf is how deep a converted value nests.
-func heightOf(v any) int {
-	h := 0
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			h = max(h, heightOf(e))
-		}
-		return h + 1
-	case []any:
-		for _, e := range x {
-			h = max(h, heightOf(e))
-		}
-		return h + 1
-	}
-	return 0
-}
-
 // plainNumber reads a plain scalar that YAML 1.2's core schema and JSON
 // take for a number but goccy/go-yaml leaves a string: one with an
-// exponent and no point (1e2), an integer beyond 64 bits.
+// exponent and no point (1e2), an integer beyond 64 bits. Digits, signs,
+// a point and an exponent are all such a number may hold (ParseFloat
+// would also take inf, hex and underscores).
 func plainNumber(s string) (float64, bool) {
-	i := 0
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	n := digits()
-	if i < len(s) && s[i] == '.' {
-		i++
-		n += digits()
-	}
-	if n == 0 {
-		return 0, false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			i++
-		}
-		if digits() == 0 {
-			return 0, false
-		}
-	}
-	if i != len(s) {
+	if strings.Trim(s, "0123456789+-.eE") != "" {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, false
-	}
-	return f, true
+	return f, err == nil
 }
