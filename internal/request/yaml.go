@@ -17,17 +17,17 @@ import (
 // yamlGCPercent is the pace of the collector while a YAML file is read.
 const yamlGCPercent = 400
 
-// Reading YAML a request at a time.
+// Reading YAML a few requests at a time.
 //
 // A YAML request file is cut at its lines into chunks, each parsed on its
-// own by goccy/go-yaml: the items of a block list of requests (at the top
-// of a document, or under the requests key of a {session_id, requests}
-// mapping, whose other keys are a chunk before the list and one after),
-// and any other document whole. Memory is bounded by the largest chunk,
-// however long the list, and the parser is never given a long list: it
-// takes time quadratic in the items or keys of one collection (a 4 MiB
-// list of 60,000 requests took 11 s and 600 MiB whole, 1 s item by item).
-// The numbers are in bench/RESULTS.md.
+// own by goccy/go-yaml: the items of a block list of requests, about a
+// kilobyte of them a chunk (at the top of a document, or under the
+// requests key of a {session_id, requests} mapping, whose other keys are
+// a chunk before the list and one after), and any other document whole.
+// Memory is bounded by the largest request, however long the list, and
+// the parser is never given a long list: it takes time quadratic in the
+// items or keys of one collection (a 4 MiB list of 60,000 requests took
+// 11 s and 600 MiB whole). The numbers are in bench/RESULTS.md.
 
 // yamlLine is one line of a YAML file, as the cutter sees it.
 type yamlLine struct {
@@ -45,9 +45,9 @@ type yamlLine struct {
 const tabIndent = 1 << 30
 
 // chunkBytes is about how much of a list goes to the parser at once: a
-// call of goccy/go-yaml's for each item cost more than the parsing (the
-// 60,000 requests of bench/RESULTS.md took 1.0 s, in chunks of 1 KiB
-// 0.55 s), and a longer list costs it more than linear time.
+// call for each item costs more than its parsing (in chunks, the 60,000
+// requests of bench/RESULTS.md took 0.6 s instead of 1.0 s), and a
+// longer list costs more than linear time.
 const chunkBytes = 1 << 10
 
 func classify(raw []byte, n int) yamlLine {
