@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,5 +260,61 @@ func FuzzSpoolValue(f *testing.F) {
 		}
 		roundTrip(s)
 		roundTrip(x)
+	})
+}
+
+// FuzzYAMLChunks holds the items of a list, parsed a few to a chunk, to
+// the same items each parsed on its own (each its own document, "---"
+// between them): the same requests at the same places, or an error both
+// ways. Anchors, which do not reach across documents, are left out.
+func FuzzYAMLChunks(f *testing.F) {
+	for _, s := range []string{"- name: a\n  args: {a: 1}\n# c\n- {name: b}\n-\n  name: c\n\n- name: d\n  args:\n    s: |\n      x\n",
+		"- name: a\n- name: a\n  name: b\n- c\n", "- name: \"a\n  b\"\n- [1, 2]\n- name: x\n\targs: {}\n- 1e2\n"} {
+		f.Add(s + strings.Repeat("- name: pad\n  args: {k: [1, 2, 3], s: 'some text'}\n", 40))
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if strings.ContainsAny(src, "&*\r") || !strings.HasPrefix(src, "- ") {
+			return
+		}
+		var items []string
+		for _, line := range strings.SplitAfter(strings.TrimSuffix(src, "\n")+"\n", "\n") {
+			trimmed := strings.TrimLeft(line, " \t")
+			switch {
+			case line == "":
+			case line[0] == ' ' || line[0] == '\t' || trimmed == "\n" || trimmed[0] == '#':
+				items[len(items)-1] += line
+			case line[0] == '-' && (line[1] == ' ' || line[1] == '\t' || line[1] == '\n'):
+				items = append(items, line)
+			default:
+				return // the end of the list: not what this compares
+			}
+		}
+		load := func(text string) ([]*Request, error) {
+			file, err := Open(context.Background(), "-", FormatYAML, strings.NewReader(text))
+			if err != nil {
+				return nil, err
+			}
+			defer file.Close()
+			return slices.Collect(file.Requests()), nil
+		}
+		chunked, err1 := load(strings.Join(items, ""))
+		alone, err2 := load(strings.Join(items, "---\n"))
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("chunked: %v; alone: %v", err1, err2)
+		}
+		if len(chunked) != len(alone) {
+			t.Fatalf("%d requests chunked, %d alone", len(chunked), len(alone))
+		}
+		doc := 0 // of alone's request i: the number of "---" before it
+		for i, r := range chunked {
+			a := alone[i]
+			for doc+1 < len(items) && a.Pos.Line-doc > strings.Count(strings.Join(items[:doc+1], ""), "\n") {
+				doc++
+			}
+			a.Pos.Line -= doc
+			if diff := cmp.Diff(a, r, cmp.AllowUnexported(Request{}), cmp.Comparer(func(x, y error) bool { return (x == nil) == (y == nil) })); diff != "" {
+				t.Fatalf("request %d read differently (-alone +chunked):\n%s", i, diff)
+			}
+		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	"github.com/kesoku/kesoku/internal/yamlpos"
@@ -175,9 +176,12 @@ type yamlChunk struct {
 	first        int // the number of its first line
 	gapAt, gapBy int
 	what         string
+	items        []int // where each list item's "-" line starts in data
 }
 
-func (ch *yamlChunk) reset(what string) { *ch = yamlChunk{data: ch.data[:0], what: what} }
+func (ch *yamlChunk) reset(what string) {
+	*ch = yamlChunk{data: ch.data[:0], what: what, items: ch.items[:0]}
+}
 
 // fileLine is the number in the file of the chunk's line n.
 func (ch *yamlChunk) fileLine(n int) int {
@@ -328,6 +332,9 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 	for {
 		item, itemLine := len(d.chunk.data), l.n
 		for _, b := range append(before, l) {
+			if b.n == l.n {
+				d.chunk.items = append(d.chunk.items, len(d.chunk.data))
+			}
 			if err := d.chunk.add(d.c.name, b); err != nil {
 				return yamlLine{}, err
 			}
@@ -345,12 +352,13 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 				// A long item gets a chunk of its own, which its limits
 				// and messages are about.
 				rest := bytes.Clone(d.chunk.data[item:])
-				d.chunk.data = d.chunk.data[:item]
+				d.chunk.data, d.chunk.items = d.chunk.data[:item], d.chunk.items[:len(d.chunk.items)-1]
 				if err := d.parseChunk(); err != nil {
 					return yamlLine{}, err
 				}
 				d.chunk.reset("a request")
 				d.chunk.data, d.chunk.first, item = append(d.chunk.data, rest...), itemLine, 0
+				d.chunk.items = append(d.chunk.items, 0)
 			}
 			if err := d.chunk.add(d.c.name, l); err != nil {
 				return yamlLine{}, err
@@ -509,7 +517,7 @@ func newYAMLPool(name string, emit func(yamlpos.Pos, []byte) error) *yamlPool {
 // chunks done to emit: at most a few chunks wait.
 func (p *yamlPool) submit(ch *yamlChunk) error {
 	job := &yamlJob{chunk: *ch, done: make(chan struct{})}
-	job.chunk.data = bytes.Clone(ch.data)
+	job.chunk.data, job.chunk.items = bytes.Clone(ch.data), slices.Clone(ch.items)
 	p.queue = append(p.queue, job)
 	p.work <- job
 	return p.flush(4 * cap(p.work))

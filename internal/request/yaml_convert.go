@@ -1,6 +1,7 @@
 package request
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -117,6 +118,24 @@ const chunkAdvice = "write a large request as JSON, and a long batch as a block 
 // items parses a chunk of list items and emits their requests.
 func (c *yamlConverter) items(ch *yamlChunk) error {
 	bodies, err := c.parse(ch)
+	if len(ch.items) > 1 && (err != nil || !sameItems(bodies, ch)) {
+		// The parser read the items otherwise than the cutter (a quoted
+		// scalar going on past its item's lines) or found an error: each
+		// is read on its own, as if it were alone.
+		c.read -= len(ch.data)
+		for i, off := range ch.items {
+			end := len(ch.data)
+			if i+1 < len(ch.items) {
+				end = ch.items[i+1]
+			}
+			off *= min(i, 1) // the lines before the first item go with it
+			one := yamlChunk{data: ch.data[off:end], first: ch.first + bytes.Count(ch.data[:off], []byte("\n")), what: ch.what}
+			if err := c.items(&one); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -132,6 +151,26 @@ func (c *yamlConverter) items(ch *yamlChunk) error {
 	return nil
 }
 
+// sameItems reports whether the parser found the chunk's list items
+// where the cutter cut them.
+func sameItems(bodies []ast.Node, ch *yamlChunk) bool {
+	if len(bodies) != 1 {
+		return false
+	}
+	seq, ok := bodies[0].(*ast.SequenceNode)
+	if !ok || len(seq.Entries) != len(ch.items) {
+		return false
+	}
+	line, from := 1, 0
+	for i, e := range seq.Entries {
+		line, from = line+bytes.Count(ch.data[from:ch.items[i]], []byte("\n")), ch.items[i]
+		if e.Start.Position.Line != line {
+			return false
+		}
+	}
+	return true
+}
+
 // list emits the requests of a list node.
 func (c *yamlConverter) list(n ast.Node) error {
 	var tk *token.Token
@@ -142,7 +181,12 @@ func (c *yamlConverter) list(n ast.Node) error {
 	if !ok {
 		return c.fail(tk, "requests: expected a list of requests")
 	}
-	for _, item := range seq.Values {
+	for i, item := range seq.Values {
+		if tk := item.GetToken(); tk.Type == token.ImplicitNullType && i < len(seq.Entries) {
+			// goccy/go-yaml places an empty item one column further when
+			// it is the list's last: there, wherever it stands.
+			tk.Position.Column = seq.Entries[i].Start.Position.Column + 2
+		}
 		if err := c.request(item); err != nil {
 			return err
 		}
