@@ -261,39 +261,31 @@ func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 			continue
 		case *ast.MappingNode, *ast.MappingValueNode:
 			pairs, _ := c.pairs(n)
-			var list ast.Node
-			for _, kv := range pairs {
-				key, err := c.key(kv.Key)
-				if err != nil {
-					return "", err
-				}
-				switch key {
-				case "requests":
-					list = kv.Value
-				case "session_id":
-					v, err := c.value(kv.Value, 1)
-					if err != nil {
-						return "", err
-					}
-					s, ok := v.(string)
-					if !ok {
-						return "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+registry.Describe(v))
-					}
-					session = s
-				}
-			}
-			if list == nil {
+			list := slices.IndexFunc(pairs, func(kv *ast.MappingValueNode) bool { key, _ := c.key(kv.Key); return key == "requests" })
+			if list < 0 {
 				if err := c.request(n); err != nil {
 					return "", err
 				}
 				continue
 			}
 			for _, kv := range pairs {
-				if key, _ := c.key(kv.Key); key != "requests" && key != "session_id" {
+				switch key, err := c.key(kv.Key); {
+				case err != nil:
+					return "", err
+				case key == "session_id":
+					v, err := c.value(kv.Value, 1)
+					if err != nil {
+						return "", err
+					}
+					var ok bool
+					if session, ok = v.(string); !ok {
+						return "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+registry.Describe(v))
+					}
+				case key != "requests":
 					return "", c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
 				}
 			}
-			if err := c.list(list); err != nil {
+			if err := c.list(pairs[list].Value); err != nil {
 				return "", err
 			}
 			continue
@@ -320,11 +312,8 @@ type yamlAnchor struct {
 
 // pairs returns the key/value pairs of a mapping node.
 func (c *yamlConverter) pairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch x := n.(type) {
-	case *ast.MappingNode:
-		return x.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{x}, true
+	if m := yamlpos.Mapping(n); m != nil {
+		return m.Values, true
 	}
 	return nil, false
 }
