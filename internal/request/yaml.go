@@ -290,10 +290,17 @@ func (d *yamlReader) read(doc int) (more bool, err error) {
 			break
 		}
 	}
-	if l.isEntry() {
-		return d.readList(l)
+	if !l.isEntry() {
+		return d.readWhole(l)
 	}
-	return d.readWhole(l)
+	after, err := d.list(l, nil)
+	if err != nil {
+		return false, err
+	}
+	if ends, more := d.docEnd(after); ends {
+		return more, nil
+	}
+	return false, d.c.errAt(after, fmt.Sprintf("invalid YAML: expected a list item (- ...) at column %d, or the end of the document", l.indent+1))
 }
 
 // docEnd reports whether l ends the document (a marker, or the end of the
@@ -308,19 +315,6 @@ func (d *yamlReader) docEnd(l yamlLine) (ends, more bool) {
 		d.c.unread(l)
 	}
 	return start || end, start || end
-}
-
-// readList reads a document that is a block list of requests, its first
-// item at l.
-func (d *yamlReader) readList(l yamlLine) (bool, error) {
-	after, err := d.list(l, nil)
-	if err != nil {
-		return false, err
-	}
-	if ends, more := d.docEnd(after); ends {
-		return more, nil
-	}
-	return false, d.c.errAt(after, fmt.Sprintf("invalid YAML: expected a list item (- ...) at column %d, or the end of the document", l.indent+1))
 }
 
 // list reads a block list of requests whose first item is at l, a few

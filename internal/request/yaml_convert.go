@@ -81,8 +81,8 @@ func (c *yamlConverter) failAtPos(pos yamlpos.Pos, msg string) error {
 var chunkStart = &token.Token{Position: &token.Position{Line: 1, Column: 1}}
 
 // parse parses a chunk with goccy/go-yaml, refusing what its parser would
-// take too long for, and returns the bodies of its documents.
-func (c *yamlConverter) parse(ch *yamlChunk) ([]ast.Node, error) {
+// take too long for, and returns its documents that hold a value.
+func (c *yamlConverter) parse(ch *yamlChunk) ([]*ast.DocumentNode, error) {
 	c.ch, c.nodes = ch, 0
 	c.read += len(ch.data)
 	tokens, err := yamlpos.Lex(string(ch.data), yamlpos.Bounds{Depth: maxDepth, Column: maxBlockColumn})
@@ -96,11 +96,7 @@ func (c *yamlConverter) parse(ch *yamlChunk) ([]ast.Node, error) {
 	if err != nil {
 		return nil, c.yamlError(err)
 	}
-	bodies := make([]ast.Node, len(docs))
-	for i, d := range docs {
-		bodies[i] = d.Body
-	}
-	return bodies, nil
+	return docs, nil
 }
 
 // yamlError is the ParseError of an error of yamlpos, at its token of
@@ -117,8 +113,8 @@ const chunkAdvice = "write a large request as JSON, and a long batch as a block 
 
 // items parses a chunk of list items and emits their requests.
 func (c *yamlConverter) items(ch *yamlChunk) error {
-	bodies, err := c.parse(ch)
-	if len(ch.items) > 1 && (err != nil || !sameItems(bodies, ch)) {
+	docs, err := c.parse(ch)
+	if len(ch.items) > 1 && (err != nil || !sameItems(docs, ch)) {
 		// The parser read the items otherwise than the cutter (a quoted
 		// scalar going on past its item's lines) or found an error: each
 		// is read on its own, as if it were alone.
@@ -139,10 +135,10 @@ func (c *yamlConverter) items(ch *yamlChunk) error {
 	if err != nil {
 		return err
 	}
-	for _, body := range bodies {
-		seq, ok := body.(*ast.SequenceNode)
+	for _, doc := range docs {
+		seq, ok := doc.Body.(*ast.SequenceNode)
 		if !ok {
-			return c.fail(body.GetToken(), "invalid YAML: expected a list item (- ...)")
+			return c.fail(doc.Body.GetToken(), "invalid YAML: expected a list item (- ...)")
 		}
 		if err := c.list(seq); err != nil {
 			return err
@@ -153,11 +149,11 @@ func (c *yamlConverter) items(ch *yamlChunk) error {
 
 // sameItems reports whether the parser found the chunk's list items
 // where the cutter cut them.
-func sameItems(bodies []ast.Node, ch *yamlChunk) bool {
-	if len(bodies) != 1 {
+func sameItems(docs []*ast.DocumentNode, ch *yamlChunk) bool {
+	if len(docs) != 1 {
 		return false
 	}
-	seq, ok := bodies[0].(*ast.SequenceNode)
+	seq, ok := docs[0].Body.(*ast.SequenceNode)
 	if !ok || len(seq.Entries) != len(ch.items) {
 		return false
 	}
@@ -248,12 +244,12 @@ func (c *yamlConverter) request(n ast.Node) error {
 // document parses a document read whole — one request, a list of them,
 // or the wrapper — emits its requests and returns its session.
 func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
-	bodies, err := c.parse(ch)
+	docs, err := c.parse(ch)
 	if err != nil {
 		return "", err
 	}
-	for _, body := range bodies {
-		switch n := body.(type) {
+	for _, doc := range docs {
+		switch n := doc.Body.(type) {
 		case *ast.SequenceNode:
 			if err := c.list(n); err != nil {
 				return "", err
@@ -290,11 +286,11 @@ func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 			}
 			continue
 		}
-		v, err := c.value(body, 0)
+		v, err := c.value(doc.Body, 0)
 		if err != nil {
 			return "", err
 		}
-		return "", c.fail(body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+registry.Describe(v))
+		return "", c.fail(doc.Body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+registry.Describe(v))
 	}
 	return session, nil
 }
