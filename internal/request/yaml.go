@@ -207,8 +207,13 @@ func (ch *yamlChunk) add(name string, l yamlLine) error {
 		ch.first = l.n
 	}
 	ch.data = append(ch.data, l.raw...)
-	if len(ch.data) > maxChunkBytes {
-		return &ParseError{Pos: yamlpos.Pos{File: name, Line: ch.first}, Msg: fmt.Sprintf("%s larger than %d MiB of YAML: %s", ch.what, maxChunkBytes>>20, chunkAdvice)}
+	from := 0 // where the last item starts: the limit is a request's
+	if k := len(ch.items); k > 1 {
+		from = ch.items[k-1]
+	}
+	if len(ch.data)-from > maxChunkBytes {
+		return &ParseError{Pos: yamlpos.Pos{File: name, Line: ch.first + bytes.Count(ch.data[:from], []byte("\n"))},
+			Msg: fmt.Sprintf("%s larger than %d MiB of YAML: %s", ch.what, maxChunkBytes>>20, chunkAdvice)}
 	}
 	return nil
 }
@@ -324,7 +329,6 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 	indent := l.indent
 	d.chunk.reset("a request")
 	for {
-		item, itemLine := len(d.chunk.data), l.n
 		for _, b := range append(before, l) {
 			if b.n == l.n {
 				d.chunk.items = append(d.chunk.items, len(d.chunk.data))
@@ -341,18 +345,6 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 			}
 			if l.end() || !l.blank && l.indent <= indent {
 				break
-			}
-			if item > 0 && len(d.chunk.data)-item >= chunkBytes {
-				// A long item gets a chunk of its own, which its limits
-				// and messages are about.
-				rest := bytes.Clone(d.chunk.data[item:])
-				d.chunk.data, d.chunk.items = d.chunk.data[:item], d.chunk.items[:len(d.chunk.items)-1]
-				if err := d.parseChunk(); err != nil {
-					return yamlLine{}, err
-				}
-				d.chunk.reset("a request")
-				d.chunk.data, d.chunk.first, item = append(d.chunk.data, rest...), itemLine, 0
-				d.chunk.items = append(d.chunk.items, 0)
 			}
 			if err := d.chunk.add(d.c.name, l); err != nil {
 				return yamlLine{}, err
