@@ -56,10 +56,8 @@ func newYAMLConverter(name string, emit func(yamlpos.Pos, []byte) error) *yamlCo
 
 // pos is where tk of the current chunk was written in the file.
 func (c *yamlConverter) pos(tk *token.Token) yamlpos.Pos {
-	p := yamlpos.Pos{File: c.name}
-	if tk != nil && tk.Position != nil {
-		p.Line, p.Col = c.ch.fileLine(tk.Position.Line), tk.Position.Column
-	}
+	p := yamlpos.At(c.name, tk)
+	p.Line = c.ch.fileLine(p.Line) * min(p.Line, 1) // no line stays 0
 	return p
 }
 
@@ -300,10 +298,9 @@ func isMergePair(kv *ast.MappingValueNode) bool { return kv.Key != nil && kv.Key
 // yamlAnchor is a converted anchor: its value, shared by every alias, and
 // how many values it stands for, counted against the budget at each use.
 type yamlAnchor struct {
-	value  any
-	size   int
-	height int
-	done   bool
+	value        any
+	size, height int
+	done         bool
 }
 
 // pairs returns the key/value pairs of a mapping node.
