@@ -229,3 +229,18 @@ func exactKeys(m map[string]any) bool {
 	}
 	return true
 }
+
+// BenchmarkHead reads the Head of a tool_result record as --resume, merge
+// and diff read each record of a file: its content skipped by depth.
+func BenchmarkHead(b *testing.B) {
+	line := []byte(`{"id":"019ad3f2-7c1e-7000-8000-000000000001","session_id":"s","parent_id":"call_12345","type":"tool_result",` +
+		`"status":"responded","name":"calculate_sum","args_hash":"5d41402abc4b2a76","position":12345,` +
+		`"content":{"sum":80235,"items":[1,2.5,"three",{"four":[true,false,null]}],"note":"caf\u00e9 \"quoted\""},"is_error":false}`)
+	var p headParser
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.parse(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
