@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/kesoku/kesoku/internal/jsonlex"
 )
 
 // Change is one place where two records of a request differ: at Path, Old
@@ -452,14 +450,11 @@ func readKey(data []byte, i int) ([]byte, int) {
 	}
 	key := data[i+1 : e-1]
 	if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
-		dec, _, err := jsonlex.AppendString(nil, data, i+1)
-		if err != nil {
+		var dec string
+		if json.Unmarshal(data[i:e], &dec) != nil {
 			return nil, -1
 		}
-		if dec == nil {
-			dec = []byte{}
-		}
-		key = dec
+		key = []byte(dec)
 	}
 	e = skipSpace(data, e)
 	if e >= len(data) || data[e] != ':' {
@@ -590,13 +585,13 @@ func (s *strIter) next() (rune, bool) {
 	case 't':
 		return '\t', true
 	case 'u':
-		r, ok := jsonlex.Hex4(s.data, s.i)
+		r, ok := hex4(s.data, s.i)
 		if !ok {
 			return utf8.RuneError, true
 		}
 		s.i += 4
 		if 0xD800 <= r && r < 0xDC00 && s.i+1 < len(s.data) && s.data[s.i] == '\\' && s.data[s.i+1] == 'u' {
-			if r2, ok := jsonlex.Hex4(s.data, s.i+2); ok && 0xDC00 <= r2 && r2 < 0xE000 {
+			if r2, ok := hex4(s.data, s.i+2); ok && 0xDC00 <= r2 && r2 < 0xE000 {
 				r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
 				s.i += 6
 			}
@@ -696,4 +691,13 @@ func canonicalNumber(s string) string {
 		sign = "-"
 	}
 	return sign + "0." + digits + "e" + e.String()
+}
+
+// hex4 decodes the four hexadecimal digits of a \u escape at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	r, err := strconv.ParseUint(string(data[i:i+4]), 16, 32)
+	return rune(r), err == nil
 }

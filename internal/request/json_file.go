@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/jsonlex"
@@ -15,219 +16,240 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// Reading a JSON file: encoding/json's Decoder walks its structure — a
-// list, or the {"session_id", "requests"} wrapper, whose list is walked
-// too — and cuts out each request whole (Decode into a RawMessage). The
-// request parser then checks what encoding/json lets through (keys given
-// twice, nesting, numbers that do not fit), and the request goes to the
-// spool. Where the Decoder stops at a mistake, the request parser finds it
-// again in the bytes from there, to word it and place it as every other
-// message is.
+// Reading a JSON file: the request parser's walker goes through it in the
+// pieces read so far — a list, or the {"session_id", "requests"} wrapper,
+// whose list is read the same way — and each request, checked as the
+// request parser reads it again, goes whole to the spool. Where a piece
+// ends inside a request, the next holds that request from its start, so
+// that memory stays flat whatever the size of the file.
+
+// jsonPiece is the least a JSON file is read by at a time (a variable for
+// the tests, which read in pieces of a byte).
+var jsonPiece = 64 << 10
 
 // errTooLarge says a request is larger than MaxLine.
 var errTooLarge = fmt.Errorf("a request larger than %d MiB: a file of requests holds smaller ones", MaxLine>>20)
-
-// jsonSource is what the Decoder reads: the file, kept from where the
-// request being read starts, so that an offset becomes a line and a
-// column, an error shows its line, and no request is larger than MaxLine.
-type jsonSource struct {
-	r    io.Reader
-	name string
-	kept []byte // the input from offset base on, as far as it was read
-	base int64
-	// Where base is: its line, the bytes before it on that line, and the
-	// first of those bytes.
-	line, col int
-	head      []byte
-	err       error // what ended the reading early
-}
-
-func (s *jsonSource) Read(p []byte) (int, error) {
-	if len(s.kept) > MaxLine {
-		s.err = errTooLarge
-		return 0, s.err
-	}
-	n, err := s.r.Read(p)
-	s.kept = append(s.kept, p[:n]...)
-	if err != nil && !errors.Is(err, io.EOF) {
-		s.err = err
-	}
-	return n, err
-}
-
-// pos moves base to offset off, which is not before it, and returns
-// where off is (or the end of the input read, off being past it).
-func (s *jsonSource) pos(off int64) yamlpos.Pos {
-	off = min(off, s.base+int64(len(s.kept)))
-	b := s.kept[:off-s.base]
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-		s.line += bytes.Count(b, []byte{'\n'})
-		s.col, s.head, b = 0, s.head[:0], b[i+1:]
-	}
-	s.col += len(b)
-	if room := 256 - len(s.head); room > 0 {
-		s.head = append(s.head, b[:min(room, len(b))]...)
-	}
-	s.kept, s.base = s.kept[off-s.base:], off
-	return yamlpos.Pos{File: s.name, Line: s.line, Col: s.col + 1}
-}
-
-// next returns the offset of the first byte from off on that is not
-// space, as far as the input was read.
-func (s *jsonSource) next(off int64) int64 {
-	for off-s.base < int64(len(s.kept)) && isSpace(s.kept[off-s.base]) {
-		off++
-	}
-	return off
-}
-
-// fail is the error of the file at offset off, with the text of its line.
-func (s *jsonSource) fail(off int64, msg string) error {
-	pos := s.pos(off)
-	rest := s.kept[:min(len(s.kept), 256)]
-	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
-	}
-	return &ParseError{Pos: pos, Msg: msg, Source: string(s.head) + strings.TrimRight(string(rest), "\r")}
-}
 
 // jsonFile reads one JSON file into the spool.
 type jsonFile struct {
 	f   *File
 	ctx context.Context
-	src *jsonSource
-	dec *json.Decoder
 	sp  *spool
+	r   io.Reader
 	p   jsonParser
-	raw json.RawMessage
-	out bytes.Buffer
+	// buf is the input from offset base on, as far as it was read; spare
+	// is the buffer before it.
+	buf, spare []byte
+	base       int64
+	// The place of offset at: its line, and the bytes before it on the
+	// line (col of them, the first of them in head).
+	at        int64
+	line, col int
+	head      []byte
+	out       bytes.Buffer
 }
 
 // loadJSON reads a JSON file — one request, a list of requests, or
 // {"session_id": ..., "requests": [...]} — into the spool.
 func (f *File) loadJSON(ctx context.Context, in io.Reader, sp *spool) error {
-	src := &jsonSource{r: in, name: f.Name, line: 1}
-	j := &jsonFile{f: f, ctx: ctx, src: src, dec: json.NewDecoder(src), sp: sp}
-	c, at, err := j.peek()
-	switch {
-	case errors.Is(err, io.EOF):
-		return nil // an empty file holds no requests
-	case err != nil:
-		return err
-	case c == '[':
-		j.dec.Token()
-		err = j.list()
-	case c == '{':
-		err = j.object(at)
-	default:
-		if at, err = j.value(0); err != nil {
-			return err
+	j := &jsonFile{f: f, ctx: ctx, sp: sp, r: in, line: 1}
+	w := &j.p.w
+	w.Reset(nil)
+	w.Cut, w.MaxDepth = true, maxDepth
+	empty := false
+	err := j.walk(func() error {
+		empty = !w.Next() && w.Err != jsonlex.ErrCut && len(bytes.Trim(w.Data, " \t\r\n")) == 0
+		if empty {
+			return nil
 		}
-		v, _ := j.check(at, 0)
-		return src.fail(at, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
+		return w.Err
+	})
+	if err != nil || empty {
+		return err // an empty file holds no requests
 	}
-	if err != nil {
-		return err
+	switch start := j.off(w.Start); w.Delim() {
+	case '[':
+		err = j.list()
+	case '{':
+		err = j.object(start)
+	default:
+		v, _ := j.p.value()
+		return j.fail(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
 	}
-	if c, at, err := j.peek(); err == nil {
-		return src.fail(at, "invalid JSON: invalid character "+jsonlex.QuoteChar(c)+" after top-level value")
-	} else if !errors.Is(err, io.EOF) {
-		return err
+	if err == nil {
+		err = j.walk(func() error { w.Next(); return w.Err }) // nothing after the value
 	}
-	return nil
+	return err
 }
 
-// peek returns the next byte that is not space, and its offset.
-func (j *jsonFile) peek() (byte, int64, error) {
-	j.dec.More() // reads on past space (at the end, without moving past it)
-	off := j.src.next(j.dec.InputOffset())
-	if off < j.src.base+int64(len(j.src.kept)) {
-		return j.src.kept[off-j.src.base], off, nil
+// off is the offset in the file of offset i of the buffer.
+func (j *jsonFile) off(i int) int64 { return j.base + int64(i) }
+
+// walk runs read, which walks on from where the walk is: where it runs
+// into the end of the input read so far, the walk goes back to where it
+// was, and read runs again with more of the input. Its mistakes are the
+// file's.
+func (j *jsonFile) walk(read func() error) error {
+	w := &j.p.w
+	m := w.Mark()
+	for {
+		err := read()
+		var se *jsonlex.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return j.fail(j.off(se.Off), "invalid JSON: "+se.Msg)
+		case err != jsonlex.ErrCut:
+			return err
+		}
+		keep := j.buf[m.Off:]
+		if len(keep) > MaxLine {
+			at := len(j.buf) - len(bytes.TrimLeft(keep, " \t\r\n,:"))
+			return &ParseError{Pos: j.pos(j.off(at)), Msg: errTooLarge.Error()}
+		}
+		j.pos(j.off(m.Off)) // the place moves on before the bytes before it go
+		next := append(j.spare[:0], keep...)
+		next = slices.Grow(next, max(len(next), jsonPiece))
+		n, err := io.ReadFull(j.r, next[len(next):cap(next)])
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			w.Cut, err = false, nil
+		} else if err != nil {
+			return err
+		}
+		j.base += int64(m.Off)
+		j.buf, j.spare = next[:len(next)+n], j.buf
+		m.Off = 0
+		w.Resume(j.buf, m)
 	}
-	if j.src.err != nil {
-		return 0, 0, j.readError(j.src.err)
+}
+
+// pos is the place of offset off, which is not before the last asked.
+func (j *jsonFile) pos(off int64) yamlpos.Pos {
+	b := j.buf[j.at-j.base : off-j.base]
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		j.line += bytes.Count(b, []byte{'\n'})
+		j.col, j.head, b = 0, j.head[:0], b[i+1:]
 	}
-	return 0, off, io.EOF
+	j.col += len(b)
+	j.head = append(j.head, b[:max(0, min(256-len(j.head), len(b)))]...)
+	j.at = off
+	return yamlpos.Pos{File: j.f.Name, Line: j.line, Col: j.col + 1}
+}
+
+// fail is the error of the file at offset off, with the text of its line.
+func (j *jsonFile) fail(off int64, msg string) error {
+	pos := j.pos(off)
+	rest := j.buf[off-j.base:]
+	rest = rest[:min(len(rest), 256)]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	return &ParseError{Pos: pos, Msg: msg, Source: string(j.head) + strings.TrimRight(string(rest), "\r")}
+}
+
+// request reads the next value of the array or object the walk is in,
+// checked as the request parser reads it; false at the end of the array
+// or object. The value is the buffer's from start to the walk's end.
+func (j *jsonFile) request() (v any, start int, ok bool, err error) {
+	w := &j.p.w
+	err = j.walk(func() error {
+		if ok = w.Next() && w.Delim() != ']' && w.Delim() != '}'; !ok {
+			return w.Err
+		}
+		start = w.Start
+		v, err = j.p.value()
+		return err
+	})
+	return v, start, ok && err == nil, err
 }
 
 // list reads the requests of a list whose [ was read.
 func (j *jsonFile) list() error {
-	for n := 1; j.dec.More(); n++ {
+	w := &j.p.w
+	w.MaxDepth = maxDepth + w.Depth() // each request as deep as on a line of its own
+	defer func() { w.MaxDepth = maxDepth }()
+	for n := 1; ; n++ {
 		if n&1023 == 0 && j.ctx.Err() != nil {
 			return j.ctx.Err()
 		}
-		at, err := j.value(0)
-		if err != nil {
+		_, start, ok, err := j.request()
+		if !ok {
 			return err
 		}
-		if _, err := j.check(at, 0); err != nil {
-			return err
-		}
-		if err := j.sp.add(j.src.pos(at), 0, j.compact(j.raw)); err != nil {
+		if err := j.sp.add(j.pos(j.off(start)), 0, j.compact(j.buf[start:w.End])); err != nil {
 			return err
 		}
 	}
-	_, err := j.dec.Token() // ]
-	return j.tokenError(err)
 }
 
 // member is one key of an object, and its value.
 type member struct {
 	key string
 	raw []byte
-	at  int64
+	v   any
 }
 
-// object reads a top-level object that starts at offset start: the
-// wrapper, whose requests are read as a list, or a single request.
+// object reads a top-level object that starts at offset start, whose {
+// was read: the wrapper, whose requests are read as a list, or a single
+// request.
 func (j *jsonFile) object(start int64) error {
-	startPos := j.src.pos(start)
-	j.dec.Token() // {
+	startPos := j.pos(start)
+	w := &j.p.w
 	var members []member
-	var keys keySet
+	var keys []string
 	wrapper, size := false, 0
-	for j.dec.More() {
-		t, err := j.dec.Token()
-		if err != nil {
-			return j.tokenError(err)
-		}
-		key, _ := t.(string)
-		afterKey := j.src.next(j.dec.InputOffset()) // the colon, as far as it was read
-		if keys.seen(key) {
-			return j.src.fail(afterKey+1, "invalid JSON: "+j.p.duplicateKey(key).Error())
-		}
-		if key == "requests" {
-			wrapper = true
-			t, err := j.dec.Token()
-			if d, _ := t.(json.Delim); err == nil && d == '[' {
-				if err := j.list(); err != nil {
-					return err
-				}
-				continue
-			} else if err != nil {
-				return j.tokenError(err)
+	for {
+		var key string
+		var v any
+		var from, to int
+		done := false
+		err := j.walk(func() (err error) {
+			if done = !w.Next() || w.Delim() == '}'; done {
+				return w.Err
 			}
+			key = string(w.Str())
+			if !w.Next() {
+				return w.Err
+			}
+			if slices.Contains(keys, key) {
+				return j.p.duplicateKey(key)
+			}
+			if from = w.Start; key == "requests" && w.Delim() != 0 {
+				return nil
+			}
+			v, err = j.p.value()
+			to = w.End
+			return err
+		})
+		switch {
+		case err != nil:
+			return err
+		case done:
+			return j.wrapperOrRequest(startPos, members, wrapper)
+		case key == "requests" && w.Delim() == '[':
+			wrapper, keys = true, append(keys, key)
+			if err := j.list(); err != nil {
+				return err
+			}
+			continue
+		case key == "requests":
 			what := "object"
-			if _, ok := t.(json.Delim); !ok {
-				what = registry.Describe(t)
+			if w.Delim() == 0 {
+				what = registry.Describe(v)
 			}
-			return j.src.fail(j.src.next(afterKey+1), "requests: expected a list of requests, got "+what)
+			return j.fail(j.off(from), "requests: expected a list of requests, got "+what)
 		}
-		at, err := j.value(1)
-		if err != nil {
-			return err
-		}
-		if _, err := j.check(at, 1); err != nil {
-			return err
-		}
-		if size += len(j.raw); size > MaxLine {
+		keys = append(keys, key)
+		raw := j.compact(j.buf[from:to])
+		if size += len(raw); size > MaxLine {
 			return &ParseError{Pos: startPos, Msg: errTooLarge.Error()}
 		}
-		members = append(members, member{key, bytes.Clone(j.compact(j.raw)), at})
+		members = append(members, member{key, bytes.Clone(raw), v})
 	}
-	if _, err := j.dec.Token(); err != nil { // }
-		return j.tokenError(err)
-	}
+}
+
+// wrapperOrRequest takes the members of a top-level object: the session
+// of a wrapper, or the members of a single request.
+func (j *jsonFile) wrapperOrRequest(startPos yamlpos.Pos, members []member, wrapper bool) error {
 	if !wrapper {
 		b := []byte{'{'}
 		for i, m := range members {
@@ -242,85 +264,13 @@ func (j *jsonFile) object(start int64) error {
 		if m.key != "session_id" {
 			return &ParseError{Pos: startPos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", m.key)}
 		}
-		j.p.data, j.p.i, j.p.depth = m.raw, 0, 0
-		v, _ := j.p.value()
-		s, ok := v.(string)
+		s, ok := m.v.(string)
 		if !ok {
-			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + registry.Describe(v)}
+			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + registry.Describe(m.v)}
 		}
 		j.f.setSession(0, s)
 	}
 	return nil
-}
-
-// value cuts out the next value, at nesting depth, into j.raw, and
-// returns its offset.
-func (j *jsonFile) value(depth int) (int64, error) {
-	j.raw = j.raw[:0]
-	err := j.dec.Decode(&j.raw)
-	off := j.dec.InputOffset()
-	if err == nil {
-		return off - int64(len(j.raw)), nil
-	}
-	var se *json.SyntaxError
-	switch {
-	case j.src.err != nil:
-		return 0, j.readError(j.src.err)
-	case errors.As(err, &se) && strings.HasPrefix(se.Error(), "expected "):
-		// "expected comma after array element", "expected colon after
-		// object key": the Decoder's own words for what is at off.
-		context := strings.TrimPrefix(strings.TrimPrefix(se.Error(), "expected comma "), "expected colon ")
-		return 0, j.src.fail(off, "invalid JSON: invalid character "+jsonlex.QuoteChar(j.src.kept[off-j.src.base])+" "+context)
-	}
-	// A mistake in the value that starts at off (or the end of the input
-	// in it): the request parser finds it.
-	j.p.data, j.p.i, j.p.depth = j.src.kept[off-j.src.base:], 0, depth
-	if _, perr := j.p.value(); perr != nil {
-		var je *jsonError
-		errors.As(perr, &je)
-		return 0, j.src.fail(off+int64(je.off), "invalid JSON: "+perr.Error())
-	}
-	return 0, j.src.fail(off, "invalid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
-}
-
-// check parses the value just cut out, at offset at and nesting depth, as
-// the request parser will read it again from the spool: what it refuses
-// is an error of the file.
-func (j *jsonFile) check(at int64, depth int) (any, error) {
-	j.p.data, j.p.i, j.p.depth = j.raw, 0, depth
-	v, err := j.p.value()
-	if err != nil {
-		var je *jsonError
-		errors.As(err, &je)
-		return nil, j.src.fail(at+int64(je.off), "invalid JSON: "+err.Error())
-	}
-	return v, nil
-}
-
-// tokenError words an error of the Decoder's Token, which is at the
-// offset where the Decoder is.
-func (j *jsonFile) tokenError(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case err == nil:
-		return nil
-	case j.src.err != nil:
-		return j.readError(j.src.err)
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return j.src.fail(j.src.base+int64(len(j.src.kept)), "invalid JSON: unexpected end of JSON input")
-	case errors.As(err, &se):
-		return j.src.fail(j.dec.InputOffset(), "invalid JSON: "+se.Error())
-	}
-	return err
-}
-
-// readError is the error of a reading that stopped: a request too large,
-// an interrupt, a failing device.
-func (j *jsonFile) readError(err error) error {
-	if errors.Is(err, errTooLarge) {
-		return &ParseError{Pos: j.src.pos(j.src.base), Msg: err.Error()}
-	}
-	return err
 }
 
 // compact returns raw on one line, as the spool holds it.

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/jsonlex"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
@@ -338,8 +339,7 @@ func sniff(line []byte, whole bool) Format {
 	}
 	switch line[0] {
 	case '{':
-		p := &jsonParser{data: line}
-		if v, err := p.value(); whole && err == nil && p.end() == nil {
+		if v, err := new(jsonParser).parse(line); whole && err == nil {
 			if m, _ := v.(map[string]any); m != nil {
 				if _, ok := m["requests"]; ok {
 					return FormatJSON
@@ -361,10 +361,9 @@ func checkJSONLines(name string, line []byte, n int, whole bool) error {
 	if !whole || len(line) == 0 || (line[0] != '{' && line[0] != '[') {
 		return nil
 	}
-	p := &jsonParser{data: line}
-	_, err := p.value()
-	var je *jsonError
-	if !errors.As(err, &je) || je.off < len(line) {
+	_, err := new(jsonParser).parse(line)
+	var je *jsonlex.SyntaxError
+	if !errors.As(err, &je) || je.Off < len(line) || je.Msg != "unexpected end of JSON input" {
 		return nil // a whole value, or a bad line: its record says so
 	}
 	return &ParseError{Pos: yamlpos.Pos{File: name, Line: n, Col: 1}, Source: string(line),
@@ -549,42 +548,39 @@ func trimSpace(b []byte) []byte {
 // parseRequestLine decodes one JSON Lines request. The top-level object is
 // walked key by key into the request, without a map in between.
 func parseRequestLine(p *jsonParser, line []byte, pos yamlpos.Pos) *Request {
-	p.data, p.i, p.depth = line, 0, 0
 	b := p.builder(pos)
-	if line[0] != '{' {
-		v, err := p.value()
-		if err == nil {
-			err = p.end()
-		}
+	w := p.start(line)
+	if w.Delim() != '{' {
+		v, err := p.parse(line)
 		if err != nil {
-			return b.syntaxError(p, err)
+			return b.syntaxError(err)
 		}
 		return b.notAnObject(v)
 	}
-	err := p.object(func(key string) error {
-		if b.seen(key) {
-			return p.duplicateKey(key)
-		}
-		if key == "name" {
-			// Tool names recur on every line.
-			p.skipSpace()
-			if p.i < len(p.data) && p.data[p.i] == '"' {
-				name, err := p.key()
-				b.set(key, name)
-				return err
+	var err error
+	for err == nil && w.Next() && w.Delim() != '}' {
+		key := p.names.intern(w.Str())
+		switch {
+		case !w.Next():
+		case b.seen(key):
+			err = p.duplicateKey(key)
+		case key == "name" && w.Delim() == 0 && w.Data[w.Start] == '"':
+			b.set(key, p.names.intern(w.Str())) // tool names recur on every line
+		default:
+			var v any
+			if v, err = p.value(); err == nil {
+				b.set(key, v)
 			}
 		}
-		v, err := p.value()
-		if err == nil {
-			b.set(key, v)
-		}
-		return err
-	})
+	}
+	if err == nil && w.Next() {
+		w.Next() // what follows the object: an error
+	}
 	if err == nil {
-		err = p.end()
+		err = w.Err
 	}
 	if err != nil {
-		return b.syntaxError(p, err)
+		return b.syntaxError(err)
 	}
 	return b.finish()
 }
@@ -738,21 +734,17 @@ func (b *requestBuilder) setFunction(v any) {
 // JSON-encoded object. An empty string is taken for no arguments, as some
 // OpenAI-compatible servers send it for a function without parameters.
 func (b *requestBuilder) decodeArguments(key, s string) map[string]any {
-	p := &jsonParser{data: []byte(s)}
-	p.skipSpace()
-	if p.i == len(p.data) {
+	data := trimLeftSpace([]byte(s))
+	if len(data) == 0 {
 		return nil
 	}
-	if p.i < len(p.data) && p.data[p.i] != '{' {
+	if data[0] != '{' {
 		b.problem("%s: expected a JSON-encoded object, got %s", key, strconv.Quote(truncateForMessage(s)))
 		return nil
 	}
-	v, err := p.value()
-	if err == nil {
-		err = p.end()
-	}
+	v, err := new(jsonParser).parse(data)
 	if err != nil {
-		b.problem("%s: not a JSON-encoded object: at offset %d: %v", key, p.i, err)
+		b.problem("%s: not a JSON-encoded object: at offset %d: %v", key, err.(*jsonlex.SyntaxError).Off+len(s)-len(data), err)
 		return nil
 	}
 	m, _ := v.(map[string]any)
@@ -773,11 +765,11 @@ func (b *requestBuilder) finish() *Request {
 	return b.req
 }
 
-func (b *requestBuilder) syntaxError(p *jsonParser, err error) *Request {
+func (b *requestBuilder) syntaxError(err error) *Request {
 	col := b.req.Pos.Col
-	var je *jsonError
+	var je *jsonlex.SyntaxError
 	if errors.As(err, &je) {
-		col += je.off
+		col += je.Off
 	}
 	pos := b.req.Pos
 	pos.Col = col

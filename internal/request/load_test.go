@@ -46,6 +46,12 @@ func loadString(t *testing.T, name, content string, format Format) ([]loaded, er
 		return nil, err
 	}
 	defer f.Close()
+	return loadedOf(t, f), nil
+}
+
+// loadedOf takes the requests of f.
+func loadedOf(t *testing.T, f *File) []loaded {
+	t.Helper()
 	var out []loaded
 	for r := range f.Requests() {
 		l := loaded{ID: r.ID, Name: r.Name, Session: r.SessionID, Args: r.Args, Line: r.Pos.Line, Col: r.Pos.Col}
@@ -58,7 +64,7 @@ func loadString(t *testing.T, name, content string, format Format) ([]loaded, er
 	if f.Err() != nil {
 		t.Fatalf("stream error: %v", f.Err())
 	}
-	return out, nil
+	return out
 }
 
 func TestLoadShapesAndPositions(t *testing.T) {
