@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/english"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english"},
-	"internal/diff":            {"message", "internal/records", "internal/jsonlex", "internal/junit", "internal/english"},
+	"internal/diff":            {"message", "internal/records", "internal/junit", "internal/english"},
 	"internal/junit":           {"message"},
 	"internal/junit/junittest": {},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english"},

@@ -320,7 +320,7 @@ func (w *Walker) lexical() bool {
 	case atEnd(se, w.Data[w.Start:]):
 		return w.fail(len(w.Data), "unexpected end of JSON input")
 	case strings.HasSuffix(se.Error(), `in \u hexadecimal character escape`):
-		// placed at the escape's digits, as the hand-written readers did
+		// placed at the first of the four digits, where it always was
 		off := w.Start + int(se.Offset) - 1
 		return w.fail(bytes.LastIndex(w.Data[:off], []byte(`\u`))+2, se.Error())
 	default:
