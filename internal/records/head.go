@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -53,8 +54,11 @@ func (p *headParser) parse(line []byte) (Head, error) {
 	w := &p.w
 	w.Reset(line)
 	w.MaxDepth = maxHeadDepth
-	if w.Next() && w.Delim() != '{' {
-		return h, fmt.Errorf("invalid character %s looking for beginning of a record", jsonlex.QuoteChar(line[w.Start]))
+	if !w.Next() || w.Delim() != '{' {
+		if c := bytes.TrimLeft(line, " \t\r\n"); len(c) > 0 {
+			return h, fmt.Errorf("invalid character %s looking for beginning of a record", jsonlex.QuoteChar(c[0]))
+		}
+		return h, w.Err
 	}
 	for w.Next() && w.Delim() != '}' {
 		dst, what := h.field(w.Str())
