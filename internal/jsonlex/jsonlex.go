@@ -242,13 +242,11 @@ func (w *Walker) lex() bool {
 	if d[j] == '-' {
 		j++
 	}
-	switch {
-	case j < len(d) && d[j] == '0':
-		j++
-	case j < len(d) && '1' <= d[j] && d[j] <= '9':
-		j = digits(d, j)
-	default:
+	if j == len(d) || d[j] < '0' || d[j] > '9' {
 		return false
+	}
+	if j++; d[j-1] != '0' {
+		j = digits(d, j)
 	}
 	if j < len(d) && d[j] == '.' {
 		if j = digits(d, j+1); d[j-1] == '.' {
@@ -256,20 +254,18 @@ func (w *Walker) lex() bool {
 		}
 	}
 	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
-		j++
-		if j < len(d) && (d[j] == '+' || d[j] == '-') {
+		if j++; j < len(d) && (d[j] == '+' || d[j] == '-') {
 			j++
 		}
-		if k := digits(d, j); k == j {
+		if j = digits(d, j); d[j-1] < '0' || d[j-1] > '9' {
 			return false
-		} else {
-			j = k
 		}
 	}
 	w.End = j
 	return true
 }
 
+// digits is the offset after the digits from j on.
 func digits(d []byte, j int) int {
 	for j < len(d) && '0' <= d[j] && d[j] <= '9' {
 		j++

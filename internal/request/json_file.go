@@ -146,22 +146,6 @@ func (j *jsonFile) fail(off int64, msg string) error {
 	return &ParseError{Pos: pos, Msg: msg, Source: string(j.head) + strings.TrimRight(string(rest), "\r")}
 }
 
-// request reads the next value of the array or object the walk is in,
-// checked as the request parser reads it; false at the end of the array
-// or object. The value is the buffer's from start to the walk's end.
-func (j *jsonFile) request() (v any, start int, ok bool, err error) {
-	w := &j.p.w
-	err = j.walk(func() error {
-		if ok = w.Next() && w.Delim() != ']' && w.Delim() != '}'; !ok {
-			return w.Err
-		}
-		start = w.Start
-		v, err = j.p.value()
-		return err
-	})
-	return v, start, ok && err == nil, err
-}
-
 // list reads the requests of a list whose [ was read.
 func (j *jsonFile) list() error {
 	w := &j.p.w
@@ -171,8 +155,16 @@ func (j *jsonFile) list() error {
 		if n&1023 == 0 && j.ctx.Err() != nil {
 			return j.ctx.Err()
 		}
-		_, start, ok, err := j.request()
-		if !ok {
+		start, done := 0, false
+		err := j.walk(func() error {
+			if done = !w.Next() || w.Delim() == ']'; done {
+				return w.Err
+			}
+			start = w.Start
+			_, err := j.p.value() // checked as the request parser reads it
+			return err
+		})
+		if err != nil || done {
 			return err
 		}
 		if err := j.sp.add(j.pos(j.off(start)), 0, j.compact(j.buf[start:w.End])); err != nil {
