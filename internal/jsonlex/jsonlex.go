@@ -52,9 +52,11 @@ type Walker struct {
 	// Cut says that Data may end before the text does: a token that
 	// reaches its end may go on, and the end of Data is ErrCut.
 	Cut bool
-	// MaxDepth bounds the nesting of arrays and objects.
-	MaxDepth int
-	Err      error
+	// MaxDepth bounds the nesting of arrays and objects inside the
+	// Outer ones: a list's items, read one by one, are each bounded as a
+	// text of their own.
+	MaxDepth, Outer int
+	Err             error
 	// Start and End are the offsets of the token and after it;
 	// AfterColon is the offset after the colon of the last key.
 	Start, End, AfterColon int
@@ -143,7 +145,7 @@ func (w *Walker) value(d byte) bool {
 		w.after()
 		return true
 	case '{', '[':
-		if w.stack = append(w.stack, d); len(w.stack) > w.MaxDepth {
+		if w.stack = append(w.stack, d); len(w.stack)-w.Outer > w.MaxDepth {
 			return w.fail(w.Start, "nesting deeper than "+strconv.Itoa(w.MaxDepth)+" levels")
 		}
 		w.want = wantFirst

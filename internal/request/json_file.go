@@ -149,8 +149,9 @@ func (j *jsonFile) fail(off int64, msg string) error {
 // list reads the requests of a list whose [ was read.
 func (j *jsonFile) list() error {
 	w := &j.p.w
-	w.MaxDepth = maxDepth + w.Depth() // each request as deep as on a line of its own
-	defer func() { w.MaxDepth = maxDepth }()
+	outer := w.Outer
+	w.Outer = w.Depth() // each request as deep as on a line of its own
+	defer func() { w.Outer = outer }()
 	for n := 1; ; n++ {
 		if n&1023 == 0 && j.ctx.Err() != nil {
 			return j.ctx.Err()

@@ -238,6 +238,8 @@ func TestLoadFileErrors(t *testing.T) {
 		{"malformed json", "bad.json", "[\n  {\"name\": \"a\"},\n  {\"name\": \"b\" \"args\": {}}\n]", `bad\.json:3:16: invalid JSON: invalid character '"' after object key:value pair`, `^ 3 \|   \{"name": "b" "args": \{\}\}\n   \|                \^$`},
 		{"truncated json", "bad.json", "[{\"name\": \"a\"", `bad\.json:1:14: invalid JSON: unexpected end of JSON input`, ""},
 		{"json deep nesting", "deep.json", `{"name": "a", "args": {"x": ` + strings.Repeat("[", 100000), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels`, ""},
+		{"json deep nesting in a list", "deep.json", `[{"name": "a", "args": {"x": ` + strings.Repeat("[", 300), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels$`, ""},
+		{"json deep nesting in a wrapper", "deep.json", `{"requests": [{"name": "a", "args": {"x": ` + strings.Repeat("[", 300), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels$`, ""},
 		{"json number", "bad.json", `{"name": "a", "args": {"x": 1e999}}`, `bad\.json:1:29: invalid JSON: number 1e999 is out of range`, ""},
 		{"json unknown wrapper key", "bad.json", `{"requests": [], "sessionid": "x"}`, `bad\.json:1:1: unknown key "sessionid"`, ""},
 		{"json scalar", "bad.json", `"x"`, `bad\.json:1:1: expected a request, a list of requests`, ""},
