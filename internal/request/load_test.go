@@ -235,6 +235,12 @@ func TestLoadFileErrors(t *testing.T) {
 			"\n  b: &b " + strings.Repeat("[", 90) + "*a" + strings.Repeat("]", 90) + "\n  c: " + strings.Repeat("[", 30) + "*b" + strings.Repeat("]", 30) + "\n",
 			`deep\.yaml:5:36: invalid YAML: nesting deeper than 200 levels`, ""},
 		{"yaml unknown alias", "bad.yaml", "name: a\nargs: {x: *nope}\n", `bad\.yaml:2:\d+: invalid YAML`, ""},
+		{"yaml mistake before a long line", "bad.yaml", "- name: a\n  args: {a: [}\n- name: b\n  s: " + strings.Repeat("x", 1<<20+1) + "\n",
+			`bad\.yaml:2:\d+: invalid YAML`, ""},
+		{"yaml mistake before a large request", "bad.yaml", "- name: a\n  args: {a: [}\n- name: b\n  s: |\n" + strings.Repeat("    some text of a line\n", 60000),
+			`bad\.yaml:2:\d+: invalid YAML`, ""},
+		{"yaml mistake chunks before a long line", "bad.yaml", "- name: a\n  args: {a: [}\n" + strings.Repeat("- name: c\n  args: {k: 1}\n", 200) +
+			"- name: b\n  s: " + strings.Repeat("x", 1<<20+1) + "\n", `bad\.yaml:2:\d+: invalid YAML`, ""},
 		{"malformed json", "bad.json", "[\n  {\"name\": \"a\"},\n  {\"name\": \"b\" \"args\": {}}\n]", `bad\.json:3:16: invalid JSON: invalid character '"' after object key:value pair`, `^ 3 \|   \{"name": "b" "args": \{\}\}\n   \|                \^$`},
 		{"truncated json", "bad.json", "[{\"name\": \"a\"", `bad\.json:1:14: invalid JSON: unexpected end of JSON input`, ""},
 		{"json deep nesting", "deep.json", `{"name": "a", "args": {"x": ` + strings.Repeat("[", 100000), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels`, ""},

@@ -334,20 +334,20 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 				d.chunk.items = append(d.chunk.items, len(d.chunk.data))
 			}
 			if err := d.chunk.add(d.c.name, b); err != nil {
-				return yamlLine{}, err
+				return yamlLine{}, d.before(err)
 			}
 		}
 		before = nil
 		var err error
 		for {
 			if l, err = d.c.next(); err != nil {
-				return yamlLine{}, err
+				return yamlLine{}, d.before(err)
 			}
 			if l.end() || !l.blank && l.indent <= indent {
 				break
 			}
 			if err := d.chunk.add(d.c.name, l); err != nil {
-				return yamlLine{}, err
+				return yamlLine{}, d.before(err)
 			}
 		}
 		last := l.end() || l.indent != indent || !l.isEntry()
@@ -361,6 +361,23 @@ func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
 			return l, d.pool.flush(0)
 		}
 	}
+}
+
+// before returns err, met in the chunk's last item, unless the items
+// before it — those of the chunk, and those with the pool — hold a
+// mistake: the first mistake of the file is the one said, whichever
+// worker finds it first.
+func (d *yamlReader) before(err error) error {
+	if k := len(d.chunk.items); k > 1 {
+		d.chunk.data, d.chunk.items = d.chunk.data[:d.chunk.items[k-1]], d.chunk.items[:k-1]
+		if perr := d.parseChunk(); perr != nil {
+			return perr
+		}
+	}
+	if perr := d.pool.flush(0); perr != nil {
+		return perr
+	}
+	return err
 }
 
 // parseChunk parses the chunk of list items, in the pool when it can.
