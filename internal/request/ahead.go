@@ -3,6 +3,7 @@ package request
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/kesoku/kesoku/internal/records"
@@ -77,6 +78,7 @@ func (f *File) streamAhead(yield func(*Request) bool, n int) {
 	session := 0
 	for b := range ordered {
 		<-b.parsed
+		markMore(b.reqs)
 		for i, req := range b.reqs {
 			if f.spool != nil {
 				req.SessionID = f.sessionOf(b.lines[i].doc, &session)
@@ -166,6 +168,16 @@ func (b *batch) parse(p *jsonParser) {
 		b.reqs = append(b.reqs, hashed(parseLine(p, b.buf[l.from:l.to], l.pos, b.spooled, &l.doc)))
 	}
 	close(b.parsed)
+}
+
+// markMore sets More on each request of a batch that a later request of
+// the batch follows (the records that are no requests are left out).
+func markMore(reqs []*Request) {
+	more := false
+	for _, req := range slices.Backward(reqs) {
+		req.More = more
+		more = more || !req.other
+	}
 }
 
 // hashed is req with its ArgsHash.

@@ -73,11 +73,23 @@ func TestReadAheadAgrees(t *testing.T) {
 				ahead := read(func(f *File) func(func(*Request) bool) {
 					return func(yield func(*Request) bool) { f.streamAhead(yield, n) }
 				})
+				more := 0
+				if len(ahead) > 0 && ahead[len(ahead)-1].More {
+					t.Errorf("%d parsers: the last request says another follows", n)
+				}
 				for i := range ahead {
 					if ahead[i].ArgsHash == "" && ahead[i].Err == nil && !ahead[i].other {
 						t.Fatalf("%d parsers: request %d has no args hash", n, i+1)
 					}
-					ahead[i].ArgsHash = "" // one goroutine leaves it to the run
+					if ahead[i].More {
+						more++
+					}
+					// One goroutine leaves the hash to the run, and says of
+					// no request that the next is at hand.
+					ahead[i].ArgsHash, ahead[i].More = "", false
+				}
+				if more < len(ahead)/2 {
+					t.Errorf("%d parsers: %d of %d requests have the next at hand", n, more, len(ahead))
 				}
 				if diff := cmp.Diff(one, ahead, cmp.AllowUnexported(Request{}), cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) })); diff != "" {
 					t.Errorf("%d parsers (-one +ahead):\n%s", n, diff)
@@ -108,6 +120,9 @@ func TestReadAheadDoesNotWaitForMore(t *testing.T) {
 	n := 0
 	f.streamAhead(func(r *Request) bool {
 		n++
+		if r.More {
+			t.Errorf("request %d: More is set, but the next is not written yet", n)
+		}
 		if want := fmt.Sprint("r", n); n > 1 && r.Name != want {
 			t.Errorf("request %d: name %q, want %q", n, r.Name, want)
 		}

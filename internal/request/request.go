@@ -31,6 +31,10 @@ type Request struct {
 	// was read: a file's readers make it on every core, where the run
 	// would make it on one.
 	ArgsHash string
+	// More says that the reader has the next request at hand, read with
+	// this one: a consumer that takes requests in batches may wait for it
+	// without waiting on the input. A request piped in alone has it unset.
+	More bool
 
 	// other marks a Message record that is no request (record.go):
 	// Requests leaves it out.
