@@ -21,7 +21,7 @@ func (ru *run) execute(s *slot) {
 	start := time.Now()
 	if !s.started.CompareAndSwap(0, start.UnixNano()) {
 		// The grace ended first, and the record says it never started.
-		s.finish()
+		ru.finish(s, true)
 		return
 	}
 
@@ -35,6 +35,7 @@ func (ru *run) execute(s *slot) {
 			s.cancel() // the failure came as it was stored
 		}
 	}
+	var d time.Duration // how long the call took
 	defer func() {
 		if v := recover(); v != nil {
 			// Packing ran a MarshalJSON of the tool's result that panicked.
@@ -46,7 +47,11 @@ func (ru *run) execute(s *slot) {
 		}
 		// Before the worker is free, so that nothing after a failure starts.
 		ru.noteRecord(s)
-		s.finish()
+		if d == 0 {
+			d = time.Since(start)
+		}
+		ru.noteSpeed(d)
+		ru.finish(s, d >= slowCall)
 	}()
 
 	tc := &registry.ToolContext{
@@ -82,7 +87,8 @@ func (ru *run) execute(s *slot) {
 	} else {
 		o = call(ctx, s.spec, tc, req.Args)
 	}
-	s.rec = ru.pack(ctx, s, o, time.Since(start))
+	d = time.Since(start)
+	s.rec = ru.pack(ctx, s, o, d)
 }
 
 // call runs the tool, turning a panic into an outcome.

@@ -22,13 +22,17 @@ func (r *ToolRunner) RunOne(ctx context.Context, req *request.Request) *message.
 	if req.ID == "" {
 		req.ID = "call_1" // as Run numbers the first request of a run
 	}
-	s := &slot{req: req, index: 1}
-	if s.spec, s.rec = ru.check(s); s.rec == nil {
-		s.running = true
+	b := newBatch(1)
+	s := b.add()
+	s.req, s.index = req, 1
+	if s.spec, s.rec = ru.check(s, false); s.rec == nil {
+		b.left.Store(1)
 		go ru.execute(s)
+	} else {
+		s.done.Store(true)
 	}
-	w := &graceWatch{ru: ru}
-	rec := w.await(s)
+	w := newGraceWatch(ru)
+	rec := w.await(b, s, 0)
 	w.stop()
 	rec.ID = message.NewID()
 	return rec

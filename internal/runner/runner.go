@@ -110,21 +110,22 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 func (r *ToolRunner) Jobs() int { return r.opts.Jobs }
 
 // slot is one request on its way to a record. Steps 1–3 fill rec at once
-// when they refuse the request; a call that runs (running) fills rec and
-// then finishes the slot.
+// when they refuse the request; a call that runs fills rec and then
+// finishes the slot.
 type slot struct {
+	b     *batch
 	req   *request.Request
 	index int64 // 1-based position in the run
 	// argsHash goes on the record (Options.ArgsHash).
 	argsHash string
 	spec     *registry.Spec
 	rec      *message.Record
-	running  bool
-	// state says whether the call has finished, and whether the writer
-	// waits on wake for it: most calls finish before the writer reaches
-	// them, and need no channel.
-	state atomic.Int32
-	wake  chan struct{}
+	// validate says the worker is to check the arguments (step 3) before
+	// the call: the dispatcher leaves it to the cores unless --fail-fast
+	// needs a refusal noted before anything after it starts.
+	validate bool
+	// done is set once rec may be read.
+	done atomic.Bool
 	// started is when the call started, in Unix nanoseconds: written by the
 	// worker, read by the writer when the grace ends; abandoned once the
 	// writer has recorded the call as never started.
@@ -155,12 +156,20 @@ type run struct {
 	failed   chan struct{}
 	failOnce sync.Once
 	inflight sync.Map // *slot → struct{}: calls running, for --fail-fast
-	// work hands calls to the workers: Jobs goroutines at most, started as
-	// calls need them. Long-lived workers, rather than a goroutine per
-	// call, keep the stack they grew: a new goroutine's stack growth was a
-	// sixth of the batch path's time.
-	work    chan *slot
+	// work offers batches to the workers (batch.go): Jobs goroutines at
+	// most, started as calls need them. Long-lived workers, rather than a
+	// goroutine per call, keep the stack they grew: a new goroutine's
+	// stack growth was a sixth of the batch path's time.
+	work    chan *batch
 	workers int
+	calls   int // how many calls the dispatcher handed on
+	// over ends the workers.
+	over chan struct{}
+	// slow says the last call took long enough that a batch's calls are
+	// best spread over every worker, not one a core.
+	slow atomic.Bool
+	// room bounds the slots between the dispatcher and the writer.
+	room room
 	// readAll keeps taking requests after an interrupt (RunAll).
 	readAll bool
 }
@@ -186,45 +195,49 @@ func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], e
 // reqs, and every request gets a record (RunAll: the requests are in
 // memory, and a model's calls must all be answered).
 func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.Summary, error) {
-	// A buffer of one call per worker lets the dispatcher read the next
-	// request while the workers run: workers go from call to call without
-	// waiting to be woken.
-	ru := &run{r: r, parent: ctx, work: make(chan *slot, r.opts.Jobs), failed: make(chan struct{}), readAll: readAll}
-	ru.failAt.Store(math.MaxInt64)
-	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	ru := r.newRun(ctx, readAll)
 	defer ru.cancel()
+	defer close(ru.over)
 
-	// The queue of slots in request order is what keeps records in order;
-	// its bound keeps memory proportional to Jobs, not to the number of
-	// requests.
-	pending := make(chan *slot, 2*r.opts.Jobs+64)
+	// The queue of batches in request order is what keeps records in
+	// order; room keeps the slots in it proportional to Jobs, not to the
+	// number of requests.
+	pending := make(chan *batch, ru.room.fast)
 	quit := make(chan struct{})
 	summary := records.Summary{Command: records.CommandRun}
 	var skipped dispatched
 	go func() {
 		defer close(pending)
-		defer close(ru.work)
 		skipped = ru.dispatch(reqs, pending, quit)
 	}()
 
 	var emitErr error
-	w := &graceWatch{ru: ru}
-	for s := range pending {
-		if emitErr != nil {
-			continue // drain, so that the dispatcher can end
+	w := newGraceWatch(ru)
+	for b := range pending {
+		for i := range b.slots {
+			if emitErr != nil {
+				break // drain, so that the dispatcher can end
+			}
+			s := &b.slots[i]
+			rec := w.await(b, s, int32(i))
+			if s.done.Load() {
+				// Nothing touches the slot again: what it holds goes to
+				// the collector before the rest of its batch is written.
+				s.req, s.rec = nil, nil
+			}
+			rec.ID = message.NewID()
+			rec.ArgsHash = s.argsHash
+			if !readAll {
+				rec.Position = s.index
+			}
+			summary.Add(rec)
+			if err := emit(rec); err != nil {
+				emitErr = err
+				close(quit)
+				ru.cancel()
+			}
 		}
-		rec := w.await(s)
-		rec.ID = message.NewID()
-		rec.ArgsHash = s.argsHash
-		if !readAll {
-			rec.Position = s.index
-		}
-		summary.Add(rec)
-		if err := emit(rec); err != nil {
-			emitErr = err
-			close(quit)
-			ru.cancel()
-		}
+		ru.room.give(len(b.slots))
 	}
 	w.stop()
 	summary.Total += skipped.n
@@ -235,33 +248,17 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	return summary, emitErr
 }
 
-// The states of a slot whose call runs.
-const (
-	slotRunning int32 = iota
-	slotFinished
-	slotAwaited // running, and the writer waits on wake
-)
-
-// finish marks the call finished, after its record is in place (worker).
-func (s *slot) finish() {
-	if s.state.Swap(slotFinished) == slotAwaited {
-		close(s.wake)
-	}
-}
-
-// finished reports whether the call has finished, and its record may be
-// read (writer).
-func (s *slot) finished() bool { return s.state.Load() == slotFinished }
-
-// done returns a channel closed when the call finishes (writer).
-func (s *slot) done() <-chan struct{} {
-	if s.wake == nil {
-		s.wake = make(chan struct{})
-		if !s.state.CompareAndSwap(slotRunning, slotAwaited) {
-			close(s.wake) // it finished meanwhile
-		}
-	}
-	return s.wake
+// newRun is the state of one run of r.
+func (r *ToolRunner) newRun(ctx context.Context, readAll bool) *run {
+	ru := &run{r: r, parent: ctx, failed: make(chan struct{}), over: make(chan struct{}), readAll: readAll}
+	ru.room.init(r.opts.Jobs)
+	// An offer waits in work for each batch at most, and the batches are
+	// bounded by room: the workers' offers never block.
+	ru.work = make(chan *batch, ru.room.fast)
+	ru.slow.Store(true) // until a call says otherwise
+	ru.failAt.Store(math.MaxInt64)
+	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	return ru
 }
 
 // graceWatch waits for the records of calls in order, and keeps the grace
@@ -271,21 +268,32 @@ type graceWatch struct {
 	timer     *time.Timer
 	grace     <-chan time.Time
 	graceOver bool
+	// tick bounds how long a record that is ready waits for the writer
+	// when the calls after it in its batch are slow.
+	tick *time.Timer
 }
 
-// await returns s's record: the one packed at once, the one the call
-// returned, or an aborted one when a stopped call outlives the grace.
-func (w *graceWatch) await(s *slot) *message.Record {
+func newGraceWatch(ru *run) *graceWatch {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &graceWatch{ru: ru, tick: t}
+}
+
+// await returns the record of s, slot i of b: the one packed at once, the
+// one the call returned, or an aborted one when a stopped call outlives
+// the grace.
+func (w *graceWatch) await(b *batch, s *slot, i int32) *message.Record {
 	ru := w.ru
-	if !s.running || s.finished() {
+	if s.done.Load() {
 		return s.rec // refused at steps 1–3, or already returned
 	}
-	for {
+	b.late.Store(false)
+	for ticks := 0; ; {
 		// Only a call that is cut — everything once interrupted, what comes
 		// after the failure under --fail-fast — is given up on.
 		cut := ru.cut(s.index)
 		if w.graceOver && cut {
-			if s.finished() {
+			if s.done.Load() {
 				return s.rec
 			}
 			return ru.abortedInFlight(s)
@@ -301,9 +309,25 @@ func (w *graceWatch) await(s *slot) *message.Record {
 				graceC = w.grace
 			}
 		}
-		select {
-		case <-s.done():
+		b.awaited.Store(i + 1)
+		if s.done.Load() {
+			b.awaited.Store(0)
 			return s.rec
+		}
+		// Waited for once, the call wakes the writer when it returns;
+		// the ticks after that only spread the batch again.
+		w.tick.Reset(writerTick << min(ticks, 7))
+		select {
+		case <-b.wake:
+		case <-w.tick.C:
+			ticks++
+			b.late.Store(true)
+			if !s.done.Load() {
+				// A call that takes this long is slow: the calls after it
+				// in the batch are spread over the workers free.
+				ru.slow.Store(true)
+				ru.offer(b)
+			}
 		case <-interrupted:
 			w.startGrace()
 		case <-failed:
@@ -312,6 +336,11 @@ func (w *graceWatch) await(s *slot) *message.Record {
 			w.graceOver = true
 		case <-endGrace:
 			w.graceOver = true
+		}
+		w.tick.Stop()
+		b.awaited.Store(0)
+		if s.done.Load() {
+			return s.rec
 		}
 	}
 }
@@ -325,6 +354,7 @@ func (w *graceWatch) stop() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+	w.tick.Stop()
 }
 
 // RunAll is Run over a slice, returning the records in request order: one
@@ -360,93 +390,115 @@ type dispatched struct {
 	stopped   bool
 }
 
-// dispatch takes the requests one by one through steps 1–3 and starts the
-// calls that pass, sending every slot to pending in request order. It
-// returns what it skipped as already finished.
-func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *slot, quit <-chan struct{}) (skipped dispatched) {
-	r := ru.r
+// dispatch takes the requests one by one through the steps that must
+// see them in order — numbering, the shard, what an earlier run finished,
+// duplicate ids — and sends them on in batches, to the workers and to
+// pending in request order. It returns what it skipped as already
+// finished.
+func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *batch, quit <-chan struct{}) (skipped dispatched) {
 	ids := newNumbering()
+	b := newBatch(ru.nextSize(0))
+	// send hands b on, once the writer has room for it; it reports whether
+	// the writer still takes batches.
+	send := func() bool {
+		if len(b.slots) == 0 {
+			return true
+		}
+		if !ru.makeRoom(len(b.slots), quit, ru.ctx.Done()) {
+			return false
+		}
+		ok := ru.publish(b, pending, quit)
+		b = newBatch(ru.nextSize(len(b.slots)))
+		return ok
+	}
 	for req := range reqs {
-		n := ids.next(req)
-		if !r.opts.Shard.Has(n) {
-			// Another shard's: its id is noted all the same, so that a
-			// later request with it is a duplicate here as in the whole run.
-			if r.opts.Finished.Knows(req.ID) {
-				r.opts.Finished.Pass(req.ID)
-			} else {
-				ids.duplicate(req)
-			}
-			if !ru.readAll && ru.interrupted() {
-				skipped.stopped = true
-				return skipped
-			}
-			continue
-		}
-		s := &slot{req: req, index: n}
-		if r.opts.ArgsHash || r.opts.Finished != nil {
-			s.argsHash = req.ArgsHash
-			if s.argsHash == "" {
-				s.argsHash = records.ArgsHash(req.Args)
-			}
-		}
-		// A duplicate first: the request before it with its id is the one
-		// the earlier run's record of the id answered, if any. The ids the
-		// earlier run has records of are noted by Finished, the others by
-		// the run's own set: a resumed run of a million requests holds one
-		// set of them, not two.
-		resumed := r.opts.Finished.Check(req.ID, req.Name, s.argsHash, n)
-		if resumed == records.Unknown && ids.duplicate(req) != nil {
-			resumed = records.Again
-		}
-		switch resumed {
-		case records.Succeeded, records.Failed:
-			skipped.n++
-			if resumed == records.Failed {
-				skipped.failed++
-			}
-			if r.opts.OnSkip != nil {
-				r.opts.OnSkip(req)
-			}
-			if !ru.readAll && ru.interrupted() {
-				skipped.stopped = true
-				return skipped
-			}
-			continue
-		case records.Again:
-			p := duplicateProblem(req)
-			s.rec = r.failure(req, p.Kind, p.String())
-		case records.Changed:
-			s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
-				"resuming: the finished record of id %q answered another request (another tool, or other arguments): "+
-					"the requests changed since that run, so this one neither ran nor was skipped; "+
-					"give each request an id of its own, or run them again into a new file", req.ID)))
-		default:
-			s.spec, s.rec = ru.check(s)
-		}
-		if s.rec == nil {
-			ru.start(s)
-		} else {
-			ru.noteRecord(s)
-		}
-		select {
-		case pending <- s:
-		case <-quit:
+		ru.take(req, ids, b, &skipped)
+		stopped := !ru.readAll && ru.interrupted()
+		if (stopped || !req.More || b.full()) && !send() {
 			return skipped
 		}
-		if !ru.readAll && ru.interrupted() {
+		if stopped {
 			// Nothing more is read: the requests read were all recorded,
 			// as they ran or as aborted; the rest wait for --resume.
 			skipped.stopped = true
 			return skipped
 		}
 	}
+	send()
 	return skipped
+}
+
+// take is the dispatcher's part for one request: its slot in b, unless
+// it is of another shard or an earlier run finished it.
+func (ru *run) take(req *request.Request, ids *numbering, b *batch, skipped *dispatched) {
+	r := ru.r
+	n := ids.next(req)
+	if !r.opts.Shard.Has(n) {
+		// Another shard's: its id is noted all the same, so that a later
+		// request with it is a duplicate here as in the whole run.
+		if r.opts.Finished.Knows(req.ID) {
+			r.opts.Finished.Pass(req.ID)
+		} else {
+			ids.duplicate(req)
+		}
+		return
+	}
+	var argsHash string
+	if r.opts.ArgsHash || r.opts.Finished != nil {
+		argsHash = req.ArgsHash
+		if argsHash == "" {
+			argsHash = records.ArgsHash(req.Args)
+		}
+	}
+	// A duplicate first: the request before it with its id is the one the
+	// earlier run's record of the id answered, if any. The ids the earlier
+	// run has records of are noted by Finished, the others by the run's own
+	// set: a resumed run of a million requests holds one set of them, not
+	// two.
+	resumed := r.opts.Finished.Check(req.ID, req.Name, argsHash, n)
+	if resumed == records.Unknown && ids.duplicate(req) != nil {
+		resumed = records.Again
+	}
+	switch resumed {
+	case records.Succeeded, records.Failed:
+		skipped.n++
+		if resumed == records.Failed {
+			skipped.failed++
+		}
+		if r.opts.OnSkip != nil {
+			r.opts.OnSkip(req)
+		}
+		return
+	}
+	s := b.add()
+	s.req, s.index, s.argsHash = req, n, argsHash
+	switch resumed {
+	case records.Again:
+		p := duplicateProblem(req)
+		s.rec = r.failure(req, p.Kind, p.String())
+	case records.Changed:
+		s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
+			"resuming: the finished record of id %q answered another request (another tool, or other arguments): "+
+				"the requests changed since that run, so this one neither ran nor was skipped; "+
+				"give each request an id of its own, or run them again into a new file", req.ID)))
+	default:
+		s.spec, s.rec = ru.check(s, !r.opts.FailFast)
+		s.validate = s.rec == nil && s.spec == nil
+	}
+	if s.rec != nil {
+		s.done.Store(true)
+		ru.noteRecord(s)
+		return
+	}
+	b.calls++
 }
 
 // check runs steps 1–3 for a request: parse, interrupt check, validation.
 // It returns the tool of a request that may run, or the record of one that
 // must not.
-func (ru *run) check(s *slot) (*registry.Spec, *message.Record) {
+// With later, a request that may run comes back without its tool: the
+// validation is left to the worker (validate).
+func (ru *run) check(s *slot, later bool) (*registry.Spec, *message.Record) {
 	r, req := ru.r, s.req
 	// 1. Parse: the loader has parsed; what it could not make sense of
 	// comes as Err.
@@ -458,6 +510,9 @@ func (ru *run) check(s *slot) (*registry.Spec, *message.Record) {
 		return nil, r.aborted(req, ru.abortReason(s.index), 0)
 	}
 	// 3. Validation.
+	if later {
+		return nil, nil
+	}
 	spec, p := r.checkArgs(req)
 	if p != nil {
 		return nil, r.failure(req, p.Kind, p.String())
@@ -586,41 +641,6 @@ func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) 
 		return nil, &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
 	}
 	return spec, nil
-}
-
-// start hands the call to the workers, starting one while fewer than Jobs
-// are running (step 4); an interrupt while waiting for room aborts the
-// request instead.
-func (ru *run) start(s *slot) {
-	s.running = true
-	if ru.workers < ru.r.opts.Jobs {
-		ru.workers++
-		go ru.worker()
-	}
-	select {
-	case ru.work <- s:
-	case <-ru.ctx.Done():
-		s.running = false
-		s.rec = ru.r.aborted(s.req, ru.abortReason(s.index), 0)
-	}
-}
-
-// worker runs calls until the run has no more.
-func (ru *run) worker() {
-	for s := range ru.work {
-		// The interrupt (or the failure) may have come while the call
-		// waited for a worker.
-		if ru.cut(s.index) {
-			s.rec = ru.r.aborted(s.req, ru.abortReason(s.index), 0)
-			s.finish()
-			continue
-		}
-		if testHookExecute != nil {
-			testHookExecute(func() { ru.execute(s) })
-			continue
-		}
-		ru.execute(s)
-	}
 }
 
 // cutByFailFast reports whether the request at index is cut by

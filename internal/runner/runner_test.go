@@ -129,11 +129,14 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 }
 
 // collect runs reqs and returns their records in the order emitted.
+// collect runs reqs as a file's requests come, each but the last with
+// the next at hand (More): the dispatcher makes batches of them.
 func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*request.Request) ([]*message.Record, records.Summary) {
 	t.Helper()
 	var recs []*message.Record
 	sum, err := r.Run(ctx, func(yield func(*request.Request) bool) {
-		for _, q := range reqs {
+		for i, q := range reqs {
+			q.More = i+1 < len(reqs)
 			if !yield(q) {
 				return
 			}
@@ -301,9 +304,90 @@ func TestRunRunsUpToJobsAtOnce(t *testing.T) {
 	for i := range reqs {
 		reqs[i] = &request.Request{Name: "probe"}
 	}
+	// A file's requests, in batches, and a model's, one at a time.
 	collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs)
 	if p := peak.Load(); p != jobs {
-		t.Errorf("peak concurrency = %d, want %d", p, jobs)
+		t.Errorf("in batches: peak concurrency = %d, want %d", p, jobs)
+	}
+	now.Store(0)
+	peak.Store(0)
+	arrived.Store(0)
+	barrier = make(chan struct{})
+	for _, q := range reqs {
+		q.ID = ""
+	}
+	if _, err := New(reg, Options{Jobs: jobs}).RunAll(context.Background(), reqs); err != nil {
+		t.Fatal(err)
+	}
+	if p := peak.Load(); p != jobs {
+		t.Errorf("one at a time: peak concurrency = %d, want %d", p, jobs)
+	}
+}
+
+// TestRunSpreadsSlowCallsOfABatch runs one batch of calls that each wait
+// until every one of them has started: the workers must share the batch
+// (a batch run by one worker would never open the barrier), whatever the
+// calls before them took.
+func TestRunSpreadsSlowCallsOfABatch(t *testing.T) {
+	t.Parallel()
+	const jobs = 8
+	reg := registry.New()
+	var arrived atomic.Int32
+	barrier := make(chan struct{})
+	reg.MustRegister(&registry.Spec{Name: "fast", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		return nil, nil
+	}})
+	reg.MustRegister(&registry.Spec{Name: "wait", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		if arrived.Add(1) == jobs {
+			close(barrier)
+		}
+		<-barrier
+		return nil, nil
+	}})
+	var reqs []*request.Request
+	for range 300 {
+		reqs = append(reqs, &request.Request{Name: "fast"}) // fast calls first: batches of one worker a core
+	}
+	for range jobs {
+		reqs = append(reqs, &request.Request{Name: "wait"})
+	}
+	recs, _ := collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs)
+	if len(recs) != len(reqs) {
+		t.Fatalf("%d records for %d requests", len(recs), len(reqs))
+	}
+}
+
+// TestRunDoesNotHoldARequestBack gives Run requests that come one at a
+// time, each only once the record of the one before is out (a pipe
+// written by someone who waits for the answers): a request without the
+// next at hand must not wait for more. If it did, the test would block,
+// and the test binary's -timeout report it.
+func TestRunDoesNotHoldARequestBack(t *testing.T) {
+	t.Parallel()
+	for _, jobs := range []int{1, 4} {
+		t.Run(fmt.Sprint("jobs=", jobs), func(t *testing.T) {
+			t.Parallel()
+			answered := make(chan struct{}, 1)
+			reqs := func(yield func(*request.Request) bool) {
+				for i := range 20 {
+					if i > 0 {
+						<-answered
+					}
+					if !yield(&request.Request{ID: fmt.Sprint("r", i), Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}}) {
+						return
+					}
+				}
+			}
+			n := 0
+			_, err := New(testRegistry(t, nil), Options{Jobs: jobs}).Run(context.Background(), reqs, func(rec *message.Record) error {
+				n++
+				answered <- struct{}{}
+				return nil
+			})
+			if err != nil || n != 20 {
+				t.Fatalf("%d records, error %v; want 20", n, err)
+			}
+		})
 	}
 }
 
