@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 	"internal/llm/llmtest":     {"message", "internal/llm", "registry"},
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/english"},
-	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english"},
+	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english", "internal/termtext"},
 	"internal/diff":            {"message", "internal/records", "internal/junit", "internal/english"},
 	"internal/junit":           {"message"},
 	"internal/junit/junittest": {},

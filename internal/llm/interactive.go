@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/kesoku/kesoku/internal/termtext"
 )
@@ -154,16 +153,9 @@ func (a *AnswerWriter) Answer(answer string, streamed, jsonOut bool) error {
 // would send each bad byte as U+FFFD, the prompt broken. what names the
 // text in the error.
 func CheckUTF8(what, s string) error {
-	if utf8.ValidString(s) {
+	at := termtext.InvalidUTF8(s)
+	if at < 0 {
 		return nil
-	}
-	at := 0
-	for at < len(s) {
-		r, size := utf8.DecodeRuneInString(s[at:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		at += size
 	}
 	return fmt.Errorf("%s is not UTF-8 text (byte %#02x at offset %d); convert it first (iconv -t UTF-8)", what, s[at], at)
 }

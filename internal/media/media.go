@@ -27,6 +27,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -325,14 +326,7 @@ func toUTF8(data []byte, charset string) ([]byte, error) {
 			return text, nil
 		}
 	}
-	at := 0
-	for at < len(data) {
-		r, size := utf8.DecodeRune(data[at:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		at += size
-	}
+	at := termtext.InvalidUTF8(string(data))
 	return nil, fmt.Errorf("the text is not UTF-8 (byte %#02x at offset %d); convert it first (iconv -t UTF-8)", data[at], at)
 }
 

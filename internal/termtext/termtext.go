@@ -145,3 +145,21 @@ func safe(r rune) bool {
 	}
 	return unicode.IsPrint(r) || r == 0xa0 || unicode.IsGraphic(r)
 }
+
+// InvalidUTF8 returns the offset of the first byte of s that is not
+// UTF-8, or -1 when s is UTF-8 throughout: where an error about text in
+// another encoding points.
+func InvalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	at := 0
+	for at < len(s) {
+		r, size := utf8.DecodeRuneInString(s[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return at
+}
