@@ -168,15 +168,6 @@ func (p Path) String() string {
 	return b.String()
 }
 
-// child returns p with one more step; p itself is never changed, so that
-// siblings can share their parent's path.
-func (p Path) child(st Step) Path {
-	q := make(Path, len(p)+1)
-	copy(q, p)
-	q[len(p)] = st
-	return q
-}
-
 func keyStep(k string) Step { return Step{Kind: KeyStep, Key: k} }
 func indexStep(i int) Step  { return Step{Kind: IndexStep, Index: i} }
 

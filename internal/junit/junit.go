@@ -150,11 +150,6 @@ func (r *Report) Reset() error {
 	return nil
 }
 
-// Tests, Failures and Skipped are the counts of the cases added so far.
-func (r *Report) Tests() int    { return r.tests }
-func (r *Report) Failures() int { return r.failures }
-func (r *Report) Skipped() int  { return r.skipped }
-
 // Close writes the report to its path, the counts and the time since
 // Create on its testsuite, and removes what it wrote beside it.
 func (r *Report) Close() error {

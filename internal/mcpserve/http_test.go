@@ -126,13 +126,6 @@ var firstRequests = []struct {
 		map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}},
 }
 
-// post sends initialize as a client would, with the headers given
-// ("Host" sets the request's host).
-func post(t *testing.T, url string, headers map[string]string) *http.Response {
-	t.Helper()
-	return postBody(t, url, initialize, headers)
-}
-
 // postBody sends body with the headers given.
 func postBody(t *testing.T, url, body string, headers map[string]string) *http.Response {
 	t.Helper()

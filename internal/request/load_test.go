@@ -473,18 +473,6 @@ func TestCountMatchesTheRequests(t *testing.T) {
 	}
 }
 
-// countingReader counts the bytes read from it.
-type countingReader struct {
-	r io.Reader
-	n int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += n
-	return n, err
-}
-
 // TestWholeFilesStream reads long YAML and JSON files, lists and
 // wrappers: every request in order, and a wrapper's session_id that comes
 // after its requests reaches them. (That memory stays flat however long
