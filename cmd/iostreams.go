@@ -50,10 +50,3 @@ func endOfInput() string {
 	}
 	return "Ctrl-D"
 }
-
-// ColorEnabled reports whether colour may be used on Out: only on a
-// terminal, and never under NO_COLOR.
-func (s *ioStreams) ColorEnabled() bool {
-	_, noColor := os.LookupEnv("NO_COLOR")
-	return s.OutTTY && !noColor
-}
