@@ -117,6 +117,7 @@ func (ps *processes) start(cmd *exec.Cmd, cancellable bool) error {
 		mark = ps.mark + "." + strconv.Itoa(ps.seq)
 		cmd.Env = withMark(cmd.Env, mark)
 	}
+	ps.guard.ready()
 	if err := cmd.Start(); err != nil {
 		return err
 	}

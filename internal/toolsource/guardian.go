@@ -89,7 +89,7 @@ func guard(in io.Reader) {
 	}
 }
 
-// guardian is kesoku's end of the guardian: started with the first
+// guardian is kesoku's end of the guardian: started before the first
 // program, told of every group as it starts and ends.
 type guardian struct {
 	// exe is the program to start as the guardian, kesoku's own binary;
@@ -113,12 +113,22 @@ type guardian struct {
 	ended []byte
 }
 
+// ready starts the guardian if it has not started: before a program
+// starts, so that a kesoku killed the moment after leaves a guardian
+// behind, which finds the program by its mark should the program's group
+// not have been told yet.
+func (g *guardian) ready() {
+	if g == nil || g.exe == "" {
+		return
+	}
+	g.once.Do(g.start)
+}
+
 // started tells the guardian of a group kesoku started, at once.
 func (g *guardian) started(pid int) {
 	if g == nil || g.exe == "" {
 		return
 	}
-	g.once.Do(g.start)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.flush(strconv.AppendInt(append(g.ended, '+'), int64(pid), 10))

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestGuardKillsTheGroupsLeft: the groups told as started and not as
@@ -60,5 +62,27 @@ func TestGuardianLines(t *testing.T) {
 	}
 	if want := "+11\n-11\n+12\n-12\n"; string(got) != want {
 		t.Errorf("the guardian was told %q, want %q", got, want)
+	}
+}
+
+// TestGuardianStartsBeforeTheProgram: the guardian is running before a
+// program is tried, so that a kesoku killed just after a program started
+// leaves a guardian behind (which finds the program by its mark). A
+// program that cannot start shows the order: the guardian was started
+// for it all the same.
+func TestGuardianStartsBeforeTheProgram(t *testing.T) {
+	t.Parallel()
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skipf("no cat: %v", err)
+	}
+	g := &guardian{exe: cat} // cat reads its pipe until it closes, as a guardian does
+	ps := newProcesses(time.Second, g, false)
+	if err := ps.start(exec.Command(filepath.Join(t.TempDir(), "missing")), false); err == nil {
+		t.Fatal("a program that does not exist started")
+	}
+	defer g.close()
+	if g.pid() == 0 {
+		t.Error("no guardian ran when the program was tried: a kesoku killed right after starting one would leave its children behind")
 	}
 }
