@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
 	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/english", "internal/workspace"},
-	"internal/request":         {"registry", "message", "internal/records", "internal/jsonlex", "internal/yamlpos", "internal/english"},
+	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},

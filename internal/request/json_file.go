@@ -10,20 +10,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/jsonlex"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
-// Reading a JSON file: the request parser's walker goes through it in the
-// pieces read so far — a list, or the {"session_id", "requests"} wrapper,
-// whose list is read the same way — and each request, checked as the
-// request parser reads it again, goes whole to the spool. Where a piece
-// ends inside a request, the next holds that request from its start, so
-// that memory stays flat whatever the size of the file.
+// Reading a JSON file: the request parser reads it from the file as it
+// comes — a list, or the {"session_id", "requests"} wrapper, whose list is
+// read the same way — and each request, checked as the parser reads it,
+// goes whole to the spool. What was read before a request is forgotten
+// when it starts, so that memory stays flat whatever the size of the file.
 
-// jsonPiece is the least a JSON file is read by at a time (a variable for
+// jsonPiece is the most a JSON file is read by at a time (a variable for
 // the tests, which read in pieces of a byte).
 var jsonPiece = 64 << 10
 
@@ -35,12 +33,9 @@ type jsonFile struct {
 	f   *File
 	ctx context.Context
 	sp  *spool
-	r   io.Reader
 	p   jsonParser
-	// buf is the input from offset base on, as far as it was read; spare
-	// is the buffer before it.
-	buf, spare []byte
-	base       int64
+	// start is the offset of the request being read.
+	start int64
 	// The place of offset at: its line, and the bytes before it on the
 	// line (col of them, the first of them in head).
 	at        int64
@@ -52,79 +47,86 @@ type jsonFile struct {
 // loadJSON reads a JSON file — one request, a list of requests, or
 // {"session_id": ..., "requests": [...]} — into the spool.
 func (f *File) loadJSON(ctx context.Context, in io.Reader, sp *spool) error {
-	j := &jsonFile{f: f, ctx: ctx, sp: sp, r: in, line: 1}
-	w := &j.p.w
-	w.Reset(nil)
-	w.Cut, w.MaxDepth = true, maxDepth
-	empty := false
-	err := j.walk(func() error {
-		empty = !w.Next() && w.Err != jsonlex.ErrCut && len(bytes.Trim(w.Data, " \t\r\n")) == 0
-		if empty {
-			return nil
+	j := &jsonFile{f: f, ctx: ctx, sp: sp, line: 1}
+	p, d := &j.p, &j.p.d
+	p.src = source{r: in, limit: MaxLine}
+	d.Reset(&p.src, decoderOptions...)
+	var err error
+	switch d.PeekKind() {
+	case 0:
+		if _, err := d.ReadToken(); err != io.EOF {
+			return j.failed(p.mistake(err))
 		}
-		return w.Err
-	})
-	if err != nil || empty {
-		return err // an empty file holds no requests
-	}
-	switch start := j.off(w.Start); w.Delim() {
+		return nil // an empty file holds no requests
 	case '[':
-		err = j.list()
+		_, err = d.ReadToken()
+		if err == nil {
+			err = j.list()
+		}
 	case '{':
-		err = j.object(start)
+		_, err = d.ReadToken()
+		if err == nil {
+			err = j.object()
+		}
 	default:
-		v, _ := j.p.value()
+		start := j.next()
+		v, err := p.value()
+		if err != nil {
+			return j.failed(err)
+		}
 		return j.fail(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
 	}
 	if err == nil {
-		err = j.walk(func() error { w.Next(); return w.Err }) // nothing after the value
+		err = p.end()
+	}
+	return j.failed(err)
+}
+
+// failed is the file's error for an error of the parser.
+func (j *jsonFile) failed(err error) error {
+	var se *syntaxError
+	switch {
+	case errors.As(err, &se):
+		return j.fail(j.p.src.base+int64(se.Off), "invalid JSON: "+se.Msg)
+	case errors.Is(err, errLimit):
+		return &ParseError{Pos: j.pos(j.start), Msg: errTooLarge.Error()}
 	}
 	return err
 }
 
-// off is the offset in the file of offset i of the buffer.
-func (j *jsonFile) off(i int) int64 { return j.base + int64(i) }
-
-// walk runs read, which walks on from where the walk is: where it runs
-// into the end of the input read so far, the walk goes back to where it
-// was, and read runs again with more of the input. Its mistakes are the
-// file's.
-func (j *jsonFile) walk(read func() error) error {
-	w := &j.p.w
-	m := w.Mark()
-	for {
-		err := read()
-		var se *jsonlex.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			return j.fail(j.off(se.Off), "invalid JSON: "+se.Msg)
-		case err != jsonlex.ErrCut:
-			return err
-		}
-		keep := j.buf[m.Off:]
-		if len(keep) > MaxLine {
-			at := len(j.buf) - len(bytes.TrimLeft(keep, " \t\r\n,:"))
-			return &ParseError{Pos: j.pos(j.off(at)), Msg: errTooLarge.Error()}
-		}
-		j.pos(j.off(m.Off)) // the place moves on before the bytes before it go
-		next := append(j.spare[:0], keep...)
-		next = slices.Grow(next, max(len(next), jsonPiece))
-		n, err := io.ReadFull(j.r, next[len(next):cap(next)])
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			w.Cut, err = false, nil
-		} else if err != nil {
-			return err
-		}
-		j.base += int64(m.Off)
-		j.buf, j.spare = next[:len(next)+n], j.buf
-		m.Off = 0
-		w.Resume(j.buf, m)
+// next is the offset of the next token, which the decoder has peeked at.
+func (j *jsonFile) next() int64 {
+	off := j.p.d.InputOffset()
+	for c := j.p.src.at(off); c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ':'; c = j.p.src.at(off) {
+		off++
 	}
+	return off
+}
+
+// forget drops what was read before offset off, where a request starts,
+// which may be as large as a request may be.
+func (j *jsonFile) forget(off int64) {
+	j.pos(off) // the place moves on before the bytes before it go
+	s, d := &j.p.src, &j.p.d
+	s.data, s.read, s.base = s.data[off-s.base:], s.read-int(off-s.base), off
+	s.limit, j.start = off+MaxLine, off
+	// For encoding/json to word a mistake in what follows, the arrays
+	// and objects open at off are opened again before it.
+	var open strings.Builder
+	for i := 1; i <= d.StackDepth(); i++ {
+		if k, _ := d.StackIndex(i); k == '{' {
+			open.WriteString(`{"":`)
+		} else {
+			open.WriteString("[")
+		}
+	}
+	j.p.prefix = open.String()
 }
 
 // pos is the place of offset off, which is not before the last asked.
 func (j *jsonFile) pos(off int64) yamlpos.Pos {
-	b := j.buf[j.at-j.base : off-j.base]
+	s := &j.p.src
+	b := s.data[j.at-s.base : off-s.base]
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		j.line += bytes.Count(b, []byte{'\n'})
 		j.col, j.head, b = 0, j.head[:0], b[i+1:]
@@ -137,8 +139,9 @@ func (j *jsonFile) pos(off int64) yamlpos.Pos {
 
 // fail is the error of the file at offset off, with the text of its line.
 func (j *jsonFile) fail(off int64, msg string) error {
+	off = min(off, j.p.src.base+int64(len(j.p.src.data)))
 	pos := j.pos(off)
-	rest := j.buf[off-j.base:]
+	rest := j.p.src.data[off-j.p.src.base:]
 	rest = rest[:min(len(rest), 256)]
 	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 		rest = rest[:i]
@@ -146,32 +149,36 @@ func (j *jsonFile) fail(off int64, msg string) error {
 	return &ParseError{Pos: pos, Msg: msg, Source: string(j.head) + strings.TrimRight(string(rest), "\r")}
 }
 
-// list reads the requests of a list whose [ was read.
+// list reads the requests of a list whose [ was read, each as deep as on
+// a line of its own.
 func (j *jsonFile) list() error {
-	w := &j.p.w
-	outer := w.Outer
-	w.Outer = w.Depth() // each request as deep as on a line of its own
-	defer func() { w.Outer = outer }()
-	for n := 1; ; n++ {
+	p, d := &j.p, &j.p.d
+	outer := p.outer
+	p.outer = d.StackDepth()
+	defer func() { p.outer = outer }()
+	for n := 1; d.PeekKind() != ']'; n++ {
 		if n&1023 == 0 && j.ctx.Err() != nil {
 			return j.ctx.Err()
 		}
-		start, done := 0, false
-		err := j.walk(func() error {
-			if done = !w.Next() || w.Delim() == ']'; done {
-				return w.Err
-			}
-			start = w.Start
-			_, err := j.p.value() // checked as the request parser reads it
-			return err
-		})
-		if err != nil || done {
+		if d.PeekKind() == 0 { // no value: a mistake
+			_, err := d.ReadToken()
+			return p.mistake(err)
+		}
+		start := j.next()
+		j.forget(start)
+		if _, err := p.value(); err != nil {
 			return err
 		}
-		if err := j.sp.add(j.pos(j.off(start)), 0, j.compact(j.buf[start:w.End])); err != nil {
+		raw := p.src.data[start-p.src.base : d.InputOffset()-p.src.base]
+		if err := j.sp.add(j.pos(start), 0, j.compact(raw)); err != nil {
 			return err
 		}
 	}
+	if _, err := d.ReadToken(); err != nil {
+		return p.mistake(err)
+	}
+	p.src.limit = d.InputOffset() + MaxLine // for the wrapper's keys after it
+	return nil
 }
 
 // member is one key of an object, and its value.
@@ -181,63 +188,52 @@ type member struct {
 	v   any
 }
 
-// object reads a top-level object that starts at offset start, whose {
-// was read: the wrapper, whose requests are read as a list, or a single
-// request.
-func (j *jsonFile) object(start int64) error {
-	startPos := j.pos(start)
-	w := &j.p.w
+// object reads a top-level object whose { was read: the wrapper, whose
+// requests are read as a list, or a single request.
+func (j *jsonFile) object() error {
+	p, d := &j.p, &j.p.d
+	startPos := j.pos(d.InputOffset() - 1)
 	var members []member
 	var keys []string
-	wrapper, size := false, 0
-	for {
-		var key string
-		var v any
-		var from, to int
-		done := false
-		err := j.walk(func() (err error) {
-			if done = !w.Next() || w.Delim() == '}'; done {
-				return w.Err
-			}
-			key = string(w.Str())
-			if !w.Next() {
-				return w.Err
-			}
-			if slices.Contains(keys, key) {
-				return j.p.duplicateKey(key)
-			}
-			if from = w.Start; key == "requests" && w.Delim() != 0 {
-				return nil
-			}
-			v, err = j.p.value()
-			to = w.End
+	wrapper := false
+	for d.PeekKind() != '}' {
+		key, err := p.str()
+		if err != nil {
 			return err
-		})
+		}
+		if slices.Contains(keys, key) {
+			return p.duplicateKey(key)
+		}
+		keys = append(keys, key)
+		k := d.PeekKind()
+		from := j.next()
 		switch {
-		case err != nil:
-			return err
-		case done:
-			return j.wrapperOrRequest(startPos, members, wrapper)
-		case key == "requests" && w.Delim() == '[':
-			wrapper, keys = true, append(keys, key)
+		case key == "requests" && k == '[':
+			wrapper = true
+			if _, err := d.ReadToken(); err != nil {
+				return p.mistake(err)
+			}
 			if err := j.list(); err != nil {
 				return err
 			}
 			continue
-		case key == "requests":
-			what := "object"
-			if w.Delim() == 0 {
-				what = registry.Describe(v)
-			}
-			return j.fail(j.off(from), "requests: expected a list of requests, got "+what)
+		case key == "requests" && k == '{':
+			return j.fail(from, "requests: expected a list of requests, got object")
 		}
-		keys = append(keys, key)
-		raw := j.compact(j.buf[from:to])
-		if size += len(raw); size > MaxLine {
-			return &ParseError{Pos: startPos, Msg: errTooLarge.Error()}
+		v, err := p.value()
+		if err != nil {
+			return err
 		}
+		if key == "requests" {
+			return j.fail(from, "requests: expected a list of requests, got "+registry.Describe(v))
+		}
+		raw := j.compact(p.src.data[from-p.src.base : d.InputOffset()-p.src.base])
 		members = append(members, member{key, bytes.Clone(raw), v})
 	}
+	if _, err := d.ReadToken(); err != nil {
+		return p.mistake(err)
+	}
+	return j.wrapperOrRequest(startPos, members, wrapper)
 }
 
 // wrapperOrRequest takes the members of a top-level object: the session

@@ -1,28 +1,103 @@
 package request
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
-	"github.com/kesoku/kesoku/internal/jsonlex"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // maxDepth bounds the nesting of arrays and objects in a request: deeper
 // input is refused rather than walked.
 const maxDepth = 200
 
+// syntaxError is a mistake in a JSON text, at byte offset Off of it.
+type syntaxError struct {
+	Off int
+	Msg string
+}
+
+func (e *syntaxError) Error() string { return e.Msg }
+
 // jsonParser decodes JSON into the values encoding/json produces for an
 // `any` — map[string]any, []any, string, bool, nil — except that an
 // integer that fits is an int64, or a uint64 above that (as from YAML), so
-// that large integers keep every digit; a key given twice is refused. Its
-// errors are *jsonlex.SyntaxError, at the byte offset of the mistake.
+// that large integers keep every digit; a key given twice is refused. It
+// reads tokens from a jsontext.Decoder, and words its mistakes as
+// encoding/json does, at the same offsets. Its errors are *syntaxError.
 type jsonParser struct {
-	w jsonlex.Walker
+	d   jsontext.Decoder
+	src source
+	// outer is the depth of the value read as a request: a list's items
+	// are each bounded as a request of their own.
+	outer int
+	// prefix opens the arrays and objects that the text before
+	// src.base opened (a JSON file's list), for encoding/json to word a
+	// mistake in what follows as it would in the whole text.
+	prefix string
 	// names keeps the short strings that recur from request to request
 	// (keys, tool names).
 	names interner
 	// b is the builder of the request being parsed (parseRequestLine).
 	b requestBuilder
+}
+
+// Invalid UTF-8 and keys given twice are let through as encoding/json
+// lets them (the first is read as U+FFFD; the parser refuses the second
+// itself, with the key in its message).
+var decoderOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+
+// source is what the decoder reads: data, the text from offset base on
+// as far as it was read, and then r, if any.
+type source struct {
+	r    io.Reader
+	data []byte
+	base int64
+	read int // bytes of data handed to the decoder
+	// limit is the offset past which nothing is read: a request too large.
+	limit int64
+	err   error // what r returned last, when it was no EOF
+}
+
+// errLimit is what source returns at its limit.
+var errLimit = errors.New("request too large")
+
+func (s *source) Read(p []byte) (int, error) {
+	if s.read == len(s.data) {
+		if s.r == nil {
+			return 0, io.EOF
+		}
+		room := int(min(int64(jsonPiece), s.limit-s.base-int64(len(s.data))))
+		if room <= 0 {
+			return 0, errLimit
+		}
+		s.data = slices.Grow(s.data, room)
+		n, err := s.r.Read(s.data[len(s.data) : len(s.data)+room])
+		if s.data = s.data[:len(s.data)+n]; err != nil && err != io.EOF {
+			s.err = err
+		}
+		if n == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, s.data[s.read:])
+	s.read += n
+	return n, nil
+}
+
+// at is the byte at offset off, 0 past what was read.
+func (s *source) at(off int64) byte {
+	if i := off - s.base; i >= 0 && i < int64(len(s.data)) {
+		return s.data[i]
+	}
+	return 0
 }
 
 // interner keeps short strings that recur, so that a batch allocates each
@@ -54,111 +129,160 @@ func (in *interner) intern(s []byte) string {
 	return v
 }
 
-// start walks data to its first token.
-func (p *jsonParser) start(data []byte) *jsonlex.Walker {
-	p.w.Reset(data)
-	p.w.MaxDepth = maxDepth
-	p.w.Next()
-	return &p.w
+// start reads data, one JSON text.
+func (p *jsonParser) start(data []byte) *jsontext.Decoder {
+	p.src = source{data: data}
+	p.outer = 0
+	p.prefix = ""
+	p.d.Reset(&p.src, decoderOptions...)
+	return &p.d
 }
 
 // parse decodes data, one JSON value and nothing after it.
 func (p *jsonParser) parse(data []byte) (any, error) {
-	if p.start(data).Err != nil {
-		return nil, p.w.Err
-	}
+	p.start(data)
 	v, err := p.value()
 	if err == nil {
-		p.w.Next()
-		err = p.w.Err
+		err = p.end()
 	}
 	return v, err
 }
 
-// value decodes the value whose first token the walker is at.
+// end checks that nothing follows the value read.
+func (p *jsonParser) end() error {
+	switch _, err := p.d.ReadToken(); err {
+	case io.EOF:
+		return nil
+	case nil:
+		// The decoder reads a stream of values; a JSON text is one.
+		return p.mistake(errors.New("a value after the value"))
+	default:
+		return p.mistake(err)
+	}
+}
+
+// value decodes the next value.
 func (p *jsonParser) value() (any, error) {
-	w := &p.w
-	switch w.Delim() {
-	case '{':
+	d := &p.d
+	tok, err := d.ReadToken()
+	if err != nil {
+		return nil, p.mistake(err)
+	}
+	switch k := tok.Kind(); k {
+	case '{', '[':
+		if d.StackDepth()-p.outer > maxDepth {
+			return nil, &syntaxError{int(d.InputOffset() - 1 - p.src.base), "nesting deeper than " + strconv.Itoa(maxDepth) + " levels"}
+		}
+		if k == '[' {
+			list := []any{}
+			for d.PeekKind() != ']' {
+				v, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+			}
+			_, err := d.ReadToken()
+			return list, p.mistake(err)
+		}
 		m := make(map[string]any)
-		for w.Next() && w.Delim() != '}' {
-			key := p.names.intern(w.Str())
-			if !w.Next() {
-				break
+		for d.PeekKind() != '}' {
+			key, err := p.str()
+			if err != nil {
+				return nil, err
 			}
 			if _, dup := m[key]; dup {
 				return nil, p.duplicateKey(key)
 			}
-			v, err := p.value()
-			if err != nil {
+			if m[key], err = p.value(); err != nil {
 				return nil, err
 			}
-			m[key] = v
 		}
-		return m, w.Err
-	case '[':
-		list := []any{}
-		for w.Next() && w.Delim() != ']' {
-			v, err := p.value()
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, v)
-		}
-		return list, w.Err
-	}
-	switch v := w.Value(); v[0] {
+		_, err := d.ReadToken()
+		return m, p.mistake(err)
 	case 'n':
 		return nil, nil
-	case 't':
-		return true, nil
-	case 'f':
-		return false, nil
+	case 't', 'f':
+		return tok.Bool(), nil
 	case '"':
-		return string(w.Str()), nil
+		return tok.String(), nil
 	}
-	return p.number(w.Value())
+	return p.number(tok)
 }
 
-// duplicateKey is the error for a key given twice in one object: JSON
-// leaves its meaning open (encoding/json keeps the last), and a request
-// whose arguments say two things must not run with either. YAML refuses
-// it too.
+// str reads a key, or a string value, of the kind that recurs from
+// request to request: the same string each time.
+func (p *jsonParser) str() (string, error) {
+	v, err := p.d.ReadValue()
+	if err != nil {
+		return "", p.mistake(err)
+	}
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		return p.names.intern(v[1 : len(v)-1]), nil
+	}
+	b, _ := jsontext.AppendUnquote(nil, v) // invalid UTF-8 read as U+FFFD
+	return p.names.intern(b), nil
+}
+
+// duplicateKey is the error for a key given twice in one object, placed
+// after its colon: JSON leaves its meaning open (encoding/json keeps the
+// last), and a request whose arguments say two things must not run with
+// either. YAML refuses it too.
 func (p *jsonParser) duplicateKey(key string) error {
-	return &jsonlex.SyntaxError{Off: p.w.AfterColon, Msg: "duplicate key " + strconv.Quote(truncateForMessage(key)) + " in an object"}
+	if p.d.PeekKind() == 0 { // no colon and value after it: that mistake first
+		_, err := p.d.ReadToken()
+		return p.mistake(err)
+	}
+	off := p.d.InputOffset()
+	for c := p.src.at(off); c != ':' && c != 0; c = p.src.at(off) {
+		off++
+	}
+	return &syntaxError{int(off + 1 - p.src.base), "duplicate key " + strconv.Quote(truncateForMessage(key)) + " in an object"}
 }
 
 // number decodes a number: an int64 when it is an integer that fits, a
 // uint64 when it fits that, a float64 otherwise.
-func (p *jsonParser) number(lit []byte) (any, error) {
-	var n int64
-	integer := true
-	for _, c := range lit {
-		if '0' <= c && c <= '9' {
-			n = n*10 + int64(c-'0')
-		} else if c != '-' {
-			integer = false
-		}
-	}
-	if integer && len(lit) <= 18 { // fits an int64 whatever the digits
-		if lit[0] == '-' {
-			n = -n
-		}
+func (p *jsonParser) number(tok jsontext.Token) (any, error) {
+	if n, err := tok.Int(); err == nil {
 		return n, nil
 	}
-	if integer {
-		if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
-			return n, nil
-		}
-		// Up to 2^64-1 an integer keeps its digits as a uint64, as from
-		// YAML: ids and arguments read alike in both.
-		if n, err := strconv.ParseUint(string(lit), 10, 64); err == nil {
-			return n, nil
-		}
+	// Up to 2^64-1 an integer keeps its digits as a uint64, as from YAML:
+	// ids and arguments read alike in both.
+	if n, err := tok.Uint(); err == nil {
+		return n, nil
 	}
-	f, err := strconv.ParseFloat(string(lit), 64)
+	f, err := tok.Float()
 	if err != nil {
-		return nil, &jsonlex.SyntaxError{Off: p.w.Start, Msg: fmt.Sprintf("number %s is out of range", lit)}
+		lit := tok.String()
+		return nil, &syntaxError{int(p.d.InputOffset() - int64(len(lit)) - p.src.base), fmt.Sprintf("number %s is out of range", lit)}
 	}
 	return f, nil
+}
+
+// mistake words an error of the decoder as encoding/json does, at the
+// same offset: encoding/json reads the text again, as far as it was read.
+func (p *jsonParser) mistake(err error) error {
+	if err == nil || errors.Is(err, errLimit) || p.src.err != nil {
+		return err
+	}
+	text := append([]byte(p.prefix), p.src.data...)
+	var se *json.SyntaxError
+	if e := json.Unmarshal(text, new(json.RawMessage)); errors.As(e, &se) {
+		off := int(se.Offset) - 1
+		switch {
+		case se.Error() == "unexpected end of JSON input":
+			off = len(text)
+		case strings.HasSuffix(se.Error(), `in \u hexadecimal character escape`):
+			off = strings.LastIndex(string(text[:off]), `\u`) + 2 // at the first of the four digits
+		}
+		return &syntaxError{off - len(p.prefix), se.Error()}
+	}
+	// What encoding/json takes (a stream cut short that it does not see
+	// the end of): the decoder's own words.
+	msg, off := strings.TrimPrefix(err.Error(), "jsontext: "), 0
+	var je *jsontext.SyntacticError
+	if errors.As(err, &je) {
+		off = int(je.ByteOffset - p.src.base)
+	}
+	return &syntaxError{off, msg}
 }

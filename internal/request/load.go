@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/english"
-	"github.com/kesoku/kesoku/internal/jsonlex"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
@@ -362,7 +361,7 @@ func checkJSONLines(name string, line []byte, n int, whole bool) error {
 		return nil
 	}
 	_, err := new(jsonParser).parse(line)
-	var je *jsonlex.SyntaxError
+	var je *syntaxError
 	if !errors.As(err, &je) || je.Off < len(line) {
 		return nil // a whole value, or a bad line: its record says so
 	}
@@ -546,36 +545,42 @@ func trimSpace(b []byte) []byte {
 }
 
 // parseRequestLine decodes one JSON Lines request. The top-level object is
-// walked key by key into the request, without a map in between.
+// read key by key into the request, without a map in between.
 func parseRequestLine(p *jsonParser, line []byte, pos yamlpos.Pos) *Request {
 	b := p.builder(pos)
-	w := p.start(line)
-	if w.Delim() != '{' {
+	d := p.start(line)
+	if d.PeekKind() != '{' {
 		v, err := p.parse(line)
 		if err != nil {
 			return b.syntaxError(err)
 		}
 		return b.notAnObject(v)
 	}
-	var err error
-	for err == nil && w.Next() && w.Delim() != '}' {
-		key := p.names.intern(w.Str())
+	_, err := d.ReadToken()
+	for err == nil && d.PeekKind() != '}' {
+		var key string
+		var v any
+		if key, err = p.str(); err != nil {
+			break
+		}
 		switch {
-		case !w.Next():
 		case b.seen(key):
 			err = p.duplicateKey(key)
-		case key == "name" && w.Delim() == 0 && w.Data[w.Start] == '"':
-			b.set(key, p.names.intern(w.Str())) // tool names recur on every line
+		case key == "name" && d.PeekKind() == '"':
+			v, err = p.str() // tool names recur on every line
 		default:
-			var v any
-			if v, err = p.value(); err == nil {
-				b.set(key, v)
-			}
+			v, err = p.value()
+		}
+		if err == nil {
+			b.set(key, v)
 		}
 	}
 	if err == nil {
-		w.Next() // nothing may follow the object
-		err = w.Err
+		if _, err = d.ReadToken(); err == nil { // the object's end
+			err = p.end() // and nothing after it
+		} else {
+			err = p.mistake(err)
+		}
 	}
 	if err != nil {
 		return b.syntaxError(err)
@@ -742,7 +747,7 @@ func (b *requestBuilder) decodeArguments(key, s string) map[string]any {
 	}
 	v, err := new(jsonParser).parse(data)
 	if err != nil {
-		b.problem("%s: not a JSON-encoded object: at offset %d: %v", key, err.(*jsonlex.SyntaxError).Off+len(s)-len(data), err)
+		b.problem("%s: not a JSON-encoded object: at offset %d: %v", key, err.(*syntaxError).Off+len(s)-len(data), err)
 		return nil
 	}
 	m, _ := v.(map[string]any)
@@ -765,7 +770,7 @@ func (b *requestBuilder) finish() *Request {
 
 func (b *requestBuilder) syntaxError(err error) *Request {
 	col := b.req.Pos.Col
-	var je *jsonlex.SyntaxError
+	var je *syntaxError
 	if errors.As(err, &je) {
 		col += je.Off
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kesoku/kesoku/internal/jsonlex"
 )
 
 // FuzzJSONParser checks the request parser against encoding/json: the
@@ -29,7 +28,7 @@ func FuzzJSONParser(f *testing.F) {
 		stdErr := json.Unmarshal(data, &want)
 		got, err := new(jsonParser).parse(data)
 		dup := err != nil && strings.Contains(err.Error(), "duplicate key")
-		var je *jsonlex.SyntaxError
+		var je *syntaxError
 		if err != nil && !errors.As(err, &je) {
 			t.Fatalf("error of type %T: %v", err, err)
 		}
