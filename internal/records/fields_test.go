@@ -244,3 +244,31 @@ func BenchmarkHead(b *testing.B) {
 		}
 	}
 }
+
+// TestHeadErrors pins the words of a line that is no record: encoding/json's,
+// but for a line that is no object at all.
+func TestHeadErrors(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		``:                     "unexpected end of JSON input",
+		`[1]`:                  "invalid character '[' looking for beginning of a record",
+		` "a"`:                 `invalid character '"' looking for beginning of a record`,
+		`{oops`:                "invalid character 'o' looking for beginning of object key string",
+		`{"a":1`:               "unexpected end of JSON input",
+		`{"a":1}x`:             "invalid character 'x' after top-level value",
+		`{"a":1}{}`:            "invalid character '{' after top-level value",
+		`{"a" 1}`:              "invalid character '1' after object key",
+		`{"a":1 "b":2}`:        `invalid character '"' after object key:value pair`,
+		`{"content":[1 2]}`:    "invalid character '2' after array element",
+		`{"is_error":tru}`:     "invalid character '}' in literal true (expecting 'e')",
+		`{"name":"\q"}`:        "invalid character 'q' in string escape code",
+		`{"position":01}`:      "invalid character '1' after object key:value pair",
+		"{\"type\":\"a\x01\"}": `invalid character '\x01' in string literal`,
+		`{"error":{"kind":-}}`: "invalid character '}' in numeric literal",
+	} {
+		var p headParser
+		if _, err := p.parse([]byte(line)); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", line, err, want)
+		}
+	}
+}
