@@ -2,11 +2,15 @@ package records
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strconv"
 
-	"github.com/kesoku/kesoku/internal/jsonlex"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -41,104 +45,98 @@ func HeadOf(r *message.Record) Head {
 		ArgsHash: r.ArgsHash, CallID: r.CallID, Position: r.Position, Content: r.Content, Error: r.Error}
 }
 
-// headParser reads the Head of a record line: it walks the top-level
-// object, decodes the few members a Head has, and checks the syntax of
-// everything else without building it. Its errors read as encoding/json's.
-type headParser struct{ w jsonlex.Walker }
+// headParser reads the Head of a record line: it decodes the few members
+// a Head has and skips the rest, its syntax checked but nothing of it built.
+// Over a bytes.Buffer, the decoder reads the line in place, not a copy.
+type headParser struct {
+	b bytes.Buffer
+	d jsontext.Decoder
+}
 
-// maxHeadDepth bounds the nesting of a line, as encoding/json's.
-const maxHeadDepth = 10000
+// The string members of a record, in the order of parse's strs, and of its error.
+var (
+	headKeys  = []string{"session_id", "parent_id", "type", "status", "name", "args_hash", "call_id"}
+	errorKeys = []string{"kind", "message"}
+)
 
 func (p *headParser) parse(line []byte) (Head, error) {
 	var h Head
-	w := &p.w
-	w.Reset(line)
-	w.MaxDepth = maxHeadDepth
-	if !w.Next() || w.Delim() != '{' {
-		if c := bytes.TrimLeft(line, " \t\r\n"); len(c) > 0 {
-			return h, fmt.Errorf("invalid character %s looking for beginning of a record", jsonlex.QuoteChar(c[0]))
-		}
-		return h, w.Err
+	d := &p.d
+	p.b = *bytes.NewBuffer(line)
+	d.Reset(&p.b, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if d.PeekKind() != '{' {
+		return Head{}, headError(line, nil)
 	}
-	for w.Next() && w.Delim() != '}' {
-		dst, what := h.field(w.Str())
-		if !w.Next() {
-			break
-		}
-		switch c := w.Value()[0]; {
-		case c == '"' && dst != nil:
-			*dst = string(w.Str())
-		case what == 'p' && '0' <= c && c <= '9':
-			h.Position, _ = strconv.ParseInt(string(w.Value()), 10, 64)
-			h.Position = max(h.Position, 0)
-		case what == 'c':
-			start := w.Start
-			p.skip()
-			h.Content = line[start:w.End]
-		case what == 'e' && w.Delim() == '{':
-			if h.Error == nil {
-				h.Error = &message.ErrorInfo{}
+	strs := []*string{&h.SessionID, &h.ParentID, (*string)(&h.Type), (*string)(&h.Status), &h.Name, &h.ArgsHash, &h.CallID}
+	err := p.object(headKeys, strs, func(key jsontext.Token) error {
+		switch k, name := d.PeekKind(), key.String(); name {
+		case "is_error":
+			if k == 't' || k == 'f' {
+				h.IsError = k == 't'
 			}
-			for w.Next() && w.Delim() != '}' {
-				var dst *string
-				switch string(w.Str()) {
-				case "kind":
-					dst = (*string)(&h.Error.Kind)
-				case "message":
-					dst = &h.Error.Message
-				}
-				if w.Next() && dst != nil && w.Value()[0] == '"' {
-					*dst = string(w.Str())
-				}
-				p.skip()
+		case "position", "content":
+			v, err := d.ReadValue()
+			if end := int(d.InputOffset()); name == "content" {
+				h.Content = line[end-len(v) : end]
+			} else if err == nil && '0' <= v[0] && v[0] <= '9' {
+				h.Position, _ = strconv.ParseInt(string(v), 10, 64) // a fraction reads as 0
 			}
-		case what == 'e' && c == 'n':
-			h.Error = nil
-		case what == 'b' && (c == 't' || c == 'f'):
-			h.IsError = c == 't'
-		default:
-			p.skip()
+			return err
+		case "error":
+			if k == 'n' {
+				h.Error = nil
+			} else if k == '{' {
+				h.Error = cmp.Or(h.Error, new(message.ErrorInfo)) // a second error fills in the first
+				return p.object(errorKeys, []*string{(*string)(&h.Error.Kind), &h.Error.Message}, nil)
+			}
 		}
-	}
-	if w.Next(); w.Err != nil {
-		return h, w.Err
+		return d.SkipValue()
+	})
+	if err != nil || len(bytes.TrimLeft(line[d.InputOffset():], " \t\r\n")) > 0 {
+		return Head{}, headError(line, err)
 	}
 	return h, nil
 }
 
-// field is where the member key of a record goes: a string of the Head,
-// or p(osition), c(ontent), e(rror), b(ool is_error).
-func (h *Head) field(key []byte) (*string, byte) {
-	switch string(key) {
-	case "session_id":
-		return &h.SessionID, 0
-	case "parent_id":
-		return &h.ParentID, 0
-	case "type":
-		return (*string)(&h.Type), 0
-	case "status":
-		return (*string)(&h.Status), 0
-	case "name":
-		return &h.Name, 0
-	case "args_hash":
-		return &h.ArgsHash, 0
-	case "call_id":
-		return &h.CallID, 0
-	case "position":
-		return nil, 'p'
-	case "content":
-		return nil, 'c'
-	case "error":
-		return nil, 'e'
-	case "is_error":
-		return nil, 'b'
+// object reads the object the decoder is at: a member named keys[i] into
+// *dsts[i] if it is a string, any other by other (skipped where nil).
+func (p *headParser) object(keys []string, dsts []*string, other func(key jsontext.Token) error) error {
+	_, err := p.d.ReadToken()
+	for err == nil && p.d.PeekKind() == '"' {
+		var key, s jsontext.Token
+		if key, err = p.d.ReadToken(); err != nil {
+			break
+		}
+		switch i := slices.Index(keys, key.String()); {
+		case i >= 0 && p.d.PeekKind() == '"':
+			s, err = p.d.ReadToken()
+			*dsts[i] = s.String()
+		case i < 0 && other != nil:
+			err = other(key)
+		default:
+			err = p.d.SkipValue()
+		}
 	}
-	return nil, 0
+	if err == nil {
+		_, err = p.d.ReadToken() // the closing brace
+	}
+	return err
 }
 
-// skip moves past the array or object the walker is at, if it is one.
-func (p *headParser) skip() {
-	if d := p.w.Delim(); d == '{' || d == '[' {
-		p.w.Skip()
+// headError is the mistake of a line that is no record, in encoding/json's
+// words: a Decoder's, which tells a line that ends too soon, and where the
+// line holds more than a value, Unmarshal's; a line that is no object at
+// all is worded as no record.
+func headError(line []byte, err error) error {
+	var v json.RawMessage
+	c := bytes.TrimLeft(line, " \t\r\n")
+	switch e := json.NewDecoder(bytes.NewReader(line)).Decode(&v); {
+	case len(c) > 0 && c[0] != '{':
+		return fmt.Errorf("invalid character %s looking for beginning of a record", strconv.QuoteRune(rune(c[0])))
+	case e == io.EOF || e == io.ErrUnexpectedEOF:
+		return errors.New("unexpected end of JSON input")
+	case e != nil:
+		return e
 	}
+	return cmp.Or(json.Unmarshal(line, &v), err)
 }
