@@ -28,7 +28,6 @@ var allowed = map[string][]string{
 	// behaviour; nothing imports it.
 	"registry/internal/parity": {"registry"},
 	"internal/workspace":       {},
-	"internal/jsonlex":         {},
 	"internal/termtext":        {},
 	"internal/origin":          {},
 	"internal/english":         {},
@@ -42,7 +41,7 @@ var allowed = map[string][]string{
 	"internal/registrysource":  {},
 	"internal/scaffold":        {"internal/gen"},
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
-	"internal/records":         {"registry", "message", "internal/jsonlex", "internal/english", "internal/workspace"},
+	"internal/records":         {"registry", "message", "internal/english", "internal/workspace"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext"},

@@ -34,6 +34,7 @@ func (e *syntaxError) Error() string { return e.Msg }
 // encoding/json does, at the same offsets. Its errors are *syntaxError.
 type jsonParser struct {
 	d   jsontext.Decoder
+	buf bytes.Buffer
 	src source
 	// outer is the depth of the value read as a request: a list's items
 	// are each bounded as a request of their own.
@@ -129,12 +130,12 @@ func (in *interner) intern(s []byte) string {
 	return v
 }
 
-// start reads data, one JSON text.
+// start reads data, one JSON text: over a bytes.Buffer, the decoder
+// reads it in place rather than a copy.
 func (p *jsonParser) start(data []byte) *jsontext.Decoder {
-	p.src = source{data: data}
-	p.outer = 0
-	p.prefix = ""
-	p.d.Reset(&p.src, decoderOptions...)
+	p.src, p.outer, p.prefix = source{data: data}, 0, ""
+	p.buf = *bytes.NewBuffer(data)
+	p.d.Reset(&p.buf, decoderOptions...)
 	return &p.d
 }
 
@@ -270,8 +271,10 @@ func (p *jsonParser) mistake(err error) error {
 	if e := json.Unmarshal(text, new(json.RawMessage)); errors.As(e, &se) {
 		off := int(se.Offset) - 1
 		switch {
-		case se.Error() == "unexpected end of JSON input":
-			off = len(text)
+		case se.Error() == "unexpected end of JSON input" ||
+			// as encoding/json words the end in some places: a space after it
+			int(se.Offset) == len(text) && strings.HasPrefix(se.Error(), "invalid character ' '") && text[len(text)-1] != ' ':
+			return &syntaxError{len(text) - len(p.prefix), "unexpected end of JSON input"}
 		case strings.HasSuffix(se.Error(), `in \u hexadecimal character escape`):
 			off = strings.LastIndex(string(text[:off]), `\u`) + 2 // at the first of the four digits
 		}
