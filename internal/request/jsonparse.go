@@ -263,7 +263,10 @@ func (p *jsonParser) number(tok jsontext.Token) (any, error) {
 // mistake words an error of the decoder as encoding/json does, at the
 // same offset: encoding/json reads the text again, as far as it was read.
 func (p *jsonParser) mistake(err error) error {
-	if err == nil || errors.Is(err, errLimit) || p.src.err != nil {
+	switch {
+	case p.src.err != nil:
+		return p.src.err // the file could not be read
+	case err == nil || errors.Is(err, errLimit):
 		return err
 	}
 	text := append([]byte(p.prefix), p.src.data...)

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -826,5 +827,21 @@ func TestYAMLChunksKeepPositions(t *testing.T) {
 	_, err := loadString(t, "r.yaml", list.String(), "")
 	if err == nil || !strings.Contains(err.Error(), "r.yaml:201:3:") {
 		t.Errorf("error = %v, want one at 201:3", err)
+	}
+}
+
+// TestLoadJSONReadError: a JSON file that cannot be read on says so, in
+// the reader's own words, not as a mistake of the JSON.
+func TestLoadJSONReadError(t *testing.T) {
+	sp, err := newSpool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	errDisk := errors.New("input/output error")
+	in := io.MultiReader(strings.NewReader(`[{"name": "a"}, {"na`), iotest.ErrReader(errDisk))
+	err = (&File{Name: "r.json"}).loadJSON(context.Background(), in, sp)
+	if !errors.Is(err, errDisk) || strings.Contains(err.Error(), "invalid JSON") {
+		t.Errorf("error = %v, want the reader's %v", err, errDisk)
 	}
 }
