@@ -160,7 +160,7 @@ func (j *jsonFile) list() error {
 		if n&1023 == 0 && j.ctx.Err() != nil {
 			return j.ctx.Err()
 		}
-		if d.PeekKind() == 0 { // no value: a mistake
+		if k := d.PeekKind(); k == 0 || k == '}' { // no value: a mistake
 			_, err := d.ReadToken()
 			return p.mistake(err)
 		}
@@ -169,6 +169,8 @@ func (j *jsonFile) list() error {
 		if _, err := p.value(); err != nil {
 			return err
 		}
+		// What follows the request (space) does not count against it.
+		p.src.limit = d.InputOffset() + MaxLine
 		raw := p.src.data[start-p.src.base : d.InputOffset()-p.src.base]
 		if err := j.sp.add(j.pos(start), 0, j.compact(raw)); err != nil {
 			return err
@@ -207,6 +209,9 @@ func (j *jsonFile) object() error {
 		keys = append(keys, key)
 		k := d.PeekKind()
 		from := j.next()
+		if wrapper {
+			j.start = from // where a member after the list too large is said to be
+		}
 		switch {
 		case key == "requests" && k == '[':
 			wrapper = true

@@ -265,6 +265,8 @@ func TestLoadFileErrors(t *testing.T) {
 		{"yaml aliases past the largest request", "big.yaml", "- name: a\n  args:\n    s: &s " + strings.Repeat("x", 60000) + "\n    l: [" + strings.Repeat("*s, ", 300) + "*s]\n",
 			`big\.yaml:1:3: a request larger than 16 MiB`, ""},
 		{"json list without a comma", "bad.json", `[{"name": "a"} {"name": "b"}]`, `bad\.json:1:16: invalid JSON: invalid character '\{' after array element$`, ""},
+		{"json list item closed as an object", "bad.json", `[{}}`, `bad\.json:1:4: invalid JSON: invalid character '\}' after array element$`, ""},
+		{"json wrapper member too large", "big.json", `{"requests": [{}], "x": "` + strings.Repeat("x", 17<<20) + `"}`, `big\.json:1:25: a request larger than 16 MiB`, ""},
 		{"json object without a colon", "bad.json", `{"name" "a"}`, `bad\.json:1:9: invalid JSON: invalid character '"' after object key$`, ""},
 		{"json after the end", "bad.json", "[]\n\n  ]", `bad\.json:3:3: invalid JSON: invalid character '\]' after top-level value$`, `^ 3 \|   \]\n   \|   \^$`},
 		{"unknown extension", "r.txt", "- name: a", `unknown extension "\.txt"`, ""},
@@ -843,5 +845,24 @@ func TestLoadJSONReadError(t *testing.T) {
 	err = (&File{Name: "r.json"}).loadJSON(context.Background(), in, sp)
 	if !errors.Is(err, errDisk) || strings.Contains(err.Error(), "invalid JSON") {
 		t.Errorf("error = %v, want the reader's %v", err, errDisk)
+	}
+}
+
+// TestLoadJSONSpaceAfterARequest: the space after a request does not count
+// against its size.
+func TestLoadJSONSpaceAfterARequest(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	big := `[{"name": "a", "args": {"x": "` + strings.Repeat("a", MaxLine-100) + `"}}` + strings.Repeat(" ", 300) + "]"
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(context.Background(), path, "", nil)
+	if err != nil {
+		t.Fatalf("a request under the limit followed by space: %v", err)
+	}
+	defer f.Close()
+	if f.Len() != 1 {
+		t.Errorf("Len = %d, want 1", f.Len())
 	}
 }
