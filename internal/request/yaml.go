@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sync"
 
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
@@ -32,7 +31,7 @@ const yamlGCPercent = 400
 
 // yamlLine is one line of a YAML file, as the cutter sees it.
 type yamlLine struct {
-	raw []byte // with its line end; nil for the end of the file
+	raw []byte // without its line end; nil for the end of the file
 	n   int    // its number
 	// indent is the number of spaces before the content; a line whose
 	// indentation holds a tab counts as indented without end, so that it
@@ -58,7 +57,7 @@ func classify(raw []byte, n int) yamlLine {
 		i++
 	}
 	l.indent = i
-	l.text = bytes.TrimRight(raw[i:], "\r\n")
+	l.text = raw[i:]
 	trimmed := bytes.TrimLeft(l.text, " \t")
 	l.blank = len(trimmed) == 0 || trimmed[0] == '#'
 	if !l.blank && l.text[0] == '\t' {
@@ -110,12 +109,16 @@ func restIsEmpty(b []byte) bool {
 
 // yamlCutter reads a YAML file's lines, one of them ahead at most.
 type yamlCutter struct {
-	br      *bufio.Reader
+	sc      *bufio.Scanner
 	name    string
-	n       int // the number of the line last read
-	long    []byte
+	n       int        // the number of the line last read
 	pending []yamlLine // lines given back, read again first (last first)
-	eof     bool
+}
+
+func newYAMLCutter(in io.Reader, name string) *yamlCutter {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), maxChunkBytes+1)
+	return &yamlCutter{sc: sc, name: name}
 }
 
 // next returns the next line; at the end of the file, one whose end()
@@ -126,31 +129,15 @@ func (c *yamlCutter) next() (yamlLine, error) {
 		c.pending = c.pending[:k-1]
 		return l, nil
 	}
-	if c.eof {
-		return yamlLine{}, nil
-	}
-	raw, err := c.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		c.long = append(c.long[:0], raw...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			raw, err = c.br.ReadSlice('\n')
-			c.long = append(c.long, raw...)
-			if len(c.long) > maxChunkBytes {
-				return yamlLine{}, &ParseError{Pos: yamlpos.Pos{File: c.name, Line: c.n + 1, Col: 1},
-					Msg: fmt.Sprintf("a line longer than %d MiB: %s", maxChunkBytes>>20, chunkAdvice)}
-			}
+	if !c.sc.Scan() {
+		if errors.Is(c.sc.Err(), bufio.ErrTooLong) {
+			return yamlLine{}, &ParseError{Pos: yamlpos.Pos{File: c.name, Line: c.n + 1, Col: 1},
+				Msg: fmt.Sprintf("a line longer than %d MiB: %s", maxChunkBytes>>20, chunkAdvice)}
 		}
-		raw = c.long
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return yamlLine{}, err
-	}
-	c.eof = err != nil
-	if len(raw) == 0 {
-		return yamlLine{}, nil
+		return yamlLine{}, c.sc.Err()
 	}
 	c.n++
-	return classify(raw, c.n), nil
+	return classify(c.sc.Bytes(), c.n), nil
 }
 
 // unread gives a line back, to be read again by next. The line's bytes
@@ -165,7 +152,7 @@ func (c *yamlCutter) unread(l yamlLine) {
 // errAt is a ParseError at the start of the content of line l.
 func (c *yamlCutter) errAt(l yamlLine, msg string) error {
 	return &ParseError{Pos: yamlpos.Pos{File: c.name, Line: l.n, Col: min(l.indent, len(l.raw)) + 1}, Msg: msg,
-		Source: string(bytes.TrimRight(l.raw, "\r\n"))}
+		Source: string(l.raw)}
 }
 
 // yamlChunk is a run of whole lines parsed on its own. Where its lines
@@ -206,7 +193,7 @@ func (ch *yamlChunk) add(name string, l yamlLine) error {
 	if ch.first == 0 {
 		ch.first = l.n
 	}
-	ch.data = append(ch.data, l.raw...)
+	ch.data = append(append(ch.data, l.raw...), '\n')
 	from := 0 // where the last item starts: the limit is a request's
 	if k := len(ch.items); k > 1 {
 		from = ch.items[k-1]
@@ -247,7 +234,7 @@ func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 			runtime.GC()
 		}()
 	}
-	d := &yamlReader{f: f, c: &yamlCutter{br: bufio.NewReaderSize(in, 64<<10), name: f.Name}, ctx: ctx, sp: sp}
+	d := &yamlReader{f: f, c: newYAMLCutter(in, f.Name), ctx: ctx, sp: sp}
 	d.pool = newYAMLPool(f.Name, d.emit)
 	defer d.pool.stop()
 	for doc := 0; ; doc++ {
@@ -482,48 +469,39 @@ func (d *yamlReader) wrapper(l yamlLine) (more, streamed bool, err error) {
 // (its text holds & or *) is not for the pool: the document's converter,
 // which keeps the anchors, parses it in order.
 type yamlPool struct {
-	work  chan *yamlJob
-	queue []*yamlJob // handed to the workers, in order
-	wg    sync.WaitGroup
+	name  string
+	slots chan struct{} // one for each chunk being parsed
+	queue []*yamlJob    // the chunks handed on, in order
 	emit  func(yamlpos.Pos, []byte) error
 }
 
 // yamlJob is one chunk, and the requests it made.
 type yamlJob struct {
-	chunk yamlChunk
-	pos   []yamlpos.Pos
-	reqs  [][]byte
-	err   error
-	done  chan struct{}
+	pos  []yamlpos.Pos
+	reqs [][]byte
+	err  error
+	done chan struct{}
 }
 
 func newYAMLPool(name string, emit func(yamlpos.Pos, []byte) error) *yamlPool {
-	n := runtime.GOMAXPROCS(0)
-	p := &yamlPool{work: make(chan *yamlJob, n), emit: emit}
-	for range n {
-		p.wg.Go(func() {
-			conv := newYAMLConverter(name, nil)
-			for job := range p.work {
-				conv.emit = func(pos yamlpos.Pos, request []byte) error {
-					job.pos, job.reqs = append(job.pos, pos), append(job.reqs, bytes.Clone(request))
-					return nil
-				}
-				job.err = conv.items(&job.chunk)
-				close(job.done)
-			}
-		})
-	}
-	return p
+	return &yamlPool{name: name, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), emit: emit}
 }
 
-// submit hands a copy of ch to the workers, and the requests of the
-// chunks done to emit: at most a few chunks wait.
+// submit parses a copy of ch on a core of its own, and hands the
+// requests of the chunks done to emit: at most a few chunks wait.
 func (p *yamlPool) submit(ch *yamlChunk) error {
-	job := &yamlJob{chunk: *ch, done: make(chan struct{})}
-	job.chunk.data, job.chunk.items = bytes.Clone(ch.data), slices.Clone(ch.items)
+	job, chunk := &yamlJob{done: make(chan struct{})}, *ch
+	chunk.data, chunk.items = bytes.Clone(ch.data), slices.Clone(ch.items)
 	p.queue = append(p.queue, job)
-	p.work <- job
-	return p.flush(4 * cap(p.work))
+	p.slots <- struct{}{}
+	go func() {
+		defer func() { <-p.slots; close(job.done) }()
+		job.err = newYAMLConverter(p.name, func(pos yamlpos.Pos, request []byte) error {
+			job.pos, job.reqs = append(job.pos, pos), append(job.reqs, bytes.Clone(request))
+			return nil
+		}).items(&chunk)
+	}()
+	return p.flush(4 * cap(p.slots))
 }
 
 // flush hands on the requests of the chunks done, in order, waiting for
@@ -552,8 +530,9 @@ func (p *yamlPool) flush(keep int) error {
 	return nil
 }
 
-// stop ends the workers, once what they were given is done.
+// stop waits for the chunks handed on.
 func (p *yamlPool) stop() {
-	close(p.work)
-	p.wg.Wait()
+	for _, job := range p.queue {
+		<-job.done
+	}
 }
