@@ -245,7 +245,7 @@ func BenchmarkHead(b *testing.B) {
 	}
 }
 
-// TestHeadErrors pins the words of a line that is no record: encoding/json's,
+// TestHeadErrors pins the words of a line that is no record: the decoder's,
 // but for a line that is no object at all.
 func TestHeadErrors(t *testing.T) {
 	t.Parallel()
@@ -253,18 +253,18 @@ func TestHeadErrors(t *testing.T) {
 		``:                     "unexpected end of JSON input",
 		`[1]`:                  "invalid character '[' looking for beginning of a record",
 		` "a"`:                 `invalid character '"' looking for beginning of a record`,
-		`{oops`:                "invalid character 'o' looking for beginning of object key string",
+		`{oops`:                "invalid character 'o' at start of value",
 		`{"a":1`:               "unexpected end of JSON input",
 		`{"a":1}x`:             "invalid character 'x' after top-level value",
 		`{"a":1}{}`:            "invalid character '{' after top-level value",
-		`{"a" 1}`:              "invalid character '1' after object key",
-		`{"a":1 "b":2}`:        `invalid character '"' after object key:value pair`,
-		`{"content":[1 2]}`:    "invalid character '2' after array element",
+		`{"a" 1}`:              "invalid character '1' after object name (expecting ':')",
+		`{"a":1 "b":2}`:        `invalid character '"' after object value (expecting ',' or '}')`,
+		`{"content":[1 2]}`:    "invalid character '2' after array element (expecting ',' or ']')",
 		`{"is_error":tru}`:     "invalid character '}' in literal true (expecting 'e')",
-		`{"name":"\q"}`:        "invalid character 'q' in string escape code",
-		`{"position":01}`:      "invalid character '1' after object key:value pair",
-		"{\"type\":\"a\x01\"}": `invalid character '\x01' in string literal`,
-		`{"error":{"kind":-}}`: "invalid character '}' in numeric literal",
+		`{"name":"\q"}`:        "invalid escape sequence `\\q` in string",
+		`{"position":01}`:      "invalid character '1' after object value (expecting ',' or '}')",
+		"{\"type\":\"a\x01\"}": `invalid character '\x01' in string (expecting non-control character)`,
+		`{"error":{"kind":-}}`: "invalid character '}' in number (expecting digit)",
 	} {
 		var p headParser
 		if _, err := p.parse([]byte(line)); err == nil || err.Error() != want {

@@ -65,7 +65,10 @@ func (p *headParser) parse(line []byte) (Head, error) {
 	p.b = *bytes.NewBuffer(line)
 	d.Reset(&p.b, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if d.PeekKind() != '{' {
-		return Head{}, headError(line, nil)
+		if c := bytes.TrimLeft(line, " \t\r\n"); len(c) > 0 {
+			return Head{}, fmt.Errorf("invalid character %s looking for beginning of a record", strconv.QuoteRune(rune(c[0])))
+		}
+		return Head{}, headError(io.EOF)
 	}
 	strs := []*string{&h.SessionID, &h.ParentID, (*string)(&h.Type), (*string)(&h.Status), &h.Name, &h.ArgsHash, &h.CallID}
 	err := p.object(headKeys, strs, func(key jsontext.Token) error {
@@ -92,8 +95,11 @@ func (p *headParser) parse(line []byte) (Head, error) {
 		}
 		return d.SkipValue()
 	})
-	if err != nil || len(bytes.TrimLeft(line[d.InputOffset():], " \t\r\n")) > 0 {
-		return Head{}, headError(line, err)
+	if err != nil {
+		return Head{}, headError(err)
+	}
+	if rest := bytes.TrimLeft(line[d.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return Head{}, fmt.Errorf("invalid character %s after top-level value", strconv.QuoteRune(rune(rest[0])))
 	}
 	return h, nil
 }
@@ -123,20 +129,15 @@ func (p *headParser) object(keys []string, dsts []*string, other func(key jsonte
 	return err
 }
 
-// headError is the mistake of a line that is no record, in encoding/json's
-// words: a Decoder's, which tells a line that ends too soon, and where the
-// line holds more than a value, Unmarshal's; a line that is no object at
-// all is worded as no record.
-func headError(line []byte, err error) error {
-	var v json.RawMessage
-	c := bytes.TrimLeft(line, " \t\r\n")
-	switch e := json.NewDecoder(bytes.NewReader(line)).Decode(&v); {
-	case len(c) > 0 && c[0] != '{':
-		return fmt.Errorf("invalid character %s looking for beginning of a record", strconv.QuoteRune(rune(c[0])))
-	case e == io.EOF || e == io.ErrUnexpectedEOF:
+// headError is the mistake of a line that is no record, in the decoder's
+// words.
+func headError(err error) error {
+	var se *jsontext.SyntacticError
+	switch {
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("unexpected end of JSON input")
-	case e != nil:
-		return e
+	case errors.As(err, &se) && se.Err != nil:
+		return se.Err
 	}
-	return cmp.Or(json.Unmarshal(line, &v), err)
+	return err
 }

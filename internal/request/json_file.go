@@ -107,20 +107,9 @@ func (j *jsonFile) next() int64 {
 // which may be as large as a request may be.
 func (j *jsonFile) forget(off int64) {
 	j.pos(off) // the place moves on before the bytes before it go
-	s, d := &j.p.src, &j.p.d
+	s := &j.p.src
 	s.data, s.read, s.base = s.data[off-s.base:], s.read-int(off-s.base), off
 	s.limit, j.start = off+MaxLine, off
-	// For encoding/json to word a mistake in what follows, the arrays
-	// and objects open at off are opened again before it.
-	var open strings.Builder
-	for i := 1; i <= d.StackDepth(); i++ {
-		if k, _ := d.StackIndex(i); k == '{' {
-			open.WriteString(`{"":`)
-		} else {
-			open.WriteString("[")
-		}
-	}
-	j.p.prefix = open.String()
 }
 
 // pos is the place of offset off, which is not before the last asked.

@@ -2,13 +2,11 @@ package request
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -30,8 +28,7 @@ func (e *syntaxError) Error() string { return e.Msg }
 // `any` — map[string]any, []any, string, bool, nil — except that an
 // integer that fits is an int64, or a uint64 above that (as from YAML), so
 // that large integers keep every digit; a key given twice is refused. It
-// reads tokens from a jsontext.Decoder, and words its mistakes as
-// encoding/json does, at the same offsets. Its errors are *syntaxError.
+// reads tokens from a jsontext.Decoder. Its errors are *syntaxError.
 type jsonParser struct {
 	d   jsontext.Decoder
 	buf bytes.Buffer
@@ -39,10 +36,6 @@ type jsonParser struct {
 	// outer is the depth of the value read as a request: a list's items
 	// are each bounded as a request of their own.
 	outer int
-	// prefix opens the arrays and objects that the text before
-	// src.base opened (a JSON file's list), for encoding/json to word a
-	// mistake in what follows as it would in the whole text.
-	prefix string
 	// names keeps the short strings that recur from request to request
 	// (keys, tool names).
 	names interner
@@ -133,7 +126,7 @@ func (in *interner) intern(s []byte) string {
 // start reads data, one JSON text: over a bytes.Buffer, the decoder
 // reads it in place rather than a copy.
 func (p *jsonParser) start(data []byte) *jsontext.Decoder {
-	p.src, p.outer, p.prefix = source{data: data}, 0, ""
+	p.src, p.outer = source{data: data}, 0
 	p.buf = *bytes.NewBuffer(data)
 	p.d.Reset(&p.buf, decoderOptions...)
 	return &p.d
@@ -151,12 +144,17 @@ func (p *jsonParser) parse(data []byte) (any, error) {
 
 // end checks that nothing follows the value read.
 func (p *jsonParser) end() error {
+	off := p.d.InputOffset()
 	switch _, err := p.d.ReadToken(); err {
 	case io.EOF:
 		return nil
 	case nil:
 		// The decoder reads a stream of values; a JSON text is one.
-		return p.mistake(errors.New("a value after the value"))
+		for c := p.src.at(off); c == ' ' || c == '\t' || c == '\r' || c == '\n'; c = p.src.at(off) {
+			off++
+		}
+		c := strconv.QuoteRune(rune(p.src.at(off)))
+		return &syntaxError{int(off - p.src.base), "invalid character " + c + " after top-level value"}
 	default:
 		return p.mistake(err)
 	}
@@ -260,35 +258,19 @@ func (p *jsonParser) number(tok jsontext.Token) (any, error) {
 	return f, nil
 }
 
-// mistake words an error of the decoder as encoding/json does, at the
-// same offset: encoding/json reads the text again, as far as it was read.
+// mistake is an error of the decoder as a syntaxError, in the decoder's
+// words, at its offset in the text.
 func (p *jsonParser) mistake(err error) error {
+	var se *jsontext.SyntacticError
 	switch {
 	case p.src.err != nil:
 		return p.src.err // the file could not be read
 	case err == nil || errors.Is(err, errLimit):
 		return err
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return &syntaxError{len(p.src.data), "unexpected end of JSON input"}
+	case errors.As(err, &se) && se.Err != nil:
+		return &syntaxError{int(se.ByteOffset - p.src.base), se.Err.Error()}
 	}
-	text := append([]byte(p.prefix), p.src.data...)
-	var se *json.SyntaxError
-	if e := json.Unmarshal(text, new(json.RawMessage)); errors.As(e, &se) {
-		off := int(se.Offset) - 1
-		switch {
-		case se.Error() == "unexpected end of JSON input" ||
-			// as encoding/json words the end in some places: a space after it
-			int(se.Offset) == len(text) && strings.HasPrefix(se.Error(), "invalid character ' '") && text[len(text)-1] != ' ':
-			return &syntaxError{len(text) - len(p.prefix), "unexpected end of JSON input"}
-		case strings.HasSuffix(se.Error(), `in \u hexadecimal character escape`):
-			off = strings.LastIndex(string(text[:off]), `\u`) + 2 // at the first of the four digits
-		}
-		return &syntaxError{off - len(p.prefix), se.Error()}
-	}
-	// What encoding/json takes (a stream cut short that it does not see
-	// the end of): the decoder's own words.
-	msg, off := strings.TrimPrefix(err.Error(), "jsontext: "), 0
-	var je *jsontext.SyntacticError
-	if errors.As(err, &je) {
-		off = int(je.ByteOffset - p.src.base)
-	}
-	return &syntaxError{off, msg}
+	return &syntaxError{0, err.Error()}
 }

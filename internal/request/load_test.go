@@ -138,14 +138,15 @@ requests:
 			{Name: "s", Line: 3, Col: 3},
 			{Name: "x", Args: map[string]any{"k": "v"}, Line: 4, Col: 1},
 		}},
-		{"jsonl bad lines go on", "r.ndjson", "{\"name\": \"a\"}\n{\"name\": \"b\",}\n[1]\n{\"name\": 5, \"args\": [], \"x\": 1}\n{\"name\": \"c\", \"args\": {}, \"input\": {}}\n{\"name\": \"d\"} x\n{\"name\": \"e\"}\n", "", []loaded{
+		{"jsonl bad lines go on", "r.ndjson", "{\"name\": \"a\"}\n{\"name\": \"b\",}\n[1]\n{\"name\": 5, \"args\": [], \"x\": 1}\n{\"name\": \"c\", \"args\": {}, \"input\": {}}\n{\"name\": \"d\"} x\n{\"name\": \"e\"}\n{} {}\n", "", []loaded{
 			{Name: "a", Line: 1, Col: 1},
-			{Name: "b", Line: 2, Col: 1, Err: `r.ndjson:2:14: not a JSON request: invalid character '}' looking for beginning of object key string`},
+			{Name: "b", Line: 2, Col: 1, Err: `r.ndjson:2:13: not a JSON request: invalid character ',' at start of value`},
 			{Line: 3, Col: 1, Err: `r.ndjson:3:1: expected a request object {"name": ..., "args": {...}}, got array of 1 item`},
 			{Line: 4, Col: 1, Err: `r.ndjson:4:1: name: expected a string, got number 5; args: expected an object, got array of 0 items; unknown field "x": a request has id, name and args (or input, or arguments)`},
 			{Name: "c", Args: map[string]any{}, Line: 5, Col: 1, Err: `r.ndjson:5:1: both "args" and "input" given: a request has one of args, input, arguments`},
-			{Name: "d", Line: 6, Col: 1, Err: `r.ndjson:6:15: not a JSON request: invalid character 'x' after top-level value`},
+			{Name: "d", Line: 6, Col: 1, Err: `r.ndjson:6:15: not a JSON request: invalid character 'x' at start of value`},
 			{Name: "e", Line: 7, Col: 1},
+			{Line: 8, Col: 1, Err: `r.ndjson:8:4: not a JSON request: invalid character '{' after top-level value`},
 		}},
 		{"jsonl keys given twice", "r.jsonl", `{"name": "a", "name": "b"}` + "\n" + `{"name": "a", "args": {"x": 1, "x": 2}}` + "\n" + `{"name": "a", "arguments": "{\"x\": 1, \"x\": 2}"}`, "", []loaded{
 			{Name: "a", Line: 1, Col: 1, Err: `r.jsonl:1:22: not a JSON request: duplicate key "name" in an object`},
@@ -242,7 +243,7 @@ func TestLoadFileErrors(t *testing.T) {
 			`bad\.yaml:2:\d+: invalid YAML`, ""},
 		{"yaml mistake chunks before a long line", "bad.yaml", "- name: a\n  args: {a: [}\n" + strings.Repeat("- name: c\n  args: {k: 1}\n", 200) +
 			"- name: b\n  s: " + strings.Repeat("x", 1<<20+1) + "\n", `bad\.yaml:2:\d+: invalid YAML`, ""},
-		{"malformed json", "bad.json", "[\n  {\"name\": \"a\"},\n  {\"name\": \"b\" \"args\": {}}\n]", `bad\.json:3:16: invalid JSON: invalid character '"' after object key:value pair`, `^ 3 \|   \{"name": "b" "args": \{\}\}\n   \|                \^$`},
+		{"malformed json", "bad.json", "[\n  {\"name\": \"a\"},\n  {\"name\": \"b\" \"args\": {}}\n]", `bad\.json:3:16: invalid JSON: invalid character '"' after object value \(expecting ',' or '\}'\)$`, `^ 3 \|   \{"name": "b" "args": \{\}\}\n   \|                \^$`},
 		{"truncated json", "bad.json", "[{\"name\": \"a\"", `bad\.json:1:14: invalid JSON: unexpected end of JSON input`, ""},
 		{"json deep nesting", "deep.json", `{"name": "a", "args": {"x": ` + strings.Repeat("[", 100000), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels`, ""},
 		{"json deep nesting in a list", "deep.json", `[{"name": "a", "args": {"x": ` + strings.Repeat("[", 300), `deep\.json:1:\d+: invalid JSON: nesting deeper than 200 levels$`, ""},
@@ -264,11 +265,11 @@ func TestLoadFileErrors(t *testing.T) {
 		{"yaml not a number", "bad.yaml", "name: a\nargs:\n  x: [.nan]\n", `bad\.yaml:3:7: \.nan: a request holds JSON values`, ""},
 		{"yaml aliases past the largest request", "big.yaml", "- name: a\n  args:\n    s: &s " + strings.Repeat("x", 60000) + "\n    l: [" + strings.Repeat("*s, ", 300) + "*s]\n",
 			`big\.yaml:1:3: a request larger than 16 MiB`, ""},
-		{"json list without a comma", "bad.json", `[{"name": "a"} {"name": "b"}]`, `bad\.json:1:16: invalid JSON: invalid character '\{' after array element$`, ""},
-		{"json list item closed as an object", "bad.json", `[{}}`, `bad\.json:1:4: invalid JSON: invalid character '\}' after array element$`, ""},
+		{"json list without a comma", "bad.json", `[{"name": "a"} {"name": "b"}]`, `bad\.json:1:16: invalid JSON: invalid character '\{' after array element \(expecting ',' or '\]'\)$`, ""},
+		{"json list item closed as an object", "bad.json", `[{}}`, `bad\.json:1:4: invalid JSON: invalid character '\}' after array element \(expecting ',' or '\]'\)$`, ""},
 		{"json wrapper member too large", "big.json", `{"requests": [{}], "x": "` + strings.Repeat("x", 17<<20) + `"}`, `big\.json:1:25: a request larger than 16 MiB`, ""},
-		{"json object without a colon", "bad.json", `{"name" "a"}`, `bad\.json:1:9: invalid JSON: invalid character '"' after object key$`, ""},
-		{"json after the end", "bad.json", "[]\n\n  ]", `bad\.json:3:3: invalid JSON: invalid character '\]' after top-level value$`, `^ 3 \|   \]\n   \|   \^$`},
+		{"json object without a colon", "bad.json", `{"name" "a"}`, `bad\.json:1:9: invalid JSON: invalid character '"' after object name \(expecting ':'\)$`, ""},
+		{"json after the end", "bad.json", "[]\n\n  ]", `bad\.json:3:3: invalid JSON: invalid character '\]' at start of value$`, `^ 3 \|   \]\n   \|   \^$`},
 		{"unknown extension", "r.txt", "- name: a", `unknown extension "\.txt"`, ""},
 	}
 	for _, tt := range tests {
