@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -270,7 +271,18 @@ func (p *jsonParser) mistake(err error) error {
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 		return &syntaxError{len(p.src.data), "unexpected end of JSON input"}
 	case errors.As(err, &se) && se.Err != nil:
-		return &syntaxError{int(se.ByteOffset - p.src.base), se.Err.Error()}
+		msg := se.Err.Error()
+		// The decoder quotes a character past ASCII, or an escape, as far
+		// as it had read it: quoted as its first byte, or not at all, it
+		// reads alike however the file came in pieces.
+		switch c := p.src.at(se.ByteOffset); {
+		case strings.HasPrefix(msg, "invalid escape sequence "):
+			msg = "invalid escape sequence in string"
+		case c >= utf8.RuneSelf && strings.HasPrefix(msg, "invalid character '"):
+			_, rest, _ := strings.Cut(msg[len("invalid character '"):], "' ")
+			msg = fmt.Sprintf("invalid character '\\x%02x' %s", c, rest)
+		}
+		return &syntaxError{int(se.ByteOffset - p.src.base), msg}
 	}
 	return &syntaxError{0, err.Error()}
 }

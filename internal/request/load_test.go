@@ -269,6 +269,8 @@ func TestLoadFileErrors(t *testing.T) {
 		{"json list item closed as an object", "bad.json", `[{}}`, `bad\.json:1:4: invalid JSON: invalid character '\}' after array element \(expecting ',' or '\]'\)$`, ""},
 		{"json wrapper member too large", "big.json", `{"requests": [{}], "x": "` + strings.Repeat("x", 17<<20) + `"}`, `big\.json:1:25: a request larger than 16 MiB`, ""},
 		{"json object without a colon", "bad.json", `{"name" "a"}`, `bad\.json:1:9: invalid JSON: invalid character '"' after object name \(expecting ':'\)$`, ""},
+		{"json escape", "bad.json", `{"name": "a\q"}`, `bad\.json:1:12: invalid JSON: invalid escape sequence in string$`, ""},
+		{"json character past ascii", "bad.json", `[1, é]`, `bad\.json:1:5: invalid JSON: invalid character '\\xc3' at start of value$`, ""},
 		{"json after the end", "bad.json", "[]\n\n  ]", `bad\.json:3:3: invalid JSON: invalid character '\]' at start of value$`, `^ 3 \|   \]\n   \|   \^$`},
 		{"unknown extension", "r.txt", "- name: a", `unknown extension "\.txt"`, ""},
 	}
