@@ -37,9 +37,6 @@ type jsonParser struct {
 	// outer is the depth of the value read as a request: a list's items
 	// are each bounded as a request of their own.
 	outer int
-	// names keeps the short strings that recur from request to request
-	// (keys, tool names).
-	names interner
 	// b is the builder of the request being parsed (parseRequestLine).
 	b requestBuilder
 }
@@ -93,35 +90,6 @@ func (s *source) at(off int64) byte {
 		return s.data[i]
 	}
 	return 0
-}
-
-// interner keeps short strings that recur, so that a batch allocates each
-// once.
-type interner struct{ m map[string]string }
-
-// internable bounds the strings an interner keeps: short ones, and not
-// too many, whatever the input.
-const (
-	maxInternLen   = 32
-	maxInternCount = 4096
-)
-
-// intern returns s as a string, the same one each time for a short s.
-func (in *interner) intern(s []byte) string {
-	if len(s) > maxInternLen {
-		return string(s)
-	}
-	if v, ok := in.m[string(s)]; ok {
-		return v
-	}
-	v := string(s)
-	if in.m == nil {
-		in.m = make(map[string]string)
-	}
-	if len(in.m) < maxInternCount {
-		in.m[v] = v
-	}
-	return v
 }
 
 // start reads data, one JSON text: over a bytes.Buffer, the decoder
@@ -210,18 +178,13 @@ func (p *jsonParser) value() (any, error) {
 	return p.number(tok)
 }
 
-// str reads a key, or a string value, of the kind that recurs from
-// request to request: the same string each time.
+// str reads a key, or a string value.
 func (p *jsonParser) str() (string, error) {
-	v, err := p.d.ReadValue()
+	tok, err := p.d.ReadToken()
 	if err != nil {
 		return "", p.mistake(err)
 	}
-	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
-		return p.names.intern(v[1 : len(v)-1]), nil
-	}
-	b, _ := jsontext.AppendUnquote(nil, v) // invalid UTF-8 read as U+FFFD
-	return p.names.intern(b), nil
+	return tok.String(), nil
 }
 
 // duplicateKey is the error for a key given twice in one object, placed
