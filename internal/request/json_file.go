@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
-	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -172,30 +172,21 @@ func (j *jsonFile) list() error {
 	return nil
 }
 
-// member is one key of an object, and its value.
-type member struct {
-	key string
-	raw []byte
-	v   any
-}
-
 // object reads a top-level object whose { was read: the wrapper, whose
 // requests are read as a list, or a single request.
 func (j *jsonFile) object() error {
 	p, d := &j.p, &j.p.d
 	startPos := j.pos(d.InputOffset() - 1)
-	var members []member
-	var keys []string
+	members := make(map[string]any)
 	wrapper := false
 	for d.PeekKind() != '}' {
 		key, err := p.str()
 		if err != nil {
 			return err
 		}
-		if slices.Contains(keys, key) {
+		if _, dup := members[key]; dup {
 			return p.duplicateKey(key)
 		}
-		keys = append(keys, key)
 		k := d.PeekKind()
 		from := j.next()
 		if wrapper {
@@ -203,7 +194,7 @@ func (j *jsonFile) object() error {
 		}
 		switch {
 		case key == "requests" && k == '[':
-			wrapper = true
+			wrapper, members[key] = true, nil
 			if _, err := d.ReadToken(); err != nil {
 				return p.mistake(err)
 			}
@@ -214,44 +205,33 @@ func (j *jsonFile) object() error {
 		case key == "requests" && k == '{':
 			return j.fail(from, "requests: expected a list of requests, got object")
 		}
-		v, err := p.value()
-		if err != nil {
+		if members[key], err = p.value(); err != nil {
 			return err
 		}
 		if key == "requests" {
-			return j.fail(from, "requests: expected a list of requests, got "+registry.Describe(v))
+			return j.fail(from, "requests: expected a list of requests, got "+registry.Describe(members[key]))
 		}
-		raw := j.compact(p.src.data[from-p.src.base : d.InputOffset()-p.src.base])
-		members = append(members, member{key, bytes.Clone(raw), v})
 	}
 	if _, err := d.ReadToken(); err != nil {
 		return p.mistake(err)
 	}
-	return j.wrapperOrRequest(startPos, members, wrapper)
-}
-
-// wrapperOrRequest takes the members of a top-level object: the session
-// of a wrapper, or the members of a single request.
-func (j *jsonFile) wrapperOrRequest(startPos yamlpos.Pos, members []member, wrapper bool) error {
 	if !wrapper {
-		b := []byte{'{'}
-		for i, m := range members {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(append(records.AppendString(b, m.key), ':'), m.raw...)
+		b, err := appendJSON(nil, members)
+		if err != nil {
+			return &ParseError{Pos: startPos, Msg: err.Error()}
 		}
-		return j.sp.add(startPos, 0, append(b, '}'))
+		return j.sp.add(startPos, 0, b)
 	}
-	for _, m := range members {
-		if m.key != "session_id" {
-			return &ParseError{Pos: startPos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", m.key)}
+	for _, key := range slices.Sorted(maps.Keys(members)) {
+		switch s, ok := members[key].(string); {
+		case key == "requests":
+		case key != "session_id":
+			return &ParseError{Pos: startPos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key)}
+		case !ok:
+			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + registry.Describe(members[key])}
+		default:
+			j.f.setSession(0, s)
 		}
-		s, ok := m.v.(string)
-		if !ok {
-			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + registry.Describe(m.v)}
-		}
-		j.f.setSession(0, s)
 	}
 	return nil
 }
