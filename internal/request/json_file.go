@@ -184,9 +184,6 @@ func (j *jsonFile) object() error {
 		if err != nil {
 			return err
 		}
-		if _, dup := members[key]; dup {
-			return p.duplicateKey(key)
-		}
 		k := d.PeekKind()
 		from := j.next()
 		if wrapper {

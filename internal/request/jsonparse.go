@@ -41,10 +41,11 @@ type jsonParser struct {
 	b requestBuilder
 }
 
-// Invalid UTF-8 and keys given twice are let through as encoding/json
-// lets them (the first is read as U+FFFD; the parser refuses the second
-// itself, with the key in its message).
-var decoderOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+// Invalid UTF-8 is let through as encoding/json lets it, read as U+FFFD.
+// A key given twice in one object is refused: JSON leaves its meaning open
+// (encoding/json keeps the last), and a request whose arguments say two
+// things must not run with either. YAML refuses it too.
+var decoderOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true)}
 
 // source is what the decoder reads: data, the text from offset base on
 // as far as it was read, and then r, if any.
@@ -159,9 +160,6 @@ func (p *jsonParser) value() (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, dup := m[key]; dup {
-				return nil, p.duplicateKey(key)
-			}
 			if m[key], err = p.value(); err != nil {
 				return nil, err
 			}
@@ -185,22 +183,6 @@ func (p *jsonParser) str() (string, error) {
 		return "", p.mistake(err)
 	}
 	return tok.String(), nil
-}
-
-// duplicateKey is the error for a key given twice in one object, placed
-// after its colon: JSON leaves its meaning open (encoding/json keeps the
-// last), and a request whose arguments say two things must not run with
-// either. YAML refuses it too.
-func (p *jsonParser) duplicateKey(key string) error {
-	if p.d.PeekKind() == 0 { // no colon and value after it: that mistake first
-		_, err := p.d.ReadToken()
-		return p.mistake(err)
-	}
-	off := p.d.InputOffset()
-	for c := p.src.at(off); c != ':' && c != 0; c = p.src.at(off) {
-		off++
-	}
-	return &syntaxError{int(off + 1 - p.src.base), "duplicate key " + strconv.Quote(truncateForMessage(key)) + " in an object"}
 }
 
 // number decodes a number: an int64 when it is an integer that fits, a
@@ -233,6 +215,9 @@ func (p *jsonParser) mistake(err error) error {
 		return err
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 		return &syntaxError{len(p.src.data), "unexpected end of JSON input"}
+	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &se):
+		key := strconv.Quote(truncateForMessage(se.JSONPointer.LastToken()))
+		return &syntaxError{int(se.ByteOffset - p.src.base), "duplicate key " + key + " in an object"}
 	case errors.As(err, &se) && se.Err != nil:
 		msg := se.Err.Error()
 		// The decoder quotes a character past ASCII, or an escape, as far

@@ -564,8 +564,6 @@ func parseRequestLine(p *jsonParser, line []byte, pos yamlpos.Pos) *Request {
 			break
 		}
 		switch {
-		case b.seen(key):
-			err = p.duplicateKey(key)
 		case key == "name" && d.PeekKind() == '"':
 			v, err = p.str() // tool names recur on every line
 		default:
@@ -596,8 +594,7 @@ type requestBuilder struct {
 	// nameKey and argsKey are the keys the name and the arguments came
 	// from, once they have come.
 	nameKey, argsKey string
-	keySet
-	rec recordMembers
+	rec              recordMembers
 }
 
 // builder returns the parser's builder, made new for a request at pos:
@@ -606,25 +603,6 @@ type requestBuilder struct {
 func (p *jsonParser) builder(pos yamlpos.Pos) *requestBuilder {
 	p.b = requestBuilder{req: &Request{Pos: pos}}
 	return &p.b
-}
-
-// keySet holds the keys of one JSON object read so far, so that a key
-// given twice is refused. Objects of requests have a handful of keys.
-type keySet struct {
-	keys []string
-	buf  [6]string
-}
-
-// seen reports whether key came before, and notes it.
-func (k *keySet) seen(key string) bool {
-	if slices.Contains(k.keys, key) {
-		return true
-	}
-	if k.keys == nil {
-		k.keys = k.buf[:0]
-	}
-	k.keys = append(k.keys, key)
-	return false
 }
 
 // requestKeys are the members a request object may have. "type" is
