@@ -189,9 +189,8 @@ func (j *jsonFile) object() error {
 		if wrapper {
 			j.start = from // where a member after the list too large is said to be
 		}
-		switch {
-		case key == "requests" && k == '[':
-			wrapper, members[key] = true, nil
+		if key == "requests" && k == '[' {
+			wrapper = true
 			if _, err := d.ReadToken(); err != nil {
 				return p.mistake(err)
 			}
@@ -199,8 +198,6 @@ func (j *jsonFile) object() error {
 				return err
 			}
 			continue
-		case key == "requests" && k == '{':
-			return j.fail(from, "requests: expected a list of requests, got object")
 		}
 		if members[key], err = p.value(); err != nil {
 			return err
@@ -221,7 +218,6 @@ func (j *jsonFile) object() error {
 	}
 	for _, key := range slices.Sorted(maps.Keys(members)) {
 		switch s, ok := members[key].(string); {
-		case key == "requests":
 		case key != "session_id":
 			return &ParseError{Pos: startPos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key)}
 		case !ok:
