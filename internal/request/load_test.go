@@ -98,9 +98,10 @@ requests:
 		{"yaml anchors and merge keys", "r.yaml", "base: &b {a: 1}\n", "", []loaded{
 			{Line: 1, Col: 1, Err: `r.yaml:1:1: unknown field "base": a request has id, name and args (or input, or arguments)`},
 		}},
-		{"yaml merge", "r.yaml", "- name: s\n  args: &x {a: 1, b: 5}\n- name: s\n  args: {<<: *x, b: 2}\n", "", []loaded{
+		{"yaml merge", "r.yaml", "- name: s\n  args: &x {a: 1, b: 5}\n- name: s\n  args: {<<: *x, b: 2}\n- name: s\n  args: {b: 2, <<: *x}\n", "", []loaded{
 			{Name: "s", Args: map[string]any{"a": int64(1), "b": int64(5)}, Line: 1, Col: 3},
 			{Name: "s", Args: sum12, Line: 3, Col: 3},
+			{Name: "s", Args: sum12, Line: 5, Col: 3},
 		}},
 		{"yaml requests from anchors", "r.yaml", "- &base {name: s, args: {a: 1, b: 2}}\n- <<: *base\n  id: x\n  args: {a: 5}\n- *base\n- <<: [*base, {id: y}]\n", "", []loaded{
 			{Name: "s", Args: sum12, Line: 1, Col: 3},
@@ -257,6 +258,9 @@ func TestLoadFileErrors(t *testing.T) {
 		{"json argument twice", "bad.json", `{"name": "a", "args": {"x": 1, "x": 2}}`, `bad\.json:1:32: invalid JSON: duplicate key "x" in an object`, ""},
 		{"json wrapper key twice", "bad.json", `{"requests": [], "requests": [{"name": "a"}]}`, `bad\.json:1:18: invalid JSON: duplicate key "requests"`, ""},
 		{"yaml key twice", "bad.yaml", "name: a\nargs: {x: 1, x: 2}\n", `bad\.yaml:2:\d+: invalid YAML: mapping key "x" already defined`, ""},
+		{"yaml key twice as JSON", "bad.yaml", "name: a\nargs:\n  0x1: a\n  1: b\n", `bad\.yaml:4:3: invalid YAML: mapping key "1" already defined$`, ""},
+		{"yaml null key twice", "bad.yaml", "- name: a\n  args: {k: {~: a, null: b}}\n", `bad\.yaml:2:20: invalid YAML: mapping key "null" already defined$`, ""},
+		{"yaml request key twice as JSON", "bad.yaml", "- name: a\n- name: b\n  1.0: x\n  1: y\n", `bad\.yaml:4:3: invalid YAML: mapping key "1" already defined$`, ""},
 		{"yaml key after a list", "bad.yaml", "session_id: s\nrequests:\n  - name: a\n\n  - name: b\nsesion: x\n", `bad\.yaml:6:1: unknown key "sesion"`, `^ 6 \| sesion: x\n   \| \^$`},
 		{"yaml session after a list", "bad.yaml", "requests:\n  - name: a\n  - name: b\n# the session\nsession_id: [1]\n", `bad\.yaml:5:13: session_id: expected a string, got array of 1 item`, `^ 5 \| session_id: \[1\]`},
 		{"yaml requests after a list", "bad.yaml", "requests:\n- name: a\n- name: b\nrequests: []\n", `bad\.yaml:4:1: invalid YAML: mapping key "requests" already defined`, ""},

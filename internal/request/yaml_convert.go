@@ -11,7 +11,6 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
 
-	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -190,8 +189,7 @@ func (c *yamlConverter) list(n ast.Node) error {
 	return nil
 }
 
-// request emits the request of a node, as JSON: a mapping's keys in the
-// order they were written.
+// request emits the request of a node, as JSON.
 func (c *yamlConverter) request(n ast.Node) error {
 	c.nodes = 0
 	n = yamlpos.Body(n)
@@ -200,45 +198,17 @@ func (c *yamlConverter) request(n ast.Node) error {
 		tk = n.GetToken()
 	}
 	pos := c.pos(tk)
-	pairs, ok := c.pairs(n)
-	if len(pairs) > 0 {
+	if pairs, _ := c.pairs(n); len(pairs) > 0 {
 		pos = c.pos(pairs[0].Key.GetToken())
 	}
-	if !ok || slices.ContainsFunc(pairs, isMergePair) {
-		// An alias (- *base) or a merge (- <<: *base): the request is the
-		// value they make, its keys in order of name.
-		v, err := c.value(n, 0)
-		if err != nil {
-			return err
-		}
-		if c.buf, err = appendJSON(c.buf[:0], v); err != nil {
-			return c.failAtPos(pos, err.Error())
-		}
-		return c.emit(pos, c.buf)
+	v, err := c.value(n, 0)
+	if err != nil {
+		return err
 	}
-	c.buf = append(c.buf[:0], '{')
-	var keys []string
-	for i, kv := range pairs {
-		key, err := c.key(kv.Key)
-		if err != nil {
-			return err
-		}
-		if slices.Contains(keys, key) { // 1 and "1", which goccy/go-yaml tells apart
-			return c.fail(kv.Key.GetToken(), fmt.Sprintf("invalid YAML: mapping key %q already defined", key))
-		}
-		keys = append(keys, key)
-		v, err := c.value(kv.Value, 1)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			c.buf = append(c.buf, ',')
-		}
-		if c.buf, err = appendJSON(append(records.AppendString(c.buf, key), ':'), v); err != nil {
-			return c.failAtPos(pos, err.Error())
-		}
+	if c.buf, err = appendJSON(c.buf[:0], v); err != nil {
+		return c.failAtPos(pos, err.Error())
 	}
-	return c.emit(pos, append(c.buf, '}'))
+	return c.emit(pos, c.buf)
 }
 
 // document parses a document read whole — one request, a list of them,
@@ -428,9 +398,10 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		}
 		pairs, _ := c.pairs(n)
 		m := make(map[string]any, len(pairs))
+		var merged []map[string]any
 		for _, kv := range pairs {
-			if kv.Key != nil && kv.Key.IsMergeKey() {
-				if err := c.merge(m, kv.Value, depth); err != nil {
+			if isMergePair(kv) {
+				if merged, err = c.merge(merged, kv.Value, depth); err != nil {
 					return nil, err
 				}
 				continue
@@ -439,11 +410,23 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			if _, dup := m[k]; dup {
+				// goccy/go-yaml refuses a key written twice, not two
+				// that JSON reads as one (0x1 and 1, ~ and null).
+				return nil, c.fail(kv.Key.GetToken(), fmt.Sprintf("invalid YAML: mapping key %q already defined", k))
+			}
 			v, err := c.value(kv.Value, depth)
 			if err != nil {
 				return nil, err
 			}
 			m[k] = v
+		}
+		for _, sm := range merged { // after the keys written, which win
+			for k, v := range sm {
+				if _, set := m[k]; !set {
+					m[k] = v
+				}
+			}
 		}
 		return m, nil
 	case *ast.SequenceNode:
@@ -478,12 +461,12 @@ func (c *yamlConverter) nest(n ast.Node, depth int) (int, error) {
 	return depth, nil
 }
 
-// merge applies a merge key (<<: *base, or a list of them): keys already
-// set win, as YAML says.
-func (c *yamlConverter) merge(m map[string]any, n ast.Node, depth int) error {
+// merge appends to merged the mappings that a merge key (<<: *base, or a
+// list of them) merges.
+func (c *yamlConverter) merge(merged []map[string]any, n ast.Node, depth int) ([]map[string]any, error) {
 	v, err := c.value(n, depth-1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sources, ok := v.([]any)
 	if !ok {
@@ -492,15 +475,11 @@ func (c *yamlConverter) merge(m map[string]any, n ast.Node, depth int) error {
 	for _, s := range sources {
 		sm, ok := s.(map[string]any)
 		if !ok {
-			return c.fail(n.GetToken(), "invalid YAML: << merges a mapping or a list of mappings")
+			return nil, c.fail(n.GetToken(), "invalid YAML: << merges a mapping or a list of mappings")
 		}
-		for k, v := range sm {
-			if _, set := m[k]; !set {
-				m[k] = v
-			}
-		}
+		merged = append(merged, sm)
 	}
-	return nil
+	return merged, nil
 }
 
 // plainNumber reads a plain scalar that YAML 1.2's core schema and JSON
