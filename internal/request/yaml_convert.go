@@ -198,8 +198,8 @@ func (c *yamlConverter) request(n ast.Node) error {
 		tk = n.GetToken()
 	}
 	pos := c.pos(tk)
-	if pairs, _ := c.pairs(n); len(pairs) > 0 {
-		pos = c.pos(pairs[0].Key.GetToken())
+	if m := yamlpos.Mapping(n); m != nil && len(m.Values) > 0 {
+		pos = c.pos(m.Values[0].Key.GetToken())
 	}
 	v, err := c.value(n, 0)
 	if err != nil {
@@ -226,7 +226,7 @@ func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 			}
 			continue
 		case *ast.MappingNode, *ast.MappingValueNode:
-			pairs, _ := c.pairs(n)
+			pairs := yamlpos.Mapping(n).Values
 			list := slices.IndexFunc(pairs, func(kv *ast.MappingValueNode) bool { key, _ := c.key(kv.Key); return key == "requests" })
 			if list < 0 {
 				if err := c.request(n); err != nil {
@@ -273,14 +273,6 @@ type yamlAnchor struct {
 	value        any
 	size, height int
 	done         bool
-}
-
-// pairs returns the key/value pairs of a mapping node.
-func (c *yamlConverter) pairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	if m := yamlpos.Mapping(n); m != nil {
-		return m.Values, true
-	}
-	return nil, false
 }
 
 // key converts a mapping key to a string, as JSON object keys are.
@@ -396,7 +388,7 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		pairs, _ := c.pairs(n)
+		pairs := yamlpos.Mapping(n).Values
 		m := make(map[string]any, len(pairs))
 		var merged []map[string]any
 		for _, kv := range pairs {
