@@ -51,16 +51,9 @@ const tabIndent = 1 << 30
 const chunkBytes = 1 << 10
 
 func classify(raw []byte, n int) yamlLine {
-	l := yamlLine{raw: raw, n: n}
-	i := 0
-	for i < len(raw) && raw[i] == ' ' {
-		i++
-	}
-	l.indent = i
-	l.text = raw[i:]
-	trimmed := bytes.TrimLeft(l.text, " \t")
-	l.blank = len(trimmed) == 0 || trimmed[0] == '#'
-	if !l.blank && l.text[0] == '\t' {
+	text := bytes.TrimLeft(raw, " ")
+	l := yamlLine{raw: raw, n: n, indent: len(raw) - len(text), blank: restIsEmpty(text), text: text}
+	if !l.blank && text[0] == '\t' {
 		l.indent = tabIndent
 	}
 	return l
@@ -71,23 +64,17 @@ func (l *yamlLine) end() bool { return l.raw == nil }
 // isEntry reports whether the line is an item of a block list: "-" then
 // space or the end of the line.
 func (l *yamlLine) isEntry() bool {
-	return !l.blank && l.indent != tabIndent && len(l.text) > 0 && l.text[0] == '-' &&
-		(len(l.text) == 1 || l.text[1] == ' ' || l.text[1] == '\t')
+	rest, ok := bytes.CutPrefix(l.text, []byte("-"))
+	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t')
 }
 
 // marker reports whether the line is a document marker, "---" (which may
 // be followed by the document's first content) or "...".
 func (l *yamlLine) marker() (start, end bool) {
-	if l.indent != 0 || len(l.text) < 3 || (len(l.text) > 3 && l.text[3] != ' ' && l.text[3] != '\t') {
+	if l.indent != 0 || len(l.text) > 3 && l.text[3] != ' ' && l.text[3] != '\t' {
 		return false, false
 	}
-	switch string(l.text[:3]) {
-	case "---":
-		return true, false
-	case "...":
-		return false, true
-	}
-	return false, false
+	return bytes.HasPrefix(l.text, []byte("---")), bytes.HasPrefix(l.text, []byte("..."))
 }
 
 // isRequestsKey reports whether the line is the key requests with nothing
