@@ -75,13 +75,12 @@ func (f *File) streamAhead(yield func(*Request) bool, n int) {
 		defer close(toParse)
 		f.readBatches(stop, ordered, toParse, free)
 	}()
-	session := 0
 	for b := range ordered {
 		<-b.parsed
 		markMore(b.reqs)
 		for i, req := range b.reqs {
 			if f.spool != nil {
-				req.SessionID = f.sessionOf(b.lines[i].doc, &session)
+				req.SessionID = f.sessions[b.lines[i].doc]
 			}
 			if !yield(req) {
 				return // stop ends the reading and the parsers

@@ -151,8 +151,8 @@ type File struct {
 	closer io.Closer
 	count  int
 	// sessions holds the session_id of each document of a YAML file that
-	// has one, in order.
-	sessions []docSession
+	// has one.
+	sessions map[int]string
 	err      error
 	// path is the file's path, "" for standard input.
 	path string
@@ -488,7 +488,6 @@ func (f *File) stream(yield func(*Request) bool) {
 func (f *File) streamOne(yield func(*Request) bool) {
 	lines := f.lineReader()
 	p := &jsonParser{}
-	session := 0
 	for lines.Scan() {
 		pos := yamlpos.Pos{File: f.Name}
 		pos.Line, pos.Col = lines.Pos()
@@ -499,7 +498,7 @@ func (f *File) streamOne(yield func(*Request) bool) {
 			var doc int
 			req = parseLine(p, lines.Bytes(), pos, f.spool != nil, &doc)
 			if f.spool != nil {
-				req.SessionID = f.sessionOf(doc, &session)
+				req.SessionID = f.sessions[doc]
 			}
 		}
 		if !yield(req) {

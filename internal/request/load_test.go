@@ -113,6 +113,11 @@ requests:
 			{Name: "a", Line: 1, Col: 1},
 			{Name: "b", Line: 3, Col: 3},
 		}},
+		{"yaml documents and their sessions", "r.yaml", "session_id: s1\nrequests:\n- name: a\n---\n- name: b\n---\nrequests:\n- name: c\nsession_id: s3\n", "", []loaded{
+			{Name: "a", Session: "s1", Line: 3, Col: 3},
+			{Name: "b", Line: 5, Col: 3},
+			{Name: "c", Session: "s3", Line: 8, Col: 3},
+		}},
 		{"yaml block string and tags", "r.yaml", "name: echo\nargs:\n  text: |\n    two\n    lines\n  n: !!str 12\n", "", []loaded{
 			{Name: "echo", Args: map[string]any{"text": "two\nlines\n", "n": "12"}, Line: 1, Col: 1},
 		}},

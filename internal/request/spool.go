@@ -99,43 +99,24 @@ func (s *spool) Close() error {
 func spooled(line []byte) (lineNo, col, doc int, request []byte) {
 	var f [3]int
 	for i := range f {
-		j := bytes.IndexByte(line, ' ')
-		if j < 0 {
-			break
-		}
-		f[i], _ = strconv.Atoi(string(line[:j]))
-		line = line[j+1:]
+		var num []byte
+		num, line, _ = bytes.Cut(line, []byte{' '})
+		f[i], _ = strconv.Atoi(string(num))
 	}
 	return f[0], f[1], f[2], line
 }
 
-// docSession is the session_id of a document that has one.
-type docSession struct {
-	doc int
-	id  string
-}
-
-// setSession notes the session_id of document doc, which ends; the
-// documents end in order.
+// setSession notes the session_id of document doc.
 func (f *File) setSession(doc int, id string) {
 	if doc == 0 {
 		f.SessionID = id
 	}
 	if id != "" {
-		f.sessions = append(f.sessions, docSession{doc, id})
+		if f.sessions == nil {
+			f.sessions = map[int]string{}
+		}
+		f.sessions[doc] = id
 	}
-}
-
-// sessionOf returns the session_id of document doc. The documents are
-// asked for in order: the search goes on from where it stopped (at).
-func (f *File) sessionOf(doc int, at *int) string {
-	for *at < len(f.sessions) && f.sessions[*at].doc < doc {
-		*at++
-	}
-	if *at < len(f.sessions) && f.sessions[*at].doc == doc {
-		return f.sessions[*at].id
-	}
-	return ""
 }
 
 // appendJSON appends v, a value as YAML requests are converted, as JSON
