@@ -118,6 +118,10 @@ requests:
 			{Name: "b", Line: 5, Col: 3},
 			{Name: "c", Session: "s3", Line: 8, Col: 3},
 		}},
+		{"yaml wrappers after blank lines", "r.yaml", "session_id: s\nrequests:\n\n  # c\n  - name: a\n---\nrequests:\n\n  # c\n  [{name: b}]\nsession_id: t\n", "", []loaded{
+			{Name: "a", Session: "s", Line: 5, Col: 5},
+			{Name: "b", Session: "t", Line: 10, Col: 5},
+		}},
 		{"yaml block string and tags", "r.yaml", "name: echo\nargs:\n  text: |\n    two\n    lines\n  n: !!str 12\n", "", []loaded{
 			{Name: "echo", Args: map[string]any{"text": "two\nlines\n", "n": "12"}, Line: 1, Col: 1},
 		}},

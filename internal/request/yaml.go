@@ -272,7 +272,7 @@ func (d *yamlReader) read(doc int) (more bool, err error) {
 	if !l.isEntry() {
 		return d.readWhole(l)
 	}
-	after, err := d.list(l, nil)
+	after, err := d.list(l)
 	if err != nil {
 		return false, err
 	}
@@ -297,21 +297,15 @@ func (d *yamlReader) docEnd(l yamlLine) (ends, more bool) {
 }
 
 // list reads a block list of requests whose first item is at l, a few
-// items a chunk, and returns the first line after it. Lines read ahead of
-// the first item (blank ones) come in before.
-func (d *yamlReader) list(l yamlLine, before []yamlLine) (yamlLine, error) {
+// items a chunk, and returns the first line after it.
+func (d *yamlReader) list(l yamlLine) (yamlLine, error) {
 	indent := l.indent
 	d.chunk.reset("a request")
 	for {
-		for _, b := range append(before, l) {
-			if b.n == l.n {
-				d.chunk.items = append(d.chunk.items, len(d.chunk.data))
-			}
-			if err := d.chunk.add(d.c.name, b); err != nil {
-				return yamlLine{}, d.before(err)
-			}
+		d.chunk.items = append(d.chunk.items, len(d.chunk.data))
+		if err := d.chunk.add(d.c.name, l); err != nil {
+			return yamlLine{}, d.before(err)
 		}
-		before = nil
 		var err error
 		for {
 			if l, err = d.c.next(); err != nil {
@@ -374,13 +368,14 @@ func (d *yamlReader) readWhole(l yamlLine) (bool, error) {
 	mapping := indent != tabIndent && l.text[0] != '{' && l.text[0] != '['
 	d.chunk.reset("a YAML document that is not a block list of requests")
 	for {
-		if mapping && l.indent == indent && l.isRequestsKey() {
-			if more, streamed, err := d.wrapper(l); streamed || err != nil {
-				return more, err
-			}
-		}
+		keys := len(d.chunk.data)
 		if err := d.chunk.add(d.c.name, l); err != nil {
 			return false, err
+		}
+		if mapping && l.indent == indent && l.isRequestsKey() {
+			if more, streamed, err := d.wrapper(l, keys); streamed || err != nil {
+				return more, err
+			}
 		}
 		var err error
 		if l, err = d.c.next(); err != nil {
@@ -400,34 +395,29 @@ func (d *yamlReader) readWhole(l yamlLine) (bool, error) {
 }
 
 // wrapper reads the rest of a mapping document from its requests key at
-// l when a block list follows, the keys before it in d.chunk: the list an
-// item at a time, then the keys before and after it, with requests: [] in
-// place of the list, as one document. streamed is false, and nothing
-// read, when no list follows.
-func (d *yamlReader) wrapper(l yamlLine) (more, streamed bool, err error) {
-	var ahead []yamlLine
+// l, the last line of d.chunk (the keys before it end at keysEnd), when a
+// block list follows: the list an item at a time, then the keys before
+// and after it, with requests: [] in place of the list, as one document.
+// streamed is false, and only blank lines added to d.chunk, when no list
+// follows.
+func (d *yamlReader) wrapper(l yamlLine, keysEnd int) (more, streamed bool, err error) {
 	next, err := d.c.next()
-	for err == nil && !next.end() && next.blank {
-		ahead = append(ahead, classify(bytes.Clone(next.raw), next.n))
-		next, err = d.c.next()
+	for err == nil && next.blank {
+		if err = d.chunk.add(d.c.name, next); err == nil {
+			next, err = d.c.next()
+		}
 	}
 	if err != nil {
 		return false, false, err
 	}
 	if !next.isEntry() || next.indent < l.indent {
 		d.c.unread(next)
-		for i := len(ahead) - 1; i >= 0; i-- {
-			d.c.unread(ahead[i])
-		}
 		return false, false, nil
 	}
 	keys := d.chunk
-	keys.data = append(bytes.Clone(d.chunk.data), bytes.Repeat([]byte{' '}, l.indent)...)
+	keys.data = append(bytes.Clone(d.chunk.data[:keysEnd]), bytes.Repeat([]byte{' '}, l.indent)...)
 	keys.data = append(keys.data, "requests: []\n"...)
-	if keys.first == 0 {
-		keys.first = l.n
-	}
-	after, err := d.list(next, ahead)
+	after, err := d.list(next)
 	if err != nil {
 		return false, true, err
 	}

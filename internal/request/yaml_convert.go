@@ -121,9 +121,6 @@ func (c *yamlConverter) items(ch *yamlChunk) error {
 			if i+1 < len(ch.items) {
 				end = ch.items[i+1]
 			}
-			if i == 0 {
-				off = 0 // the lines before the first item go with it
-			}
 			one := yamlChunk{data: ch.data[off:end], first: ch.first + bytes.Count(ch.data[:off], []byte("\n")), what: ch.what}
 			if err := c.items(&one); err != nil {
 				return err
