@@ -65,13 +65,9 @@ func (s *spool) add(pos yamlpos.Pos, doc int, request []byte) error {
 	if len(request) > MaxLine {
 		return &ParseError{Pos: pos, Msg: fmt.Sprintf("a request larger than %d MiB as JSON: a file of requests holds smaller ones", MaxLine>>20)}
 	}
-	b := strconv.AppendInt(s.buf[:0], int64(pos.Line), 10)
-	b = strconv.AppendInt(append(b, ' '), int64(pos.Col), 10)
-	s.buf = append(strconv.AppendInt(append(b, ' '), int64(doc), 10), ' ')
+	s.buf = fmt.Appendf(s.buf[:0], "%d %d %d ", pos.Line, pos.Col, doc)
 	s.n++
-	if _, err := s.w.Write(s.buf); err != nil {
-		return err
-	}
+	s.w.Write(s.buf) // a bufio.Writer keeps its first error for the last write
 	s.w.Write(request)
 	return s.w.WriteByte('\n')
 }
