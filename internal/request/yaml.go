@@ -386,12 +386,9 @@ func (d *yamlReader) readWhole(l yamlLine) (bool, error) {
 		}
 	}
 	session, err := d.conv.document(&d.chunk)
-	if err != nil {
-		return false, err
-	}
 	d.f.setSession(d.doc, session)
 	_, more := d.docEnd(l)
-	return more, nil
+	return more, err
 }
 
 // wrapper reads the rest of a mapping document from its requests key at

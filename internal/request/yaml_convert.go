@@ -212,57 +212,53 @@ func (c *yamlConverter) request(n ast.Node) error {
 // or the wrapper — emits its requests and returns its session.
 func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 	docs, err := c.parse(ch)
-	if err != nil {
-		return "", err
-	}
 	for _, doc := range docs {
 		switch n := doc.Body.(type) {
 		case *ast.SequenceNode:
-			if err := c.list(n); err != nil {
-				return "", err
-			}
-			continue
+			err = c.list(n)
 		case *ast.MappingNode, *ast.MappingValueNode:
-			pairs := yamlpos.Mapping(n).Values
-			list := slices.IndexFunc(pairs, func(kv *ast.MappingValueNode) bool { key, _ := c.key(kv.Key); return key == "requests" })
-			if list < 0 {
-				if err := c.request(n); err != nil {
-					return "", err
-				}
-				continue
+			err = c.mapping(n, &session)
+		default:
+			v, err := c.value(n, 0)
+			if err == nil {
+				err = c.fail(n.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+registry.Describe(v))
 			}
-			for _, kv := range pairs {
-				switch key, err := c.key(kv.Key); {
-				case err != nil:
-					return "", err
-				case key == "session_id":
-					v, err := c.value(kv.Value, 1)
-					if err != nil {
-						return "", err
-					}
-					var ok bool
-					if session, ok = v.(string); !ok {
-						return "", c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+registry.Describe(v))
-					}
-				case key != "requests":
-					return "", c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
-				}
-			}
-			if err := c.list(pairs[list].Value); err != nil {
-				return "", err
-			}
-			continue
+			return "", err
 		}
-		v, err := c.value(doc.Body, 0)
 		if err != nil {
 			return "", err
 		}
-		return "", c.fail(doc.Body.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+registry.Describe(v))
 	}
-	return session, nil
+	return session, err
 }
 
-func isMergePair(kv *ast.MappingValueNode) bool { return kv.Key != nil && kv.Key.IsMergeKey() }
+// mapping emits the requests of a mapping document: the request it is or,
+// when it has a requests key, those of the wrapper, whose session it sets.
+func (c *yamlConverter) mapping(n ast.Node, session *string) error {
+	pairs := yamlpos.Mapping(n).Values
+	list := slices.IndexFunc(pairs, func(kv *ast.MappingValueNode) bool { key, _ := c.key(kv.Key); return key == "requests" })
+	if list < 0 {
+		return c.request(n)
+	}
+	for _, kv := range pairs {
+		switch key, err := c.key(kv.Key); {
+		case err != nil:
+			return err
+		case key == "session_id":
+			v, err := c.value(kv.Value, 1)
+			if err != nil {
+				return err
+			}
+			var ok bool
+			if *session, ok = v.(string); !ok {
+				return c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+registry.Describe(v))
+			}
+		case key != "requests":
+			return c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
+		}
+	}
+	return c.list(pairs[list].Value)
+}
 
 // yamlAnchor is a converted anchor: its value, shared by every alias, and
 // how many values it stands for, counted against the budget at each use.
@@ -389,7 +385,7 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		m := make(map[string]any, len(pairs))
 		var merged []map[string]any
 		for _, kv := range pairs {
-			if isMergePair(kv) {
+			if kv.Key != nil && kv.Key.IsMergeKey() {
 				if merged, err = c.merge(merged, kv.Value, depth); err != nil {
 					return nil, err
 				}
