@@ -15,17 +15,14 @@ import (
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
-// A YAML or JSON file is read once, before anything runs: each request,
-// checked, is written as one JSON line to a spool, a temporary file, with
-// where it was written. A file that does not parse thus runs nothing,
-// memory stays bounded by the largest request however long the file is,
-// and the run streams the spool as it streams JSON Lines, by the same
-// parser. (Reading the file a second time instead, with goccy/go-yaml,
-// would take longer than the whole run may: bench/RESULTS.md.)
-//
-// A line of the spool is "LINE COL DOC JSON": the request's position, the
-// number of its document (whose session_id may come after its requests),
-// and the request as JSON.
+// A YAML or JSON file is read once, before anything runs, into a spool: a
+// temporary file that holds each request, checked, as a line "LINE COL
+// DOC JSON" (its position, the number of its document, whose session_id
+// may come after its requests, and the request as JSON). A file that does
+// not parse thus runs nothing, memory stays bounded by the largest
+// request, and the run streams the spool as JSON Lines, by their parser.
+// (Reading the file a second time instead, with goccy/go-yaml, would take
+// longer than the whole run may: bench/RESULTS.md.)
 
 // spool is the spool of one file, written, then read once.
 type spool struct {
@@ -119,7 +116,7 @@ func (f *File) setSession(doc int, id string) {
 // that the request parser reads back as the same value: a float stays a
 // float (100.0, not 100, which reads as an integer). It stops with
 // errTooLarge past MaxLine, which aliases can reach from a small file.
-func appendJSON(b []byte, v any) ([]byte, error) {
+func appendJSON(b []byte, v any) (_ []byte, err error) {
 	if len(b) > MaxLine {
 		return b, errTooLarge
 	}
@@ -150,7 +147,6 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			var err error
 			if b, err = appendJSON(b, e); err != nil {
 				return b, err
 			}
@@ -163,7 +159,6 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(records.AppendString(b, k), ':')
-			var err error
 			if b, err = appendJSON(b, x[k]); err != nil {
 				return b, err
 			}

@@ -14,20 +14,21 @@ import (
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
-// yamlGCPercent is the pace of the collector while a YAML file is read.
+// yamlGCPercent is the pace of the collector while a YAML file is read:
+// goccy/go-yaml leaves kilobytes of garbage an item over a small live
+// heap, and at the default pace the collector took a quarter of the
+// reading; at this one it takes little, and the heap stays well under
+// what a run may take (bench/RESULTS.md).
 const yamlGCPercent = 400
 
-// Reading YAML a few requests at a time.
-//
-// A YAML request file is cut at its lines into chunks, each parsed on its
-// own by goccy/go-yaml: the items of a block list of requests, about a
-// kilobyte of them a chunk (at the top of a document, or under the
-// requests key of a {session_id, requests} mapping, whose other keys are
-// a chunk before the list and one after), and any other document whole.
-// Memory is bounded by the largest request, however long the list, and
-// the parser is never given a long list: it takes time quadratic in the
-// items or keys of one collection (a 4 MiB list of 60,000 requests took
-// 11 s and 600 MiB whole). The numbers are in bench/RESULTS.md.
+// A YAML request file is cut at its lines into chunks that goccy/go-yaml
+// parses each on its own: a block list of requests (at the top of a
+// document, or under the requests key of a wrapper, whose other keys make
+// one chunk) about a kilobyte of items a chunk, any other document whole.
+// Memory is thus bounded by the largest request however long the list,
+// and the parser, which takes time quadratic in the entries of one
+// collection, never sees a long list (60,000 requests whole: 11 s and 600
+// MiB; bench/RESULTS.md).
 
 // yamlLine is one line of a YAML file, as the cutter sees it.
 type yamlLine struct {
@@ -208,11 +209,7 @@ type yamlReader struct {
 // loadYAML reads a YAML file — documents each holding one request, a list
 // of requests, or {session_id: ..., requests: [...]} — into the spool.
 func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
-	// goccy/go-yaml leaves kilobytes of garbage an item over a small live
-	// heap: at its default pace the collector takes a quarter of the
-	// reading, four times slower it takes little, and the heap stays well
-	// under what a run may take (bench/RESULTS.md). The garbage is
-	// collected at the end, so that the run starts from what is live.
+	// The garbage is collected at the end: the run starts from what is live.
 	if prev := debug.SetGCPercent(yamlGCPercent); prev < 0 || prev > yamlGCPercent {
 		debug.SetGCPercent(prev)
 	} else {
@@ -392,11 +389,10 @@ func (d *yamlReader) readWhole(l yamlLine) (bool, error) {
 }
 
 // wrapper reads the rest of a mapping document from its requests key at
-// l, the last line of d.chunk (the keys before it end at keysEnd), when a
-// block list follows: the list an item at a time, then the keys before
-// and after it, with requests: [] in place of the list, as one document.
-// streamed is false, and only blank lines added to d.chunk, when no list
-// follows.
+// l, d.chunk's last line (after the keys before it, at keysEnd), when a
+// block list follows: the list an item at a time, then the keys before and
+// after it as one document, requests: [] in place of the list. When no
+// list follows, streamed is false and only blank lines went to d.chunk.
 func (d *yamlReader) wrapper(l yamlLine, keysEnd int) (more, streamed bool, err error) {
 	next, err := d.c.next()
 	for err == nil && next.blank {

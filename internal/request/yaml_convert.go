@@ -29,13 +29,12 @@ const (
 	maxChunkTokens = 1 << 15
 )
 
-// yamlConverter parses chunks of one YAML document with goccy/go-yaml and
-// turns their nodes into the values of a JSON decoder, with integers as
-// int64 (or uint64), so that YAML and JSON requests look alike to
-// validation, and hands each request to emit as JSON. It counts every
-// value of a chunk, and an alias as many values as its anchor holds, so
-// that alias expansion stays bounded; the anchors of the document are
-// kept from chunk to chunk.
+// yamlConverter parses the chunks of one YAML document with goccy/go-yaml
+// and hands each request to emit as JSON, its values those of the JSON
+// reader (integers int64, or uint64) so that YAML and JSON requests look
+// alike to validation. It counts the values of a chunk, an alias as many
+// as its anchor holds, so that expansion stays bounded; the document's
+// anchors are kept from chunk to chunk.
 type yamlConverter struct {
 	name    string
 	emit    func(yamlpos.Pos, []byte) error
