@@ -219,7 +219,7 @@ func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 		}()
 	}
 	d := &yamlReader{f: f, c: newYAMLCutter(in, f.Name), ctx: ctx, sp: sp}
-	d.pool = newYAMLPool(f.Name, d.emit)
+	d.pool = &yamlPool{name: f.Name, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), emit: d.emit}
 	defer d.pool.stop()
 	for doc := 0; ; doc++ {
 		more, err := d.read(doc)
@@ -299,21 +299,17 @@ func (d *yamlReader) list(l yamlLine) (yamlLine, error) {
 	indent := l.indent
 	d.chunk.reset("a request")
 	for {
+		// The item: its "-" line, and those after it, blank or deeper.
 		d.chunk.items = append(d.chunk.items, len(d.chunk.data))
-		if err := d.chunk.add(d.c.name, l); err != nil {
-			return yamlLine{}, d.before(err)
-		}
-		var err error
-		for {
-			if l, err = d.c.next(); err != nil {
-				return yamlLine{}, d.before(err)
-			}
-			if l.end() || !l.blank && l.indent <= indent {
+		err := d.chunk.add(d.c.name, l)
+		for err == nil {
+			if l, err = d.c.next(); err != nil || l.end() || !l.blank && l.indent <= indent {
 				break
 			}
-			if err := d.chunk.add(d.c.name, l); err != nil {
-				return yamlLine{}, d.before(err)
-			}
+			err = d.chunk.add(d.c.name, l)
+		}
+		if err != nil {
+			return yamlLine{}, d.before(err)
 		}
 		last := l.end() || l.indent != indent || !l.isEntry()
 		if last || len(d.chunk.data) >= chunkBytes {
@@ -451,10 +447,6 @@ type yamlJob struct {
 	reqs [][]byte
 	err  error
 	done chan struct{}
-}
-
-func newYAMLPool(name string, emit func(yamlpos.Pos, []byte) error) *yamlPool {
-	return &yamlPool{name: name, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), emit: emit}
 }
 
 // submit parses a copy of ch on a core of its own, and hands the

@@ -15,9 +15,7 @@ import (
 	"github.com/kesoku/kesoku/registry"
 )
 
-// maxBlockColumn bounds where a block collection may start: each level of
-// block nesting needs a deeper indentation, so this bounds block nesting
-// before the parser sees it.
+// maxBlockColumn is the Column of the yamlpos.Bounds of request files.
 const maxBlockColumn = 1000
 
 // What goccy/go-yaml is given at most, in one chunk: it allocates about
