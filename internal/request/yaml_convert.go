@@ -113,12 +113,9 @@ func (c *yamlConverter) items(ch *yamlChunk) error {
 		// scalar going on past its item's lines) or found an error: each
 		// is read on its own, as if it were alone.
 		c.read -= len(ch.data)
+		ends := slices.Concat(ch.items[1:], []int{len(ch.data)})
 		for i, off := range ch.items {
-			end := len(ch.data)
-			if i+1 < len(ch.items) {
-				end = ch.items[i+1]
-			}
-			one := yamlChunk{data: ch.data[off:end], first: ch.first + bytes.Count(ch.data[:off], []byte("\n")), what: ch.what}
+			one := yamlChunk{data: ch.data[off:ends[i]], first: ch.first + bytes.Count(ch.data[:off], []byte("\n")), what: ch.what}
 			if err := c.items(&one); err != nil {
 				return err
 			}
@@ -343,9 +340,8 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		}
 		return v, nil
 	case *ast.AnchorNode:
-		name := x.Name.GetToken().Value
 		a := &yamlAnchor{}
-		c.anchors[name] = a
+		c.anchors[x.Name.GetToken().Value] = a
 		before, deepest := c.nodes, c.deepest
 		c.deepest = depth
 		v, err := c.value(x.Value, depth)
