@@ -97,10 +97,10 @@ func restIsEmpty(b []byte) bool {
 
 // yamlCutter reads a YAML file's lines, one of them ahead at most.
 type yamlCutter struct {
-	sc      *bufio.Scanner
-	name    string
-	n       int        // the number of the line last read
-	pending []yamlLine // lines given back, read again first (last first)
+	sc   *bufio.Scanner
+	name string
+	n    int       // the number of the line last read
+	back *yamlLine // a line given back, read again first
 }
 
 func newYAMLCutter(in io.Reader, name string) *yamlCutter {
@@ -112,10 +112,9 @@ func newYAMLCutter(in io.Reader, name string) *yamlCutter {
 // next returns the next line; at the end of the file, one whose end()
 // is true.
 func (c *yamlCutter) next() (yamlLine, error) {
-	if k := len(c.pending); k > 0 {
-		l := c.pending[k-1]
-		c.pending = c.pending[:k-1]
-		return l, nil
+	if l := c.back; l != nil {
+		c.back = nil
+		return *l, nil
 	}
 	if !c.sc.Scan() {
 		if errors.Is(c.sc.Err(), bufio.ErrTooLong) {
@@ -128,13 +127,13 @@ func (c *yamlCutter) next() (yamlLine, error) {
 	return classify(c.sc.Bytes(), c.n), nil
 }
 
-// unread gives a line back, to be read again by next. The line's bytes
-// must stay valid: a line given back is copied.
+// unread gives l back, to be read again by next, which is called before
+// another line is given back. l is copied: the Scanner reuses its bytes.
 func (c *yamlCutter) unread(l yamlLine) {
 	if !l.end() {
 		l = classify(bytes.Clone(l.raw), l.n)
 	}
-	c.pending = append(c.pending, l)
+	c.back = &l
 }
 
 // errAt is a ParseError at the start of the content of line l.
@@ -404,8 +403,7 @@ func (d *yamlReader) wrapper(l yamlLine, keysEnd int) (more, streamed bool, err 
 		return false, false, nil
 	}
 	keys := d.chunk
-	keys.data = append(bytes.Clone(d.chunk.data[:keysEnd]), bytes.Repeat([]byte{' '}, l.indent)...)
-	keys.data = append(keys.data, "requests: []\n"...)
+	keys.data = append(append(bytes.Clone(d.chunk.data[:keysEnd]), l.raw[:l.indent]...), "requests: []\n"...)
 	after, err := d.list(next)
 	if err != nil {
 		return false, true, err
