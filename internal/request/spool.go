@@ -62,7 +62,9 @@ func (s *spool) add(pos yamlpos.Pos, doc int, request []byte) error {
 	if len(request) > MaxLine {
 		return &ParseError{Pos: pos, Msg: fmt.Sprintf("a request larger than %d MiB as JSON: a file of requests holds smaller ones", MaxLine>>20)}
 	}
-	s.buf = fmt.Appendf(s.buf[:0], "%d %d %d ", pos.Line, pos.Col, doc)
+	b := strconv.AppendInt(s.buf[:0], int64(pos.Line), 10)
+	b = strconv.AppendInt(append(b, ' '), int64(pos.Col), 10)
+	s.buf = append(strconv.AppendInt(append(b, ' '), int64(doc), 10), ' ')
 	s.n++
 	s.w.Write(s.buf) // a bufio.Writer keeps its first error for the last write
 	s.w.Write(request)
@@ -154,7 +156,9 @@ func appendJSON(b []byte, v any) (_ []byte, err error) {
 		return append(b, ']'), nil
 	case map[string]any:
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(x)) {
+		keys := slices.AppendSeq(make([]string, 0, len(x)), maps.Keys(x)) // one allocation
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
