@@ -283,9 +283,9 @@ func (c *yamlConverter) key(n ast.MapKeyNode) (string, error) {
 	return fmt.Sprint(v), nil
 }
 
-// value converts node at nesting depth.
+// value converts node at nesting depth, nothing for a comment.
 func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
-	if n == nil {
+	if n = yamlpos.Body(n); n == nil {
 		return nil, nil
 	}
 	if c.nodes++; c.nodes > maxYAMLNodes {
@@ -421,10 +421,8 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 			list = append(list, v)
 		}
 		return list, nil
-	case *ast.CommentGroupNode, *ast.CommentNode:
+	case *ast.CommentNode:
 		return nil, nil
-	case *ast.DocumentNode:
-		return c.value(x.Body, depth)
 	}
 	return nil, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: %s is not supported in a request", strings.TrimSuffix(n.Type().String(), "Type")))
 }
