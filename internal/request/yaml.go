@@ -109,8 +109,7 @@ func newYAMLCutter(in io.Reader, name string) *yamlCutter {
 	return &yamlCutter{sc: sc, name: name}
 }
 
-// next returns the next line; at the end of the file, one whose end()
-// is true.
+// next returns the next line, at the end of the file one whose end() is true.
 func (c *yamlCutter) next() (yamlLine, error) {
 	if l := c.back; l != nil {
 		c.back = nil
@@ -278,9 +277,8 @@ func (d *yamlReader) read(doc int) (more bool, err error) {
 	return false, d.c.errAt(after, fmt.Sprintf("invalid YAML: expected a list item (- ...) at column %d, or the end of the document", l.indent+1))
 }
 
-// docEnd reports whether l ends the document (a marker, or the end of the
-// file), giving back a "---" that starts the next, and whether another
-// document follows.
+// docEnd reports whether l (a marker, or the end of the file) ends the
+// document and whether another follows, giving back a "---" that starts it.
 func (d *yamlReader) docEnd(l yamlLine) (ends, more bool) {
 	if l.end() {
 		return true, false
@@ -323,10 +321,9 @@ func (d *yamlReader) list(l yamlLine) (yamlLine, error) {
 	}
 }
 
-// before returns err, met in the chunk's last item, unless the items
-// before it — those of the chunk, and those with the pool — hold a
-// mistake: the first mistake of the file is the one said, whichever
-// worker finds it first.
+// before returns err, met in the chunk's last item, unless an item before
+// it (in the chunk or with the pool) holds a mistake: the file's first
+// mistake is the one said, whichever worker finds it first.
 func (d *yamlReader) before(err error) error {
 	if k := len(d.chunk.items); k > 1 {
 		d.chunk.data, d.chunk.items = d.chunk.data[:d.chunk.items[k-1]], d.chunk.items[:k-1]
