@@ -51,35 +51,30 @@ func (f *File) loadJSON(ctx context.Context, in io.Reader, sp *spool) error {
 	p, d := &j.p, &j.p.d
 	p.src = source{r: in, limit: MaxLine}
 	d.Reset(&p.src, decoderOptions...)
-	var err error
-	switch d.PeekKind() {
+	switch k := d.PeekKind(); k {
 	case 0:
 		if _, err := d.ReadToken(); err != io.EOF {
 			return j.failed(p.mistake(err))
 		}
 		return nil // an empty file holds no requests
-	case '[':
-		_, err = d.ReadToken()
+	case '[', '{':
+		d.ReadToken() // what was peeked at
+		read := j.object
+		if k == '[' {
+			read = j.list
+		}
+		err := read()
 		if err == nil {
-			err = j.list()
+			err = p.end()
 		}
-	case '{':
-		_, err = d.ReadToken()
-		if err == nil {
-			err = j.object()
-		}
-	default:
-		start := j.next()
-		v, err := p.value()
-		if err != nil {
-			return j.failed(err)
-		}
-		return j.fail(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
+		return j.failed(err)
 	}
-	if err == nil {
-		err = p.end()
+	start := j.next()
+	v, err := p.value()
+	if err != nil {
+		return j.failed(err)
 	}
-	return j.failed(err)
+	return j.fail(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
 }
 
 // failed is the file's error for an error of the parser.
