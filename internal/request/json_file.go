@@ -69,7 +69,7 @@ func (f *File) loadJSON(ctx context.Context, in io.Reader, sp *spool) error {
 		}
 		return j.failed(err)
 	}
-	start := j.next()
+	start := p.src.next(d.InputOffset())
 	v, err := p.value()
 	if err != nil {
 		return j.failed(err)
@@ -87,15 +87,6 @@ func (j *jsonFile) failed(err error) error {
 		return &ParseError{Pos: j.pos(j.start), Msg: errTooLarge.Error()}
 	}
 	return err
-}
-
-// next is the offset of the next token, which the decoder has peeked at.
-func (j *jsonFile) next() int64 {
-	off := j.p.d.InputOffset()
-	for c := j.p.src.at(off); c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ':'; c = j.p.src.at(off) {
-		off++
-	}
-	return off
 }
 
 // forget drops what was read before offset off, where a request starts,
@@ -148,7 +139,7 @@ func (j *jsonFile) list() error {
 			_, err := d.ReadToken()
 			return p.mistake(err)
 		}
-		start := j.next()
+		start := p.src.next(d.InputOffset())
 		j.forget(start)
 		if _, err := p.value(); err != nil {
 			return err
@@ -180,7 +171,7 @@ func (j *jsonFile) object() error {
 			return err
 		}
 		k := d.PeekKind()
-		from := j.next()
+		from := p.src.next(d.InputOffset())
 		if wrapper {
 			j.start = from // where a member after the list too large is said to be
 		}

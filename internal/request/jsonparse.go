@@ -93,6 +93,15 @@ func (s *source) at(off int64) byte {
 	return 0
 }
 
+// next is the offset of the token at or after off: past space, and the
+// commas and colons between tokens.
+func (s *source) next(off int64) int64 {
+	for c := s.at(off); c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ':'; c = s.at(off) {
+		off++
+	}
+	return off
+}
+
 // start reads data, one JSON text: over a bytes.Buffer, the decoder
 // reads it in place rather than a copy.
 func (p *jsonParser) start(data []byte) *jsontext.Decoder {
@@ -120,9 +129,7 @@ func (p *jsonParser) end() error {
 		return nil
 	case nil:
 		// The decoder reads a stream of values; a JSON text is one.
-		for c := p.src.at(off); c == ' ' || c == '\t' || c == '\r' || c == '\n'; c = p.src.at(off) {
-			off++
-		}
+		off = p.src.next(off)
 		c := strconv.QuoteRune(rune(p.src.at(off)))
 		return &syntaxError{int(off - p.src.base), "invalid character " + c + " after top-level value"}
 	default:
