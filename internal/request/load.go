@@ -562,13 +562,7 @@ func parseRequestLine(p *jsonParser, line []byte, pos yamlpos.Pos) *Request {
 		if key, err = p.str(); err != nil {
 			break
 		}
-		switch {
-		case key == "name" && d.PeekKind() == '"':
-			v, err = p.str() // tool names recur on every line
-		default:
-			v, err = p.value()
-		}
-		if err == nil {
+		if v, err = p.value(); err == nil {
 			b.set(key, v)
 		}
 	}
