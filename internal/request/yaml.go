@@ -164,17 +164,6 @@ func (ch *yamlChunk) fileLine(n int) int {
 	return n + ch.first - 1
 }
 
-// line is the number in the chunk of the file's line n, 0 where the chunk
-// does not hold it.
-func (ch *yamlChunk) line(n int) int {
-	if n -= ch.first - 1; ch.gapAt > 0 && n > ch.gapAt {
-		if n -= ch.gapBy; n <= ch.gapAt {
-			return 0
-		}
-	}
-	return max(n, 0)
-}
-
 func (ch *yamlChunk) add(name string, l yamlLine) error {
 	if ch.first == 0 {
 		ch.first = l.n

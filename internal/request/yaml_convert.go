@@ -57,16 +57,12 @@ func (c *yamlConverter) pos(tk *token.Token) yamlpos.Pos {
 	return p
 }
 
+// fail is the ParseError at tk, with the text of its line: tk's line in
+// the current chunk, which holds its lines one after another.
 func (c *yamlConverter) fail(tk *token.Token, msg string) error {
-	return c.failAtPos(c.pos(tk), msg)
-}
-
-// failAtPos is the ParseError at pos, with its line when the current chunk
-// holds it.
-func (c *yamlConverter) failAtPos(pos yamlpos.Pos, msg string) error {
-	e := &ParseError{Pos: pos, Msg: msg}
-	if n := c.ch.line(pos.Line); n > 0 {
-		e.Source = sourceLine(c.ch.data, n)
+	e := &ParseError{Pos: c.pos(tk), Msg: msg}
+	if tk != nil && tk.Position != nil && tk.Position.Line > 0 {
+		e.Source = sourceLine(c.ch.data, tk.Position.Line)
 	}
 	return e
 }
@@ -188,18 +184,17 @@ func (c *yamlConverter) request(n ast.Node) error {
 	if n != nil {
 		tk = n.GetToken()
 	}
-	pos := c.pos(tk)
 	if m := yamlpos.Mapping(n); m != nil && len(m.Values) > 0 {
-		pos = c.pos(m.Values[0].Key.GetToken())
+		tk = m.Values[0].Key.GetToken()
 	}
 	v, err := c.value(n, 0)
 	if err != nil {
 		return err
 	}
 	if c.buf, err = appendJSON(c.buf[:0], v); err != nil {
-		return c.failAtPos(pos, err.Error())
+		return c.fail(tk, err.Error())
 	}
-	return c.emit(pos, c.buf)
+	return c.emit(c.pos(tk), c.buf)
 }
 
 // document parses a document read whole — one request, a list of them,
