@@ -106,12 +106,10 @@ func (f *File) setSession(doc int, id string) {
 	if doc == 0 {
 		f.SessionID = id
 	}
-	if id != "" {
-		if f.sessions == nil {
-			f.sessions = map[int]string{}
-		}
-		f.sessions[doc] = id
+	if f.sessions == nil {
+		f.sessions = map[int]string{}
 	}
+	f.sessions[doc] = id
 }
 
 // appendJSON appends v, a value as YAML requests are converted, as JSON

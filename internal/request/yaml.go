@@ -197,13 +197,10 @@ type yamlReader struct {
 // of requests, or {session_id: ..., requests: [...]} — into the spool.
 func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 	// The garbage is collected at the end: the run starts from what is live.
-	if prev := debug.SetGCPercent(yamlGCPercent); prev < 0 || prev > yamlGCPercent {
-		debug.SetGCPercent(prev)
+	if prev := debug.SetGCPercent(yamlGCPercent); prev >= 0 && prev <= yamlGCPercent {
+		defer func() { debug.SetGCPercent(prev); runtime.GC() }()
 	} else {
-		defer func() {
-			debug.SetGCPercent(prev)
-			runtime.GC()
-		}()
+		debug.SetGCPercent(prev) // off, or slower already
 	}
 	d := &yamlReader{f: f, c: newYAMLCutter(in, f.Name), ctx: ctx, sp: sp}
 	d.pool = &yamlPool{name: f.Name, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), emit: d.emit}

@@ -287,7 +287,7 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		return nil, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: more than %d values (aliases count each time they are used)", maxYAMLNodes))
 	}
 	switch x := n.(type) {
-	case *ast.NullNode:
+	case *ast.NullNode, *ast.CommentNode:
 		return nil, nil
 	case *ast.BoolNode:
 		return x.Value, nil
@@ -416,8 +416,6 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 			list = append(list, v)
 		}
 		return list, nil
-	case *ast.CommentNode:
-		return nil, nil
 	}
 	return nil, c.fail(n.GetToken(), fmt.Sprintf("invalid YAML: %s is not supported in a request", strings.TrimSuffix(n.Type().String(), "Type")))
 }
