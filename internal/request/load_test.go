@@ -235,7 +235,7 @@ func TestLoadFileErrors(t *testing.T) {
 		{"yaml with a tab", "bad.yaml", "name: a\nargs:\n\ta: 1\n", `bad\.yaml:3:\d+: invalid YAML`, ""},
 		{"yaml scalar", "bad.yaml", "hello\n", `bad\.yaml:1:1: expected a request, a list of requests, or \{session_id: \.\.\., requests: \[\.\.\.\]\}, got string "hello"`, `^ 1 \| hello\n   \| \^$`},
 		{"yaml unknown wrapper key", "bad.yaml", "session_id: s\nrequest: []\nrequests: []\n", `bad\.yaml:2:1: unknown key "request"`, ""},
-		{"yaml requests not a list", "bad.yaml", "requests: {name: a}\n", `bad\.yaml:1:11: requests: expected a list of requests`, ""},
+		{"yaml requests not a list", "bad.yaml", "requests: {name: a}\n", `bad\.yaml:1:11: requests: expected a list of requests, got object`, ""},
 		{"yaml session not a string", "bad.yaml", "session_id: [1]\nrequests: []\n", `bad\.yaml:1:13: session_id: expected a string, got array of 1 item`, ""},
 		{"yaml alias bomb", "bomb.yaml", laughs, `bomb\.yaml:\d+:\d+: invalid YAML: more than 1048576 values`, ""},
 		{"yaml deep flow nesting", "deep.yaml", "name: a\nargs: {x: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n", `deep\.yaml:2:\d+: invalid YAML: nesting deeper than 200 levels`, ""},

@@ -153,16 +153,8 @@ func sameItems(docs []*ast.DocumentNode, ch *yamlChunk) bool {
 	return true
 }
 
-// list emits the requests of a list node.
-func (c *yamlConverter) list(n ast.Node) error {
-	var tk *token.Token
-	if n != nil {
-		tk = n.GetToken()
-	}
-	seq, ok := yamlpos.Body(n).(*ast.SequenceNode)
-	if !ok {
-		return c.fail(tk, "requests: expected a list of requests")
-	}
+// list emits the requests of a list.
+func (c *yamlConverter) list(seq *ast.SequenceNode) error {
 	for i, item := range seq.Values {
 		if tk := item.GetToken(); tk.Type == token.ImplicitNullType && i < len(seq.Entries) {
 			// goccy/go-yaml places an empty item one column further when
@@ -246,7 +238,16 @@ func (c *yamlConverter) mapping(n ast.Node, session *string) error {
 			return c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
 		}
 	}
-	return c.list(pairs[list].Value)
+	requests := pairs[list].Value
+	seq, ok := yamlpos.Body(requests).(*ast.SequenceNode)
+	if !ok {
+		v, err := c.value(requests, 1)
+		if err == nil {
+			err = c.fail(requests.GetToken(), "requests: expected a list of requests, got "+registry.Describe(v))
+		}
+		return err
+	}
+	return c.list(seq)
 }
 
 // yamlAnchor is a converted anchor: its value, shared by every alias, and
