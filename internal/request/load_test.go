@@ -122,8 +122,8 @@ requests:
 			{Name: "a", Session: "s", Line: 5, Col: 5},
 			{Name: "b", Session: "t", Line: 10, Col: 5},
 		}},
-		{"yaml block string and tags", "r.yaml", "name: echo\nargs:\n  text: |\n    two\n    lines\n  n: !!str 12\n", "", []loaded{
-			{Name: "echo", Args: map[string]any{"text": "two\nlines\n", "n": "12"}, Line: 1, Col: 1},
+		{"yaml block string and tags", "r.yaml", "name: echo\nargs:\n  text: |\n    two\n    lines\n  n: !!str 12\n  null: !!str null\n  tilde: !!str ~\n  x: !!str |\n  none: !!str\n", "", []loaded{
+			{Name: "echo", Args: map[string]any{"text": "two\nlines\n", "n": "12", "null": "null", "tilde": "~", "none": "", "x": ""}, Line: 1, Col: 1},
 		}},
 		{"json wrapper", "r.json", `{"session_id": "s1", "requests": [
   {"id": "a", "name": "calculate_sum", "args": {"a": 1, "b": 2}},

@@ -319,22 +319,13 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		}
 		return x.Value.Value, nil
 	case *ast.TagNode:
-		v, err := c.value(x.Value, depth)
-		if err != nil {
-			return nil, err
-		}
 		if x.Start != nil && token.ReservedTagKeyword(x.Start.Value) == token.StringTag {
-			if v == nil {
-				return "", nil
-			}
-			if s, ok := v.(string); ok {
+			// A scalar as it is written: !!str null is "null".
+			if s, ok := yamlpos.ScalarText(yamlpos.Body(x.Value)); ok || yamlpos.Body(x.Value) == nil {
 				return s, nil
 			}
-			if tk := x.Value.GetToken(); tk != nil {
-				return tk.Value, nil
-			}
 		}
-		return v, nil
+		return c.value(x.Value, depth)
 	case *ast.AnchorNode:
 		a := &yamlAnchor{}
 		c.anchors[x.Name.GetToken().Value] = a

@@ -182,8 +182,16 @@ func ScalarText(n ast.Node) (text string, ok bool) {
 	case *ast.StringNode:
 		return x.Value, true
 	case *ast.LiteralNode:
+		if x.Value == nil {
+			return "", true
+		}
 		return x.Value.Value, true
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode, *ast.NullNode:
+	case *ast.NullNode:
+		if x.Token != nil && x.Token.Type == token.ImplicitNullType {
+			return "", true // nothing written
+		}
+		return x.Token.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
 		return n.GetToken().Value, true
 	}
 	return "", false
