@@ -47,7 +47,7 @@ func TestParse(t *testing.T) {
 		{name: "a section not a mapping", text: "tools: [wc]\n", err: "1:8: tools: want a mapping of names to declarations, not a list"},
 		{name: "an alias", text: "a: &x 1\n", err: `1:1: unknown key "a"`},
 		{name: "an anchored value", text: "jobs: &x 1\n", err: "1:7: jobs: want a value, not an anchor or alias"},
-		{name: "a duplicate", text: "jobs: 1\njobs: 2\n", err: `2:1: invalid YAML: mapping key "jobs" already defined`},
+		{name: "a duplicate", text: "jobs: 1\njobs: 2\n", err: `2:1: invalid YAML: mapping key "jobs" already defined (first at line 1, column 1)`},
 		{name: "bad YAML", text: "jobs: [\n", err: "1:7: invalid YAML: sequence end token ']' not found"},
 		{name: "deep nesting", text: "tools: " + strings.Repeat("[", 100) + "\n", err: "1:72: invalid YAML: nesting deeper than 64 levels"},
 		{name: "too many tokens", text: "tools: {" + strings.Repeat("a: 1, ", 5000), err: "1:30004: more than 20000 YAML tokens: not a config file"},

@@ -358,7 +358,7 @@ func parseMapping(path string, data []byte) (*File, *ast.MappingNode, error) {
 		docs, err = yamlpos.Parse(tokens)
 	}
 	if ye, ok := err.(*yamlpos.Error); ok {
-		return nil, nil, fail(ye.Token, "%s", ye.Msg)
+		return nil, nil, fail(ye.Token, "%s", ye.Error())
 	}
 	if len(docs) == 0 {
 		return f, nil, nil // empty, or only comments

@@ -95,6 +95,9 @@ func (c *yamlConverter) yamlError(err error) error {
 	tk := chunkStart
 	if ye, ok := err.(*yamlpos.Error); ok && ye.Token != nil {
 		tk = ye.Token
+		if ye.FirstLine > 0 {
+			ye.FirstLine = c.ch.fileLine(ye.FirstLine)
+		}
 	}
 	return c.fail(tk, err.Error())
 }

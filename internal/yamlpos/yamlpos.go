@@ -82,9 +82,18 @@ type Bounds struct {
 type Error struct {
 	Token *token.Token
 	Msg   string
+	// FirstLine and FirstCol are, for a key given twice, where the text
+	// gave it first (0 for other mistakes): a caller that parsed a part of
+	// a file puts FirstLine in the file's numbering.
+	FirstLine, FirstCol int
 }
 
-func (e *Error) Error() string { return e.Msg }
+func (e *Error) Error() string {
+	if e.FirstLine > 0 {
+		return fmt.Sprintf("%s (first at line %d, column %d)", e.Msg, e.FirstLine, e.FirstCol)
+	}
+	return e.Msg
+}
 
 // Lex splits text into goccy/go-yaml's tokens and refuses nesting beyond
 // b. Its errors are *Error, the lexer's panics among them: the library is
@@ -130,7 +139,14 @@ func Parse(tokens token.Tokens) (docs []*ast.DocumentNode, err error) {
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
-			return nil, &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + ye.GetMessage()}
+			e := &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + ye.GetMessage()}
+			// The parser places a key's first definition in its words, as [line:column].
+			if head, place, ok := strings.Cut(e.Msg, " already defined at ["); ok {
+				if _, err := fmt.Sscanf(place, "%d:%d]", &e.FirstLine, &e.FirstCol); err == nil {
+					e.Msg = head + " already defined"
+				}
+			}
+			return nil, e
 		}
 		return nil, &Error{Msg: "invalid YAML: " + err.Error()}
 	}
