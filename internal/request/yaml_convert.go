@@ -317,10 +317,8 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		}
 		return x.Value, nil
 	case *ast.LiteralNode:
-		if x.Value == nil {
-			return "", nil
-		}
-		return x.Value.Value, nil
+		s, _ := yamlpos.ScalarText(x)
+		return s, nil
 	case *ast.TagNode:
 		if x.Start != nil && token.ReservedTagKeyword(x.Start.Value) == token.StringTag {
 			// A scalar as it is written: !!str null is "null".
