@@ -34,7 +34,8 @@ var allowed = map[string][]string{
 	"internal/atomicfile":      {},
 	"internal/yamlpos":         {},
 	"internal/tooldoc":         {},
-	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english"},
+	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/prices":          {"message"},
 	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
@@ -44,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/records":         {"registry", "message", "internal/english", "internal/workspace"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
 	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext"},
+	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},

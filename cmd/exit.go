@@ -11,6 +11,7 @@ const (
 	ExitFailures    = 1
 	ExitUsage       = 2
 	ExitPending     = 3
+	ExitBudget      = 4
 	ExitInterrupted = 130
 )
 

@@ -86,7 +86,7 @@ func formatSize(n int64) string {
 // every numeric flag one of these.
 
 // numberKind says how a bounded flag's values are written.
-type numberKind[T int | int64 | time.Duration] struct {
+type numberKind[T int | int64 | float64 | time.Duration] struct {
 	// typ names the value in --help.
 	typ string
 	// what names the value in errors: "a whole number".
@@ -108,10 +108,15 @@ var (
 	sizeKind = numberKind[int64]{typ: "size", what: "a size (65536, 64KiB, 1MiB, 1MB)",
 		parse:  parseSize,
 		format: formatSize}
+	dollarsKind = numberKind[float64]{typ: "dollars", what: "an amount in US dollars (0.50)",
+		parse: func(s string) (float64, error) {
+			return strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+		},
+		format: func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }}
 )
 
 // boundedValue is a pflag.Value for a number within [min, max].
-type boundedValue[T int | int64 | time.Duration] struct {
+type boundedValue[T int | int64 | float64 | time.Duration] struct {
 	p        *T
 	min, max T
 	kind     numberKind[T]
@@ -125,7 +130,7 @@ func (v *boundedValue[T]) Type() string { return v.kind.typ }
 // Set parses s and checks it against the bounds.
 func (v *boundedValue[T]) Set(s string) error {
 	n, err := v.kind.parse(s)
-	if err != nil || n < v.min || n > v.max {
+	if err != nil || n != n || n < v.min || n > v.max { // n != n: NaN
 		// Without the value: the command line and the config file each
 		// say what it was.
 		return fmt.Errorf("want %s from %s to %s", v.kind.what, v.kind.format(v.min), v.kind.format(v.max))
@@ -141,7 +146,7 @@ func (v *boundedValue[T]) bounds() string {
 
 // boundedVar adds a bounded numeric flag to fs, its bounds appended to
 // its usage.
-func boundedVar[T int | int64 | time.Duration](fs *pflag.FlagSet, p *T, kind numberKind[T], name, short string, def, min, max T, usage string) {
+func boundedVar[T int | int64 | float64 | time.Duration](fs *pflag.FlagSet, p *T, kind numberKind[T], name, short string, def, min, max T, usage string) {
 	*p = def
 	v := &boundedValue[T]{p: p, min: min, max: max, kind: kind}
 	fs.VarP(v, name, short, usage+" ("+v.bounds()+")")
@@ -160,6 +165,11 @@ func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, def, min, max
 // sizeVar adds a size flag bounded to [min, max].
 func sizeVar(fs *pflag.FlagSet, p *sizeValue, name string, def, min, max int64, usage string) {
 	boundedVar(fs, (*int64)(p), sizeKind, name, "", def, min, max, usage)
+}
+
+// dollarsVar adds a flag of an amount in US dollars bounded to [min, max].
+func dollarsVar(fs *pflag.FlagSet, p *float64, name string, def, min, max float64, usage string) {
+	boundedVar(fs, p, dollarsKind, name, "", def, min, max, usage)
 }
 
 // formatDuration writes d as a person would: 168h, 5s, 1h30m, 300ms.

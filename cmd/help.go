@@ -156,6 +156,7 @@ const flagGroupAnnotation = "kesoku_flag_group"
 // flagGroups are the groups of flags, in the order help names them.
 var flagGroups = []struct{ name, title string }{
 	{"model", "Model Flags (kesoku help providers):"},
+	{"budget", "Budget Flags (kesoku help budgets):"},
 }
 
 // inGroup puts the flags named in group.

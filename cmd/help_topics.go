@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/prices"
 )
 
 // helpTopic is a long explanation that a command's help points to:
@@ -30,6 +32,7 @@ func text(s string) func(*cobra.Command) string { return func(*cobra.Command) st
 var helpTopics = []helpTopic{
 	{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic},
 	{"batches", "The batch APIs: state files, parts, limits, what a batch costs", text(batchesTopic)},
+	{"budgets", "What model requests cost, prices, and --max-budget-usd", func(*cobra.Command) string { return budgetsTopic() }},
 	{"ci", "In CI: JUnit reports, summaries as JSON, the records' schema", text(ciTopic)},
 	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
 	{"environment", "Every environment variable kesoku reads or sets", text(environmentTopic)},
@@ -54,6 +57,49 @@ func fillTopics(root *cobra.Command) {
 			c.Long = t.text(root)
 		}
 	}
+}
+
+// budgetsTopic is how kesoku counts what model requests cost, with the
+// table of prices it ships.
+func budgetsTopic() string {
+	var b strings.Builder
+	b.WriteString(`Every model request reports its usage in tokens (kesoku session prints the
+totals on stderr). --max-budget-tokens N and --max-budget-usd X bound what a
+session spends: before each model request kesoku checks what was spent, and
+once the budget is reached it sends no new request; a request already under
+way finishes and is counted, so the total can pass the budget by one
+request. The session then ends with exit status 4, its transcript valid to
+go on with --resume (with a larger budget, or none).
+
+Dollars are counted at the price of the model, per million input, output
+and cached tokens. kesoku ships the list prices below, as of ` + prices.Date + `; a
+dated release of a model (claude-sonnet-4-5-20250929, gpt-4o-2024-08-06)
+costs what the model does. Gemini's Pro models cost more past 200,000 input
+tokens, which the table leaves out. --max-budget-usd with a model that has
+no price is refused before anything is sent. prices: in a config file
+overrides or extends the table, in US dollars per million tokens
+(cache_read and cache_write default to input):
+
+  prices:
+    llama3.1: {input: 0, output: 0}
+    gpt-4o: {input: 2.5, output: 10, cache_read: 1.25}
+
+A kesoku.yaml found in the AWD that sets prices needs approval, as one
+that starts programs does: low prices would let a budget spend more.
+
+PRICES (US dollars per million tokens: input, output, cache read, write)
+`)
+	table := prices.Shipped()
+	names := slices.Sorted(maps.Keys(table))
+	for _, name := range names {
+		p := table[name]
+		fmt.Fprintf(&b, "  %-22s %6.2f %6.2f %7.3f", name, p.Input, p.Output, p.CacheRead)
+		if p.CacheWrite > 0 {
+			fmt.Fprintf(&b, " %6.2f", p.CacheWrite)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // configTopic is the rule of the config files.
@@ -109,6 +155,9 @@ kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
       type: http
       url: https://example.com/mcp
       headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
+
+A third, prices, says what models cost, for --max-budget-usd: see kesoku
+help budgets.
 
 --mcp-config FILE adds the servers of a file in the shape of .mcp.json and
 Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be
@@ -257,6 +306,8 @@ what for it:
        a difference, the provider's refusal, a cut answer
   2    bad usage or input that cannot be read or parsed: nothing ran
   3    a batch part is still in progress (batch status and collect)
+  4    a budget was spent (--max-budget-usd, --max-budget-tokens): no
+       model request started after that
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND
@@ -275,7 +326,7 @@ COMMAND BY COMMAND
        1: the provider refused the request, the model gave no answer, or
        its answer was cut short (session: or --max-turns was reached);
        2: no model, no key, no prompt, a file the model cannot take;
-       nothing was sent.
+       nothing was sent. 4 (session): its budget was spent.
   batch submit
        1: the provider refused a part, or a part could not be sent (the
        same command sends the rest); 2: nothing was sent.

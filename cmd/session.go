@@ -30,6 +30,7 @@ type sessionOptions struct {
 	toolChoice
 	MaxTurns int
 	callFlags
+	budget    budgetFlags
 	JSON      bool
 	Output    string
 	Resume    string
@@ -48,18 +49,16 @@ func newSessionCmd(g *globals, runF func(context.Context, *sessionOptions) error
 	c := &cobra.Command{
 		Use:   "session [PROMPT]",
 		Short: "Run an agent session: the model calls tools until it answers",
-		Long: `session runs the agent loop: the prompt goes to the model, the model's tool
-calls run as kesoku run runs requests (one turn's calls at once, up to
---jobs), their results go back, and so on until the model answers with
-text. The answer goes to standard output, streamed as it arrives on a
-terminal; --json prints the session's Message records instead.
+		Long: `session runs the agent loop: the model's tool calls run as kesoku run runs
+requests (a turn's calls at once, up to --jobs) and their results go back,
+until the model answers with text: on standard output, streamed on a
+terminal (--json prints the session's Message records instead).
 
 The prompt is the argument, or standard input when it is not a terminal;
-with neither, session is interactive: a prompt per line, Ctrl-C interrupts
-the turn, Ctrl-D ends the session. The transcript is written as it goes to
--o FILE (default .kesoku/sessions/<session_id>.jsonl in the AWD). The model
-is offered the tools that only read: --tools NAME,... offers others in their
-place, --tools +write_file adds one to them and -NAME takes one away.
+with neither, session is interactive (Ctrl-C interrupts a turn, Ctrl-D ends
+it). The transcript goes to -o FILE (default .kesoku/sessions/<id>.jsonl).
+The model is offered the tools that only read: --tools NAME,... offers
+others instead, --tools +write_file adds one and -NAME takes one away.
 
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)
@@ -68,6 +67,7 @@ EXIT STATUS
        marks it "cut", stderr names the reason), or --max-turns was reached
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
+  4    the budget was spent (--max-budget-usd, --max-budget-tokens)
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
@@ -94,12 +94,13 @@ EXIT STATUS
 	f.StringVar(&opts.System, "system", "", "the system instruction")
 	opts.toolChoice.register(f)
 	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a prompt may take")
+	opts.budget.register(f)
 	opts.callFlags.register(f, 4, "calls of a turn at once")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's records, not the answer")
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript `FILE`")
 	f.StringVar(&opts.Resume, "resume", "", "continue the session of the transcript `FILE`, appending to it (or, with -o, to a copy)")
 	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it comes (default: on a terminal)")
-	return seeAlso(c, "providers", "records", "resume", "safety")
+	return seeAlso(c, "providers", "records", "resume", "safety", "budgets")
 }
 
 // maxTurns bounds --max-turns: past it the bound is no bound.
@@ -136,8 +137,12 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	}
 	// What the session's requests cost, the tools' own among them, is told
 	// at the end, however it ends.
-	answer, tally := llm.NewAnswerWriter(g.IO.Out), &llm.Tally{}
-	defer g.tellUsage(answer, tally)
+	tally, err := opts.budget.tally(g.config.Prices(), env.Model.Name())
+	if err != nil {
+		return err
+	}
+	answer := llm.NewAnswerWriter(g.IO.Out)
+	defer g.tellUsage(answer, tally, opts.budget)
 	err = env.Session(ctx, app.SessionOptions{
 		Specs: offer.Specs, Registry: offer.Registry,
 		System: opts.System, MaxTurns: opts.MaxTurns,
@@ -150,12 +155,15 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 }
 
 // tellUsage tells what a session's requests cost, unless -q.
-func (g *globals) tellUsage(answer *llm.AnswerWriter, tally *llm.Tally) {
+func (g *globals) tellUsage(answer *llm.AnswerWriter, tally *llm.Tally, budget budgetFlags) {
 	if g.Quiet {
 		return
 	}
 	answer.EndLine()
 	if line := usageLine(tally); line != "" {
+		if budget.set() {
+			line += "; " + budgetLine(tally, budget)
+		}
 		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", line)
 	}
 }
@@ -172,6 +180,9 @@ func sessionErr(err error, quiet bool, w io.Writer) error {
 			fmt.Fprintf(w, "kesoku: interrupted; the transcript is %s (continue with --resume %s)\n", se.Transcript, se.Transcript)
 		}
 		return &exitError{code: ExitInterrupted, silent: true}
+	}
+	if errors.As(se.Err, new(*llm.BudgetError)) {
+		return &exitError{code: ExitBudget, err: fmt.Errorf("session: %w: no model request was sent after that (transcript: %s; go on with --resume %s)", se.Err, se.Transcript, se.Transcript)}
 	}
 	return fmt.Errorf("session: %w (transcript: %s)", se.Err, se.Transcript)
 }

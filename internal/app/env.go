@@ -260,7 +260,7 @@ func (e *Env) ToolModel() registry.Model {
 func (e *Env) MediaOptions(tally *llm.Tally) media.Options {
 	o := media.Options{InlineLimit: e.opts.InlineLimit}
 	if tally != nil {
-		o.OnUsage = tally.Add
+		o.OnUsage, o.Allow = tally.Add, tally.Allow
 	}
 	var mu sync.Mutex // analyze_media calls run at once
 	say := func(prefix string) func(string) {

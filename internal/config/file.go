@@ -17,6 +17,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/prices"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
@@ -46,8 +47,11 @@ type File struct {
 	// Settings are the flag defaults it gives, in file order. A key given
 	// no value (`jobs:`) leaves the flag's default and is not among them.
 	Settings []*Setting
-	// Sections are its sections (`tools:`, `mcpServers:`) by key.
+	// Sections are its sections (`tools:`, `mcpServers:`, `prices:`) by
+	// key.
 	Sections map[string]*Section
+	// Prices are the model prices its prices: section gives.
+	Prices prices.Table
 	// Named are the files its settings name whose content is approved
 	// with it (mcp-config's), read with it when it was found; none for a
 	// file named or the user's own, which need no approval.
@@ -156,7 +160,7 @@ func (f *File) Consequential() []string {
 		}
 	}
 	for _, key := range SectionKeys() {
-		if f.Sections[key] != nil {
+		if f.Sections[key] != nil && rules[key].consequential != "" {
 			add(key)
 		}
 	}
@@ -416,6 +420,9 @@ func (f *File) section(key string, keyPos yamlpos.Pos, v ast.Node) error {
 		return nil
 	case *ast.MappingNode, *ast.MappingValueNode:
 		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: yamlpos.Mapping(x), File: f}
+		if key == PricesKey {
+			return f.parsePrices(yamlpos.Mapping(x))
+		}
 		return nil
 	}
 	return &Error{Pos: f.pos(v.GetToken()), Msg: fmt.Sprintf("%s: want a mapping of names to declarations, not %s", key, yamlpos.KindOf(v))}

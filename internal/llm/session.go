@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/prices"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -75,16 +76,58 @@ type SessionOptions struct {
 	Tally *Tally
 }
 
-// Tally adds up what model requests cost. It is safe for concurrent use:
-// the tool calls of a turn that ask the model (analyze_media) add to it
-// at once.
+// Tally adds up what model requests cost, and holds them to a budget.
+// It is safe for concurrent use: the tool calls of a turn that ask the
+// model (analyze_media) add to it at once, and so do the sessions of an
+// eval.
 type Tally struct {
+	// Price, when set, is the model's: the tally then adds up dollars too.
+	// Budget, when not zero, is what the requests may spend: once it is
+	// spent, Allow refuses the next request. Both are set before the
+	// tally is used.
+	Price  *prices.Price
+	Budget Budget
+
 	mu       sync.Mutex
 	usage    message.Usage
+	usd      float64
 	requests int
 	// unreported counts the requests whose cost the provider did not say
 	// (a server that speaks OpenAI's API without its usage).
 	unreported int
+}
+
+// Budget bounds what a run's model requests may spend; a zero field is
+// no bound.
+type Budget struct {
+	USD    float64
+	Tokens int64
+}
+
+// BudgetError says a budget was spent: no new model request starts.
+type BudgetError struct {
+	// Budget is the bound, USD and Tokens what was spent when it was
+	// reached.
+	Budget Budget
+	USD    float64
+	Tokens int64
+}
+
+func (e *BudgetError) Error() string {
+	if e.Budget.USD > 0 && e.USD >= e.Budget.USD {
+		return fmt.Sprintf("the budget of %s is spent (%s so far)", Dollars(e.Budget.USD), Dollars(e.USD))
+	}
+	return fmt.Sprintf("the budget of %s is spent (%d so far)",
+		english.Count(int(e.Budget.Tokens), "token", "tokens"), e.Tokens)
+}
+
+// Dollars says an amount in US dollars to a tenth of a cent, or to four
+// places when it is less than that.
+func Dollars(usd float64) string {
+	if usd != 0 && usd < 0.001 {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.3f", usd)
 }
 
 // Add counts one request, and what it cost when the provider said (u not
@@ -93,11 +136,39 @@ func (t *Tally) Add(u *message.Usage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.requests++
-	if u != nil {
-		t.usage.Add(*u)
-	} else {
+	if u == nil {
 		t.unreported++
+		return
 	}
+	t.usage.Add(*u)
+	if t.Price != nil {
+		t.usd += t.Price.Cost(*u)
+	}
+}
+
+// Allow says whether a new model request may start: a *BudgetError once
+// the budget is spent. Requests already started finish, and are counted,
+// whatever they cost. A nil tally allows everything.
+func (t *Tally) Allow() error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tokens := t.usage.InputTokens + t.usage.OutputTokens
+	b := t.Budget
+	if (b.USD > 0 && t.usd >= b.USD) || (b.Tokens > 0 && tokens >= b.Tokens) {
+		return &BudgetError{Budget: b, USD: t.usd, Tokens: tokens}
+	}
+	return nil
+}
+
+// Cost is what the requests counted cost in US dollars, and whether it is
+// known: the model has a price and every request reported its usage.
+func (t *Tally) Cost() (float64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.usd, t.Price != nil && t.unreported == 0
 }
 
 // Unreported is how many of the requests counted had no usage reported:
@@ -182,6 +253,9 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 	for turn := 1; ; turn++ {
 		if ctx.Err() != nil {
 			return "", ErrInterrupted
+		}
+		if err := s.opts.Tally.Allow(); err != nil {
+			return "", err
 		}
 		onText, flush := s.opts.Redactor.Stream(s.opts.OnText)
 		resp, err := s.opts.Provider.Generate(ctx, &Request{

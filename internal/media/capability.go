@@ -86,6 +86,9 @@ type Options struct {
 	// (nil when the provider did not say), so that a session's totals
 	// count its tools' requests too. It must be safe for concurrent use.
 	OnUsage func(*message.Usage)
+	// Allow, when set, is asked before each question: an error (a budget
+	// spent) fails the call without asking.
+	Allow func() error
 	// OnNotice, when set, is told in one line what was done on the side
 	// (an upload deleted): what -v shows.
 	OnNotice func(string)

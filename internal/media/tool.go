@@ -55,6 +55,11 @@ func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, pr
 	if err != nil {
 		return "", err
 	}
+	if allow := OptionsOf(tc.Model).Allow; allow != nil {
+		if err := allow(); err != nil {
+			return "", err
+		}
+	}
 	answer, err := Ask(ctx, p, a, q)
 	if on := OptionsOf(tc.Model).OnUsage; on != nil && (answer.Usage != nil || err == nil) {
 		on(answer.Usage)

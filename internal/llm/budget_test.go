@@ -1,0 +1,60 @@
+package llm
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/kesoku/kesoku/internal/prices"
+	"github.com/kesoku/kesoku/message"
+)
+
+func TestTallyBudget(t *testing.T) {
+	t.Parallel()
+	var none *Tally
+	if err := none.Allow(); err != nil {
+		t.Fatalf("a nil tally refused: %v", err)
+	}
+	p := prices.Price{Input: 1, Output: 1}
+	for _, tc := range []struct {
+		name   string
+		budget Budget
+		spent  []message.Usage
+		refuse bool
+	}{
+		{"nothing spent", Budget{USD: 1, Tokens: 10}, nil, false},
+		{"under both", Budget{USD: 1, Tokens: 10}, []message.Usage{{InputTokens: 4, OutputTokens: 5}}, false},
+		{"tokens reached", Budget{Tokens: 10}, []message.Usage{{InputTokens: 5, OutputTokens: 5}}, true},
+		{"dollars reached", Budget{USD: 0.5}, []message.Usage{{InputTokens: 250_000}, {OutputTokens: 250_000}}, true},
+		{"no bound", Budget{}, []message.Usage{{InputTokens: 1 << 40}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tally := &Tally{Price: &p, Budget: tc.budget}
+			for _, u := range tc.spent {
+				tally.Add(&u)
+			}
+			err := tally.Allow()
+			var be *BudgetError
+			if got := errors.As(err, &be); got != tc.refuse {
+				t.Fatalf("Allow() = %v, want refused %v", err, tc.refuse)
+			}
+		})
+	}
+}
+
+func TestTallyCostUnknownWhenUnreported(t *testing.T) {
+	t.Parallel()
+	p := prices.Price{Input: 1, Output: 1}
+	tally := &Tally{Price: &p}
+	tally.Add(&message.Usage{InputTokens: 1_000_000})
+	if usd, known := tally.Cost(); usd != 1 || !known {
+		t.Errorf("Cost = %v, %v; want 1, known", usd, known)
+	}
+	tally.Add(nil)
+	if _, known := tally.Cost(); known {
+		t.Error("a request without usage left the cost known")
+	}
+	if _, known := (&Tally{}).Cost(); known {
+		t.Error("a tally without a price knows its cost")
+	}
+}
