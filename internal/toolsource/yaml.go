@@ -1,9 +1,8 @@
 package toolsource
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,75 +112,15 @@ func boolValue(file string, n ast.Node, what string) (bool, error) {
 	return false, errAt(file, n, "%s: want true or false, not %s", what, yamlpos.KindOf(n))
 }
 
-// jsonBytes encodes a node as the JSON document it would be, keys in
-// the order written: a schema's properties keep the order they were
-// declared in, which models tend to follow. Anchors, aliases and tags are
-// refused, as everywhere in config files: an alias can make a small file a
-// huge value.
+// jsonBytes encodes a node as the JSON document it would be (see
+// yamlpos.JSON), its mistakes in the words of a config file's errors.
 func jsonBytes(file string, n ast.Node) ([]byte, error) {
-	var b []byte
-	var enc func(n ast.Node) error
-	str := func(s string) {
-		q, _ := json.Marshal(s)
-		b = append(b, q...)
+	b, err := yamlpos.JSON(file, n)
+	var ne *yamlpos.NodeError
+	if errors.As(err, &ne) {
+		return nil, &config.Error{Pos: ne.Pos, Msg: ne.Msg}
 	}
-	enc = func(n ast.Node) error {
-		switch x := n.(type) {
-		case nil, *ast.NullNode:
-			b = append(b, "null"...)
-		case *ast.StringNode:
-			str(x.Value)
-		case *ast.LiteralNode:
-			str(x.Value.Value)
-		case *ast.BoolNode:
-			b = strconv.AppendBool(b, x.Value)
-		case *ast.IntegerNode:
-			b = fmt.Append(b, x.Value)
-		case *ast.FloatNode:
-			if math.IsInf(x.Value, 0) || math.IsNaN(x.Value) {
-				return errAt(file, n, "%s is not a JSON number", x.GetToken().Value)
-			}
-			b = strconv.AppendFloat(b, x.Value, 'g', -1, 64)
-		case *ast.SequenceNode:
-			b = append(b, '[')
-			for i, item := range x.Values {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				if err := enc(item); err != nil {
-					return err
-				}
-			}
-			b = append(b, ']')
-		case *ast.MappingNode, *ast.MappingValueNode:
-			b = append(b, '{')
-			for i, mv := range yamlpos.Mapping(n).Values {
-				if _, ok := mv.Key.(*ast.MergeKeyNode); ok {
-					return errAt(file, mv.Key, "merge keys (<<) are not supported in config files")
-				}
-				k, ok := yamlpos.ScalarText(mv.Key)
-				if !ok {
-					return errAt(file, mv.Key, "a key must be a name, not %s", yamlpos.KindOf(mv.Key))
-				}
-				if i > 0 {
-					b = append(b, ',')
-				}
-				str(k)
-				b = append(b, ':')
-				if err := enc(mv.Value); err != nil {
-					return err
-				}
-			}
-			b = append(b, '}')
-		default:
-			return errAt(file, n, "want a JSON value, not %s", yamlpos.KindOf(n))
-		}
-		return nil
-	}
-	if err := enc(n); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return b, err
 }
 
 // nodeAt follows JSON pointer tokens from n down its mappings and lists,
