@@ -21,6 +21,8 @@ const (
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
 	RoleTool      Role = "tool"
+	// RoleEval is kesoku eval's: the verdict on a case.
+	RoleEval Role = "eval"
 )
 
 // Type says what a record holds.
@@ -31,6 +33,9 @@ const (
 	TypeText       Type = "text"
 	TypeToolCall   Type = "tool_call"
 	TypeToolResult Type = "tool_result"
+	// TypeVerdict is an eval case's verdict: whether the session did
+	// what the case expects, check by check.
+	TypeVerdict Type = "verdict"
 )
 
 // Status says whether the message was answered or cut short.
@@ -55,6 +60,9 @@ const (
 	KindPanic          ErrorKind = "panic"
 	KindTimeout        ErrorKind = "timeout"
 	KindAborted        ErrorKind = "aborted"
+	// KindBudget, on an eval's verdict, says the run's budget was spent
+	// before the case could finish.
+	KindBudget ErrorKind = "budget"
 )
 
 // ErrorInfo is the `error` field of a record.
@@ -123,6 +131,12 @@ type Record struct {
 	// records carries its usage on the first and zero on the others, so
 	// that the sum over a transcript is what the session cost.
 	Usage *Usage `json:"usage,omitempty"`
+	// Repeat, on a verdict, is which run of its case it judges (1-based,
+	// for kesoku eval --repeat).
+	Repeat int `json:"repeat,omitempty"`
+	// CostUSD, on a verdict, is what the case's model requests cost in US
+	// dollars, where the model has a price.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // Usage is what model requests cost, in tokens, as the provider reported

@@ -112,6 +112,14 @@ func AppendRecord(dst []byte, rec *message.Record) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
+	if rec.Repeat != 0 {
+		dst = append(dst, `,"repeat":`...)
+		dst = strconv.AppendInt(dst, int64(rec.Repeat), 10)
+	}
+	if rec.CostUSD != nil {
+		dst = append(dst, `,"cost_usd":`...)
+		dst = strconv.AppendFloat(dst, *rec.CostUSD, 'g', -1, 64)
+	}
 	return append(dst, '}'), nil
 }
 

@@ -30,8 +30,10 @@ func fill(t *testing.T, v reflect.Value, tag string) {
 		v.SetString("v<&>\"é\u2028\n-" + tag)
 	case v.Kind() == reflect.Bool:
 		v.SetBool(true)
-	case v.Kind() == reflect.Int64:
+	case v.Kind() == reflect.Int64 || v.Kind() == reflect.Int:
 		v.SetInt(int64(len(tag)) + 40)
+	case v.Kind() == reflect.Float64:
+		v.SetFloat(float64(len(tag)) + 0.125)
 	case v.Kind() == reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
 		fill(t, v.Elem(), tag)
