@@ -61,7 +61,8 @@ import (
 // waits and honours cancellation; hang() never returns; crash() exits the
 // process (status 3) with a line on standard error; image() returns an
 // image block and a text block; read(path) only reads (readOnlyHint) and
-// returns the path.
+// returns the path; nest(levels) returns structuredContent that nests
+// levels JSON levels deep ({"a":{"a":...1}}).
 func Main(args []string) int {
 	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
 	exitAtStart := fs.Bool("exit-at-start", false, "")
@@ -261,6 +262,16 @@ func newServer(count func(string), badName bool) *mcp.Server {
 			wd, _ := os.Getwd()
 			return &mcp.CallToolResult{StructuredContent: map[string]string{"value": os.Getenv(in.Name), "cwd": wd},
 				Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(in.Name)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "nest", Description: "Returns a value nested deep.", InputSchema: json.RawMessage(`{"type":"object","properties":{"levels":{"type":"integer","minimum":1}},"required":["levels"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("nest")
+			var in struct{ Levels int }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			// Raw: the SDK's own decoder of the answer is what is tested,
+			// on the client's side.
+			v := strings.Repeat(`{"a":`, in.Levels) + "1" + strings.Repeat("}", in.Levels)
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(v), Content: []mcp.Content{&mcp.TextContent{Text: "nested"}}}, nil
 		})
 	if badName {
 		s.AddTool(&mcp.Tool{Name: "bad.name", Description: "A name no provider takes.", InputSchema: json.RawMessage(`{"type":"object"}`)},
