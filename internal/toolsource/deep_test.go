@@ -1,16 +1,22 @@
 package toolsource
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 )
 
@@ -83,6 +89,62 @@ func TestServerDeepAnswer(t *testing.T) {
 		}
 		if v, err := call(t, set, name+"__echo", map[string]any{"text": "after"}); err != nil || v != "after" {
 			t.Errorf("%s: the call after: %v, %v", name, v, err)
+		}
+	}
+}
+
+// TestServerToolDeeperThanAnyReader: a tool whose schema nests past what
+// any JSON reader of kesoku's reads (encoding/json stops at 10,000
+// levels) is left out with a warning, over standard input and output as
+// over HTTP, and the server's other tools are offered.
+func TestServerToolDeeperThanAnyReader(t *testing.T) {
+	t.Parallel()
+	const levels = 6000 // two JSON levels each
+	deepTool := `{"name":"deeper","inputSchema":{"type":"object","properties":{"a":` +
+		strings.Repeat(`{"type":"object","properties":{"a":`, levels) + `{"type":"string"}` + strings.Repeat("}}", levels) + "}}}"
+	inner := mcptest.HTTPHandler("s3cret")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if req.Method != "tools/list" {
+			inner.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},`+deepTool+`]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	var warnings []string
+	opts := Options{Warn: func(m string) { mu.Lock(); warnings = append(warnings, m); mu.Unlock() }}
+	for name, set := range map[string]*Set{
+		"fake": fakeServer(t, context.Background(), opts, "-bad-tools", "deeper"),
+		"web":  httpServer(t, opts, srv.URL+"/mcp"),
+	} {
+		if err := registrysource.Load(set.Registry); err != nil {
+			t.Errorf("%s: the server's tools: %v", name, err)
+			continue
+		}
+		if _, ok := set.Registry.Lookup(name + "__deeper"); ok {
+			t.Errorf("%s__deeper is offered", name)
+		}
+		if v, err := call(t, set, name+"__echo", map[string]any{"text": "hi"}); err != nil || v != "hi" {
+			t.Errorf("%s__echo: %v, %v", name, v, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, name := range []string{"fake", "web"} {
+		want := fmt.Sprintf(`mcp server %s (`, name)
+		if !slices.ContainsFunc(warnings, func(w string) bool {
+			return strings.HasPrefix(w, want) && strings.Contains(w, `tool "deeper" is not offered: it nests 12004 levels deep, more than the 200 kesoku reads`)
+		}) {
+			t.Errorf("no warning for %s in:\n%s", name, strings.Join(warnings, "\n"))
 		}
 	}
 }

@@ -28,6 +28,9 @@ import (
 //     writes JSON objects without "jsonrpc") is skipped, and told;
 //   - an answer to a tools/list too deep for the SDK is taken apart
 //     (toolList.rescue), so that only its deepest tools are lost;
+//   - any other answer the SDK cannot read (nested too deep) is an error
+//     of the call it answers, found by its id wherever the id is, so
+//     that the call does not wait for an answer that came;
 //   - an answer longer than max is not read: its call gets an error
 //     saying so, when the line's head names the call, and the connection
 //     goes on; otherwise kesoku ends the connection, and says why.

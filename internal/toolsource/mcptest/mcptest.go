@@ -6,6 +6,7 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -50,7 +51,8 @@ import (
 //	                     start, one before each answer
 //	-bad-tools LIST      also list tools kesoku must leave out, alone, in
 //	                     the wire's tools/list answer: deep (a schema
-//	                     whose JSON nests 6,000 levels), empty (an empty name), dup
+//	                     whose JSON nests 6,000 levels), deeper (12,000
+//	                     levels), empty (an empty name), dup
 //	                     (a second echo), badtype (annotations that are
 //	                     a string), comma-separated
 //	-many-tools N        also list N tools (many_0, ...) whose schemas
@@ -157,7 +159,8 @@ func Main(args []string) int {
 	}
 
 	s := newServer(count, *badName)
-	var t mcp.Transport = &mcp.StdioTransport{}
+	var in io.ReadCloser = os.Stdin
+	var out io.WriteCloser = os.Stdout
 	if *wireFile != "" {
 		f, err := os.Create(*wireFile)
 		if err != nil {
@@ -165,13 +168,18 @@ func Main(args []string) int {
 			return 1
 		}
 		defer f.Close()
-		t = &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(os.Stdin, f)), Writer: os.Stdout}
+		in = io.NopCloser(io.TeeReader(os.Stdin, f))
 	}
+	extra := extraTools(*badTools, *manyTools)
+	if len(extra) > 0 {
+		out = &splicingWriter{WriteCloser: out, extra: extra}
+	}
+	var t mcp.Transport = &mcp.IOTransport{Reader: in, Writer: out}
 	if *hangAfter > 0 {
 		t = &stallingTransport{inner: t, hung: hung}
 	}
-	if extra := extraTools(*badTools, *manyTools); len(extra) > 0 {
-		t = &listingTransport{inner: t, extra: extra}
+	if len(extra) > 0 {
+		t = &listingTransport{inner: t}
 	}
 	if err := s.Run(context.Background(), t); err != nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
@@ -340,10 +348,13 @@ func extraTools(bad string, many int) []json.RawMessage {
 	var out []json.RawMessage
 	for _, kind := range strings.Split(bad, ",") {
 		switch kind {
-		case "deep":
-			const levels = 3000 // two JSON levels each: 6,000
+		case "deep", "deeper":
+			levels := 3000 // two JSON levels each: 6,000
+			if kind == "deeper" {
+				levels = 6000 // 12,000: more than encoding/json reads
+			}
 			var b strings.Builder
-			b.WriteString(`{"name":"deep","description":"Nests too deep.","inputSchema":{"type":"object","properties":{"a":`)
+			b.WriteString(`{"name":"` + kind + `","description":"Nests too deep.","inputSchema":{"type":"object","properties":{"a":`)
 			for range levels {
 				b.WriteString(`{"type":"object","properties":{"a":`)
 			}
@@ -377,10 +388,11 @@ func extraTools(bad string, many int) []json.RawMessage {
 }
 
 // listingTransport adds extra tools to the answers of tools/list as they
-// go on the wire, where the SDK's server would refuse some of them.
+// go on the wire, where the SDK's server would refuse some of them: it
+// lists a placeholder, which splicingWriter replaces by the extra tools'
+// bytes (the SDK's encoder would refuse the deepest of them too).
 type listingTransport struct {
 	inner mcp.Transport
-	extra []json.RawMessage
 }
 
 func (t *listingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -388,34 +400,55 @@ func (t *listingTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &listingConn{Connection: c, extra: t.extra}, nil
+	return &listingConn{Connection: c}, nil
 }
 
 type listingConn struct {
 	mcp.Connection
-	extra []json.RawMessage
 }
+
+// extraPlaceholder stands for the extra tools in a tools/list answer
+// until splicingWriter writes it.
+const extraPlaceholder = `{"name":"fakemcp-extra-tools"}`
 
 func (c *listingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && strings.Contains(string(r.Result), `"tools":[`) {
 		var res map[string]json.RawMessage
 		var tools []json.RawMessage
 		if json.Unmarshal(r.Result, &res) == nil && json.Unmarshal(res["tools"], &tools) == nil {
-			tools = append(tools, c.extra...)
-			// Written by hand: json.Marshal would refuse the deep one.
-			var b strings.Builder
-			b.WriteString(`{"tools":[`)
-			for i, t := range tools {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.Write(t)
-			}
-			b.WriteString(`]}`)
-			r.Result = json.RawMessage(b.String())
+			tools = append(tools, json.RawMessage(extraPlaceholder))
+			b, _ := json.Marshal(map[string]any{"tools": tools})
+			r.Result = b
 		}
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// splicingWriter writes the extra tools where a message (one Write, as
+// the SDK writes them) holds the placeholder.
+type splicingWriter struct {
+	io.WriteCloser
+	extra []json.RawMessage
+}
+
+func (w *splicingWriter) Write(p []byte) (int, error) {
+	i := bytes.Index(p, []byte(extraPlaceholder))
+	if i < 0 {
+		return w.WriteCloser.Write(p)
+	}
+	var b bytes.Buffer
+	b.Write(p[:i])
+	for k, t := range w.extra {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t)
+	}
+	b.Write(p[i+len(extraPlaceholder):])
+	if _, err := w.WriteCloser.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func logLine(file, line string) {
