@@ -399,6 +399,11 @@ func (s *server) exitText() string {
 			return ""
 		}
 	}
+	if !s.conn.wentAway() {
+		// It exited once kesoku closed its input (a start given up):
+		// what kesoku gave up on says what happened.
+		return ""
+	}
 	s.mu.Lock()
 	err := s.exitErr
 	s.mu.Unlock()

@@ -140,6 +140,12 @@ func TestServerStartBounded(t *testing.T) {
 	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 250ms (its timeout)") {
 		t.Errorf("a server that never answers, with its own timeout: %v", err)
 	}
+	// A server that answers nothing, and exits when kesoku gives up and
+	// closes its input, gave no answer: its exit is kesoku's doing.
+	set = fakeServer(t, context.Background(), Options{StartTimeout: 300 * time.Millisecond}, "-hang-at-start", "-exit-on-eof")
+	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 300ms") {
+		t.Errorf("a server that never answers and exits at the end of its input: %v", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	set = fakeServer(t, ctx, Options{}, "-hang-at-start")
 	time.AfterFunc(100*time.Millisecond, cancel)

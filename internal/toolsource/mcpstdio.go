@@ -56,6 +56,9 @@ type stdioConn struct {
 	// readErr is why the reads ended (the output closed), set before
 	// incoming is closed.
 	readErr error
+	// outputEnded is set when the server's output ended before kesoku
+	// closed the connection: the server went away by itself.
+	outputEnded atomic.Bool
 }
 
 func newStdioConn(stdout io.ReadCloser, stdin io.WriteCloser, max int, list *toolList, skipped func(string)) *stdioConn {
@@ -190,11 +193,22 @@ func (c *stdioConn) readLoop() {
 			}
 		}
 		if err != nil {
+			select {
+			case <-c.done:
+			default:
+				c.outputEnded.Store(true)
+			}
 			c.readErr = err
 			return
 		}
 	}
 }
+
+// wentAway reports whether the server's output ended before kesoku
+// closed the connection. A server that exits once its input is closed
+// (most do) exits after a connection kesoku ended, and that exit tells
+// nothing of what went wrong.
+func (c *stdioConn) wentAway() bool { return c.outputEnded.Load() }
 
 // messages are the messages of one line: none for a blank line or one
 // that is not JSON-RPC (told as skipped), several for a batch.

@@ -30,6 +30,8 @@ import (
 //
 //	-exit-at-start       print "boom" on standard error and exit 1 at once
 //	-hang-at-start       read standard input and never answer it
+//	-exit-on-eof         with -hang-at-start: exit 0 once standard input
+//	                     is closed, as most servers do
 //	-crash-after N       the Nth call of any tool exits the process (3)
 //	-hang-after N        from the Nth call on, answer nothing, pings
 //	                     included
@@ -69,6 +71,7 @@ func Main(args []string) int {
 	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
 	exitAtStart := fs.Bool("exit-at-start", false, "")
 	hangAtStart := fs.Bool("hang-at-start", false, "")
+	exitOnEOF := fs.Bool("exit-on-eof", false, "")
 	crashAfter := fs.Int64("crash-after", 0, "")
 	hangAfter := fs.Int64("hang-after", 0, "")
 	logFile := fs.String("log", "", "")
@@ -127,6 +130,9 @@ func Main(args []string) int {
 		buf := make([]byte, 4096)
 		for {
 			if _, err := os.Stdin.Read(buf); err != nil {
+				if *exitOnEOF {
+					return 0
+				}
 				// stdin closed: kesoku is done with it; stay until killed.
 				select {}
 			}
