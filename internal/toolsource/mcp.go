@@ -436,6 +436,8 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		desc = t.Annotations.Title
 	}
 	tool := t.Name
+	output := s.outputSchema(t)
+	results := newResultSchema(name, output)
 	return &registry.Spec{
 		Name:            name,
 		Summary:         tooldoc.Summary(desc),
@@ -444,11 +446,11 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		Writes:          t.Annotations == nil || !t.Annotations.ReadOnlyHint,
 		Source:          s.decl.where(),
 		RawSchema:       schema.raw,
-		RawOutputSchema: s.outputSchema(t),
+		RawOutputSchema: output,
 		Check:           schema.check,
 		Timeout:         s.decl.timeout,
 		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			return s.hidden(s.call(ctx, tool, args))
+			return s.hidden(s.call(ctx, tool, args, results))
 		},
 	}, nil
 }
@@ -456,8 +458,9 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 // call calls one of the server's tools. The record's content is the
 // result's structuredContent when it has one, else its text (the text
 // blocks joined), else its content blocks as MCP gives them; isError is
-// a tool_error with that text.
-func (s *server) call(ctx context.Context, tool string, args map[string]any) (any, error) {
+// a tool_error with that text. A result is held to the tool's
+// outputSchema (results, nil for none).
+func (s *server) call(ctx context.Context, tool string, args map[string]any, results *resultSchema) (any, error) {
 	s.mu.Lock()
 	session, dead := s.session, s.dead
 	s.mu.Unlock()
@@ -504,6 +507,9 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (an
 	}
 	if res.IsError {
 		return nil, errors.New(resultText(res.Content))
+	}
+	if err := results.check(res.StructuredContent); err != nil {
+		return nil, fmt.Errorf("%s: tool %q: %w", s.decl.where(), tool, err)
 	}
 	if res.StructuredContent != nil {
 		return res.StructuredContent, nil

@@ -66,7 +66,9 @@ import (
 // process (status 3) with a line on standard error; image() returns an
 // image block and a text block; read(path) only reads (readOnlyHint) and
 // returns the path; nest(levels) returns structuredContent that nests
-// levels JSON levels deep ({"a":{"a":...1}}).
+// levels JSON levels deep ({"a":{"a":...1}}); shaped(sum, omit) declares
+// the outputSchema {"sum": an integer} and returns structuredContent
+// {"sum": sum} whatever sum is, or none with omit.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
 	exitAtStart := fs.Bool("exit-at-start", false, "")
@@ -286,6 +288,22 @@ func newServer(count func(string), badName bool) *mcp.Server {
 			// on the client's side.
 			v := strings.Repeat(`{"a":`, in.Levels) + "1" + strings.Repeat("}", in.Levels)
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(v), Content: []mcp.Content{&mcp.TextContent{Text: "nested"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "shaped", Description: "Returns what its outputSchema says, or not.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"sum":{},"omit":{"type":"boolean"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("shaped")
+			var in struct {
+				Sum  any
+				Omit bool
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.Sum)}}}
+			if !in.Omit {
+				res.StructuredContent = map[string]any{"sum": in.Sum}
+			}
+			return res, nil
 		})
 	if badName {
 		s.AddTool(&mcp.Tool{Name: "bad.name", Description: "A name no provider takes.", InputSchema: json.RawMessage(`{"type":"object"}`)},
