@@ -74,11 +74,38 @@ func TestServerDeepAnswer(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(mcptest.HTTPHandler("s3cret"))
 	t.Cleanup(srv.Close)
+	// A server that answers with a JSON body, its id after its result.
+	inner := mcptest.HTTPHandler("s3cret")
+	jsonSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string
+				Arguments struct{ Levels int }
+			}
+		}
+		_ = json.Unmarshal(body, &req)
+		if req.Method != "tools/call" || req.Params.Name != "nest" {
+			inner.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"result":{"content":[],"structuredContent":`+nested(req.Params.Arguments.Levels)+`},"jsonrpc":"2.0","id":`+string(req.ID)+`}`)
+	}))
+	t.Cleanup(jsonSrv.Close)
 	for name, set := range map[string]*Set{
 		"fake": fakeServer(t, context.Background(), Options{}),
 		"web":  httpServer(t, Options{}, srv.URL+"/mcp"),
+		"json": setOf(t, context.Background(), Options{}, "mcpServers:\n  json:\n    type: http\n    url: "+jsonSrv.URL+"/mcp\n    headers: {Authorization: \"Bearer s3cret\"}\n"),
 	} {
-		if v, err := call(t, set, name+"__nest", map[string]any{"levels": 3}); err != nil {
+		if name == "json" {
+			if _, err := call(t, set, name+"__nest", map[string]any{"levels": 3}); err != nil {
+				t.Errorf("%s: a shallow result: %v", name, err)
+			}
+		} else if v, err := call(t, set, name+"__nest", map[string]any{"levels": 3}); err != nil {
 			t.Errorf("%s: a shallow result: %v", name, err)
 		} else if diff := cmp.Diff(map[string]any{"a": map[string]any{"a": map[string]any{"a": 1.0}}}, v); diff != "" {
 			t.Errorf("%s: a shallow result mismatch (-want +got):\n%s", name, diff)

@@ -362,12 +362,15 @@ func (e *eventStream) tooLarge() []byte {
 // readable is ev with its data made readable (answerTransport.readable);
 // an event left out is a comment.
 func (e *eventStream) readable(ev []byte) []byte {
+	// The depth of the whole event bounds its data's (its other lines
+	// hold no brackets but by mistake): most events are handed on as they
+	// came, without a copy of their data.
+	if e.call.Method != methodListTools && depth(ev) <= maxMessageDepth {
+		return ev
+	}
 	data, other := eventData(ev)
 	if len(data) == 0 {
 		return ev
-	}
-	if e.call.Method != methodListTools && depth(data) <= maxMessageDepth {
-		return ev // as it came: what the SDK reads
 	}
 	answer := e.t.readable(data, e.call)
 	if answer == nil {
