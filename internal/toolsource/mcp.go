@@ -59,7 +59,10 @@ type server struct {
 	// said.
 	exited  chan struct{}
 	exitErr error
-	stderr  *tailBuffer
+	// exitedFirst says the program exited before kesoku closed its
+	// connection.
+	exitedFirst bool
+	stderr      *tailBuffer
 	// conn is the connection over the program's standard input and
 	// output, nil for a server over HTTP.
 	conn *stdioConn
@@ -314,22 +317,23 @@ func (s *server) startProgram() (mcp.Transport, error) {
 	if err := s.set.procs.start(cmd, false); err != nil {
 		return nil, err
 	}
-	s.cmd, s.exited = cmd, make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		s.mu.Lock()
-		s.exitErr = err
-		s.mu.Unlock()
-		close(s.exited)
-	}()
 	note := func(string) {}
 	if s.set.opts.Note != nil {
 		prefix := "mcp server " + d.name + ": not MCP on standard output, skipped: "
 		note = func(line string) { s.set.opts.Note(prefix + line) }
 	}
 	s.list.slim = true
-	s.conn = newStdioConn(stdout, stdin, s.set.maxMessage, &s.list, note)
-	s.conn.start()
+	conn := newStdioConn(stdout, stdin, s.set.maxMessage, &s.list, note)
+	s.cmd, s.exited, s.conn = cmd, make(chan struct{}), conn
+	go func() {
+		err := cmd.Wait()
+		first := !conn.closedByKesoku()
+		s.mu.Lock()
+		s.exitErr, s.exitedFirst = err, first
+		s.mu.Unlock()
+		close(s.exited)
+	}()
+	conn.start()
 	return stdioTransport{s.conn}, nil
 }
 
@@ -399,14 +403,14 @@ func (s *server) exitText() string {
 			return ""
 		}
 	}
-	if !s.conn.wentAway() {
+	s.mu.Lock()
+	err, first := s.exitErr, s.exitedFirst
+	s.mu.Unlock()
+	if !first && !s.conn.wentAway() {
 		// It exited once kesoku closed its input (a start given up):
 		// what kesoku gave up on says what happened.
 		return ""
 	}
-	s.mu.Lock()
-	err := s.exitErr
-	s.mu.Unlock()
 	return fmt.Sprintf("the server %s%s", exitText(s.cmd, err), s.stderr.quote())
 }
 

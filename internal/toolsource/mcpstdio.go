@@ -59,6 +59,8 @@ type stdioConn struct {
 	// outputEnded is set when the server's output ended before kesoku
 	// closed the connection: the server went away by itself.
 	outputEnded atomic.Bool
+	// closed is set once kesoku closes the connection.
+	closed atomic.Bool
 }
 
 func newStdioConn(stdout io.ReadCloser, stdin io.WriteCloser, max int, list *toolList, skipped func(string)) *stdioConn {
@@ -118,6 +120,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *stdioConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		c.closed.Store(true)
 		close(c.done)
 		err = errors.Join(c.w.Close(), c.closer.Close())
 	})
@@ -209,6 +212,9 @@ func (c *stdioConn) readLoop() {
 // (most do) exits after a connection kesoku ended, and that exit tells
 // nothing of what went wrong.
 func (c *stdioConn) wentAway() bool { return c.outputEnded.Load() }
+
+// closedByKesoku reports whether kesoku has closed the connection.
+func (c *stdioConn) closedByKesoku() bool { return c.closed.Load() }
 
 // messages are the messages of one line: none for a blank line or one
 // that is not JSON-RPC (told as skipped), several for a batch.
