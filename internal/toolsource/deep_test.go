@@ -68,8 +68,9 @@ func TestStdioConnDeepAnswer(t *testing.T) {
 }
 
 // TestServerDeepAnswer: a result nested deeper than kesoku reads fails
-// its own call at once, over standard input and output as over HTTP, and
-// the server's next call succeeds.
+// its own call at once, over standard input and output as over HTTP (an
+// event of the call's stream, a JSON body), and the server's next call
+// succeeds.
 func TestServerDeepAnswer(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(mcptest.HTTPHandler("s3cret"))

@@ -145,12 +145,12 @@ func (t *answerTransport) tooLarge(id jsonrpc.ID) []byte {
 	return b
 }
 
-// readable is msg, the answer to call, as the SDK can read it: a
-// tools/list answer read by toolList; an answer nested deeper than the
-// SDK reads made an error of its call, which the SDK would otherwise take
-// for a broken connection, and lose every call of the server with it.
-// nil for a message too deep that answers no call of the request: it is
-// left out.
+// readable is msg, a message on the answer to call (zero for a stream
+// of no call), as the SDK can read it: a tools/list answer read by
+// toolList; an answer nested deeper than the SDK reads made an error of
+// the call it answers, which the SDK would otherwise take for a broken
+// connection, and lose every call of the server with it. nil for a
+// message too deep that is no answer: it is left out.
 func (t *answerTransport) readable(msg []byte, call *jsonrpc.Request) []byte {
 	if call.Method == methodListTools {
 		msg = t.listAnswer(msg, call.ID)
@@ -159,7 +159,9 @@ func (t *answerTransport) readable(msg []byte, call *jsonrpc.Request) []byte {
 	if d <= maxMessageDepth {
 		return msg
 	}
-	if id, ok := answerID(msg); ok && call.ID.IsValid() && id == call.ID {
+	// The id it names: on a stream of no call (the GET stream of the
+	// older SSE transport carries every answer), the SDK finds the call.
+	if id, ok := answerID(msg); ok {
 		b, _ := jsonrpc.EncodeMessage(unreadAnswer(id, d, nil))
 		return b
 	}
