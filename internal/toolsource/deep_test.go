@@ -43,20 +43,7 @@ func TestStdioConnDeepAnswer(t *testing.T) {
 	c.calls[mustID(t, "five")] = "tools/call"
 	c.calls[mustID(t, 6.0)] = "tools/call"
 	c.start()
-	var got []string
-	for {
-		msg, err := c.Read(context.Background())
-		if err != nil {
-			break
-		}
-		if m, ok := msg.(*jsonrpc.Response); ok {
-			if m.Error != nil {
-				got = append(got, fmt.Sprintf("error %v: %v", m.ID.Raw(), m.Error))
-			} else {
-				got = append(got, fmt.Sprintf("result %v", m.ID.Raw()))
-			}
-		}
-	}
+	got := received(c)
 	const why = "the server sent an answer nested 1501 levels deep, more than the 1000 kesoku reads: kesoku did not read it"
 	want := []string{"error 4: " + why, "error five: " + why, "result 6"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -76,26 +63,18 @@ func TestServerDeepAnswer(t *testing.T) {
 	srv := httptest.NewServer(mcptest.HTTPHandler("s3cret"))
 	t.Cleanup(srv.Close)
 	// A server that answers with a JSON body, its id after its result.
-	inner := mcptest.HTTPHandler("s3cret")
-	jsonSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name      string
-				Arguments struct{ Levels int }
-			}
+	jsonSrv := answering("tools/call", func(w http.ResponseWriter, id json.RawMessage, params []byte) bool {
+		var p struct {
+			Name      string
+			Arguments struct{ Levels int }
 		}
-		_ = json.Unmarshal(body, &req)
-		if req.Method != "tools/call" || req.Params.Name != "nest" {
-			inner.ServeHTTP(w, r)
-			return
+		if json.Unmarshal(params, &p) != nil || p.Name != "nest" {
+			return false
 		}
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"result":{"content":[],"structuredContent":`+nested(req.Params.Arguments.Levels)+`},"jsonrpc":"2.0","id":`+string(req.ID)+`}`)
-	}))
+		io.WriteString(w, `{"result":{"content":[],"structuredContent":`+nested(p.Arguments.Levels)+`},"jsonrpc":"2.0","id":`+string(id)+`}`)
+		return true
+	})
 	t.Cleanup(jsonSrv.Close)
 	for name, set := range map[string]*Set{
 		"fake": fakeServer(t, context.Background(), Options{}),
@@ -130,22 +109,11 @@ func TestServerToolDeeperThanAnyReader(t *testing.T) {
 	const levels = 6000 // two JSON levels each
 	deepTool := `{"name":"deeper","inputSchema":{"type":"object","properties":{"a":` +
 		strings.Repeat(`{"type":"object","properties":{"a":`, levels) + `{"type":"string"}` + strings.Repeat("}}", levels) + "}}}"
-	inner := mcptest.HTTPHandler("s3cret")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.Unmarshal(body, &req)
-		if req.Method != "tools/list" {
-			inner.ServeHTTP(w, r)
-			return
-		}
+	srv := answering("tools/list", func(w http.ResponseWriter, id json.RawMessage, _ []byte) bool {
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},`+deepTool+`]}}`)
-	}))
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},`+deepTool+`]}}`)
+		return true
+	})
 	t.Cleanup(srv.Close)
 	var mu sync.Mutex
 	var warnings []string
@@ -173,6 +141,50 @@ func TestServerToolDeeperThanAnyReader(t *testing.T) {
 			return strings.HasPrefix(w, want) && strings.Contains(w, `tool "deeper" is not offered: it nests 12004 levels deep, more than the 200 kesoku reads`)
 		}) {
 			t.Errorf("no warning for %s in:\n%s", name, strings.Join(warnings, "\n"))
+		}
+	}
+}
+
+// answering is the fake server over HTTP, but for the requests of method
+// that answer takes (it is given the request's id and params, and
+// reports whether it answered): a server whose answers the SDK's server
+// would not write.
+func answering(method string, answer func(w http.ResponseWriter, id json.RawMessage, params []byte) bool) *httptest.Server {
+	inner := mcptest.HTTPHandler("s3cret")
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if req.Method == method && answer(w, req.ID, req.Params) {
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+}
+
+// received is what c hands the SDK until its end, a line each: "result
+// ID", "error ID: message", "request METHOD".
+func received(c *stdioConn) []string {
+	var got []string
+	for {
+		msg, err := c.Read(context.Background())
+		if err != nil {
+			return got
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if m.Error != nil {
+				got = append(got, fmt.Sprintf("error %v: %v", m.ID.Raw(), m.Error))
+			} else {
+				got = append(got, fmt.Sprintf("result %v", m.ID.Raw()))
+			}
+		case *jsonrpc.Request:
+			got = append(got, "request "+m.Method)
 		}
 	}
 }

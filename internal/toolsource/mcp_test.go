@@ -3,7 +3,6 @@ package toolsource
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/registrysource"
@@ -296,23 +294,7 @@ func TestStdioConn(t *testing.T) {
 	c := newStdioConn(io.NopCloser(strings.NewReader(in)), nopWriteCloser{io.Discard}, 200, &toolList{}, func(l string) { skipped = append(skipped, l) })
 	c.calls[mustID(t, 4.0)] = "tools/call"
 	c.start()
-	var got []string
-	for {
-		msg, err := c.Read(context.Background())
-		if err != nil {
-			break
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if m.Error != nil {
-				got = append(got, fmt.Sprintf("error %v: %v", m.ID.Raw(), m.Error))
-			} else {
-				got = append(got, fmt.Sprintf("result %v", m.ID.Raw()))
-			}
-		case *jsonrpc.Request:
-			got = append(got, "request "+m.Method)
-		}
-	}
+	got := received(c)
 	want := []string{"result 1", "result 2", "request notifications/progress",
 		"error 4: the server sent a message of more than 200 bytes (a result too large to take): kesoku did not read it", "result 3"}
 	if diff := cmp.Diff(want, got); diff != "" {
