@@ -28,7 +28,8 @@ func nested(levels int) string {
 // TestStdioConnDeepAnswer: an answer nested deeper than the SDK reads is
 // an error of its own call at once, found by its id wherever the id is
 // (servers written in TypeScript put it after the result); a deep line
-// that answers no call is skipped; the connection goes on.
+// that answers no call is skipped, as is a log line that has an id and a
+// result but is no JSON-RPC message; the connection goes on.
 func TestStdioConnDeepAnswer(t *testing.T) {
 	t.Parallel()
 	deep := nested(1500)
@@ -36,6 +37,7 @@ func TestStdioConnDeepAnswer(t *testing.T) {
 		`{"result":` + deep + `,"jsonrpc":"2.0","id":"five"}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/message","params":` + deep + "}\n" +
 		`{"jsonrpc":"2.0","id":9,"result":` + deep + "}\n" +
+		`{"level":30,"id":6,"result":` + deep + "}\n" +
 		`{"jsonrpc":"2.0","id":6,"result":{}}` + "\n"
 	var skipped []string
 	c := newStdioConn(io.NopCloser(strings.NewReader(in)), nopWriteCloser{io.Discard}, 1<<20, &toolList{}, func(l string) { skipped = append(skipped, l[:20]) })
@@ -49,8 +51,8 @@ func TestStdioConnDeepAnswer(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages mismatch (-want +got):\n%s", diff)
 	}
-	if len(skipped) != 2 {
-		t.Errorf("skipped %q, want the notification and the answer to no call", skipped)
+	if len(skipped) != 3 {
+		t.Errorf("skipped %q, want the notification, the answer to no call and the log line", skipped)
 	}
 }
 

@@ -195,3 +195,14 @@ func answerID(msg []byte) (jsonrpc.ID, bool) {
 	// id, unless it said it is a request.
 	return id, answer || !whole && !request
 }
+
+// hasMember reports whether the JSON object msg has a member key at its
+// top level.
+func hasMember(msg []byte, key string) bool {
+	found := false
+	members(msg, func(k string, _ []byte) bool {
+		found = k == key
+		return !found
+	})
+	return found
+}

@@ -253,8 +253,9 @@ func (c *stdioConn) messages(line []byte) []jsonrpc.Message {
 			}
 		}
 		// An answer that cannot be read still ends its call: skipped, it
-		// would leave the call waiting for ever.
-		if id, ok := answerID(t); ok && c.answered(id) != "" {
+		// would leave the call waiting for ever. (A log line that has an
+		// id and a result is no answer: it says no "jsonrpc".)
+		if id, ok := answerID(t); ok && hasMember(t, "jsonrpc") && c.answered(id) != "" {
 			return []jsonrpc.Message{unreadAnswer(id, d, err)}
 		}
 		c.skipped(termtext.Escape(strings.TrimSpace(strings.ToValidUTF8(string(cut(t, 200)), "\uFFFD"))))
