@@ -164,7 +164,9 @@ Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be
 given more than once. In a server's command, args, env, url, headers and
 oauth, ${VAR} is the environment variable VAR (one that is not set is an
 error), and ${VAR:-default} its value or, when it is unset or empty, the
-default. A server over HTTP behind OAuth: see kesoku help oauth.
+default. A url is an http or https URL, refused where it is written when it
+cannot be one; what its variables hold is checked when the server starts. A
+server over HTTP behind OAuth: see kesoku help oauth.
 
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests

@@ -4,7 +4,9 @@
 // came, every problem at once.
 //
 // A document is compiled with what it holds: a reference to another
-// document is refused, never loaded. Compiling checks each keyword's
+// document is refused, never loaded, but for the drafts' own meta-schemas
+// (a value that must be a schema refers to its draft's), of which the
+// package keeps a copy. Compiling checks each keyword's
 // value much as the draft's meta-schema would, by hand, so that nothing is
 // compiled before a schema is: a program that never checks a schema pays
 // nothing for this package, not even at start-up.
@@ -92,6 +94,8 @@ func Compile(loc string, doc any, opts Options) (*Schema, error) {
 	c := &compiler{
 		opts:      opts,
 		doc:       doc,
+		extra:     map[string]any{},
+		loaded:    map[string]string{},
 		resources: map[string]*resource{},
 		anchors:   map[string][]string{},
 		places:    map[string]*place{},
@@ -112,15 +116,31 @@ func Compile(loc string, doc any, opts Options) (*Schema, error) {
 			return nil, err
 		}
 	}
-	for _, r := range c.resources {
-		for name, ptr := range r.dynamicPtrs {
-			n, err := c.node(ptr, nil)
+	// Each resource's root and dynamic anchors, which a dynamic reference
+	// may reach; compiling them may reach a bundled document, whose
+	// resources are then done too.
+	done := map[*resource]bool{}
+	for more := true; more; {
+		more = false
+		for _, u := range sortedKeys(c.resources) {
+			r := c.resources[u]
+			if done[r] {
+				continue
+			}
+			done[r], more = true, true
+			for _, name := range sortedKeys(r.dynamicPtrs) {
+				n, err := c.node(r.dynamicPtrs[name], nil)
+				if err != nil {
+					return nil, err
+				}
+				r.dynamic[name] = n
+			}
+			root, err := c.node(r.ptr, nil)
 			if err != nil {
 				return nil, err
 			}
-			r.dynamic[name] = n
+			r.root = root
 		}
-		r.root = c.nodes[pointerKey(r.ptr)]
 	}
 	return &Schema{root: c.nodes[""], unevaluated: c.unevaluated}, nil
 }
@@ -147,8 +167,14 @@ type place struct {
 }
 
 type compiler struct {
-	opts        Options
-	doc         any
+	opts Options
+	doc  any
+	// extra are the bundled documents a reference reached, by the first
+	// token of their locations (docToken and the URL).
+	extra map[string]any
+	// loaded are the URLs of the bundled documents loaded, by their URL
+	// without its scheme.
+	loaded      map[string]string
 	resources   map[string]*resource
 	anchors     map[string][]string // "url#name" → location
 	places      map[string]*place   // by pointerKey
@@ -395,6 +421,14 @@ func (c *compiler) lookup(p *place, keyword, ref string) ([]string, error) {
 	u.Fragment, u.RawFragment = "", ""
 	res, ok := c.resources[u.String()]
 	if !ok {
+		// A draft's meta-schema is bundled: the only other documents a
+		// schema gets.
+		if err := c.load(u.String()); err != nil {
+			return nil, err
+		}
+		res, ok = c.resources[u.String()]
+	}
+	if !ok {
 		return nil, &SchemaError{Pointer: at, Err: &RefError{URL: strings.TrimSuffix(ref, "#")}}
 	}
 	if frag == "" {
@@ -410,15 +444,15 @@ func (c *compiler) lookup(p *place, keyword, ref string) ([]string, error) {
 	for _, t := range strings.Split(frag[1:], "/") {
 		ptr = append(ptr, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
 	}
-	if _, ok := At(c.doc, ptr); !ok {
+	if _, ok := c.value(ptr); !ok {
 		return nil, bad(at, "%q points at nothing in the schema", ref)
 	}
 	return ptr, nil
 }
 
-// at is the part of the document at ptr, which is there.
+// at is the part of the documents at ptr, which is there.
 func (c *compiler) at(ptr []string) any {
-	v, _ := At(c.doc, ptr)
+	v, _ := c.value(ptr)
 	return v
 }
 

@@ -18,6 +18,7 @@ func FuzzCompileValidate(f *testing.F) {
 		{`{"prefixItems": [{"type": "string"}], "contains": {"type": "number"}, "minContains": 2, "unevaluatedItems": false, "uniqueItems": true}`, `["a", 1, 1]`},
 		{`{"patternProperties": {"^x": true}, "propertyNames": {"maxLength": 3}, "dependentSchemas": {"a": {"required": ["b"]}}, "unevaluatedProperties": {"type": "string"}}`, `{"xyzw": 1, "a": 2}`},
 		{`{"$ref": "#"}`, `{}`},
+		{`{"properties": {"s": {"$ref": "https://json-schema.org/draft/2020-12/schema"}, "t": {"$ref": "http://json-schema.org/draft-04/schema#"}}}`, `{"s": {"minLength": -1}, "t": {"type": 5}}`},
 	} {
 		f.Add(seed.schema, seed.value)
 	}

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestSuite runs the JSON-Schema-Test-Suite's required tests when
 // KESOKU_JSON_SCHEMA_TEST_SUITE names a checkout of it (its tests
-// directory is not kept here). Groups whose schema refers to another
-// document (remotes, the meta-schemas) are counted apart: this package
-// loads nothing.
+// directory is not kept here). Groups whose schema refers to the suite's
+// remote documents (http://localhost:1234/) are counted apart: this
+// package loads nothing. Every other group must pass, those that refer
+// to a draft's meta-schema included.
 func TestSuite(t *testing.T) {
 	dir := os.Getenv("KESOKU_JSON_SCHEMA_TEST_SUITE")
 	if dir == "" {
@@ -49,7 +51,7 @@ func TestSuite(t *testing.T) {
 					}
 					s, err := Compile("mem:///suite.json", doc, Options{Draft: d.draft})
 					var re *RefError
-					if errors.As(err, &re) {
+					if errors.As(err, &re) && strings.Contains(string(g.Schema), "http://localhost:1234/") {
 						refused += len(g.Tests)
 						continue
 					}
@@ -73,7 +75,7 @@ func TestSuite(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d passed, %d failed, %d refused (another document)", d.dir, passed, failed, refused)
+			t.Logf("%s: %d passed, %d failed, %d refused (a remote document)", d.dir, passed, failed, refused)
 		})
 	}
 }

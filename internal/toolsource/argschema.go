@@ -143,7 +143,7 @@ func compileError(err error) error {
 	var pe *jsonschema.PatternError
 	switch {
 	case errors.As(err, &re):
-		return &schemaError{Pointer: se.Pointer, Msg: fmt.Sprintf("%s: %q: a schema may refer only to its own parts ($defs), not to other documents", pointerText(se.Pointer), re.URL)}
+		return &schemaError{Pointer: se.Pointer, Msg: fmt.Sprintf("%s: %q: a schema may refer only to its own parts ($defs) and to the drafts' meta-schemas, not to other documents", pointerText(se.Pointer), re.URL)}
 	case errors.As(err, &pe):
 		return &schemaError{Pointer: se.Pointer, Msg: pe.Err.Error()}
 	}

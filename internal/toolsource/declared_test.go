@@ -79,3 +79,28 @@ mcpServers:
 		t.Errorf("a bad server name: error = %v", err)
 	}
 }
+
+// TestWrittenHTTPURL: a server's url as written is refused at load when
+// it cannot be an http or https URL with a host, whatever its variables
+// hold; what a variable writes is left to the start.
+func TestWrittenHTTPURL(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]bool{
+		"https://example.com/mcp":          true,
+		"http://127.0.0.1:8080/mcp?k=${K}": true,
+		"https://${HOST}/mcp":              true,
+		"${MCP_URL}":                       true,
+		"${SCHEME}://example.com":          true,
+		"ftp://x":                          false,
+		"https:///mcp":                     false,
+		"example.com/mcp":                  false,
+		"file:///etc/passwd":               false,
+		"ftp://${HOST}/mcp":                false,
+		"mailto:${WHO}":                    false,
+		"https://exa mple.com/${PATH}":     false,
+	} {
+		if got := writtenHTTPURL(raw); got != want {
+			t.Errorf("writtenHTTPURL(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}

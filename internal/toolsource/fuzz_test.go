@@ -1,6 +1,7 @@
 package toolsource
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,7 @@ func FuzzStdioConn(f *testing.F) {
 	f.Add("{\"a\":\"\xff\"}\nx\x1b[2J")
 	f.Add(`[{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"2.0","id":"a","result":{"tools":[{"name":""}]}}]`)
 	f.Add(`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 100) + `"}` + "\n")
+	f.Add(`{"result":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `,"jsonrpc":"2.0","id":1}`)
 	f.Fuzz(func(t *testing.T, out string) {
 		var mu sync.Mutex
 		var skipped []string
@@ -134,4 +136,31 @@ func mustID(t testing.TB, v any) jsonrpc.ID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// FuzzMembers: the members that members finds in a JSON object, by its
+// brackets alone, are those encoding/json reads, key and value.
+func FuzzMembers(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}]}}`)
+	f.Add(`{ "a" : [1, "]}\"", {"b": null}] , "c":-1.5e3,"a":true}`)
+	f.Add(`{"\u0061\"":"x\\"}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		var want map[string]json.RawMessage
+		if json.Unmarshal([]byte(doc), &want) != nil || want == nil {
+			return
+		}
+		got := map[string]json.RawMessage{}
+		if !members([]byte(doc), func(k string, v []byte) bool { got[k] = v; return true }) {
+			t.Fatalf("members refused %q", doc)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: members %d, want %d", doc, len(got), len(want))
+		}
+		for k, v := range want {
+			var a, b bytes.Buffer
+			if json.Compact(&a, v) != nil || json.Compact(&b, got[k]) != nil || a.String() != b.String() {
+				t.Fatalf("%q: member %q is %q, want %q", doc, k, got[k], v)
+			}
+		}
+	})
 }

@@ -59,7 +59,10 @@ type server struct {
 	// said.
 	exited  chan struct{}
 	exitErr error
-	stderr  *tailBuffer
+	// exitedFirst says the program exited before kesoku closed its
+	// connection.
+	exitedFirst bool
+	stderr      *tailBuffer
 	// conn is the connection over the program's standard input and
 	// output, nil for a server over HTTP.
 	conn *stdioConn
@@ -314,22 +317,23 @@ func (s *server) startProgram() (mcp.Transport, error) {
 	if err := s.set.procs.start(cmd, false); err != nil {
 		return nil, err
 	}
-	s.cmd, s.exited = cmd, make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		s.mu.Lock()
-		s.exitErr = err
-		s.mu.Unlock()
-		close(s.exited)
-	}()
 	note := func(string) {}
 	if s.set.opts.Note != nil {
 		prefix := "mcp server " + d.name + ": not MCP on standard output, skipped: "
 		note = func(line string) { s.set.opts.Note(prefix + line) }
 	}
 	s.list.slim = true
-	s.conn = newStdioConn(stdout, stdin, s.set.maxMessage, &s.list, note)
-	s.conn.start()
+	conn := newStdioConn(stdout, stdin, s.set.maxMessage, &s.list, note)
+	s.cmd, s.exited, s.conn = cmd, make(chan struct{}), conn
+	go func() {
+		err := cmd.Wait()
+		first := !conn.closedByKesoku()
+		s.mu.Lock()
+		s.exitErr, s.exitedFirst = err, first
+		s.mu.Unlock()
+		close(s.exited)
+	}()
+	conn.start()
 	return stdioTransport{s.conn}, nil
 }
 
@@ -400,8 +404,13 @@ func (s *server) exitText() string {
 		}
 	}
 	s.mu.Lock()
-	err := s.exitErr
+	err, first := s.exitErr, s.exitedFirst
 	s.mu.Unlock()
+	if !first && !s.conn.wentAway() {
+		// It exited once kesoku closed its input (a start given up):
+		// what kesoku gave up on says what happened.
+		return ""
+	}
 	return fmt.Sprintf("the server %s%s", exitText(s.cmd, err), s.stderr.quote())
 }
 
@@ -431,6 +440,8 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		desc = t.Annotations.Title
 	}
 	tool := t.Name
+	output := s.outputSchema(t)
+	results := newResultSchema(name, output)
 	return &registry.Spec{
 		Name:            name,
 		Summary:         tooldoc.Summary(desc),
@@ -439,11 +450,11 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		Writes:          t.Annotations == nil || !t.Annotations.ReadOnlyHint,
 		Source:          s.decl.where(),
 		RawSchema:       schema.raw,
-		RawOutputSchema: s.outputSchema(t),
+		RawOutputSchema: output,
 		Check:           schema.check,
 		Timeout:         s.decl.timeout,
 		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			return s.hidden(s.call(ctx, tool, args))
+			return s.hidden(s.call(ctx, tool, args, results))
 		},
 	}, nil
 }
@@ -451,8 +462,9 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 // call calls one of the server's tools. The record's content is the
 // result's structuredContent when it has one, else its text (the text
 // blocks joined), else its content blocks as MCP gives them; isError is
-// a tool_error with that text.
-func (s *server) call(ctx context.Context, tool string, args map[string]any) (any, error) {
+// a tool_error with that text. A result is held to the tool's
+// outputSchema (results, nil for none).
+func (s *server) call(ctx context.Context, tool string, args map[string]any, results *resultSchema) (any, error) {
 	s.mu.Lock()
 	session, dead := s.session, s.dead
 	s.mu.Unlock()
@@ -499,6 +511,9 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (an
 	}
 	if res.IsError {
 		return nil, errors.New(resultText(res.Content))
+	}
+	if err := results.check(res.StructuredContent); err != nil {
+		return nil, fmt.Errorf("%s: tool %q: %w", s.decl.where(), tool, err)
 	}
 	if res.StructuredContent != nil {
 		return res.StructuredContent, nil

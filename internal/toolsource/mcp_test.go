@@ -3,7 +3,6 @@ package toolsource
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/registrysource"
@@ -139,6 +137,12 @@ func TestServerStartBounded(t *testing.T) {
 	set = fakeServerWith(t, context.Background(), Options{Timeout: time.Hour}, "    timeout: 250ms\n", "-hang-at-start")
 	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 250ms (its timeout)") {
 		t.Errorf("a server that never answers, with its own timeout: %v", err)
+	}
+	// A server that answers nothing, and exits when kesoku gives up and
+	// closes its input, gave no answer: its exit is kesoku's doing.
+	set = fakeServer(t, context.Background(), Options{StartTimeout: 300 * time.Millisecond}, "-hang-at-start", "-exit-on-eof")
+	if _, err := call(t, set, "fake__add", map[string]any{"a": 1, "b": 2}); err == nil || !strings.Contains(err.Error(), "start: no answer within 300ms") {
+		t.Errorf("a server that never answers and exits at the end of its input: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	set = fakeServer(t, ctx, Options{}, "-hang-at-start")
@@ -290,23 +294,7 @@ func TestStdioConn(t *testing.T) {
 	c := newStdioConn(io.NopCloser(strings.NewReader(in)), nopWriteCloser{io.Discard}, 200, &toolList{}, func(l string) { skipped = append(skipped, l) })
 	c.calls[mustID(t, 4.0)] = "tools/call"
 	c.start()
-	var got []string
-	for {
-		msg, err := c.Read(context.Background())
-		if err != nil {
-			break
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if m.Error != nil {
-				got = append(got, fmt.Sprintf("error %v: %v", m.ID.Raw(), m.Error))
-			} else {
-				got = append(got, fmt.Sprintf("result %v", m.ID.Raw()))
-			}
-		case *jsonrpc.Request:
-			got = append(got, "request "+m.Method)
-		}
-	}
+	got := received(c)
 	want := []string{"result 1", "result 2", "request notifications/progress",
 		"error 4: the server sent a message of more than 200 bytes (a result too large to take): kesoku did not read it", "result 3"}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -2,6 +2,7 @@ package toolsource
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,6 +153,9 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 	case d.transport != transportStdio && d.command != "":
 		return nil, errAt(file, d.nodes["command"], "%s: command with type %s: want one of command or url", what, d.transport)
 	}
+	if d.transport != transportStdio && !writtenHTTPURL(d.url) {
+		return nil, errAt(file, d.nodes["url"], "%s.url: %q: want an http or https URL", what, d.url)
+	}
 	if err := d.checkOAuth(what); err != nil {
 		return nil, err
 	}
@@ -160,6 +164,31 @@ func parseServer(file, name string, keyN, v ast.Node, strict bool) (*serverDecl,
 		d.cwd = filepath.Join(filepath.Dir(file), d.cwd)
 	}
 	return d, nil
+}
+
+// writtenHTTPURL reports whether raw, a server's url as written, can be
+// an http or https URL with a host, so that a mistake is refused at load,
+// where it is written (kesoku trust approves no file a start would
+// refuse). What ${VAR} stands for is unknown until the server starts:
+// it counts as a host, and a URL whose scheme it writes is left to the
+// start.
+func writtenHTTPURL(raw string) bool {
+	if i := strings.Index(raw, "${"); i >= 0 && !strings.Contains(raw[:i], ":") {
+		return true
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(raw, "${")
+		j := strings.IndexByte(raw[max(i, 0):], '}')
+		if i < 0 || j < 0 {
+			b.WriteString(raw)
+			break
+		}
+		b.WriteString(raw[:i] + "var")
+		raw = raw[i+j+1:]
+	}
+	u, err := url.Parse(b.String())
+	return err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
 }
 
 // expand replaces ${VAR} and ${VAR:-default} in s, the value at n, with

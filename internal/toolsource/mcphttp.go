@@ -124,8 +124,10 @@ func (t *answerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = t.tooLarge(call.ID)
 		resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
 		resp.Header.Set("Content-Type", "application/json")
-	} else if call.Method == methodListTools && ct == "application/json" {
-		body = t.listAnswer(body, call.ID)
+	} else if ct == "application/json" {
+		if body = t.readable(body, call); body == nil {
+			return nil, fmt.Errorf("the server sent an answer nested more than the %d levels kesoku reads", maxMessageDepth)
+		}
 	}
 	resp.Header.Del("Content-Length")
 	resp.ContentLength = int64(len(body))
@@ -141,6 +143,30 @@ func (t *answerTransport) tooLarge(id jsonrpc.ID) []byte {
 		Message: fmt.Sprintf("the server sent an answer of more than %s (a result too large to take): kesoku did not read it", sizeText(int64(t.max))),
 	}})
 	return b
+}
+
+// readable is msg, a message on the answer to call (zero for a stream
+// of no call), as the SDK can read it: a tools/list answer read by
+// toolList; an answer nested deeper than the SDK reads made an error of
+// the call it answers, which the SDK would otherwise take for a broken
+// connection, and lose every call of the server with it. nil for a
+// message too deep that is no answer: it is left out.
+func (t *answerTransport) readable(msg []byte, call *jsonrpc.Request) []byte {
+	if call.Method == methodListTools {
+		msg = t.listAnswer(msg, call.ID)
+	}
+	d := depth(msg)
+	if d <= maxMessageDepth {
+		return msg
+	}
+	// The id it names: on a stream of no call (the GET stream of the
+	// older SSE transport carries every answer), the SDK finds the call.
+	if id, ok := answerID(msg); ok {
+		b, _ := jsonrpc.EncodeMessage(unreadAnswer(id, d, nil))
+		return b
+	}
+	t.note(fmt.Sprintf("%s: a message nested %d levels deep, more than the %d kesoku reads, was left out", t.where, d, maxMessageDepth))
+	return nil
 }
 
 // listAnswer is the answer to the tools/list id, its tools read by
@@ -322,10 +348,7 @@ func (e *eventStream) next() ([]byte, error) {
 		if over {
 			return e.tooLarge(), nil
 		}
-		if e.call.Method == methodListTools {
-			return e.listEvent(ev.bytes()), nil
-		}
-		return ev.bytes(), nil
+		return e.readable(ev.bytes()), nil
 	}
 }
 
@@ -338,10 +361,34 @@ func (e *eventStream) tooLarge() []byte {
 	return append(append([]byte("data: "), e.t.tooLarge(e.call.ID)...), "\n\n"...)
 }
 
-// listEvent is ev with its data, when it is the answer to the stream's
-// tools/list, read by toolList.
-func (e *eventStream) listEvent(ev []byte) []byte {
-	var data, other []byte
+// readable is ev with its data made readable (answerTransport.readable);
+// an event left out is a comment.
+func (e *eventStream) readable(ev []byte) []byte {
+	// The depth of the whole event bounds its data's (its other lines
+	// hold no brackets but by mistake): most events are handed on as they
+	// came, without a copy of their data.
+	if e.call.Method != methodListTools && depth(ev) <= maxMessageDepth {
+		return ev
+	}
+	data, other := eventData(ev)
+	if len(data) == 0 {
+		return ev
+	}
+	answer := e.t.readable(data, e.call)
+	if answer == nil {
+		return []byte(":\n\n")
+	}
+	var b bytes.Buffer
+	b.Write(other)
+	b.WriteString("data: ")
+	b.Write(answer)
+	b.WriteString("\n\n")
+	return b.Bytes()
+}
+
+// eventData is the data of the event ev, its lines joined, and its other
+// lines (an id, an event type) as they came.
+func eventData(ev []byte) (data, other []byte) {
 	for _, line := range bytes.SplitAfter(ev, []byte("\n")) {
 		t := bytes.TrimRight(line, "\r\n")
 		if v, ok := bytes.CutPrefix(t, []byte("data:")); ok {
@@ -355,14 +402,5 @@ func (e *eventStream) listEvent(ev []byte) []byte {
 			other = append(other, line...)
 		}
 	}
-	if len(data) == 0 {
-		return ev
-	}
-	answer := e.t.listAnswer(data, e.call.ID)
-	var b bytes.Buffer
-	b.Write(other)
-	b.WriteString("data: ")
-	b.Write(answer)
-	b.WriteString("\n\n")
-	return b.Bytes()
+	return data, other
 }

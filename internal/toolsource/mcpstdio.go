@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +28,9 @@ import (
 //     writes JSON objects without "jsonrpc") is skipped, and told;
 //   - an answer to a tools/list too deep for the SDK is taken apart
 //     (toolList.rescue), so that only its deepest tools are lost;
+//   - any other answer the SDK cannot read (nested too deep) is an error
+//     of the call it answers, found by its id wherever the id is, so
+//     that the call does not wait for an answer that came;
 //   - an answer longer than max is not read: its call gets an error
 //     saying so, when the line's head names the call, and the connection
 //     goes on; otherwise kesoku ends the connection, and says why.
@@ -54,6 +56,11 @@ type stdioConn struct {
 	// readErr is why the reads ended (the output closed), set before
 	// incoming is closed.
 	readErr error
+	// outputEnded is set when the server's output ended before kesoku
+	// closed the connection: the server went away by itself.
+	outputEnded atomic.Bool
+	// closed is set once kesoku closes the connection.
+	closed atomic.Bool
 }
 
 func newStdioConn(stdout io.ReadCloser, stdin io.WriteCloser, max int, list *toolList, skipped func(string)) *stdioConn {
@@ -113,6 +120,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *stdioConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		c.closed.Store(true)
 		close(c.done)
 		err = errors.Join(c.w.Close(), c.closer.Close())
 	})
@@ -188,11 +196,25 @@ func (c *stdioConn) readLoop() {
 			}
 		}
 		if err != nil {
+			select {
+			case <-c.done:
+			default:
+				c.outputEnded.Store(true)
+			}
 			c.readErr = err
 			return
 		}
 	}
 }
+
+// wentAway reports whether the server's output ended before kesoku
+// closed the connection. A server that exits once its input is closed
+// (most do) exits after a connection kesoku ended, and that exit tells
+// nothing of what went wrong.
+func (c *stdioConn) wentAway() bool { return c.outputEnded.Load() }
+
+// closedByKesoku reports whether kesoku has closed the connection.
+func (c *stdioConn) closedByKesoku() bool { return c.closed.Load() }
 
 // messages are the messages of one line: none for a blank line or one
 // that is not JSON-RPC (told as skipped), several for a batch.
@@ -202,8 +224,8 @@ func (c *stdioConn) messages(line []byte) []jsonrpc.Message {
 		return nil
 	}
 	if t[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(t, &raws) == nil && len(raws) > 0 {
+		var raws [][]byte
+		if elements(t, func(r []byte) bool { raws = append(raws, r); return true }) && len(raws) > 0 {
 			var out []jsonrpc.Message
 			for _, r := range raws {
 				out = append(out, c.messages(r)...)
@@ -212,7 +234,7 @@ func (c *stdioConn) messages(line []byte) []jsonrpc.Message {
 		}
 	}
 	if c.listing() {
-		if id, ok := headID(cut(t, headLen)); ok && c.isListCall(id) {
+		if id, ok := answerID(t); ok && c.isListCall(id) {
 			// A tools/list answer is read by toolList alone: the SDK's reader
 			// of a whole message costs ten times its size.
 			if resp, ok := c.list.rescue(t, c.isListCall); ok {
@@ -223,11 +245,18 @@ func (c *stdioConn) messages(line []byte) []jsonrpc.Message {
 	}
 	msg, err := jsonrpc.DecodeMessage(t)
 	if err != nil {
-		if depth(t) > maxMessageDepth {
+		d := depth(t)
+		if d > maxMessageDepth {
 			if resp, ok := c.list.rescue(t, c.isListCall); ok {
 				c.answered(resp.ID)
 				return []jsonrpc.Message{resp}
 			}
+		}
+		// An answer that cannot be read still ends its call: skipped, it
+		// would leave the call waiting for ever. (A log line that has an
+		// id and a result is no answer: it says no "jsonrpc".)
+		if id, ok := answerID(t); ok && hasMember(t, "jsonrpc") && c.answered(id) != "" {
+			return []jsonrpc.Message{unreadAnswer(id, d, err)}
 		}
 		c.skipped(termtext.Escape(strings.TrimSpace(strings.ToValidUTF8(string(cut(t, 200)), "\uFFFD"))))
 		return nil
@@ -243,7 +272,7 @@ func (c *stdioConn) messages(line []byte) []jsonrpc.Message {
 // connection, and returns false.
 func (c *stdioConn) tooLong(head []byte) bool {
 	what := fmt.Sprintf("the server sent a message of more than %s", sizeText(int64(c.max)))
-	if id, ok := headID(head); ok && c.answered(id) != "" {
+	if id, ok := answerID(head); ok && c.answered(id) != "" {
 		return c.deliver(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
 			Code:    jsonrpc.CodeInternalError,
 			Message: what + " (a result too large to take): kesoku did not read it",
@@ -293,31 +322,15 @@ func (c *stdioConn) readLine() (line, head []byte, err error) {
 	}
 }
 
-// headID finds the id of a message from its head: the members before its
-// result, as servers write them ({"jsonrpc":"2.0","id":7,"result":...).
-func headID(head []byte) (jsonrpc.ID, bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return jsonrpc.ID{}, false
+// unreadAnswer is the error kesoku hands the SDK for the call id, whose
+// answer, d levels deep, could not be read (err): too deep for the SDK's
+// reader, or no JSON-RPC message.
+func unreadAnswer(id jsonrpc.ID, d int, err error) *jsonrpc.Response {
+	msg := fmt.Sprintf("the server sent an answer nested %d levels deep, more than the %d kesoku reads: kesoku did not read it", d, maxMessageDepth)
+	if d <= maxMessageDepth {
+		msg = fmt.Sprintf("the server sent an answer that is no JSON-RPC message (%v): kesoku did not read it", err)
 	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return jsonrpc.ID{}, false
-		}
-		if key == "result" || key == "error" {
-			return jsonrpc.ID{}, false
-		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return jsonrpc.ID{}, false
-		}
-		if key == "id" {
-			id, err := jsonrpc.MakeID(v)
-			return id, err == nil && id.IsValid()
-		}
-	}
-	return jsonrpc.ID{}, false
+	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}}
 }
 
 // cut is b cut to at most n bytes.

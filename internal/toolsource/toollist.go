@@ -78,44 +78,27 @@ func (l *toolList) takeLeftOut() []string {
 // again, to look for header annotations) cost more than the rest of a
 // listing.
 func (l *toolList) result(result json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(result))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return result
+	// Split by brackets, not read: a tool nested deeper than a reader
+	// reads would fail the whole list in it.
+	type member struct {
+		key   string
+		value []byte
 	}
-	fields := map[string]json.RawMessage{}
-	var raws []json.RawMessage
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return result
-		}
-		key, _ := tok.(string)
+	var fields []member
+	var raws [][]byte
+	listed := false
+	ok := members(result, func(key string, value []byte) bool {
 		if key != "tools" {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return result
-			}
-			fields[key] = v
-			continue
+			fields = append(fields, member{key, value})
+			return true
 		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return result
-		}
-		for dec.More() {
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil {
-				return result
-			}
-			raws = append(raws, raw)
-		}
-		if _, err := dec.Token(); err != nil {
-			return result
-		}
-	}
-	if raws == nil {
+		listed = true
+		return elements(value, func(raw []byte) bool { raws = append(raws, raw); return true })
+	})
+	if !ok || !listed {
 		return result
 	}
-	kept := make([]json.RawMessage, 0, len(raws))
+	kept := make([][]byte, 0, len(raws))
 	var left []string
 	schemas := make(map[string]json.RawMessage, len(raws))
 	outputs := map[string]json.RawMessage{}
@@ -176,12 +159,12 @@ func (l *toolList) result(result json.RawMessage) json.RawMessage {
 		b.Write(t)
 	}
 	b.WriteByte(']')
-	for k, v := range fields {
-		kb, _ := json.Marshal(k)
+	for _, f := range fields {
+		kb, _ := json.Marshal(f.key)
 		b.WriteByte(',')
 		b.Write(kb)
 		b.WriteByte(':')
-		b.Write(v)
+		b.Write(f.value)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -202,12 +185,16 @@ func compactObject(raw json.RawMessage) json.RawMessage {
 }
 
 // toolWhat names the tool raw, the ith of a list, in a warning.
-func toolWhat(raw json.RawMessage, i int) string {
-	var head struct {
-		Name any `json:"name"`
-	}
-	_ = json.Unmarshal(raw, &head)
-	if name, _ := head.Name.(string); name != "" {
+func toolWhat(raw []byte, i int) string {
+	var name string
+	members(raw, func(key string, value []byte) bool {
+		if key == "name" {
+			_ = json.Unmarshal(value, &name)
+			return false
+		}
+		return true
+	})
+	if name != "" {
 		return fmt.Sprintf("tool %q", name)
 	}
 	return fmt.Sprintf("tool %d of the list (no name)", i+1)
@@ -217,18 +204,22 @@ func toolWhat(raw json.RawMessage, i int) string {
 // readable when it is the answer to a tools/list: its tools that nest too
 // deep are left out. ok is false when msg is anything else.
 func (l *toolList) rescue(msg []byte, isList func(jsonrpc.ID) bool) (*jsonrpc.Response, bool) {
-	var wire struct {
-		ID     any             `json:"id"`
-		Result json.RawMessage `json:"result"`
-	}
-	if json.Unmarshal(msg, &wire) != nil || len(wire.Result) == 0 {
+	id, ok := answerID(msg)
+	if !ok || !isList(id) {
 		return nil, false
 	}
-	id, err := jsonrpc.MakeID(wire.ID)
-	if err != nil || !id.IsValid() || !isList(id) {
+	var result []byte
+	members(msg, func(key string, value []byte) bool {
+		if key == "result" {
+			result = value
+			return false
+		}
+		return true
+	})
+	if len(result) == 0 {
 		return nil, false
 	}
-	return &jsonrpc.Response{ID: id, Result: l.result(wire.Result)}, true
+	return &jsonrpc.Response{ID: id, Result: l.result(result)}, true
 }
 
 // depth is how deep JSON nests: objects and arrays, outside strings.

@@ -6,6 +6,7 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -29,6 +30,8 @@ import (
 //
 //	-exit-at-start       print "boom" on standard error and exit 1 at once
 //	-hang-at-start       read standard input and never answer it
+//	-exit-on-eof         with -hang-at-start: exit 0 once standard input
+//	                     is closed, as most servers do
 //	-crash-after N       the Nth call of any tool exits the process (3)
 //	-hang-after N        from the Nth call on, answer nothing, pings
 //	                     included
@@ -50,7 +53,8 @@ import (
 //	                     start, one before each answer
 //	-bad-tools LIST      also list tools kesoku must leave out, alone, in
 //	                     the wire's tools/list answer: deep (a schema
-//	                     whose JSON nests 6,000 levels), empty (an empty name), dup
+//	                     whose JSON nests 6,000 levels), deeper (12,000
+//	                     levels), empty (an empty name), dup
 //	                     (a second echo), badtype (annotations that are
 //	                     a string), comma-separated
 //	-many-tools N        also list N tools (many_0, ...) whose schemas
@@ -61,11 +65,15 @@ import (
 // waits and honours cancellation; hang() never returns; crash() exits the
 // process (status 3) with a line on standard error; image() returns an
 // image block and a text block; read(path) only reads (readOnlyHint) and
-// returns the path.
+// returns the path; nest(levels) returns structuredContent that nests
+// levels JSON levels deep ({"a":{"a":...1}}); shaped(sum, omit) declares
+// the outputSchema {"sum": an integer} and returns structuredContent
+// {"sum": sum} whatever sum is, or none with omit.
 func Main(args []string) int {
 	fs := flag.NewFlagSet("fakemcp", flag.ContinueOnError)
 	exitAtStart := fs.Bool("exit-at-start", false, "")
 	hangAtStart := fs.Bool("hang-at-start", false, "")
+	exitOnEOF := fs.Bool("exit-on-eof", false, "")
 	crashAfter := fs.Int64("crash-after", 0, "")
 	hangAfter := fs.Int64("hang-after", 0, "")
 	logFile := fs.String("log", "", "")
@@ -124,6 +132,9 @@ func Main(args []string) int {
 		buf := make([]byte, 4096)
 		for {
 			if _, err := os.Stdin.Read(buf); err != nil {
+				if *exitOnEOF {
+					return 0
+				}
 				// stdin closed: kesoku is done with it; stay until killed.
 				select {}
 			}
@@ -156,7 +167,8 @@ func Main(args []string) int {
 	}
 
 	s := newServer(count, *badName)
-	var t mcp.Transport = &mcp.StdioTransport{}
+	var in io.ReadCloser = os.Stdin
+	var out io.WriteCloser = os.Stdout
 	if *wireFile != "" {
 		f, err := os.Create(*wireFile)
 		if err != nil {
@@ -164,13 +176,18 @@ func Main(args []string) int {
 			return 1
 		}
 		defer f.Close()
-		t = &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(os.Stdin, f)), Writer: os.Stdout}
+		in = io.NopCloser(io.TeeReader(os.Stdin, f))
 	}
+	extra := extraTools(*badTools, *manyTools)
+	if len(extra) > 0 {
+		out = &splicingWriter{WriteCloser: out, extra: extra}
+	}
+	var t mcp.Transport = &mcp.IOTransport{Reader: in, Writer: out}
 	if *hangAfter > 0 {
 		t = &stallingTransport{inner: t, hung: hung}
 	}
-	if extra := extraTools(*badTools, *manyTools); len(extra) > 0 {
-		t = &listingTransport{inner: t, extra: extra}
+	if len(extra) > 0 {
+		t = &listingTransport{inner: t}
 	}
 	if err := s.Run(context.Background(), t); err != nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
@@ -262,6 +279,32 @@ func newServer(count func(string), badName bool) *mcp.Server {
 			return &mcp.CallToolResult{StructuredContent: map[string]string{"value": os.Getenv(in.Name), "cwd": wd},
 				Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(in.Name)}}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "nest", Description: "Returns a value nested deep.", InputSchema: json.RawMessage(`{"type":"object","properties":{"levels":{"type":"integer","minimum":1}},"required":["levels"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("nest")
+			var in struct{ Levels int }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			// Raw: the SDK's own decoder of the answer is what is tested,
+			// on the client's side.
+			v := strings.Repeat(`{"a":`, in.Levels) + "1" + strings.Repeat("}", in.Levels)
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(v), Content: []mcp.Content{&mcp.TextContent{Text: "nested"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "shaped", Description: "Returns what its outputSchema says, or not.",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"sum":{},"omit":{"type":"boolean"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			count("shaped")
+			var in struct {
+				Sum  any
+				Omit bool
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.Sum)}}}
+			if !in.Omit {
+				res.StructuredContent = map[string]any{"sum": in.Sum}
+			}
+			return res, nil
+		})
 	if badName {
 		s.AddTool(&mcp.Tool{Name: "bad.name", Description: "A name no provider takes.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -329,10 +372,13 @@ func extraTools(bad string, many int) []json.RawMessage {
 	var out []json.RawMessage
 	for _, kind := range strings.Split(bad, ",") {
 		switch kind {
-		case "deep":
-			const levels = 3000 // two JSON levels each: 6,000
+		case "deep", "deeper":
+			levels := 3000 // two JSON levels each: 6,000
+			if kind == "deeper" {
+				levels = 6000 // 12,000: more than encoding/json reads
+			}
 			var b strings.Builder
-			b.WriteString(`{"name":"deep","description":"Nests too deep.","inputSchema":{"type":"object","properties":{"a":`)
+			b.WriteString(`{"name":"` + kind + `","description":"Nests too deep.","inputSchema":{"type":"object","properties":{"a":`)
 			for range levels {
 				b.WriteString(`{"type":"object","properties":{"a":`)
 			}
@@ -366,10 +412,11 @@ func extraTools(bad string, many int) []json.RawMessage {
 }
 
 // listingTransport adds extra tools to the answers of tools/list as they
-// go on the wire, where the SDK's server would refuse some of them.
+// go on the wire, where the SDK's server would refuse some of them: it
+// lists a placeholder, which splicingWriter replaces by the extra tools'
+// bytes (the SDK's encoder would refuse the deepest of them too).
 type listingTransport struct {
 	inner mcp.Transport
-	extra []json.RawMessage
 }
 
 func (t *listingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -377,34 +424,55 @@ func (t *listingTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &listingConn{Connection: c, extra: t.extra}, nil
+	return &listingConn{Connection: c}, nil
 }
 
 type listingConn struct {
 	mcp.Connection
-	extra []json.RawMessage
 }
+
+// extraPlaceholder stands for the extra tools in a tools/list answer
+// until splicingWriter writes it.
+const extraPlaceholder = `{"name":"fakemcp-extra-tools"}`
 
 func (c *listingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && strings.Contains(string(r.Result), `"tools":[`) {
 		var res map[string]json.RawMessage
 		var tools []json.RawMessage
 		if json.Unmarshal(r.Result, &res) == nil && json.Unmarshal(res["tools"], &tools) == nil {
-			tools = append(tools, c.extra...)
-			// Written by hand: json.Marshal would refuse the deep one.
-			var b strings.Builder
-			b.WriteString(`{"tools":[`)
-			for i, t := range tools {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.Write(t)
-			}
-			b.WriteString(`]}`)
-			r.Result = json.RawMessage(b.String())
+			tools = append(tools, json.RawMessage(extraPlaceholder))
+			b, _ := json.Marshal(map[string]any{"tools": tools})
+			r.Result = b
 		}
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// splicingWriter writes the extra tools where a message (one Write, as
+// the SDK writes them) holds the placeholder.
+type splicingWriter struct {
+	io.WriteCloser
+	extra []json.RawMessage
+}
+
+func (w *splicingWriter) Write(p []byte) (int, error) {
+	i := bytes.Index(p, []byte(extraPlaceholder))
+	if i < 0 {
+		return w.WriteCloser.Write(p)
+	}
+	var b bytes.Buffer
+	b.Write(p[:i])
+	for k, t := range w.extra {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t)
+	}
+	b.Write(p[i+len(extraPlaceholder):])
+	if _, err := w.WriteCloser.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func logLine(file, line string) {
