@@ -41,12 +41,11 @@ writes from it; and requests.yaml, which calls it. The module runs at once:
   kesoku init mytools && cd mytools && go run . run requests.yaml
 
 The module path is DIR's name unless --module gives one. go.mod requires
-the kesoku this program was built from: its release, when it was installed
-with go install github.com/kesoku/kesoku@VERSION, or, when it was built
-from a clone, that clone, through a replace directive. --kesoku chooses
-another: a version (v1.2.0) or a clone's directory. kesoku's own
-requirements and checksums are copied, so that nothing more needs
-fetching.
+the kesoku this program was built from: the clone it was built in, through
+a replace directive, or, when it was installed from a published module
+version, that version. --kesoku chooses another: a clone's directory or a
+version (v1.2.0). kesoku's own requirements and checksums are copied, so
+that nothing more needs fetching.
 
 A DIR that holds files is refused unless --force is given, and even then
 no file is ever replaced: one in the way stops init before it writes
