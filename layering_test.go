@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/tooldoc":         {},
 	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
 	"internal/prices":          {"message"},
+	"internal/eval":            {"internal/jsonschema", "internal/yamlpos", "internal/english"},
 	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
@@ -70,7 +71,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},
+	"internal/app":         {"internal/eval", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},
 	"internal/app/apptest": {},
 }
 

@@ -30,6 +30,12 @@ type callFlags struct {
 // a model's turn a few.
 func (f *callFlags) register(fs *pflag.FlagSet, jobs int, jobsUsage string) {
 	intVar(fs, &f.Jobs, "jobs", "j", jobs, 1, maxJobs, jobsUsage)
+	f.registerBounds(fs)
+}
+
+// registerBounds adds the flags but --jobs, for a command whose --jobs
+// counts something else (eval's cases).
+func (f *callFlags) registerBounds(fs *pflag.FlagSet) {
 	durationVar(fs, &f.Timeout, "timeout", 0, 0, maxTimeout, "a call's time limit; 0 for none")
 	durationVar(fs, &f.Grace, "grace", defaultGrace, 0, maxGrace, "calls' grace on an interrupt")
 	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "the most output a record holds; 0 for no limit")

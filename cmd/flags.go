@@ -108,6 +108,9 @@ var (
 	sizeKind = numberKind[int64]{typ: "size", what: "a size (65536, 64KiB, 1MiB, 1MB)",
 		parse:  parseSize,
 		format: formatSize}
+	rateKind = numberKind[float64]{typ: "rate", what: "a fraction (0.8)",
+		parse:  func(s string) (float64, error) { return strconv.ParseFloat(strings.TrimSpace(s), 64) },
+		format: func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }}
 	dollarsKind = numberKind[float64]{typ: "dollars", what: "an amount in US dollars (0.50)",
 		parse: func(s string) (float64, error) {
 			return strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
@@ -165,6 +168,12 @@ func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, def, min, max
 // sizeVar adds a size flag bounded to [min, max].
 func sizeVar(fs *pflag.FlagSet, p *sizeValue, name string, def, min, max int64, usage string) {
 	boundedVar(fs, (*int64)(p), sizeKind, name, "", def, min, max, usage)
+}
+
+// rateVar adds a flag of a fraction, such as a pass rate, bounded to
+// [min, max].
+func rateVar(fs *pflag.FlagSet, p *float64, name string, def, min, max float64, usage string) {
+	boundedVar(fs, p, rateKind, name, "", def, min, max, usage)
 }
 
 // dollarsVar adds a flag of an amount in US dollars bounded to [min, max].

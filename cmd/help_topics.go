@@ -35,6 +35,7 @@ var helpTopics = []helpTopic{
 	{"budgets", "What model requests cost, prices, and --max-budget-usd", func(*cobra.Command) string { return budgetsTopic() }},
 	{"ci", "In CI: JUnit reports, summaries as JSON, the records' schema", text(ciTopic)},
 	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
+	{"eval", "Eval files: cases, what they expect, verdicts, pass@k", text(evalTopic)},
 	{"environment", "Every environment variable kesoku reads or sets", text(environmentTopic)},
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
 	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
@@ -101,6 +102,59 @@ PRICES (US dollars per million tokens: input, output, cache read, write)
 	}
 	return b.String()
 }
+
+// evalTopic is the shape of eval files and what each check does.
+const evalTopic = `An eval file is YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl), as
+request files are: one case, a list of cases, or {cases: [...]}; in JSON
+Lines, one case per line. A mistake is an error at its file:line:column,
+and an unknown key gets "did you mean". A case:
+
+  - id: add                  # default case_N, N its place in the run
+    prompt: What is 12345 + 67890? Use the tool.
+    system: Answer in one line.    # default --system
+    tools: calculate_sum     # the tools offered, as --tools takes them
+    max_turns: 5             # default --max-turns
+    repeat: 3                # default --repeat
+    expect:
+      tools_called: [calculate_sum]      # each called at least once
+      tools_not_called: [write_file]
+      tool_sequence:
+        calls: [calculate_sum, {name: calculate_sum, args: {a: 12345}}]
+        mode: in_order       # exact (default), in_order, any_order
+      answer: {contains: "80235"}   # or regex, equals, json_schema
+      max_turns: 2           # model requests of the case, at most
+      max_tokens: 20000      # its input and output tokens, at most
+
+A call in tool_sequence is a tool's name, or {name, args}: args match when
+each argument given is equal (1 equals 1.0), the others ignored. exact wants
+exactly these calls in this order; in_order these in this order, others
+between them; any_order each of these, in any order, each matched by a call
+of its own. answer's equals ignores spaces at either end; json_schema parses
+the answer as JSON (the inside of a fenced code block when the model wrote
+one) and validates it.
+
+RECORDS
+Each case runs as kesoku session runs a prompt; its transcript's records,
+then its verdict: type verdict, role eval, parent_id the case's id, position
+its place in the run, repeat which run of the case it is, is_error when it
+failed, content {passed, checks: [{check, passed, want, got}]}, the case's
+usage and, where the model has a price, cost_usd. A case whose session
+failed (no answer, --max-turns reached) has a check named session. Cases
+run --jobs at once, started in case order; their records are written
+whole, case after case in case order, however the runs were scheduled.
+
+PASS RATES
+With --repeat K the summary gives pass@1 (the chance one run passes: each
+case's share of passed runs, averaged), pass@K (the share of cases that
+passed at least once) and pass^K (the share that passed every time).
+--threshold R passes the eval when pass@1 is at least R.
+
+BUDGETS AND INTERRUPTS
+--max-budget-usd and --max-budget-tokens bound the whole eval: once spent,
+no model request starts, requests under way finish, and every case not
+finished gets a verdict alone, with an error of kind budget; exit 4. An
+interrupt stops the eval: the cases cut short are not written (exit 130).
+`
 
 // configTopic is the rule of the config files.
 const configTopic = `A config file is a YAML mapping of flag names to values, which become the

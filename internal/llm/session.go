@@ -87,6 +87,9 @@ type Tally struct {
 	// tally is used.
 	Price  *prices.Price
 	Budget Budget
+	// Parent, when set, counts every request too, and its budget holds
+	// this tally's requests: an eval's run over its cases' tallies.
+	Parent *Tally
 
 	mu       sync.Mutex
 	usage    message.Usage
@@ -133,6 +136,9 @@ func Dollars(usd float64) string {
 // Add counts one request, and what it cost when the provider said (u not
 // nil).
 func (t *Tally) Add(u *message.Usage) {
+	if t.Parent != nil {
+		t.Parent.Add(u)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.requests++
@@ -152,6 +158,9 @@ func (t *Tally) Add(u *message.Usage) {
 func (t *Tally) Allow() error {
 	if t == nil {
 		return nil
+	}
+	if err := t.Parent.Allow(); err != nil {
+		return err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -1,0 +1,212 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/app"
+	"github.com/kesoku/kesoku/internal/eval"
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/provider"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// evalOptions are what `kesoku eval` was asked to do.
+type evalOptions struct {
+	g        *globals
+	model    provider.Config
+	Registry *registry.Registry
+
+	Files     []string
+	Output    string
+	Jobs      int
+	Repeat    int
+	Threshold float64
+	System    string
+	MaxTurns  int
+	Summary   summaryFormat
+	toolChoice
+	callFlags
+	budget      budgetFlags
+	InlineLimit sizeValue
+}
+
+func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cobra.Command {
+	opts := &evalOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
+	c := &cobra.Command{
+		Use:   "eval FILE... --model MODEL",
+		Short: "Run a dataset of agent sessions, each checked against its case",
+		Long: `eval runs each case of the FILEs (YAML, JSON or JSON Lines) as kesoku
+session runs a prompt, --jobs cases at once, started in case order, and
+checks what the session did against the case's expect: the tools called
+and not called, the sequence of calls, the answer, the turns and tokens.
+Each case's transcript goes to -o FILE (default standard output), then its
+verdict record, case after case in case order; a summary goes to stderr.
+kesoku help eval describes the cases and every check.
+
+EXIT STATUS
+  0    every case passed (or the pass rate is at least --threshold)
+  1    a case failed
+  2    bad usage or an eval file with a mistake; nothing was sent
+  4    the budget was spent: the cases not finished have a budget verdict
+  130  interrupted; the cases cut short are not written
+`,
+		Example: `  kesoku eval cases.yaml --model gemini-2.5-flash -o results.jsonl
+  kesoku eval cases.jsonl --model claude-sonnet-4-5 --repeat 5 --threshold 0.8`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrf("eval: no eval FILE")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Files = args
+			opts.toolChoice.set(c)
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runEval(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
+	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
+	intVar(f, &opts.callFlags.Jobs, "tool-jobs", "", 4, 1, maxJobs, "calls of a model turn at once")
+	opts.callFlags.registerBounds(f)
+	intVar(f, &opts.Repeat, "repeat", "", 1, 1, eval.MaxRepeat, "runs of each case (a case's repeat: wins)")
+	rateVar(f, &opts.Threshold, "threshold", 0, 0, 1, "pass when pass@1 is at least this; 0: every case must pass")
+	f.StringVar(&opts.System, "system", "", "the system instruction of cases without one")
+	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a case may take (a case's max_turns: wins)")
+	opts.toolChoice.register(f)
+	opts.budget.register(f)
+	registerSummary(f, &opts.Summary)
+	return seeAlso(c, "eval", "budgets", "records", "providers")
+}
+
+func runEval(ctx context.Context, o *evalOptions) error {
+	g := o.g
+	var cases []*eval.Case
+	for _, path := range o.Files {
+		cs, err := eval.ReadFile(path)
+		if err != nil {
+			return usageErr(err)
+		}
+		cases = append(cases, cs...)
+	}
+	ctx, env, err := g.env(ctx, app.Options{
+		Tools: o.Registry, Calls: o.callFlags.calls(),
+		Model: o.model, ModelRequired: true, InlineLimit: int64(o.InlineLimit),
+	})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	env.Protect(o.Output, "it is the file this eval writes its records to")
+	// Every case's tools are chosen before anything is sent: a case that
+	// names an unknown tool is a mistake in the file.
+	evalCases := make([]app.EvalCase, len(cases))
+	for i, c := range cases {
+		choice := o.toolChoice
+		if c.Tools != nil {
+			choice = toolChoice{Tools: c.Tools, named: true}
+		}
+		offer, err := g.offeredTools(env.Tools, choice, true)
+		if err != nil {
+			return usageErrf("%s: %w", c.Pos, err)
+		}
+		evalCases[i] = app.EvalCase{Case: c, Specs: offer.Specs, Registry: offer.Registry}
+	}
+	tally, err := o.budget.tally(g.config.Prices(), env.Model.Name())
+	if err != nil {
+		return err
+	}
+	out, err := openRecords(o.Output, g.IO.Out)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer out.Close()
+	report, err := env.Eval(ctx, app.EvalOptions{
+		Cases: evalCases, Repeat: o.Repeat, Jobs: o.Jobs,
+		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
+		Write: func(recs []*message.Record) error {
+			for _, rec := range recs {
+				if err := out.Write(rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	sum := eval.Summarize(report.Runs)
+	o.tellSummary(sum, tally, report)
+	switch {
+	case report.Interrupted:
+		return &exitError{code: ExitInterrupted, silent: true}
+	case report.Budget:
+		return &exitError{code: ExitBudget, silent: true}
+	case sum.Failed == 0 || (o.Threshold > 0 && sum.PassAt1 >= o.Threshold):
+		return nil
+	}
+	return errFailures
+}
+
+// evalSummary is --summary json's object.
+type evalSummary struct {
+	eval.Summary
+	Threshold   float64  `json:"threshold,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Usage       usageSum `json:"usage"`
+}
+
+type usageSum struct {
+	message.Usage
+	Requests int      `json:"requests"`
+	CostUSD  *float64 `json:"cost_usd,omitempty"`
+}
+
+// tellSummary says what the eval did on stderr: a line, or one JSON
+// object.
+func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app.EvalReport) {
+	g := o.g
+	if o.Summary == summaryJSON {
+		u, n := tally.Total()
+		js := evalSummary{Summary: sum, Threshold: o.Threshold, Interrupted: report.Interrupted, Usage: usageSum{Usage: u, Requests: n}}
+		if cost, known := tally.Cost(); known {
+			js.Usage.CostUSD = &cost
+		}
+		b, _ := json.Marshal(js)
+		g.IO.Err.Write(append(b, '\n'))
+		return
+	}
+	if g.Quiet {
+		return
+	}
+	line := "eval: " + sum.Text()
+	if report.Interrupted {
+		line += "; interrupted: the cases cut short were not written"
+	}
+	fmt.Fprintf(g.IO.Err, "kesoku: %s\n", termtext.Escape(line))
+	if u := usageLine(tally); u != "" {
+		if o.budget.set() {
+			u += "; " + budgetLine(tally, o.budget)
+		}
+		fmt.Fprintf(g.IO.Err, "kesoku: %s\n", u)
+	}
+	if report.Budget {
+		fmt.Fprintf(g.IO.Err, "kesoku: the budget is spent: %s\n", strings.TrimPrefix(budgetLine(tally, o.budget), "spent "))
+	}
+}

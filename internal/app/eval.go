@@ -1,0 +1,246 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/kesoku/kesoku/internal/eval"
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// EvalCase is a case with the tools it offers, chosen by the caller
+// (as --tools chooses them) before anything runs.
+type EvalCase struct {
+	*eval.Case
+	Specs    []*registry.Spec
+	Registry *registry.Registry
+}
+
+// EvalOptions are what an eval over the environment is asked to do.
+type EvalOptions struct {
+	Cases []EvalCase
+	// Repeat is how many times each case runs unless it says; Jobs how
+	// many runs at once; System and MaxTurns a case's unless it says.
+	Repeat, Jobs int
+	System       string
+	MaxTurns     int
+	// Tally counts what the whole eval spends and holds it to the budget.
+	Tally *llm.Tally
+	// Write receives the records of each run of a case, its transcript
+	// then its verdict, one run after another in case order whatever the
+	// scheduling; a run an interrupt cut is not written.
+	Write func(recs []*message.Record) error
+}
+
+// EvalReport is what an eval did, run by run.
+type EvalReport struct {
+	// Runs are the verdicts written, in order.
+	Runs []eval.Run
+	// Interrupted says an interrupt stopped the eval: the runs not written
+	// are left for --resume. Budget says the budget ran out.
+	Interrupted, Budget bool
+}
+
+// unit is one run of one case: its place in the eval.
+type unit struct {
+	c        EvalCase
+	repeat   int
+	position int64
+}
+
+// result is what a unit wrote, or why it wrote nothing.
+type result struct {
+	recs []*message.Record
+	run  eval.Run
+	// cut says an interrupt cut the run: nothing of it is written.
+	cut bool
+}
+
+// Eval runs every case of o, each as kesoku session runs a prompt, up to
+// o.Jobs at once, started in case order, and hands each run's records to
+// o.Write in case order. Once the budget is spent no new model request
+// starts; every run not finished then gets a verdict of kind budget.
+func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
+	model, err := e.Model.Build(ctx)
+	if err != nil {
+		return EvalReport{}, err
+	}
+	ir := e.WatchSignals(nil)
+	ctx, end := ir.Turn(ctx)
+	defer end()
+	jobs := max(o.Jobs, 1)
+	// A channel of each started unit's result, in order, for the writer;
+	// a slot is taken before a unit starts and given back once its result
+	// is written, so that at most jobs units run or wait to be written:
+	// memory holds jobs transcripts however many cases there are.
+	pending := make(chan chan result, jobs)
+	slots := make(chan struct{}, jobs)
+	var report EvalReport
+	var writeErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ch := range pending {
+			r := <-ch
+			<-slots
+			if r.cut {
+				report.Interrupted = true
+				continue
+			}
+			if writeErr != nil {
+				continue
+			}
+			if writeErr = o.Write(r.recs); writeErr == nil {
+				report.Runs = append(report.Runs, r.run)
+				report.Budget = report.Budget || r.run.Budget
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	position := int64(0)
+dispatch:
+	for _, c := range o.Cases {
+		repeat := c.Repeat
+		if repeat == 0 {
+			repeat = max(o.Repeat, 1)
+		}
+		for r := 1; r <= repeat; r++ {
+			position++
+			if ctx.Err() != nil {
+				break dispatch
+			}
+			u := unit{c: c, repeat: r, position: position}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				break dispatch
+			}
+			ch := make(chan result, 1)
+			pending <- ch
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ch <- e.evalUnit(ctx, model, o, u, ir)
+			}()
+		}
+	}
+	wg.Wait()
+	close(pending)
+	<-done
+	if ctx.Err() != nil {
+		report.Interrupted = true
+	}
+	return report, writeErr
+}
+
+// evalUnit runs one case once, into memory, and judges it.
+func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ir *Interrupts) result {
+	start := time.Now()
+	sessionID := message.NewID()
+	store := &memStore{}
+	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
+	redact := e.Model.Redactor()
+	ropts := e.RunnerOptions()
+	ropts.SessionID = sessionID
+	ropts.Store = redact.Store(store)
+	ropts.Model = media.WithOptions(model, e.MediaOptions(tally))
+	ropts.EndGrace = ir.EndGrace()
+	system, maxTurns := o.System, o.MaxTurns
+	if u.c.System != "" {
+		system = u.c.System
+	}
+	if u.c.MaxTurns > 0 {
+		maxTurns = u.c.MaxTurns
+	}
+	s := llm.NewSession(llm.SessionOptions{
+		Provider:  model,
+		Runner:    runner.New(u.c.Registry, ropts),
+		Store:     store,
+		SessionID: sessionID,
+		System:    system,
+		Tools:     u.c.Specs,
+		MaxTurns:  maxTurns,
+		Redactor:  redact,
+		Tally:     tally,
+	})
+	answer, err := s.Send(ctx, u.c.Prompt)
+	if errors.Is(err, llm.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
+		return result{cut: true}
+	}
+	usage, turns := tally.Total()
+	outcome := eval.Outcome{
+		Answer: answer, Answered: err == nil,
+		Turns: turns, Tokens: usage.InputTokens + usage.OutputTokens,
+	}
+	recs := store.records()
+	for _, rec := range recs {
+		if rec.Type == message.TypeToolCall {
+			outcome.Calls = append(outcome.Calls, eval.Call{Name: rec.Name, Args: rec.Content})
+		}
+	}
+	checks := u.c.Expect.Check(outcome)
+	var budget *llm.BudgetError
+	if err != nil && !errors.As(err, &budget) {
+		// The session itself failed: the model gave no answer.
+		checks = append([]eval.Result{{Check: "session", Passed: false, Want: "an answer", Got: redact.String(err.Error())}}, checks...)
+	}
+	passed := err == nil
+	for _, c := range checks {
+		passed = passed && c.Passed
+	}
+	v := &message.Record{
+		ID: message.NewID(), SessionID: sessionID, ParentID: u.c.ID,
+		Role: message.RoleEval, Type: message.TypeVerdict, Status: message.StatusResponded,
+		Position: u.position, Repeat: u.repeat, IsError: !passed,
+		CreatedAt: time.Now().UTC(), Usage: &usage,
+	}
+	ms := time.Since(start).Milliseconds()
+	v.DurationMS = &ms
+	if cost, known := tally.Cost(); known {
+		v.CostUSD = &cost
+	}
+	if budget != nil {
+		// No case is half-recorded: a run the budget cut is its verdict
+		// alone, and runs again on --resume with more budget.
+		recs = nil
+		checks = nil
+		v.Error = &message.ErrorInfo{Kind: message.KindBudget, Message: budget.Error()}
+	}
+	if checks == nil {
+		checks = []eval.Result{}
+	}
+	v.Content, _ = json.Marshal(struct {
+		Passed bool          `json:"passed"`
+		Checks []eval.Result `json:"checks"`
+	}{passed, checks})
+	return result{
+		recs: append(recs, v),
+		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},
+	}
+}
+
+// memStore keeps a run's records in memory until the run is judged.
+type memStore struct {
+	mu   sync.Mutex
+	recs []*message.Record
+}
+
+func (m *memStore) Append(_ context.Context, recs ...*message.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append(m.recs, recs...)
+	return nil
+}
+
+func (m *memStore) records() []*message.Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.recs
+}

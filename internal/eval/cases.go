@@ -1,0 +1,540 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/jsonschema"
+	"github.com/kesoku/kesoku/internal/yamlpos"
+)
+
+// Case is one task of an eval: a prompt for a session, and what the
+// session is expected to do.
+type Case struct {
+	// ID names the case: its id, or case_N for the N-th case of the run.
+	ID string
+	// Pos is where the case is written.
+	Pos yamlpos.Pos
+	// Prompt is the user's prompt; System the system instruction.
+	Prompt, System string
+	// Tools chooses the tools offered, as --tools does; nil for the
+	// command's choice.
+	Tools []string
+	// MaxTurns bounds the session's turns (0: the command's); Repeat is
+	// how many times the case runs (0: the command's --repeat).
+	MaxTurns, Repeat int
+	Expect           Expect
+}
+
+// Limits on what an eval file may be: the YAML parser takes time that
+// grows fast with a file's size, and an eval is read whole before it runs.
+const (
+	// MaxFileSize bounds a YAML or JSON eval file; a JSON Lines file may
+	// be of any size, MaxLineSize bounding each line.
+	MaxFileSize = 16 << 20
+	MaxLineSize = 4 << 20
+	maxDepth    = 64
+	// MaxRepeat bounds a case's repeat.
+	MaxRepeat = 1000
+)
+
+// caseKeys and expectKeys are the keys of a case and of its expect.
+var (
+	caseKeys     = []string{"id", "prompt", "system", "tools", "max_turns", "repeat", "expect"}
+	expectKeys   = []string{"tools_called", "tools_not_called", "tool_sequence", "answer", "max_turns", "max_tokens"}
+	sequenceKeys = []string{"calls", "mode"}
+	callKeys     = []string{"name", "args"}
+	answerKeys   = []string{"contains", "regex", "equals", "json_schema"}
+)
+
+// IsCase reports whether data, the start of a file, reads as a case
+// rather than a request: a key prompt (or cases) where a request has
+// name. It looks no further than data.
+func IsCase(data []byte) bool {
+	for _, key := range []string{"prompt", "cases"} {
+		re := regexp.MustCompile(`(^|[\s{,-])"?` + key + `"?\s*:`)
+		if re.Match(data) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFile reads the cases of the eval file at path: YAML (.yaml, .yml),
+// JSON (.json) or JSON Lines (.jsonl, .ndjson). A YAML or JSON file holds
+// one case, a list of them, or {cases: [...]}. Every mistake is an error
+// at its file:line:col, the first one found.
+func ReadFile(path string) ([]*Case, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return readLines(path, f)
+	case ".yaml", ".yml", ".json":
+	default:
+		return nil, fmt.Errorf("%s: an eval file is .yaml, .yml, .json or .jsonl", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
+	}
+	r := reader{file: path}
+	docs, err := r.parse(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		if err := r.document(d.Body); err != nil {
+			return nil, err
+		}
+	}
+	return r.done()
+}
+
+// readLines reads a JSON Lines eval: a case per line, blank lines
+// skipped.
+func readLines(path string, in io.Reader) ([]*Case, error) {
+	r := reader{file: path}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, MaxLineSize)
+	for sc.Scan() {
+		r.line++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			return nil, r.errAt(nil, "a line of a JSON Lines eval is one case, an object")
+		}
+		docs, err := r.parse(line)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if err := r.oneCase(d.Body); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d MiB", path, r.line+1, MaxLineSize>>20)
+		}
+		return nil, err
+	}
+	return r.done()
+}
+
+// reader reads the cases of one file.
+type reader struct {
+	file string
+	// line is the line of a JSON Lines file being read: positions in it
+	// are on that line. 0 for a whole document.
+	line  int
+	cases []*Case
+	ids   map[string]yamlpos.Pos
+}
+
+func (r *reader) pos(n ast.Node) yamlpos.Pos {
+	p := yamlpos.Of(r.file, n)
+	if r.line > 0 {
+		p.Line = r.line
+	}
+	return p
+}
+
+func (r *reader) errAt(n ast.Node, format string, args ...any) error {
+	return &yamlpos.NodeError{Pos: r.pos(n), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (r *reader) parse(data []byte) ([]*ast.DocumentNode, error) {
+	tokens, err := yamlpos.Lex(string(data), yamlpos.Bounds{Depth: maxDepth, Column: 2 * maxDepth})
+	if err == nil {
+		var docs []*ast.DocumentNode
+		if docs, err = yamlpos.Parse(tokens); err == nil {
+			return docs, nil
+		}
+	}
+	var ye *yamlpos.Error
+	if errors.As(err, &ye) {
+		p := yamlpos.At(r.file, ye.Token)
+		if r.line > 0 {
+			p.Line = r.line
+		}
+		return nil, &yamlpos.NodeError{Pos: p, Msg: ye.Error()}
+	}
+	return nil, err
+}
+
+// done checks what the file held as a whole.
+func (r *reader) done() ([]*Case, error) {
+	if len(r.cases) == 0 {
+		return nil, fmt.Errorf("%s: holds no cases", r.file)
+	}
+	return r.cases, nil
+}
+
+// document reads a YAML or JSON document: a case, a list, or {cases}.
+func (r *reader) document(n ast.Node) error {
+	if seq, ok := n.(*ast.SequenceNode); ok {
+		return r.list(seq)
+	}
+	m := yamlpos.Mapping(n)
+	if m == nil {
+		return r.errAt(n, "an eval file holds a case, a list of cases or {cases: [...]}, not %s", yamlpos.KindOf(n))
+	}
+	for _, mv := range m.Values {
+		if k, _ := yamlpos.ScalarText(mv.Key); k == "cases" {
+			if len(m.Values) > 1 {
+				return r.errAt(m.Values[0].Key, "an eval file with cases: holds nothing else")
+			}
+			seq, ok := mv.Value.(*ast.SequenceNode)
+			if !ok {
+				return r.errAt(mv.Value, "cases: want a list of cases, not %s", yamlpos.KindOf(mv.Value))
+			}
+			return r.list(seq)
+		}
+	}
+	return r.oneCase(n)
+}
+
+func (r *reader) list(seq *ast.SequenceNode) error {
+	for _, item := range seq.Values {
+		if err := r.oneCase(item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entries are a mapping's keys and values, each key one of known.
+func (r *reader) entries(n ast.Node, what string, known []string) (map[string]ast.Node, error) {
+	m := yamlpos.Mapping(n)
+	if m == nil {
+		return nil, r.errAt(n, "%s: want a mapping, not %s", what, yamlpos.KindOf(n))
+	}
+	out := map[string]ast.Node{}
+	for _, mv := range m.Values {
+		k, ok := yamlpos.ScalarText(mv.Key)
+		if !ok {
+			return nil, r.errAt(mv.Key, "%s: a key must be a name, not %s", what, yamlpos.KindOf(mv.Key))
+		}
+		if !slices.Contains(known, k) {
+			msg := fmt.Sprintf("%s: unknown key %q", what, k)
+			if s := english.Suggest(k, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, r.errAt(mv.Key, "%s: want %s", msg, strings.Join(known, ", "))
+		}
+		v := mv.Value
+		if v == nil {
+			v = &ast.NullNode{BaseNode: &ast.BaseNode{}}
+		}
+		if _, null := v.(*ast.NullNode); null {
+			continue // a key without a value sets nothing
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (r *reader) oneCase(n ast.Node) error {
+	c := &Case{Pos: r.pos(n)}
+	if m := yamlpos.Mapping(n); m != nil && len(m.Values) > 0 {
+		// A mapping's node stands at its first colon; the case starts at
+		// its first key.
+		c.Pos = r.pos(m.Values[0].Key)
+	}
+	what := fmt.Sprintf("case %d", len(r.cases)+1)
+	kv, err := r.entries(n, what, caseKeys)
+	if err != nil {
+		return err
+	}
+	if v, ok := kv["id"]; ok {
+		if c.ID, err = r.text(v, what+": id"); err != nil {
+			return err
+		}
+		if c.ID == "" {
+			return r.errAt(v, "%s: id: empty", what)
+		}
+		what = fmt.Sprintf("case %q", c.ID)
+	} else {
+		c.ID = "case_" + strconv.Itoa(len(r.cases)+1)
+	}
+	if r.ids == nil {
+		r.ids = map[string]yamlpos.Pos{}
+	}
+	if first, dup := r.ids[c.ID]; dup {
+		return &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("%s: the id of another case too (first at line %d)", what, first.Line)}
+	}
+	r.ids[c.ID] = c.Pos
+	v, ok := kv["prompt"]
+	if !ok {
+		return &yamlpos.NodeError{Pos: c.Pos, Msg: what + ": no prompt"}
+	}
+	if c.Prompt, err = r.text(v, what+": prompt"); err != nil {
+		return err
+	}
+	if strings.TrimSpace(c.Prompt) == "" {
+		return r.errAt(v, "%s: the prompt is empty", what)
+	}
+	if v, ok := kv["system"]; ok {
+		if c.System, err = r.text(v, what+": system"); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["tools"]; ok {
+		if c.Tools, err = r.names(v, what+": tools", true); err != nil {
+			return err
+		}
+		if c.Tools == nil {
+			c.Tools = []string{} // tools: "" offers none
+		}
+	}
+	if v, ok := kv["max_turns"]; ok {
+		if c.MaxTurns, err = r.count(v, what+": max_turns", 1, 10_000); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["repeat"]; ok {
+		if c.Repeat, err = r.count(v, what+": repeat", 1, MaxRepeat); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["expect"]; ok {
+		if err := r.expect(v, what+": expect", &c.Expect); err != nil {
+			return err
+		}
+	}
+	r.cases = append(r.cases, c)
+	return nil
+}
+
+func (r *reader) expect(n ast.Node, what string, e *Expect) error {
+	kv, err := r.entries(n, what, expectKeys)
+	if err != nil {
+		return err
+	}
+	if v, ok := kv["tools_called"]; ok {
+		if e.ToolsCalled, err = r.names(v, what+".tools_called", false); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["tools_not_called"]; ok {
+		if e.ToolsNotCalled, err = r.names(v, what+".tools_not_called", false); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["tool_sequence"]; ok {
+		if e.Sequence, err = r.sequence(v, what+".tool_sequence"); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["answer"]; ok {
+		if e.Answer, err = r.answer(v, what+".answer"); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["max_turns"]; ok {
+		if e.MaxTurns, err = r.count(v, what+".max_turns", 1, 10_000); err != nil {
+			return err
+		}
+	}
+	if v, ok := kv["max_tokens"]; ok {
+		n, err := r.count(v, what+".max_tokens", 1, 1<<50)
+		if err != nil {
+			return err
+		}
+		e.MaxTokens = int64(n)
+	}
+	return nil
+}
+
+func (r *reader) sequence(n ast.Node, what string) (*Sequence, error) {
+	s := &Sequence{Mode: Exact}
+	var list ast.Node
+	if _, ok := n.(*ast.SequenceNode); ok {
+		list = n // tool_sequence: [a, b] is calls: [a, b], exactly
+	} else {
+		kv, err := r.entries(n, what, sequenceKeys)
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := kv["mode"]; ok {
+			if s.Mode, err = r.text(v, what+".mode"); err != nil {
+				return nil, err
+			}
+			if !slices.Contains(Modes, s.Mode) {
+				msg := fmt.Sprintf("%s.mode: %q is not a mode", what, s.Mode)
+				if sug := english.Suggest(s.Mode, Modes); sug != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", sug)
+				}
+				return nil, r.errAt(v, "%s: want %s", msg, strings.Join(Modes, ", "))
+			}
+		}
+		if list = kv["calls"]; list == nil {
+			return nil, r.errAt(n, "%s: no calls", what)
+		}
+	}
+	seq, ok := list.(*ast.SequenceNode)
+	if !ok {
+		return nil, r.errAt(list, "%s.calls: want a list of tool names or {name, args}, not %s", what, yamlpos.KindOf(list))
+	}
+	for i, item := range seq.Values {
+		at := fmt.Sprintf("%s.calls[%d]", what, i)
+		if name, ok := yamlpos.ScalarText(item); ok {
+			s.Calls = append(s.Calls, Call{Name: name})
+			continue
+		}
+		kv, err := r.entries(item, at, callKeys)
+		if err != nil {
+			return nil, err
+		}
+		var c Call
+		v, ok := kv["name"]
+		if !ok {
+			return nil, r.errAt(item, "%s: no name", at)
+		}
+		if c.Name, err = r.text(v, at+".name"); err != nil {
+			return nil, err
+		}
+		if v, ok := kv["args"]; ok {
+			if yamlpos.Mapping(v) == nil {
+				return nil, r.errAt(v, "%s.args: want a mapping of arguments, not %s", at, yamlpos.KindOf(v))
+			}
+			if c.Args, err = r.json(v); err != nil {
+				return nil, err
+			}
+		}
+		s.Calls = append(s.Calls, c)
+	}
+	return s, nil
+}
+
+func (r *reader) answer(n ast.Node, what string) (*AnswerCheck, error) {
+	kv, err := r.entries(n, what, answerKeys)
+	if err != nil {
+		return nil, err
+	}
+	if len(kv) != 1 {
+		return nil, r.errAt(n, "%s: want one of %s", what, strings.Join(answerKeys, ", "))
+	}
+	a := &AnswerCheck{}
+	for k, v := range kv {
+		switch k {
+		case "contains":
+			a.Contains, err = r.text(v, what+".contains")
+		case "equals":
+			var s string
+			s, err = r.text(v, what+".equals")
+			a.Equals = &s
+		case "regex":
+			var s string
+			if s, err = r.text(v, what+".regex"); err == nil {
+				if a.Regex, err = regexp.Compile(s); err != nil {
+					return nil, r.errAt(v, "%s.regex: %v", what, err)
+				}
+			}
+		case "json_schema":
+			if a.SchemaDoc, err = r.json(v); err != nil {
+				return nil, err
+			}
+			doc, derr := jsonschema.Decode(a.SchemaDoc)
+			if derr == nil {
+				a.Schema, derr = jsonschema.Compile("kesoku:eval/answer", doc, jsonschema.Options{})
+			}
+			if derr != nil {
+				return nil, r.errAt(v, "%s.json_schema: %v", what, derr)
+			}
+		}
+	}
+	return a, err
+}
+
+// text reads a scalar as text: a string as written, a number or boolean
+// as its text.
+func (r *reader) text(n ast.Node, what string) (string, error) {
+	s, ok := yamlpos.ScalarText(n)
+	if !ok {
+		return "", r.errAt(n, "%s: want text, not %s", what, yamlpos.KindOf(n))
+	}
+	return s, nil
+}
+
+// names reads a list of tool names; commaList also takes "a,b" as
+// --tools does.
+func (r *reader) names(n ast.Node, what string, commaList bool) ([]string, error) {
+	if s, ok := yamlpos.ScalarText(n); ok && commaList {
+		var out []string
+		for _, name := range strings.Split(s, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				out = append(out, name)
+			}
+		}
+		return out, nil
+	}
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		return nil, r.errAt(n, "%s: want a list of tool names, not %s", what, yamlpos.KindOf(n))
+	}
+	var out []string
+	for _, item := range seq.Values {
+		s, ok := yamlpos.ScalarText(item)
+		if !ok || s == "" {
+			return nil, r.errAt(item, "%s: want a tool's name, not %s", what, yamlpos.KindOf(item))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// count reads a whole number within [lo, hi].
+func (r *reader) count(n ast.Node, what string, lo, hi int) (int, error) {
+	s, _ := yamlpos.ScalarText(n)
+	v, err := strconv.Atoi(s)
+	if err != nil || v < lo || v > hi {
+		return 0, r.errAt(n, "%s: want a whole number from %d to %d, not %s", what, lo, hi, describe(n))
+	}
+	return v, nil
+}
+
+// json encodes a node as JSON, its mistakes placed in the file.
+func (r *reader) json(n ast.Node) (json.RawMessage, error) {
+	b, err := yamlpos.JSON(r.file, n)
+	var ne *yamlpos.NodeError
+	if errors.As(err, &ne) && r.line > 0 {
+		ne.Pos.Line = r.line
+	}
+	return b, err
+}
+
+// describe says what a value is for a message: a scalar as written, else
+// its kind.
+func describe(n ast.Node) string {
+	if s, ok := yamlpos.ScalarText(n); ok {
+		return strconv.Quote(s)
+	}
+	return yamlpos.KindOf(n)
+}

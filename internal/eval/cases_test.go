@@ -1,0 +1,77 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	cases, err := readCases(t, "e.yaml", `cases:
+  - prompt: add 1 and 2
+    expect: {tools_called: [calculate_sum]}
+  - id: second
+    prompt: hello
+    tools: read_file,glob
+    repeat: 3
+    max_turns: 4
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 2 || cases[0].ID != "case_1" || cases[1].ID != "second" {
+		t.Fatalf("cases = %+v", cases)
+	}
+	if got := strings.Join(cases[1].Tools, " "); got != "read_file glob" || cases[1].Repeat != 3 || cases[1].MaxTurns != 4 {
+		t.Errorf("second = %+v", cases[1])
+	}
+	if cases[1].Pos.Line != 4 {
+		t.Errorf("second at line %d, want 4", cases[1].Pos.Line)
+	}
+
+	lines, err := readCases(t, "e.jsonl", `{"prompt": "a"}`+"\n\n"+`{"id": "b", "prompt": "b", "expect": {"answer": {"contains": "x"}}}`+"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || lines[1].ID != "b" || lines[1].Pos.Line != 3 {
+		t.Errorf("jsonl cases = %+v", lines)
+	}
+}
+
+func TestReadFileMistakes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, text, err string }{
+		{"e.yaml", "- prompt: a\n  expct: {}\n", `e.yaml:2:3: case 1: unknown key "expct" (did you mean "expect"?)`},
+		{"e.yaml", "- prompt: a\n  expect: {tools_caled: [x]}\n", `e.yaml:2:12: case 1: expect: unknown key "tools_caled" (did you mean "tools_called"?)`},
+		{"e.yaml", "- id: x\n", `e.yaml:1:3: case "x": no prompt`},
+		{"e.yaml", "- {id: x, prompt: a}\n- {id: x, prompt: b}\n", `e.yaml:2:4: case "x": the id of another case too (first at line 1)`},
+		{"e.yaml", "prompt: a\nexpect: {tool_sequence: {calls: [f], mode: inorder}}\n", `e.yaml:2:44: case 1: expect.tool_sequence.mode: "inorder" is not a mode (did you mean "in_order"?)`},
+		{"e.yaml", "prompt: a\nexpect: {answer: {regex: '('}}\n", `e.yaml:2:26: case 1: expect.answer.regex: error parsing regexp`},
+		{"e.yaml", "prompt: a\nexpect: {answer: {contains: a, equals: b}}\n", `e.yaml:2:18: case 1: expect.answer: want one of`},
+		{"e.yaml", "prompt: a\nrepeat: 0\n", `e.yaml:2:9: case 1: repeat: want a whole number from 1 to 1000, not "0"`},
+		{"e.yaml", "# nothing\n", `e.yaml: holds no cases`},
+		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
+		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
+		{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
+	} {
+		_, err := readCases(t, tc.name, tc.text)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: err = %v, want %s…", tc.text, err, tc.err)
+		}
+	}
+}
+
+func TestIsCase(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"- prompt: a\n":                        true,
+		"cases:\n  - prompt: a\n":              true,
+		`{"prompt": "a"}`:                      true,
+		"- name: calculate_sum\n":              false,
+		`{"name": "f", "args": {"prompt": 1}}`: true, // a guess from the start alone
+	} {
+		if got := IsCase([]byte(text)); got != want {
+			t.Errorf("IsCase(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
