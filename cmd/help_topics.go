@@ -413,13 +413,20 @@ carry "Authorization: Bearer TOKEN", or get 401. Without a token such an
 address is refused before anything listens, and a token of fewer than 16
 characters is warned of. A request that reaches the loopback address with a
 Host header that is not loopback (DNS rebinding) is refused with 403; so is,
-without a token, one that a web page makes from another origin.
+without a token, one that a web page makes from another origin. A client
+that gets 401 is disconnected at once; a request's headers and body must
+arrive within 10 and 30 seconds, and a connection idle for 30 seconds
+between requests is closed. A call's answer has no such bound: it takes as
+long as the call.
 
 SESSIONS
 Clients of MCP 2026-07-28 are served without sessions, so that several
 servers behind a load balancer serve one client. Older clients get a
 session, closed after --session-timeout without a request (a call in flight
-keeps it open); the client must then initialize again.
+keeps it open); the client must then initialize again. At most
+--max-sessions (default 2000) are open at once: a new one past it closes
+the session idle the longest, or, when every one has a request in flight,
+is refused with 503 and a message saying so.
 
 STOPPING
 Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled

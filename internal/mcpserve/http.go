@@ -6,6 +6,8 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"log"
 	"net"
 	"net/http"
@@ -151,11 +153,25 @@ func Where(ln net.Listener) string {
 // before the connections close.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token string) error {
 	g := &gate{next: s.Handler(token), idle: make(chan struct{}, 1)}
+	idle := s.opts.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	body := s.opts.BodyTimeout
+	if body <= 0 {
+		body = DefaultBodyTimeout
+	}
+	// Every connection holds a descriptor, so none is held by a client
+	// doing nothing: headers and body come within their deadlines, and
+	// a connection idle between requests is closed. There is no
+	// ReadTimeout or WriteTimeout: a call may take as long as its own
+	// timeout allows, and its answer is a stream that such a deadline
+	// would cut (a read deadline left on the connection cancels the
+	// request when it passes).
 	hs := &http.Server{
-		Handler: g,
-		// A client that takes its time over the headers holds a connection
-		// and nothing else.
+		Handler:           bodyDeadline(body, g),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       idle,
 		ErrorLog:          log.New(s.log, "kesoku: http: ", 0),
 	}
 	served := make(chan error, 1)
@@ -214,7 +230,12 @@ func (s *Server) Handler(token string) http.Handler {
 		// call.
 		PropagateRequestCancellation: true,
 	})
+	limit := s.opts.MaxSessions
+	if limit <= 0 {
+		limit = DefaultMaxSessions
+	}
 	sessions := s.posts.track(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: timeout}))
+	sessions = newSessionCap(limit, s.mcp.Sessions, sessions)
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The header is kesoku's own note on a request (posts.track),
 		// never a client's.
@@ -315,6 +336,9 @@ func requireToken(token string, next http.Handler) http.Handler {
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="kesoku"`)
+			// A client without the token gets nothing more on this
+			// connection, and holds none of the server's descriptors.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "unauthorized: this server takes only requests with its bearer token (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
 			return
 		}
@@ -375,4 +399,156 @@ func (g *gate) inFlight() int {
 
 func (g *gate) drain(limit time.Duration, endGrace <-chan struct{}) {
 	drain(g.inFlight, g.idle, limit, endGrace)
+}
+
+// bodyDeadline gives the body of each request next serves d to arrive
+// whole. The deadline is lifted once it has (or the handler returns), so
+// that it never cuts the answer: a call and its stream of events may take
+// far longer.
+func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b := &deadlineBody{ReadCloser: r.Body, rc: rc}
+		r.Body = b
+		next.ServeHTTP(w, r)
+		// A body the handler left unread is read by the server after
+		// it, to reuse the connection: within the deadline still.
+	})
+}
+
+// deadlineBody lifts the read deadline of its connection once the body
+// has been read to its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc     *http.ResponseController
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.lifted {
+		b.lifted = true
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// sessionCap bounds the live sessions of clients before the stateless
+// revision, which cost memory for as long as they last: a new one past
+// the bound takes the place of the one idle the longest (its client, if
+// it comes back, is told that its session is gone and may start another),
+// or is refused when every one is busy (a request in flight).
+type sessionCap struct {
+	max   int
+	live  func() iter.Seq[*mcp.ServerSession]
+	next  http.Handler
+	mu    sync.Mutex
+	clock uint64 // counts requests, to say which session was used last
+	// opening counts the sessions being opened, not yet live.
+	opening int
+	use     map[string]*sessionUse // by session id
+}
+
+// sessionUse is how a session is being used: its requests in flight, and
+// when its last one ended.
+type sessionUse struct {
+	busy int
+	last uint64
+}
+
+func newSessionCap(max int, live func() iter.Seq[*mcp.ServerSession], next http.Handler) http.Handler {
+	return &sessionCap{max: max, live: live, next: next, use: make(map[string]*sessionUse)}
+}
+
+// sessionIDHeader is the header that names a client's session.
+const sessionIDHeader = "Mcp-Session-Id"
+
+func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get(sessionIDHeader); id != "" {
+		// A POST in flight makes its session busy, as the SDK's idle
+		// timeout counts it; a stream of notifications (GET) does not.
+		var u *sessionUse
+		c.mu.Lock()
+		if r.Method == http.MethodPost {
+			u = c.use[id]
+		}
+		if u != nil {
+			u.busy++
+		}
+		c.mu.Unlock()
+		defer func() {
+			if u != nil {
+				c.mu.Lock()
+				u.busy--
+				c.clock++
+				u.last = c.clock
+				c.mu.Unlock()
+			}
+		}()
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	// A request without a session opens one.
+	if !c.admit() {
+		http.Error(w, fmt.Sprintf("kesoku serves at most %d sessions at once (--max-sessions), and every one is busy: try again later, or speak MCP 2026-07-28, which needs no session", c.max), http.StatusServiceUnavailable)
+		return
+	}
+	c.next.ServeHTTP(w, r)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opening--
+	if id := w.Header().Get(sessionIDHeader); id != "" {
+		c.clock++
+		c.use[id] = &sessionUse{last: c.clock}
+	}
+}
+
+// admit makes room for a new session: it forgets the sessions that have
+// ended, and closes the one idle the longest when there are as many as
+// the bound. It reports false when there is no room and none is idle.
+func (c *sessionCap) admit() bool {
+	c.mu.Lock()
+	live := make(map[string]*mcp.ServerSession, len(c.use))
+	for ss := range c.live() {
+		if id := ss.ID(); id != "" && c.use[id] != nil {
+			live[id] = ss
+		}
+	}
+	for id := range c.use {
+		if live[id] == nil {
+			delete(c.use, id)
+		}
+	}
+	var oldest *mcp.ServerSession
+	if len(live)+c.opening >= c.max {
+		var at uint64
+		for id, ss := range live {
+			if u := c.use[id]; u.busy == 0 && (oldest == nil || u.last < at) {
+				oldest, at = ss, u.last
+			}
+		}
+		if oldest == nil {
+			c.mu.Unlock()
+			return false
+		}
+		delete(c.use, oldest.ID())
+	}
+	c.opening++
+	c.mu.Unlock()
+	if oldest != nil {
+		oldest.Close()
+	}
+	return true
 }
