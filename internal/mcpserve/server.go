@@ -187,7 +187,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		s.offered = append(s.offered, spec.Name)
 	}
 	slices.Sort(s.offered)
-	s.mcp.AddReceivingMiddleware(s.refuseUnknown, s.legacyTools)
+	s.mcp.AddReceivingMiddleware(s.refuseUndeclared, s.refuseUnknown, s.legacyTools)
 	return s
 }
 
