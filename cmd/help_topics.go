@@ -466,12 +466,16 @@ and the resource parameter. It is the client oauth.clientId names (an ID the
 server's administrators gave, or the https URL of a client ID metadata
 document, used where the authorization server takes them), else it registers
 itself (dynamic registration), with a redirect to a port on 127.0.0.1 that
-it listens on before it registers. The authorization server's page opens in
-the browser ($BROWSER, else xdg-open or open), its URL is printed as well,
-and the answer comes back to that port. kesoku mcp login NAME logs in ahead
-of a run; a run logs in itself when a person can (a terminal, or $BROWSER),
-and otherwise fails the server's calls at once saying to run kesoku mcp
-login NAME: it never waits, and registers nothing.
+it listens on before it registers. It registers for a way of authenticating
+at the token endpoint that the server lists (a public client, "none", where
+it may; else client_secret_post, then client_secret_basic) and then uses the
+one the server's answer names, or the one it asked for when the answer names
+none. The authorization server's page opens in the browser ($BROWSER, else
+xdg-open or open), its URL is printed as well, and the answer comes back to
+that port. kesoku mcp login NAME logs in ahead of a run; a run logs in
+itself when a person can (a terminal, or $BROWSER), and otherwise fails the
+server's calls at once saying to run kesoku mcp login NAME: it never waits,
+and registers nothing.
 
 TOKENS
 The tokens of a login are kept in $XDG_CONFIG_HOME/kesoku/tokens (or
