@@ -30,11 +30,21 @@ import (
 	"strings"
 )
 
-// calls are the tool each scenario calls, with its arguments; a scenario
-// without one lists the tools.
+// calls are the requests each scenario's calls make, one a line, in the
+// order they run; a scenario without any lists the tools (and one whose
+// context names tool calls makes those).
 var calls = map[string]string{
 	"tools_call": `{"name": "conf__add_numbers", "args": {"a": 5, "b": 3}}`,
 	"sse-retry":  `{"name": "conf__test_reconnection", "args": {}}`,
+	// The tools of a round trip (input_required) and of the calls beside
+	// one.
+	"sep-2322-client-request-state": `{"name": "conf__test_mrtr_echo_state", "args": {}}
+{"name": "conf__test_mrtr_no_state", "args": {}}
+{"name": "conf__test_mrtr_unrelated", "args": {}}
+{"name": "conf__test_mrtr_no_result_type", "args": {}}`,
+	// The one tool of the server whose x-mcp-header is valid: the others
+	// are left out.
+	"http-invalid-tool-headers": `{"name": "conf__valid_tool", "args": {"region": "us-west1"}}`,
 }
 
 // authCall is what the authorization scenarios call, once authorized.
@@ -68,6 +78,10 @@ func run(url, scenario, context string) int {
 	var ctx struct {
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
+		ToolCalls    []struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"toolCalls"`
 	}
 	_ = json.Unmarshal([]byte(context), &ctx)
 	switch {
@@ -95,6 +109,21 @@ func run(url, scenario, context string) int {
 	call, ok := calls[scenario]
 	if strings.HasPrefix(scenario, "auth/") {
 		call, ok = authCall, true
+	}
+	if !ok && len(ctx.ToolCalls) > 0 {
+		var lines []string
+		for _, tc := range ctx.ToolCalls {
+			// A null where the schema wants a boolean is refused before
+			// the call (invalid_args); a user leaves the argument out.
+			for k, v := range tc.Arguments {
+				if v == nil {
+					delete(tc.Arguments, k)
+				}
+			}
+			line, _ := json.Marshal(map[string]any{"name": "conf__" + tc.Name, "args": tc.Arguments})
+			lines = append(lines, string(line))
+		}
+		call, ok = strings.Join(lines, "\n"), true
 	}
 	if ok {
 		req := filepath.Join(dir, "requests.jsonl")
