@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -125,6 +126,16 @@ func run(url, scenario, context string) int {
 		}
 		call, ok = strings.Join(lines, "\n"), true
 	}
+	if scenario == schemaScenario {
+		// The schema kesoku holds of the tool, as it would offer it to a
+		// model (kesoku tools schema), handed back to the server.
+		line, err := echoSchema(kesokuPath(), append(slices.Clone(args), "tools", "schema", "conf__json_schema_2020_12_tool", "--format", "mcp"), env)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		call, ok = line, true
+	}
 	if ok {
 		req := filepath.Join(dir, "requests.jsonl")
 		if err := os.WriteFile(req, []byte(call+"\n"), 0o600); err != nil {
@@ -135,11 +146,7 @@ func run(url, scenario, context string) int {
 	} else {
 		args = append(args, "tools", "list")
 	}
-	kesoku := os.Getenv("KESOKU")
-	if kesoku == "" {
-		kesoku = "kesoku"
-	}
-	cmd := exec.Command(kesoku, args...)
+	cmd := exec.Command(kesokuPath(), args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -149,6 +156,37 @@ func run(url, scenario, context string) int {
 		return 1
 	}
 	return 0
+}
+
+// kesokuPath is the kesoku to run: $KESOKU, else kesoku in PATH.
+func kesokuPath() string {
+	if k := os.Getenv("KESOKU"); k != "" {
+		return k
+	}
+	return "kesoku"
+}
+
+// schemaScenario is the scenario that asks a client to hand a tool's
+// schema back to the server, to see what the client kept of it.
+const schemaScenario = "json-schema-2020-12-preservation"
+
+// echoSchema runs kesoku with args (a tools schema command) and makes the
+// request that hands the schema it printed to the scenario's echo tool.
+func echoSchema(kesoku string, args, env []string) (string, error) {
+	cmd := exec.Command(kesoku, args...)
+	cmd.Env, cmd.Stderr = env, os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("kesoku tools schema: %w", err)
+	}
+	var tools []struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(out, &tools); err != nil || len(tools) != 1 {
+		return "", fmt.Errorf("kesoku tools schema printed %q (%v)", out, err)
+	}
+	line, err := json.Marshal(map[string]any{"name": "conf__json_schema_echo", "args": map[string]any{"schema": tools[0].InputSchema}})
+	return string(line), err
 }
 
 func browse(url string) int {
