@@ -379,7 +379,9 @@ read, --tools +write_file adds one to them and -NAME takes one away
 none. Each tool is declared with its JSON Schema and an annotation saying
 whether it only reads. The MCP servers of the config files are neither
 served nor started (--mcp-config is refused): a client that wants their
-tools starts them itself.
+tools starts them itself. Tools are all that is declared and all that is
+served: prompts, resources, completions and logging/setLevel are answered
+as methods the server does not have.
 
 CALLS
 Every tools/call runs as a request of kesoku run does: its arguments are
