@@ -46,9 +46,7 @@ func (r *registrar) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !isMetadataPath(req.URL.Path) {
 		return resp, err
 	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	body, rerr := readBack(resp)
 	if rerr != nil {
 		return resp, nil
 	}
@@ -128,9 +126,7 @@ func (r *registrar) register(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode/100 != 2 {
 		return resp, err
 	}
-	answer, rerr := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(answer))
+	answer, rerr := readBack(resp)
 	if rerr != nil {
 		return resp, nil
 	}
@@ -149,4 +145,13 @@ func (r *registrar) register(req *http.Request) (*http.Response, error) {
 	resp.ContentLength = int64(len(answer))
 	resp.Header.Del("Content-Length")
 	return resp, nil
+}
+
+// readBack reads a response's body (up to maxMetadata) and puts what it
+// read back, for the SDK to read in its turn.
+func readBack(resp *http.Response) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return body, err
 }

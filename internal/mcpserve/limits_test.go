@@ -50,6 +50,27 @@ func rawRequest(host, body string, headers ...string) string {
 	return b.String()
 }
 
+// exchange sends req on a connection of its own to addr and reads the
+// answer whole, leaving the connection open (closed when the test ends).
+func exchange(t *testing.T, addr, req string) (net.Conn, *http.Response) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return conn, resp
+}
+
 // closedByServer reads conn until the server closes it, failing the test
 // if it never does.
 func closedByServer(t *testing.T, conn net.Conn, what string) {
@@ -70,20 +91,7 @@ func TestServeListenerClosesIdleConnections(t *testing.T) {
 	opts := testOptions(t)
 	opts.IdleTimeout = 10 * time.Millisecond
 	addr := listen(t, New(newTestTools(t).reg, opts), "")
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, rawRequest(addr, initialize)); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	conn, resp := exchange(t, addr, rawRequest(addr, initialize))
 	if resp.StatusCode != http.StatusOK || resp.Close {
 		t.Fatalf("initialize: status %d, close %v", resp.StatusCode, resp.Close)
 	}
@@ -162,19 +170,7 @@ func TestHTTPUnauthorizedClosesConnection(t *testing.T) {
 	srv := httptest.NewServer(New(newTestTools(t).reg, testOptions(t)).Handler("secret-token"))
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, rawRequest(addr, initialize)); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	conn, resp := exchange(t, addr, rawRequest(addr, initialize))
 	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
 		t.Fatalf("without the token: status %d, close %v", resp.StatusCode, resp.Close)
 	}
