@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"log"
 	"net"
 	"net/http"
@@ -230,12 +229,7 @@ func (s *Server) Handler(token string) http.Handler {
 		// call.
 		PropagateRequestCancellation: true,
 	})
-	limit := s.opts.MaxSessions
-	if limit <= 0 {
-		limit = DefaultMaxSessions
-	}
-	sessions := s.posts.track(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: timeout}))
-	sessions = newSessionCap(limit, s.mcp.Sessions, sessions)
+	sessions := s.sessionCap.bound(s.posts.track(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: timeout})))
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The header is kesoku's own note on a request (posts.track),
 		// never a client's.
@@ -439,116 +433,4 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 		b.rc.SetReadDeadline(time.Time{})
 	}
 	return n, err
-}
-
-// sessionCap bounds the live sessions of clients before the stateless
-// revision, which cost memory for as long as they last: a new one past
-// the bound takes the place of the one idle the longest (its client, if
-// it comes back, is told that its session is gone and may start another),
-// or is refused when every one is busy (a request in flight).
-type sessionCap struct {
-	max   int
-	live  func() iter.Seq[*mcp.ServerSession]
-	next  http.Handler
-	mu    sync.Mutex
-	clock uint64 // counts requests, to say which session was used last
-	// opening counts the sessions being opened, not yet live.
-	opening int
-	use     map[string]*sessionUse // by session id
-}
-
-// sessionUse is how a session is being used: its requests in flight, and
-// when its last one ended.
-type sessionUse struct {
-	busy int
-	last uint64
-}
-
-func newSessionCap(max int, live func() iter.Seq[*mcp.ServerSession], next http.Handler) http.Handler {
-	return &sessionCap{max: max, live: live, next: next, use: make(map[string]*sessionUse)}
-}
-
-// sessionIDHeader is the header that names a client's session.
-const sessionIDHeader = "Mcp-Session-Id"
-
-func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if id := r.Header.Get(sessionIDHeader); id != "" {
-		// A POST in flight makes its session busy, as the SDK's idle
-		// timeout counts it; a stream of notifications (GET) does not.
-		var u *sessionUse
-		c.mu.Lock()
-		if r.Method == http.MethodPost {
-			u = c.use[id]
-		}
-		if u != nil {
-			u.busy++
-		}
-		c.mu.Unlock()
-		defer func() {
-			if u != nil {
-				c.mu.Lock()
-				u.busy--
-				c.clock++
-				u.last = c.clock
-				c.mu.Unlock()
-			}
-		}()
-		c.next.ServeHTTP(w, r)
-		return
-	}
-	if r.Method != http.MethodPost {
-		c.next.ServeHTTP(w, r)
-		return
-	}
-	// A request without a session opens one.
-	if !c.admit() {
-		http.Error(w, fmt.Sprintf("kesoku serves at most %d sessions at once (--max-sessions), and every one is busy: try again later, or speak MCP 2026-07-28, which needs no session", c.max), http.StatusServiceUnavailable)
-		return
-	}
-	c.next.ServeHTTP(w, r)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.opening--
-	if id := w.Header().Get(sessionIDHeader); id != "" {
-		c.clock++
-		c.use[id] = &sessionUse{last: c.clock}
-	}
-}
-
-// admit makes room for a new session: it forgets the sessions that have
-// ended, and closes the one idle the longest when there are as many as
-// the bound. It reports false when there is no room and none is idle.
-func (c *sessionCap) admit() bool {
-	c.mu.Lock()
-	live := make(map[string]*mcp.ServerSession, len(c.use))
-	for ss := range c.live() {
-		if id := ss.ID(); id != "" && c.use[id] != nil {
-			live[id] = ss
-		}
-	}
-	for id := range c.use {
-		if live[id] == nil {
-			delete(c.use, id)
-		}
-	}
-	var oldest *mcp.ServerSession
-	if len(live)+c.opening >= c.max {
-		var at uint64
-		for id, ss := range live {
-			if u := c.use[id]; u.busy == 0 && (oldest == nil || u.last < at) {
-				oldest, at = ss, u.last
-			}
-		}
-		if oldest == nil {
-			c.mu.Unlock()
-			return false
-		}
-		delete(c.use, oldest.ID())
-	}
-	c.opening++
-	c.mu.Unlock()
-	if oldest != nil {
-		oldest.Close()
-	}
-	return true
 }

@@ -119,8 +119,10 @@ type Server struct {
 	// offered and withheld are the names of the tools offered and of
 	// those that exist but are not.
 	offered, withheld []string
-	// posts are the HTTP requests in flight of clients with sessions.
-	posts *posts
+	// posts are the HTTP requests in flight of clients with sessions;
+	// sessionCap bounds how many such sessions are open.
+	posts      *posts
+	sessionCap *sessionCap
 	// outputs are the output schemas of the tools that have one; legacy
 	// are the tools as clients before 2026-07-28 see them, for those
 	// whose outputSchema such a client does not take.
@@ -149,17 +151,18 @@ func New(reg *registry.Registry, opts Options) *Server {
 		ropts.Store = discard{}
 	}
 	s := &Server{
-		opts:      opts,
-		runner:    runner.New(reg, ropts),
-		slots:     make(chan struct{}, jobs),
-		log:       opts.Log,
-		failed:    make(chan struct{}),
-		sessions:  make(map[*mcp.ServerSession]*clientSession),
-		stateless: &clientSession{id: message.NewID()},
-		withheld:  slices.Sorted(slices.Values(opts.Withheld)),
-		posts:     &posts{open: make(map[string]context.Context)},
-		outputs:   make(map[string]output),
-		legacy:    make(map[string]*mcp.Tool),
+		opts:       opts,
+		runner:     runner.New(reg, ropts),
+		slots:      make(chan struct{}, jobs),
+		log:        opts.Log,
+		failed:     make(chan struct{}),
+		sessions:   make(map[*mcp.ServerSession]*clientSession),
+		stateless:  &clientSession{id: message.NewID()},
+		withheld:   slices.Sorted(slices.Values(opts.Withheld)),
+		posts:      &posts{open: make(map[string]context.Context)},
+		sessionCap: newSessionCap(opts.MaxSessions),
+		outputs:    make(map[string]output),
+		legacy:     make(map[string]*mcp.Tool),
 	}
 	if s.log == nil {
 		s.log = io.Discard
@@ -187,7 +190,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		s.offered = append(s.offered, spec.Name)
 	}
 	slices.Sort(s.offered)
-	s.mcp.AddReceivingMiddleware(s.refuseUndeclared, s.refuseUnknown, s.legacyTools)
+	s.mcp.AddReceivingMiddleware(s.sessionCap.note, s.refuseUndeclared, s.refuseUnknown, s.legacyTools)
 	return s
 }
 
