@@ -228,3 +228,28 @@ func TestHTTPMaxSessions(t *testing.T) {
 		t.Errorf("a stateless call past the cap: %+v, %v", resp, err)
 	}
 }
+
+// A session its client ends (DELETE) leaves room at once: the next new
+// one closes no other.
+func TestHTTPMaxSessionsEnded(t *testing.T) {
+	t.Parallel()
+	h := serveHTTP(t, func(o *Options) { o.MaxSessions = 2 })
+	older, ending := newRawClient(t, h.url, legacy), newRawClient(t, h.url, legacy)
+	older.mustInitialize()
+	ending.mustInitialize()
+	req, err := http.NewRequest(http.MethodDelete, h.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", ending.session)
+	req.Header.Set("MCP-Protocol-Version", legacy)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: %v, %v", resp, err)
+	}
+	resp.Body.Close()
+	newRawClient(t, h.url, legacy).mustInitialize()
+	if resp, err := older.callTool(context.Background(), "calculate_sum", map[string]any{"a": 1, "b": 1}); err != nil || resp.status != http.StatusOK {
+		t.Errorf("the older session, after another ended and a new one began: %+v, %v", resp, err)
+	}
+}
