@@ -117,6 +117,13 @@ oauth, ${VAR} is the environment variable VAR (one that is not set is an
 error), and ${VAR:-default} its value or, when it is unset or empty, the
 default. A server over HTTP behind OAuth: see kesoku help oauth.
 
+kesoku declares no elicitation, sampling or roots to a server. A call the
+server answers with a request for such input (input_required: a person's
+answer, a model's, the client's roots) ends at once as an error record
+naming what was asked; a round trip that asks for nothing but carries the
+server's state is made again as the protocol says, the state echoed, at
+most 10 times.
+
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests
 and keys go, or that starts programs, is loaded only once approved with
