@@ -54,9 +54,9 @@ type mcpServeOptions struct {
 	TokenEnv       string
 	SessionTimeout time.Duration
 	MaxSessions    int
-	// sessionTimeoutSet is whether --session-timeout or --max-sessions
-	// was given.
-	sessionTimeoutSet bool
+	// sessionFlag is the flag of sessions given, --session-timeout or
+	// --max-sessions; "" for neither.
+	sessionFlag string
 	toolChoice
 	Output string
 	callFlags
@@ -102,7 +102,12 @@ EXIT STATUS
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.toolChoice.set(c)
-			opts.sessionTimeoutSet = c.Flags().Changed("session-timeout") || c.Flags().Changed("max-sessions")
+			for _, name := range []string{"session-timeout", "max-sessions"} {
+				if c.Flags().Changed(name) {
+					opts.sessionFlag = "--" + name
+					break
+				}
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -150,12 +155,8 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.sessionTimeoutSet && opts.HTTP == "" {
-		flag := "--session-timeout"
-		if opts.MaxSessions != mcpserve.DefaultMaxSessions {
-			flag = "--max-sessions"
-		}
-		return usageErrf("%s: sessions are for --http; standard input and output serve one client for as long as it stays", flag)
+	if opts.sessionFlag != "" && opts.HTTP == "" {
+		return usageErrf("%s: sessions are for --http; standard input and output serve one client for as long as it stays", opts.sessionFlag)
 	}
 	var recs *records.Writer
 	if opts.Output != "" {
