@@ -571,6 +571,14 @@ func TestLoginRegistrationAuthMethod(t *testing.T) {
 			if _, err := r.call("echo", map[string]any{"text": "hi"}); err != nil {
 				t.Fatal(err)
 			}
+			// A refresh authenticates as the code grant did.
+			srv.Revoke()
+			if _, err := r.call("echo", map[string]any{"text": "again"}); err != nil {
+				t.Fatal(err)
+			}
+			if n := srv.Count("grant refresh_token"); n != 1 {
+				t.Errorf("%d refreshes, want 1", n)
+			}
 			tokens := 0
 			for _, req := range srv.Requests() {
 				switch req.Path {
