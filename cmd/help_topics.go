@@ -222,6 +222,13 @@ default. A url is an http or https URL, refused where it is written when it
 cannot be one; what its variables hold is checked when the server starts. A
 server over HTTP behind OAuth: see kesoku help oauth.
 
+kesoku declares no elicitation, sampling or roots to a server. A call the
+server answers with a request for such input (input_required: a person's
+answer, a model's, the client's roots) ends at once as an error record
+naming what was asked; a round trip that asks for nothing but carries the
+server's state is made again as the protocol says, the state echoed, at
+most 10 times.
+
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests
 and keys go, or that starts programs, is loaded only once approved with
@@ -486,7 +493,9 @@ read, --tools +write_file adds one to them and -NAME takes one away
 none. Each tool is declared with its JSON Schema and an annotation saying
 whether it only reads. The MCP servers of the config files are neither
 served nor started (--mcp-config is refused): a client that wants their
-tools starts them itself.
+tools starts them itself. Tools are all that is declared and all that is
+served: prompts, resources, completions and logging/setLevel are answered
+as methods the server does not have.
 
 CALLS
 Every tools/call runs as a request of kesoku run does: its arguments are
@@ -520,13 +529,20 @@ carry "Authorization: Bearer TOKEN", or get 401. Without a token such an
 address is refused before anything listens, and a token of fewer than 16
 characters is warned of. A request that reaches the loopback address with a
 Host header that is not loopback (DNS rebinding) is refused with 403; so is,
-without a token, one that a web page makes from another origin.
+without a token, one that a web page makes from another origin. A client
+that gets 401 is disconnected at once; a request's headers and body must
+arrive within 10 and 30 seconds, and a connection idle for 30 seconds
+between requests is closed. A call's answer has no such bound: it takes as
+long as the call.
 
 SESSIONS
 Clients of MCP 2026-07-28 are served without sessions, so that several
 servers behind a load balancer serve one client. Older clients get a
 session, closed after --session-timeout without a request (a call in flight
-keeps it open); the client must then initialize again.
+keeps it open); the client must then initialize again. At most
+--max-sessions (default 2000) are open at once: a new one past it closes
+the session idle the longest, or, when every one has a request in flight,
+is refused with 503 and a message saying so.
 
 STOPPING
 Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
@@ -566,12 +582,16 @@ and the resource parameter. It is the client oauth.clientId names (an ID the
 server's administrators gave, or the https URL of a client ID metadata
 document, used where the authorization server takes them), else it registers
 itself (dynamic registration), with a redirect to a port on 127.0.0.1 that
-it listens on before it registers. The authorization server's page opens in
-the browser ($BROWSER, else xdg-open or open), its URL is printed as well,
-and the answer comes back to that port. kesoku mcp login NAME logs in ahead
-of a run; a run logs in itself when a person can (a terminal, or $BROWSER),
-and otherwise fails the server's calls at once saying to run kesoku mcp
-login NAME: it never waits, and registers nothing.
+it listens on before it registers. It registers for a way of authenticating
+at the token endpoint that the server lists (a public client, "none", where
+it may; else client_secret_post, then client_secret_basic) and then uses the
+one the server's answer names, or the one it asked for when the answer names
+none. The authorization server's page opens in the browser ($BROWSER, else
+xdg-open or open), its URL is printed as well, and the answer comes back to
+that port. kesoku mcp login NAME logs in ahead of a run; a run logs in
+itself when a person can (a terminal, or $BROWSER), and otherwise fails the
+server's calls at once saying to run kesoku mcp login NAME: it never waits,
+and registers nothing.
 
 TOKENS
 The tokens of a login are kept in $XDG_CONFIG_HOME/kesoku/tokens (or

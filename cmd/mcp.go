@@ -53,8 +53,10 @@ type mcpServeOptions struct {
 	HTTP           string
 	TokenEnv       string
 	SessionTimeout time.Duration
-	// sessionTimeoutSet is whether --session-timeout was given.
-	sessionTimeoutSet bool
+	MaxSessions    int
+	// sessionFlag is the flag of sessions given, --session-timeout or
+	// --max-sessions; "" for neither.
+	sessionFlag string
 	toolChoice
 	Output string
 	callFlags
@@ -88,8 +90,9 @@ EXIT STATUS
        listened on (in use, say)
   2    bad usage (an unknown tool in --tools, a mistake in a command tool's
        declaration, --mcp-config, an address not loopback without a token,
-       an empty --token-env variable, --token-env or --session-timeout
-       without --http, an -o file that cannot be opened): nothing served
+       an empty --token-env variable, --token-env, --session-timeout or
+       --max-sessions without --http, an -o file that cannot be opened):
+       nothing served
   130  stopped by SIGINT or SIGTERM, the calls in flight answered
 `,
 		Example: `  claude mcp add kesoku -- kesoku mcp serve    # the client starts kesoku
@@ -99,7 +102,12 @@ EXIT STATUS
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.toolChoice.set(c)
-			opts.sessionTimeoutSet = c.Flags().Changed("session-timeout")
+			for _, name := range []string{"session-timeout", "max-sessions"} {
+				if c.Flags().Changed(name) {
+					opts.sessionFlag = "--" + name
+					break
+				}
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -110,6 +118,7 @@ EXIT STATUS
 	checkedVar(f, &opts.HTTP, "http", "", "serve HTTP at `ADDR`: PORT, :PORT or HOST:PORT", mcpserve.CheckAddr)
 	checkedVar(f, &opts.TokenEnv, "token-env", "", "the variable `VAR` holding the token HTTP clients send", checkVarName)
 	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "how long an older HTTP client's session lasts without a request")
+	intVar(f, &opts.MaxSessions, "max-sessions", "", mcpserve.DefaultMaxSessions, 1, maxSessions, "how many older HTTP clients' sessions may be open at once")
 	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
 	opts.callFlags.register(f, 16, "how many calls run at once")
@@ -146,8 +155,8 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.sessionTimeoutSet && opts.HTTP == "" {
-		return usageErrf("--session-timeout: sessions that expire are for --http; standard input and output serve one client for as long as it stays")
+	if opts.sessionFlag != "" && opts.HTTP == "" {
+		return usageErrf("%s: sessions are for --http; standard input and output serve one client for as long as it stays", opts.sessionFlag)
 	}
 	var recs *records.Writer
 	if opts.Output != "" {
@@ -166,9 +175,9 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	ropts.EndGrace = ir.EndGrace()
 	sopts := mcpserve.Options{
 		Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose,
-		SessionTimeout: opts.SessionTimeout,
-		Withheld:       withheld(offer.Set.Registry, offered),
-		Word:           wordMCPServeError,
+		SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions,
+		Withheld: withheld(offer.Set.Registry, offered),
+		Word:     wordMCPServeError,
 	}
 	if recs != nil {
 		sopts.Records = recs
@@ -222,6 +231,10 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 // maxSessionTimeout bounds --session-timeout: a session idle for more
 // than a week is one its client has forgotten.
 const maxSessionTimeout = 7 * 24 * time.Hour
+
+// maxSessions bounds --max-sessions: each open session costs some memory
+// for as long as it lasts.
+const maxSessions = 1_000_000
 
 // withheld are the tools of all that offered leaves out.
 func withheld(all, offered *registry.Registry) []string {

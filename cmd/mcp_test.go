@@ -39,7 +39,9 @@ func TestMCPServeUsage(t *testing.T) {
 		{[]string{"stray"}, `mcp serve takes no arguments, got "stray"`},
 		{[]string{"--jobs", "0"}, `--jobs`},
 		{[]string{"--http", "0", "--session-timeout", "0"}, `--session-timeout.*want a duration \(300ms, 30s, 5m, 1h\) from 1s to 168h`},
-		{[]string{"--session-timeout", "1m"}, `--session-timeout: sessions that expire are for --http`},
+		{[]string{"--session-timeout", "1m"}, `--session-timeout: sessions are for --http`},
+		{[]string{"--max-sessions", "10"}, `--max-sessions: sessions are for --http`},
+		{[]string{"--http", "0", "--max-sessions", "0"}, `--max-sessions.*from 1 to 1000000`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()

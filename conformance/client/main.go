@@ -27,14 +27,25 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// calls are the tool each scenario calls, with its arguments; a scenario
-// without one lists the tools.
+// calls are the requests each scenario's calls make, one a line, in the
+// order they run; a scenario without any lists the tools (and one whose
+// context names tool calls makes those).
 var calls = map[string]string{
 	"tools_call": `{"name": "conf__add_numbers", "args": {"a": 5, "b": 3}}`,
 	"sse-retry":  `{"name": "conf__test_reconnection", "args": {}}`,
+	// The tools of a round trip (input_required) and of the calls beside
+	// one.
+	"sep-2322-client-request-state": `{"name": "conf__test_mrtr_echo_state", "args": {}}
+{"name": "conf__test_mrtr_no_state", "args": {}}
+{"name": "conf__test_mrtr_unrelated", "args": {}}
+{"name": "conf__test_mrtr_no_result_type", "args": {}}`,
+	// The one tool of the server whose x-mcp-header is valid: the others
+	// are left out.
+	"http-invalid-tool-headers": `{"name": "conf__valid_tool", "args": {"region": "us-west1"}}`,
 }
 
 // authCall is what the authorization scenarios call, once authorized.
@@ -68,6 +79,10 @@ func run(url, scenario, context string) int {
 	var ctx struct {
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
+		ToolCalls    []struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"toolCalls"`
 	}
 	_ = json.Unmarshal([]byte(context), &ctx)
 	switch {
@@ -96,6 +111,31 @@ func run(url, scenario, context string) int {
 	if strings.HasPrefix(scenario, "auth/") {
 		call, ok = authCall, true
 	}
+	if !ok && len(ctx.ToolCalls) > 0 {
+		var lines []string
+		for _, tc := range ctx.ToolCalls {
+			// A null where the schema wants a boolean is refused before
+			// the call (invalid_args); a user leaves the argument out.
+			for k, v := range tc.Arguments {
+				if v == nil {
+					delete(tc.Arguments, k)
+				}
+			}
+			line, _ := json.Marshal(map[string]any{"name": "conf__" + tc.Name, "args": tc.Arguments})
+			lines = append(lines, string(line))
+		}
+		call, ok = strings.Join(lines, "\n"), true
+	}
+	if scenario == schemaScenario {
+		// The schema kesoku holds of the tool, as it would offer it to a
+		// model (kesoku tools schema), handed back to the server.
+		line, err := echoSchema(kesokuPath(), append(slices.Clone(args), "tools", "schema", "conf__json_schema_2020_12_tool", "--format", "mcp"), env)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		call, ok = line, true
+	}
 	if ok {
 		req := filepath.Join(dir, "requests.jsonl")
 		if err := os.WriteFile(req, []byte(call+"\n"), 0o600); err != nil {
@@ -106,11 +146,7 @@ func run(url, scenario, context string) int {
 	} else {
 		args = append(args, "tools", "list")
 	}
-	kesoku := os.Getenv("KESOKU")
-	if kesoku == "" {
-		kesoku = "kesoku"
-	}
-	cmd := exec.Command(kesoku, args...)
+	cmd := exec.Command(kesokuPath(), args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -120,6 +156,37 @@ func run(url, scenario, context string) int {
 		return 1
 	}
 	return 0
+}
+
+// kesokuPath is the kesoku to run: $KESOKU, else kesoku in PATH.
+func kesokuPath() string {
+	if k := os.Getenv("KESOKU"); k != "" {
+		return k
+	}
+	return "kesoku"
+}
+
+// schemaScenario is the scenario that asks a client to hand a tool's
+// schema back to the server, to see what the client kept of it.
+const schemaScenario = "json-schema-2020-12-preservation"
+
+// echoSchema runs kesoku with args (a tools schema command) and makes the
+// request that hands the schema it printed to the scenario's echo tool.
+func echoSchema(kesoku string, args, env []string) (string, error) {
+	cmd := exec.Command(kesoku, args...)
+	cmd.Env, cmd.Stderr = env, os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("kesoku tools schema: %w", err)
+	}
+	var tools []struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(out, &tools); err != nil || len(tools) != 1 {
+		return "", fmt.Errorf("kesoku tools schema printed %q (%v)", out, err)
+	}
+	line, err := json.Marshal(map[string]any{"name": "conf__json_schema_echo", "args": map[string]any{"schema": tools[0].InputSchema}})
+	return string(line), err
 }
 
 func browse(url string) int {

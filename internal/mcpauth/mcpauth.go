@@ -586,7 +586,8 @@ func (h *Handler) login(ctx context.Context, req *http.Request, resp *http.Respo
 		RedirectURL:              redirect,
 		AuthorizationCodeFetcher: h.fetcher(cb),
 		RequestRefreshToken:      true,
-		Client:                   h.client,
+		// A client registered here must be one the token endpoint takes.
+		Client: &http.Client{Transport: &registrar{next: h.client.Transport}, CheckRedirect: h.client.CheckRedirect},
 		ScopeFilter: func(discovered []string) []string {
 			want := discovered
 			if c := h.opts.Config; c != nil && len(c.Scopes) > 0 {

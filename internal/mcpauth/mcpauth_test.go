@@ -541,3 +541,72 @@ func TestNoChallenge(t *testing.T) {
 		}
 	}
 }
+
+// TestLoginRegistrationAuthMethod: dynamic registration asks for a token
+// endpoint method the authorization server lists, and the token requests
+// then use the method the answer names, or the one asked for when it
+// names none: a login against the TypeScript SDK's mcpAuthRouter (the
+// form and none; an answer with a secret and no method) works.
+func TestLoginRegistrationAuthMethod(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts authtest.Options
+		// ask is the method registration must ask for, use the one the
+		// token requests must use.
+		ask, use string
+	}{
+		{"mcpAuthRouter", authtest.Options{MCPAuthRouter: true}, "none", "none"},
+		{"mcpAuthRouter, secrets alone", authtest.Options{MCPAuthRouter: true, AuthMethods: []string{"client_secret_post"}}, "client_secret_post", "client_secret_post"},
+		{"the form, unsaid", authtest.Options{MCPAuthRouter: true, MethodUnsaid: true, AuthMethods: []string{"client_secret_post"}}, "client_secret_post", "client_secret_post"},
+		{"a header, unsaid", authtest.Options{MethodUnsaid: true, AuthMethods: []string{"client_secret_basic"}}, "client_secret_basic", "client_secret_basic"},
+		{"the answer decides", authtest.Options{AuthMethods: []string{"client_secret_basic", "none"}}, "none", "client_secret_basic"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := authtest.New(tt.opts)
+			defer srv.Close()
+			r, err := connect(t, srv, mcpauth.Options{Store: store(t), Login: login(&notes{})})
+			if err != nil {
+				t.Fatalf("connect: %v\nnotes:\n%s", err, r.notes)
+			}
+			if _, err := r.call("echo", map[string]any{"text": "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			// A refresh authenticates as the code grant did.
+			srv.Revoke()
+			if _, err := r.call("echo", map[string]any{"text": "again"}); err != nil {
+				t.Fatal(err)
+			}
+			if n := srv.Count("grant refresh_token"); n != 1 {
+				t.Errorf("%d refreshes, want 1", n)
+			}
+			tokens := 0
+			for _, req := range srv.Requests() {
+				switch req.Path {
+				case "/register":
+					var meta struct {
+						Method string `json:"token_endpoint_auth_method"`
+					}
+					if err := json.Unmarshal([]byte(req.Body), &meta); err != nil || meta.Method != tt.ask {
+						t.Errorf("registration asked for %q (%v), want %q", meta.Method, err, tt.ask)
+					}
+				case "/token":
+					tokens++
+					used := "none"
+					switch {
+					case strings.HasPrefix(req.Header.Get("Authorization"), "Basic "):
+						used = "client_secret_basic"
+					case req.Form.Get("client_secret") != "":
+						used = "client_secret_post"
+					}
+					if used != tt.use {
+						t.Errorf("token request used %s, want %s", used, tt.use)
+					}
+				}
+			}
+			if tokens == 0 {
+				t.Error("no token request")
+			}
+			r.checkSecrets()
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -151,11 +152,25 @@ func Where(ln net.Listener) string {
 // before the connections close.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token string) error {
 	g := &gate{next: s.Handler(token), idle: make(chan struct{}, 1)}
+	idle := s.opts.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	body := s.opts.BodyTimeout
+	if body <= 0 {
+		body = DefaultBodyTimeout
+	}
+	// Every connection holds a descriptor, so none is held by a client
+	// doing nothing: headers and body come within their deadlines, and
+	// a connection idle between requests is closed. There is no
+	// ReadTimeout or WriteTimeout: a call may take as long as its own
+	// timeout allows, and its answer is a stream that such a deadline
+	// would cut (a read deadline left on the connection cancels the
+	// request when it passes).
 	hs := &http.Server{
-		Handler: g,
-		// A client that takes its time over the headers holds a connection
-		// and nothing else.
+		Handler:           bodyDeadline(body, g),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       idle,
 		ErrorLog:          log.New(s.log, "kesoku: http: ", 0),
 	}
 	served := make(chan error, 1)
@@ -214,7 +229,7 @@ func (s *Server) Handler(token string) http.Handler {
 		// call.
 		PropagateRequestCancellation: true,
 	})
-	sessions := s.posts.track(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: timeout}))
+	sessions := s.sessionCap.bound(s.posts.track(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: timeout})))
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The header is kesoku's own note on a request (posts.track),
 		// never a client's.
@@ -315,6 +330,9 @@ func requireToken(token string, next http.Handler) http.Handler {
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="kesoku"`)
+			// A client without the token gets nothing more on this
+			// connection, and holds none of the server's descriptors.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "unauthorized: this server takes only requests with its bearer token (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
 			return
 		}
@@ -375,4 +393,44 @@ func (g *gate) inFlight() int {
 
 func (g *gate) drain(limit time.Duration, endGrace <-chan struct{}) {
 	drain(g.inFlight, g.idle, limit, endGrace)
+}
+
+// bodyDeadline gives the body of each request next serves d to arrive
+// whole. The deadline is lifted once it has (or the handler returns), so
+// that it never cuts the answer: a call and its stream of events may take
+// far longer.
+func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b := &deadlineBody{ReadCloser: r.Body, rc: rc}
+		r.Body = b
+		next.ServeHTTP(w, r)
+		// A body the handler left unread is read by the server after
+		// it, to reuse the connection: within the deadline still.
+	})
+}
+
+// deadlineBody lifts the read deadline of its connection once the body
+// has been read to its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc     *http.ResponseController
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.lifted {
+		b.lifted = true
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }

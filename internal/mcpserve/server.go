@@ -52,6 +52,17 @@ type Options struct {
 	// it is closed and forgotten; 0 is DefaultSessionTimeout. A session
 	// with a call in flight is not idle.
 	SessionTimeout time.Duration
+	// MaxSessions is how many such sessions may be live at once; 0 is
+	// DefaultMaxSessions. A new one past it takes the place of the one
+	// idle the longest, or is refused when every one is busy.
+	MaxSessions int
+	// IdleTimeout is how long an HTTP connection may wait for its next
+	// request before it is closed; 0 is DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// BodyTimeout is how long an HTTP request's body may take to arrive
+	// whole; 0 is DefaultBodyTimeout. The call it brings may then take as
+	// long as its own timeout allows.
+	BodyTimeout time.Duration
 	// Withheld are the tools that exist but are not offered: a client
 	// that calls one is told that it is not offered, rather than that it
 	// is unknown.
@@ -65,6 +76,18 @@ type Options struct {
 // DefaultSessionTimeout is how long an idle session lasts unless
 // Options.SessionTimeout says otherwise.
 const DefaultSessionTimeout = 10 * time.Minute
+
+// DefaultMaxSessions is how many sessions of clients before the stateless
+// revision may be live at once unless Options.MaxSessions says otherwise.
+const DefaultMaxSessions = 2000
+
+// DefaultIdleTimeout and DefaultBodyTimeout are the HTTP connections'
+// bounds unless Options says otherwise: short, since a client that keeps
+// a connection open doing nothing holds one of the server's descriptors.
+const (
+	DefaultIdleTimeout = 30 * time.Second
+	DefaultBodyTimeout = 30 * time.Second
+)
 
 // Server serves a registry's tools over MCP. One Server may serve one
 // stream (Serve) or many HTTP clients (ServeListener, Handler).
@@ -96,8 +119,10 @@ type Server struct {
 	// offered and withheld are the names of the tools offered and of
 	// those that exist but are not.
 	offered, withheld []string
-	// posts are the HTTP requests in flight of clients with sessions.
-	posts *posts
+	// posts are the HTTP requests in flight of clients with sessions;
+	// sessionCap bounds how many such sessions are open.
+	posts      *posts
+	sessionCap *sessionCap
 	// outputs are the output schemas of the tools that have one; legacy
 	// are the tools as clients before 2026-07-28 see them, for those
 	// whose outputSchema such a client does not take.
@@ -126,17 +151,18 @@ func New(reg *registry.Registry, opts Options) *Server {
 		ropts.Store = discard{}
 	}
 	s := &Server{
-		opts:      opts,
-		runner:    runner.New(reg, ropts),
-		slots:     make(chan struct{}, jobs),
-		log:       opts.Log,
-		failed:    make(chan struct{}),
-		sessions:  make(map[*mcp.ServerSession]*clientSession),
-		stateless: &clientSession{id: message.NewID()},
-		withheld:  slices.Sorted(slices.Values(opts.Withheld)),
-		posts:     &posts{open: make(map[string]context.Context)},
-		outputs:   make(map[string]output),
-		legacy:    make(map[string]*mcp.Tool),
+		opts:       opts,
+		runner:     runner.New(reg, ropts),
+		slots:      make(chan struct{}, jobs),
+		log:        opts.Log,
+		failed:     make(chan struct{}),
+		sessions:   make(map[*mcp.ServerSession]*clientSession),
+		stateless:  &clientSession{id: message.NewID()},
+		withheld:   slices.Sorted(slices.Values(opts.Withheld)),
+		posts:      &posts{open: make(map[string]context.Context)},
+		sessionCap: newSessionCap(opts.MaxSessions),
+		outputs:    make(map[string]output),
+		legacy:     make(map[string]*mcp.Tool),
 	}
 	if s.log == nil {
 		s.log = io.Discard
@@ -164,7 +190,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		s.offered = append(s.offered, spec.Name)
 	}
 	slices.Sort(s.offered)
-	s.mcp.AddReceivingMiddleware(s.refuseUnknown, s.legacyTools)
+	s.mcp.AddReceivingMiddleware(s.sessionCap.note, s.refuseUndeclared, s.refuseUnknown, s.legacyTools)
 	return s
 }
 

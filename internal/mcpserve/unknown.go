@@ -103,3 +103,26 @@ func (s *Server) refuseUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}
 }
+
+// undeclared are the methods of the capabilities kesoku does not declare
+// (prompts, resources, logging, completions): the SDK answers them
+// whatever a server declares, empty, and a client must not be told of
+// prompts or resources that kesoku does not have.
+var undeclared = map[string]bool{
+	"prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"logging/setLevel":    true,
+	"completion/complete": true,
+}
+
+// refuseUndeclared answers the methods of a capability kesoku does not
+// declare as methods it does not have, as the protocol asks.
+func (s *Server) refuseUndeclared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if undeclared[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method %q not found: kesoku serves tools alone", method)}
+		}
+		return next(ctx, method, req)
+	}
+}

@@ -213,6 +213,10 @@ func (s *server) start(ctx context.Context) error {
 		// give, and a server told of roots may take the empty list for
 		// the directories it may reach.
 		Capabilities: &mcp.ClientCapabilities{},
+		// kesoku takes a call through its round trips itself
+		// (callRounds): the SDK's would ask handlers kesoku has none of,
+		// and say only that.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	session, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -476,8 +480,12 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any, res
 	stop := context.AfterFunc(dead, func() { cancel(context.Cause(dead)) })
 	defer stop()
 	callCtx, state := withCallState(callCtx)
-	res, err := session.CallTool(callCtx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := s.callRounds(callCtx, session, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
+		var ir *InputRequiredError
+		if errors.As(err, &ir) {
+			return nil, err
+		}
 		if ctx.Err() != nil {
 			return nil, &endedError{cause: ctx.Err(), msg: fmt.Sprintf("the call to %s was cancelled", s.decl.where())}
 		}

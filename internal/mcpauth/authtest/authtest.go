@@ -44,6 +44,18 @@ type Options struct {
 	// (default client_secret_basic, client_secret_post, none); a client
 	// registered dynamically gets the first.
 	AuthMethods []string
+	// MCPAuthRouter makes the authorization server behave as the one
+	// the TypeScript SDK's mcpAuthRouter builds: its metadata lists
+	// client_secret_post and none (AuthMethods, unless given); a
+	// registration gets the method it asks for and its answer names no
+	// other (none asked for: no secret; nothing asked for: a secret, and
+	// no method named); the token endpoint reads the client from the form
+	// alone, and answers one in a header with 400 invalid_request.
+	MCPAuthRouter bool
+	// MethodUnsaid leaves the token endpoint's method out of the answer
+	// to a registration, whatever was asked for; the client must use the
+	// one it asked for.
+	MethodUnsaid bool
 	// CIMD says the server takes client ID metadata documents (any https
 	// URL is taken as one: the test does not serve it).
 	CIMD bool
@@ -128,6 +140,9 @@ type Request struct {
 func New(opts Options) *Server {
 	if opts.AuthMethods == nil {
 		opts.AuthMethods = []string{"client_secret_basic", "client_secret_post", "none"}
+		if opts.MCPAuthRouter {
+			opts.AuthMethods = []string{"client_secret_post", "none"}
+		}
 	}
 	if opts.Lifetime == 0 {
 		opts.Lifetime = time.Hour
@@ -439,6 +454,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &client{id: "dyn-" + secret(), method: s.opts.AuthMethods[0], redirectURIs: meta.RedirectURIs}
+	if s.opts.MCPAuthRouter {
+		// What was asked for, checked against nothing.
+		c.method = meta.TokenEndpointAuthMethod
+	}
 	if c.method != "none" {
 		c.secret = "cs-" + secret()
 	}
@@ -452,6 +471,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	resp := map[string]any{
 		"client_id": c.id, "client_id_issued_at": time.Now().Unix(), "redirect_uris": c.redirectURIs,
 		"token_endpoint_auth_method": c.method, "grant_types": meta.GrantTypes, "client_name": meta.ClientName,
+	}
+	if c.method == "" || s.opts.MethodUnsaid {
+		delete(resp, "token_endpoint_auth_method")
 	}
 	if c.secret != "" {
 		resp["client_secret"], resp["client_secret_expires_at"] = c.secret, 0
@@ -604,6 +626,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 // against the methods the server takes and the one the client has.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*client, bool) {
 	id, sec, basic := r.BasicAuth()
+	if basic && s.opts.MCPAuthRouter {
+		// It reads client_id from the form, and finds none.
+		oauthError(w, http.StatusBadRequest, "invalid_request", "client_id: expected string, received undefined")
+		return nil, false
+	}
 	method := "client_secret_basic"
 	if basic {
 		// RFC 6749 section 2.3.1: form-encoded in the header.
@@ -617,15 +644,19 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*client, 
 		}
 	}
 	c := s.lookupClient(id)
+	status := http.StatusUnauthorized
+	if s.opts.MCPAuthRouter {
+		status = http.StatusBadRequest // every OAuth error of its own
+	}
 	switch {
 	case c == nil:
-		oauthError(w, http.StatusUnauthorized, "invalid_client", "unknown client")
+		oauthError(w, status, "invalid_client", "unknown client")
 	case !slices.Contains(s.opts.AuthMethods, method):
-		oauthError(w, http.StatusUnauthorized, "invalid_client", method+" is not taken here")
+		oauthError(w, status, "invalid_client", method+" is not taken here")
 	case c.method != "" && c.method != method:
-		oauthError(w, http.StatusUnauthorized, "invalid_client", "the client was registered for "+c.method+", not "+method)
+		oauthError(w, status, "invalid_client", "the client was registered for "+c.method+", not "+method)
 	case c.secret != sec:
-		oauthError(w, http.StatusUnauthorized, "invalid_client", "wrong client secret")
+		oauthError(w, status, "invalid_client", "wrong client secret")
 	default:
 		return c, true
 	}
