@@ -621,7 +621,8 @@ ERROR KINDS
   unknown_tool     no tool of that name (with "did you mean")
   invalid_args     missing, unknown or wrongly typed arguments, a value
                    outside an enum, a path outside the AWD
-  tool_error       the tool ran and failed
+  tool_error       the tool ran and failed, or returned what a record
+                   cannot hold: JSON nested more than 9,999 levels
   panic            the tool panicked; the record holds its message
   timeout          the call ran past --timeout (or the tool's own)
   aborted          the call was cut short or never started: an interrupt,
