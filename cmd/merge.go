@@ -35,8 +35,9 @@ run's order is the shards' records taken in turn; cat and jq cannot do
 that. merge puts each record in its place by its position, which the shard
 wrote (never by a number read out of an id: a request's own id may be
 call_2 at position 1). A shard resumed with --resume may hold an aborted
-record of a request and, later, its finished one: the later one takes the
-aborted one's place.
+or failed record of a request and, later, the one its run again wrote: the
+later one takes the earlier one's place. A request answered with success
+twice is refused, as no run writes that.
 
 Parts that cannot be the N shards of one run are refused, saying which
 part and why, as far as their records tell: a part whose last record is

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -53,9 +54,10 @@ func (e *UnfinishedError) Error() string {
 //
 // Each record's place is its position, which the shard wrote (never a
 // number read out of an id: a user's own ids may be call_2, call_1). A
-// shard resumed with --resume may hold an aborted record of a request
-// and, later, its finished one: the later record of a position takes the
-// place of the earlier. Parts that cannot be the N shards of one run are
+// shard resumed with --resume may hold an aborted or failed record of a
+// request and, later, the one of its run again: the later record of a
+// position takes the place of the earlier. One that succeeded is never
+// run again, so a second record of it is refused. Parts that cannot be the N shards of one run are
 // refused, saying which part and why, as far as the records tell: a part
 // whose last record is cut short (its run was killed mid-write), a part
 // that lacks a record of a request of its shard, or whose requests are
@@ -82,7 +84,8 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 		}
 		ps[i] = p
 		total += len(p.spans)
-		sum.Replaced += replaced
+		sum.Replaced += replaced.aborted + replaced.failed
+		sum.ReplacedFailed += replaced.failed
 	}
 	byShard, err := placeShards(ps)
 	if err != nil {
@@ -108,13 +111,20 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 	return sum, writeSpans(w, files, inOrder)
 }
 
+// replacements counts the records of a part that gave way to a later
+// one of their request: aborted ones, and error records, which a resumed
+// run runs again.
+type replacements struct{ aborted, failed int }
+
 // readPart reads the records file of a shard: its requests in order, each
-// with its last record; replaced is how many records gave way to a later
-// one of their request.
-func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int, err error) {
+// with its last record, and how many records gave way to a later one of
+// their request. A request answered with success and then again is
+// refused: a resumed run never runs it again, so the part is not one
+// shard's file (one joined with itself, say).
+func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced replacements, err error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, err
+		return nil, replaced, err
 	}
 	defer func() {
 		if err != nil {
@@ -122,7 +132,7 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int
 		}
 	}()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, 0, fmt.Errorf("%s: is a directory", name)
+		return nil, replaced, fmt.Errorf("%s: is a directory", name)
 	}
 	p := &part{name: name, f: f}
 	rd := NewReader(f, name)
@@ -131,13 +141,13 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int
 		line, _ := rd.Pos()
 		switch {
 		case IsTorn(err):
-			return nil, 0, &UnfinishedError{Msg: fmt.Sprintf("%s:%d: its last record is cut short (the run that wrote it was killed mid-write):", name, line), Torn: true}
+			return nil, replaced, &UnfinishedError{Msg: fmt.Sprintf("%s:%d: its last record is cut short (the run that wrote it was killed mid-write):", name, line), Torn: true}
 		case err != nil:
-			return nil, 0, err
+			return nil, replaced, err
 		case h.Type != message.TypeToolResult || h.ParentID == "":
-			return nil, 0, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
+			return nil, replaced, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
 		case h.Position <= 0:
-			return nil, 0, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that the shards of kesoku run write "+
+			return nil, replaced, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that the shards of kesoku run write "+
 				"(this one is of another writer, or of a kesoku before records had positions: run the shard again)", name, line)
 		}
 		off, n := rd.Span()
@@ -155,16 +165,41 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced int
 		if k := len(p.spans); k == 0 || p.spans[k-1].pos < s.pos {
 			p.spans = append(p.spans, s)
 		} else if i, found := slices.BinarySearchFunc(p.spans, s.pos, func(a span, pos int64) int { return cmp.Compare(a.pos, pos) }); found {
+			switch was := p.spans[i].flags; {
+			case was&spanAborted != 0:
+				replaced.aborted++
+			case was&spanFailed != 0:
+				replaced.failed++
+			default:
+				return nil, replaced, fmt.Errorf("%s:%d: a second record of request %d (id %q), which line %d answered with success: "+
+					"a resumed run never runs a request that succeeded again, so this is no shard's file as kesoku run wrote it (a part joined with itself, or with another run's?)",
+					name, line, s.pos, h.ParentID, lineAt(f, p.spans[i].off))
+			}
 			p.spans[i] = s
-			replaced++
 		} else {
 			p.spans = slices.Insert(p.spans, i, s)
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return nil, 0, err
+		return nil, replaced, err
 	}
 	return p, replaced, nil
+}
+
+// lineAt is the number of the line of f that starts at off: for the
+// message that names a line read before, which a span does not keep.
+func lineAt(f *os.File, off int64) int {
+	n := 1
+	br := bufio.NewReader(io.NewSectionReader(f, 0, off))
+	for {
+		b, err := br.ReadSlice('\n')
+		if len(b) > 0 && b[len(b)-1] == '\n' {
+			n++
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return n
+		}
+	}
 }
 
 // placeShards finds which shard of the run each part is, from the

@@ -111,6 +111,15 @@ func TestMerge(t *testing.T) {
 			sum:  Summary{Total: 5, Records: 5, Succeeded: 4, Failed: 1, Aborted: 1, Replaced: 2, Kinds: map[message.ErrorKind]int{message.KindAborted: 1}},
 		},
 		{
+			name: "a failed record run again by a resumed run",
+			parts: [][]string{
+				{rec("a", "1", 1), failed("c", 3), aborted("e", 5), rec("c", "3", 3), rec("e", "5", 5)},
+				{rec("b", "2", 2), rec("d", "4", 4)},
+			},
+			want: []string{"1", "2", "3", "4", "5"},
+			sum:  Summary{Total: 5, Records: 5, Succeeded: 5, Replaced: 2, ReplacedFailed: 1},
+		},
+		{
 			name: "a duplicate id is another request",
 			parts: [][]string{
 				{rec("x", "1", 1), failed("x", 3)},
@@ -189,6 +198,10 @@ func TestMergeRefuses(t *testing.T) {
 			`:1: a record without its position in the run`},
 		{"a line that is no record", [][]string{{rec("a", "1", 1), "{nope", rec("c", "3", 3)}},
 			`:2: not a record`},
+		{"a record that succeeded, given again", [][]string{{rec("a", "1", 1), rec("c", "3", 3), rec("c", "3", 3)}, {rec("b", "2", 2)}},
+			`part1.jsonl:3: a second record of request 3 \(id "c"\), which line 2 answered with success: a resumed run never runs a request that succeeded again`},
+		{"a record that succeeded, replaced by one that failed", [][]string{{rec("a", "1", 1), failed("a", 1)}},
+			`part1.jsonl:2: a second record of request 1 \(id "a"\), which line 1 answered with success`},
 		{"a record that is no run's", [][]string{{`{"id":"1","session_id":"S","role":"assistant","type":"text","status":"responded","content":"hi"}`}},
 			":1: not a record of kesoku run"},
 	}
