@@ -826,8 +826,10 @@ Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
 run's order is the shards' records taken in turn, which cat and jq cannot
 do. merge puts each record in its place by the position its shard wrote,
 never by a number read out of an id (a request's own id may be call_2 at
-position 1). A shard resumed with --resume may hold an aborted record of a
-request and, later, its finished one: the later one takes its place.
+position 1). A shard resumed with --resume may hold an aborted or failed
+record of a request and, later, the one of its run again: the later one
+takes its place. A request answered with success twice is refused: no run
+writes that (a part joined with itself, say).
 
 Parts that cannot be the N shards of one run are refused (exit 2), saying
 which part and why, as far as the records tell: a part whose last record is
