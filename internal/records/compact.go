@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"os"
 	"slices"
 
@@ -73,7 +72,7 @@ func (r *Resumed) Compact() (Compaction, error) {
 	}
 	if !same {
 		err = replaceLocked(r.path, r.f, func(w io.Writer) error {
-			return writeSpans(w, []*os.File{r.f}, slices.Values(spans))
+			return writeSpans(w, fileLines(r.f, r.path), slices.Values(spans))
 		})
 		if err != nil {
 			r.Close()
@@ -192,34 +191,29 @@ type span struct {
 	flags, kind uint8
 }
 
-// writeSpans copies the lines of spans, in their order, from files to w,
-// each without the space around it and with one line end.
-func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
+// writeSpans copies the lines of spans, in their order, from the files of
+// src to w, each without the space around it and with one line end.
+func writeSpans(w io.Writer, src *lineFiles, spans iter.Seq[span]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	readers := make([]lineSource, len(files))
-	for i, f := range files {
-		readers[i].f = f
-	}
 	var buf []byte
 	for s := range spans {
 		if cap(buf) < int(s.n) || cap(buf) > longLine && int(s.n) <= longLine {
 			buf = make([]byte, s.n)
 		}
 		buf = buf[:s.n]
-		src := &readers[s.part]
-		if err := src.read(buf, s.off); err != nil {
-			return readErr(src.f.Name(), err)
+		if err := src.read(int(s.part), buf, s.off); err != nil {
+			return readErr(src.names[s.part], err)
 		}
 		text, _ := lineText(buf)
 		if s.flags&spanRewrite != 0 {
 			var rec message.Record
 			if err := json.Unmarshal(text, &rec); err != nil {
-				return fmt.Errorf("%s: %w", src.f.Name(), err)
+				return fmt.Errorf("%s: %w", src.names[s.part], err)
 			}
 			rec.Position = s.pos
 			line, err := AppendRecord(nil, &rec)
 			if err != nil {
-				return fmt.Errorf("%s: %w", src.f.Name(), err)
+				return fmt.Errorf("%s: %w", src.names[s.part], err)
 			}
 			text = line
 		}
@@ -233,34 +227,114 @@ func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
 	return bw.Flush()
 }
 
-// lineSource reads the lines of a file at their offsets, through a buffer
-// while they come one after another, as a shard's records do and most of
-// a resumed file's: a read of the file for each line would cost a system
-// call a record.
-type lineSource struct {
-	f   *os.File
-	br  *bufio.Reader
-	off int64 // where br stands in the file
+// maxOpenParts bounds the files of a merge's parts open at once: a merge
+// of 1,000 shards stays far within the 1,024 files a process may commonly
+// open, whatever else it holds.
+const maxOpenParts = 32
+
+// lineFiles reads the lines of files at their offsets: the parts of a
+// merge, or a resumed file. Lines come one after another in each file, as
+// a shard's records do and most of a resumed file's, so each file is read
+// a chunk at a time into a buffer of its own (a read of the file for each
+// line would cost a system call a record); and the files are opened when
+// they are read, at most maxOpenParts at a time, the one read longest ago
+// closed first, so that any number of parts can be joined.
+type lineFiles struct {
+	names []string
+	files []*os.File // nil where not open
+	// kept are files the caller opened and closes: never closed here.
+	kept  bool
+	open  []int // the indexes of the open files, the one read last at the end
+	bufs  []lineBuf
+	chunk int
 }
 
-// read fills buf from the file at off.
-func (s *lineSource) read(buf []byte, off int64) error {
-	switch {
-	case s.br != nil && off == s.off:
-	case s.br != nil && off > s.off && off-s.off <= int64(s.br.Buffered()):
-		s.br.Discard(int(off - s.off))
-	default:
-		r := io.NewSectionReader(s.f, off, math.MaxInt64-off)
-		if s.br == nil {
-			s.br = bufio.NewReaderSize(r, 256<<10)
-		} else {
-			s.br.Reset(r)
+// lineBuf is what a file's last read brought in: its bytes from off.
+type lineBuf struct {
+	data []byte
+	off  int64
+}
+
+// newLineFiles reads the files named names, opening them as it needs.
+func newLineFiles(names []string) *lineFiles {
+	// 32 MiB of buffers at most between them, and no less than 16 KiB
+	// each: a merge of a thousand parts holds as much as one of a hundred.
+	chunk := min(max((32<<20)/max(len(names), 1), 16<<10), 256<<10)
+	return &lineFiles{names: names, files: make([]*os.File, len(names)), bufs: make([]lineBuf, len(names)), chunk: chunk}
+}
+
+// fileLines reads the lines of f, open already and left open.
+func fileLines(f *os.File, name string) *lineFiles {
+	return &lineFiles{names: []string{name}, files: []*os.File{f}, kept: true, bufs: make([]lineBuf, 1), chunk: 256 << 10}
+}
+
+// read fills dst from file i at off.
+func (l *lineFiles) read(i int, dst []byte, off int64) error {
+	b := &l.bufs[i]
+	if off >= b.off && off+int64(len(dst)) <= b.off+int64(len(b.data)) {
+		copy(dst, b.data[off-b.off:])
+		return nil
+	}
+	f, err := l.file(i)
+	if err != nil {
+		return err
+	}
+	into := dst
+	if len(dst) < l.chunk {
+		if cap(b.data) < l.chunk {
+			b.data = make([]byte, l.chunk)
 		}
+		into = b.data[:l.chunk]
 	}
-	n, err := io.ReadFull(s.br, buf)
-	s.off = off + int64(n)
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		err = errors.New("the file changed while it was read")
+	n, err := f.ReadAt(into, off)
+	if n < len(dst) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = errors.New("the file changed while it was read")
+		}
+		b.data = b.data[:0]
+		return err
 	}
-	return err
+	if len(dst) < l.chunk {
+		b.data, b.off = into[:n], off
+		copy(dst, b.data)
+	}
+	return nil
+}
+
+// file is file i, opened if need be, the one read longest ago closed to
+// stay within maxOpenParts.
+func (l *lineFiles) file(i int) (*os.File, error) {
+	if f := l.files[i]; f != nil {
+		if !l.kept {
+			if k := slices.Index(l.open, i); k >= 0 {
+				l.open = append(slices.Delete(l.open, k, k+1), i)
+			}
+		}
+		return f, nil
+	}
+	if len(l.open) >= maxOpenParts {
+		oldest := l.open[0]
+		l.open = l.open[1:]
+		l.files[oldest].Close()
+		l.files[oldest] = nil
+	}
+	f, err := os.Open(l.names[i])
+	if err != nil {
+		return nil, err
+	}
+	l.files[i] = f
+	l.open = append(l.open, i)
+	return f, nil
+}
+
+// Close closes the files it opened.
+func (l *lineFiles) Close() {
+	if l.kept {
+		return
+	}
+	for _, i := range l.open {
+		l.files[i].Close()
+		l.files[i] = nil
+	}
+	l.open = nil
 }

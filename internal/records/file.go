@@ -258,9 +258,9 @@ func openLocked(path string, mode int) (*os.File, error) {
 	return f, nil
 }
 
-// NotRegularError says that a records file to be read and added to (by
-// Resume) is no regular file: a device or a FIFO holds no records to go
-// on from, and reading a FIFO would wait for a writer.
+// NotRegularError says that a records file to be read (by Resume, by
+// Merge) is no regular file: a device or a FIFO holds no records to go
+// on from or to read twice, and reading a FIFO would wait for a writer.
 type NotRegularError struct {
 	Path string
 	Mode fs.FileMode
@@ -278,7 +278,7 @@ func (e *NotRegularError) Error() string {
 	case e.Mode.IsDir():
 		what = "a directory"
 	}
-	return fmt.Sprintf("%s is %s, not a records file: the records of an earlier run are read from a regular file", e.Path, what)
+	return fmt.Sprintf("%s is %s, not a records file: records are read (to resume a run, to merge shards) from a regular file", e.Path, what)
 }
 
 // cutTornLine truncates f after its last newline, unless what follows it

@@ -26,7 +26,6 @@ const (
 // part is one shard's records file, read once to find its records.
 type part struct {
 	name  string
-	f     *os.File
 	spans []span // in request order
 	shard int64  // which of the run's shards it is, once known; 0 before
 }
@@ -69,13 +68,6 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 	}
 	kinds := &kindTable{}
 	ps := make([]*part, len(parts))
-	defer func() {
-		for _, p := range ps {
-			if p != nil {
-				p.f.Close()
-			}
-		}
-	}()
 	total := 0
 	for i, name := range parts {
 		p, replaced, err := readPart(name, int16(i), kinds)
@@ -91,10 +83,10 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	files := make([]*os.File, len(ps))
-	for i, p := range ps {
-		files[i] = p.f
-	}
+	// The parts are read again, by name, a few open at a time: a merge
+	// of any number of parts stays within the files a process may open.
+	src := newLineFiles(parts)
+	defer src.Close()
 	// Every position from 1 to the last is held, once, by the shard of its
 	// place: position p is the ((p-1)/N)-th record of shard (p-1) mod N.
 	n := len(byShard)
@@ -108,7 +100,7 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 	for s := range inOrder {
 		sum.add(s.flags&spanFailed != 0, s.flags&spanAborted != 0, kinds.kind(s.kind))
 	}
-	return sum, writeSpans(w, files, inOrder)
+	return sum, writeSpans(w, src, inOrder)
 }
 
 // replacements counts the records of a part that gave way to a later
@@ -122,19 +114,21 @@ type replacements struct{ aborted, failed int }
 // refused: a resumed run never runs it again, so the part is not one
 // shard's file (one joined with itself, say).
 func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced replacements, err error) {
+	// A part is read twice, to find its records and to copy them: a FIFO
+	// or a device cannot be (and opening a FIFO waits for its writer).
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return nil, replaced, fmt.Errorf("%s: is a directory", name)
+	} else if err == nil && !st.Mode().IsRegular() {
+		return nil, replaced, &NotRegularError{Path: name, Mode: st.Mode()}
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, replaced, err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-		}
-	}()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, replaced, fmt.Errorf("%s: is a directory", name)
-	}
-	p := &part{name: name, f: f}
+	// Read now to find its records, and again, a few parts open at a
+	// time, to copy them.
+	defer f.Close()
+	p := &part{name: name}
 	rd := NewReader(f, name)
 	for rd.Scan() {
 		h, err := rd.Head()

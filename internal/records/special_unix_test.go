@@ -154,3 +154,12 @@ func TestOpenSpecialFiles(t *testing.T) {
 		t.Fatal("the FIFO was replaced")
 	}
 }
+
+// TestMergeRefusesAFIFO: a part is read twice, which a FIFO cannot be:
+// refused at once, not waited on for a writer.
+func TestMergeRefusesAFIFO(t *testing.T) {
+	path := mkfifo(t)
+	if _, err := Merge([]string{path}, io.Discard); !errors.As(err, new(*NotRegularError)) {
+		t.Errorf("Merge of a FIFO: %v", err)
+	}
+}
