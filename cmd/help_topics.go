@@ -587,7 +587,8 @@ FIELDS
   session_id    the run's or session's (run --session, a file's session_id)
   parent_id     the message answered: for a tool_result, the request's id
   role          user, assistant or tool
-  type          text, tool_call or tool_result
+  type          text, tool_call or tool_result; shard_end on the last line
+                of a shard's file (kesoku help shards)
   status        responded, or aborted when cut short
   name          the tool's name
   content       the tool's result as JSON; a text's text
@@ -831,15 +832,22 @@ record of a request and, later, the one of its run again: the later one
 takes its place. A request answered with success twice is refused: no run
 writes that (a part joined with itself, say).
 
+A shard that wrote the record of every request of its share ends its file
+with one more line, of type shard_end, whose content says which shard of
+how many it was and how many requests the whole run has:
+  {"type":"shard_end", "content":{"shard":2,"shards":4,"requests":1000}, ...}
+An interrupted shard writes none; resumed, it ends with one. jq
+'select(.type == "tool_result")' leaves it out.
+
 Parts that cannot be the N shards of one run are refused (exit 2), saying
-which part and why, as far as the records tell: a part whose last record is
-cut short (its run was killed mid-write), a part that lacks a record of a
-request of its shard (unfinished: --resume it), two parts of one shard, a
-part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not given).
-merge reads no request file, so a shard whose last requests have no record,
-while no other shard goes further, is not told apart from a finished one;
-nor is a part of another run whose requests fall in the same places: give
-the shards one --session, and each record says its run.
+which part and why: a part whose last line is cut short (its run was killed
+mid-write), a part that does not end with its shard_end line (unfinished:
+--resume it; or it lost its last lines), a part that lacks a record of a
+request of its shard although it ends (it lost records), two parts of one
+shard, a part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not
+given), parts whose ends disagree on the run. A part of another run of as
+many requests is not told apart: give the shards one --session, and each
+record says its run.
 `
 }
 

@@ -44,23 +44,34 @@ type Compaction struct {
 //
 // A run cut short must not be compacted: the records of the requests it
 // did not read are still the only ones there are.
-func (r *Resumed) Compact() (Compaction, error) {
+//
+// end, when not nil, is the line that ends the file (a shard's
+// shard_end): written last, after the records, and the earlier run's
+// taken away.
+func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 	var c Compaction
+	// left leaves the file as it is, the end after the new records.
+	left := func() error {
+		if end != nil {
+			r.Writer.Write(end)
+		}
+		return r.Close()
+	}
 	if err := r.Flush(); err != nil {
 		return c, err
 	}
 	if r.foreign > 0 {
 		c.Foreign = r.foreign
-		return c, r.Close()
+		return c, left()
 	}
 	if !r.afterOld && r.Finished.unchanged() {
-		return c, r.Close()
+		return c, left()
 	}
 	st, err := r.f.Stat()
 	if err != nil || !st.Mode().IsRegular() || r.Finished.tooMany {
 		// Nothing to rename over, or positions past what the entries
 		// hold: left as it is, which --resume reads as well.
-		return c, r.Close()
+		return c, left()
 	}
 	spans, same, err := r.plan(st.Size(), &c)
 	if err != nil {
@@ -68,18 +79,30 @@ func (r *Resumed) Compact() (Compaction, error) {
 		return c, fmt.Errorf("compact %s: %w", r.path, err)
 	}
 	if c.Foreign > 0 {
-		return Compaction{Foreign: c.Foreign}, r.Close()
+		return Compaction{Foreign: c.Foreign}, left()
 	}
-	if !same {
-		err = replaceLocked(r.path, r.f, func(w io.Writer) error {
-			return writeSpans(w, fileLines(r.f, r.path), slices.Values(spans))
-		})
-		if err != nil {
-			r.Close()
-			return c, fmt.Errorf("compact %s: %w", r.path, err)
+	if same {
+		return c, left()
+	}
+	err = replaceLocked(r.path, r.f, func(w io.Writer) error {
+		if err := writeSpans(w, fileLines(r.f, r.path), slices.Values(spans)); err != nil {
+			return err
 		}
-		c.Rewritten = true
+		if end == nil {
+			return nil
+		}
+		line, err := AppendRecord(nil, end)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(line, '\n'))
+		return err
+	})
+	if err != nil {
+		r.Close()
+		return c, fmt.Errorf("compact %s: %w", r.path, err)
 	}
+	c.Rewritten = true
 	return c, r.Close()
 }
 
@@ -124,6 +147,11 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 			return nil, false, err
 		}
 		off, n := rd.Span()
+		if h.Type == TypeShardEnd {
+			// An earlier run's end: the file ends anew.
+			same = false
+			continue
+		}
 		if h.Type != message.TypeToolResult || h.ParentID == "" || off >= r.base && h.Position <= 0 {
 			c.Foreign++
 			continue

@@ -58,7 +58,7 @@ func TestPackRefusesContentTooDeep(t *testing.T) {
 		t.Errorf("Record of the record written: %v", err)
 	}
 	part := filepath.Join(t.TempDir(), "part-1.jsonl")
-	if err := os.WriteFile(part, append(line, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(part, []byte(string(line)+"\n"+end(1, 1, 1)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

@@ -27,7 +27,9 @@ const (
 type part struct {
 	name  string
 	spans []span // in request order
-	shard int64  // which of the run's shards it is, once known; 0 before
+	// end is what its shard_end line says, nil where it has none after
+	// its last record: its run did not finish, or it lost its last lines.
+	end *ShardEnd
 }
 
 // UnfinishedError says a part of a merge is of a shard whose run did not
@@ -75,13 +77,15 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 			return sum, err
 		}
 		ps[i] = p
-		total += len(p.spans)
 		sum.Replaced += replaced.aborted + replaced.failed
 		sum.ReplacedFailed += replaced.failed
 	}
 	byShard, err := placeShards(ps)
 	if err != nil {
 		return sum, err
+	}
+	for _, p := range byShard {
+		total += len(p.spans) // only once the parts are whole
 	}
 	// The parts are read again, by name, a few open at a time: a merge
 	// of any number of parts stays within the files a process may open.
@@ -138,12 +142,22 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced rep
 			return nil, replaced, &UnfinishedError{Msg: fmt.Sprintf("%s:%d: its last record is cut short (the run that wrote it was killed mid-write):", name, line), Torn: true}
 		case err != nil:
 			return nil, replaced, err
+		case h.Type == TypeShardEnd:
+			e, err := shardEndOf(h)
+			if err != nil {
+				return nil, replaced, fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+			p.end = &e
+			continue
 		case h.Type != message.TypeToolResult || h.ParentID == "":
 			return nil, replaced, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
 		case h.Position <= 0:
 			return nil, replaced, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that the shards of kesoku run write "+
 				"(this one is of another writer, or of a kesoku before records had positions: run the shard again)", name, line)
 		}
+		// A record after a shard_end line is of a run that went on (a
+		// resumed one, say): the end is no longer the part's.
+		p.end = nil
 		off, n := rd.Span()
 		s := span{pos: h.Position, off: off, n: int32(n), part: index}
 		if h.IsError || h.Error != nil {
@@ -197,134 +211,75 @@ func lineAt(f *os.File, off int64) int {
 }
 
 // placeShards finds which shard of the run each part is, from the
-// positions of its records, and refuses parts that cannot be the shards of
-// one run: N parts are shards 1 to N of N, shard K holding the requests at
-// positions K, K+N, K+2N…, every one up to the last of the run. It returns
-// the parts in shard order.
+// shard_end line it ends with, and refuses parts that cannot be the
+// shards of one run: N parts are shards 1 to N of N, of one run of R
+// requests, shard K holding a record of every request at positions K,
+// K+N, K+2N… up to R. It returns the parts in shard order.
 func placeShards(ps []*part) ([]*part, error) {
-	n := int64(len(ps))
-	// step is what every part's positions are apart: the number of shards
-	// of their run, or a multiple of it.
-	step := int64(0)
-	var stepOf *part
+	var first *part
 	for _, p := range ps {
-		if len(p.spans) < 2 {
+		if p.end == nil {
+			what := "its last record is not its shard's end (a shard_end line)"
+			if len(p.spans) == 0 {
+				what = "it holds no record, nor its shard's end (a shard_end line)"
+			}
+			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s: %s: the shard's run did not finish, or the file lost its last lines;", p.name, what)}
+		}
+		if first == nil {
+			first = p
 			continue
 		}
-		for _, s := range p.spans[1:] {
-			if d := s.pos - p.spans[0].pos; d > 0 {
-				if g := gcd(step, d); g != step {
-					step, stepOf = g, p
-				}
-			}
+		if e, f := p.end, first.end; e.Shards != f.Shards || e.Requests != f.Requests {
+			return nil, fmt.Errorf("%s and %s are not shards of one run: one is of %d shards of %d requests, the other of %d shards of %d requests",
+				first.name, p.name, f.Shards, f.Requests, e.Shards, e.Requests)
 		}
 	}
-	if step != 0 && step%n != 0 {
-		return nil, shardsOf(ps, step, stepOf)
+	if len(ps) == 0 {
+		return nil, nil
 	}
+	n := first.end.Shards
 	byShard := make([]*part, n)
-	var empty []*part
-	last := int64(0)
 	for _, p := range ps {
-		if len(p.spans) == 0 {
-			empty = append(empty, p)
-			continue
+		k := p.end.Shard
+		if q := byShard[k-1]; q != nil {
+			return nil, fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, k, n)
 		}
-		last = max(last, p.spans[len(p.spans)-1].pos)
-		p.shard = (p.spans[0].pos-1)%n + 1
-		if q := byShard[p.shard-1]; q != nil {
-			if step == 0 {
-				return nil, fmt.Errorf("%s and %s cannot both be among %d shards of one run (one holds request %d, the other request %d): is a part missing, or given twice?",
-					q.name, p.name, n, q.spans[0].pos, p.spans[0].pos)
-			}
-			return nil, fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, p.shard, n)
-		}
-		byShard[p.shard-1] = p
+		byShard[k-1] = p
 	}
-	for k := int64(1); k <= n; k++ {
-		p := byShard[k-1]
-		if p == nil {
-			if k > last {
-				// A shard with nothing to do: an empty part is it.
-				byShard[k-1], empty = empty[0], empty[1:]
-				continue
-			}
-			if len(empty) == 0 {
-				return nil, fmt.Errorf("no part holds shard %d of %d (request %d is of it): a part is missing", k, n, k)
-			}
-			names := make([]string, len(empty))
-			for i, e := range empty {
-				names[i] = e.name
-			}
-			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s %s no record, but shard %d of %d has requests (request %d): the shard is unfinished;",
-				strings.Join(names, " and "), english.Plural(len(empty), "holds", "hold"), k, n, k)}
-		}
-		// Its requests are k, k+n, …, up to the run's last request.
-		want := (last-k)/n + 1
-		if got := int64(len(p.spans)); got != want {
-			missing := k
-			for j, s := range p.spans {
-				if s.pos != k+int64(j)*n {
-					missing = k + int64(j)*n
-					break
-				}
-				missing = s.pos + n
-			}
-			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s (shard %d of %d) holds %d of its %d requests up to request %d of the run: it has no record of request %d; "+
-				"the shard is unfinished or was cut short:", p.name, k, n, got, want, last, missing)}
-		}
-	}
-	return byShard, nil
-}
-
-// shardsOf is the error of parts whose positions are step apart, which is
-// no multiple of their number: shards of another number, some of them not
-// given, or parts of other runs.
-func shardsOf(ps []*part, step int64, stepOf *part) error {
-	n := int64(len(ps))
-	// The run's number of shards divides step, and is at least the number
-	// of parts that hold records, each of another shard.
-	held := 0
-	for _, p := range ps {
-		if len(p.spans) > 0 {
-			held++
-		}
-	}
-	for shards := n + 1; shards <= step; shards++ {
-		if step%shards != 0 {
-			continue
+	if n != int64(len(ps)) {
+		if n < int64(len(ps)) {
+			return nil, fmt.Errorf("%d parts given, but they are shards of %d (%s says): a part given twice, or one of another run?", len(ps), n, first.name)
 		}
 		have := map[int64]bool{}
-		distinct := true
 		for _, p := range ps {
-			if len(p.spans) == 0 {
-				continue
-			}
-			k := (p.spans[0].pos-1)%shards + 1
-			distinct = distinct && !have[k]
-			have[k] = true
-		}
-		if !distinct || len(have) != held {
-			continue
+			have[p.end.Shard] = true
 		}
 		var missing []string
-		for k := int64(1); k <= shards && len(missing) < 8; k++ {
+		for k := int64(1); k <= n && len(missing) < 8; k++ {
 			if !have[k] {
 				missing = append(missing, fmt.Sprint(k))
 			}
 		}
-		return fmt.Errorf("a part is missing: the parts are shards of %d (the requests of %s are %d apart), and %d %s given; "+
-			"shard %s of %d %s not among them", shards, stepOf.name, step, n, english.Plural(int(n), "is", "are"),
-			strings.Join(missing, ", "), shards, english.Plural(len(missing), "is", "are"))
+		return nil, fmt.Errorf("a part is missing: the parts are shards of %d (%s says), and %d %s given; shard %s of %d %s not among them",
+			n, first.name, len(ps), english.Plural(len(ps), "is", "are"), strings.Join(missing, ", "), n, english.Plural(len(missing), "is", "are"))
 	}
-	return fmt.Errorf("the parts cannot be the %d shards of one run: the requests of %s are %d apart, not a multiple of %d", n, stepOf.name, step, n)
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
+	for k, p := range byShard {
+		shard := int64(k + 1)
+		want := p.end.Records()
+		for j, s := range p.spans {
+			if at := shard + int64(j)*n; s.pos != at {
+				if s.pos < at || s.pos > p.end.Requests {
+					return nil, fmt.Errorf("%s (shard %d of %d) holds a record of request %d, which is not its shard's (of %d requests)", p.name, shard, n, s.pos, p.end.Requests)
+				}
+				return nil, &UnfinishedError{Msg: fmt.Sprintf("%s (shard %d of %d) has no record of request %d: it holds %d of its %d requests;", p.name, shard, n, at, len(p.spans), want)}
+			}
+		}
+		if got := int64(len(p.spans)); got != want {
+			return nil, &UnfinishedError{Msg: fmt.Sprintf("%s (shard %d of %d) holds %d of its %d requests (of the run's %d): it has no record of request %d, yet it ends as finished: it lost records;",
+				p.name, shard, n, got, want, p.end.Requests, shard+got*n)}
+		}
 	}
-	return a
+	return byShard, nil
 }
 
 // kindTable numbers the error kinds of the records merged, so that a span

@@ -55,6 +55,7 @@ func TestMergeWithinTheOpenFilesLimit(t *testing.T) {
 		for p := k; p <= 3*n; p += n {
 			lines = append(lines, rec(fmt.Sprintf("id%d", p), strconv.Itoa(p), p))
 		}
+		lines = append(lines, end(k, n, 3*n))
 		write(t, dir, fmt.Sprintf("part-%d.jsonl", k), lines...)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMergeWithinTheOpenFilesLimit$", "-test.v")

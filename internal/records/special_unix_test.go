@@ -93,7 +93,7 @@ func TestReplaceAndCompactKeepASymlink(t *testing.T) {
 	if err := res.Write(parse(t, line("a", 1, "1"))); err != nil {
 		t.Fatal(err)
 	}
-	c, err := res.Compact()
+	c, err := res.Compact(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
