@@ -687,6 +687,8 @@ Ctrl-C (SIGINT) or SIGTERM stops kesoku run: no more requests are read,
 those read but not started are recorded as aborted at once, calls in flight
 are cancelled and get --grace (5s) to return, and a second signal ends the
 grace. Every request read still has its record, and the exit status is 130.
+A run still not done 3s after the second signal (its -o a FIFO nobody
+reads, say) stops there, with 130: --resume finishes what it did not write.
 --fail-fast stops a run the same way after its first error record.
 
 RESUMING

@@ -208,6 +208,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	defer env.Close()
+	if o.g.HardStop != nil {
+		// Whatever the run waits on, the second signal ends it.
+		defer o.g.HardStop(env.Interrupts.EndGrace(), o.g.IO.Err)()
+	}
 	env.Protect(o.Output, "it is the file this run writes its records to")
 	env.Protect(o.JUnit, "it is the file this run writes its JUnit report to")
 	files, err := o.openRequests(ctx)
