@@ -41,7 +41,7 @@ func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error) (err 
 		return err
 	}
 	if st != nil && !st.Mode().IsRegular() {
-		return writeInto(target, st, write)
+		return WriteInto(target, st, write)
 	}
 	dir, base := filepath.Split(target)
 	if dir == "" {
@@ -134,8 +134,9 @@ func OpenSpecial(path string, st fs.FileInfo) (*os.File, error) {
 	return f, err
 }
 
-// writeInto writes into the special file at path what write writes.
-func writeInto(path string, st fs.FileInfo, write func(io.Writer) error) error {
+// WriteInto writes into the special file at path (st says what it is)
+// what write writes, opened as OpenSpecial opens it.
+func WriteInto(path string, st fs.FileInfo, write func(io.Writer) error) error {
 	f, err := OpenSpecial(path, st)
 	if err != nil {
 		return err

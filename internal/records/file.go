@@ -148,15 +148,7 @@ func Replace(path string, write func(io.Writer) error) error {
 		return err
 	}
 	if st != nil && !st.Mode().IsRegular() {
-		f, err := atomicfile.OpenSpecial(target, st)
-		if err != nil {
-			return err
-		}
-		err = write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return atomicfile.WriteInto(target, st, write)
 	}
 	old, err := os.Open(target)
 	made := false
