@@ -85,7 +85,14 @@ func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 		return c, left()
 	}
 	err = replaceLocked(r.path, r.f, func(w io.Writer) error {
-		if err := writeSpans(w, fileLines(r.f, r.path), slices.Values(spans)); err != nil {
+		inFile := func(yield func(int, span) bool) {
+			for _, s := range spans {
+				if !yield(0, s) {
+					return
+				}
+			}
+		}
+		if err := writeSpans(w, fileLines(r.f, r.path), inFile); err != nil {
 			return err
 		}
 		if end == nil {
@@ -205,13 +212,12 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 	return out, same, nil
 }
 
-// span is one record line to copy: where it lies in which file, and the
+// span is one record line to copy: where it lies in its file, and the
 // place it goes to. 24 bytes: a merge or a compaction holds one a record.
 type span struct {
-	pos  int64
-	off  int64
-	n    int32
-	part int16
+	pos int64
+	off int64
+	n   int32
 	// flags: spanRewrite says the line goes out with pos as its position
 	// (the record of a request that moved, or one written before
 	// positions); spanFailed and spanAborted what the record says, and
@@ -220,28 +226,29 @@ type span struct {
 }
 
 // writeSpans copies the lines of spans, in their order, from the files of
-// src to w, each without the space around it and with one line end.
-func writeSpans(w io.Writer, src *lineFiles, spans iter.Seq[span]) error {
+// src to w, each without the space around it and with one line end:
+// spans yields each with the index of its file in src.
+func writeSpans(w io.Writer, src *lineFiles, spans iter.Seq2[int, span]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
-	for s := range spans {
+	for part, s := range spans {
 		if cap(buf) < int(s.n) || cap(buf) > longLine && int(s.n) <= longLine {
 			buf = make([]byte, s.n)
 		}
 		buf = buf[:s.n]
-		if err := src.read(int(s.part), buf, s.off); err != nil {
-			return readErr(src.names[s.part], err)
+		if err := src.read(part, buf, s.off); err != nil {
+			return readErr(src.names[part], err)
 		}
 		text, _ := lineText(buf)
 		if s.flags&spanRewrite != 0 {
 			var rec message.Record
 			if err := json.Unmarshal(text, &rec); err != nil {
-				return fmt.Errorf("%s: %w", src.names[s.part], err)
+				return fmt.Errorf("%s: %w", src.names[part], err)
 			}
 			rec.Position = s.pos
 			line, err := AppendRecord(nil, &rec)
 			if err != nil {
-				return fmt.Errorf("%s: %w", src.names[s.part], err)
+				return fmt.Errorf("%s: %w", src.names[part], err)
 			}
 			text = line
 		}
@@ -285,9 +292,14 @@ type lineBuf struct {
 
 // newLineFiles reads the files named names, opening them as it needs.
 func newLineFiles(names []string) *lineFiles {
-	// 32 MiB of buffers at most between them, and no less than 16 KiB
-	// each: a merge of a thousand parts holds as much as one of a hundred.
-	chunk := min(max((32<<20)/max(len(names), 1), 16<<10), 256<<10)
+	// 32 MiB of buffers at most between them, up to 256 KiB each: a merge
+	// of a thousand parts holds as much as one of a hundred. Past 8,192
+	// parts a buffer would hold less than a few records: each line is read
+	// on its own.
+	chunk := min((32<<20)/max(len(names), 1), 256<<10)
+	if chunk < 4<<10 {
+		chunk = 0
+	}
 	return &lineFiles{names: names, files: make([]*os.File, len(names)), bufs: make([]lineBuf, len(names)), chunk: chunk}
 }
 

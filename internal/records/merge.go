@@ -26,6 +26,7 @@ const (
 // part is one shard's records file, read once to find its records.
 type part struct {
 	name  string
+	index int    // among the parts given
 	spans []span // in request order
 	// end is what its shard_end line says, nil where it has none after
 	// its last record: its run did not finish, or it lost its last lines.
@@ -58,24 +59,28 @@ func (e *UnfinishedError) Error() string {
 // shard resumed with --resume may hold an aborted or failed record of a
 // request and, later, the one of its run again: the later record of a
 // position takes the place of the earlier. One that succeeded is never
-// run again, so a second record of it is refused. Parts that cannot be the N shards of one run are
-// refused, saying which part and why, as far as the records tell: a part
-// whose last record is cut short (its run was killed mid-write), a part
-// that lacks a record of a request of its shard, or whose requests are
-// another shard's, a part missing. Nothing is written then.
+// run again, so a second record of it is refused.
+//
+// Each part ends with the shard_end line its shard's run wrote when it
+// finished (ShardEnd): which shard of how many, of how many requests.
+// Parts that cannot be the N shards of one run are refused, saying which
+// part and why: a part whose last line is cut short (its run was killed
+// mid-write), one that does not end with its shard_end line (its run did
+// not finish, or it lost its last lines), one that lacks a record of a
+// request of its shard although it ends, or holds another shard's, two
+// parts of one shard, a part missing. Nothing is written then. Any number
+// of parts is merged, a few open at a time.
 func Merge(parts []string, w io.Writer) (Summary, error) {
 	sum := Summary{Command: CommandMerge, Parts: len(parts)}
-	if len(parts) > math.MaxInt16 {
-		return sum, fmt.Errorf("%d parts: merge joins at most %d", len(parts), math.MaxInt16)
-	}
 	kinds := &kindTable{}
 	ps := make([]*part, len(parts))
 	total := 0
 	for i, name := range parts {
-		p, replaced, err := readPart(name, int16(i), kinds)
+		p, replaced, err := readPart(name, kinds)
 		if err != nil {
 			return sum, err
 		}
+		p.index = i
 		ps[i] = p
 		sum.Replaced += replaced.aborted + replaced.failed
 		sum.ReplacedFailed += replaced.failed
@@ -94,14 +99,15 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 	// Every position from 1 to the last is held, once, by the shard of its
 	// place: position p is the ((p-1)/N)-th record of shard (p-1) mod N.
 	n := len(byShard)
-	inOrder := func(yield func(span) bool) {
+	inOrder := func(yield func(int, span) bool) {
 		for k := range total {
-			if !yield(byShard[k%n].spans[k/n]) {
+			p := byShard[k%n]
+			if !yield(p.index, p.spans[k/n]) {
 				return
 			}
 		}
 	}
-	for s := range inOrder {
+	for _, s := range inOrder {
 		sum.add(s.flags&spanFailed != 0, s.flags&spanAborted != 0, kinds.kind(s.kind))
 	}
 	return sum, writeSpans(w, src, inOrder)
@@ -117,7 +123,7 @@ type replacements struct{ aborted, failed int }
 // their request. A request answered with success and then again is
 // refused: a resumed run never runs it again, so the part is not one
 // shard's file (one joined with itself, say).
-func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced replacements, err error) {
+func readPart(name string, kinds *kindTable) (_ *part, replaced replacements, err error) {
 	// A part is read twice, to find its records and to copy them: a FIFO
 	// or a device cannot be (and opening a FIFO waits for its writer).
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
@@ -159,7 +165,7 @@ func readPart(name string, index int16, kinds *kindTable) (_ *part, replaced rep
 		// resumed one, say): the end is no longer the part's.
 		p.end = nil
 		off, n := rd.Span()
-		s := span{pos: h.Position, off: off, n: int32(n), part: index}
+		s := span{pos: h.Position, off: off, n: int32(n)}
 		if h.IsError || h.Error != nil {
 			s.flags |= spanFailed
 			if h.Error != nil {
