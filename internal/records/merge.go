@@ -243,15 +243,9 @@ func placeShards(ps []*part) ([]*part, error) {
 	if len(ps) == 0 {
 		return nil, nil
 	}
+	// The number of shards is checked before anything is made of it: a
+	// part's end may say any number.
 	n := first.end.Shards
-	byShard := make([]*part, n)
-	for _, p := range ps {
-		k := p.end.Shard
-		if q := byShard[k-1]; q != nil {
-			return nil, fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, k, n)
-		}
-		byShard[k-1] = p
-	}
 	if n != int64(len(ps)) {
 		if n < int64(len(ps)) {
 			return nil, fmt.Errorf("%d parts given, but they are shards of %d (%s says): a part given twice, or one of another run?", len(ps), n, first.name)
@@ -268,6 +262,14 @@ func placeShards(ps []*part) ([]*part, error) {
 		}
 		return nil, fmt.Errorf("a part is missing: the parts are shards of %d (%s says), and %d %s given; shard %s of %d %s not among them",
 			n, first.name, len(ps), english.Plural(len(ps), "is", "are"), strings.Join(missing, ", "), n, english.Plural(len(missing), "is", "are"))
+	}
+	byShard := make([]*part, n)
+	for _, p := range ps {
+		k := p.end.Shard
+		if q := byShard[k-1]; q != nil {
+			return nil, fmt.Errorf("%s and %s both hold shard %d of %d", q.name, p.name, k, n)
+		}
+		byShard[k-1] = p
 	}
 	for k, p := range byShard {
 		shard := int64(k + 1)
