@@ -275,10 +275,12 @@ func placeShards(ps []*part) ([]*part, error) {
 		shard := int64(k + 1)
 		want := p.end.Records()
 		for j, s := range p.spans {
-			if at := shard + int64(j)*n; s.pos != at {
-				if s.pos < at || s.pos > p.end.Requests {
-					return nil, fmt.Errorf("%s (shard %d of %d) holds a record of request %d, which is not its shard's (of %d requests)", p.name, shard, n, s.pos, p.end.Requests)
-				}
+			switch at := shard + int64(j)*n; {
+			case s.pos > p.end.Requests:
+				return nil, fmt.Errorf("%s (shard %d of %d) holds a record of request %d, past the run's %d requests its end says", p.name, shard, n, s.pos, p.end.Requests)
+			case s.pos < at:
+				return nil, fmt.Errorf("%s (shard %d of %d) holds a record of request %d, which is not its shard's", p.name, shard, n, s.pos)
+			case s.pos > at:
 				return nil, &UnfinishedError{Msg: fmt.Sprintf("%s (shard %d of %d) has no record of request %d: it holds %d of its %d requests;", p.name, shard, n, at, len(p.spans), want)}
 			}
 		}

@@ -240,6 +240,8 @@ func TestMergeRefuses(t *testing.T) {
 			`part1.jsonl \(shard 1 of 2\) has no record of request 3: it holds 2 of its 3 requests`},
 		{"a record of another shard", [][]string{{rec("a", "1", 1), rec("b", "2", 2), end(1, 2, 2)}, {end(2, 2, 2)}},
 			`part1.jsonl \(shard 1 of 2\) holds a record of request 2, which is not its shard's`},
+		{"a record past the run's end", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 2)}, {rec("b", "2", 2), end(2, 2, 2)}},
+			`part1.jsonl \(shard 1 of 2\) holds a record of request 3, past the run's 2 requests its end says`},
 		{"two parts of one shard", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}, {rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}},
 			"part1.jsonl and .*part2.jsonl both hold shard 1 of 2"},
 		{"a part missing", [][]string{
