@@ -21,3 +21,19 @@ func TestCompareContentAsDeepAsARecordHolds(t *testing.T) {
 		t.Errorf("differences %q, summary %+v", got, sum)
 	}
 }
+
+// TestCompareAShardsEnd: the shard_end line a shard's file ends with is
+// no request's record, and a shard with nothing to do (that line alone)
+// is a records file all the same.
+func TestCompareAShardsEnd(t *testing.T) {
+	t.Parallel()
+	end := `{"id":"e","session_id":"S","role":"tool","type":"shard_end","status":"responded","content":{"shard":2,"shards":2,"requests":1},"created_at":"2026-12-07T00:00:00Z"}`
+	got, sum := diffText(t, joinLines(end), joinLines(end), Options{})
+	if len(got) != 0 || sum.Total != 0 {
+		t.Errorf("differences %q, summary %+v", got, sum)
+	}
+	got, _ = diffText(t, joinLines(rec("a", "t", `"content":1`), end), joinLines(rec("a", "t", `"content":1`)), Options{})
+	if len(got) != 0 {
+		t.Errorf("differences %q", got)
+	}
+}
