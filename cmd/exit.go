@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
 )
 
 // Exit codes, decided here and nowhere else.
@@ -14,6 +15,10 @@ const (
 	ExitBudget      = 4
 	ExitInterrupted = 130
 )
+
+// exitNow ends the process with code at once, whatever it waits on: for
+// a run that the second signal could not end (hardStop).
+func exitNow(code int) { os.Exit(code) }
 
 // exitStatusHelp is appended to the help of every command whose own help
 // has no EXIT STATUS section: the codes of a command that writes records.

@@ -714,7 +714,8 @@ FIELDS
   session_id    the run's or session's (run --session, a file's session_id)
   parent_id     the message answered: for a tool_result, the request's id
   role          user, assistant or tool
-  type          text, tool_call or tool_result
+  type          text, tool_call or tool_result; shard_end on the last line
+                of a shard's file (kesoku help shards)
   status        responded, or aborted when cut short
   name          the tool's name
   content       the tool's result as JSON; a text's text
@@ -748,7 +749,8 @@ ERROR KINDS
   unknown_tool     no tool of that name (with "did you mean")
   invalid_args     missing, unknown or wrongly typed arguments, a value
                    outside an enum, a path outside the AWD
-  tool_error       the tool ran and failed
+  tool_error       the tool ran and failed, or returned what a record
+                   cannot hold: JSON nested more than 9,999 levels
   panic            the tool panicked; the record holds its message
   timeout          the call ran past --timeout (or the tool's own)
   aborted          the call was cut short or never started: an interrupt,
@@ -812,6 +814,8 @@ Ctrl-C (SIGINT) or SIGTERM stops kesoku run: no more requests are read,
 those read but not started are recorded as aborted at once, calls in flight
 are cancelled and get --grace (5s) to return, and a second signal ends the
 grace. Every request read still has its record, and the exit status is 130.
+A run still not done 3s after the second signal (its -o a FIFO nobody
+reads, say) stops there, with 130: --resume finishes what it did not write.
 --fail-fast stops a run the same way after its first error record.
 
 RESUMING
@@ -952,18 +956,27 @@ Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
 run's order is the shards' records taken in turn, which cat and jq cannot
 do. merge puts each record in its place by the position its shard wrote,
 never by a number read out of an id (a request's own id may be call_2 at
-position 1). A shard resumed with --resume may hold an aborted record of a
-request and, later, its finished one: the later one takes its place.
+position 1). A shard resumed with --resume may hold an aborted or failed
+record of a request and, later, the one of its run again: the later one
+takes its place. A request answered with success twice is refused: no run
+writes that (a part joined with itself, say).
+
+A shard that wrote the record of every request of its share ends its file
+with one more line, of type shard_end, whose content says which shard of
+how many it was and how many requests the whole run has:
+  {"type":"shard_end", "content":{"shard":2,"shards":4,"requests":1000}, ...}
+An interrupted shard writes none; resumed, it ends with one. jq
+'select(.type == "tool_result")' leaves it out.
 
 Parts that cannot be the N shards of one run are refused (exit 2), saying
-which part and why, as far as the records tell: a part whose last record is
-cut short (its run was killed mid-write), a part that lacks a record of a
-request of its shard (unfinished: --resume it), two parts of one shard, a
-part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not given).
-merge reads no request file, so a shard whose last requests have no record,
-while no other shard goes further, is not told apart from a finished one;
-nor is a part of another run whose requests fall in the same places: give
-the shards one --session, and each record says its run.
+which part and why: a part whose last line is cut short (its run was killed
+mid-write), a part that does not end with its shard_end line (unfinished:
+--resume it; or it lost its last lines), a part that lacks a record of a
+request of its shard although it ends (it lost records), two parts of one
+shard, a part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not
+given), parts whose ends disagree on the run. A part of another run of as
+many requests is not told apart: give the shards one --session, and each
+record says its run.
 `
 }
 

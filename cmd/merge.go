@@ -35,19 +35,19 @@ run's order is the shards' records taken in turn; cat and jq cannot do
 that. merge puts each record in its place by its position, which the shard
 wrote (never by a number read out of an id: a request's own id may be
 call_2 at position 1). A shard resumed with --resume may hold an aborted
-record of a request and, later, its finished one: the later one takes the
-aborted one's place.
+or failed record of a request and, later, the one its run again wrote: the
+later one takes the earlier one's place. A request answered with success
+twice is refused, as no run writes that.
 
-Parts that cannot be the N shards of one run are refused, saying which
-part and why, as far as their records tell: a part whose last record is
-cut short (the run that wrote it was killed mid-write), a part that lacks
-a record of a request of its shard (unfinished, or cut short: run it again
-with --resume), two parts of one shard, a part missing, records without a
-position (not written by kesoku run). merge reads no request file, so a
-shard whose last requests have no record, while no other shard goes
-further, is not told apart from a finished one; nor is a part of another
-run whose requests fall in the same places: give the shards one
---session, and each record says its run.
+A shard that finished ends its file with a shard_end line: which shard of
+how many, of how many requests in the whole run. Parts that cannot be the
+N shards of one run are refused, saying which part and why: a part whose
+last line is cut short (its run was killed mid-write), one that does not
+end with its shard_end line (unfinished, or it lost its last lines: run it
+again with --resume), one that lacks a record of its shard although it
+ends, two parts of one shard, a part missing, records without a position
+(not written by kesoku run). Give the shards one --session, and each
+record says its run.
 
 --junit writes a JUnit report of the merged records, made as they are
 written rather than joined from the shards' reports: it says what the

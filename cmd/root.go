@@ -6,6 +6,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,10 @@ type globals struct {
 	// programs command tools and MCP servers run (toolsource.GuardianEnv);
 	// "" for none.
 	Self string
+	// HardStop, when set, ends the process once the second signal of a
+	// run has come and the run has not ended by then (hardStop); nil in
+	// tests, whose process is not kesoku's.
+	HardStop func(grace <-chan struct{}, log io.Writer) (stop func())
 
 	// protected are kesoku's own files, which tools never write: the
 	// config files, the -o file, a transcript (see protect).
@@ -104,7 +109,7 @@ func Main() int {
 	// Tests build their globals without it: a test binary started again
 	// would run the tests, not kesoku.
 	self, _ := os.Executable()
-	return run(context.Background(), &globals{IO: systemStreams(), Signals: notifySignals, Self: self}, os.Args[1:])
+	return run(context.Background(), &globals{IO: systemStreams(), Signals: notifySignals, Self: self, HardStop: hardStop(exitNow)}, os.Args[1:])
 }
 
 // run runs kesoku with args and returns the exit code.

@@ -208,6 +208,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	defer env.Close()
+	if o.g.HardStop != nil {
+		// Whatever the run waits on, the second signal ends it.
+		defer o.g.HardStop(env.Interrupts.EndGrace(), o.g.IO.Err)()
+	}
 	env.Protect(o.Output, "it is the file this run writes its records to")
 	env.Protect(o.JUnit, "it is the file this run writes its JUnit report to")
 	files, err := o.openRequests(ctx)
@@ -325,7 +329,8 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 		defer report.Abandon()
 		sources = &junit.Sources{}
 	}
-	sum, runErr := r.Run(ctx, allRequests(files, o.Session != "", sources), func(rec *message.Record) error {
+	var read int64 // the requests of the whole run read, every shard's
+	sum, runErr := r.Run(ctx, allRequests(files, o.Session != "", sources, &read), func(rec *message.Record) error {
 		if err := out.Write(rec); err != nil {
 			return err
 		}
@@ -339,11 +344,24 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 	if runErr == nil {
 		runErr = inputErr(files, &sum)
 	}
+	// A shard (--shard K/N, 1/1 too) that recorded every request of its
+	// share says so last, with the run's count: merge then tells it from a
+	// part that lost its last records. A shard cut short says nothing, and
+	// merge refuses it.
+	var end *message.Record
+	if sh := request.Shard(o.Shard); sh.N > 0 && runErr == nil && !sum.Interrupted && !sum.FailedFast {
+		end = records.ShardEndRecord(ropts.SessionID, records.ShardEnd{Shard: sh.K, Shards: sh.N, Requests: read})
+	}
+	if resumed == nil && end != nil {
+		if err := out.Write(end); err != nil {
+			runErr = err
+		}
+	}
 	if resumed != nil && runErr == nil && !sum.Interrupted {
 		// Every request read: the file becomes the one an uninterrupted
 		// run would have written. A run cut short leaves the records it
 		// appended for the next --resume, which reads them as well.
-		c, err := resumed.Compact()
+		c, err := resumed.Compact(end)
 		if err != nil {
 			return sum, err
 		}
@@ -467,10 +485,11 @@ func fileError(err error) error {
 
 // allRequests chains the files' requests in order. With --session, the
 // flag's session wins over the files' own. sources, when not nil, is
-// told where each file's requests begin.
-func allRequests(files []*request.File, sessionFlag bool, sources *junit.Sources) iter.Seq[*request.Request] {
+// told where each file's requests begin; read is how many were read.
+func allRequests(files []*request.File, sessionFlag bool, sources *junit.Sources, read *int64) iter.Seq[*request.Request] {
 	return func(yield func(*request.Request) bool) {
 		n := int64(0)
+		defer func() { *read = n }()
 		for _, f := range files {
 			if sources != nil {
 				sources.Begin(f.Name, n+1)

@@ -291,8 +291,10 @@ func TestShardEmpty(t *testing.T) {
 	if code := runIn(t, dir, shardRegistry(t, sig, nil), sig, file, "--shard", "3/4", "-o", out); code != ExitOK {
 		t.Errorf("empty shard: exit %d, want 0", code)
 	}
-	if data, err := os.ReadFile(out); err != nil || len(data) != 0 {
-		t.Errorf("empty shard's output: %q, %v", data, err)
+	// No record: only its end, which says it had nothing to do.
+	recs, end := shardLines(t, out)
+	if len(recs) != 0 || !strings.Contains(end, `"content":{"shard":3,"shards":4,"requests":2}`) {
+		t.Errorf("empty shard's output: %q, end %q", recs, end)
 	}
 }
 
@@ -368,7 +370,10 @@ func TestShardFormats(t *testing.T) {
 				for k := 1; k <= 3; k++ {
 					part := filepath.Join(dir, fmt.Sprintf("part%d.jsonl", k))
 					runInput(t, dir, input, reg, sig, arg, "--session", "S", "--shard", fmt.Sprintf("%d/3", k), "-o", part)
-					got := readLines(t, part)
+					got, end := shardLines(t, part)
+					if !strings.Contains(end, fmt.Sprintf(`"content":{"shard":%d,"shards":3,"requests":10}`, k)) {
+						t.Errorf("shard %d/3 ends with %q, not its shard_end line", k, end)
+					}
 					var want []string
 					for p := k; p <= 10; p += 3 {
 						want = append(want, stable(wholeRecs[p-1]))
@@ -383,6 +388,22 @@ func TestShardFormats(t *testing.T) {
 			})
 		}
 	}
+}
+
+// shardLines is the record lines of a shard's -o file, and its last line,
+// which must be its shard_end line.
+func shardLines(t *testing.T, path string) (recs []string, end string) {
+	t.Helper()
+	lines := readLines(t, path)
+	end = lines[len(lines)-1]
+	if !strings.Contains(end, `"type":"shard_end"`) {
+		t.Fatalf("%s does not end with its shard_end line: %q", path, end)
+	}
+	recs = lines[:len(lines)-1]
+	if len(recs) == 1 && recs[0] == "" {
+		recs = nil
+	}
+	return recs, end
 }
 
 func readLines(t *testing.T, path string) []string {

@@ -193,7 +193,7 @@ func (m *merge) next(i int) (*entry, error) {
 		}
 		s.lines++
 		switch h.Type {
-		case message.TypeText, message.TypeToolCall, message.TypeToolResult:
+		case message.TypeText, message.TypeToolCall, message.TypeToolResult, records.TypeShardEnd:
 			s.records++
 		}
 		if h.Type != message.TypeToolResult {

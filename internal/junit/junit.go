@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kesoku/kesoku/internal/atomicfile"
 )
 
 // Case is one testcase: one request.
@@ -60,13 +62,28 @@ type Report struct {
 }
 
 // Create starts the report of the suite named suite, to be written to
-// path when Close is called; nothing is at path before then.
+// path when Close is called; nothing is at path before then. A path that
+// is a symlink keeps its link (the file it leads to gets the report); one
+// that is no regular file (/dev/null, a FIFO) is written into, never
+// replaced.
 func Create(path, suite string) (*Report, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	target, st, err := atomicfile.Target(path)
+	if err != nil {
+		return nil, err
+	}
+	// The testcases wait beside the report, on its file system; those of
+	// a device's report, where nothing may be put beside it, wait in the
+	// temporary directory.
+	dir := filepath.Dir(target)
+	switch {
+	case st == nil:
+	case st.IsDir():
 		// A forgotten file name: found now, not after the run.
 		return nil, fmt.Errorf("%s is a directory", path)
+	case !st.Mode().IsRegular():
+		dir = ""
 	}
-	body, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	body, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
 		return nil, err
 	}
@@ -168,42 +185,28 @@ func (r *Report) Close() error {
 	if _, err := r.body.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	out, err := os.CreateTemp(filepath.Dir(r.path), "."+filepath.Base(r.path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(out.Name())
-	w := bufio.NewWriterSize(out, 64<<10)
-	elapsed := seconds(r.now().Sub(r.start))
-	counts := fmt.Sprintf(`tests="%d" failures="%d" errors="0"`, r.tests, r.failures)
-	w.WriteString(xml.Header)
-	w.WriteString(`<testsuites name="`)
-	attr(w, r.suite)
-	fmt.Fprintf(w, "\" %s time=\"%s\">\n  <testsuite name=\"", counts, elapsed)
-	attr(w, r.suite)
-	fmt.Fprintf(w, "\" %s skipped=\"%d\" time=\"%s\" timestamp=\"%s\">\n", counts, r.skipped, elapsed, r.start.UTC().Format("2006-01-02T15:04:05"))
-	if _, err := io.Copy(w, r.body); err != nil {
-		out.Close()
-		return err
-	}
-	w.WriteString("  </testsuite>\n</testsuites>\n")
-	if err := w.Flush(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
 	// A report is read by other programs: as readable as the file it
 	// replaces, not the 0600 of a temporary file.
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(r.path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	if err := os.Chmod(out.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(out.Name(), r.path)
+	return atomicfile.WriteFunc(r.path, mode, func(out io.Writer) error {
+		w := bufio.NewWriterSize(out, 64<<10)
+		elapsed := seconds(r.now().Sub(r.start))
+		counts := fmt.Sprintf(`tests="%d" failures="%d" errors="0"`, r.tests, r.failures)
+		w.WriteString(xml.Header)
+		w.WriteString(`<testsuites name="`)
+		attr(w, r.suite)
+		fmt.Fprintf(w, "\" %s time=\"%s\">\n  <testsuite name=\"", counts, elapsed)
+		attr(w, r.suite)
+		fmt.Fprintf(w, "\" %s skipped=\"%d\" time=\"%s\" timestamp=\"%s\">\n", counts, r.skipped, elapsed, r.start.UTC().Format("2006-01-02T15:04:05"))
+		if _, err := io.Copy(w, r.body); err != nil {
+			return err
+		}
+		w.WriteString("  </testsuite>\n</testsuites>\n")
+		return w.Flush()
+	})
 }
 
 // Abandon removes what the report wrote beside its path and writes

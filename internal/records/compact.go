@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"os"
 	"slices"
 
@@ -45,23 +44,34 @@ type Compaction struct {
 //
 // A run cut short must not be compacted: the records of the requests it
 // did not read are still the only ones there are.
-func (r *Resumed) Compact() (Compaction, error) {
+//
+// end, when not nil, is the line that ends the file (a shard's
+// shard_end): written last, after the records, and the earlier run's
+// taken away.
+func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 	var c Compaction
+	// left leaves the file as it is, the end after the new records.
+	left := func() error {
+		if end != nil {
+			r.Writer.Write(end)
+		}
+		return r.Close()
+	}
 	if err := r.Flush(); err != nil {
 		return c, err
 	}
 	if r.foreign > 0 {
 		c.Foreign = r.foreign
-		return c, r.Close()
+		return c, left()
 	}
 	if !r.afterOld && r.Finished.unchanged() {
-		return c, r.Close()
+		return c, left()
 	}
 	st, err := r.f.Stat()
 	if err != nil || !st.Mode().IsRegular() || r.Finished.tooMany {
 		// Nothing to rename over, or positions past what the entries
 		// hold: left as it is, which --resume reads as well.
-		return c, r.Close()
+		return c, left()
 	}
 	spans, same, err := r.plan(st.Size(), &c)
 	if err != nil {
@@ -69,18 +79,37 @@ func (r *Resumed) Compact() (Compaction, error) {
 		return c, fmt.Errorf("compact %s: %w", r.path, err)
 	}
 	if c.Foreign > 0 {
-		return Compaction{Foreign: c.Foreign}, r.Close()
+		return Compaction{Foreign: c.Foreign}, left()
 	}
-	if !same {
-		err = replaceLocked(r.path, r.f, func(w io.Writer) error {
-			return writeSpans(w, []*os.File{r.f}, slices.Values(spans))
-		})
-		if err != nil {
-			r.Close()
-			return c, fmt.Errorf("compact %s: %w", r.path, err)
+	if same {
+		return c, left()
+	}
+	err = replaceLocked(r.path, r.f, func(w io.Writer) error {
+		inFile := func(yield func(int, span) bool) {
+			for _, s := range spans {
+				if !yield(0, s) {
+					return
+				}
+			}
 		}
-		c.Rewritten = true
+		if err := writeSpans(w, fileLines(r.f, r.path), inFile); err != nil {
+			return err
+		}
+		if end == nil {
+			return nil
+		}
+		line, err := AppendRecord(nil, end)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(line, '\n'))
+		return err
+	})
+	if err != nil {
+		r.Close()
+		return c, fmt.Errorf("compact %s: %w", r.path, err)
 	}
+	c.Rewritten = true
 	return c, r.Close()
 }
 
@@ -125,6 +154,11 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 			return nil, false, err
 		}
 		off, n := rd.Span()
+		if h.Type == TypeShardEnd {
+			// An earlier run's end: the file ends anew.
+			same = false
+			continue
+		}
 		if h.Type != message.TypeToolResult || h.ParentID == "" || off >= r.base && h.Position <= 0 {
 			c.Foreign++
 			continue
@@ -178,13 +212,12 @@ func (r *Resumed) plan(size int64, c *Compaction) (spans []span, same bool, err 
 	return out, same, nil
 }
 
-// span is one record line to copy: where it lies in which file, and the
+// span is one record line to copy: where it lies in its file, and the
 // place it goes to. 24 bytes: a merge or a compaction holds one a record.
 type span struct {
-	pos  int64
-	off  int64
-	n    int32
-	part int16
+	pos int64
+	off int64
+	n   int32
 	// flags: spanRewrite says the line goes out with pos as its position
 	// (the record of a request that moved, or one written before
 	// positions); spanFailed and spanAborted what the record says, and
@@ -192,34 +225,30 @@ type span struct {
 	flags, kind uint8
 }
 
-// writeSpans copies the lines of spans, in their order, from files to w,
-// each without the space around it and with one line end.
-func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
+// writeSpans copies the lines of spans, in their order, from the files of
+// src to w, each without the space around it and with one line end:
+// spans yields each with the index of its file in src.
+func writeSpans(w io.Writer, src *lineFiles, spans iter.Seq2[int, span]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	readers := make([]lineSource, len(files))
-	for i, f := range files {
-		readers[i].f = f
-	}
 	var buf []byte
-	for s := range spans {
+	for part, s := range spans {
 		if cap(buf) < int(s.n) || cap(buf) > longLine && int(s.n) <= longLine {
 			buf = make([]byte, s.n)
 		}
 		buf = buf[:s.n]
-		src := &readers[s.part]
-		if err := src.read(buf, s.off); err != nil {
-			return readErr(src.f.Name(), err)
+		if err := src.read(part, buf, s.off); err != nil {
+			return readErr(src.names[part], err)
 		}
 		text, _ := lineText(buf)
 		if s.flags&spanRewrite != 0 {
 			var rec message.Record
 			if err := json.Unmarshal(text, &rec); err != nil {
-				return fmt.Errorf("%s: %w", src.f.Name(), err)
+				return fmt.Errorf("%s: %w", src.names[part], err)
 			}
 			rec.Position = s.pos
 			line, err := AppendRecord(nil, &rec)
 			if err != nil {
-				return fmt.Errorf("%s: %w", src.f.Name(), err)
+				return fmt.Errorf("%s: %w", src.names[part], err)
 			}
 			text = line
 		}
@@ -233,34 +262,119 @@ func writeSpans(w io.Writer, files []*os.File, spans iter.Seq[span]) error {
 	return bw.Flush()
 }
 
-// lineSource reads the lines of a file at their offsets, through a buffer
-// while they come one after another, as a shard's records do and most of
-// a resumed file's: a read of the file for each line would cost a system
-// call a record.
-type lineSource struct {
-	f   *os.File
-	br  *bufio.Reader
-	off int64 // where br stands in the file
+// maxOpenParts bounds the files of a merge's parts open at once: a merge
+// of 1,000 shards stays far within the 1,024 files a process may commonly
+// open, whatever else it holds.
+const maxOpenParts = 32
+
+// lineFiles reads the lines of files at their offsets: the parts of a
+// merge, or a resumed file. Lines come one after another in each file, as
+// a shard's records do and most of a resumed file's, so each file is read
+// a chunk at a time into a buffer of its own (a read of the file for each
+// line would cost a system call a record); and the files are opened when
+// they are read, at most maxOpenParts at a time, the one read longest ago
+// closed first, so that any number of parts can be joined.
+type lineFiles struct {
+	names []string
+	files []*os.File // nil where not open
+	// kept are files the caller opened and closes: never closed here.
+	kept  bool
+	open  []int // the indexes of the open files, the one read last at the end
+	bufs  []lineBuf
+	chunk int
 }
 
-// read fills buf from the file at off.
-func (s *lineSource) read(buf []byte, off int64) error {
-	switch {
-	case s.br != nil && off == s.off:
-	case s.br != nil && off > s.off && off-s.off <= int64(s.br.Buffered()):
-		s.br.Discard(int(off - s.off))
-	default:
-		r := io.NewSectionReader(s.f, off, math.MaxInt64-off)
-		if s.br == nil {
-			s.br = bufio.NewReaderSize(r, 256<<10)
-		} else {
-			s.br.Reset(r)
+// lineBuf is what a file's last read brought in: its bytes from off.
+type lineBuf struct {
+	data []byte
+	off  int64
+}
+
+// newLineFiles reads the files named names, opening them as it needs.
+func newLineFiles(names []string) *lineFiles {
+	// 32 MiB of buffers at most between them, up to 256 KiB each: a merge
+	// of a thousand parts holds as much as one of a hundred. Past 8,192
+	// parts a buffer would hold less than a few records: each line is read
+	// on its own.
+	chunk := min((32<<20)/max(len(names), 1), 256<<10)
+	if chunk < 4<<10 {
+		chunk = 0
+	}
+	return &lineFiles{names: names, files: make([]*os.File, len(names)), bufs: make([]lineBuf, len(names)), chunk: chunk}
+}
+
+// fileLines reads the lines of f, open already and left open.
+func fileLines(f *os.File, name string) *lineFiles {
+	return &lineFiles{names: []string{name}, files: []*os.File{f}, kept: true, bufs: make([]lineBuf, 1), chunk: 256 << 10}
+}
+
+// read fills dst from file i at off.
+func (l *lineFiles) read(i int, dst []byte, off int64) error {
+	b := &l.bufs[i]
+	if off >= b.off && off+int64(len(dst)) <= b.off+int64(len(b.data)) {
+		copy(dst, b.data[off-b.off:])
+		return nil
+	}
+	f, err := l.file(i)
+	if err != nil {
+		return err
+	}
+	into := dst
+	if len(dst) < l.chunk {
+		if cap(b.data) < l.chunk {
+			b.data = make([]byte, l.chunk)
 		}
+		into = b.data[:l.chunk]
 	}
-	n, err := io.ReadFull(s.br, buf)
-	s.off = off + int64(n)
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		err = errors.New("the file changed while it was read")
+	n, err := f.ReadAt(into, off)
+	if n < len(dst) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = errors.New("the file changed while it was read")
+		}
+		b.data = b.data[:0]
+		return err
 	}
-	return err
+	if len(dst) < l.chunk {
+		b.data, b.off = into[:n], off
+		copy(dst, b.data)
+	}
+	return nil
+}
+
+// file is file i, opened if need be, the one read longest ago closed to
+// stay within maxOpenParts.
+func (l *lineFiles) file(i int) (*os.File, error) {
+	if f := l.files[i]; f != nil {
+		if !l.kept {
+			if k := slices.Index(l.open, i); k >= 0 {
+				l.open = append(slices.Delete(l.open, k, k+1), i)
+			}
+		}
+		return f, nil
+	}
+	if len(l.open) >= maxOpenParts {
+		oldest := l.open[0]
+		l.open = l.open[1:]
+		l.files[oldest].Close()
+		l.files[oldest] = nil
+	}
+	f, err := os.Open(l.names[i])
+	if err != nil {
+		return nil, err
+	}
+	l.files[i] = f
+	l.open = append(l.open, i)
+	return f, nil
+}
+
+// Close closes the files it opened.
+func (l *lineFiles) Close() {
+	if l.kept {
+		return
+	}
+	for _, i := range l.open {
+		l.files[i].Close()
+		l.files[i] = nil
+	}
+	l.open = nil
 }

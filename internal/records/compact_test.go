@@ -141,7 +141,7 @@ func TestCompact(t *testing.T) {
 					}
 				}
 			}
-			c, err := res.Compact()
+			c, err := res.Compact(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +229,7 @@ func TestCompactLeavesAToolsRecords(t *testing.T) {
 				tc.write(res)
 			}
 			res.Write(parse(t, line("b", 2, "2")))
-			c, err := res.Compact()
+			c, err := res.Compact(nil)
 			if err != nil || c.Foreign != 1 || c.Rewritten {
 				t.Fatalf("Compact = %+v, %v; want the file left, saying why", c, err)
 			}
@@ -259,11 +259,41 @@ func TestCompactHoldsTheLock(t *testing.T) {
 		w.Close()
 		t.Fatal("a second writer while the resumed run holds the file")
 	}
-	if _, err := res.Compact(); err != nil {
+	if _, err := res.Compact(nil); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
 	if string(data) != line("a", 1, "1") {
 		t.Errorf("compacted %q", data)
+	}
+}
+
+// TestCompactEndsAShardAnew: a shard resumed once more (its aborted
+// records run again) ends with one shard_end line, the new one, after its
+// records; the earlier run's is taken away.
+func TestCompactEndsAShardAnew(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "part-1.jsonl")
+	oldEnd := end(1, 2, 4)
+	if err := os.WriteFile(path, []byte(line("a", 1, "1")+line("c", 3, "aborted")+oldEnd+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Resume(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Finished.Check("a", "t", "", 1)
+	res.Finished.Check("c", "t", "", 3)
+	if err := res.Write(parse(t, line("c", 3, "3"))); err != nil {
+		t.Fatal(err)
+	}
+	e := ShardEndRecord("s", ShardEnd{Shard: 1, Shards: 2, Requests: 4})
+	if _, err := res.Compact(e); err != nil {
+		t.Fatal(err)
+	}
+	newEnd, _ := AppendRecord(nil, e)
+	data, _ := os.ReadFile(path)
+	if want := line("a", 1, "1") + line("c", 3, "3") + string(newEnd) + "\n"; string(data) != want {
+		t.Errorf("the file holds\n%s\nwant\n%s", data, want)
 	}
 }

@@ -134,6 +134,9 @@ func appendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
 	if !json.Valid(raw) {
 		return dst, errors.New("not valid JSON")
 	}
+	if tooDeep(raw, MaxContentDepth) {
+		return dst, &DepthError{Limit: MaxContentDepth}
+	}
 	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
 		return append(dst, raw...), nil
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/kesoku/kesoku/internal/atomicfile"
 )
 
 // ErrInUse says that another writer holds the records file: two runs
@@ -44,6 +46,10 @@ func Create(path string) (*Writer, error) {
 // JSON Lines; a whole record that only lacks its line end (an edited
 // file) is kept and given one. Close it when done.
 func Append(path string) (*Writer, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		// Nothing to cut in a device or a FIFO: records go into it.
+		return Create(path)
+	}
 	f, err := openLocked(path, os.O_RDWR)
 	if err != nil {
 		return nil, err
@@ -131,13 +137,25 @@ func Resume(path string, check func(*Finished) error) (*Resumed, error) {
 // the rename, so that no writer puts records into a file that is no longer
 // under the name: a file another writer holds is refused with ErrInUse,
 // and left as it is.
+//
+// A path that is a symlink keeps its link: the file it leads to is
+// replaced. A path that is no regular file (/dev/null, a FIFO) is written
+// into, never replaced; a FIFO nobody reads is refused
+// (*atomicfile.NoReaderError) rather than waited on.
 func Replace(path string, write func(io.Writer) error) error {
-	old, err := os.Open(path)
+	target, st, err := atomicfile.Target(path)
+	if err != nil {
+		return err
+	}
+	if st != nil && !st.Mode().IsRegular() {
+		return atomicfile.WriteInto(target, st, write)
+	}
+	old, err := os.Open(target)
 	made := false
 	if errors.Is(err, fs.ErrNotExist) {
 		// Made empty to be locked: a writer that came meanwhile would
 		// write into the file that the rename then takes away.
-		old, err = os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		old, err = os.OpenFile(target, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		made = err == nil
 	}
 	if err != nil {
@@ -147,16 +165,21 @@ func Replace(path string, write func(io.Writer) error) error {
 	if err := lockFile(old); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	err = replaceLocked(path, old, write)
+	err = replaceLocked(target, old, write)
 	if err != nil && made {
-		os.Remove(path)
+		os.Remove(target)
 	}
 	return err
 }
 
 // replaceLocked is Replace for a caller that holds the lock of the file at
-// path already, through old (nil where there is no file yet).
+// path already, through old (nil where there is no file yet). A path that
+// is a symlink keeps its link.
 func replaceLocked(path string, old *os.File, write func(io.Writer) error) error {
+	path, _, err := atomicfile.Target(path)
+	if err != nil {
+		return err
+	}
 	mode := fs.FileMode(0o644)
 	if old != nil {
 		if st, err := old.Stat(); err == nil {
@@ -202,7 +225,20 @@ func replaceLocked(path string, old *os.File, write func(io.Writer) error) error
 // and takes its exclusive lock, without waiting for it. O_APPEND: every
 // write goes to the end, and should anything shorten the file meanwhile,
 // records still go to its end, never past it behind a hole of NULs.
+//
+// A file that is no regular file (/dev/null, a FIFO, a terminal) is
+// opened to write into, without a lock (a device is no file two runs
+// could tear) and without waiting for a FIFO's reader: one nobody reads
+// is a *atomicfile.NoReaderError, as the wait could last for ever. Such a
+// file holds no records to read, so one opened to read them (mode
+// read-write) is a *NotRegularError.
 func openLocked(path string, mode int) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		if mode != os.O_WRONLY {
+			return nil, &NotRegularError{Path: path, Mode: st.Mode()}
+		}
+		return atomicfile.OpenSpecial(path, st)
+	}
 	f, err := os.OpenFile(path, mode|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -212,6 +248,29 @@ func openLocked(path string, mode int) (*os.File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// NotRegularError says that a records file to be read (by Resume, by
+// Merge) is no regular file: a device or a FIFO holds no records to go
+// on from or to read twice, and reading a FIFO would wait for a writer.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	what := "not a regular file"
+	switch {
+	case e.Mode&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case e.Mode&fs.ModeDevice != 0:
+		what = "a device"
+	case e.Mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case e.Mode.IsDir():
+		what = "a directory"
+	}
+	return fmt.Sprintf("%s is %s, not a records file: records are read (to resume a run, to merge shards) from a regular file", e.Path, what)
 }
 
 // cutTornLine truncates f after its last newline, unless what follows it

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,58 @@ func aborted(id string, pos int) string {
 
 func failed(id string, pos int) string {
 	return fmt.Sprintf(`{"id":"f-%s","session_id":"S","parent_id":%q,"role":"tool","type":"tool_result","status":"responded","name":"t","is_error":true,"error":{"kind":"tool_error","message":"no"},"position":%d}`, id, id, pos)
+}
+
+// end is the shard_end line of shard k of n, of a run of requests.
+func end(k, n, requests int) string {
+	return fmt.Sprintf(`{"id":"e-%d","session_id":"S","role":"tool","type":"shard_end","status":"responded","content":{"shard":%d,"shards":%d,"requests":%d},"created_at":"2026-12-07T00:00:00Z"}`, k, k, n, requests)
+}
+
+var positionRE = regexp.MustCompile(`"position":(\d+)`)
+
+// ended is parts, the shards of one run, each ended by its shard_end
+// line as a shard's run that finished writes it: the run's requests are
+// as many as the last position of any part.
+func ended(parts [][]string) [][]string {
+	last := 0
+	for _, lines := range parts {
+		for _, l := range lines {
+			if m := positionRE.FindStringSubmatch(l); m != nil {
+				var p int
+				fmt.Sscan(m[1], &p)
+				last = max(last, p)
+			}
+		}
+	}
+	// Each part is the shard of its first position; one with none is a
+	// shard with nothing to do, of those left.
+	n := len(parts)
+	shards := make([]int, n)
+	taken := map[int]bool{}
+	for k, lines := range parts {
+		if len(lines) > 0 {
+			if m := positionRE.FindStringSubmatch(lines[0]); m != nil {
+				var p int
+				fmt.Sscan(m[1], &p)
+				shards[k] = (p-1)%n + 1
+				taken[shards[k]] = true
+			}
+		}
+	}
+	next := 1
+	for k := range shards {
+		for shards[k] == 0 {
+			if !taken[next] {
+				shards[k], taken[next] = next, true
+			}
+			next++
+		}
+	}
+	out := make([][]string, n)
+	for k, lines := range parts {
+		out[k] = append(slices.Clip(lines), end(shards[k], n, last))
+	}
+	return out
 }
 
 func write(t *testing.T, dir, name string, lines ...string) string {
@@ -111,6 +164,15 @@ func TestMerge(t *testing.T) {
 			sum:  Summary{Total: 5, Records: 5, Succeeded: 4, Failed: 1, Aborted: 1, Replaced: 2, Kinds: map[message.ErrorKind]int{message.KindAborted: 1}},
 		},
 		{
+			name: "a failed record run again by a resumed run",
+			parts: [][]string{
+				{rec("a", "1", 1), failed("c", 3), aborted("e", 5), rec("c", "3", 3), rec("e", "5", 5)},
+				{rec("b", "2", 2), rec("d", "4", 4)},
+			},
+			want: []string{"1", "2", "3", "4", "5"},
+			sum:  Summary{Total: 5, Records: 5, Succeeded: 5, Replaced: 2, ReplacedFailed: 1},
+		},
+		{
 			name: "a duplicate id is another request",
 			parts: [][]string{
 				{rec("x", "1", 1), failed("x", 3)},
@@ -139,7 +201,7 @@ func TestMerge(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var paths []string
-			for k, lines := range tc.parts {
+			for k, lines := range ended(tc.parts) {
 				paths = append(paths, write(t, dir, fmt.Sprintf("t%d-part%d.jsonl", i, k+1), lines...))
 			}
 			var out bytes.Buffer
@@ -168,27 +230,39 @@ func TestMergeRefuses(t *testing.T) {
 		parts [][]string
 		want  string
 	}{
-		{"an unfinished shard", [][]string{{rec("a", "1", 1), rec("c", "3", 3), rec("e", "5", 5)}, {rec("b", "2", 2)}},
-			`part2.jsonl \(shard 2 of 2\) holds 1 of its 2 requests up to request 5 of the run: it has no record of request 4`},
-		{"a record missing inside a shard", [][]string{{rec("a", "1", 1), rec("e", "5", 5)}, {rec("b", "2", 2), rec("d", "4", 4), rec("f", "6", 6)}},
-			`part1.jsonl \(shard 1 of 2\) holds 2 of its 3 requests up to request 6 of the run: it has no record of request 3`},
-		{"the last shard short", [][]string{{rec("a", "1", 1), rec("d", "4", 4), rec("g", "7", 7)}, {rec("b", "2", 2), rec("e", "5", 5)}, {rec("c", "3", 3)}},
-			`part3.jsonl \(shard 3 of 3\) holds 1 of its 2 requests up to request 7 of the run: it has no record of request 6`},
-		{"two parts of one shard", [][]string{{rec("a", "1", 1), rec("c", "3", 3)}, {rec("a", "1", 1), rec("c", "3", 3)}},
+		{"an unfinished shard", [][]string{{rec("a", "1", 1), rec("c", "3", 3), rec("e", "5", 5), end(1, 2, 5)}, {rec("b", "2", 2)}},
+			`part2.jsonl: its last record is not its shard's end \(a shard_end line\): the shard's run did not finish, or the file lost its last lines; resume its run$`},
+		{"a part that lost its last record", [][]string{{rec("a", "1", 1), rec("c", "3", 3), rec("e", "5", 5), end(1, 2, 6)}, {rec("b", "2", 2), rec("d", "4", 4), end(2, 2, 6)}},
+			`part2.jsonl \(shard 2 of 2\) holds 2 of its 3 requests \(of the run's 6\): it has no record of request 6, yet it ends as finished: it lost records; resume its run$`},
+		{"a part that lost every record", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}, {end(2, 2, 4)}},
+			`part2.jsonl \(shard 2 of 2\) holds 0 of its 2 requests \(of the run's 4\): it has no record of request 2`},
+		{"a record missing inside a shard", [][]string{{rec("a", "1", 1), rec("e", "5", 5), end(1, 2, 6)}, {rec("b", "2", 2), rec("d", "4", 4), rec("f", "6", 6), end(2, 2, 6)}},
+			`part1.jsonl \(shard 1 of 2\) has no record of request 3: it holds 2 of its 3 requests`},
+		{"a record of another shard", [][]string{{rec("a", "1", 1), rec("b", "2", 2), end(1, 2, 2)}, {end(2, 2, 2)}},
+			`part1.jsonl \(shard 1 of 2\) holds a record of request 2, which is not its shard's`},
+		{"a record past the run's end", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 2)}, {rec("b", "2", 2), end(2, 2, 2)}},
+			`part1.jsonl \(shard 1 of 2\) holds a record of request 3, past the run's 2 requests its end says`},
+		{"two parts of one shard", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}, {rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}},
 			"part1.jsonl and .*part2.jsonl both hold shard 1 of 2"},
-		{"two parts of one record each, of one shard", [][]string{{rec("a", "1", 1)}, {rec("a", "1", 1)}},
-			"cannot both be among 2 shards of one run .*: is a part missing, or given twice"},
 		{"a part missing", [][]string{
-			{rec("a", "1", 1), rec("e", "5", 5)}, {rec("b", "2", 2), rec("f", "6", 6)}, {rec("d", "4", 4), rec("h", "8", 8)}},
-			`a part is missing: the parts are shards of 4 \(the requests of .* are 4 apart\), and 3 are given; shard 3 of 4 is not among them`},
-		{"no part of a shard with requests", [][]string{{rec("a", "1", 1), rec("c", "3", 3)}, {}},
-			`part2.jsonl holds no record, but shard 2 of 2 has requests \(request 2\)`},
+			{rec("a", "1", 1), rec("e", "5", 5), end(1, 4, 8)}, {rec("b", "2", 2), rec("f", "6", 6), end(2, 4, 8)}, {rec("d", "4", 4), rec("h", "8", 8), end(4, 4, 8)}},
+			`a part is missing: the parts are shards of 4 \(.*part1.jsonl says\), and 3 are given; shard 3 of 4 is not among them`},
+		{"parts of two runs", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}, {rec("b", "2", 2), end(2, 2, 3)}},
+			`part1.jsonl and .*part2.jsonl are not shards of one run: one is of 2 shards of 4 requests, the other of 2 shards of 3 requests`},
+		{"no part of a shard with requests", [][]string{{rec("a", "1", 1), rec("c", "3", 3), end(1, 2, 4)}, {}},
+			`part2.jsonl: it holds no record, nor its shard's end`},
+		{"records after the end", [][]string{{rec("a", "1", 1), end(1, 1, 1), rec("b", "2", 2)}},
+			`part1.jsonl: its last record is not its shard's end`},
 		{"a torn last record", [][]string{{rec("a", "1", 1), rec("c", "3", 3)}, {rec("b", "2", 2), `{"id":"torn","session_id":"S","par`}},
 			`part2.jsonl:2: its last record is cut short`},
 		{"a record without a position", [][]string{{`{"id":"1","session_id":"S","parent_id":"call_1","role":"tool","type":"tool_result","status":"responded","content":1}`}},
 			`:1: a record without its position in the run`},
 		{"a line that is no record", [][]string{{rec("a", "1", 1), "{nope", rec("c", "3", 3)}},
 			`:2: not a record`},
+		{"a record that succeeded, given again", [][]string{{rec("a", "1", 1), rec("c", "3", 3), rec("c", "3", 3)}, {rec("b", "2", 2)}},
+			`part1.jsonl:3: a second record of request 3 \(id "c"\), which line 2 answered with success: a resumed run never runs a request that succeeded again`},
+		{"a record that succeeded, replaced by one that failed", [][]string{{rec("a", "1", 1), failed("a", 1)}},
+			`part1.jsonl:2: a second record of request 1 \(id "a"\), which line 1 answered with success`},
 		{"a record that is no run's", [][]string{{`{"id":"1","session_id":"S","role":"assistant","type":"text","status":"responded","content":"hi"}`}},
 			":1: not a record of kesoku run"},
 	}

@@ -166,6 +166,10 @@ func (p *Packer) success(c Call, v any, d time.Duration) (*message.Record, error
 	rec := p.record(c, d)
 	if p.MaxOutput > 0 && int64(len(content)) > p.MaxOutput {
 		content, rec.Truncated = p.truncate(content)
+	} else if tooDeep(content, MaxContentDepth) {
+		// Written, the record could not be read back: by --resume,
+		// merge or diff. (Cut, it is a string.)
+		return nil, fmt.Errorf("tool %q returned a value %w", c.Name, &DepthError{Limit: MaxContentDepth})
 	}
 	rec.Content = content
 	return rec, nil

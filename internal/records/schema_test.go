@@ -145,6 +145,9 @@ func TestSchemaValidatesRecords(t *testing.T) {
 			t.Errorf("%+v: %v", rec, err)
 		}
 	}
+	if err := checkRecord(t, s, ShardEndRecord("s", ShardEnd{Shard: 2, Shards: 3, Requests: 10})); err != nil {
+		t.Errorf("a shard's end: %v", err)
+	}
 	good := func() *message.Record {
 		return &message.Record{ID: "i", SessionID: "s", Role: message.RoleTool, Type: message.TypeToolResult, Status: message.StatusResponded, CreatedAt: time.Now()}
 	}
@@ -160,6 +163,10 @@ func TestSchemaValidatesRecords(t *testing.T) {
 		},
 		"a tool call without its name": func(r *message.Record) { r.Type, r.Role = message.TypeToolCall, message.RoleAssistant },
 		"an args_hash not hex":         func(r *message.Record) { r.ArgsHash = "not hex" },
+		"a shard's end that says no shard": func(r *message.Record) {
+			r.Type, r.Content = TypeShardEnd, json.RawMessage(`{"shard":0,"shards":2,"requests":4}`)
+		},
+		"a shard's end without its content": func(r *message.Record) { r.Type = TypeShardEnd },
 	} {
 		r := good()
 		if err := checkRecord(t, s, r); err != nil {

@@ -60,7 +60,10 @@ type Summary struct {
 	// is how many a resumed run removed as the records of no request of
 	// its own (the request files changed since).
 	Replaced int `json:"replaced,omitempty"`
-	Dropped  int `json:"dropped,omitempty"`
+	// ReplacedFailed is how many of the Replaced were error records
+	// (a resumed run runs them again), the rest being aborted ones.
+	ReplacedFailed int `json:"replaced_failed,omitempty"`
+	Dropped        int `json:"dropped,omitempty"`
 	// Foreign is how many records a resumed run's file holds that answer
 	// no request (a tool's own): the file was left as it is, not
 	// compacted.
@@ -235,8 +238,14 @@ func (s *Summary) Text(h Hints) string {
 				fmt.Fprintf(&b, " (%d aborted%s)", s.Aborted, hint(": ", h.Rerun))
 			}
 		}
-		if s.Replaced > 0 {
+		switch aborted := s.Replaced - s.ReplacedFailed; {
+		case s.Replaced == 0:
+		case s.ReplacedFailed == 0:
 			fmt.Fprintf(&b, "; %d aborted %s replaced by a resumed run's", s.Replaced, english.Plural(s.Replaced, "record", "records"))
+		case aborted == 0:
+			fmt.Fprintf(&b, "; %d failed %s replaced by a resumed run's", s.Replaced, english.Plural(s.Replaced, "record", "records"))
+		default:
+			fmt.Fprintf(&b, "; %d %s replaced by a resumed run's (%d aborted, %d failed)", s.Replaced, english.Plural(s.Replaced, "record", "records"), aborted, s.ReplacedFailed)
 		}
 		return b.String()
 	}

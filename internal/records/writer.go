@@ -1,12 +1,15 @@
 package records
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kesoku/kesoku/message"
@@ -97,7 +100,10 @@ func (w *Writer) flushLocked() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	_, err := w.w.Write(w.buf)
+	n, err := w.w.Write(w.buf)
+	if err != nil && n > 0 && n < len(w.buf) {
+		w.cutPartialLine(w.buf[:n])
+	}
 	w.buf = w.buf[:0]
 	if err != nil {
 		w.err = err
@@ -107,8 +113,44 @@ func (w *Writer) flushLocked() error {
 			// says nothing of where.
 			w.err = fmt.Errorf("write records: %w", err)
 		}
+		if errors.Is(err, syscall.ENOSPC) {
+			w.err = &DiskFullError{Err: w.err}
+		}
 	}
 	return w.err
+}
+
+// DiskFullError says the records could not be written because the disk
+// is full; the file holds the whole records written before.
+type DiskFullError struct{ Err error }
+
+func (e *DiskFullError) Error() string {
+	return e.Err.Error() + " (the disk is full: the file keeps the whole records written before)"
+}
+
+func (e *DiskFullError) Unwrap() error { return e.Err }
+
+// cutPartialLine takes off the end of the file the part of a line that a
+// write cut short (a full disk) wrote: written is what went out of the
+// buffer, whole lines and then the part. A records file holds whole lines
+// only; a file that cannot be cut (a pipe) is left as it is.
+func (w *Writer) cutPartialLine(written []byte) {
+	f, ok := w.w.(interface {
+		Stat() (fs.FileInfo, error)
+		Truncate(int64) error
+	})
+	if !ok {
+		return
+	}
+	part := int64(len(written) - (bytes.LastIndexByte(written, '\n') + 1))
+	if part == 0 {
+		return
+	}
+	// The file is locked, and written at its end (O_APPEND): the part is
+	// its last bytes.
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() >= part {
+		f.Truncate(st.Size() - part)
+	}
 }
 
 // Close flushes the records and closes the file the writer owns (the

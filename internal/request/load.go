@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"maps"
 	"os"
@@ -172,15 +173,21 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 	if name == "-" {
 		r, display = stdin, "<stdin>"
 	} else {
-		f, err := os.Open(name)
+		f, err := openInput(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		if st, err := f.Stat(); err == nil && st.IsDir() {
+		st, err := f.Stat()
+		if err == nil && st.IsDir() {
 			f.Close()
 			return nil, fmt.Errorf("%s is a directory", name)
 		}
 		r, closer = f, f
+		if err == nil && !st.Mode().IsRegular() {
+			// A FIFO or a device may never say more: read as standard
+			// input is, until an interrupt.
+			r = NewInterruptibleReader(ctx, f)
+		}
 		if format == "" {
 			var ok bool
 			if format, ok = FormatOf(name); !ok {
@@ -200,6 +207,36 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 		file.path = name
 	}
 	return file, nil
+}
+
+// openInput opens the file name to read, waiting for a FIFO's writer only
+// as long as ctx allows: opening a FIFO blocks until something opens it
+// to write, which may be never.
+func openInput(ctx context.Context, name string) (*os.File, error) {
+	if st, err := os.Stat(name); err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(name)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(name)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			// The open ends when a writer comes, if one ever does.
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 func open(ctx context.Context, name string, format Format, r io.Reader, closer io.Closer) (*File, error) {

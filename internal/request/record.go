@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -16,7 +17,8 @@ import (
 // type tool_call is a request, with the record's name, its content as the
 // arguments and its call_id (or, without one, its id) as the id, so that a
 // session transcript replays as it is; a record of another type (text,
-// tool_result) is no request, and is passed over without a word.
+// tool_result, a shard's shard_end) is no request, and is passed over
+// without a word.
 
 // recordKeys are the members of a Message record that a request does not
 // have, by message.Record's own JSON names.
@@ -142,7 +144,7 @@ func unknownInRecord(key string) string {
 // that is no request.
 func (b *requestBuilder) isOtherRecord() bool {
 	switch message.Type(b.rec.typ) {
-	case message.TypeText, message.TypeToolResult:
+	case message.TypeText, message.TypeToolResult, records.TypeShardEnd:
 		return true
 	}
 	return false

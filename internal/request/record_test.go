@@ -75,6 +75,8 @@ func TestLoadRecords(t *testing.T) {
 		{"call_id of a wrong type", "r.jsonl", `{"type":"tool_call","id":"c1","name":"x","content":{},"call_id":7}` + "\n", []loaded{
 			{ID: "c1", Name: "x", Args: map[string]any{}, Line: 1, Col: 1, Err: `r.jsonl:1:1: call_id: expected a string, got number 7`},
 		}},
+		{"a shard's end is no request", "part-1.jsonl", `{"type":"tool_result","parent_id":"x","content":1,"position":1}` + "\n" +
+			`{"id":"e","session_id":"s","role":"tool","type":"shard_end","status":"responded","content":{"shard":1,"shards":2,"requests":2},"created_at":"2026-12-07T00:00:00Z"}` + "\n", nil},
 		{"only other records", "r.jsonl", `{"type":"text","content":"hi"}` + "\n" + `{"type":"tool_result","parent_id":"x","content":1}` + "\n", nil},
 	}
 	for _, tt := range tests {
