@@ -30,6 +30,7 @@ func text(s string) func(*cobra.Command) string { return func(*cobra.Command) st
 var helpTopics = []helpTopic{
 	{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic},
 	{"batches", "The batch APIs: state files, parts, limits, what a batch costs", text(batchesTopic)},
+	{"cassettes", "Model traffic on record: --cassette, replay with no key", func(*cobra.Command) string { return cassettesTopic() }},
 	{"ci", "In CI: JUnit reports, summaries as JSON, the records' schema", text(ciTopic)},
 	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
 	{"environment", "Every environment variable kesoku reads or sets", text(environmentTopic)},
