@@ -72,11 +72,11 @@ func plural(n int, one, many string) string {
 func compare(rec, now *Request) *Difference {
 	switch {
 	case rec.Method != now.Method:
-		return &Difference{Where: "method", Recorded: rec.Method, Now: now.Method}
+		return &Difference{Where: "method", Recorded: shown(rec.Method), Now: shown(now.Method)}
 	case rec.Path != now.Path:
-		return &Difference{Where: "path", Recorded: rec.Path, Now: now.Path}
+		return &Difference{Where: "path", Recorded: shown(rec.Path), Now: shown(now.Path)}
 	case rec.Query != now.Query:
-		return &Difference{Where: "query", Recorded: strconv.Quote(rec.Query), Now: strconv.Quote(now.Query)}
+		return &Difference{Where: "query", Recorded: shown(rec.Query), Now: shown(now.Query)}
 	}
 	if rec.Body != nil && now.Body != nil {
 		a, errA := decode(rec.Body)
