@@ -46,6 +46,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -672,3 +673,21 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 type ReplayedError struct{ Msg string }
 
 func (e *ReplayedError) Error() string { return e.Msg }
+
+// PathIn is the cassette of one case and repeat (from 1) in dir, for a
+// command that runs many sessions (an eval): one file each, named after
+// the case, so that a case replays its own traffic whatever order the
+// cases run in. A byte a file name may not hold is written %XX, so that
+// two ids never share a file.
+func PathIn(dir, caseID string, repeat int) string {
+	var b strings.Builder
+	for i := 0; i < len(caseID); i++ {
+		switch c := caseID[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.' && i > 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s.%d.jsonl", b.String(), repeat))
+}

@@ -254,3 +254,23 @@ func TestNothingRecordedNoFile(t *testing.T) {
 		t.Errorf("a cassette of nothing was written: %v", err)
 	}
 }
+
+// TestPathIn: each case and repeat has a file of its own, whatever its id
+// holds.
+func TestPathIn(t *testing.T) {
+	for _, tc := range []struct {
+		id     string
+		repeat int
+		want   string
+	}{
+		{"case_1", 1, "case_1.1.jsonl"},
+		{"sum/two", 3, "sum%2Ftwo.3.jsonl"},
+		{"sum_two", 3, "sum_two.3.jsonl"},
+		{"..", 1, "%2E..1.jsonl"},
+		{"", 2, ".2.jsonl"},
+	} {
+		if got := PathIn("d", tc.id, tc.repeat); got != filepath.Join("d", tc.want) {
+			t.Errorf("PathIn(d, %q, %d) = %q, want %q", tc.id, tc.repeat, got, filepath.Join("d", tc.want))
+		}
+	}
+}
