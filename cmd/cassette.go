@@ -17,7 +17,7 @@ type cassetteFlags struct {
 // register adds the flags to fs, in the group kesoku help cassettes tells.
 func (f *cassetteFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.File, "cassette", "", "record the model's traffic to `FILE`, or replay it from FILE")
-	checkedVar(fs, &f.Mode, "cassette-mode", "", "record, replay or auto: replay FILE when it exists (default auto)", checkCassetteMode)
+	checkedVar(fs, &f.Mode, "cassette-mode", "", "record, replay or auto, the `MODE` that replays FILE when it exists (the default)", checkCassetteMode)
 	inGroup(fs, "cassette", "cassette", "cassette-mode")
 }
 
@@ -50,7 +50,7 @@ and no --base-url: the same answers, through the same SDK clients,
 retries and stream parsing as against the API.
 
   kesoku session --cassette testdata/cassettes/quickstart.jsonl \
-    "what is 12345+67890? use the tool"
+    --tools calculate_sum "what is 12345+67890? use the tool"
   kesoku session "add 2 and 3" --model gemini-2.5-flash \
     --cassette add.jsonl --cassette-mode record
 
@@ -77,7 +77,8 @@ come in any order among themselves. A request that differs stops the
 command with exit status 1 and says where, before anything is sent:
 
   cassette add.jsonl: request 2 (POST /v1/messages) is not the one
-  recorded: at messages[2].content[0].content, recorded "5", now "6"
+  recorded: at messages[2].content[0].content, recorded "5", now "6";
+  nothing was sent (record it again with --cassette-mode record)
 
 Anything that changes what is sent (the prompt, the tools offered, their
 descriptions, --system, --max-tokens) needs the cassette recorded again.
