@@ -274,3 +274,29 @@ func TestPathIn(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentInAnyOrder: requests sent at once (two analyze_media
+// calls of one turn) are recorded in the order their answers came, and
+// replayed in whatever order they come again, each to its own answer.
+func TestConcurrentInAnyOrder(t *testing.T) {
+	srv := fakeAPI()
+	defer srv.Close()
+	path := record(t, srv, [][3]string{
+		{"POST", "/v1/messages", `{"file":"a.png"}`},
+		{"POST", "/v1/messages", `{"file":"b.png"}`},
+	})
+	c, err := Open(path, Replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := c.Transport("claude", "m", failing{t})
+	for _, f := range []string{"b.png", "a.png"} {
+		_, body, err := send(t, rt, "POST", "http://x/v1/messages", `{"file":"`+f+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(body, f) {
+			t.Errorf("the request for %s got %s", f, body)
+		}
+	}
+}
