@@ -131,6 +131,13 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 			return ctx, nil, err
 		}
 		e.Cassette, o.Model.Cassette = c, c
+		// Auto decides by the file: which it did is worth a line.
+		switch {
+		case !c.Replaying() && !o.Quiet:
+			fmt.Fprintf(o.Log, "kesoku: recording the model's traffic to the cassette %s\n", termtext.Lines(o.Cassette))
+		case c.Replaying() && o.Verbose:
+			fmt.Fprintf(o.Log, "kesoku: replaying the model's traffic from the cassette %s\n", termtext.Lines(o.Cassette))
+		}
 		// Tools read it no more than kesoku's other files: a session must
 		// not rewrite what it replays, nor what it records.
 		e.Protect(o.Cassette, "it is the cassette of this command's model traffic")
