@@ -56,9 +56,10 @@ retries and stream parsing as against the API.
 
 ` + cassetteFlagsHelp() + `
 With --cassette-mode auto (the default) an existing FILE is replayed and a
-missing one recorded. Recording needs what the command needs without a
-cassette (the key, or --base-url); replaying needs nothing: --model and
---provider default to the cassette's.
+missing one recorded, which a line on standard error says (-v says so of
+a replay too). Recording needs what the command needs without a cassette
+(the key, or --base-url); replaying needs nothing: --model and --provider
+default to the cassette's.
 
 THE FILE
 JSON Lines: a header (kesoku_cassette, provider, model), then one exchange
