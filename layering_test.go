@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/workspace":       {},
 	"internal/termtext":        {},
 	"internal/origin":          {},
+	"internal/cassette":        {},
 	"internal/english":         {},
 	"internal/atomicfile":      {},
 	"internal/yamlpos":         {},
@@ -51,7 +52,7 @@ var allowed = map[string][]string{
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
 	"internal/llm/llmtest":     {"message", "internal/llm", "registry"},
-	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai"},
+	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/cassette"},
 	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/english"},
 	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english", "internal/termtext"},
 	"internal/diff":            {"message", "internal/records", "internal/junit", "internal/english"},
@@ -71,7 +72,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},
 	"internal/app/apptest": {},
 }
 

@@ -24,6 +24,7 @@ type analyzeOptions struct {
 	model       provider.Config
 	JSON        bool
 	InlineLimit sizeValue
+	cassette    cassetteFlags
 
 	Path, Prompt string
 }
@@ -74,6 +75,7 @@ EXIT STATUS
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the Message record (JSON) instead of the answer")
 	registerToolModelFlags(c.Flags(), &opts.model, &opts.InlineLimit)
+	opts.cassette.register(c.Flags())
 	return seeAlso(c, "providers", "records")
 }
 
@@ -91,7 +93,7 @@ func analyzeArgs(_ *cobra.Command, args []string) error {
 }
 
 func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
-	_, env, err := opts.g.env(ctx, app.Options{Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit)})
+	_, env, err := opts.g.env(ctx, opts.cassette.apply(app.Options{Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit)}))
 	if err != nil {
 		return err
 	}

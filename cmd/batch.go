@@ -75,6 +75,7 @@ type batchSubmitOptions struct {
 	Format      string
 	model       provider.Config
 	InlineLimit sizeValue
+	cassette    cassetteFlags
 }
 
 func newBatchSubmitCmd(g *globals, runF func(context.Context, *batchSubmitOptions) error) *cobra.Command {
@@ -117,6 +118,7 @@ EXIT STATUS
 	f.StringVar(&opts.Session, "session", "", "the session_id of the records (default: the file's, or a new one)")
 	checkedVar(f, &opts.Format, "format", "", "FILE's format: yaml, json or jsonl", checkRequestFormat)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	opts.cassette.register(f)
 	return seeAlso(c, "batches", "requests")
 }
 
@@ -127,7 +129,7 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 		return err
 	}
 	o.model.MaxResponse = batchMaxResponse
-	ctx, env, err := g.env(ctx, app.Options{Model: o.model, ModelRequired: true, OneTurn: true})
+	ctx, env, err := g.env(ctx, o.cassette.apply(app.Options{Model: o.model, ModelRequired: true, OneTurn: true}))
 	if err != nil {
 		return err
 	}
@@ -209,6 +211,7 @@ type batchStateOptions struct {
 	Idle     time.Duration
 	Deadline time.Duration
 	Summary  summaryFormat
+	cassette cassetteFlags
 }
 
 func (o *batchStateOptions) register(c *cobra.Command) {
@@ -216,15 +219,17 @@ func (o *batchStateOptions) register(c *cobra.Command) {
 	durationVar(c.Flags(), &o.Idle, "idle-timeout", llm.DefaultIdleTimeout, time.Millisecond, maxIdleTimeout, "abandon (and retry) a request to the provider that sends nothing for this long")
 	apiTimeoutVar(c.Flags(), &o.Deadline)
 	registerSummary(c.Flags(), &o.Summary)
+	o.cassette.register(c.Flags())
 }
 
-// open reads the state file and builds the client of its provider.
-func (o *batchStateOptions) open(ctx context.Context) (*batch.State, llm.Batcher, error) {
+// open reads the state file and builds the client of its provider, its
+// traffic on env's cassette.
+func (o *batchStateOptions) open(ctx context.Context, env *app.Env) (*batch.State, llm.Batcher, error) {
 	st, err := batch.Load(o.State)
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
-	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, Deadline: o.Deadline, MaxResponse: batchMaxResponse}
+	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, Deadline: o.Deadline, MaxResponse: batchMaxResponse, Cassette: env.Cassette}
 	if !o.g.Quiet {
 		cfg.Notices = o.g.IO.Err
 	}
@@ -271,12 +276,12 @@ EXIT STATUS
 }
 
 func runBatchStatus(ctx context.Context, o *batchStateOptions) error {
-	ctx, env, err := o.g.env(ctx, app.Options{OneTurn: true})
+	ctx, env, err := o.g.env(ctx, o.cassette.apply(app.Options{OneTurn: true}))
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	st, b, err := o.open(ctx)
+	st, b, err := o.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -353,12 +358,12 @@ EXIT STATUS
 
 func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	g := o.g
-	ctx, env, err := g.env(ctx, app.Options{OneTurn: true})
+	ctx, env, err := g.env(ctx, o.cassette.apply(app.Options{OneTurn: true}))
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	st, b, err := o.open(ctx)
+	st, b, err := o.open(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -248,7 +248,7 @@ func TestConfigKeysDecided(t *testing.T) {
 		"summary":  "whether the closing summary is a sentence or a JSON object",
 	}
 	// init reads no config file: its flags are the command line's alone.
-	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "help": true, "module": true, "kesoku": true}
+	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "cassette": true, "cassette-mode": true, "help": true, "module": true, "kesoku": true}
 	root := newRootCmd(&globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

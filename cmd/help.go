@@ -94,11 +94,15 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	}
 	local, grouped := localFlags(c)
 	section("Flags:", flagUsages(local, helpWidth))
+	// The groups, told elsewhere, are one block: a line each saved for
+	// what only this command has.
+	var groups []string
 	for _, g := range flagGroups {
 		if names := grouped[g.name]; len(names) > 0 {
-			section(g.title, wrapText(strings.Join(names, ", "), helpWidth, "  "))
+			groups = append(groups, g.title+"\n"+strings.TrimRight(wrapText(strings.Join(names, ", "), helpWidth, "  "), "\n"))
 		}
 	}
+	section("", strings.Join(groups, "\n"))
 	section("Global Flags ("+c.Root().Name()+" --help):", globalFlags(c))
 	section(strings.TrimSuffix(exitStatusHeading, "\n"), status)
 	var more []string
@@ -157,6 +161,7 @@ const flagGroupAnnotation = "kesoku_flag_group"
 var flagGroups = []struct{ name, title string }{
 	{"model", "Model Flags (kesoku help providers):"},
 	{"budget", "Budget Flags (kesoku help budgets):"},
+	{"cassette", "Cassette Flags (kesoku help cassettes):"},
 }
 
 // inGroup puts the flags named in group.

@@ -33,6 +33,7 @@ var helpTopics = []helpTopic{
 	{"approval", "What a found kesoku.yaml needs approval for, and kesoku trust", approvalTopic},
 	{"batches", "The batch APIs: state files, parts, limits, what a batch costs", text(batchesTopic)},
 	{"budgets", "What model requests cost, prices, and --max-budget-usd", func(*cobra.Command) string { return budgetsTopic() }},
+	{"cassettes", "Model traffic on record: --cassette, replay with no key", func(*cobra.Command) string { return cassettesTopic() }},
 	{"ci", "In CI: JUnit reports, summaries as JSON, the records' schema", text(ciTopic)},
 	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
 	{"eval", "Eval files: cases, what they expect, verdicts, pass@k", text(evalTopic)},
@@ -168,12 +169,12 @@ every command (a command uses those it has), e.g.
 An unknown key, or a value its flag refuses, is an error at its
 file:line:column, from every command, whether it has that flag or not
 (kesoku tools list refuses jobs: eight): a file is checked whole when it is
-loaded. awd, config and resume are given on the command line only, and so
-is tools schema --format; format is the format of request files (run,
-validate). Durations are written as Go writes them (300ms, 5s, 1h30m), sizes
-as bytes or with a unit (65536, 64KiB, 1MiB, 1MB); every number has bounds,
-which the flag's help states. A base-url is an http:// or https:// URL with
-a host, a provider one of those kesoku knows.
+loaded. awd, config, resume, cassette and cassette-mode are given on the
+command line only, and so is tools schema --format; format is the format of
+request files (run, validate). Durations are written as Go writes them
+(300ms, 5s, 1h30m), sizes as bytes or with a unit (65536, 64KiB, 1MiB, 1MB);
+every number has bounds, which the flag's help states. A base-url is an
+http:// or https:// URL with a host, a provider one of those kesoku knows.
 
 WHICH FILES
 The user's ~/.config/kesoku/config.yaml ($XDG_CONFIG_HOME/kesoku/config.yaml

@@ -38,6 +38,7 @@ type sessionOptions struct {
 	streamSet bool
 	// InlineLimit is analyze_media's --inline-limit.
 	InlineLimit sizeValue
+	cassette    cassetteFlags
 
 	Prompt string
 }
@@ -91,6 +92,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	opts.cassette.register(f)
 	f.StringVar(&opts.System, "system", "", "the system instruction")
 	opts.toolChoice.register(f)
 	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a prompt may take")
@@ -111,10 +113,10 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	// Everything that can be refused is refused before anything runs: the
 	// model (a session always calls it, so it needs its key now), the
 	// tools offered, the transcript resumed, the prompt.
-	_, env, err := g.env(ctx, app.Options{
+	_, env, err := g.env(ctx, opts.cassette.apply(app.Options{
 		Tools: opts.Registry, Calls: opts.callFlags.calls(),
 		Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit),
-	})
+	}))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
@@ -93,6 +94,10 @@ type Options struct {
 	Model         provider.Config
 	ModelRequired bool
 	InlineLimit   int64
+	// Cassette is the file the model's traffic is recorded to or replayed
+	// from (--cassette), "" for none; CassetteMode says which.
+	Cassette     string
+	CassetteMode cassette.Mode
 }
 
 // Env is a command's environment, made by Prepare. Close it once.
@@ -105,6 +110,9 @@ type Env struct {
 	Interrupts *Interrupts
 	// Model is the model resolved, nil for none.
 	Model *provider.Model
+	// Cassette is the cassette its traffic goes on or comes from, nil for
+	// none.
+	Cassette *cassette.Cassette
 
 	protected []registry.Protected
 	endTurn   func()
@@ -117,6 +125,23 @@ type Env struct {
 // turn's.
 func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	e := &Env{opts: o, protected: append([]registry.Protected(nil), o.Protected...)}
+	if o.Cassette != "" {
+		c, err := cassette.Open(o.Cassette, o.CassetteMode)
+		if err != nil {
+			return ctx, nil, err
+		}
+		e.Cassette, o.Model.Cassette = c, c
+		// Auto decides by the file: which it did is worth a line.
+		switch {
+		case !c.Replaying() && !o.Quiet:
+			fmt.Fprintf(o.Log, "kesoku: recording the model's traffic to the cassette %s\n", termtext.Lines(o.Cassette))
+		case c.Replaying() && o.Verbose:
+			fmt.Fprintf(o.Log, "kesoku: replaying the model's traffic from the cassette %s\n", termtext.Lines(o.Cassette))
+		}
+		// Tools read it no more than kesoku's other files: a session must
+		// not rewrite what it replays, nor what it records.
+		e.Protect(o.Cassette, "it is the cassette of this command's model traffic")
+	}
 	if o.Model.Model != "" || o.ModelRequired {
 		if !o.Quiet {
 			o.Model.Notices = o.Log
@@ -130,6 +155,7 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		}
 		m, err := resolve(o.Model)
 		if err != nil {
+			e.Close()
 			return ctx, nil, err
 		}
 		e.Model = m
@@ -291,6 +317,11 @@ func (e *Env) Close() error {
 	}
 	if e.Interrupts != nil {
 		e.Interrupts.Stop()
+	}
+	if e.Cassette != nil {
+		if cerr := e.Cassette.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

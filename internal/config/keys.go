@@ -32,7 +32,11 @@ var rules = map[string]rule{
 	"awd":    {refused: FindsTheFile},
 	"config": {refused: FindsTheFile},
 	"resume": {refused: OneRun},
-	"help":   {refused: NoSetting},
+	// A cassette is one run's traffic; a stranger's file choosing it would
+	// choose what answers in place of the model, or a file to write.
+	"cassette":      {refused: OneRun},
+	"cassette-mode": {refused: OneRun},
+	"help":          {refused: NoSetting},
 
 	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
 	"junit":      {path: true, consequential: "where a JUnit report is written", does: "write a JUnit report to %s"},

@@ -419,7 +419,10 @@ func ownError(err error) error {
 	var bad *MalformedError
 	var req *RequestError
 	var elsewhere *OriginError
+	var settled permanent
 	switch {
+	case errors.As(err, &settled) && settled.Permanent():
+		return settled
 	case errors.As(err, &elsewhere):
 		return elsewhere
 	case errors.As(err, &idle):
@@ -436,9 +439,18 @@ func ownError(err error) error {
 	return nil
 }
 
+// permanent is an error of what sends the Transport's requests (Base)
+// that no retry can change, reported as it is: a cassette that holds no
+// answer for a request.
+type permanent interface {
+	error
+	Permanent() bool
+}
+
 // OwnError is the error of kesoku's own that err, from an SDK, carries:
 // an IdleError, a DeadlineError, a TooLargeError, a MalformedError, a
-// RequestError or an OriginError; nil when it carries none. A provider
+// RequestError, an OriginError, or a permanent error of the Transport's
+// Base (its Permanent method says true); nil when it carries none. A provider
 // reports it in place of the SDK's error, which only wraps it in more
 // words.
 func OwnError(err error) error { return ownError(err) }
@@ -597,7 +609,8 @@ func (t *Transport) retryable(resp *http.Response, err error) (why string, asked
 		// again.
 		var tooLarge *TooLargeError
 		var late *DeadlineError
-		if errors.As(err, &tooLarge) || errors.As(err, &late) {
+		var settled permanent
+		if errors.As(err, &tooLarge) || errors.As(err, &late) || errors.As(err, &settled) && settled.Permanent() {
 			return "", 0
 		}
 		msg := t.Redactor.String(err.Error())

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
@@ -50,6 +52,10 @@ type Config struct {
 	// (warnings, and genai's "Error context canceled" when a stream is
 	// interrupted); nil discards it.
 	SDKLog io.Writer
+	// Cassette, when set, records the model's traffic or replays it
+	// (--cassette). Replaying, no key is read and none is needed, the
+	// model and provider default to the cassette's, and nothing is sent.
+	Cassette *cassette.Cassette
 }
 
 // entry is one provider kesoku can talk to.
@@ -171,6 +177,18 @@ func Resolve(cfg Config) (*Model, error) {
 // model fails, with the *NoKeyError that says what to set. Every other
 // mistake is refused at once, as Resolve refuses it.
 func ResolveForTools(cfg Config) (*Model, error) {
+	replay := cfg.Cassette.Replaying()
+	if replay {
+		// The cassette says what it was recorded with: the model, and its
+		// provider when the model's name does not say it.
+		h := cfg.Cassette.Header()
+		if cfg.Model == "" {
+			cfg.Model = h.Model
+		}
+		if cfg.Provider == "" && Of(cfg.Model) == "" {
+			cfg.Provider = h.Provider
+		}
+	}
 	if cfg.Model == "" {
 		return nil, ErrNoModel
 	}
@@ -198,6 +216,10 @@ func ResolveForTools(cfg Config) (*Model, error) {
 	// requests need no model would otherwise fail halfway through.
 	if err := CheckBaseURL(cfg.BaseURL); err != nil {
 		return nil, &BaseURLError{URL: cfg.BaseURL, Var: baseURLVar}
+	}
+	if replay {
+		// Nothing is sent: no key is read, so none can leak.
+		return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar}, nil
 	}
 	for _, v := range e.keyVars {
 		if key := os.Getenv(v); key != "" {
@@ -250,6 +272,21 @@ func (m *Model) Name() string { return m.cfg.Model }
 // provider, a proxy or a tool echo it.
 func (m *Model) Redactor() *llm.Redactor { return llm.NewRedactor(m.key) }
 
+// replayKey is the key an SDK is given on replay, where none is needed.
+const replayKey = "kesoku-cassette-replay"
+
+// WithCassette is m with its traffic recorded to c or replayed from it
+// (each case of an eval its own cassette). A model resolved for replay
+// needs no key; one resolved without a cassette must have had one.
+func (m *Model) WithCassette(c *cassette.Cassette) *Model {
+	cp := *m
+	cp.cfg.Cassette = c
+	if c.Replaying() {
+		cp.keyErr = nil
+	}
+	return &cp
+}
+
 // Build makes the provider's client. It sends nothing; the SDKs are
 // touched only here, so commands without a model never pay for them.
 func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
@@ -275,6 +312,13 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 		IdleTimeout: m.cfg.IdleTimeout,
 		Deadline:    m.cfg.Deadline,
 		MaxResponse: m.cfg.MaxResponse,
+	}
+	if c := m.cfg.Cassette; c != nil {
+		if c.Replaying() && opts.APIKey == "" {
+			// The SDKs want a key; this one goes nowhere, as nothing is sent.
+			opts.APIKey = replayKey
+		}
+		opts.HTTPClient = &http.Client{Transport: c.Transport(m.entry.name, m.cfg.Model, nil, m.key)}
 	}
 	if w := m.cfg.Notices; w != nil {
 		// A proxy's message may hold the key.

@@ -1,0 +1,164 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/cassette"
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
+	"github.com/kesoku/kesoku/registry"
+)
+
+// resultOf is the user's message answering every call of turn with
+// content.
+func resultOf(turn llm.Message, content string) llm.Message {
+	msg := llm.Message{Role: message.RoleUser}
+	for _, part := range turn.Parts {
+		if c := part.ToolCall; c != nil {
+			msg.Parts = append(msg.Parts, llm.Part{ToolResult: &llm.ToolResult{CallID: c.ID, Name: c.Name, Content: json.RawMessage(content)}})
+		}
+	}
+	return msg
+}
+
+// refuseNetwork makes every connection through http.DefaultTransport (what
+// a client without a transport of its own uses, and a cassette that
+// records) fail the test, until the test ends.
+func refuseNetwork(t *testing.T) {
+	old := http.DefaultTransport
+	http.DefaultTransport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		t.Errorf("a request went to the network on replay: %s %s", r.Method, r.URL)
+		return nil, errors.New("no network in this test")
+	})
+	t.Cleanup(func() { http.DefaultTransport = old })
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestCassetteRoundTrip: for each provider, what a session's turns got
+// from the API (a 429 retried, tool calls, text, streamed and not) is
+// recorded without the key, and replayed with no key, no base URL and no
+// connection, to the same responses.
+func TestCassetteRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		kind   llmtest.Provider
+		model  string
+		keyVar string
+	}{
+		{llmtest.Gemini, "gemini-2.5-flash", "GEMINI_API_KEY"},
+		{llmtest.Claude, "claude-sonnet-4-5", "ANTHROPIC_API_KEY"},
+		{llmtest.OpenAI, "gpt-4o", "OPENAI_API_KEY"},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			const key = "test-key-cassette-7f3e9a"
+			for _, v := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"} {
+				t.Setenv(v, "")
+			}
+			t.Setenv(tc.keyVar, key)
+			srv := llmtest.NewServer(tc.kind, key,
+				llmtest.Reply{Status: 429, Error: "slow down", Headers: map[string]string{"retry-after-ms": "1"}},
+				llmtest.Reply{Text: "Adding.", Calls: []llmtest.Call{{ID: "call_1", Name: "calculate_sum", Args: map[string]any{"a": 2, "b": 3}}}},
+				llmtest.Reply{Text: "It is 5."},
+			)
+			path := filepath.Join(t.TempDir(), "c.jsonl")
+			turns := func(p llm.Provider) []*llm.Response {
+				t.Helper()
+				var out []*llm.Response
+				for i, stream := range []bool{false, true} {
+					req := &llm.Request{Messages: []llm.Message{llmtest.User("add 2 and 3")}, Tools: []*registry.Spec{llmtest.SumSpec}}
+					if i == 1 {
+						req.Messages = append(req.Messages, out[0].Message, resultOf(out[0].Message, `5`))
+					}
+					resp, _, err := llmtest.Generate(t, p, req, stream)
+					if err != nil {
+						t.Fatalf("turn %d: %v", i+1, err)
+					}
+					out = append(out, resp)
+				}
+				return out
+			}
+
+			rec, err := cassette.Open(path, cassette.Record)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Resolve(Config{Model: tc.model, BaseURL: srv.BaseURL(), Cassette: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := m.Build(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded := turns(p)
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			srv.Close()
+			if n := len(srv.Requests()); n != 3 {
+				t.Fatalf("%d requests recorded, want 3 (a retry and two turns)", n)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(data, []byte(key)) || bytes.Contains(data, []byte("7f3e9a")) {
+				t.Errorf("the key is in the cassette:\n%s", data)
+			}
+			if lines := bytes.Count(data, []byte("\n")); lines != 4 {
+				t.Errorf("%d lines, want a header and 3 exchanges:\n%s", lines, data)
+			}
+
+			t.Setenv(tc.keyVar, "")
+			refuseNetwork(t)
+			play, err := cassette.Open(path, cassette.Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !play.Replaying() {
+				t.Fatal("auto does not replay a cassette that exists")
+			}
+			m, err = Resolve(Config{Cassette: play})
+			if err != nil {
+				t.Fatalf("replay asks for something: %v", err)
+			}
+			if m.Name() != tc.model || m.Provider() != string(tc.kind) {
+				t.Errorf("replay chose %s (%s), want the cassette's %s (%s)", m.Name(), m.Provider(), tc.model, tc.kind)
+			}
+			p, err = m.Build(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(recorded, turns(p)); diff != "" {
+				t.Errorf("replayed turns differ (-recorded +replayed):\n%s", diff)
+			}
+			if n := play.Unplayed(); n != 0 {
+				t.Errorf("%d exchanges not played", n)
+			}
+
+			// One more request than recorded: refused, not retried, nothing
+			// sent.
+			_, _, err = llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{llmtest.User("again")}}, true)
+			var mismatch *cassette.MismatchError
+			if !errors.As(err, &mismatch) || mismatch.Request != 4 || mismatch.Difference != nil {
+				t.Fatalf("got %v, want a *cassette.MismatchError for request 4 past the end", err)
+			}
+			if !strings.Contains(err.Error(), "request 4") || !strings.Contains(err.Error(), "the cassette holds 3 requests, all played") {
+				t.Errorf("error %q does not say which request and why", err)
+			}
+		})
+	}
+}
