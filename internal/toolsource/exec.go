@@ -18,7 +18,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -244,6 +246,8 @@ type commandRunner struct {
 	outputDir string
 	// capture bounds standard output when limit is 0 (noLimitCapture).
 	capture int64
+	// secrets are kesoku's: no program gets one in its environment.
+	secrets *secret.Redactor
 }
 
 // run runs one call of t: the program in the AWD, without a shell, the
@@ -265,7 +269,11 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	}
 	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
 	cmd.Dir = r.awd
-	cmd.Env = argEnv(os.Environ(), args)
+	own, err := t.ownEnv()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = argEnv(secret.Environ(os.Environ(), own, r.secrets), args)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out outputWriter
 	if r.limit > 0 {
@@ -371,7 +379,20 @@ func scalarText(v any) string {
 // of it over a few MiB. A longer value is on standard input only.
 const maxEnvValue = 64 << 10
 
-// argEnv is the environment of a call: kesoku's own, without any
+// ownEnv is what the tool's env: sets, ${VAR} expanded.
+func (t *commandTool) ownEnv() ([]string, error) {
+	own := make([]string, 0, len(t.env))
+	for _, e := range t.env {
+		v, missing := expandVars(t.envValues[e.key])
+		if missing != "" {
+			return nil, fmt.Errorf("%s: tools.%s.env.%s: ${%s} is not set in the environment", yamlpos.Of(t.pos.File, e.value), t.name, e.key, missing)
+		}
+		own = append(own, e.key+"="+v)
+	}
+	return own, nil
+}
+
+// argEnv is the environment of a call: the program's own, without any
 // KESOKU_ARG_ variable it inherited, and one KESOKU_ARG_<NAME> for each
 // scalar argument of at most maxEnvValue bytes, its name upper-cased and
 // every character a variable name cannot hold written as _.
