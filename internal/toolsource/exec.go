@@ -41,8 +41,10 @@ const noLimitCapture = 64 << 20
 // A child that leaves its group (setsid, setpgid) escapes a group's kill.
 // With reap (Linux), kesoku is a child subreaper, so that such a child
 // becomes kesoku's own once its parent exits; each program is started
-// with markVar in its environment, which its children inherit, so that
-// an orphan is known for the child of which program. Orphans are stopped
+// with a mark its children inherit, in two places (markVar in its
+// environment, and a descriptor of a file named after it: markFile),
+// so that an orphan is known for the child of which program even when it
+// cleared its environment. Orphans are stopped
 // when the program they came from has ended (at once when kesoku stopped
 // it, at the next sweep otherwise), and every one left when kesoku stops;
 // their exits are collected (wait4 of their own pid: never of a program
@@ -69,6 +71,9 @@ type processes struct {
 // markVar, in the environment of a program kesoku starts, says which
 // kesoku started it, and which of its programs.
 const markVar = "KESOKU_PROCESS"
+
+// maxSweepRounds bounds the rounds of a look for orphans.
+const maxSweepRounds = 64
 
 // sweepEvery is how often, at most, the end of a program that ended on
 // its own looks for the orphans it left: a look reads /proc, and a batch
@@ -118,6 +123,12 @@ func (ps *processes) start(cmd *exec.Cmd, cancellable bool) error {
 		ps.seq++
 		mark = ps.mark + "." + strconv.Itoa(ps.seq)
 		cmd.Env = withMark(cmd.Env, mark)
+		// The mark twice: a child may clear its environment, and keep
+		// its descriptors (setsid env -i ...).
+		if f := markFile(mark); f != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+			defer f.Close()
+		}
 	}
 	ps.guard.ready()
 	if err := cmd.Start(); err != nil {
@@ -173,7 +184,10 @@ func (ps *processes) sweep(stopped bool) {
 // so every child os/exec waits for is in groups.
 func (ps *processes) stopOrphans(stop func(mark string) bool) {
 	guardian := ps.guard.pid()
-	for round := 0; round < 8; round++ {
+	// Each round kills the orphans and all below them; what was started
+	// meanwhile is reparented to kesoku and found by the next. The bound
+	// ends a fight with a program that forks as fast as it is killed.
+	for round := 0; round < maxSweepRounds; round++ {
 		killed := false
 		for _, p := range children() {
 			if _, ours := ps.groups[p.pid]; ours || p.pid == guardian {
@@ -184,6 +198,11 @@ func (ps *processes) stopOrphans(stop func(mark string) bool) {
 				continue
 			}
 			if stop(processMark(p.pid)) {
+				// Those below first: killed after their parent, they
+				// would be reparented one generation at a time.
+				for _, d := range descendants(p.pid) {
+					killOrphan(d)
+				}
 				killOrphan(p)
 				ps.notReaped = append(ps.notReaped, p.pid)
 				killed = true
