@@ -152,12 +152,23 @@ func holds(s string, forms []string) bool {
 	return false
 }
 
+// holdsBytes reports whether b holds one of forms, without a copy of b
+// (a record's content may be a MiB, and most hold no secret).
+func holdsBytes(b []byte, forms []string) bool {
+	for _, f := range forms {
+		if bytes.Contains(b, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
 // JSON is b, a JSON text, with every secret replaced, and whether there
 // was one. A secret that stood outside a string (a number) would leave
 // no JSON: the whole is then the string Redacted.
 func (r *Redactor) JSON(b []byte) ([]byte, bool) {
 	rep, forms := r.state()
-	if rep == nil || len(b) == 0 || !holds(string(b), forms) {
+	if rep == nil || len(b) == 0 || !holdsBytes(b, forms) {
 		return b, false
 	}
 	out := []byte(rep.Replace(string(b)))
