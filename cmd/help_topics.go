@@ -172,11 +172,13 @@ is approved by being named.
 WHAT KESOKU TRUST DOES
 kesoku trust checks the file as every command would load it (its command
 tools and MCP servers too), shows what it lets kesoku do (the commands it
-runs, the servers it reaches, with the names of the headers sent but never
-their values, and an oauth entry's client ID and scopes but never its
-secret), and records its SHA-256 with its path under the user's config
-directory ($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted).
-The files it names (mcp-config) are approved with it.
+runs, with the variables each is given and which of kesoku's own each passes
+on, never their values; the servers it reaches, with the names of the
+headers sent but never their values; and an oauth entry's client ID and
+scopes but never its secret), and records its SHA-256 with its path under
+the user's config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
+~/.config/kesoku/trusted). The files it names (mcp-config) are approved with
+it.
 
 WHAT AN APPROVAL COVERS
 A change to the file or to a file it names, or the file at another path (a
