@@ -29,9 +29,12 @@ var baseWindows = []string{
 
 // BaseNames are the names of the variables every program kesoku starts
 // gets from kesoku's environment, with the LC_ variables of the locale.
-func BaseNames() []string {
+func BaseNames() []string { return BaseNamesOf(runtime.GOOS) }
+
+// BaseNamesOf are BaseNames on the system goos names.
+func BaseNamesOf(goos string) []string {
 	names := append([]string(nil), base...)
-	if runtime.GOOS == "windows" {
+	if goos == "windows" {
 		names = append(names, baseWindows...)
 	}
 	return names
