@@ -30,15 +30,18 @@ var allowed = map[string][]string{
 	"internal/workspace":       {},
 	"internal/termtext":        {},
 	"internal/origin":          {},
-	"internal/cassette":        {},
-	"internal/english":         {},
-	"internal/atomicfile":      {},
-	"internal/yamlpos":         {},
-	"internal/tooldoc":         {},
-	"internal/config":          {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
-	"internal/prices":          {"message"},
-	"internal/eval":            {"internal/jsonschema", "internal/yamlpos", "internal/english"},
-	"internal/gen":             {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
+	// The secrets kesoku holds: hidden in what comes back, kept from the
+	// programs it starts.
+	"internal/secret":     {"message"},
+	"internal/cassette":   {},
+	"internal/english":    {},
+	"internal/atomicfile": {},
+	"internal/yamlpos":    {},
+	"internal/tooldoc":    {},
+	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/prices":     {"message"},
+	"internal/eval":       {"internal/jsonschema", "internal/yamlpos", "internal/english"},
+	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
 	"internal/registrysource":  {},
@@ -46,8 +49,8 @@ var allowed = map[string][]string{
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
 	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
-	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos"},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret"},
+	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
@@ -58,12 +61,12 @@ var allowed = map[string][]string{
 	"internal/diff":            {"message", "internal/records", "internal/junit", "internal/english"},
 	"internal/junit":           {"message", "internal/atomicfile"},
 	"internal/junit/junittest": {},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english", "internal/secret"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
 	// one step); authtest is its fake servers, for tests.
-	"internal/mcpauth":          {"internal/origin", "internal/atomicfile"},
+	"internal/mcpauth":          {"internal/origin", "internal/atomicfile", "internal/secret"},
 	"internal/mcpauth/authtest": {},
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
@@ -72,7 +75,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "registry", "message"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message"},
 	"internal/app/apptest": {},
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kesoku/kesoku/internal/secret"
 )
 
 // The sizes help is held to: a command's help fits a screen of 60 lines,
@@ -350,4 +352,19 @@ func countDir(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return len(entries)
+}
+
+// TestEnvironmentTopicNamesWhatProgramsGet: kesoku help environment names
+// every variable a program kesoku starts gets of kesoku's environment, as
+// the code gives them (on Windows too).
+func TestEnvironmentTopicNamesWhatProgramsGet(t *testing.T) {
+	t.Parallel()
+	words := strings.FieldsFunc(environmentTopic, func(r rune) bool {
+		return !(r == '_' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	})
+	for _, name := range append(secret.BaseNamesOf("windows"), "LC_") {
+		if !slices.Contains(words, strings.TrimSuffix(name, "_")) && !strings.Contains(environmentTopic, name) {
+			t.Errorf("kesoku help environment does not name %s, which every program gets", name)
+		}
+	}
 }

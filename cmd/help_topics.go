@@ -211,6 +211,22 @@ kesoku uses, named <server>__<tool>, in the shape of .mcp.json:
       url: https://example.com/mcp
       headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
 
+A command tool's env: sets variables for its program, ${VAR} and
+${VAR:-default} replaced as in a server's entry: env: {WORK: '${WORK}'}
+passes one of kesoku's own through; nothing else of kesoku's environment
+reaches the program but what every program needs (kesoku help environment).
+
+A placeholder that is a whole argument, as in [git, log, -1, "{{ref}}"],
+hands the program whatever the model wrote, and a value that begins with -
+is read as an option: --output=/elsewhere makes git write a file outside the
+AWD, read_only or not. positional_only: [ref] names the parameters whose
+values must not begin with -: such a call is refused (invalid_args) and
+nothing runs. Each name must be a parameter that a placeholder of the
+command holds, or the file is refused at its line. Where the program takes
+--, writing it before the placeholder ([git, log, -1, --, "{{ref}}"]) also
+ends its options, but changes what some programs make of the argument (for
+git log, a path, not a commit).
+
 A third, prices, says what models cost, for --max-budget-usd: see kesoku
 help budgets.
 
@@ -269,11 +285,13 @@ is approved by being named.
 WHAT KESOKU TRUST DOES
 kesoku trust checks the file as every command would load it (its command
 tools and MCP servers too), shows what it lets kesoku do (the commands it
-runs, the servers it reaches, with the names of the headers sent but never
-their values, and an oauth entry's client ID and scopes but never its
-secret), and records its SHA-256 with its path under the user's config
-directory ($XDG_CONFIG_HOME/kesoku/trusted, or ~/.config/kesoku/trusted).
-The files it names (mcp-config) are approved with it.
+runs, with the variables each is given and which of kesoku's own each passes
+on, never their values; the servers it reaches, with the names of the
+headers sent but never their values; and an oauth entry's client ID and
+scopes but never its secret), and records its SHA-256 with its path under
+the user's config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
+~/.config/kesoku/trusted). The files it names (mcp-config) are approved with
+it.
 
 WHAT AN APPROVAL COVERS
 A change to the file or to a file it names, or the file at another path (a
@@ -344,14 +362,34 @@ FILES AND THE TERMINAL
        for a build that is to be the same every time
 
 PROGRAMS KESOKU STARTS
-Command tools, MCP servers and the go command (kesoku gen) inherit kesoku's
-environment, so kesoku gen follows GOFLAGS, GOPROXY and the rest of Go's
-environment. In an MCP server's entry, ${VAR} and ${VAR:-default} are
-replaced (see kesoku help config); a server's env adds to what it inherits.
+A command tool's program and an MCP server kesoku starts get only these of
+kesoku's environment, as they are: PATH, HOME, USER, LOGNAME, SHELL, LANG,
+LANGUAGE, the LC_ variables, TZ, TMPDIR, TERM, COLORTERM, NO_COLOR,
+SSL_CERT_FILE and SSL_CERT_DIR (on Windows also SYSTEMROOT, SYSTEMDRIVE,
+WINDIR, COMSPEC, PATHEXT, TEMP, TMP, USERNAME, USERPROFILE, HOMEDRIVE,
+HOMEPATH, APPDATA, LOCALAPPDATA, PROGRAMDATA, PROGRAMFILES,
+PROCESSOR_ARCHITECTURE and NUMBER_OF_PROCESSORS): what a program needs to
+run at all. Everything else reaches it only when its own entry names it in
+env: (a tool's or a server's; ${VAR} passes one of kesoku's through, see
+kesoku help config). So no program gets the providers' keys (GEMINI_API_KEY,
+GOOGLE_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY), the variables that other
+servers' headers, url or oauth name, the variable --token-env names, or a
+proxy's settings (HTTPS_PROXY and the rest: pass them in env: where a server
+needs them); a variable of the list above whose value is one of those
+secrets is left out too. Should a secret show up anyway (a program that
+reads it from a file, a server that echoes it), it is [redacted] in the
+records, the transcript, on the terminal, under -v, in tools schema and in
+what is sent to a model.
+
 A command tool's program also gets one KESOKU_ARG_<NAME> for each argument
 that is a string, number or boolean of at most 64 KiB (its name upper-cased,
 any character a variable name cannot hold written as _); the KESOKU_ARG_
-variables kesoku itself inherited are removed first.
+variables kesoku itself inherited are removed first. On Linux each program
+also gets KESOKU_PROCESS and an open descriptor of an empty file
+(kesoku-mark), which its children inherit: by them kesoku finds a child that
+left its process group, to stop it. The go command (kesoku gen) inherits
+kesoku's whole environment, so kesoku gen follows GOFLAGS, GOPROXY and the
+rest of Go's environment.
 
 SET BY KESOKU
   KESOKU_GUARDIAN
@@ -597,7 +635,10 @@ and registers nothing.
 TOKENS
 The tokens of a login are kept in $XDG_CONFIG_HOME/kesoku/tokens (or
 ~/.config/kesoku/tokens), one file per server URL, readable by the user
-alone, and refreshed before they expire. kesoku mcp logout NAME forgets them.
+alone, and refreshed before they expire. A client secret that dynamic
+registration handed out is kept in that file too, beside the refresh token
+(refreshing needs it), and nowhere else; oauth.clientSecret is never written
+anywhere. kesoku mcp logout NAME forgets them.
 A request refused with 401 (in the middle of a batch, say) gets one new
 token, the same for all the requests refused together, and is sent once
 more. A 403 insufficient_scope asks once for the scopes it names (a new
@@ -615,11 +656,12 @@ WHERE SECRETS GO
 The token goes to the server's origin alone, the client secret to the token
 endpoint that the authorization server's metadata names; no redirect to
 another origin is followed with either. A token or secret that a server
-sends back (in a result, an error, a tool's name) is [redacted] in the
-records, on the terminal and under -v. oauth is for type http (streamable
-HTTP), not sse; an entry whose headers hold Authorization is authorized by
-it and gets no OAuth. In a found kesoku.yaml, the oauth entry is part of
-what approval covers (see kesoku help approval).
+sends back (in a result, an error, a tool's name or description) is
+[redacted] in the records, on the terminal, under -v, in tools schema and in
+what is sent to a model; no program a tool starts gets one. oauth is for
+type http (streamable HTTP), not sse; an entry whose headers hold
+Authorization is authorized by it and gets no OAuth. In a found kesoku.yaml,
+the oauth entry is part of what approval covers (see kesoku help approval).
 `
 
 // providersTopic is about the providers; their names come from the
@@ -903,19 +945,29 @@ schema before it runs.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on
-standard input as JSON, and in KESOKU_ARG_ variables; it runs in the AWD.
-When its call ends early (a timeout, an interrupt, an MCP client cancelling
-it), the program and all it started get SIGTERM, then SIGKILL after --grace;
-should kesoku itself be killed outright, a guardian process stops what it
-left running.
+standard input as JSON, and in KESOKU_ARG_ variables; it runs in the AWD. Of
+kesoku's environment it gets only what any program needs (PATH, HOME, the
+locale...) and what its entry's env: names: no key or token of kesoku's, as
+a stdio MCP server (kesoku help environment). A value that begins with - in
+an argument of its own is an option to most programs: positional_only
+refuses it (kesoku help config). When its call ends early (a timeout, an
+interrupt, an MCP client cancelling it), the program and all it started get
+SIGTERM, then SIGKILL after --grace; on Linux a child that left its process
+group, even with its environment cleared, is found and stopped too; should
+kesoku itself be killed outright, a guardian process stops what it left
+running.
 
 KEYS AND THE NETWORK
 An API key comes only from the environment and is sent only to its
-provider's endpoint (or the --base-url given). Should a provider, a proxy or
-a tool echo it, it is replaced by [redacted] in whatever comes back before
-it is written: a record, the terminal, an error. A batch's state file never
-holds a key. kesoku mcp serve listens on the loopback address unless told
-otherwise, and then only with a bearer token (kesoku help mcp-server).
+provider's endpoint (or the --base-url given). Should a provider, a proxy, a
+server or a tool echo a secret kesoku holds (any provider's key, not only
+the model's; an MCP server's header values, a key in its URL, its OAuth
+tokens; mcp serve's token), it is replaced by [redacted] in whatever comes
+back before it is written or sent on: a record, a transcript, the terminal,
+an error, a tool's description, and the next request to the model. A batch's
+state file never holds a key. kesoku mcp serve listens on the loopback
+address unless told otherwise, and then only with a bearer token (kesoku
+help mcp-server).
 
 THE TERMINAL
 What kesoku prints as its own prose has the text from outside in it escaped:

@@ -135,9 +135,16 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if err := checkToolModel(opts.model); err != nil {
 		return err
 	}
+	token, err := opts.token()
+	if err != nil {
+		return err
+	}
 	ctx, env, err := g.env(ctx, app.Options{
 		Tools: opts.Registry, WithoutServers: true, Calls: opts.callFlags.calls(),
 		Model: opts.model, InlineLimit: int64(opts.InlineLimit),
+		// The programs of the tools served never get the token, and never
+		// show it.
+		Secrets: []string{token},
 	})
 	if err != nil {
 		return err
@@ -150,10 +157,6 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	offered := offer.Registry
 	if srvs := offer.Set.Servers(); len(srvs) > 0 && g.Verbose {
 		fmt.Fprintf(g.IO.Err, "kesoku: the tools of the MCP servers of the config (%s) are not served: kesoku serves its own\n", strings.Join(srvs, ", "))
-	}
-	token, err := opts.token()
-	if err != nil {
-		return err
 	}
 	if opts.sessionFlag != "" && opts.HTTP == "" {
 		return usageErrf("%s: sessions are for --http; standard input and output serve one client for as long as it stays", opts.sessionFlag)

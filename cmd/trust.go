@@ -194,8 +194,12 @@ func showApproved(w io.Writer, f *config.File, declared []toolsource.Declared) {
 // declaredLine says what a declaration lets kesoku start or reach.
 func declaredLine(d toolsource.Declared) string {
 	esc := termtext.Escape
+	envText := ""
+	if len(d.Env) > 0 {
+		envText = fmt.Sprintf(", setting %s in its environment", esc(strings.Join(d.Env, ", ")))
+	}
 	if d.Tool != "" {
-		return fmt.Sprintf("run the command tool %s: %s", esc(d.Tool), shellQuote(d.Argv))
+		return fmt.Sprintf("run the command tool %s: %s", esc(d.Tool), shellQuote(d.Argv)) + envText
 	}
 	if d.URL != "" {
 		s := fmt.Sprintf("reach the MCP server %s at %s", esc(d.Server), esc(d.URL))
@@ -211,10 +215,7 @@ func declaredLine(d toolsource.Declared) string {
 	if d.Dir != "" {
 		s += " in " + esc(d.Dir)
 	}
-	if len(d.Env) > 0 {
-		s += fmt.Sprintf(", setting %s in its environment", esc(strings.Join(d.Env, ", ")))
-	}
-	return s
+	return s + envText
 }
 
 // oauthText says how an oauth entry authorizes its server: the client ID

@@ -23,6 +23,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/internal/workspace"
@@ -98,6 +99,12 @@ type Options struct {
 	// from (--cassette), "" for none; CassetteMode says which.
 	Cassette     string
 	CassetteMode cassette.Mode
+
+	// Secrets are secrets of the command's own that programs must not
+	// get and nothing may show (mcp serve's token). Prepare adds the
+	// providers' keys, the tool set those of the MCP servers (their
+	// headers, a key in a URL, OAuth's secrets and tokens).
+	Secrets []string
 }
 
 // Env is a command's environment, made by Prepare. Close it once.
@@ -116,6 +123,9 @@ type Env struct {
 
 	protected []registry.Protected
 	endTurn   func()
+	// secrets are every secret the command holds: hidden in what comes
+	// back, kept from the programs tools start.
+	secrets *secret.Redactor
 }
 
 // Prepare makes the environment options describe. Every error it returns
@@ -142,6 +152,10 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		// not rewrite what it replays, nor what it records.
 		e.Protect(o.Cassette, "it is the cassette of this command's model traffic")
 	}
+	// Every provider's key, not only the model's: a program or a server
+	// that prints its environment, or reads a file, may show any of them.
+	e.secrets = secret.NewRedactor(provider.Keys()...)
+	e.secrets.Add(o.Secrets...)
 	if o.Model.Model != "" || o.ModelRequired {
 		if !o.Quiet {
 			o.Model.Notices = o.Log
@@ -211,7 +225,15 @@ func Protect(list []registry.Protected, path, why string) []registry.Protected {
 
 // ToolOptions are the options of the tool set (toolsource.Build): the
 // config's declarations, bounded by the command's calls.
-func (e *Env) ToolOptions() toolsource.Options { return ToolOptions(e.opts) }
+func (e *Env) ToolOptions() toolsource.Options {
+	opts := ToolOptions(e.opts)
+	opts.Secrets = e.secrets
+	return opts
+}
+
+// Secrets are every secret the command holds, as they become known:
+// replaced by [redacted] in whatever is shown, written or sent to a model.
+func (e *Env) Secrets() *secret.Redactor { return e.secrets }
 
 // ToolOptions are the options of the tool set that o describes, for a
 // command that builds one of its own (mcp login).
@@ -267,6 +289,7 @@ func (e *Env) RunnerOptions() runner.Options {
 		Staging:   e.StagingDir(),
 		Protected: append([]registry.Protected(nil), e.protected...),
 		Model:     e.ToolModel(),
+		Secrets:   e.secrets,
 	}
 }
 

@@ -72,6 +72,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	if err != nil {
 		return EvalReport{}, err
 	}
+	e.secrets.Add(e.Model.Redactor().Secrets()...)
 	ir := e.WatchSignals(nil)
 	ctx, end := ir.Turn(ctx)
 	defer end()
@@ -146,7 +147,7 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	sessionID := message.NewID()
 	store := &memStore{}
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
-	redact := e.Model.Redactor()
+	redact := e.secrets
 	ropts := e.RunnerOptions()
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)

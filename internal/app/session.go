@@ -101,8 +101,11 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 		return err
 	}
 	out, log, quiet := o.Answer, e.opts.Log, e.opts.Quiet
-	// Should a provider, a proxy or a tool echo the key, it goes no further.
-	redact := rm.Redactor()
+	// Should a provider, a proxy or a tool echo a key or a token (any
+	// provider's, any server's), it goes no further: not to the
+	// transcript, the terminal or the model.
+	redact := e.secrets
+	redact.Add(rm.Redactor().Secrets()...)
 	sopts := llm.SessionOptions{
 		Provider:  model,
 		Store:     store,

@@ -460,6 +460,8 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	var mu sync.Mutex
 	var storeErr error
 	keep := func(i int, rec *message.Record) {
+		// What goes to the model is what the transcript holds: no secret.
+		rec = s.opts.Redactor.Record(rec)
 		mu.Lock()
 		defer mu.Unlock()
 		recs[i] = rec

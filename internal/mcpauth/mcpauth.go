@@ -37,6 +37,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/kesoku/kesoku/internal/origin"
+	"github.com/kesoku/kesoku/internal/secret"
 )
 
 // Config is a server's oauth entry, its ${VAR} expanded.
@@ -92,6 +93,9 @@ type Options struct {
 	// Note, when set, is told what a -v reader wants to know: a token
 	// granted or refreshed (never the token).
 	Note func(string)
+	// Secrets, when set, is told every secret the handler holds, so that
+	// what else kesoku shows or sends hides them too.
+	Secrets *secret.Redactor
 }
 
 // refreshMargin is how long before its expiry a token is refreshed: a
@@ -146,7 +150,7 @@ type Handler struct {
 	// obtained is when tok was granted, zero for a kept one.
 	obtained time.Time
 	loggedIn bool
-	secrets  map[string]bool
+	secrets  *secret.Redactor
 }
 
 // challenge is a refused request's URL and WWW-Authenticate.
@@ -167,7 +171,7 @@ func New(opts Options) (*Handler, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	h := &Handler{opts: opts, secrets: map[string]bool{}}
+	h := &Handler{opts: opts, secrets: secret.NewRedactor()}
 	// Wrapped, the transport is used as it is: the SDK would otherwise
 	// refuse to fetch metadata from private addresses, and a company's
 	// authorization server is often at one. kesoku runs for the user who
@@ -287,7 +291,7 @@ func (s tokenSource) Token() (*oauth2.Token, error) {
 		// Not expired yet: the request may still go with it.
 		return h.tok, nil
 	}
-	h.note(fmt.Sprintf("%s: the token expired and was not renewed: %v", h.opts.Server, h.redactLocked(err.Error())))
+	h.note(fmt.Sprintf("%s: the token expired and was not renewed: %v", h.opts.Server, h.secrets.String(err.Error())))
 	h.tok = nil
 	return nil, nil
 }
@@ -400,13 +404,6 @@ func (h *Handler) note(msg string) {
 	if h.opts.Note != nil {
 		h.opts.Note(msg)
 	}
-}
-
-func (h *Handler) redactLocked(s string) string {
-	for secret := range h.secrets {
-		s = strings.ReplaceAll(s, secret, Redacted)
-	}
-	return s
 }
 
 // Authorize is called for a request refused with 401 or 403; when it

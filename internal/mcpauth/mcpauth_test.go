@@ -187,6 +187,56 @@ func TestLoginDynamicRegistration(t *testing.T) {
 	}
 }
 
+// TestRegisteredClientSecretKept: a client secret that dynamic
+// registration hands out is kept in one place alone, the server's token
+// file (mode 0600, in the user's config directory), beside the refresh
+// token that needs it; refreshing takes it from there, and forgetting the
+// login removes it.
+func TestRegisteredClientSecretKept(t *testing.T) {
+	srv := authtest.New(authtest.Options{})
+	defer srv.Close()
+	st := store(t)
+	r := mustConnect(t, srv, mcpauth.Options{Store: st, Login: login(&notes{})})
+	if _, err := r.call("echo", map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	var handedOut string
+	for _, s := range srv.Secrets() {
+		if strings.HasPrefix(s, "cs-") {
+			handedOut = s
+		}
+	}
+	if handedOut == "" {
+		t.Fatal("the registration handed out no client secret")
+	}
+	root := filepath.Dir(st.Dir)
+	var holding []string
+	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), handedOut) {
+				holding = append(holding, path)
+			}
+		}
+		return nil
+	})
+	saved, _ := st.Load(srv.URL)
+	if len(holding) != 1 || filepath.Dir(holding[0]) != st.Dir || saved == nil || saved.ClientSecret != handedOut {
+		t.Fatalf("the client secret is in %v (kept %+v); want the token file alone", holding, saved)
+	}
+	if fi, err := os.Stat(holding[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v, want 0600", holding[0], fi.Mode().Perm())
+	}
+	if !slices.Contains(r.h.Secrets(), handedOut) {
+		t.Error("the client secret is not among the secrets hidden")
+	}
+	if forgot, err := st.Forget(srv.URL); !forgot || err != nil {
+		t.Fatalf("Forget: %v, %v", forgot, err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(st.Dir, "*")); len(files) != 0 {
+		t.Errorf("left %v after the login was forgotten", files)
+	}
+}
+
 // TestLoginClientIDMetadataDocument: a client ID that is an https URL is a
 // metadata document's, taken where the server supports them: no
 // registration.

@@ -141,7 +141,9 @@ func (ru *run) pack(ctx context.Context, s *slot, o records.Outcome, d time.Dura
 		o.Timeout = ru.r.timeout(s.spec)
 		o.ByFailFast = o.Cut && ru.cutByFailFast(s.index)
 	}
-	return ru.r.pk.Pack(ru.r.call(s.req), o, d)
+	// What a tool said goes nowhere with a secret in it: not in the
+	// record, not to the model that reads the record's content.
+	return ru.r.opts.Secrets.Record(ru.r.pk.Pack(ru.r.call(s.req), o, d))
 }
 
 // timeout is what bounds a call of spec: the tool's own timeout (a

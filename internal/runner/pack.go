@@ -22,7 +22,7 @@ func (r *ToolRunner) sessionID(req *request.Request) string {
 
 // errorRecord is the record of a call that failed after d.
 func (r *ToolRunner) errorRecord(req *request.Request, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
-	return r.pk.Error(r.call(req), kind, msg, d)
+	return r.opts.Secrets.Record(r.pk.Error(r.call(req), kind, msg, d))
 }
 
 // failure is the record of a request refused before it ran.
@@ -33,5 +33,5 @@ func (r *ToolRunner) failure(req *request.Request, kind message.ErrorKind, msg s
 // aborted is the record of a request cut short by an interrupt (or
 // --fail-fast) after d.
 func (r *ToolRunner) aborted(req *request.Request, msg string, d time.Duration) *message.Record {
-	return r.pk.Aborted(r.call(req), msg, d)
+	return r.opts.Secrets.Record(r.pk.Aborted(r.call(req), msg, d))
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -85,6 +86,10 @@ type Options struct {
 	// Protected are the files and directories of kesoku's own that tools
 	// must not write (the -o file, the config files, a transcript).
 	Protected []registry.Protected
+	// Secrets are replaced by [redacted] in every record, before it is
+	// stored or handed back (to a session, which sends it to a model);
+	// nil hides nothing.
+	Secrets *secret.Redactor
 }
 
 // ToolRunner runs tool requests against a registry, each through the five

@@ -21,7 +21,7 @@ import (
 )
 
 // commandKeys are the keys of a command tool's declaration.
-var commandKeys = []string{"description", "command", "parameters", "timeout", "read_only"}
+var commandKeys = []string{"description", "command", "parameters", "env", "positional_only", "timeout", "read_only"}
 
 // commandTool is a command tool as declared.
 type commandTool struct {
@@ -37,6 +37,15 @@ type commandTool struct {
 	timeout  time.Duration
 	readOnly bool
 	pos      yamlpos.Pos
+	// env is what the declaration's env: sets, ${VAR} expanded when the
+	// program starts: on top of the variables every program gets, and
+	// all of kesoku's environment it gets.
+	env       []entry
+	envValues map[string]string
+	// positional are the parameters whose values may never begin with -
+	// (positional_only): the program would take such a value for an
+	// option.
+	positional []string
 }
 
 // segment is literal text, or a placeholder naming a parameter.
@@ -67,6 +76,7 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 	t := &commandTool{name: name, dir: filepath.Dir(file), pos: yamlpos.Of(file, keyN)}
 	var cmdNodes []ast.Node
 	var paramsNode ast.Node
+	var positionalNodes []ast.Node
 	for _, e := range es {
 		switch e.key {
 		case "description":
@@ -87,6 +97,14 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 			}
 		case "parameters":
 			paramsNode = e.value
+		case "env":
+			if t.env, t.envValues, err = stringMap(file, e.value, what+".env"); err != nil {
+				return nil, err
+			}
+		case "positional_only":
+			if t.positional, positionalNodes, err = stringList(file, e.value, what+".positional_only"); err != nil {
+				return nil, err
+			}
 		case "timeout":
 			if t.timeout, err = durationValue(file, e.value, what+".timeout"); err != nil {
 				return nil, err
@@ -161,7 +179,63 @@ func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool,
 			}
 		}
 	}
+	if err := t.checkPositional(file, positionalNodes, declared); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkPositional refuses a positional_only entry that protects nothing:
+// a name that is no parameter, or a parameter no element of the command
+// holds.
+func (t *commandTool) checkPositional(file string, items []ast.Node, declared []string) error {
+	what := "tools." + t.name + ".positional_only"
+	for i, name := range t.positional {
+		if !slices.Contains(declared, name) {
+			msg := fmt.Sprintf("%s[%d]: %q names no parameter", what, i, name)
+			if sug := english.Suggest(name, declared); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug)
+			}
+			return errAt(file, items[i], "%s", msg)
+		}
+		if !t.inCommand(name) {
+			return errAt(file, items[i], "%s[%d]: {{%s}} is in no element of command: only a placeholder's value can be taken for an option", what, i, name)
+		}
+	}
+	return nil
+}
+
+// inCommand reports whether a placeholder of the command names param.
+func (t *commandTool) inCommand(param string) bool {
+	for _, segs := range t.argv {
+		for _, s := range segs {
+			if s.param && s.text == param {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// optionLike refuses a value of a positional_only parameter that begins
+// with -: in its place in the command, the program would read it as an
+// option (git log's --output=FILE writes a file wherever it names).
+func (t *commandTool) optionLike(args map[string]any) error {
+	var problems []*registry.ArgError
+	for _, name := range t.positional {
+		text := scalarText(args[name])
+		if strings.HasPrefix(text, "-") {
+			problems = append(problems, &registry.ArgError{
+				Path:     name,
+				Problem:  fmt.Sprintf("begins with -, which the program would take for an option: %q", text),
+				Expected: fmt.Sprintf("a value that does not begin with - ({{%s}} is positional only)", name),
+			})
+		}
+	}
+	if problems != nil {
+		return &registry.ArgsError{Tool: t.name, Problems: problems}
+	}
+	return nil
 }
 
 // closed is a parameters schema object that refuses the arguments it does
@@ -302,12 +376,22 @@ func (t *commandTool) spec(run func(ctx context.Context, t *commandTool, args ma
 		Writes:      !t.readOnly,
 		Source:      t.pos.String(),
 		RawSchema:   t.schema.raw,
-		Check:       t.schema.check,
+		Check:       t.check,
 		Timeout:     t.timeout,
 		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
 			return run(ctx, t, args)
 		},
 	}
+}
+
+// check checks a call's arguments against the parameters, then the
+// values of positional_only parameters (with their defaults: what the
+// program would get).
+func (t *commandTool) check(args map[string]any) error {
+	if err := t.schema.check(args); err != nil {
+		return err
+	}
+	return t.optionLike(t.schema.withDefaults(args))
 }
 
 // withDefaults returns args with the defaults the schema declares for the

@@ -28,8 +28,11 @@ type Declared struct {
 	// Dir is where a server's program runs when not in the working
 	// directory (its cwd).
 	Dir string
-	// Env are the names of the variables a server's entry sets: their
-	// values may be secrets.
+	// Env are the variables a tool's or a server's entry sets, by name
+	// (their values may be secrets), each with the variables of kesoku's
+	// environment its value passes on: "TOKEN (from $CORP_TOKEN)". What
+	// kesoku's environment a program gets beyond what any program needs
+	// is this, and only this.
 	Env []string
 	// URL is a server's over HTTP; Headers are the names of the headers
 	// sent to it, never their values, which hold secrets.
@@ -83,6 +86,7 @@ func Check(base *registry.Registry, opts Options) ([]Declared, error) {
 		}
 		d.Argv[0] = programPath(t.dir, d.Argv[0])
 		d.ByPath = strings.ContainsRune(d.Argv[0], filepath.Separator)
+		d.Env = envText(t.env, t.envValues)
 		out = append(out, d)
 	}
 	for _, srv := range servers {
@@ -91,9 +95,7 @@ func Check(base *registry.Registry, opts Options) ([]Declared, error) {
 			d.Argv = append([]string{srv.command}, srv.args...)
 			d.ByPath = strings.ContainsRune(srv.command, filepath.Separator)
 		}
-		for _, e := range srv.env {
-			d.Env = append(d.Env, e.key)
-		}
+		d.Env = envText(srv.env, srv.envValues)
 		for _, h := range srv.headers {
 			d.Headers = append(d.Headers, h.key)
 		}
@@ -103,6 +105,20 @@ func Check(base *registry.Registry, opts Options) ([]Declared, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// envText says each variable an entry sets, and the variables of
+// kesoku's environment its value passes on, never the value.
+func envText(env []entry, values map[string]string) []string {
+	var out []string
+	for _, e := range env {
+		text := e.key
+		if names := varNames(values[e.key]); len(names) > 0 {
+			text += " (from $" + strings.Join(names, ", $") + ")"
+		}
+		out = append(out, text)
+	}
+	return out
 }
 
 // programPath is the program a command tool runs: one named by a relative

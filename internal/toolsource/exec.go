@@ -18,7 +18,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -39,8 +41,10 @@ const noLimitCapture = 64 << 20
 // A child that leaves its group (setsid, setpgid) escapes a group's kill.
 // With reap (Linux), kesoku is a child subreaper, so that such a child
 // becomes kesoku's own once its parent exits; each program is started
-// with markVar in its environment, which its children inherit, so that
-// an orphan is known for the child of which program. Orphans are stopped
+// with a mark its children inherit, in two places (markVar in its
+// environment, and a descriptor of a file named after it: markFile),
+// so that an orphan is known for the child of which program even when it
+// cleared its environment. Orphans are stopped
 // when the program they came from has ended (at once when kesoku stopped
 // it, at the next sweep otherwise), and every one left when kesoku stops;
 // their exits are collected (wait4 of their own pid: never of a program
@@ -67,6 +71,9 @@ type processes struct {
 // markVar, in the environment of a program kesoku starts, says which
 // kesoku started it, and which of its programs.
 const markVar = "KESOKU_PROCESS"
+
+// maxSweepRounds bounds the rounds of a look for orphans.
+const maxSweepRounds = 64
 
 // sweepEvery is how often, at most, the end of a program that ended on
 // its own looks for the orphans it left: a look reads /proc, and a batch
@@ -116,6 +123,12 @@ func (ps *processes) start(cmd *exec.Cmd, cancellable bool) error {
 		ps.seq++
 		mark = ps.mark + "." + strconv.Itoa(ps.seq)
 		cmd.Env = withMark(cmd.Env, mark)
+		// The mark twice: a child may clear its environment, and keep
+		// its descriptors (setsid env -i ...).
+		if f := markFile(mark); f != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+			defer f.Close()
+		}
 	}
 	ps.guard.ready()
 	if err := cmd.Start(); err != nil {
@@ -171,7 +184,10 @@ func (ps *processes) sweep(stopped bool) {
 // so every child os/exec waits for is in groups.
 func (ps *processes) stopOrphans(stop func(mark string) bool) {
 	guardian := ps.guard.pid()
-	for round := 0; round < 8; round++ {
+	// Each round kills the orphans and all below them; what was started
+	// meanwhile is reparented to kesoku and found by the next. The bound
+	// ends a fight with a program that forks as fast as it is killed.
+	for round := 0; round < maxSweepRounds; round++ {
 		killed := false
 		for _, p := range children() {
 			if _, ours := ps.groups[p.pid]; ours || p.pid == guardian {
@@ -182,6 +198,11 @@ func (ps *processes) stopOrphans(stop func(mark string) bool) {
 				continue
 			}
 			if stop(processMark(p.pid)) {
+				// Those below first: killed after their parent, they
+				// would be reparented one generation at a time.
+				for _, d := range descendants(p.pid) {
+					killOrphan(d)
+				}
 				killOrphan(p)
 				ps.notReaped = append(ps.notReaped, p.pid)
 				killed = true
@@ -244,6 +265,8 @@ type commandRunner struct {
 	outputDir string
 	// capture bounds standard output when limit is 0 (noLimitCapture).
 	capture int64
+	// secrets are kesoku's: no program gets one in its environment.
+	secrets *secret.Redactor
 }
 
 // run runs one call of t: the program in the AWD, without a shell, the
@@ -265,7 +288,11 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	}
 	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
 	cmd.Dir = r.awd
-	cmd.Env = argEnv(os.Environ(), args)
+	own, err := t.ownEnv()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = argEnv(secret.Environ(os.Environ(), own, r.secrets), args)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out outputWriter
 	if r.limit > 0 {
@@ -371,7 +398,20 @@ func scalarText(v any) string {
 // of it over a few MiB. A longer value is on standard input only.
 const maxEnvValue = 64 << 10
 
-// argEnv is the environment of a call: kesoku's own, without any
+// ownEnv is what the tool's env: sets, ${VAR} expanded.
+func (t *commandTool) ownEnv() ([]string, error) {
+	own := make([]string, 0, len(t.env))
+	for _, e := range t.env {
+		v, missing := expandVars(t.envValues[e.key])
+		if missing != "" {
+			return nil, fmt.Errorf("%s: tools.%s.env.%s: ${%s} is not set in the environment", yamlpos.Of(t.pos.File, e.value), t.name, e.key, missing)
+		}
+		own = append(own, e.key+"="+v)
+	}
+	return own, nil
+}
+
+// argEnv is the environment of a call: the program's own, without any
 // KESOKU_ARG_ variable it inherited, and one KESOKU_ARG_<NAME> for each
 // scalar argument of at most maxEnvValue bytes, its name upper-cased and
 // every character a variable name cannot hold written as _.

@@ -31,11 +31,15 @@ func IsGuardian() bool { return os.Getenv(GuardianEnv) == "1" }
 func RunGuardian() int {
 	ignoreStopSignals()
 	guard(&unhurriedReader{r: os.Stdin, pause: 10 * time.Millisecond})
-	// The children that left their groups, found by the mark their
-	// environment holds.
+	// The children that left their groups, found by their mark (in
+	// their environment, or a descriptor they inherited), with all below
+	// them.
 	if mark := os.Getenv(guardianMarkEnv); mark != "" {
 		for _, pid := range marked(mark + ".") {
 			if p, ok := readProc(pid); ok {
+				for _, d := range descendants(pid) {
+					killOrphan(d)
+				}
 				killOrphan(p)
 			}
 		}

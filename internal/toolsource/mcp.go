@@ -21,6 +21,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/mcpauth"
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/internal/yamlpos"
@@ -274,7 +275,7 @@ func (s *server) keepAlive(ctx context.Context) {
 
 // startProgram starts the server's program in a process group of its
 // own, in the AWD (or the entry's cwd), with the entry's env on top of
-// kesoku's; its standard error is kept (the end of it) for the messages
+// the variables every program gets (secret.Environ); its standard error is kept (the end of it) for the messages
 // of its failures, and shown with -v.
 func (s *server) startProgram() (mcp.Transport, error) {
 	d := s.decl
@@ -288,14 +289,17 @@ func (s *server) startProgram() (mcp.Transport, error) {
 			return nil, err
 		}
 	}
-	env := os.Environ()
+	var own []string
 	for _, e := range d.env {
 		v, err := d.expand(d.envValues[e.key], e.value, "env."+e.key)
 		if err != nil {
 			return nil, err
 		}
-		env = append(env, e.key+"="+v)
+		own = append(own, e.key+"="+v)
 	}
+	// What its entry sets and what any program needs: no key, token or
+	// header of kesoku's or of another server's.
+	env := secret.Environ(os.Environ(), own, s.set.secrets)
 	// Not CommandContext: the server lives until Close, whatever happens
 	// to the command's context.
 	cmd := exec.Command(command, args...)
@@ -435,6 +439,9 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		}
 		raw = json.RawMessage(b)
 	}
+	// A server may echo a secret in what describes a tool: tools schema
+	// prints it, a session sends it to the model.
+	raw, _ = s.secrets().JSON(raw)
 	schema, err := compileArgSchema(name, raw, true)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
@@ -443,6 +450,7 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 	if desc == "" && t.Annotations != nil {
 		desc = t.Annotations.Title
 	}
+	desc = s.hide(desc)
 	tool := t.Name
 	output := s.outputSchema(t)
 	results := newResultSchema(name, output)
@@ -454,13 +462,28 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 		Writes:          t.Annotations == nil || !t.Annotations.ReadOnlyHint,
 		Source:          s.decl.where(),
 		RawSchema:       schema.raw,
-		RawOutputSchema: output,
+		RawOutputSchema: s.hiddenJSON(output),
 		Check:           schema.check,
 		Timeout:         s.decl.timeout,
 		Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
 			return s.hidden(s.call(ctx, tool, args, results))
 		},
 	}, nil
+}
+
+// hiddenJSON is raw with every secret hidden.
+func (s *server) hiddenJSON(raw json.RawMessage) json.RawMessage {
+	out, _ := s.secrets().JSON(raw)
+	return out
+}
+
+// secrets are those kesoku holds; nil (nothing hidden) for a server of
+// no set.
+func (s *server) secrets() *secret.Redactor {
+	if s.set == nil {
+		return nil
+	}
+	return s.set.secrets
 }
 
 // call calls one of the server's tools. The record's content is the

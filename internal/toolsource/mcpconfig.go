@@ -196,17 +196,28 @@ func writtenHTTPURL(raw string) bool {
 // not set and without a default is an error naming it; what names the
 // value in the entry.
 func (d *serverDecl) expand(s string, n ast.Node, what string) (string, error) {
+	x, missing := expandVars(s)
+	if missing != "" {
+		return "", &config.Error{Pos: yamlpos.Of(d.file, n), Msg: fmt.Sprintf("%s.%s.%s: ${%s} is not set in the environment", config.ServersKey, d.name, what, missing)}
+	}
+	return x, nil
+}
+
+// expandVars replaces ${VAR} and ${VAR:-default} in s with the
+// environment's values; missing names a variable that is not set and has
+// no default ("" when none).
+func expandVars(s string) (expanded, missing string) {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
 		if i < 0 {
 			b.WriteString(s)
-			return b.String(), nil
+			return b.String(), ""
 		}
 		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
 			b.WriteString(s)
-			return b.String(), nil
+			return b.String(), ""
 		}
 		b.WriteString(s[:i])
 		name, def, hasDef := strings.Cut(s[i+2:i+j], ":-")
@@ -217,7 +228,7 @@ func (d *serverDecl) expand(s string, n ast.Node, what string) (string, error) {
 		case hasDef:
 			b.WriteString(def)
 		default:
-			return "", &config.Error{Pos: yamlpos.Of(d.file, n), Msg: fmt.Sprintf("%s.%s.%s: ${%s} is not set in the environment", config.ServersKey, d.name, what, name)}
+			return "", name
 		}
 		s = s[i+j+1:]
 	}
@@ -277,4 +288,99 @@ func declaredServers(opts Options) ([]*serverDecl, error) {
 	}
 	slices.SortFunc(out, func(a, b *serverDecl) int { return strings.Compare(a.name, b.name) })
 	return out, nil
+}
+
+// secrets are what the entry holds for its server alone, found before
+// anything starts: the value of every variable its headers, url and
+// oauth name, each header's value, and the password and query values of
+// its URL. No other program gets them, and wherever they show up they
+// are hidden.
+func (d *serverDecl) secrets() []string {
+	var texts []string
+	for _, h := range d.headers {
+		v := d.hdrValues[h.key]
+		texts = append(texts, v)
+		// A header's value as sent: "Bearer " and the token.
+		if x, missing := expandVars(v); missing == "" {
+			texts = append(texts, x)
+			if _, tok, ok := strings.Cut(x, " "); ok {
+				texts = append(texts, strings.TrimSpace(tok))
+			}
+		}
+	}
+	texts = append(texts, d.url)
+	if o := d.oauth; o != nil {
+		texts = append(texts, o.clientID, o.clientSecret)
+	}
+	var out []string
+	for _, t := range texts {
+		for _, name := range varNames(t) {
+			if v, ok := os.LookupEnv(name); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	if o := d.oauth; o != nil && !strings.Contains(o.clientSecret, "${") {
+		out = append(out, o.clientSecret)
+	}
+	if x, missing := expandVars(d.url); missing == "" {
+		out = append(out, urlSecrets(x)...)
+	}
+	for _, h := range d.headers {
+		if !strings.Contains(d.hdrValues[h.key], "${") {
+			out = append(out, d.hdrValues[h.key])
+		}
+	}
+	return out
+}
+
+// varNames are the names of the ${VAR} and ${VAR:-default} in s.
+func varNames(s string) []string {
+	var names []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return names
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return names
+		}
+		name, _, _ := strings.Cut(s[i+2:i+j], ":-")
+		names = append(names, name)
+		s = s[i+j+1:]
+	}
+}
+
+// urlSecrets are the password of a URL and the values of its query
+// whose names say they are secret: a key written into it (?api_key=...)
+// is as secret as a header. (A value that a variable gives is a secret
+// whatever its name.)
+func urlSecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok {
+		out = append(out, p)
+	}
+	for name, vs := range u.Query() {
+		if secretName(name) {
+			out = append(out, vs...)
+		}
+	}
+	return out
+}
+
+// secretName reports whether a query parameter's name says its value is
+// a secret: key, token, secret, password, signature, credential, auth.
+func secretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range []string{"key", "token", "secret", "pass", "sig", "credential", "auth", "session"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -163,6 +163,7 @@ func (s *server) authHandler(endpoint string) (*mcpauth.Handler, error) {
 		Server: d.where(), URL: endpoint, Config: cfg,
 		Store: o.Store, Login: o.Login, Fresh: s.fresh,
 		Pause: s.pauseStart, Context: s.ctx, Note: s.set.opts.Note,
+		Secrets: s.set.secrets,
 	}
 	if o.LoginHint != nil {
 		opts.LoginHint = o.LoginHint(d.name)
@@ -170,25 +171,19 @@ func (s *server) authHandler(endpoint string) (*mcpauth.Handler, error) {
 	return mcpauth.New(opts)
 }
 
-// hide is msg with the secrets of the server's authorization hidden: a
-// server may echo a token in a result, an error, a tool's name.
-func (s *server) hide(msg string) string {
-	if s.auth == nil {
-		return msg
-	}
-	return s.auth.Redact(msg)
-}
+// hide is msg with every secret kesoku holds hidden (the tokens of the
+// server's authorization among them): a server may echo a token in a
+// result, an error, a tool's name.
+func (s *server) hide(msg string) string { return s.secrets().String(msg) }
 
-// hidden is a call's result and error, the secrets of the server's
-// authorization hidden in both.
+// hidden is a call's result and error, every secret hidden in both. (A
+// result is hidden again by the runner, in its record: here only where
+// the server holds tokens of its own, as they may be refreshed.)
 func (s *server) hidden(v any, err error) (any, error) {
-	if s.auth == nil {
-		return v, err
+	if v != nil && s.auth != nil {
+		v = s.secrets().Value(v)
 	}
-	if v != nil {
-		v = s.auth.RedactValue(v)
-	}
-	return v, s.auth.RedactError(err)
+	return v, s.secrets().Error(err)
 }
 
 // startDeadline is a server's start deadline, which a person logging in

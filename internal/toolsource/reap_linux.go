@@ -94,24 +94,88 @@ func allPids() []int {
 	return pids
 }
 
-// processMark is the value of markVar in the environment of pid, "" when
-// it has none (or cannot be read).
+// processMark is the mark of pid: the value of markVar in its
+// environment, else the name of the mark file (markFile) among its open
+// descriptors; "" when it has neither (or they cannot be read). A child
+// that clears its environment (env -i) still holds the descriptor.
 func processMark(pid int) string {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err == nil {
+		for _, kv := range bytes.Split(data, []byte{0}) {
+			if v, ok := bytes.CutPrefix(kv, []byte(markVar+"=")); ok {
+				return string(v)
+			}
+		}
+	}
+	return fdMark(pid)
+}
+
+// markFilePrefix begins the name of a mark file.
+const markFilePrefix = "kesoku-mark:"
+
+// markFile is a file of no content named after mark, for a program to
+// inherit as a descriptor (cmd.ExtraFiles) and its children after it: a
+// mark that does not live in the environment. nil when none can be made.
+func markFile(mark string) *os.File {
+	fd, err := unix.MemfdCreate(markFilePrefix+mark, unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), markFilePrefix+mark)
+}
+
+// fdMark is the mark of the mark file among the open descriptors of pid,
+// "" when it holds none.
+func fdMark(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	f, err := os.Open(dir)
 	if err != nil {
 		return ""
 	}
-	for _, kv := range bytes.Split(data, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(markVar+"=")); ok {
-			return string(v)
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		target, err := os.Readlink(dir + n)
+		if err != nil {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(target, "/memfd:"+markFilePrefix); ok {
+			return strings.TrimSuffix(rest, " (deleted)")
 		}
 	}
 	return ""
 }
 
-// marked are the processes, kesoku's children or not, whose environment
-// holds a mark that begins with prefix: what the guardian looks for once
-// kesoku is gone.
+// descendants are the processes below pid, found by their parents in
+// /proc: those of an orphan, killed with it in one go rather than one
+// generation at a time as each is reparented.
+func descendants(pid int) []proc {
+	below := map[int][]proc{}
+	for _, q := range allPids() {
+		if p, ok := readProc(q); ok {
+			below[p.ppid] = append(below[p.ppid], p)
+		}
+	}
+	var out []proc
+	next := []int{pid}
+	seen := map[int]bool{pid: true}
+	for len(next) > 0 {
+		p := next[0]
+		next = next[1:]
+		for _, c := range below[p] {
+			if !seen[c.pid] {
+				seen[c.pid] = true
+				out = append(out, c)
+				next = append(next, c.pid)
+			}
+		}
+	}
+	return out
+}
+
+// marked are the processes, kesoku's children or not, whose mark (in
+// their environment or a descriptor) begins with prefix: what the
+// guardian looks for once kesoku is gone.
 func marked(prefix string) []int {
 	var out []int
 	self := os.Getpid()

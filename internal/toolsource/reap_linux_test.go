@@ -139,3 +139,67 @@ func TestServerOrphanStopped(t *testing.T) {
 		t.Errorf("the server's child %d, in a session of its own, outlived kesoku's Close", pid)
 	}
 }
+
+// TestCleanOrphansStopped: a child that leaves its program's group and
+// clears its environment (setsid env -i) is still known for its
+// program's: stopped as soon as that program is stopped (a call that
+// timed out, as under mcp serve), not only when kesoku stops; and a chain
+// of ten such children, each the parent of the next, leaves none alive
+// once kesoku stops.
+func TestCleanOrphansStopped(t *testing.T) {
+	if !becomeSubreaper() {
+		t.Skip("no child subreaper here")
+	}
+	setsid, err1 := exec.LookPath("setsid")
+	env, err2 := exec.LookPath("env")
+	sh, err3 := exec.LookPath("sh")
+	sleep, err4 := exec.LookPath("sleep")
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		t.Skip("needs setsid, env, sh and sleep")
+	}
+	dir := t.TempDir()
+	// chain.sh N: writes its pid, starts N-1 in a session of its own and
+	// a clean environment, and sleeps.
+	chain := filepath.Join(dir, "chain.sh")
+	script := fmt.Sprintf(`echo $$ > %[1]s/chain.$1.pid
+if [ "$1" -gt 1 ]; then %[2]s %[3]s -i %[4]s %[5]s $(($1 - 1)) & fi
+exec %[6]s 300
+`, dir, setsid, env, sh, chain, sleep)
+	if err := os.WriteFile(chain, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := reapSet(t, fmt.Sprintf(`tools:
+  lingers:
+    command: [sh, -c, '%[1]s %[2]s -i %[3]s -c "echo \$\$ > %[4]s/clean.pid; exec %[5]s 300" & sleep 300']
+  chain:
+    command: [sh, -c, '%[1]s %[2]s -i %[3]s %[6]s 10 & while [ ! -s %[4]s/chain.1.pid ]; do sleep 0.01; done; echo started']
+`, setsid, env, sh, dir, sleep, chain))
+	call := func(name string, ctx context.Context) (any, error) {
+		spec, _ := set.Registry.Lookup(name)
+		return spec.Call(ctx, &registry.ToolContext{}, map[string]any{})
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := call("lingers", ctx); done <- err }()
+	pid := pidIn(t, filepath.Join(dir, "clean.pid"))
+	cancel()
+	<-done
+	if !gone(pid) {
+		t.Errorf("the child %d with a clean environment of a program stopped still runs", pid)
+	}
+
+	if v, err := call("chain", context.Background()); err != nil || v != "started" {
+		t.Fatalf("chain: %v, %v", v, err)
+	}
+	var pids []int
+	for i := 1; i <= 10; i++ {
+		pids = append(pids, pidIn(t, filepath.Join(dir, fmt.Sprintf("chain.%d.pid", i))))
+	}
+	set.Close()
+	for i, pid := range pids {
+		if !gone(pid) {
+			t.Errorf("link %d of the chain (%d) outlived kesoku's Close", i+1, pid)
+		}
+	}
+}

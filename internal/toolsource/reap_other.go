@@ -2,6 +2,8 @@
 
 package toolsource
 
+import "os"
+
 // Elsewhere there is no child subreaper that kesoku uses: a child that
 // leaves its program's process group is not found (see the README).
 
@@ -15,6 +17,10 @@ type proc struct {
 func children() []proc { return nil }
 
 func processMark(int) string { return "" }
+
+func markFile(string) *os.File { return nil }
+
+func descendants(int) []proc { return nil }
 
 func marked(string) []int { return nil }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/registrysource"
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/workspace"
 
 	"github.com/kesoku/kesoku/internal/config"
@@ -79,6 +80,13 @@ type Options struct {
 	MaxMessage int
 	// OAuth says how the servers over HTTP are authorized when they ask.
 	OAuth OAuth
+	// Secrets are the secrets kesoku holds (the providers' keys); Build
+	// adds those of the MCP servers declared (their headers' values, a
+	// key in a URL, OAuth's secrets, and the tokens of a login as they
+	// come). No program a tool starts gets one in its environment, and
+	// Note, Warn and what the servers send are hidden of them; nil: the
+	// set's own.
+	Secrets *secret.Redactor
 }
 
 // Set is the tools a command uses, and the programs they started.
@@ -94,6 +102,7 @@ type Set struct {
 	awd, version            string
 	startTimeout, keepAlive time.Duration
 	maxMessage              int
+	secrets                 *secret.Redactor
 }
 
 func (s *Set) note(msg string) {
@@ -118,7 +127,14 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	if grace <= 0 {
 		grace = 5 * time.Second
 	}
+	if opts.Secrets == nil {
+		opts.Secrets = secret.NewRedactor()
+	}
+	// What is said of the tools (a server's standard error under -v, a
+	// warning quoting what a server sent) hides every secret.
+	opts.Note, opts.Warn = opts.Secrets.Func(opts.Note), opts.Secrets.Func(opts.Warn)
 	s := &Set{
+		secrets:      opts.Secrets,
 		Registry:     registry.New(),
 		opts:         opts,
 		procs:        newProcesses(grace, &guardian{exe: opts.Guardian, warn: opts.Warn}, opts.Reap),
@@ -152,7 +168,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	if outputDir == "" {
 		outputDir = workspace.LayoutOf(opts.AWD).Outputs()
 	}
-	run := &commandRunner{procs: s.procs, awd: opts.AWD, limit: opts.MaxOutput, outputDir: outputDir, capture: noLimitCapture}
+	run := &commandRunner{procs: s.procs, awd: opts.AWD, limit: opts.MaxOutput, outputDir: outputDir, capture: noLimitCapture, secrets: s.secrets}
 	for _, t := range tools {
 		if prev, ok := base.Lookup(t.name); ok {
 			return nil, &config.Error{Pos: t.pos, Msg: fmt.Sprintf("tools.%s: a Go tool has this name (%s): a command tool needs a name of its own", t.name, prev.Source)}
@@ -164,6 +180,10 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	servers, err := declaredServers(opts)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range servers {
+		// Known before anything starts: no program gets them.
+		s.secrets.Add(d.secrets()...)
 	}
 	for _, d := range servers {
 		// A command tool named like a server's tool would make the name

@@ -118,6 +118,28 @@ func Names() []string {
 	return names
 }
 
+// KeyVars are the environment variables of every provider's key.
+func KeyVars() []string {
+	var out []string
+	for _, p := range providers {
+		out = append(out, p.keyVars...)
+	}
+	return out
+}
+
+// Keys are the values of every provider's key variable that is set: the
+// secrets kesoku holds whatever model it asks, none of which a program it
+// starts gets, and each hidden wherever it shows up.
+func Keys() []string {
+	var out []string
+	for _, v := range KeyVars() {
+		if k := os.Getenv(v); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Of is the provider a model's name belongs to, "" when the name does not
 // say.
 func Of(model string) string {

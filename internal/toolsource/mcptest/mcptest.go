@@ -59,6 +59,9 @@ import (
 //	                     a string), comma-separated
 //	-many-tools N        also list N tools (many_0, ...) whose schemas
 //	                     are about 4 KB each
+//	-describe TEXT       also list a tool, described, whose description
+//	                     and whose parameter's description are TEXT (a
+//	                     server that echoes what it was given)
 //
 // The tools: echo(text) returns the text; add(a, b) returns
 // structuredContent {"sum": a+b}; fail(why) is an isError result; sleep(ms)
@@ -87,6 +90,7 @@ func Main(args []string) int {
 	jsonLogs := fs.Bool("json-logs", false, "")
 	badTools := fs.String("bad-tools", "", "")
 	manyTools := fs.Int("many-tools", 0, "")
+	describe := fs.String("describe", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -167,6 +171,13 @@ func Main(args []string) int {
 	}
 
 	s := newServer(count, *badName)
+	if *describe != "" {
+		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string", "description": *describe}}})
+		s.AddTool(&mcp.Tool{Name: "described", Description: *describe, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, InputSchema: json.RawMessage(schema)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			})
+	}
 	var in io.ReadCloser = os.Stdin
 	var out io.WriteCloser = os.Stdout
 	if *wireFile != "" {
