@@ -21,6 +21,14 @@ func (f *cassetteFlags) register(fs *pflag.FlagSet) {
 	inGroup(fs, "cassette", "cassette", "cassette-mode")
 }
 
+// registerDir adds the flags of a command that records a cassette per
+// session (eval): --cassette names a directory.
+func (f *cassetteFlags) registerDir(fs *pflag.FlagSet) {
+	fs.StringVar(&f.File, "cassette", "", "record the model's traffic to a cassette a case in `DIR`, or replay it from there")
+	checkedVar(fs, &f.Mode, "cassette-mode", "", "record, replay or auto, the `MODE` that replays a case's cassette when it exists (the default)", checkCassetteMode)
+	inGroup(fs, "cassette", "cassette", "cassette-mode")
+}
+
 func checkCassetteMode(s string) error {
 	_, err := cassette.ParseMode(s)
 	return err

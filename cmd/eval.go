@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/app"
+	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/eval"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
@@ -35,6 +36,7 @@ type evalOptions struct {
 	toolChoice
 	callFlags
 	budget      budgetFlags
+	cassette    cassetteFlags
 	InlineLimit sizeValue
 }
 
@@ -87,6 +89,7 @@ EXIT STATUS
 	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a case may take (a case's max_turns: wins)")
 	opts.toolChoice.register(f)
 	opts.budget.register(f)
+	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
 	return seeAlso(c, "eval", "budgets", "records", "providers")
 }
@@ -101,10 +104,16 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		}
 		cases = append(cases, cs...)
 	}
-	ctx, env, err := g.env(ctx, app.Options{
+	mode, _ := cassette.ParseMode(o.cassette.Mode)
+	opts := app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(),
 		Model: o.model, ModelRequired: true, InlineLimit: int64(o.InlineLimit),
-	})
+		CassetteMode: mode,
+	}
+	if dir := o.cassette.File; dir != "" {
+		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, cases[0].ID, 1)
+	}
+	ctx, env, err := g.env(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -136,6 +145,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	report, err := env.Eval(ctx, app.EvalOptions{
 		Cases: evalCases, Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
+		CassetteDir: o.cassette.File, CassetteMode: mode,
 		Write: func(recs []*message.Record) error {
 			for _, rec := range recs {
 				if err := out.Write(rec); err != nil {

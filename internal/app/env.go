@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -99,6 +100,10 @@ type Options struct {
 	// from (--cassette), "" for none; CassetteMode says which.
 	Cassette     string
 	CassetteMode cassette.Mode
+	// CassetteDir is the directory of an eval's cassettes, one a case and
+	// repeat ("" for none); CassetteProbe is the one of them whose header
+	// says the model, when the cassettes replay.
+	CassetteDir, CassetteProbe string
 
 	// Secrets are secrets of the command's own that programs must not
 	// get and nothing may show (mcp serve's token). Prepare adds the
@@ -151,6 +156,17 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		// Tools read it no more than kesoku's other files: a session must
 		// not rewrite what it replays, nor what it records.
 		e.Protect(o.Cassette, "it is the cassette of this command's model traffic")
+	}
+	if o.CassetteDir != "" && o.CassetteMode != cassette.Record {
+		// Replayed, the cassettes need no key, and say the model: the
+		// first case's tells what they were recorded with.
+		if _, err := os.Stat(o.CassetteProbe); err == nil || o.CassetteMode == cassette.Replay {
+			c, err := cassette.Open(o.CassetteProbe, cassette.Replay)
+			if err != nil {
+				return ctx, nil, err
+			}
+			o.Model.Cassette = c
+		}
 	}
 	// Every provider's key, not only the model's: a program or a server
 	// that prints its environment, or reads a file, may show any of them.

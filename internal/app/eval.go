@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/eval"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
@@ -33,6 +36,11 @@ type EvalOptions struct {
 	MaxTurns     int
 	// Tally counts what the whole eval spends and holds it to the budget.
 	Tally *llm.Tally
+	// CassetteDir, when set, holds a cassette for each case and repeat,
+	// recorded or replayed as CassetteMode says (Auto: each replayed when
+	// it exists).
+	CassetteDir  string
+	CassetteMode cassette.Mode
 	// Write receives the records of each run of a case, its transcript
 	// then its verdict, one run after another in case order whatever the
 	// scheduling; a run an interrupt cut is not written.
@@ -73,6 +81,22 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		return EvalReport{}, err
 	}
 	e.secrets.Add(e.Model.Redactor().Secrets()...)
+	if o.CassetteDir != "" {
+		if o.CassetteMode == cassette.Record {
+			if err := os.MkdirAll(o.CassetteDir, 0o755); err != nil {
+				return EvalReport{}, err
+			}
+		}
+		if _, err := os.Stat(o.CassetteDir); err != nil {
+			if o.CassetteMode == cassette.Replay {
+				return EvalReport{}, fmt.Errorf("cassettes %s: %w", o.CassetteDir, err)
+			}
+			if err := os.MkdirAll(o.CassetteDir, 0o755); err != nil {
+				return EvalReport{}, err
+			}
+		}
+		e.Protect(o.CassetteDir, "it holds the cassettes of this eval's model traffic")
+	}
 	ir := e.WatchSignals(nil)
 	ctx, end := ir.Turn(ctx)
 	defer end()
@@ -144,6 +168,18 @@ dispatch:
 // evalUnit runs one case once, into memory, and judges it.
 func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ir *Interrupts) result {
 	start := time.Now()
+	if o.CassetteDir != "" {
+		// Each run its own cassette: it replays its own traffic whatever
+		// order the runs go in.
+		c, err := cassette.Open(cassette.PathIn(o.CassetteDir, u.c.ID, u.repeat), o.CassetteMode)
+		if err == nil {
+			defer c.Close()
+			model, err = e.Model.WithCassette(c).Build(ctx)
+		}
+		if err != nil {
+			return e.failedUnit(u, start, err)
+		}
+	}
 	sessionID := message.NewID()
 	store := &memStore{}
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
@@ -196,23 +232,39 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	for _, c := range checks {
 		passed = passed && c.Passed
 	}
-	v := &message.Record{
-		ID: message.NewID(), SessionID: sessionID, ParentID: u.c.ID,
-		Role: message.RoleEval, Type: message.TypeVerdict, Status: message.StatusResponded,
-		Position: u.position, Repeat: u.repeat, IsError: !passed,
-		CreatedAt: time.Now().UTC(), Usage: &usage,
-	}
-	ms := time.Since(start).Milliseconds()
-	v.DurationMS = &ms
+	v := u.verdict(sessionID, start, passed, checks)
+	v.Usage = &usage
 	if cost, known := tally.Cost(); known {
 		v.CostUSD = &cost
 	}
 	if budget != nil {
 		// No case is half-recorded: a run the budget cut is its verdict
-		// alone, and runs again on --resume with more budget.
+		// alone, and runs again with more budget.
 		recs = nil
-		checks = nil
+		v = u.verdict(sessionID, start, false, nil)
 		v.Error = &message.ErrorInfo{Kind: message.KindBudget, Message: budget.Error()}
+	}
+	return result{
+		recs: append(recs, v),
+		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},
+	}
+}
+
+// failedUnit is the verdict of a run that could not start: its cassette
+// could not be read, or its client made.
+func (e *Env) failedUnit(u unit, start time.Time, err error) result {
+	v := u.verdict(message.NewID(), start, false, []eval.Result{{Check: "session", Want: "an answer", Got: e.secrets.String(err.Error())}})
+	return result{recs: []*message.Record{v}, run: eval.Run{Case: u.c.ID, Repeat: u.repeat}}
+}
+
+// verdict is the verdict record of u.
+func (u unit) verdict(sessionID string, start time.Time, passed bool, checks []eval.Result) *message.Record {
+	ms := time.Since(start).Milliseconds()
+	v := &message.Record{
+		ID: message.NewID(), SessionID: sessionID, ParentID: u.c.ID,
+		Role: message.RoleEval, Type: message.TypeVerdict, Status: message.StatusResponded,
+		Position: u.position, Repeat: u.repeat, IsError: !passed,
+		CreatedAt: time.Now().UTC(), DurationMS: &ms,
 	}
 	if checks == nil {
 		checks = []eval.Result{}
@@ -221,10 +273,7 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		Passed bool          `json:"passed"`
 		Checks []eval.Result `json:"checks"`
 	}{passed, checks})
-	return result{
-		recs: append(recs, v),
-		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},
-	}
+	return v
 }
 
 // memStore keeps a run's records in memory until the run is judged.
