@@ -40,6 +40,10 @@ type batch struct {
 	offered atomic.Bool
 	// workers is how many workers took the batch.
 	workers atomic.Int32
+	// succ is the batch with calls published after this one: the workers
+	// claim the slots of a batch only once every slot of the batches
+	// before it is claimed, so that calls start in request order.
+	succ atomic.Pointer[batch]
 	// left is how many calls have not finished.
 	left atomic.Int32
 	// awaited is the index (plus one) of the slot the writer waits for,
@@ -145,6 +149,12 @@ func (ru *run) publish(b *batch, pending chan<- *batch, quit <-chan struct{}) bo
 			ru.workers++
 			go ru.worker()
 		}
+		if ru.tail == nil {
+			ru.head.Store(b)
+		} else {
+			ru.tail.succ.Store(b)
+		}
+		ru.tail = b
 		b.offered.Store(true)
 		ru.work <- b
 	}
@@ -156,37 +166,60 @@ func (ru *run) publish(b *batch, pending chan<- *batch, quit <-chan struct{}) bo
 	}
 }
 
-// worker runs the calls of the batches offered to it until the run is
-// over.
+// worker runs the calls of the batches until the run is over. An offer
+// of a batch wakes it; it then claims slots in request order, from the
+// oldest batch with a slot left, whichever batch woke it: a call never
+// starts while one before it waits unclaimed.
 func (ru *run) worker() {
 	procs := int32(runtime.GOMAXPROCS(0))
 	for {
-		var b *batch
 		select {
-		case b = <-ru.work:
+		case b := <-ru.work:
+			b.offered.Store(false)
 		case <-ru.over:
 			return
 		}
-		b.offered.Store(false)
-		b.workers.Add(1)
-		n := int32(len(b.slots))
+		var joined *batch
 		for {
-			i := b.next.Add(1) - 1
-			if i >= n {
+			s := ru.claim()
+			if s == nil {
 				break
 			}
-			s := &b.slots[i]
+			b := s.b
+			if b != joined {
+				joined = b
+				b.workers.Add(1)
+			}
 			if s.done.Load() {
 				continue // refused as it was read
 			}
 			// More to claim: the other workers may share the batch (the
 			// first that is free takes it) — all of them while calls are
 			// slow, one a core while they are fast.
-			if i+1 < n && (b.workers.Load() < procs || ru.slow.Load()) {
+			if b.workers.Load() < procs || ru.slow.Load() {
 				ru.offer(b)
 			}
 			ru.runSlot(s)
 		}
+	}
+}
+
+// claim returns the next slot to run in request order, nil when every
+// slot published is claimed.
+func (ru *run) claim() *slot {
+	for {
+		b := ru.head.Load()
+		if b == nil {
+			return nil
+		}
+		if i := int(b.next.Add(1) - 1); i < len(b.slots) {
+			return &b.slots[i]
+		}
+		next := b.succ.Load()
+		if next == nil {
+			return nil
+		}
+		ru.head.CompareAndSwap(b, next)
 	}
 }
 

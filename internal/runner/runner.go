@@ -162,7 +162,11 @@ type run struct {
 	// stack growth was a sixth of the batch path's time.
 	work    chan *batch
 	workers int
-	calls   int // how many calls the dispatcher handed on
+	// head is the oldest batch that may have a slot left to claim; tail
+	// the last one published (the dispatcher's alone).
+	head  atomic.Pointer[batch]
+	tail  *batch
+	calls int // how many calls the dispatcher handed on
 	// over ends the workers.
 	over chan struct{}
 	// slow says the last call took long enough that a batch's calls are

@@ -1073,3 +1073,60 @@ func TestRunNeverStartsACallRecordedAsNotStarted(t *testing.T) {
 		t.Errorf("the tool ran %d times after its record said it never started", c.n["w"])
 	}
 }
+
+// TestRunStartsInRequestOrder runs requests in waves of Jobs calls, each
+// call waiting until Jobs of them have arrived: with calls started in
+// request order, wave k is requests kJobs to kJobs+Jobs-1, whatever worker
+// takes which, because no worker is free to take another request before
+// the wave is whole. A request started while one before it waited
+// unstarted shows in the wrong wave.
+func TestRunStartsInRequestOrder(t *testing.T) {
+	t.Parallel()
+	const jobs, waves = 3, 12
+	reg := registry.New()
+	var mu sync.Mutex
+	var arrived []string
+	gates := make([]chan struct{}, waves)
+	for i := range gates {
+		gates[i] = make(chan struct{})
+	}
+	reg.MustRegister(&registry.Spec{Name: "wave", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
+		mu.Lock()
+		arrived = append(arrived, tc.OriginalMsgID)
+		n := len(arrived)
+		mu.Unlock()
+		gate := gates[(n-1)/jobs]
+		if n%jobs == 0 {
+			close(gate)
+		}
+		<-gate
+		return nil, nil
+	}})
+	for _, run := range []string{"batches", "one at a time"} {
+		arrived = nil
+		for i := range gates {
+			gates[i] = make(chan struct{})
+		}
+		reqs := make([]*request.Request, jobs*waves)
+		for i := range reqs {
+			reqs[i] = &request.Request{ID: fmt.Sprint("q", i), Name: "wave"}
+		}
+		if run == "batches" {
+			collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs)
+		} else if _, err := New(reg, Options{Jobs: jobs}).RunAll(context.Background(), reqs); err != nil {
+			t.Fatal(err)
+		}
+		for w := range waves {
+			got := slices.Sorted(slices.Values(arrived[w*jobs : (w+1)*jobs]))
+			var want []string
+			for i := w * jobs; i < (w+1)*jobs; i++ {
+				want = append(want, fmt.Sprint("q", i))
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: wave %d started %v, want %v (all: %v)", run, w, got, want, arrived)
+				break
+			}
+		}
+	}
+}
