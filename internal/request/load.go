@@ -158,6 +158,10 @@ type File struct {
 	path string
 	// others counts the records that were no requests.
 	others otherCount
+	// aheadLimit, when set (tests), bounds the bytes read ahead in place
+	// of aheadBytes; aheadHook is aheadRoom.hook.
+	aheadLimit int64
+	aheadHook  func(held int64, waits bool)
 }
 
 // Open opens the request file name ("-" is stdin, read from stdin) in
