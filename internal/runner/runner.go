@@ -241,7 +241,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 				ru.cancel()
 			}
 		}
-		ru.room.give(len(b.slots))
+		ru.room.give(len(b.slots), b.bytes)
 	}
 	w.stop()
 	summary.Total += skipped.n
@@ -408,7 +408,7 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *batch, 
 		if len(b.slots) == 0 {
 			return true
 		}
-		if !ru.makeRoom(len(b.slots), quit, ru.ctx.Done()) {
+		if !ru.makeRoom(len(b.slots), b.bytes, quit, ru.ctx.Done()) {
 			return false
 		}
 		ok := ru.publish(b, pending, quit)
@@ -476,6 +476,7 @@ func (ru *run) take(req *request.Request, ids *numbering, b *batch, skipped *dis
 	}
 	s := b.add()
 	s.req, s.index, s.argsHash = req, n, argsHash
+	b.bytes += int64(req.Size)
 	switch resumed {
 	case records.Again:
 		p := duplicateProblem(req)

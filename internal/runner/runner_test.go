@@ -1130,3 +1130,49 @@ func TestRunStartsInRequestOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBoundsTheBytesHeld runs long requests (by their Size) through a
+// tool that does not return until the dispatcher has taken all it may:
+// until it waits for room, or has taken more than the bytes bound lets
+// it. The requests taken and not yet written never outgrow the bound by
+// more than the one in the dispatcher's hand.
+func TestRunBoundsTheBytesHeld(t *testing.T) {
+	const size = roomBytes / 4
+	reg := registry.New()
+	var taken, written atomic.Int64
+	most := int64(0)
+	far := make(chan struct{})
+	var once sync.Once
+	enough := func() { once.Do(func() { close(far) }) }
+	testHookRoomWait = enough
+	defer func() { testHookRoomWait = nil }()
+	reg.MustRegister(&registry.Spec{Name: "hold", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		<-far
+		return nil, nil
+	}})
+	reqs := func(yield func(*request.Request) bool) {
+		for i := range 40 {
+			held := taken.Add(1) - written.Load()
+			most = max(most, held) // the dispatcher's alone
+			if held > roomBytes/size+1 {
+				enough()
+			}
+			if !yield(&request.Request{ID: fmt.Sprint("q", i), Name: "hold", Size: size, More: true}) {
+				return
+			}
+		}
+	}
+	_, err := New(reg, Options{Jobs: 1}).Run(context.Background(), reqs, func(*message.Record) error {
+		written.Add(1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := written.Load(); n != 40 {
+		t.Errorf("%d records, want 40", n)
+	}
+	if want := int64(roomBytes/size + 1); most > want {
+		t.Errorf("%d requests of %d bytes held at once, want at most %d", most, size, want)
+	}
+}
