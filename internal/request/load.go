@@ -526,12 +526,11 @@ func (f *File) lineReader() *records.Reader {
 // parseLine parses one line at pos. A spool's line says where its
 // request was and which document it came from (doc), before the request.
 func parseLine(p *jsonParser, line []byte, pos yamlpos.Pos, inSpool bool, doc *int) *Request {
-	size := len(line)
 	if inSpool {
 		pos.Line, pos.Col, *doc, line = spooled(line)
 	}
 	req := parseRequestLine(p, line, pos)
-	req.Size = size
+	req.Size = len(line)
 	return req
 }
 

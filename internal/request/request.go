@@ -31,10 +31,10 @@ type Request struct {
 	// was read: a file's readers make it on every core, where the run
 	// would make it on one.
 	ArgsHash string
-	// Size is the length of the text the request was read from (its line
-	// of JSON Lines, or of the spool of a YAML or JSON file), 0 when it
-	// came from none: what a consumer that holds many requests at once
-	// bounds them by.
+	// Size is the length of the JSON text the request was read from (its
+	// line of JSON Lines, or as a YAML or JSON file's request was spooled),
+	// 0 when it came from none: what a consumer that holds many requests
+	// at once bounds them by.
 	Size int
 	// More says that the reader has the next request at hand, read with
 	// this one: a consumer that takes requests in batches may wait for it
