@@ -280,6 +280,9 @@ func TestLoadFileErrors(t *testing.T) {
 		{"yaml not a number", "bad.yaml", "name: a\nargs:\n  x: [.nan]\n", `bad\.yaml:3:7: \.nan: a request holds JSON values`, ""},
 		{"yaml aliases past the largest request", "big.yaml", "- name: a\n  args:\n    s: &s " + strings.Repeat("x", 60000) + "\n    l: [" + strings.Repeat("*s, ", 300) + "*s]\n",
 			`big\.yaml:1:3: a request larger than 16 MiB`, ""},
+		{"yaml aliases that outgrow the file", "huge.yaml", "- name: a\n  args: {s: &s " + strings.Repeat("x", 100<<10) + "}\n" +
+			strings.Repeat("- name: b\n  args: {l: ["+strings.Repeat("*s, ", 16)+"*s]}\n", 100),
+			`huge\.yaml:\d+:3: invalid YAML: aliases expand the requests to more than \d+(\.\d)? MiB of JSON`, ""},
 		{"json list without a comma", "bad.json", `[{"name": "a"} {"name": "b"}]`, `bad\.json:1:16: invalid JSON: invalid character '\{' after array element \(expecting ',' or '\]'\)$`, ""},
 		{"json list item closed as an object", "bad.json", `[{}}`, `bad\.json:1:4: invalid JSON: invalid character '\}' after array element \(expecting ',' or '\]'\)$`, ""},
 		{"json wrapper member too large", "big.json", `{"requests": [{}], "x": "` + strings.Repeat("x", 17<<20) + `"}`, `big\.json:1:25: a request larger than 16 MiB`, ""},
