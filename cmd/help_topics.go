@@ -664,12 +664,16 @@ the transcript's.
 READING
 Every format is read a request at a time, so memory stays flat however long
 the file is; a YAML or JSON file is checked whole before anything runs, its
-requests kept meanwhile in a temporary file (removed at once, so that nothing
-is left behind), from standard input too. A YAML or JSON file that cannot be
-parsed stops everything before anything runs, with file:line:column; in a
-JSON Lines file a bad line gets an invalid_request record without stopping
-the rest. YAML alias bombs, deep nesting and huge lines are refused. Read
-from a terminal, kesoku says that it waits for requests, until Ctrl-D.
+requests kept meanwhile in a temporary file (removed at once, so that
+nothing is left behind), from standard input too. A YAML or JSON file that
+cannot be parsed stops everything before anything runs, with
+file:line:column; in a JSON Lines file a bad line gets an invalid_request
+record without stopping the rest. A file that holds no request at all
+(empty, blank lines or comments only, an empty list) is a mistake: exit 2,
+before anything runs. YAML alias bombs (aliases whose requests come to more
+than 16 MiB of JSON plus 64 times the file's bytes), deep nesting and huge
+lines are refused. Read from a terminal, kesoku says that it waits for
+requests, until Ctrl-D.
 
 CHECKS
 Each request is checked against its tool's parameters before it runs: an

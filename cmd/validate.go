@@ -71,8 +71,8 @@ and column are left out where there is no place.
 EXIT STATUS
   0    every request is valid
   1    at least one request is invalid
-  2    bad usage, or a file that cannot be read or parsed (the other files
-       are still checked)
+  2    bad usage, or a file that cannot be read or parsed or holds no
+       requests (the other files are still checked)
   130  interrupted (SIGINT or SIGTERM)`,
 		Example: `  kesoku validate testdata/requests.yaml
   kesoku validate batch.jsonl more.yaml && kesoku run batch.jsonl more.yaml`,

@@ -124,6 +124,14 @@ func (e *ParseError) Snippet() string {
 	return " " + n + " | " + src + caret
 }
 
+// EmptyError says a file holds no request at all (nothing, blank lines,
+// comments, an empty list): a mistake, not a run of nothing.
+type EmptyError struct {
+	Name string
+}
+
+func (e *EmptyError) Error() string { return e.Name + " holds no requests" }
+
 // RequestError says what is wrong with one request of a file, and where:
 // the request gets an invalid_request record, and the others run.
 type RequestError struct {
@@ -216,6 +224,9 @@ func open(ctx context.Context, name string, format Format, r io.Reader, closer i
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, pathCause(err))
 		}
+		if len(line) == 0 {
+			return nil, &EmptyError{Name: name} // nothing but blank lines
+		}
 		r = io.MultiReader(bytes.NewReader(read), br)
 		if format == "" {
 			f.Format = sniff(line, whole)
@@ -269,6 +280,9 @@ func (f *File) load(ctx context.Context, r io.Reader) error {
 		err = f.loadYAML(ctx, r, sp)
 	} else {
 		err = f.loadJSON(ctx, r, sp)
+	}
+	if err == nil && sp.n == 0 {
+		err = &EmptyError{Name: f.Name}
 	}
 	if err == nil {
 		f.lines, err = sp.rewind()
