@@ -1176,3 +1176,27 @@ func TestRunBoundsTheBytesHeld(t *testing.T) {
 		t.Errorf("%d requests of %d bytes held at once, want at most %d", most, size, want)
 	}
 }
+
+// TestRunPlacesAToolsRefusal: arguments that the tool itself refuses (a
+// path outside the working directory) are recorded as a refusal of the
+// validation is, with the request's place in its file and the tool's name.
+func TestRunPlacesAToolsRefusal(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	reqs := []*request.Request{
+		{ID: "a", Name: "bad_path", Pos: yamlpos.Pos{File: "r.jsonl", Line: 3, Col: 1}},
+		{ID: "b", Name: "sum", Args: map[string]any{"a": 1.0}, Pos: yamlpos.Pos{File: "r.jsonl", Line: 4, Col: 1}},
+		{ID: "c", Name: "bad_path"}, // a model's call: no place
+	}
+	recs, _ := collect(t, context.Background(), New(reg, Options{}), reqs)
+	want := []string{
+		`r.jsonl:3:1: tool "bad_path": args.path: invalid value: "../x" leads out of the working directory`,
+		`r.jsonl:4:1: tool "sum": args.b: missing required argument: expected number (float64)`,
+		`tool "bad_path": args.path: invalid value: "../x" leads out of the working directory`,
+	}
+	for i, rec := range recs {
+		if rec.Error == nil || rec.Error.Kind != message.KindInvalidArgs || rec.Error.Message != want[i] {
+			t.Errorf("request %s: %+v, want invalid_args %q", rec.ParentID, rec.Error, want[i])
+		}
+	}
+}
