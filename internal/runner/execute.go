@@ -55,15 +55,7 @@ func (ru *run) execute(s *slot) {
 		ru.finish(s, d >= slowCall)
 	}()
 
-	tc := &registry.ToolContext{
-		Store:         r.opts.Store,
-		SessionID:     r.sessionID(req),
-		OriginalMsgID: req.ID,
-		AWD:           r.opts.AWD,
-		Staging:       r.opts.Staging,
-		Model:         r.opts.Model,
-		Protected:     r.opts.Protected,
-	}
+	tc := r.toolContext(req)
 	var o records.Outcome
 	timeout := r.timeout(s.spec)
 	if timeout > 0 {

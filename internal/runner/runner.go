@@ -645,7 +645,32 @@ func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) 
 	if err := spec.Validate(req.Args); err != nil {
 		return nil, &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
 	}
+	if spec.Precheck != nil {
+		// What the tool would refuse as it ran, refused before: by run and
+		// by validate alike, in the words of a refusal as the call ran.
+		if err := spec.Precheck(r.toolContext(req), req.Args); err != nil {
+			kind := message.KindInvalidArgs
+			if !registry.IsInvalidArgs(err) {
+				kind = message.KindToolError
+			}
+			return nil, &Problem{kind, req.Pos, (&refusal{tool: req.Name, err: err}).Error()}
+		}
+	}
 	return spec, nil
+}
+
+// toolContext is what the tool of req is given: where the call runs and
+// what it may touch.
+func (r *ToolRunner) toolContext(req *request.Request) *registry.ToolContext {
+	return &registry.ToolContext{
+		Store:         r.opts.Store,
+		SessionID:     r.sessionID(req),
+		OriginalMsgID: req.ID,
+		AWD:           r.opts.AWD,
+		Staging:       r.opts.Staging,
+		Model:         r.opts.Model,
+		Protected:     r.opts.Protected,
+	}
 }
 
 // cutByFailFast reports whether the request at index is cut by

@@ -119,6 +119,17 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 		{Name: "not_json", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			return func() {}, nil
 		}},
+		{Name: "bounded", Params: []*registry.Property{{Name: "n", Required: true, Schema: &registry.Schema{Type: registry.TypeNumber}}},
+			Precheck: func(tc *registry.ToolContext, args map[string]any) error {
+				if n, _ := args["n"].(float64); n > 10 || tc.AWD != "/awd" {
+					return registry.InvalidArg("n", fmt.Errorf("%v is more than 10 (in %s)", args["n"], tc.AWD))
+				}
+				return nil
+			},
+			Call: func(_ context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+				c.note(tc)
+				return args["n"], nil
+			}},
 	}
 	for _, s := range specs {
 		if err := reg.Register(s); err != nil {
@@ -1011,9 +1022,13 @@ func TestCheckerAgreesWithRun(t *testing.T) {
 			{ID: "call_4", Name: "sum", Args: map[string]any{}}, // call_4 again
 			{Err: errors.New("not an object")},                  // call_6
 			{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
+			// What the tool refuses before it runs, with the call's context.
+			{Name: "bounded", Args: map[string]any{"n": 11.0}, Pos: yamlpos.Pos{File: "b.jsonl", Line: 9, Col: 1}},
+			{Name: "bounded", Args: map[string]any{"n": 9.0}},
 		}
 	}
-	r := New(testRegistry(t, nil), Options{})
+	c := &calls{}
+	r := New(testRegistry(t, c), Options{AWD: "/awd"})
 	recs, _ := collect(t, context.Background(), r, reqs())
 	check := r.Checker()
 	for i, req := range reqs() {
@@ -1030,6 +1045,12 @@ func TestCheckerAgreesWithRun(t *testing.T) {
 		case p != nil && (p.Kind != rec.Error.Kind || p.String() != rec.Error.Message):
 			t.Errorf("request %d: Checker finds %s: %s, Run records %s: %s", i+1, p.Kind, p, rec.Error.Kind, rec.Error.Message)
 		}
+	}
+	if rec := recs[7]; rec.Error == nil || rec.Error.Message != `b.jsonl:9:1: tool "bounded": args.n: invalid value: 11 is more than 10 (in /awd)` {
+		t.Errorf("the refusal before the call: %+v", rec.Error)
+	}
+	if n := c.n["call_8"]; n != 0 {
+		t.Errorf("a call refused before it ran ran %d times", n)
 	}
 }
 
