@@ -38,11 +38,12 @@ func newValidateCmd(g *globals, runF func(context.Context, *validateOptions) err
 	c := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check request files against the tools' parameters; run nothing",
-		Long: `validate parses each FILE as run would and checks every request against
-its tool's parameters: unknown tools, missing, unknown and wrongly typed
-arguments, values outside an enum, malformed and duplicate requests. It runs
-nothing, and reports every problem of every file at once, one per line on
-standard output:
+		Long: `validate parses each FILE as run would and checks every request against its
+tool's parameters: unknown tools, missing, unknown and wrongly typed
+arguments, values outside an enum or a tool's bounds, paths outside the
+working directory, malformed and duplicate requests. It runs nothing, and
+reports every problem of every file at once, one per line on standard
+output:
 
   FILE:LINE:COLUMN: ID: KIND: what is wrong
 
@@ -132,7 +133,11 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	defer env.Close()
-	check := runner.New(env.Tools.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
+	// The runner run would have: what its tools refuse before they run
+	// (a path outside the working directory) depends on where.
+	ropts := env.RunnerOptions()
+	ropts.Shard = request.Shard(o.Shard)
+	check := runner.New(env.Tools.Registry, ropts).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
 	var kinds map[message.ErrorKind]int
