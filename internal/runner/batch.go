@@ -224,7 +224,7 @@ func (ru *run) worker() {
 			// first that is free takes it) — all of them while calls are
 			// slow, one a core while they are fast.
 			if b.workers.Load() < procs || ru.slow.Load() {
-				ru.offer(b)
+				ru.offerNext(b)
 			}
 			ru.runSlot(s)
 		}
@@ -248,6 +248,19 @@ func (ru *run) claim() *slot {
 		}
 		ru.head.CompareAndSwap(b, next)
 	}
+}
+
+// offerNext offers b, or the batch after it once every slot of b is
+// claimed: a worker woken claims from the oldest batch with a slot left,
+// whichever batch's offer woke it, so the offer that woke it may have been
+// another's; a batch whose slots are all claimed wakes for the next.
+func (ru *run) offerNext(b *batch) {
+	if int(b.next.Load()) >= len(b.slots) {
+		if b = b.succ.Load(); b == nil {
+			return // its offer comes as it is published
+		}
+	}
+	ru.offer(b)
 }
 
 // offer offers b to the workers, unless an offer of it is pending, it has

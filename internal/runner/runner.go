@@ -330,7 +330,7 @@ func (w *graceWatch) await(b *batch, s *slot, i int32) *message.Record {
 				// A call that takes this long is slow: the calls after it
 				// in the batch are spread over the workers free.
 				ru.slow.Store(true)
-				ru.offer(b)
+				ru.offerNext(b)
 			}
 		case <-interrupted:
 			w.startGrace()

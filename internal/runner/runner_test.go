@@ -1221,3 +1221,31 @@ func TestRunPlacesAToolsRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFillsEveryWorkerAcrossBatches: Jobs calls that each wait until
+// all of them have started, more of them than the first batch holds: the
+// workers must be woken for the batch after the first as well. If they
+// were not, the calls would wait for ever, and the test binary's -timeout
+// report it.
+func TestRunFillsEveryWorkerAcrossBatches(t *testing.T) {
+	t.Parallel()
+	for _, jobs := range []int{9, 16, 40} {
+		reg := registry.New()
+		var arrived atomic.Int32
+		barrier := make(chan struct{})
+		reg.MustRegister(&registry.Spec{Name: "meet", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			if int(arrived.Add(1)) == jobs {
+				close(barrier)
+			}
+			<-barrier
+			return nil, nil
+		}})
+		reqs := make([]*request.Request, jobs)
+		for i := range reqs {
+			reqs[i] = &request.Request{Name: "meet"}
+		}
+		if recs, _ := collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs); len(recs) != jobs {
+			t.Fatalf("jobs=%d: %d records", jobs, len(recs))
+		}
+	}
+}
