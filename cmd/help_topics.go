@@ -319,10 +319,16 @@ NAMES AND PARAMETERS
 The tool's name is the function's in snake case (calculate_sum) unless the
 directive names one: //kesoku:tool name=add. The option writes marks a tool
 that changes files (//kesoku:tool name=save writes): sessions and kesoku mcp
-serve offer it only when it is named. Parameters of type context.Context and
-*registry.ToolContext are given by the runner and take no Args entry. A
-parameter is required unless it is a pointer or its entry says "Defaults to
-X." (X in JSON, or a bare word for a string).
+serve offer it only when it is named. The option check=FUNC names a function
+of the package, func(tc *registry.ToolContext, args map[string]any) error,
+that refuses what the tool would refuse beyond its parameters' types (a path
+outside the working directory, a number past its bounds) with
+registry.InvalidArg: kesoku run calls it before the tool, and kesoku
+validate, which runs nothing, calls it too; it only looks, never acts.
+Parameters of type context.Context and *registry.ToolContext are given by
+the runner and take no Args entry. A parameter is required unless it is a
+pointer or its entry says "Defaults to X." (X in JSON, or a bare word for a
+string).
 
 GEN
 kesoku gen reads the packages named (default ./..., from the current
