@@ -26,7 +26,7 @@ const exitStatusHelp = `
 EXIT STATUS
   0    every record succeeded
   1    at least one error record
-  2    bad usage, or a file that cannot be read or parsed; nothing ran
+  2    bad usage, or a file unreadable, unparsable or empty; nothing ran
   130  interrupted (SIGINT or SIGTERM); every request still has its record
 `
 

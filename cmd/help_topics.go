@@ -472,10 +472,16 @@ NAMES AND PARAMETERS
 The tool's name is the function's in snake case (calculate_sum) unless the
 directive names one: //kesoku:tool name=add. The option writes marks a tool
 that changes files (//kesoku:tool name=save writes): sessions and kesoku mcp
-serve offer it only when it is named. Parameters of type context.Context and
-*registry.ToolContext are given by the runner and take no Args entry. A
-parameter is required unless it is a pointer or its entry says "Defaults to
-X." (X in JSON, or a bare word for a string).
+serve offer it only when it is named. The option check=FUNC names a function
+of the package, func(tc *registry.ToolContext, args map[string]any) error,
+that refuses what the tool would refuse beyond its parameters' types (a path
+outside the working directory, a number past its bounds) with
+registry.InvalidArg: kesoku run calls it before the tool, and kesoku
+validate, which runs nothing, calls it too; it only looks, never acts.
+Parameters of type context.Context and *registry.ToolContext are given by
+the runner and take no Args entry. A parameter is required unless it is a
+pointer or its entry says "Defaults to X." (X in JSON, or a bare word for a
+string).
 
 GEN
 kesoku gen reads the packages named (default ./..., from the current
@@ -836,12 +842,16 @@ the transcript's.
 READING
 Every format is read a request at a time, so memory stays flat however long
 the file is; a YAML or JSON file is checked whole before anything runs, its
-requests kept meanwhile in a temporary file (removed at once, so that nothing
-is left behind), from standard input too. A YAML or JSON file that cannot be
-parsed stops everything before anything runs, with file:line:column; in a
-JSON Lines file a bad line gets an invalid_request record without stopping
-the rest. YAML alias bombs, deep nesting and huge lines are refused. Read
-from a terminal, kesoku says that it waits for requests, until Ctrl-D.
+requests kept meanwhile in a temporary file (removed at once, so that
+nothing is left behind), from standard input too. A YAML or JSON file that
+cannot be parsed stops everything before anything runs, with
+file:line:column; in a JSON Lines file a bad line gets an invalid_request
+record without stopping the rest. A file that holds no request at all
+(empty, blank lines or comments only, an empty list) is a mistake: exit 2,
+before anything runs. YAML alias bombs (aliases whose requests come to more
+than 16 MiB of JSON plus 64 times the file's bytes), deep nesting and huge
+lines are refused. Read from a terminal, kesoku says that it waits for
+requests, until Ctrl-D.
 
 CHECKS
 Each request is checked against its tool's parameters before it runs: an

@@ -38,11 +38,12 @@ func newValidateCmd(g *globals, runF func(context.Context, *validateOptions) err
 	c := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check request files against the tools' parameters; run nothing",
-		Long: `validate parses each FILE as run would and checks every request against
-its tool's parameters: unknown tools, missing, unknown and wrongly typed
-arguments, values outside an enum, malformed and duplicate requests. It runs
-nothing, and reports every problem of every file at once, one per line on
-standard output:
+		Long: `validate parses each FILE as run would and checks every request against its
+tool's parameters: unknown tools, missing, unknown and wrongly typed
+arguments, values outside an enum or a tool's bounds, paths outside the
+working directory, malformed and duplicate requests. It runs nothing, and
+reports every problem of every file at once, one per line on standard
+output:
 
   FILE:LINE:COLUMN: ID: KIND: what is wrong
 
@@ -71,8 +72,8 @@ and column are left out where there is no place.
 EXIT STATUS
   0    every request is valid
   1    at least one request is invalid
-  2    bad usage, or a file that cannot be read or parsed (the other files
-       are still checked)
+  2    bad usage, or a file that cannot be read or parsed or holds no
+       requests (the other files are still checked)
   130  interrupted (SIGINT or SIGTERM)`,
 		Example: `  kesoku validate testdata/requests.yaml
   kesoku validate batch.jsonl more.yaml && kesoku run batch.jsonl more.yaml`,
@@ -132,7 +133,11 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		return err
 	}
 	defer env.Close()
-	check := runner.New(env.Tools.Registry, runner.Options{Shard: request.Shard(o.Shard)}).Checker()
+	// The runner run would have: what its tools refuse before they run
+	// (a path outside the working directory) depends on where.
+	ropts := env.RunnerOptions()
+	ropts.Shard = request.Shard(o.Shard)
+	check := runner.New(env.Tools.Registry, ropts).Checker()
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
 	var kinds map[message.ErrorKind]int

@@ -105,6 +105,15 @@ type Spec struct {
 	Package string
 	// Call runs the tool.
 	Call CallFunc
+	// Precheck, when set, refuses what the tool would refuse as it ran
+	// beyond what its parameters say: a path outside the working
+	// directory, a number beyond its bounds. It runs after the arguments
+	// are validated, with the call's ToolContext, before the tool runs —
+	// and where nothing runs (kesoku validate) — so it only looks: it
+	// never acts. It returns nil or an error that IsInvalidArgs
+	// recognises (InvalidArg). kesoku gen sets it from the function that
+	// //kesoku:tool check=FUNC names.
+	Precheck func(tc *ToolContext, args map[string]any) error
 
 	// The rest is for tools declared outside Go (a command tool's
 	// parameters, an MCP server's inputSchema), whose schemas are JSON

@@ -233,6 +233,9 @@ func (e *emitter) specLit(t *tool, call string) string {
 	fmt.Fprintf(&b, "Source: %q,\n", s.Source)
 	fmt.Fprintf(&b, "Package: %q,\n", s.Package)
 	fmt.Fprintf(&b, "Call: %s,\n", call)
+	if t.check != "" {
+		fmt.Fprintf(&b, "Precheck: %s,\n", t.check)
+	}
 	b.WriteString("}")
 	return b.String()
 }

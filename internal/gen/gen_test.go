@@ -54,6 +54,7 @@ func TestMistakes(t *testing.T) {
 		{"directive on a method", "names.go:38: //kesoku:tool on method Add: only plain functions can be tools"},
 		{"directive on a type", "names.go:43: //kesoku:tool must be in the doc comment of a function"},
 		{"no description", "doc.go:82: tool no_description: the doc comment says nothing about what it does"},
+		{"check of the wrong kind", "names.go:77: //kesoku:tool check=Twice: want a function of this package, func Twice(tc *registry.ToolContext, args map[string]any) error"},
 	}
 	for _, k := range kinds {
 		if !strings.Contains(got, k.message) {

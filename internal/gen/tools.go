@@ -53,6 +53,8 @@ type tool struct {
 	directive token.Position
 	// bad says the declaration has mistakes: no code is written for it.
 	bad bool
+	// check is the function that is the tool's Precheck, if any.
+	check string
 }
 
 // param is one parameter of a tool's function, in signature order.
@@ -129,6 +131,9 @@ func isDirective(c string) bool {
 type toolOptions struct {
 	name   string
 	writes bool
+	// check names the tool's Precheck: a function of the package,
+	// func(*registry.ToolContext, map[string]any) error.
+	check string
 }
 
 func parseDirective(text string) (toolOptions, error) {
@@ -141,6 +146,13 @@ func parseDirective(text string) (toolOptions, error) {
 		switch {
 		case f == "writes":
 			o.writes = true
+		case strings.HasPrefix(f, "check="):
+			if o.check != "" {
+				return o, fmt.Errorf("//kesoku:tool: check given twice")
+			}
+			if o.check = strings.TrimPrefix(f, "check="); o.check == "" {
+				return o, fmt.Errorf("//kesoku:tool: check= needs a function's name")
+			}
 		case strings.HasPrefix(f, "name="):
 			if o.name != "" {
 				return o, fmt.Errorf("//kesoku:tool: name given twice")
@@ -150,7 +162,7 @@ func parseDirective(text string) (toolOptions, error) {
 				return o, fmt.Errorf("//kesoku:tool: name= needs a name")
 			}
 		default:
-			return o, fmt.Errorf("//kesoku:tool: unknown option %q (want name=NAME or writes)", f)
+			return o, fmt.Errorf("//kesoku:tool: unknown option %q (want name=NAME, writes or check=FUNC)", f)
 		}
 	}
 	return o, nil
@@ -243,6 +255,12 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 	}
 	if t.spec.Name == "" {
 		t.spec.Name = snakeCase(fd.Name.Name)
+	}
+	if opts.check != "" {
+		t.check = opts.check
+		if !f.isCheck(opts.check) {
+			f.errorf(dirPos, "//kesoku:tool check=%s: want a function of this package, func %s(tc *registry.ToolContext, args map[string]any) error", opts.check, opts.check)
+		}
 	}
 	if !registry.ValidName(t.spec.Name) {
 		f.errorf(dirPos, "tool name %q is invalid: names must match %s (set one with //kesoku:tool name=NAME)", t.spec.Name, registry.NamePattern)
@@ -440,6 +458,26 @@ func withEnum(sh *shape, sc *registry.Schema, enum []string) (*shape, *registry.
 		nsh.elem, nsc.AdditionalProperties = withEnum(sh.elem, sc.AdditionalProperties, enum)
 	}
 	return &nsh, &nsc
+}
+
+// isCheck reports whether name is a function of the package that can be a
+// tool's Precheck: func(*registry.ToolContext, map[string]any) error.
+func (f *toolFinder) isCheck(name string) bool {
+	fn, ok := f.pkg.Scope().Lookup(name).(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Signature()
+	if sig.Recv() != nil || sig.TypeParams().Len() > 0 || sig.Params().Len() != 2 || sig.Results().Len() != 1 ||
+		!types.Identical(sig.Results().At(0).Type(), errorType) || injected(sig.Params().At(0).Type()) != injectToolContext {
+		return false
+	}
+	m, ok := types.Unalias(sig.Params().At(1).Type()).(*types.Map)
+	if !ok || !types.Identical(m.Key(), types.Typ[types.String]) {
+		return false
+	}
+	elem, ok := types.Unalias(m.Elem()).(*types.Interface)
+	return ok && elem.Empty()
 }
 
 // injected says whether a parameter of type t is given by the runner: a

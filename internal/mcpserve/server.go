@@ -231,10 +231,7 @@ func tool(spec *registry.Spec, out output) *mcp.Tool {
 // call is the handler of every tool: the call goes through the ToolRunner
 // like a request of kesoku run, and its record becomes the result.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	cs := s.stateless
-	if !stateless(req.Extra) {
-		cs = s.session(req.Session)
-	}
+	cs := s.clientOf(req)
 	r := &request.Request{
 		ID:        "call_" + strconv.FormatInt(cs.calls.Add(1), 10),
 		Name:      req.Params.Name,
@@ -303,6 +300,15 @@ func notObject(raw json.RawMessage, err error) string {
 		return "what came is not JSON: " + err.Error()
 	}
 	return "got " + registry.Describe(v)
+}
+
+// clientOf is the state of the client of a call: its session's, or the
+// stateless revision's.
+func (s *Server) clientOf(req mcp.Request) *clientSession {
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && !stateless(req.GetExtra()) {
+		return s.session(ss)
+	}
+	return s.stateless
 }
 
 // session returns kesoku's state of a client's session, made on its first

@@ -364,10 +364,18 @@ func TestRecords(t *testing.T) {
 	call(t, a.cs, "calculate_sum", map[string]any{"a": 1, "b": 2})
 	call(t, b.cs, "calculate_sum", map[string]any{"a": 1})
 	call(t, a.cs, "read_file", map[string]any{"path": "../x"})
+	// A tool that is not offered: the client is answered with the
+	// protocol's error, and the call has its record all the same.
+	if _, err := a.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_fil", Arguments: map[string]any{}}); err == nil {
+		t.Errorf("a call of read_fil succeeded")
+	}
 
 	recs := store.all()
-	if len(recs) != 3 {
-		t.Fatalf("%d records, want 3", len(recs))
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	if m := recs[3].Error; m == nil || !strings.HasPrefix(m.Message, `unknown tool "read_fil"; did you mean "read_file"?`) {
+		t.Errorf("the unknown tool's record says %+v", m)
 	}
 	type rec struct{ Parent, Name, Content, Kind string }
 	var got []rec
@@ -381,11 +389,12 @@ func TestRecords(t *testing.T) {
 			t.Errorf("record %+v is not a tool result", r)
 		}
 	}
-	want := []rec{{"call_1", "calculate_sum", "3", ""}, {"call_1", "calculate_sum", "", "invalid_args"}, {"call_2", "read_file", "", "invalid_args"}}
+	want := []rec{{"call_1", "calculate_sum", "3", ""}, {"call_1", "calculate_sum", "", "invalid_args"}, {"call_2", "read_file", "", "invalid_args"},
+		{"call_3", "read_fil", "", "unknown_tool"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("records mismatch (-want +got):\n%s", diff)
 	}
-	if recs[0].SessionID != recs[2].SessionID || recs[0].SessionID == recs[1].SessionID {
+	if recs[0].SessionID != recs[2].SessionID || recs[0].SessionID != recs[3].SessionID || recs[0].SessionID == recs[1].SessionID {
 		t.Errorf("session ids %s %s %s: want one per client session", recs[0].SessionID, recs[1].SessionID, recs[2].SessionID)
 	}
 }

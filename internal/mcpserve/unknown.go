@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/message"
 )
 
 // UnknownToolError says that a client called a tool the server does not
@@ -77,7 +81,8 @@ func (s *Server) unknownTool(name string) *UnknownToolError {
 
 // refuseUnknown answers a call of a tool that is not offered with the
 // protocol's error for it (invalid params), in kesoku's words rather than
-// the SDK's bare "unknown tool".
+// the SDK's bare "unknown tool"; the call has its record, numbered among
+// its client's calls, as every call has.
 func (s *Server) refuseUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" {
@@ -99,6 +104,14 @@ func (s *Server) refuseUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 		msg := err.Error()
 		if s.opts.Word != nil {
 			msg = s.opts.Word(err)
+		}
+		if s.opts.Records != nil {
+			cs := s.clientOf(req)
+			r := &request.Request{ID: "call_" + strconv.FormatInt(cs.calls.Add(1), 10), Name: p.Name, SessionID: cs.id}
+			rec := s.runner.Refused(r, &runner.Problem{Kind: message.KindUnknownTool, Message: msg})
+			if err := s.opts.Records.Append(context.WithoutCancel(ctx), rec); err != nil {
+				s.fail(err)
+			}
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,5 +167,58 @@ func TestReadAheadStops(t *testing.T) {
 	}
 	if n != 1000 {
 		t.Errorf("%d requests taken, want 1000", n)
+	}
+}
+
+// TestReadAheadBoundsBytes reads long lines with a small bound on what
+// is read ahead: the reader is let run as far ahead as it goes before the
+// first request is taken (until it waits for room, or holds more than the
+// bound), and the bytes it held are never more than the bound.
+func TestReadAheadBoundsBytes(t *testing.T) {
+	t.Parallel()
+	const limit, lines = 160 << 10, 60
+	var b strings.Builder
+	for i := range lines {
+		if i%10 == 3 {
+			fmt.Fprintf(&b, `{"id": "short%d", "name": "n"}`+"\n", i) // short lines between
+		}
+		fmt.Fprintf(&b, `{"id": "c%d", "name": "n", "args": {"s": %q}}`+"\n", i, strings.Repeat("x", ownLine+i*1000))
+	}
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(context.Background(), path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.aheadLimit = limit
+	var most int64
+	far := make(chan struct{})
+	var once sync.Once
+	f.aheadHook = func(held int64, waits bool) {
+		most = max(most, held) // the reading goroutine's alone
+		if waits || held > limit {
+			once.Do(func() { close(far) })
+		}
+	}
+	n := 0
+	f.streamAhead(func(r *Request) bool {
+		if n == 0 {
+			<-far
+		}
+		if r.Err != nil {
+			t.Fatalf("request %d: %v", n, r.Err)
+		}
+		n++
+		return true
+	}, 2)
+	if n != lines+lines/10 {
+		t.Errorf("%d requests read, want %d", n, lines+lines/10)
+	}
+	<-far
+	if most > limit {
+		t.Errorf("%d bytes held ahead, more than the bound of %d", most, limit)
 	}
 }

@@ -125,6 +125,14 @@ func (e *ParseError) Snippet() string {
 	return " " + n + " | " + src + caret
 }
 
+// EmptyError says a file holds no request at all (nothing, blank lines,
+// comments, an empty list): a mistake, not a run of nothing.
+type EmptyError struct {
+	Name string
+}
+
+func (e *EmptyError) Error() string { return e.Name + " holds no requests" }
+
 // RequestError says what is wrong with one request of a file, and where:
 // the request gets an invalid_request record, and the others run.
 type RequestError struct {
@@ -159,6 +167,10 @@ type File struct {
 	path string
 	// others counts the records that were no requests.
 	others otherCount
+	// aheadLimit, when set (tests), bounds the bytes read ahead in place
+	// of aheadBytes; aheadHook is aheadRoom.hook.
+	aheadLimit int64
+	aheadHook  func(held int64, waits bool)
 }
 
 // Open opens the request file name ("-" is stdin, read from stdin) in
@@ -249,6 +261,9 @@ func open(ctx context.Context, name string, format Format, r io.Reader, closer i
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, pathCause(err))
 		}
+		if len(line) == 0 {
+			return nil, &EmptyError{Name: name} // nothing but blank lines
+		}
 		r = io.MultiReader(bytes.NewReader(read), br)
 		if format == "" {
 			f.Format = sniff(line, whole)
@@ -302,6 +317,9 @@ func (f *File) load(ctx context.Context, r io.Reader) error {
 		err = f.loadYAML(ctx, r, sp)
 	} else {
 		err = f.loadJSON(ctx, r, sp)
+	}
+	if err == nil && sp.n == 0 {
+		err = &EmptyError{Name: f.Name}
 	}
 	if err == nil {
 		f.lines, err = sp.rewind()
@@ -562,7 +580,9 @@ func parseLine(p *jsonParser, line []byte, pos yamlpos.Pos, inSpool bool, doc *i
 	if inSpool {
 		pos.Line, pos.Col, *doc, line = spooled(line)
 	}
-	return parseRequestLine(p, line, pos)
+	req := parseRequestLine(p, line, pos)
+	req.Size = len(line)
+	return req
 }
 
 func trimLeftSpace(b []byte) []byte {

@@ -202,6 +202,9 @@ func checkLoad(t *testing.T, file *File, err error) {
 	t.Helper()
 	if err != nil {
 		var pe *ParseError
+		if _, empty := errors.AsType[*EmptyError](err); empty {
+			return // a file of no requests names no place in it
+		}
 		if !errors.As(err, &pe) || pe.Pos.File != "<stdin>" {
 			t.Fatalf("error without a position: %v", err)
 		}

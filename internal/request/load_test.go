@@ -142,7 +142,6 @@ requests:
 		{"json numbers keep their digits", "r.json", `{"name": "n", "args": {"big": 9007199254740993, "huge": 18446744073709551616, "f": -1.5e3, "i": -0}}`, "", []loaded{
 			{Name: "n", Args: map[string]any{"big": int64(9007199254740993), "huge": 18446744073709551616.0, "f": -1500.0, "i": int64(0)}, Line: 1, Col: 1},
 		}},
-		{"json empty", "r.json", "  \n", "", nil},
 		{"jsonl", "r.jsonl", "{\"id\": \"1\", \"name\": \"calculate_sum\", \"args\": {\"a\": 1, \"b\": 2}}\n\n  {\"name\": \"s\"}\r\n{\"name\": \"x\", \"arguments\": {\"k\": \"v\"}}", "", []loaded{
 			{ID: "1", Name: "calculate_sum", Args: sum12, Line: 1, Col: 1},
 			{Name: "s", Line: 3, Col: 3},
@@ -188,7 +187,6 @@ requests:
 		{"stdin sniffs json", "-", "{\n \"name\": \"a\"\n}\n", "", []loaded{{Name: "a", Line: 1, Col: 1}}},
 		{"stdin sniffs a json list", "-", " [{\"name\": \"a\"}]", "", []loaded{{Name: "a", Line: 1, Col: 3}}},
 		{"stdin sniffs yaml", "-", "- name: a\n  args: {a: 1}\n", "", []loaded{{Name: "a", Args: map[string]any{"a": int64(1)}, Line: 1, Col: 3}}},
-		{"stdin empty", "-", "", "", nil},
 		{"stdin sniffs yaml in flow style", "-", "{name: a, args: {x: 1}}\n", "", []loaded{{Name: "a", Args: map[string]any{"x": int64(1)}, Line: 1, Col: 2}}},
 		{"stdin sniffs a yaml flow list", "-", "[{name: a}, {name: b}]", "", []loaded{{Name: "a", Line: 1, Col: 3}, {Name: "b", Line: 1, Col: 14}}},
 		{"stdin sniffs a json wrapper on one line", "-", `{"session_id": "s", "requests": [{"name": "a"}, {"name": "b"}]}` + "\n", "", []loaded{
@@ -280,6 +278,9 @@ func TestLoadFileErrors(t *testing.T) {
 		{"yaml not a number", "bad.yaml", "name: a\nargs:\n  x: [.nan]\n", `bad\.yaml:3:7: \.nan: a request holds JSON values`, ""},
 		{"yaml aliases past the largest request", "big.yaml", "- name: a\n  args:\n    s: &s " + strings.Repeat("x", 60000) + "\n    l: [" + strings.Repeat("*s, ", 300) + "*s]\n",
 			`big\.yaml:1:3: a request larger than 16 MiB`, ""},
+		{"yaml aliases that outgrow the file", "huge.yaml", "- name: a\n  args: {s: &s " + strings.Repeat("x", 100<<10) + "}\n" +
+			strings.Repeat("- name: b\n  args: {l: ["+strings.Repeat("*s, ", 16)+"*s]}\n", 100),
+			`huge\.yaml:\d+:3: invalid YAML: aliases expand the requests to more than \d+(\.\d)? MiB of JSON`, ""},
 		{"json list without a comma", "bad.json", `[{"name": "a"} {"name": "b"}]`, `bad\.json:1:16: invalid JSON: invalid character '\{' after array element \(expecting ',' or '\]'\)$`, ""},
 		{"json list item closed as an object", "bad.json", `[{}}`, `bad\.json:1:4: invalid JSON: invalid character '\}' after array element \(expecting ',' or '\]'\)$`, ""},
 		{"json wrapper member too large", "big.json", `{"requests": [{}], "x": "` + strings.Repeat("x", 17<<20) + `"}`, `big\.json:1:25: a request larger than 16 MiB`, ""},
@@ -454,8 +455,6 @@ func TestCountMatchesTheRequests(t *testing.T) {
 		want                int64
 	}{
 		{"jsonl", "r.jsonl", "{\"name\": \"a\"}\n\n  \t\r\n{\"name\": \"b\"}\r\nnot json\n{\"name\": \"c\"}", 4},
-		{"blank", "r.jsonl", "\n \n\r\n", 0},
-		{"empty", "r.jsonl", "", 0},
 		{"byte order mark", "r.jsonl", "\uFEFF\n{\"name\": \"a\"}\n", 1},
 		{"lines longer than the buffer", "r.jsonl", long + "\n\n" + long + "\n  " + long, 3},
 		{"yaml", "r.yaml", "- name: a\n- name: b\n", 2},
@@ -882,5 +881,45 @@ func TestLoadJSONSpaceAfterARequest(t *testing.T) {
 	defer f.Close()
 	if f.Len() != 1 {
 		t.Errorf("Len = %d, want 1", f.Len())
+	}
+}
+
+// TestOpenRefusesAFileOfNoRequests opens files that hold no request at
+// all, in every format and on standard input: each is a mistake, said
+// before anything runs, never a run of nothing.
+func TestOpenRefusesAFileOfNoRequests(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, content string }{
+		{"empty.jsonl", ""},
+		{"blank.jsonl", "\n   \n\t\n"},
+		{"empty.yaml", ""},
+		{"comment.yaml", "# nothing yet\n"},
+		{"list.yaml", "[]\n"},
+		{"wrapper.yaml", "session_id: s\nrequests: []\n"},
+		{"documents.yaml", "---\n# one\n---\n"},
+		{"empty.json", ""},
+		{"list.json", "[]"},
+		{"wrapper.json", `{"session_id": "s", "requests": []}`},
+		{"-", ""},
+		{"-", "\n\n"},
+		{"-", "[]\n"},
+		{"-", "# a comment\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadString(t, tt.name, tt.content, "")
+			var ee *EmptyError
+			if !errors.As(err, &ee) {
+				t.Fatalf("%q: error %v, want an *EmptyError", tt.content, err)
+			}
+			if want := `(^|/)` + regexp.QuoteMeta(strings.ReplaceAll(tt.name, "-", "<stdin>")) + ` holds no requests$`; !regexp.MustCompile(want).MatchString(err.Error()) {
+				t.Errorf("error %q, want one matching %q", err, want)
+			}
+		})
+	}
+	// A file whose only request is an invalid one holds a request: it gets
+	// its record.
+	if _, err := loadString(t, "bad.jsonl", "not json\n", ""); err != nil {
+		t.Errorf("a file of one bad line: %v", err)
 	}
 }

@@ -31,6 +31,11 @@ type Request struct {
 	// was read: a file's readers make it on every core, where the run
 	// would make it on one.
 	ArgsHash string
+	// Size is the length of the JSON text the request was read from (its
+	// line of JSON Lines, or as a YAML or JSON file's request was spooled),
+	// 0 when it came from none: what a consumer that holds many requests
+	// at once bounds them by.
+	Size int
 	// More says that the reader has the next request at hand, read with
 	// this one: a consumer that takes requests in batches may wait for it
 	// without waiting on the input. A request piped in alone has it unset.

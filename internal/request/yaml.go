@@ -101,6 +101,7 @@ type yamlCutter struct {
 	name string
 	n    int       // the number of the line last read
 	back *yamlLine // a line given back, read again first
+	read int64     // the bytes read
 }
 
 func newYAMLCutter(in io.Reader, name string) *yamlCutter {
@@ -123,6 +124,7 @@ func (c *yamlCutter) next() (yamlLine, error) {
 		return yamlLine{}, c.sc.Err()
 	}
 	c.n++
+	c.read += int64(len(c.sc.Bytes())) + 1
 	return classify(c.sc.Bytes(), c.n), nil
 }
 
@@ -191,6 +193,8 @@ type yamlReader struct {
 	conv  *yamlConverter
 	chunk yamlChunk
 	pool  *yamlPool
+	// out is what requests that use an alias came to, across the file.
+	out aliasOut
 }
 
 // loadYAML reads a YAML file — documents each holding one request, a list
@@ -203,6 +207,7 @@ func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 		debug.SetGCPercent(prev) // off, or slower already
 	}
 	d := &yamlReader{f: f, c: newYAMLCutter(in, f.Name), ctx: ctx, sp: sp}
+	d.out.read = func() int64 { return d.c.read }
 	d.pool = &yamlPool{name: f.Name, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), emit: d.emit}
 	defer d.pool.stop()
 	for doc := 0; ; doc++ {
@@ -224,7 +229,7 @@ func (d *yamlReader) emit(pos yamlpos.Pos, request []byte) error {
 // read reads document doc, and reports whether another follows.
 func (d *yamlReader) read(doc int) (more bool, err error) {
 	d.doc = doc
-	d.conv = newYAMLConverter(d.f.Name, d.emit)
+	d.conv = newYAMLConverter(d.f.Name, d.emit, &d.out)
 	opened := false // by a "---" line
 	var l yamlLine
 	for {
@@ -442,7 +447,7 @@ func (p *yamlPool) submit(ch *yamlChunk) error {
 		job.err = newYAMLConverter(p.name, func(pos yamlpos.Pos, request []byte) error {
 			job.pos, job.reqs = append(job.pos, pos), append(job.reqs, bytes.Clone(request))
 			return nil
-		}).items(&chunk)
+		}, nil).items(&chunk)
 	}()
 	return p.flush(4 * cap(p.slots))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -44,10 +45,33 @@ type yamlConverter struct {
 	nodes, aliased, read int
 	deepest              int        // the deepest nesting reached
 	ch                   *yamlChunk // the current chunk
+	// aliases says the current request used an alias; out bounds what
+	// such requests come to, across the file (nil where no alias can be:
+	// the pool's chunks).
+	aliases bool
+	out     *aliasOut
 }
 
-func newYAMLConverter(name string, emit func(yamlpos.Pos, []byte) error) *yamlConverter {
-	return &yamlConverter{name: name, emit: emit, anchors: map[string]*yamlAnchor{}}
+// Aliases can make a small file into requests of any size, each within
+// MaxLine: counting values bounds the work of one request, not the bytes
+// the requests come to. What the requests that use an alias come to, as
+// JSON, is bounded across the file by maxAliasOut and aliasOutRatio times
+// the bytes of YAML read by then — far beyond what the same values written
+// out would make, which is never more than a few times their text.
+const (
+	maxAliasOut   = MaxLine
+	aliasOutRatio = 64
+)
+
+// aliasOut is what the requests of a file that use an alias came to.
+type aliasOut struct {
+	// read is how many bytes of the file were read.
+	read  func() int64
+	wrote int64
+}
+
+func newYAMLConverter(name string, emit func(yamlpos.Pos, []byte) error, out *aliasOut) *yamlConverter {
+	return &yamlConverter{name: name, emit: emit, anchors: map[string]*yamlAnchor{}, out: out}
 }
 
 // pos is where tk of the current chunk was written in the file.
@@ -173,7 +197,7 @@ func (c *yamlConverter) list(seq *ast.SequenceNode) error {
 
 // request emits the request of a node, as JSON.
 func (c *yamlConverter) request(n ast.Node) error {
-	c.nodes = 0
+	c.nodes, c.aliases = 0, false
 	n = yamlpos.Body(n)
 	var tk *token.Token
 	if n != nil {
@@ -188,6 +212,13 @@ func (c *yamlConverter) request(n ast.Node) error {
 	}
 	if c.buf, err = appendJSON(c.buf[:0], v); err != nil {
 		return c.fail(tk, err.Error())
+	}
+	if c.aliases && c.out != nil {
+		c.out.wrote += int64(len(c.buf))
+		if read := c.out.read(); c.out.wrote > maxAliasOut+aliasOutRatio*read {
+			return c.fail(tk, fmt.Sprintf("invalid YAML: aliases expand the requests to more than %s of JSON, from %s of YAML: "+
+				"a file of requests holds its values written out, or names a file that holds them", english.Bytes(c.out.wrote), english.Bytes(read)))
+		}
 	}
 	return c.emit(c.pos(tk), c.buf)
 }
@@ -348,6 +379,7 @@ func (c *yamlConverter) value(n ast.Node, depth int) (any, error) {
 		if !a.done {
 			return nil, c.fail(x.GetToken(), fmt.Sprintf("invalid YAML: alias %q is used inside its own anchor", name))
 		}
+		c.aliases = true
 		c.nodes += a.size
 		c.aliased += a.size
 		if c.nodes > maxYAMLNodes || c.aliased > maxYAMLNodes+16*c.read {

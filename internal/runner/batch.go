@@ -20,6 +20,11 @@ const (
 	// spread over every worker: below it, a batch runs on one worker a
 	// core, with no goroutine woken for each call.
 	slowCall = 50 * time.Microsecond
+	// roomBytes bounds the bytes of the requests between the dispatcher
+	// and the writer (what they were read from), beyond the Jobs requests
+	// that may always run: long requests are not held a batch's worth at
+	// a time.
+	roomBytes = 16 << 20
 	// writerTick bounds how long a finished record waits for the writer
 	// while fast calls are still running in its batch (the writer is woken
 	// when a batch is done, and when a slow call it waits for returns);
@@ -33,6 +38,8 @@ type batch struct {
 	// calls is how many of the slots run; the rest were refused as they
 	// were read. Set by the dispatcher before the batch is handed on.
 	calls int
+	// bytes is the size of the batch's requests (request.Request.Size).
+	bytes int64
 	// next is the next slot a worker claims.
 	next atomic.Int32
 	// offered says the batch waits in run.work for a worker: one offer at
@@ -40,6 +47,10 @@ type batch struct {
 	offered atomic.Bool
 	// workers is how many workers took the batch.
 	workers atomic.Int32
+	// succ is the batch with calls published after this one: the workers
+	// claim the slots of a batch only once every slot of the batches
+	// before it is claimed, so that calls start in request order.
+	succ atomic.Pointer[batch]
 	// left is how many calls have not finished.
 	left atomic.Int32
 	// awaited is the index (plus one) of the slot the writer waits for,
@@ -64,8 +75,9 @@ func (b *batch) add() *slot {
 	return s
 }
 
-// full reports whether b has no room for another slot.
-func (b *batch) full() bool { return len(b.slots) == cap(b.slots) }
+// full reports whether b has no room for another slot, or holds
+// requests large enough to be handed on alone.
+func (b *batch) full() bool { return len(b.slots) == cap(b.slots) || b.bytes >= roomBytes/4 }
 
 // room bounds the slots between the dispatcher and the writer, so that
 // memory stays proportional to Jobs, not to the number of requests.
@@ -77,10 +89,15 @@ type room struct {
 	// more, so that the dispatcher rarely waits for either.
 	slow, fast int
 	used       atomic.Int64
-	freed      chan struct{}
+	// bytes is the size of the requests in the slots used, bounded by
+	// roomBytes unless no more than jobs slots are used.
+	bytes atomic.Int64
+	jobs  int
+	freed chan struct{}
 }
 
 func (r *room) init(jobs int) {
+	r.jobs = jobs
 	r.slow = 2*jobs + 64
 	r.fast = max(r.slow, 3*batchSize)
 	r.freed = make(chan struct{}, 1)
@@ -103,31 +120,45 @@ func (ru *run) nextSize(n int) int {
 	return min(most, max(8, 2*n))
 }
 
-// makeRoom waits until n more slots fit, and reports false if quit closes
-// first. Once stop closes (an interrupt) it waits no more: the requests
-// read are handed on at once, to be recorded as aborted.
-func (ru *run) makeRoom(n int, quit, stop <-chan struct{}) bool {
+// makeRoom waits until n more slots, holding requests of size bytes, fit,
+// and reports false if quit closes first. Once stop closes (an interrupt)
+// it waits no more: the requests read are handed on at once, to be
+// recorded as aborted.
+func (ru *run) makeRoom(n int, bytes int64, quit, stop <-chan struct{}) bool {
 	r := &ru.room
 	for {
 		most, _ := ru.limits()
-		if r.used.Load()+int64(n) <= int64(max(most, n)) {
+		used := r.used.Load()
+		if used+int64(n) <= int64(max(most, n)) &&
+			(used == 0 || used+int64(n) <= int64(r.jobs) || r.bytes.Load()+bytes <= roomBytes) {
 			break
+		}
+		if testHookRoomWait != nil {
+			testHookRoomWait()
 		}
 		select {
 		case <-r.freed:
 		case <-stop:
 			r.used.Add(int64(n))
+			r.bytes.Add(bytes)
 			return true
 		case <-quit:
 			return false
 		}
 	}
 	r.used.Add(int64(n))
+	r.bytes.Add(bytes)
 	return true
 }
 
-// give makes room for n slots (the writer, once their records are out).
-func (r *room) give(n int) {
+// testHookRoomWait, when set by a test, is called each time the
+// dispatcher waits for room.
+var testHookRoomWait func()
+
+// give makes room for n slots holding requests of size bytes (the
+// writer, once their records are out).
+func (r *room) give(n int, bytes int64) {
+	r.bytes.Add(-bytes)
 	r.used.Add(-int64(n))
 	select {
 	case r.freed <- struct{}{}:
@@ -145,6 +176,12 @@ func (ru *run) publish(b *batch, pending chan<- *batch, quit <-chan struct{}) bo
 			ru.workers++
 			go ru.worker()
 		}
+		if ru.tail == nil {
+			ru.head.Store(b)
+		} else {
+			ru.tail.succ.Store(b)
+		}
+		ru.tail = b
 		b.offered.Store(true)
 		ru.work <- b
 	}
@@ -156,38 +193,74 @@ func (ru *run) publish(b *batch, pending chan<- *batch, quit <-chan struct{}) bo
 	}
 }
 
-// worker runs the calls of the batches offered to it until the run is
-// over.
+// worker runs the calls of the batches until the run is over. An offer
+// of a batch wakes it; it then claims slots in request order, from the
+// oldest batch with a slot left, whichever batch woke it: a call never
+// starts while one before it waits unclaimed.
 func (ru *run) worker() {
 	procs := int32(runtime.GOMAXPROCS(0))
 	for {
-		var b *batch
 		select {
-		case b = <-ru.work:
+		case b := <-ru.work:
+			b.offered.Store(false)
 		case <-ru.over:
 			return
 		}
-		b.offered.Store(false)
-		b.workers.Add(1)
-		n := int32(len(b.slots))
+		var joined *batch
 		for {
-			i := b.next.Add(1) - 1
-			if i >= n {
+			s := ru.claim()
+			if s == nil {
 				break
 			}
-			s := &b.slots[i]
+			b := s.b
+			if b != joined {
+				joined = b
+				b.workers.Add(1)
+			}
 			if s.done.Load() {
 				continue // refused as it was read
 			}
 			// More to claim: the other workers may share the batch (the
 			// first that is free takes it) — all of them while calls are
 			// slow, one a core while they are fast.
-			if i+1 < n && (b.workers.Load() < procs || ru.slow.Load()) {
-				ru.offer(b)
+			if b.workers.Load() < procs || ru.slow.Load() {
+				ru.offerNext(b)
 			}
 			ru.runSlot(s)
 		}
 	}
+}
+
+// claim returns the next slot to run in request order, nil when every
+// slot published is claimed.
+func (ru *run) claim() *slot {
+	for {
+		b := ru.head.Load()
+		if b == nil {
+			return nil
+		}
+		if i := int(b.next.Add(1) - 1); i < len(b.slots) {
+			return &b.slots[i]
+		}
+		next := b.succ.Load()
+		if next == nil {
+			return nil
+		}
+		ru.head.CompareAndSwap(b, next)
+	}
+}
+
+// offerNext offers b, or the batch after it once every slot of b is
+// claimed: a worker woken claims from the oldest batch with a slot left,
+// whichever batch's offer woke it, so the offer that woke it may have been
+// another's; a batch whose slots are all claimed wakes for the next.
+func (ru *run) offerNext(b *batch) {
+	if int(b.next.Load()) >= len(b.slots) {
+		if b = b.succ.Load(); b == nil {
+			return // its offer comes as it is published
+		}
+	}
+	ru.offer(b)
 }
 
 // offer offers b to the workers, unless an offer of it is pending, it has

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -54,15 +55,7 @@ func (ru *run) execute(s *slot) {
 		ru.finish(s, d >= slowCall)
 	}()
 
-	tc := &registry.ToolContext{
-		Store:         r.opts.Store,
-		SessionID:     r.sessionID(req),
-		OriginalMsgID: req.ID,
-		AWD:           r.opts.AWD,
-		Staging:       r.opts.Staging,
-		Model:         r.opts.Model,
-		Protected:     r.opts.Protected,
-	}
+	tc := r.toolContext(req)
 	var o records.Outcome
 	timeout := r.timeout(s.spec)
 	if timeout > 0 {
@@ -133,6 +126,9 @@ func shortStack() string {
 // pack is step 5: one record for what the call came back with, and what
 // the run knew of the call when it came back.
 func (ru *run) pack(ctx context.Context, s *slot, o records.Outcome, d time.Duration) *message.Record {
+	if o.Err != nil && registry.IsInvalidArgs(o.Err) {
+		o.Err = &refusal{pos: s.req.Pos, tool: s.req.Name, err: o.Err}
+	}
 	if o.Err != nil {
 		// One reading of the interrupt for the whole choice, so that a
 		// signal arriving meanwhile cannot make it contradict itself.
@@ -145,6 +141,25 @@ func (ru *run) pack(ctx context.Context, s *slot, o records.Outcome, d time.Dura
 	// record, not to the model that reads the record's content.
 	return ru.r.opts.Secrets.Record(ru.r.pk.Pack(ru.r.call(s.req), o, d))
 }
+
+// refusal is arguments a tool refused as it ran (a path outside the
+// working directory, a number beyond its bounds): worded as step 3 words
+// the refusals of validation, with the request's place and the tool's
+// name, which the tool's own error does not know.
+type refusal struct {
+	pos  yamlpos.Pos
+	tool string
+	err  error
+}
+
+func (e *refusal) Error() string {
+	if _, named := errors.AsType[*registry.ArgsError](e.err); named {
+		return e.pos.Prefix(e.err.Error()) // it says the tool's name
+	}
+	return e.pos.Prefix(fmt.Sprintf("tool %q: %v", e.tool, e.err))
+}
+
+func (e *refusal) Unwrap() error { return e.err }
 
 // timeout is what bounds a call of spec: the tool's own timeout (a
 // command tool's declaration says how long it may take), else --timeout.

@@ -167,7 +167,11 @@ type run struct {
 	// stack growth was a sixth of the batch path's time.
 	work    chan *batch
 	workers int
-	calls   int // how many calls the dispatcher handed on
+	// head is the oldest batch that may have a slot left to claim; tail
+	// the last one published (the dispatcher's alone).
+	head  atomic.Pointer[batch]
+	tail  *batch
+	calls int // how many calls the dispatcher handed on
 	// over ends the workers.
 	over chan struct{}
 	// slow says the last call took long enough that a batch's calls are
@@ -242,7 +246,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 				ru.cancel()
 			}
 		}
-		ru.room.give(len(b.slots))
+		ru.room.give(len(b.slots), b.bytes)
 	}
 	w.stop()
 	summary.Total += skipped.n
@@ -331,7 +335,7 @@ func (w *graceWatch) await(b *batch, s *slot, i int32) *message.Record {
 				// A call that takes this long is slow: the calls after it
 				// in the batch are spread over the workers free.
 				ru.slow.Store(true)
-				ru.offer(b)
+				ru.offerNext(b)
 			}
 		case <-interrupted:
 			w.startGrace()
@@ -409,7 +413,7 @@ func (ru *run) dispatch(reqs iter.Seq[*request.Request], pending chan<- *batch, 
 		if len(b.slots) == 0 {
 			return true
 		}
-		if !ru.makeRoom(len(b.slots), quit, ru.ctx.Done()) {
+		if !ru.makeRoom(len(b.slots), b.bytes, quit, ru.ctx.Done()) {
 			return false
 		}
 		ok := ru.publish(b, pending, quit)
@@ -477,6 +481,7 @@ func (ru *run) take(req *request.Request, ids *numbering, b *batch, skipped *dis
 	}
 	s := b.add()
 	s.req, s.index, s.argsHash = req, n, argsHash
+	b.bytes += int64(req.Size)
 	switch resumed {
 	case records.Again:
 		p := duplicateProblem(req)
@@ -645,7 +650,32 @@ func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) 
 	if err := spec.Validate(req.Args); err != nil {
 		return nil, &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
 	}
+	if spec.Precheck != nil {
+		// What the tool would refuse as it ran, refused before: by run and
+		// by validate alike, in the words of a refusal as the call ran.
+		if err := spec.Precheck(r.toolContext(req), req.Args); err != nil {
+			kind := message.KindInvalidArgs
+			if !registry.IsInvalidArgs(err) {
+				kind = message.KindToolError
+			}
+			return nil, &Problem{kind, req.Pos, (&refusal{tool: req.Name, err: err}).Error()}
+		}
+	}
 	return spec, nil
+}
+
+// toolContext is what the tool of req is given: where the call runs and
+// what it may touch.
+func (r *ToolRunner) toolContext(req *request.Request) *registry.ToolContext {
+	return &registry.ToolContext{
+		Store:         r.opts.Store,
+		SessionID:     r.sessionID(req),
+		OriginalMsgID: req.ID,
+		AWD:           r.opts.AWD,
+		Staging:       r.opts.Staging,
+		Model:         r.opts.Model,
+		Protected:     r.opts.Protected,
+	}
 }
 
 // cutByFailFast reports whether the request at index is cut by

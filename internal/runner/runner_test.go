@@ -119,6 +119,17 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 		{Name: "not_json", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			return func() {}, nil
 		}},
+		{Name: "bounded", Params: []*registry.Property{{Name: "n", Required: true, Schema: &registry.Schema{Type: registry.TypeNumber}}},
+			Precheck: func(tc *registry.ToolContext, args map[string]any) error {
+				if n, _ := args["n"].(float64); n > 10 || tc.AWD != "/awd" {
+					return registry.InvalidArg("n", fmt.Errorf("%v is more than 10 (in %s)", args["n"], tc.AWD))
+				}
+				return nil
+			},
+			Call: func(_ context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+				c.note(tc)
+				return args["n"], nil
+			}},
 	}
 	for _, s := range specs {
 		if err := reg.Register(s); err != nil {
@@ -1011,9 +1022,13 @@ func TestCheckerAgreesWithRun(t *testing.T) {
 			{ID: "call_4", Name: "sum", Args: map[string]any{}}, // call_4 again
 			{Err: errors.New("not an object")},                  // call_6
 			{Name: "sum", Args: map[string]any{"a": 1.0, "b": 1.0}},
+			// What the tool refuses before it runs, with the call's context.
+			{Name: "bounded", Args: map[string]any{"n": 11.0}, Pos: yamlpos.Pos{File: "b.jsonl", Line: 9, Col: 1}},
+			{Name: "bounded", Args: map[string]any{"n": 9.0}},
 		}
 	}
-	r := New(testRegistry(t, nil), Options{})
+	c := &calls{}
+	r := New(testRegistry(t, c), Options{AWD: "/awd"})
 	recs, _ := collect(t, context.Background(), r, reqs())
 	check := r.Checker()
 	for i, req := range reqs() {
@@ -1030,6 +1045,12 @@ func TestCheckerAgreesWithRun(t *testing.T) {
 		case p != nil && (p.Kind != rec.Error.Kind || p.String() != rec.Error.Message):
 			t.Errorf("request %d: Checker finds %s: %s, Run records %s: %s", i+1, p.Kind, p, rec.Error.Kind, rec.Error.Message)
 		}
+	}
+	if rec := recs[7]; rec.Error == nil || rec.Error.Message != `b.jsonl:9:1: tool "bounded": args.n: invalid value: 11 is more than 10 (in /awd)` {
+		t.Errorf("the refusal before the call: %+v", rec.Error)
+	}
+	if n := c.n["call_8"]; n != 0 {
+		t.Errorf("a call refused before it ran ran %d times", n)
 	}
 }
 
@@ -1071,5 +1092,160 @@ func TestRunNeverStartsACallRecordedAsNotStarted(t *testing.T) {
 	defer c.mu.Unlock()
 	if c.n["w"] != 0 {
 		t.Errorf("the tool ran %d times after its record said it never started", c.n["w"])
+	}
+}
+
+// TestRunStartsInRequestOrder runs requests in waves of Jobs calls, each
+// call waiting until Jobs of them have arrived: with calls started in
+// request order, wave k is requests kJobs to kJobs+Jobs-1, whatever worker
+// takes which, because no worker is free to take another request before
+// the wave is whole. A request started while one before it waited
+// unstarted shows in the wrong wave.
+func TestRunStartsInRequestOrder(t *testing.T) {
+	t.Parallel()
+	const jobs, waves = 3, 12
+	reg := registry.New()
+	var mu sync.Mutex
+	var arrived []string
+	gates := make([]chan struct{}, waves)
+	for i := range gates {
+		gates[i] = make(chan struct{})
+	}
+	reg.MustRegister(&registry.Spec{Name: "wave", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
+		mu.Lock()
+		arrived = append(arrived, tc.OriginalMsgID)
+		n := len(arrived)
+		mu.Unlock()
+		gate := gates[(n-1)/jobs]
+		if n%jobs == 0 {
+			close(gate)
+		}
+		<-gate
+		return nil, nil
+	}})
+	for _, run := range []string{"batches", "one at a time"} {
+		arrived = nil
+		for i := range gates {
+			gates[i] = make(chan struct{})
+		}
+		reqs := make([]*request.Request, jobs*waves)
+		for i := range reqs {
+			reqs[i] = &request.Request{ID: fmt.Sprint("q", i), Name: "wave"}
+		}
+		if run == "batches" {
+			collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs)
+		} else if _, err := New(reg, Options{Jobs: jobs}).RunAll(context.Background(), reqs); err != nil {
+			t.Fatal(err)
+		}
+		for w := range waves {
+			got := slices.Sorted(slices.Values(arrived[w*jobs : (w+1)*jobs]))
+			var want []string
+			for i := w * jobs; i < (w+1)*jobs; i++ {
+				want = append(want, fmt.Sprint("q", i))
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: wave %d started %v, want %v (all: %v)", run, w, got, want, arrived)
+				break
+			}
+		}
+	}
+}
+
+// TestRunBoundsTheBytesHeld runs long requests (by their Size) through a
+// tool that does not return until the dispatcher has taken all it may:
+// until it waits for room, or has taken more than the bytes bound lets
+// it. The requests taken and not yet written never outgrow the bound by
+// more than the one in the dispatcher's hand.
+func TestRunBoundsTheBytesHeld(t *testing.T) {
+	const size = roomBytes / 4
+	reg := registry.New()
+	var taken, written atomic.Int64
+	most := int64(0)
+	far := make(chan struct{})
+	var once sync.Once
+	enough := func() { once.Do(func() { close(far) }) }
+	testHookRoomWait = enough
+	defer func() { testHookRoomWait = nil }()
+	reg.MustRegister(&registry.Spec{Name: "hold", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		<-far
+		return nil, nil
+	}})
+	reqs := func(yield func(*request.Request) bool) {
+		for i := range 40 {
+			held := taken.Add(1) - written.Load()
+			most = max(most, held) // the dispatcher's alone
+			if held > roomBytes/size+1 {
+				enough()
+			}
+			if !yield(&request.Request{ID: fmt.Sprint("q", i), Name: "hold", Size: size, More: true}) {
+				return
+			}
+		}
+	}
+	_, err := New(reg, Options{Jobs: 1}).Run(context.Background(), reqs, func(*message.Record) error {
+		written.Add(1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := written.Load(); n != 40 {
+		t.Errorf("%d records, want 40", n)
+	}
+	if want := int64(roomBytes/size + 1); most > want {
+		t.Errorf("%d requests of %d bytes held at once, want at most %d", most, size, want)
+	}
+}
+
+// TestRunPlacesAToolsRefusal: arguments that the tool itself refuses (a
+// path outside the working directory) are recorded as a refusal of the
+// validation is, with the request's place in its file and the tool's name.
+func TestRunPlacesAToolsRefusal(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t, nil)
+	reqs := []*request.Request{
+		{ID: "a", Name: "bad_path", Pos: yamlpos.Pos{File: "r.jsonl", Line: 3, Col: 1}},
+		{ID: "b", Name: "sum", Args: map[string]any{"a": 1.0}, Pos: yamlpos.Pos{File: "r.jsonl", Line: 4, Col: 1}},
+		{ID: "c", Name: "bad_path"}, // a model's call: no place
+	}
+	recs, _ := collect(t, context.Background(), New(reg, Options{}), reqs)
+	want := []string{
+		`r.jsonl:3:1: tool "bad_path": args.path: invalid value: "../x" leads out of the working directory`,
+		`r.jsonl:4:1: tool "sum": args.b: missing required argument: expected number (float64)`,
+		`tool "bad_path": args.path: invalid value: "../x" leads out of the working directory`,
+	}
+	for i, rec := range recs {
+		if rec.Error == nil || rec.Error.Kind != message.KindInvalidArgs || rec.Error.Message != want[i] {
+			t.Errorf("request %s: %+v, want invalid_args %q", rec.ParentID, rec.Error, want[i])
+		}
+	}
+}
+
+// TestRunFillsEveryWorkerAcrossBatches: Jobs calls that each wait until
+// all of them have started, more of them than the first batch holds: the
+// workers must be woken for the batch after the first as well. If they
+// were not, the calls would wait for ever, and the test binary's -timeout
+// report it.
+func TestRunFillsEveryWorkerAcrossBatches(t *testing.T) {
+	t.Parallel()
+	for _, jobs := range []int{9, 16, 40} {
+		reg := registry.New()
+		var arrived atomic.Int32
+		barrier := make(chan struct{})
+		reg.MustRegister(&registry.Spec{Name: "meet", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			if int(arrived.Add(1)) == jobs {
+				close(barrier)
+			}
+			<-barrier
+			return nil, nil
+		}})
+		reqs := make([]*request.Request, jobs)
+		for i := range reqs {
+			reqs[i] = &request.Request{Name: "meet"}
+		}
+		if recs, _ := collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs); len(recs) != jobs {
+			t.Fatalf("jobs=%d: %d records", jobs, len(recs))
+		}
 	}
 }

@@ -54,6 +54,23 @@ func CurrentTime(timezone string) (*Now, error) {
 // for an hour has made a mistake that would hold a batch up.
 const maxSleep = 10 * time.Minute
 
+// sleepBounds refuses a sleep longer than maxSleep, or shorter than none.
+func sleepBounds(seconds float64) error {
+	if math.IsNaN(seconds) || seconds < 0 || seconds > maxSleep.Seconds() {
+		return registry.InvalidArg("seconds", fmt.Errorf("%v is not between 0 and %v", seconds, maxSleep.Seconds()))
+	}
+	return nil
+}
+
+// checkSleep is sleep's Precheck: its bounds, said before it runs.
+func checkSleep(_ *registry.ToolContext, args map[string]any) error {
+	seconds, err := registry.DecodeFloat[float64](args["seconds"])
+	if err != nil {
+		return nil // not a number: validation says so
+	}
+	return sleepBounds(seconds)
+}
+
 // Slept is what sleep reports.
 type Slept struct {
 	// Seconds is how long the call slept.
@@ -67,10 +84,10 @@ type Slept struct {
 //
 //	seconds: How long to wait, in seconds (fractions allowed), at most 600.
 //
-//kesoku:tool
+//kesoku:tool check=checkSleep
 func Sleep(ctx context.Context, seconds float64) (*Slept, error) {
-	if math.IsNaN(seconds) || seconds < 0 || seconds > maxSleep.Seconds() {
-		return nil, registry.InvalidArg("seconds", fmt.Errorf("%v is not between 0 and %v", seconds, maxSleep.Seconds()))
+	if err := sleepBounds(seconds); err != nil {
+		return nil, err
 	}
 	t := time.NewTimer(time.Duration(seconds * float64(time.Second)))
 	defer t.Stop()

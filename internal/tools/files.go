@@ -36,7 +36,7 @@ type Written struct {
 //	append: Add the text at the end of the file instead of replacing it.
 //	  Defaults to false.
 //
-//kesoku:tool writes
+//kesoku:tool writes check=checkPath
 func WriteFile(tc *registry.ToolContext, path, content string, append bool) (*Written, error) {
 	ws, err := openWorkspace(tc)
 	if err != nil {
@@ -87,7 +87,7 @@ type Entry struct {
 //	path: The directory: relative to the working directory (or, failing
 //	  that, staging), or absolute inside either. Defaults to ".".
 //
-//kesoku:tool
+//kesoku:tool check=checkPath
 func ListDir(ctx context.Context, tc *registry.ToolContext, path string) (*Listing, error) {
 	if path == "" {
 		path = "."

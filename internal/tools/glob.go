@@ -47,7 +47,7 @@ type GlobResult struct {
 //	path: The directory to search. Defaults to "", which searches the
 //	  working directory and then staging.
 //
-//kesoku:tool
+//kesoku:tool check=checkPath
 func Glob(ctx context.Context, tc *registry.ToolContext, pattern, path string) (*GlobResult, error) {
 	alts, err := expandBraces(pattern)
 	if err != nil {

@@ -61,7 +61,7 @@ type GrepResult struct {
 //	max_results: The largest number of matching lines to return, at most
 //	  1000. Defaults to 100.
 //
-//kesoku:tool
+//kesoku:tool check=checkPath
 func Grep(ctx context.Context, tc *registry.ToolContext, pattern, path, glob string, ignore_case bool, max_results int) (*GrepResult, error) {
 	ignoreCase, maxResults := ignore_case, max_results
 	if maxResults < 1 {

@@ -109,9 +109,10 @@ func init() {
 			},
 			GoType: "tools.Slept",
 		},
-		Source:  "clock.go:71",
-		Package: "github.com/kesoku/kesoku/internal/tools",
-		Call:    kesokuCallSleep,
+		Source:   "clock.go:88",
+		Package:  "github.com/kesoku/kesoku/internal/tools",
+		Call:     kesokuCallSleep,
+		Precheck: checkSleep,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "write_file",
@@ -179,10 +180,11 @@ func init() {
 			},
 			GoType: "tools.Written",
 		},
-		Writes:  true,
-		Source:  "files.go:40",
-		Package: "github.com/kesoku/kesoku/internal/tools",
-		Call:    kesokuCallWriteFile,
+		Writes:   true,
+		Source:   "files.go:40",
+		Package:  "github.com/kesoku/kesoku/internal/tools",
+		Call:     kesokuCallWriteFile,
+		Precheck: checkPath,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "list_dir",
@@ -275,9 +277,10 @@ func init() {
 			},
 			GoType: "tools.Listing",
 		},
-		Source:  "files.go:91",
-		Package: "github.com/kesoku/kesoku/internal/tools",
-		Call:    kesokuCallListDir,
+		Source:   "files.go:91",
+		Package:  "github.com/kesoku/kesoku/internal/tools",
+		Call:     kesokuCallListDir,
+		Precheck: checkPath,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "glob",
@@ -349,9 +352,10 @@ func init() {
 			},
 			GoType: "tools.GlobResult",
 		},
-		Source:  "glob.go:51",
-		Package: "github.com/kesoku/kesoku/internal/tools",
-		Call:    kesokuCallGlob,
+		Source:   "glob.go:51",
+		Package:  "github.com/kesoku/kesoku/internal/tools",
+		Call:     kesokuCallGlob,
+		Precheck: checkPath,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "grep",
@@ -460,9 +464,10 @@ func init() {
 			},
 			GoType: "tools.GrepResult",
 		},
-		Source:  "grep.go:65",
-		Package: "github.com/kesoku/kesoku/internal/tools",
-		Call:    kesokuCallGrep,
+		Source:   "grep.go:65",
+		Package:  "github.com/kesoku/kesoku/internal/tools",
+		Call:     kesokuCallGrep,
+		Precheck: checkPath,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "read_file",
@@ -569,9 +574,10 @@ func init() {
 			},
 			GoType: "tools.FileContent",
 		},
-		Source:  "read.go:58",
-		Package: "github.com/kesoku/kesoku/internal/tools",
-		Call:    kesokuCallReadFile,
+		Source:   "read.go:58",
+		Package:  "github.com/kesoku/kesoku/internal/tools",
+		Call:     kesokuCallReadFile,
+		Precheck: checkPath,
 	})
 	registry.Default.MustRegister(&registry.Spec{
 		Name:        "calculate_sum",

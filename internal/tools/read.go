@@ -54,7 +54,7 @@ type FileContent struct {
 //	offset: The 1-based number of the first line to read. Defaults to 1.
 //	limit: The largest number of lines to read, at most 2000. Defaults to 2000.
 //
-//kesoku:tool
+//kesoku:tool check=checkPath
 func ReadFile(ctx context.Context, tc *registry.ToolContext, path string, offset, limit int) (*FileContent, error) {
 	if offset < 0 {
 		return nil, registry.InvalidArg("offset", fmt.Errorf("%d is not a line number: lines count from 1", offset))

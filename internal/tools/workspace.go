@@ -26,6 +26,26 @@ func openWorkspace(tc *registry.ToolContext) (*workspace.Workspace, error) {
 	return workspace.New(tc.AWD, tc.Staging, protected...)
 }
 
+// checkPath is the Precheck of a tool whose path argument names a place
+// in the workspace: a path that, as written, leads outside the working
+// directory and staging is refused before the call, in the words the call
+// would refuse it with.
+func checkPath(tc *registry.ToolContext, args map[string]any) error {
+	path, ok := args["path"].(string)
+	if !ok || path == "" {
+		return nil // absent, the default; or no string, which validation says
+	}
+	ws, err := openWorkspace(tc)
+	if err != nil {
+		return nil // the call says what is wrong with the workspace
+	}
+	defer ws.Close()
+	if err := ws.Check(path); err != nil {
+		return registry.InvalidArg("path", err)
+	}
+	return nil
+}
+
 // locate resolves the path argument arg, turning a refusal into an invalid
 // argument and a missing file into an error that suggests a near name.
 func locate(ws *workspace.Workspace, arg, name string) (workspace.Location, error) {

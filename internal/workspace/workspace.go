@@ -392,6 +392,16 @@ func (w *Workspace) Locate(name string) (Location, error) {
 	return loc, err
 }
 
+// Check refuses name when, as written, it is no path or leads outside the
+// AWD and staging (.., an absolute path elsewhere), as Locate would,
+// without touching the file system: what a call's check says before the
+// call. A symbolic link that leads out is found only as the file is
+// reached.
+func (w *Workspace) Check(name string) error {
+	_, err := w.candidates(name)
+	return err
+}
+
 // locate is Locate, also returning the file information it found.
 func (w *Workspace) locate(name string) (Location, fs.FileInfo, error) {
 	cands, err := w.candidates(name)

@@ -96,3 +96,23 @@ func Touched() []string {
 	defer mu.Unlock()
 	return slices.Clone(touched)
 }
+
+// Wait waits for a number of seconds, at most ten: more is refused before
+// the call, where it is checked.
+//
+// Args:
+//
+//	seconds: how long to wait.
+//
+//kesoku:tool check=checkWait
+func Wait(ctx context.Context, seconds float64) error {
+	return Sleep(ctx, seconds)
+}
+
+// checkWait is wait's Precheck.
+func checkWait(_ *registry.ToolContext, args map[string]any) error {
+	if s, err := registry.DecodeFloat[float64](args["seconds"]); err == nil && s > 10 {
+		return registry.InvalidArg("seconds", errors.New("more than 10"))
+	}
+	return nil
+}

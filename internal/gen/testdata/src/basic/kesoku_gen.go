@@ -123,6 +123,27 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:    kesokuCallTouch,
 	})
+	registry.Default.MustRegister(&registry.Spec{
+		Name:        "wait",
+		Summary:     "Waits for a number of seconds, at most ten: more is refused before the call, where it is checked.",
+		Description: "Waits for a number of seconds, at most ten: more is refused before the call, where it is checked.",
+		Params: []*registry.Property{
+			{
+				Name:     "seconds",
+				Required: true,
+				Schema: &registry.Schema{
+					Type:        registry.TypeNumber,
+					Description: "how long to wait.",
+					GoType:      "float64",
+					Kind:        "float64",
+				},
+			},
+		},
+		Source:   "basic.go:108",
+		Package:  "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
+		Call:     kesokuCallWait,
+		Precheck: checkWait,
+	})
 }
 
 // kesokuCallCalculateSum decodes the arguments of calculate_sum and calls CalculateSum.
@@ -201,6 +222,19 @@ func kesokuCallTouch(ctx context.Context, tc *registry.ToolContext, args map[str
 	}
 	Touch(path)
 	return nil, nil
+}
+
+// kesokuCallWait decodes the arguments of wait and calls Wait.
+func kesokuCallWait(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
+	v := args["seconds"]
+	if v == nil {
+		return nil, registry.MissingArg("seconds")
+	}
+	seconds, err := registry.DecodeFloat[float64](v)
+	if err != nil {
+		return nil, registry.ArgAt(err, "seconds")
+	}
+	return nil, Wait(ctx, seconds)
 }
 
 // kesokuDecodeStringEnum decodes a string, one of kesokuEnumStringEnum.

@@ -71,3 +71,8 @@ func Blank(_ int) int { return 1 }
 //kesoku:tool
 //kesoku:tool name=twice
 func Twice() int { return 1 }
+
+// BadCheck names a check that is no function of the right kind.
+//
+//kesoku:tool check=Twice
+func BadCheck() int { return 1 }
