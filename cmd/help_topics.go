@@ -789,10 +789,11 @@ THE TERMINAL
 What kesoku prints as its own prose has the text from outside in it escaped:
 errors and warnings (which quote config values and what servers said), -v
 notes, tools list's table, diff's and validate's lines, session's tool-call
-lines and what trust shows. Control characters, bidirectional overrides and
-bytes that are not UTF-8 are written as Go escapes (\x1b, \u202e, \xff), so
-that they neither move the cursor nor forge a line of kesoku's own. Records
-and --json stay JSON, and a model's answer is printed as it came.
+lines and what trust shows; and a model's answer (session, analyze) and a
+batch's status, its line breaks and tabs kept. Control characters,
+bidirectional overrides and bytes that are not UTF-8 are written as Go
+escapes (\x1b, \u202e, \xff), once, so that they neither move the cursor nor
+forge a line of kesoku's own. Records and --json keep the text as it came.
 `
 
 // shardsTopic is about --shard; its bounds are request's.
