@@ -139,7 +139,12 @@ func Parse(tokens token.Tokens) (docs []*ast.DocumentNode, err error) {
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
-			e := &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + ye.GetMessage()}
+			e := &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + strings.ReplaceAll(ye.GetMessage(), "\t", `\t`)}
+			if tk := e.Token; tk != nil && tk.Type == token.InvalidType && strings.HasSuffix(tk.Value, "\t") {
+				// The scanner's words quote the tab itself, which shows as
+				// blank space: say what it is, and what YAML wants.
+				e.Msg = "invalid YAML: a tab in the indentation: YAML is indented with spaces, never tabs; indent with spaces"
+			}
 			// The parser places a key's first definition in its words, as [line:column].
 			if head, place, ok := strings.Cut(e.Msg, " already defined at ["); ok {
 				if _, err := fmt.Sscanf(place, "%d:%d]", &e.FirstLine, &e.FirstCol); err == nil {
