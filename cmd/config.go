@@ -130,8 +130,12 @@ func configWords(err error) error {
 	var (
 		refused *config.RefusedKeyError
 		servers *config.ServersFileError
+		syntax  *config.Error
 	)
 	switch {
+	case errors.As(err, &syntax) && syntax.Snippet != "":
+		// The line, and a caret under the place.
+		return reword(err, "%v\n%s", err, syntax.Snippet)
 	case errors.As(err, &refused) && err == error(refused):
 		why := map[config.Refusal]string{
 			config.FindsTheFile: "the config file is found through --" + refused.Key + ": give it on the command line",

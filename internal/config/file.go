@@ -423,7 +423,9 @@ func parseMapping(path string, data []byte) (*File, *ast.MappingNode, error) {
 		docs, err = yamlpos.Parse(tokens)
 	}
 	if ye, ok := err.(*yamlpos.Error); ok {
-		return nil, nil, fail(ye.Token, "%s", ye.Error())
+		e := &Error{Pos: f.pos(ye.Token), Msg: ye.Error()}
+		e.Snippet = yamlpos.Snippet(string(data), e.Pos)
+		return nil, nil, e
 	}
 	if len(docs) == 0 {
 		return f, nil, nil // empty, or only comments
