@@ -53,6 +53,7 @@ func registerSummary(f *pflag.FlagSet, s *summaryFormat) {
 var summaryHints = records.Hints{
 	Finish:   "--resume with -o finishes them",
 	Rerun:    "run their shards again with --resume",
+	Redo:     "--resume with -o runs the aborted requests again",
 	FailFast: "stopped by --fail-fast",
 }
 

@@ -196,6 +196,8 @@ type Hints struct {
 	Finish string
 	// Rerun is how to run again the shards whose records were aborted.
 	Rerun string
+	// Redo is how to run again the requests an interrupt aborted.
+	Redo string
 	// FailFast says what stopped a run at its first failure.
 	FailFast string
 }
@@ -274,6 +276,9 @@ func (s *Summary) Text(h Hints) string {
 		}
 	case s.Interrupted:
 		b.WriteString("; interrupted")
+		if s.Aborted > 0 && h.Redo != "" {
+			b.WriteString(": " + h.Redo)
+		}
 	case s.FailedFast:
 		b.WriteString("; " + cmp.Or(h.FailFast, "stopped at the first failure"))
 	}

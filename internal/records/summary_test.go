@@ -48,7 +48,7 @@ func TestSummarySentences(t *testing.T) {
 // to do next, in its words.
 func TestSummaryHints(t *testing.T) {
 	t.Parallel()
-	h := Hints{Finish: "FINISH", Rerun: "RERUN", FailFast: "FAILFAST"}
+	h := Hints{Finish: "FINISH", Rerun: "RERUN", FailFast: "FAILFAST", Redo: "REDO"}
 	for _, tt := range []struct {
 		sum  Summary
 		want string
@@ -56,6 +56,10 @@ func TestSummaryHints(t *testing.T) {
 		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, StoppedReading: true, Interrupted: true},
 			"kesoku: 1 record: 1 succeeded; interrupted: the requests not read by then have no record (FINISH)"},
 		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, FailedFast: true}, "kesoku: 1 record: 1 succeeded; FAILFAST"},
+		// Every request read, some aborted: --resume runs those again.
+		{Summary{Command: CommandRun, Records: 3, Succeeded: 1, Failed: 2, Aborted: 2, Kinds: map[message.ErrorKind]int{"aborted": 2}, Interrupted: true},
+			"kesoku: 3 records: 1 succeeded, 2 failed (2 aborted); interrupted: REDO"},
+		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, Interrupted: true}, "kesoku: 1 record: 1 succeeded; interrupted"},
 		{Summary{Command: CommandMerge, Records: 2, Succeeded: 1, Failed: 1, Aborted: 1, Parts: 2},
 			"kesoku: 2 records from 2 shards: 1 succeeded, 1 failed (1 aborted: RERUN)"},
 	} {
