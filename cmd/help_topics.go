@@ -401,8 +401,9 @@ calls that run at once, across all clients: an agent that sends several
 calls at once has them run at once, and a batch client (kesoku run --jobs
 16) is not slowed to fewer; more wait for a free slot. A client that cancels
 a call, or goes away, cancels the call's context: it is recorded as aborted,
-and its slot is free. --model gives analyze_media its model, as for kesoku
-run; without one, analyze_media answers that it needs one.
+and its slot is free. --model (or model: in a config file) gives
+analyze_media its model, as for kesoku run; without one, analyze_media is
+not offered unless --tools names it, and then answers that it needs one.
 
 OVER HTTP
 --http ADDR listens on the loopback address unless ADDR names another:

@@ -134,6 +134,10 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 		return err
 	}
 	defer env.Close()
+	if env.Model == nil {
+		// With no model, analyze_media could only fail: offered when named.
+		opts.toolChoice.notDefault = []string{"analyze_media"}
+	}
 	offer, err := g.offeredTools(env.Tools, opts.toolChoice, false)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,10 @@ type toolChoice struct {
 	// named is whether --tools was given: "" names no tool, where no
 	// flag means the default offering.
 	named bool
+	// notDefault are tools left out of the default offering (mcp serve's
+	// analyze_media when no model is configured: every call would fail);
+	// named, they are offered.
+	notDefault []string
 }
 
 func (t *toolChoice) register(f *pflag.FlagSet) {
@@ -60,6 +65,14 @@ func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServe
 	want, err := llm.ParseChoice(choice.Tools, choice.named)
 	if err != nil {
 		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
+	}
+	if want.Defaults() {
+		for _, name := range choice.notDefault {
+			_, known := set.Registry.Lookup(name)
+			if known && !slices.Contains(want.Add, name) && !slices.Contains(want.Remove, name) {
+				want.Remove = append(want.Remove, name)
+			}
+		}
 	}
 	if want.Defaults() && withServers {
 		if err := registrysource.Load(set.Registry); err != nil && !g.Quiet {
