@@ -1038,7 +1038,9 @@ zeros included:
 
 total counts the requests; errors counts the error records by kind; skipped
 those a resumed run found finished. A run that was interrupted says
-"interrupted": true; validate's succeeded are the valid requests.
+"interrupted": true. validate, which runs nothing, counts requests checked:
+{"command":"validate","total":3,"valid":2,"failed":1,"files":1,
+"unreadable_files":0,"errors":{"invalid_args":1}}.
 
 THE RECORDS' SCHEMA
 kesoku schema records prints the JSON Schema (draft 2020-12) of the records

@@ -156,7 +156,8 @@ func (s *Summary) Different() int {
 // the counts of what the command is about always present, zeros and an
 // empty "errors" included, so that a script needs no defaults; the rest
 // where it applies. Diff's counts are of requests compared: same,
-// different (changed, new_errors and fixed of them), only_old, only_new.
+// different (changed, new_errors and fixed of them), only_old, only_new;
+// validate's of requests checked: valid, failed (invalid), and the files.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	if s.Command == CommandDiff {
 		return json.Marshal(struct {
@@ -174,13 +175,25 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 			Torn      []string `json:"torn,omitempty"`
 		}{s.Command, s.Total, s.Same, s.Different(), s.Changed, s.NewErrors, s.Fixed, s.OnlyOld, s.OnlyNew, s.Old, s.New, s.Torn})
 	}
-	// plain has Summary's fields without this method; the outer errors
-	// wins over its omitempty one.
-	type plain Summary
 	kinds := s.Kinds
 	if kinds == nil {
 		kinds = map[message.ErrorKind]int{}
 	}
+	if s.Command == CommandValidate {
+		// Requests checked, not records written: nothing ran.
+		return json.Marshal(struct {
+			Command    Command                   `json:"command"`
+			Total      int                       `json:"total"`
+			Valid      int                       `json:"valid"`
+			Failed     int                       `json:"failed"`
+			Files      int                       `json:"files"`
+			Unreadable int                       `json:"unreadable_files"`
+			Kinds      map[message.ErrorKind]int `json:"errors"`
+		}{s.Command, s.Total, s.Succeeded, s.Failed, s.Parts, s.Unreadable, kinds})
+	}
+	// plain has Summary's fields without this method; the outer errors
+	// wins over its omitempty one.
+	type plain Summary
 	return json.Marshal(struct {
 		plain
 		Kinds map[message.ErrorKind]int `json:"errors"`
