@@ -186,8 +186,9 @@ func localFlags(c *cobra.Command) (*pflag.FlagSet, map[string][]string) {
 }
 
 // maxFlagColumn is where a flag's usage begins at the most: a flag whose
-// name and type are longer has its usage after them, rather than pushing
-// every other flag's usage right and onto more lines.
+// name and type are longer has them on a line of their own, its usage
+// below in the column, rather than pushing every other flag's usage right
+// and onto more lines.
 const maxFlagColumn = 28
 
 // flagUsages lays out the flags of fs in two columns within width, each
@@ -214,7 +215,11 @@ func flagUsages(fs *pflag.FlagSet, width int) string {
 	})
 	var b strings.Builder
 	for _, r := range rows {
-		line := r.left + strings.Repeat(" ", max(col-len(r.left), 2))
+		line := r.left + strings.Repeat(" ", max(col-len(r.left), 0))
+		if len(r.left) > col-2 {
+			b.WriteString(r.left + "\n")
+			line = strings.Repeat(" ", col)
+		}
 		started := false // a word is on the line
 		for _, word := range strings.Fields(r.usage) {
 			if started && len(line)+1+len(word) > width {

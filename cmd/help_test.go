@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // The sizes help is held to: a command's help fits a screen of 60 lines,
@@ -350,4 +351,37 @@ func countDir(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return len(entries)
+}
+
+// TestFlagUsagesAligned: every flag's usage begins in the one column, a
+// flag too long for it included (its name and type on a line of their
+// own, as mcp serve's --session-timeout).
+func TestFlagUsagesAligned(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.Duration("grace", 0, "MARKA calls' grace")
+	fs.Duration("session-timeout", 0, "MARKB how long an older HTTP client's session lasts without a request, and more words to wrap")
+	fs.String("http", "", "MARKC serve at `ADDR`")
+	text := flagUsages(fs, helpWidth)
+	col := -1
+	for _, word := range []string{"MARKA", "MARKB", "MARKC"} {
+		for _, l := range strings.Split(text, "\n") {
+			if i := strings.Index(l, word); i >= 0 {
+				if col < 0 {
+					col = i
+				}
+				if i != col {
+					t.Errorf("%s's usage begins at column %d, not %d:\n%s", word, i, col, text)
+				}
+			}
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "  ") {
+			t.Errorf("line %q", l)
+		}
+		if len(l) > helpWidth {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
 }
