@@ -339,6 +339,18 @@ func TestManPages(t *testing.T) {
 			t.Errorf("kesoku-config.7 lost %q:\n%s", want, config)
 		}
 	}
+	// The topics a command's help names are references, in bold, not
+	// Markdown shown as it is.
+	runPage, err := os.ReadFile(filepath.Join(dir, "man1", "kesoku-run.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(runPage), `\fBkesoku-records(7)\fP`) || strings.Contains(string(runPage), "**") {
+		t.Errorf("kesoku-run.1: the topics are not references in bold:\n%s", runPage)
+	}
+	if !strings.Contains(errOut.String(), "MANPATH") {
+		t.Errorf("gen-man says nothing of MANPATH for a directory not on it: %q", errOut.String())
+	}
 	if code := run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man"}); code != ExitUsage {
 		t.Errorf("gen-man without DIR: exit %d, want 2", code)
 	}
@@ -382,6 +394,45 @@ func TestFlagUsagesAligned(t *testing.T) {
 		}
 		if len(l) > helpWidth {
 			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+}
+
+// TestManSource: a page's footer holds the program and a version short
+// enough not to run into the date in the middle of the line.
+func TestManSource(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		v    buildVersion
+		want string
+	}{
+		{buildVersion{Name: "kesoku", Version: "v1.2.3"}, "kesoku v1.2.3"},
+		{buildVersion{Name: "kesoku", Version: "(devel)"}, "kesoku (devel)"},
+		{buildVersion{Name: "kesoku", Version: "v0.0.0-20261207031234-e4b0c70a1b2c+dirty", Kesoku: "v1.0.0"}, "kesoku devel e4b0c70a1b2c+dirty"},
+		{buildVersion{Name: "mytools", Version: "v1.4.0-rc.1.0.20261207031234-e4b0c70a1b2c"}, "mytools devel e4b0c70a1b2c"},
+		{buildVersion{Name: "kesoku", Version: "v1.2.3-a-very-long-prerelease-name"}, "kesoku v1.2.3-a-very-long-prer…"},
+	} {
+		got := manSource(tt.v)
+		if got != tt.want {
+			t.Errorf("manSource(%+v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestOnManPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		manpath string
+		want    bool
+	}{
+		{"", false},
+		{"/usr/share/man", false},
+		{"/usr/share/man:" + dir, true},
+		{dir + "/:/usr/share/man", true},
+	} {
+		if got := onManPath(dir, tt.manpath); got != tt.want {
+			t.Errorf("onManPath(%q) = %v, want %v", tt.manpath, got, tt.want)
 		}
 	}
 }

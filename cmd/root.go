@@ -204,7 +204,7 @@ or a local model. Every result is one JSON line, a Message record.`,
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "Print a shell's completion script (bash, zsh, fish, powershell)"
-		c.Long += completionExitStatus
+		c.Long = strings.TrimRight(c.Long, "\n") + "\n\nBash's script needs the bash-completion package (apt install\nbash-completion; brew install bash-completion@2); zsh, fish and PowerShell\nneed nothing more.\n" + completionExitStatus
 		c.Args = subcommandArgs
 		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		// A shell's completion script does not depend on any setting.
