@@ -103,7 +103,7 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	section(strings.TrimSuffix(exitStatusHeading, "\n"), status)
 	var more []string
 	if topics := seeAlsoTopics(c); len(topics) > 0 {
-		more = append(more, fmt.Sprintf("See also the help %s %s (%s help TOPIC).", english.Plural(len(topics), "topic", "topics"), andList(topics), c.Root().Name()))
+		more = append(more, fmt.Sprintf("Help %s: %s (%s help TOPIC).", english.Plural(len(topics), "topic", "topics"), strings.Join(topics, ", "), c.Root().Name()))
 	}
 	switch {
 	case !c.HasParent():
@@ -254,14 +254,6 @@ func globalFlags(c *cobra.Command) string {
 		return ""
 	}
 	return wrapText(strings.Join(names, ", "), helpWidth, "  ")
-}
-
-// andList is "a, b and c".
-func andList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // wrapText fills s into lines of at most width columns, each after

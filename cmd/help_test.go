@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The sizes help is held to: a command's help fits a screen of 60 lines,
+// The sizes help is held to: a command's help fits a screen of 50 lines,
 // the root's (the first a user reads) less, a topic two.
 const (
-	maxRootHelpLines    = 55
-	maxCommandHelpLines = 60
+	maxRootHelpLines    = 50
+	maxCommandHelpLines = 50
 	maxTopicLines       = 100
 )
 

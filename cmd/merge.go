@@ -72,7 +72,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
-	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report of the merged records to `FILE`")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
 	registerSummary(f, &opts.Summary)
 	return seeAlso(c, "shards", "ci")
 }
