@@ -1042,6 +1042,21 @@ those a resumed run found finished. A run that was interrupted says
 {"command":"validate","total":3,"valid":2,"failed":1,"files":1,
 "unreadable_files":0,"errors":{"invalid_args":1}}.
 
+VALIDATE'S DOCUMENT
+kesoku validate --json prints one JSON document on standard output, and
+nothing on standard error:
+
+  {"valid": false, "requests": 8, "invalid": 1,
+   "files": [{"name": "a.yaml", "requests": 8},
+             {"name": "b.yaml", "requests": 0,
+              "error": {"file": "b.yaml", "line": 2, "column": 9,
+                        "message": "invalid YAML: ..."}}],
+   "problems": [{"file": "a.yaml", "line": 5, "column": 3, "id": "call_2",
+                 "kind": "unknown_tool", "message": "unknown tool ..."}]}
+
+valid is true when every request is valid and every file was read; line
+and column are left out where there is no place.
+
 THE RECORDS' SCHEMA
 kesoku schema records prints the JSON Schema (draft 2020-12) of the records
 every command writes; its $id names the kesoku version, so that a consumer

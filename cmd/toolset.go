@@ -31,7 +31,7 @@ type toolChoice struct {
 }
 
 func (t *toolChoice) register(f *pflag.FlagSet) {
-	f.StringSliceVar(&t.Tools, "tools", nil, "the tools offered, a comma list, or +NAME,-NAME to add to and take from the default (every tool that does not write); all for every tool")
+	f.StringSliceVar(&t.Tools, "tools", nil, "tools offered: A,B; +A,-B on the defaults; all")
 }
 
 // set notes whether --tools was given; RunE calls it.
