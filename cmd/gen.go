@@ -45,9 +45,6 @@ A tool is a function with a Google-style doc comment:
 	//	b: the second integer. Defaults to 0.
 	//	mode: how to add. Must be one of: exact, saturating.
 	//
-	// Returns:
-	//	the sum of a and b.
-	//
 	//kesoku:tool
 	func CalculateSum(a, b int, mode string) int
 

@@ -88,9 +88,15 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	}
 	section("Usage:", "  "+commandUsage(c))
 	section("Examples:", c.Example)
-	section("Available Commands:", commandList(c, func(sub *cobra.Command) bool { return !isTopic(sub) }))
+	commands := "Available Commands:"
 	if !c.HasParent() {
-		section("Help Topics:", commandList(c, isTopic))
+		// The root's help is the index: each list says how to read more,
+		// in its heading, rather than in a line of its own.
+		commands = fmt.Sprintf("Available Commands (%s COMMAND --help):", c.Name())
+	}
+	section(commands, commandList(c, func(sub *cobra.Command) bool { return !isTopic(sub) }))
+	if !c.HasParent() {
+		section(fmt.Sprintf("Help Topics (%s help TOPIC):", c.Name()), commandList(c, isTopic))
 	}
 	local, grouped := localFlags(c)
 	section("Flags:", flagUsages(local, helpWidth))
@@ -107,7 +113,6 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	}
 	switch {
 	case !c.HasParent():
-		more = append(more, fmt.Sprintf("Run %q for a command, %q for a topic.", c.Name()+" COMMAND --help", c.Name()+" help TOPIC"))
 	case c.HasAvailableSubCommands():
 		more = append(more, fmt.Sprintf("Run %q for more about a command.", c.CommandPath()+" COMMAND --help"))
 	}
@@ -175,7 +180,10 @@ func localFlags(c *cobra.Command) (*pflag.FlagSet, map[string][]string) {
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 		switch group := f.Annotations[flagGroupAnnotation]; {
 		case f.Hidden:
-		case f.Name == "help" && c.HasParent():
+		case f.Name == "help":
+			// Every help says how to get another.
+		case f.Name == "version" && !c.HasParent():
+			// The version command's help names it.
 		case len(group) > 0:
 			grouped[group[0]] = append(grouped[group[0]], "--"+f.Name)
 		default:

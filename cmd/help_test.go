@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The sizes help is held to: a command's help fits a screen of 50 lines,
-// the root's (the first a user reads) less, a topic two.
+// The sizes help is held to: every command's help, the root's too, fits a
+// screen of 50 lines; a topic two.
 const (
 	maxRootHelpLines    = 50
 	maxCommandHelpLines = 50

@@ -32,11 +32,10 @@ its shard wrote it. Records go to standard output, or to -o.
 
 Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
 run's order is the shards' records taken in turn; cat and jq cannot do
-that. merge puts each record in its place by its position, which the shard
-wrote (never by a number read out of an id: a request's own id may be
-call_2 at position 1). A shard resumed with --resume may hold an aborted
-record of a request and, later, its finished one: the later one takes the
-aborted one's place.
+that. merge puts each record in its place by the position the shard wrote
+(never by a number read out of an id). A shard resumed with --resume may
+hold an aborted record of a request and, later, its finished one: the
+later one takes the aborted one's place.
 
 Parts that cannot be the N shards of one run are refused, saying which
 part and why, as far as their records tell: a part whose last record is
