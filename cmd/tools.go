@@ -335,6 +335,9 @@ type toolsSchemaOptions struct {
 	Registry *registry.Registry
 	Format   string
 	Names    []string
+	// Starting is as for tools list: the servers started to list every
+	// tool, told before the wait.
+	Starting []string
 }
 
 func newToolsSchemaCmd(g *globals, runF func(*toolsSchemaOptions) error) *cobra.Command {
@@ -384,6 +387,9 @@ EXIT STATUS
 			}
 			defer env.Close()
 			opts.Registry = env.Tools.Registry
+			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
+				opts.Starting = env.Tools.Servers()
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -404,6 +410,7 @@ func runToolsSchema(opts *toolsSchemaOptions) error {
 	}
 	var specs []*registry.Spec
 	if len(opts.Names) == 0 {
+		tellStarting(opts.IO.Err, opts.Starting)
 		if err := sourcesErr(registrysource.Load(opts.Registry)); err != nil {
 			return err
 		}

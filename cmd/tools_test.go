@@ -247,4 +247,13 @@ func TestToolsListTellsStarting(t *testing.T) {
 	if got := errOut.String(); got != want {
 		t.Errorf("stderr %q, want %q", got, want)
 	}
+	// tools schema of every tool, the same.
+	errOut.Reset()
+	sopts := &toolsSchemaOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Registry: testRegistry(t), Format: defaultSchemaFormat, Starting: []string{"fs"}}
+	if err := runToolsSchema(sopts); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); !strings.HasPrefix(got, "kesoku: starting the MCP server fs to list its tools") {
+		t.Errorf("tools schema: stderr %q", got)
+	}
 }
