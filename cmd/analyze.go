@@ -118,10 +118,7 @@ func runAnalyze(ctx context.Context, opts *analyzeOptions) error {
 	} else if err == nil || (errors.As(err, new(*llm.CutError)) && answer != "") {
 		// A partial answer is printed too; the exit status and stderr say
 		// it is partial.
-		if !strings.HasSuffix(answer, "\n") {
-			answer += "\n"
-		}
-		if _, werr := fmt.Fprint(opts.g.IO.Out, answer); werr != nil && err == nil {
+		if werr := llm.NewAnswerWriter(opts.g.IO.Out).Answer(answer, false, false); werr != nil && err == nil {
 			err = werr
 		}
 	}

@@ -323,10 +323,8 @@ Records go to standard output, or are appended to the -o file: requests
 that have a finished record there already (an interrupted collect) get
 none, so that the same command finishes the job. A part still in
 progress stops collect after the records before it, unless --wait, which
-looks again after a wait that starts at 5s and grows to --poll.
-
-Once every request has its record, the files kesoku uploaded for the
-batch (Gemini's input file and media) are deleted.
+looks again after a wait that starts at 5s and grows to --poll. Once
+every request has its record, the files uploaded for the batch go.
 
 EXIT STATUS
   0    every record was written and succeeded

@@ -38,7 +38,7 @@ func (f *callFlags) register(fs *pflag.FlagSet, jobs int, jobsUsage string) {
 func (f *callFlags) registerBounds(fs *pflag.FlagSet) {
 	durationVar(fs, &f.Timeout, "timeout", 0, 0, maxTimeout, "a call's time limit; 0 for none")
 	durationVar(fs, &f.Grace, "grace", defaultGrace, 0, maxGrace, "calls' grace on an interrupt")
-	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "the most output a record holds; 0 for no limit")
+	sizeVar(fs, &f.MaxOutput, "max-output", defaultMaxOutput, 0, maxMaxOutput, "output kept; 0 for all")
 }
 
 // The bounds of the call flags. Past them a value is a mistake, not a

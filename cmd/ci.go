@@ -46,13 +46,14 @@ func (s *summaryFormat) Set(v string) error {
 
 // registerSummary adds --summary to a command's flags.
 func registerSummary(f *pflag.FlagSet, s *summaryFormat) {
-	f.Var(s, "summary", "say the closing summary as `text` or as one JSON object (json), on standard error")
+	f.Var(s, "summary", "the closing summary, `text` or json")
 }
 
 // summaryHints are what a closing summary advises, in the flags' words.
 var summaryHints = records.Hints{
 	Finish:   "--resume with -o finishes them",
 	Rerun:    "run their shards again with --resume",
+	Redo:     "--resume with -o runs the aborted requests again",
 	FailFast: "stopped by --fail-fast",
 }
 
@@ -122,7 +123,7 @@ func closeReport(r *junit.Report, err error) error {
 	return err
 }
 
-const junitUsage = "also write a JUnit XML report of the requests to `FILE`, for CI"
+const junitUsage = "also write a JUnit XML report to `FILE`, for CI"
 
 // recordsReport is a writer of records files that also adds each record
 // it is given to r, as its testcase under classname: merge's output

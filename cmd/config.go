@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,11 +40,9 @@ func (g *globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 	if err != nil {
 		return nil, nil, configErr(err)
 	}
+	// Every value refused is told at once, this command's and the others'.
 	applied, err := cfg.Apply(c.Flags(), []string{"quiet", "verbose"})
-	if err != nil {
-		return nil, nil, usageErr(err)
-	}
-	if err := checkOthers(cfg, c); err != nil {
+	if err := config.JoinByPlace(err, checkOthers(cfg, c)); err != nil {
 		return nil, nil, usageErr(err)
 	}
 	for _, f := range g.MCPConfig {
@@ -59,22 +58,22 @@ func (g *globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 // (mcp-config), as a command would read them.
 func checkSettings(cfg *config.Config) ([]string, error) {
 	tg := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}}
-	var walk func(c *cobra.Command) error
-	walk = func(c *cobra.Command) error {
+	var errs []error
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
 		// Merges the parents' persistent flags into c.Flags(), as parsing
 		// the command line does.
 		c.InheritedFlags()
 		if _, err := cfg.Apply(c.Flags(), []string{"quiet", "verbose"}); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 		for _, sub := range c.Commands() {
-			if err := walk(sub); err != nil {
-				return err
-			}
+			walk(sub)
 		}
-		return nil
 	}
-	if err := walk(newRootCmd(tg)); err != nil {
+	walk(newRootCmd(tg))
+	// Every value some command refuses, each once.
+	if err := config.JoinByPlace(errs...); err != nil {
 		return nil, err
 	}
 	return tg.MCPConfig, nil
@@ -120,11 +119,23 @@ func configErr(err error) error {
 // a key no config file may set, a file of MCP servers (--mcp-config) that
 // cannot be read.
 func configWords(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		// Every mistake of a file, each worded.
+		errs := slices.Clone(j.Unwrap())
+		for i, e := range errs {
+			errs[i] = configWords(e)
+		}
+		return errors.Join(errs...)
+	}
 	var (
 		refused *config.RefusedKeyError
 		servers *config.ServersFileError
+		syntax  *config.Error
 	)
 	switch {
+	case errors.As(err, &syntax) && syntax.Snippet != "":
+		// The line, and a caret under the place.
+		return reword(err, "%v\n%s", err, syntax.Snippet)
 	case errors.As(err, &refused) && err == error(refused):
 		why := map[config.Refusal]string{
 			config.FindsTheFile: "the config file is found through --" + refused.Key + ": give it on the command line",

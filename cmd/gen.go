@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,9 +45,6 @@ A tool is a function with a Google-style doc comment:
 	//	b: the second integer. Defaults to 0.
 	//	mode: how to add. Must be one of: exact, saturating.
 	//
-	// Returns:
-	//	the sum of a and b.
-	//
 	//kesoku:tool
 	func CalculateSum(a, b int, mode string) int
 
@@ -77,7 +76,7 @@ EXIT STATUS
 }
 
 func runGen(ctx context.Context, opts *genOptions) error {
-	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns, Command: genCommand(opts.Patterns)})
+	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns, Command: genCommand(opts.Patterns), NamesFrom: generateRoot()})
 	var mistakes gen.Errors
 	if errors.As(err, &mistakes) {
 		for _, m := range mistakes {
@@ -147,4 +146,28 @@ func genPlural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// generateRoot is, when gen runs under go generate (which sets GOFILE and
+// runs it in each package's directory), the directory of the module
+// being generated, which file names in messages are then relative to;
+// "" otherwise, or when there is no go.mod above.
+func generateRoot() string {
+	if os.Getenv("GOFILE") == "" {
+		return ""
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
 }

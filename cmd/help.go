@@ -88,9 +88,15 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	}
 	section("Usage:", "  "+commandUsage(c))
 	section("Examples:", c.Example)
-	section("Available Commands:", commandList(c, func(sub *cobra.Command) bool { return !isTopic(sub) }))
+	commands := "Available Commands:"
 	if !c.HasParent() {
-		section("Help Topics:", commandList(c, isTopic))
+		// The root's help is the index: each list says how to read more,
+		// in its heading, rather than in a line of its own.
+		commands = fmt.Sprintf("Available Commands (%s COMMAND --help):", c.Name())
+	}
+	section(commands, commandList(c, func(sub *cobra.Command) bool { return !isTopic(sub) }))
+	if !c.HasParent() {
+		section(fmt.Sprintf("Help Topics (%s help TOPIC):", c.Name()), commandList(c, isTopic))
 	}
 	local, grouped := localFlags(c)
 	section("Flags:", flagUsages(local, helpWidth))
@@ -107,11 +113,10 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	section(strings.TrimSuffix(exitStatusHeading, "\n"), status)
 	var more []string
 	if topics := seeAlsoTopics(c); len(topics) > 0 {
-		more = append(more, fmt.Sprintf("See also the help %s %s (%s help TOPIC).", english.Plural(len(topics), "topic", "topics"), andList(topics), c.Root().Name()))
+		more = append(more, fmt.Sprintf("Help %s: %s (%s help TOPIC).", english.Plural(len(topics), "topic", "topics"), strings.Join(topics, ", "), c.Root().Name()))
 	}
 	switch {
 	case !c.HasParent():
-		more = append(more, fmt.Sprintf("Run %q for a command, %q for a topic.", c.Name()+" COMMAND --help", c.Name()+" help TOPIC"))
 	case c.HasAvailableSubCommands():
 		more = append(more, fmt.Sprintf("Run %q for more about a command.", c.CommandPath()+" COMMAND --help"))
 	}
@@ -181,7 +186,10 @@ func localFlags(c *cobra.Command) (*pflag.FlagSet, map[string][]string) {
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 		switch group := f.Annotations[flagGroupAnnotation]; {
 		case f.Hidden:
-		case f.Name == "help" && c.HasParent():
+		case f.Name == "help":
+			// Every help says how to get another.
+		case f.Name == "version" && !c.HasParent():
+			// The version command's help names it.
 		case len(group) > 0:
 			grouped[group[0]] = append(grouped[group[0]], "--"+f.Name)
 		default:
@@ -192,8 +200,9 @@ func localFlags(c *cobra.Command) (*pflag.FlagSet, map[string][]string) {
 }
 
 // maxFlagColumn is where a flag's usage begins at the most: a flag whose
-// name and type are longer has its usage after them, rather than pushing
-// every other flag's usage right and onto more lines.
+// name and type are longer has them on a line of their own, its usage
+// below in the column, rather than pushing every other flag's usage right
+// and onto more lines.
 const maxFlagColumn = 28
 
 // flagUsages lays out the flags of fs in two columns within width, each
@@ -220,7 +229,11 @@ func flagUsages(fs *pflag.FlagSet, width int) string {
 	})
 	var b strings.Builder
 	for _, r := range rows {
-		line := r.left + strings.Repeat(" ", max(col-len(r.left), 2))
+		line := r.left + strings.Repeat(" ", max(col-len(r.left), 0))
+		if len(r.left) > col-2 {
+			b.WriteString(r.left + "\n")
+			line = strings.Repeat(" ", col)
+		}
 		started := false // a word is on the line
 		for _, word := range strings.Fields(r.usage) {
 			if started && len(line)+1+len(word) > width {
@@ -255,14 +268,6 @@ func globalFlags(c *cobra.Command) string {
 		return ""
 	}
 	return wrapText(strings.Join(names, ", "), helpWidth, "  ")
-}
-
-// andList is "a, b and c".
-func andList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // wrapText fills s into lines of at most width columns, each after

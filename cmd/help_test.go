@@ -11,15 +11,16 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kesoku/kesoku/internal/secret"
 )
 
-// The sizes help is held to: a command's help fits a screen of 60 lines,
-// the root's (the first a user reads) less, a topic two.
+// The sizes help is held to: every command's help, the root's too, fits a
+// screen of 50 lines; a topic two.
 const (
-	maxRootHelpLines    = 55
-	maxCommandHelpLines = 60
+	maxRootHelpLines    = 50
+	maxCommandHelpLines = 50
 	maxTopicLines       = 100
 )
 
@@ -340,6 +341,18 @@ func TestManPages(t *testing.T) {
 			t.Errorf("kesoku-config.7 lost %q:\n%s", want, config)
 		}
 	}
+	// The topics a command's help names are references, in bold, not
+	// Markdown shown as it is.
+	runPage, err := os.ReadFile(filepath.Join(dir, "man1", "kesoku-run.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(runPage), `\fBkesoku-records(7)\fP`) || strings.Contains(string(runPage), "**") {
+		t.Errorf("kesoku-run.1: the topics are not references in bold:\n%s", runPage)
+	}
+	if !strings.Contains(errOut.String(), "MANPATH") {
+		t.Errorf("gen-man says nothing of MANPATH for a directory not on it: %q", errOut.String())
+	}
 	if code := run(context.Background(), &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}}, []string{"gen-man"}); code != ExitUsage {
 		t.Errorf("gen-man without DIR: exit %d, want 2", code)
 	}
@@ -365,6 +378,78 @@ func TestEnvironmentTopicNamesWhatProgramsGet(t *testing.T) {
 	for _, name := range append(secret.BaseNamesOf("windows"), "LC_") {
 		if !slices.Contains(words, strings.TrimSuffix(name, "_")) && !strings.Contains(environmentTopic, name) {
 			t.Errorf("kesoku help environment does not name %s, which every program gets", name)
+		}
+	}
+}
+
+// TestFlagUsagesAligned: every flag's usage begins in the one column, a
+// flag too long for it included (its name and type on a line of their
+// own, as mcp serve's --session-timeout).
+func TestFlagUsagesAligned(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.Duration("grace", 0, "MARKA calls' grace")
+	fs.Duration("session-timeout", 0, "MARKB how long an older HTTP client's session lasts without a request, and more words to wrap")
+	fs.String("http", "", "MARKC serve at `ADDR`")
+	text := flagUsages(fs, helpWidth)
+	col := -1
+	for _, word := range []string{"MARKA", "MARKB", "MARKC"} {
+		for _, l := range strings.Split(text, "\n") {
+			if i := strings.Index(l, word); i >= 0 {
+				if col < 0 {
+					col = i
+				}
+				if i != col {
+					t.Errorf("%s's usage begins at column %d, not %d:\n%s", word, i, col, text)
+				}
+			}
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "  ") {
+			t.Errorf("line %q", l)
+		}
+		if len(l) > helpWidth {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+}
+
+// TestManSource: a page's footer holds the program and a version short
+// enough not to run into the date in the middle of the line.
+func TestManSource(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		v    buildVersion
+		want string
+	}{
+		{buildVersion{Name: "kesoku", Version: "v1.2.3"}, "kesoku v1.2.3"},
+		{buildVersion{Name: "kesoku", Version: "(devel)"}, "kesoku (devel)"},
+		{buildVersion{Name: "kesoku", Version: "v0.0.0-20261207031234-e4b0c70a1b2c+dirty", Kesoku: "v1.0.0"}, "kesoku devel e4b0c70a1b2c+dirty"},
+		{buildVersion{Name: "mytools", Version: "v1.4.0-rc.1.0.20261207031234-e4b0c70a1b2c"}, "mytools devel e4b0c70a1b2c"},
+		{buildVersion{Name: "kesoku", Version: "v1.2.3-a-very-long-prerelease-name"}, "kesoku v1.2.3-a-very-long-prer…"},
+	} {
+		got := manSource(tt.v)
+		if got != tt.want {
+			t.Errorf("manSource(%+v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestOnManPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		manpath string
+		want    bool
+	}{
+		{"", false},
+		{"/usr/share/man", false},
+		{"/usr/share/man:" + dir, true},
+		{dir + "/:/usr/share/man", true},
+	} {
+		if got := onManPath(dir, tt.manpath); got != tt.want {
+			t.Errorf("onManPath(%q) = %v, want %v", tt.manpath, got, tt.want)
 		}
 	}
 }

@@ -562,8 +562,9 @@ calls that run at once, across all clients: an agent that sends several
 calls at once has them run at once, and a batch client (kesoku run --jobs
 16) is not slowed to fewer; more wait for a free slot. A client that cancels
 a call, or goes away, cancels the call's context: it is recorded as aborted,
-and its slot is free. --model gives analyze_media its model, as for kesoku
-run; without one, analyze_media answers that it needs one.
+and its slot is free. --model (or model: in a config file) gives
+analyze_media its model, as for kesoku run; without one, analyze_media is
+not offered unless --tools names it, and then answers that it needs one.
 
 OVER HTTP
 --http ADDR listens on the loopback address unless ADDR names another:
@@ -983,10 +984,11 @@ THE TERMINAL
 What kesoku prints as its own prose has the text from outside in it escaped:
 errors and warnings (which quote config values and what servers said), -v
 notes, tools list's table, diff's and validate's lines, session's tool-call
-lines and what trust shows. Control characters, bidirectional overrides and
-bytes that are not UTF-8 are written as Go escapes (\x1b, \u202e, \xff), so
-that they neither move the cursor nor forge a line of kesoku's own. Records
-and --json stay JSON, and a model's answer is printed as it came.
+lines and what trust shows; and a model's answer (session, analyze) and a
+batch's status, its line breaks and tabs kept. Control characters,
+bidirectional overrides and bytes that are not UTF-8 are written as Go
+escapes (\x1b, \u202e, \xff), once, so that they neither move the cursor nor
+forge a line of kesoku's own. Records and --json keep the text as it came.
 `
 
 // shardsTopic is about --shard; its bounds are request's.
@@ -1239,7 +1241,24 @@ zeros included:
 
 total counts the requests; errors counts the error records by kind; skipped
 those a resumed run found finished. A run that was interrupted says
-"interrupted": true; validate's succeeded are the valid requests.
+"interrupted": true. validate, which runs nothing, counts requests checked:
+{"command":"validate","total":3,"valid":2,"failed":1,"files":1,
+"unreadable_files":0,"errors":{"invalid_args":1}}.
+
+VALIDATE'S DOCUMENT
+kesoku validate --json prints one JSON document on standard output, and
+nothing on standard error:
+
+  {"valid": false, "requests": 8, "invalid": 1,
+   "files": [{"name": "a.yaml", "requests": 8},
+             {"name": "b.yaml", "requests": 0,
+              "error": {"file": "b.yaml", "line": 2, "column": 9,
+                        "message": "invalid YAML: ..."}}],
+   "problems": [{"file": "a.yaml", "line": 5, "column": 3, "id": "call_2",
+                 "kind": "unknown_tool", "message": "unknown tool ..."}]}
+
+valid is true when every request is valid and every file was read; line
+and column are left out where there is no place.
 
 THE RECORDS' SCHEMA
 kesoku schema records prints the JSON Schema (draft 2020-12) of the records

@@ -18,6 +18,9 @@ type ioStreams struct {
 	Err io.Writer
 
 	InTTY, OutTTY, ErrTTY bool
+	// ErrCols is how many columns wide the terminal of Err is now (it
+	// may be resized); nil or 0 when not known.
+	ErrCols func() int
 }
 
 // systemStreams returns the process's own streams.
@@ -27,6 +30,13 @@ func systemStreams() *ioStreams {
 		InTTY:  isTerminal(os.Stdin),
 		OutTTY: isTerminal(os.Stdout),
 		ErrTTY: isTerminal(os.Stderr),
+		ErrCols: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
+	"golang.org/x/mod/module"
+
+	"github.com/kesoku/kesoku/internal/termtext"
 )
 
 // genManOptions are what `kesoku gen-man` was asked to do.
@@ -21,9 +24,8 @@ type genManOptions struct {
 	Dir string
 }
 
-// newGenManCmd builds the hidden `kesoku gen-man DIR`: the man pages of
-// every command and topic, from the text their help shows. It is hidden
-// because it is for those who package kesoku; the README names it.
+// newGenManCmd builds `kesoku gen-man DIR`: the man pages of every
+// command and topic, from the text their help shows.
 func newGenManCmd(g *globals) *cobra.Command {
 	opts := &genManOptions{g: g}
 	return &cobra.Command{
@@ -33,14 +35,15 @@ func newGenManCmd(g *globals) *cobra.Command {
 kesoku-run.1, ...) and of every help topic (DIR/man7/kesoku-config.7, ...)
 from the same text as their help. DIR is a directory of man pages, such
 as ~/.local/share/man, which man reads: man kesoku-run, man 7 kesoku-config.
-SOURCE_DATE_EPOCH, when set, is the date the pages carry.
+man reads a directory of its own only when it is on MANPATH (export
+MANPATH="DIR:$(manpath)"); gen-man says so when it is not. SOURCE_DATE_EPOCH,
+when set, is the date the pages carry.
 
 EXIT STATUS
   0  the pages were written
   1  a page could not be written
   2  bad usage`,
 		Example: `  kesoku gen-man ~/.local/share/man && man kesoku-run`,
-		Hidden:  true,
 		Args:    argSpec{what: "DIR", min: 1, max: 1, hint: "the directory of man pages to write to"}.args,
 		// The pages say what kesoku does, whatever the directory holds.
 		Annotations: map[string]string{noConfig: "yes"},
@@ -57,9 +60,28 @@ func runGenMan(o *genManOptions) error {
 		return err
 	}
 	if !o.g.Quiet {
-		fmt.Fprintf(o.g.IO.Err, "kesoku: wrote %d man pages under %s\n", n, o.Dir)
+		fmt.Fprintf(o.g.IO.Err, "kesoku: wrote %d man pages under %s\n", n, termtext.Escape(o.Dir))
+		if !onManPath(o.Dir, os.Getenv("MANPATH")) {
+			abs, _ := filepath.Abs(o.Dir)
+			fmt.Fprintf(o.g.IO.Err, "kesoku: man reads them once the directory is on MANPATH, unless it is one man searches already (~/.local/share/man on most systems):\n  export MANPATH=\"%s:$(manpath)\"\n", termtext.Escape(abs))
+		}
 	}
 	return nil
+}
+
+// onManPath reports whether dir is one of the directories of manpath, a
+// MANPATH value.
+func onManPath(dir, manpath string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for _, p := range filepath.SplitList(manpath) {
+		if p != "" && filepath.Clean(p) == abs {
+			return true
+		}
+	}
+	return false
 }
 
 // writeManPages writes the man pages of root, a command tree of its own
@@ -70,7 +92,7 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	source := versionLine(readBuildVersion())
+	source := manSource(readBuildVersion())
 	header := &doc.GenManHeader{Date: &date, Source: source, Manual: "kesoku Manual"}
 	fillTopics(root)
 	topics := topicNames(root)
@@ -79,10 +101,12 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 	prepare = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true
 		desc, status := splitExitStatus(longOr(c))
-		if t := seeAlsoTopics(c); len(t) > 0 {
-			desc += "\n\nSee also " + manRefs(t) + "."
-		}
 		long := manMarkdown(desc)
+		if t := seeAlsoTopics(c); len(t) > 0 {
+			// Markdown of its own, after the help's text is escaped: the
+			// references are bold.
+			long += "\nSee also " + manRefs(t) + ".\n"
+		}
 		if status != "" {
 			long += "\n" + manMarkdown(exitStatusHeading+status)
 		}
@@ -123,6 +147,32 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// maxManVersion is the longest version a page's footer shows: the
+// footer puts the source on the left and the date in the middle of an 80
+// columns line, and a longer one runs into the date.
+const maxManVersion = 24
+
+// manSource is the program and its version, as a page's footer shows
+// them: a pseudo-version (a build from a checkout) is its revision's
+// first 12 digits, and the kesoku a program of one's own is built with
+// is left to its version command.
+func manSource(v buildVersion) string {
+	ver := v.Version
+	dirty := strings.HasSuffix(ver, "+dirty")
+	if base := strings.TrimSuffix(ver, "+dirty"); module.IsPseudoVersion(base) {
+		if rev, err := module.PseudoVersionRev(base); err == nil {
+			ver = "devel " + rev
+			if dirty {
+				ver += "+dirty"
+			}
+		}
+	}
+	if r := []rune(ver); len(r) > maxManVersion {
+		ver = string(r[:maxManVersion-1]) + "…"
+	}
+	return strings.TrimSpace(v.Name + " " + ver)
 }
 
 // manDate is the date the pages carry: SOURCE_DATE_EPOCH's when it is

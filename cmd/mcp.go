@@ -78,25 +78,22 @@ as streamable HTTP at the path /mcp. Standard output carries the protocol
 and nothing else: everything kesoku has to say goes to standard error.
 
 It serves kesoku's own tools (Go and command tools): those that only read,
-unless --tools names others (+write_file adds one to them, -NAME takes one
-away). Each tools/call runs as a request of kesoku run does: checked,
-bounded by --timeout and --max-output, its files in the AWD, a failure a
-result marked isError. --http listens on the loopback address unless ADDR
-names another, which needs a bearer token (--token-env).
+unless --tools says otherwise. Each tools/call runs as a request of kesoku
+run does: checked, bounded by --timeout and --max-output, its files in the
+AWD, a failure a result marked isError. --http listens on the loopback
+address unless ADDR names another, which needs a bearer token (--token-env).
 
 EXIT STATUS
   0    the client ended the session (standard input closed)
   1    a record could not be written to the -o file, or ADDR could not be
        listened on (in use, say)
-  2    bad usage (an unknown tool in --tools, a mistake in a command tool's
-       declaration, --mcp-config, an address not loopback without a token,
-       an empty --token-env variable, --token-env, --session-timeout or
-       --max-sessions without --http, an -o file that cannot be opened):
-       nothing served
+  2    bad usage: an unknown tool in --tools, a mistake in a declaration,
+       --mcp-config, an address not loopback without a token, a bad
+       --token-env, --session-timeout or --max-sessions, an -o file it
+       cannot open
   130  stopped by SIGINT or SIGTERM, the calls in flight answered
 `,
 		Example: `  claude mcp add kesoku -- kesoku mcp serve    # the client starts kesoku
-  kesoku mcp serve --http 8080                 # http://127.0.0.1:8080/mcp
   export KESOKU_MCP_TOKEN=$(openssl rand -hex 32)
   kesoku mcp serve --http 0.0.0.0:8080 --token-env KESOKU_MCP_TOKEN`,
 		Args: noArgs,
@@ -150,6 +147,10 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 		return err
 	}
 	defer env.Close()
+	if env.Model == nil {
+		// With no model, analyze_media could only fail: offered when named.
+		opts.toolChoice.notDefault = []string{"analyze_media"}
+	}
 	offer, err := g.offeredTools(env.Tools, opts.toolChoice, false)
 	if err != nil {
 		return err

@@ -347,7 +347,7 @@ func TestMCPServeUnknownTool(t *testing.T) {
 	t.Parallel()
 	s := startMCPServe(t, t.TempDir())
 	for _, tc := range []struct{ name, want string }{
-		{"write_file", `tool "write_file" is not offered by this server; the tools offered: analyze_media, calculate_sum, .*\. kesoku mcp serve offers write_file when --tools names it \(--tools \+write_file adds it to the tools that only read\)$`},
+		{"write_file", `tool "write_file" is not offered by this server; the tools offered: calculate_sum, .*\. kesoku mcp serve offers write_file when --tools names it \(--tools \+write_file adds it to the tools that only read\)$`},
 		{"write_fil", `unknown tool "write_fil"; did you mean "write_file"\? It is not offered by this server\. The tools offered: .*\. kesoku mcp serve offers write_file when --tools names it`},
 		{"read_fil", `unknown tool "read_fil"; did you mean "read_file"\? The tools offered: [a-z_, ]+$`},
 	} {

@@ -32,12 +32,10 @@ its shard wrote it. Records go to standard output, or to -o.
 
 Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
 run's order is the shards' records taken in turn; cat and jq cannot do
-that. merge puts each record in its place by its position, which the shard
-wrote (never by a number read out of an id: a request's own id may be
-call_2 at position 1). A shard resumed with --resume may hold an aborted
-or failed record of a request and, later, the one its run again wrote: the
-later one takes the earlier one's place. A request answered with success
-twice is refused, as no run writes that.
+that. merge puts each record in its place by the position the shard wrote
+(never by a number read out of an id). A shard resumed with --resume may
+hold an aborted or failed record of a request and, later, the one its run
+again wrote: the later takes its place. A success given twice is refused.
 
 A shard that finished ends its file with a shard_end line: which shard of
 how many, of how many requests in the whole run. Parts that cannot be the
@@ -72,7 +70,7 @@ EXIT STATUS
 	}
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "write the records to `FILE`, not standard output")
-	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report of the merged records to `FILE`")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `FILE`, for CI")
 	registerSummary(f, &opts.Summary)
 	return seeAlso(c, "shards", "ci")
 }

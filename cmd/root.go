@@ -154,9 +154,9 @@ func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kesoku",
 		Short: "Turn Go functions into LLM tools and run their calls",
-		Long: `kesoku turns Go functions, programs and MCP servers into tools a model can
-call, and runs the calls: singly, in batches, in agent sessions with Gemini,
-Claude, OpenAI or a local model. Every result is a JSON line, a record.`,
+		Long: `kesoku turns Go functions, programs and MCP servers into tools a language
+model can call, and runs the calls: singly, in batches, or in agent sessions
+with Gemini, Claude, OpenAI or a local model. Each result is a JSON line.`,
 		Version:       versionLine(readBuildVersion()),
 		Args:          subcommandArgs,
 		RunE:          func(c *cobra.Command, _ []string) error { return c.Help() },
@@ -209,7 +209,7 @@ Claude, OpenAI or a local model. Every result is a JSON line, a record.`,
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "Print a shell's completion script (bash, zsh, fish, powershell)"
-		c.Long += completionExitStatus
+		c.Long = strings.TrimRight(c.Long, "\n") + "\n\nBash's script needs the bash-completion package (apt install\nbash-completion; brew install bash-completion@2); zsh, fish and PowerShell\nneed nothing more.\n" + completionExitStatus
 		c.Args = subcommandArgs
 		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		// A shell's completion script does not depend on any setting.

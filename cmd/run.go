@@ -62,21 +62,15 @@ per request, as a JSON line, in request order: to standard output, or to
 the file of -o. A FILE is YAML, JSON or JSON Lines, "-" for standard input;
 it may hold a session's transcript, whose tool calls are replayed.
 
-Each request is checked against its tool's parameters (an error record
-says what was expected, with "did you mean"), then runs in its own
-goroutine, up to --jobs at once. Every request read gets exactly one
-record, whatever happens: a tool's error, a panic, a --timeout, an
-interrupt. Output larger than --max-output is cut to its head and tail,
-and saved whole under .kesoku/outputs. On a terminal, a progress bar on
-standard error shows the records written, the rate and the failures.`,
-		Example: `  # The bundled example: a success, a validation error and a file tool.
-  kesoku run testdata/requests.yaml
-
-  # A large batch, 8 at a time, into a file; pick the failures with jq.
+Each request is checked against its tool's parameters, then runs, up to
+--jobs at once. Every request read gets one record, whatever happens: a
+bad argument (with "did you mean"), an error, a panic, a --timeout, an
+interrupt. Output past --max-output is cut, and kept whole under
+.kesoku/outputs. Progress goes to standard error: a bar on a terminal, a
+line every 10s otherwise (2s with -v); none with -q.`,
+		Example: `  kesoku run testdata/requests.yaml        # the bundled example
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
-  jq 'select(.is_error)' results.jsonl
-
-  # A request from standard input.
+  jq 'select(.is_error)' results.jsonl     # the failures
   echo '{"name": "calculate_sum", "args": {"a": 1, "b": 2}}' | kesoku run -`,
 		Args: requestFileArgs,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -56,24 +56,22 @@ until the model answers with text: on standard output, streamed on a
 terminal (--json prints the session's Message records instead).
 
 The prompt is the argument, or standard input when it is not a terminal;
-with neither, session is interactive (Ctrl-C interrupts a turn, Ctrl-D ends
-it). The transcript goes to -o FILE (default .kesoku/sessions/<id>.jsonl).
-The model is offered the tools that only read: --tools NAME,... offers
-others instead, --tools +write_file adds one and -NAME takes one away.
+with neither, session is interactive: a prompt per line, Ctrl-C interrupts
+the turn, Ctrl-D ends the session. The transcript is written as it goes to
+-o FILE (default .kesoku/sessions/<session_id>.jsonl in the AWD). The model
+is offered the tools that only read, unless --tools says otherwise.
 
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)
-  1    the provider refused the request, the model gave no answer, its
-       answer was cut short (the partial answer is printed, the transcript
-       marks it "cut", stderr names the reason), or --max-turns was reached
+  1    the provider refused, the model gave no answer or one cut short
+       (printed, marked "cut"), or --max-turns was reached
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   4    the budget was spent (--max-budget-usd, --max-budget-tokens)
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
-  echo "list the Go files here" |
-    kesoku session --model claude-sonnet-4-5 --tools list_dir,glob
+  echo "list the Go files here" | kesoku session --model claude-sonnet-4-5
   kesoku session --model gemini-2.5-flash          # interactive, on a terminal`,
 		Args: promptArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -100,7 +98,7 @@ EXIT STATUS
 	opts.callFlags.register(f, 4, "calls of a turn at once")
 	f.BoolVar(&opts.JSON, "json", false, "print the session's records, not the answer")
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript `FILE`")
-	f.StringVar(&opts.Resume, "resume", "", "continue the session of the transcript `FILE`, appending to it (or, with -o, to a copy)")
+	f.StringVar(&opts.Resume, "resume", "", "go on with the transcript `FILE` (with -o, in a copy)")
 	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it comes (default: on a terminal)")
 	return seeAlso(c, "providers", "records", "resume", "safety", "budgets")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -58,6 +59,9 @@ type toolsListOptions struct {
 	JSON     bool
 	// Width is the terminal's width, 0 when the output is no terminal.
 	Width int
+	// Starting, when set, are the MCP servers to be started to list
+	// their tools, told on standard error before the wait.
+	Starting []string
 }
 
 func newToolsListCmd(g *globals, runF func(*toolsListOptions) error) *cobra.Command {
@@ -95,6 +99,9 @@ EXIT STATUS
 			}
 			defer env.Close()
 			opts.Registry = env.Tools.Registry
+			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
+				opts.Starting = env.Tools.Servers()
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -109,6 +116,7 @@ EXIT STATUS
 func runToolsList(opts *toolsListOptions) error {
 	// The tools of the MCP servers that start are listed; those of a
 	// server that cannot are missing, and the exit status says so.
+	tellStarting(opts.IO.Err, opts.Starting)
 	loadErr := sourcesErr(registrysource.Load(opts.Registry))
 	specs := opts.Registry.All()
 	if opts.JSON {
@@ -126,18 +134,38 @@ func runToolsList(opts *toolsListOptions) error {
 	for i, s := range specs {
 		// Names and summaries may come from a config file or a server.
 		rows[i] = [3]string{termtext.Escape(s.Name), termtext.Escape(oneLine(s.Summary)), termtext.Escape(paramsText(s.Params))}
-		nameW, paramsW = max(nameW, len(rows[i][0])), max(paramsW, len(rows[i][2]))
+		nameW, paramsW = max(nameW, columnsOf(rows[i][0])), max(paramsW, columnsOf(rows[i][2]))
+	}
+	params := make([][]string, len(rows))
+	for i, r := range rows {
+		params[i] = []string{r[2]}
 	}
 	if opts.Width > 0 {
-		room := max(opts.Width-nameW-paramsW-2*tableGap, minSummary)
+		least := minSummary
+		if fit := opts.Width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
+			least = minWrappedSummary
+			// Parameters too long for the terminal go on below, in their
+			// own column, rather than wrap across the others.
+			paramsW = len("PARAMETERS")
+			for i, r := range rows {
+				params[i] = wrapWords(r[2], max(fit, minParams))
+				for _, l := range params[i] {
+					paramsW = max(paramsW, columnsOf(l))
+				}
+			}
+		}
+		room := max(opts.Width-nameW-paramsW-2*tableGap, least)
 		for i := range rows {
 			rows[i][1] = shorten(rows[i][1], room)
 		}
 	}
 	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
-	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], r[2])
+	for i, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], params[i][0])
+		for _, more := range params[i][1:] {
+			fmt.Fprintf(w, "\t\t%s\n", more)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -159,7 +187,47 @@ const (
 	tableGap = 2
 	// minSummary is as short as a summary gets on a narrow terminal.
 	minSummary = 30
+	// minParams is as narrow as the parameters column gets, and
+	// minWrappedSummary as short as a summary gets beside it.
+	minParams         = 20
+	minWrappedSummary = 12
 )
+
+// tellStarting says which MCP servers are started, and why the wait: a
+// server run by npx or uvx may first download its package.
+func tellStarting(w io.Writer, servers []string) {
+	if len(servers) == 0 || w == nil {
+		return
+	}
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = termtext.Escape(s)
+	}
+	fmt.Fprintf(w, "kesoku: starting %s %s to list %s tools (one run by npx or uvx may first download its package)…\n",
+		english.Plural(len(servers), "the MCP server", "the MCP servers"), strings.Join(names, ", "), english.Plural(len(servers), "its", "their"))
+}
+
+// columnsOf is how many columns s takes: one a character.
+func columnsOf(s string) int { return utf8.RuneCountInString(s) }
+
+// wrapWords breaks s at its spaces into lines of at most width columns
+// (a word longer than width is a line of its own).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case columnsOf(line)+1+columnsOf(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}
 
 // shorten cuts s to at most n characters, marking the cut with "…".
 func shorten(s string, n int) string {
@@ -267,6 +335,9 @@ type toolsSchemaOptions struct {
 	Registry *registry.Registry
 	Format   string
 	Names    []string
+	// Starting is as for tools list: the servers started to list every
+	// tool, told before the wait.
+	Starting []string
 }
 
 func newToolsSchemaCmd(g *globals, runF func(*toolsSchemaOptions) error) *cobra.Command {
@@ -316,6 +387,9 @@ EXIT STATUS
 			}
 			defer env.Close()
 			opts.Registry = env.Tools.Registry
+			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
+				opts.Starting = env.Tools.Servers()
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -336,6 +410,7 @@ func runToolsSchema(opts *toolsSchemaOptions) error {
 	}
 	var specs []*registry.Spec
 	if len(opts.Names) == 0 {
+		tellStarting(opts.IO.Err, opts.Starting)
 		if err := sourcesErr(registrysource.Load(opts.Registry)); err != nil {
 			return err
 		}

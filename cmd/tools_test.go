@@ -202,3 +202,58 @@ func TestToolsListNarrowTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsListLongParameters: parameters too long for the terminal go on
+// below in their own column, whole, rather than wrap across the others:
+// no line is wider than the terminal.
+func TestToolsListLongParameters(t *testing.T) {
+	t.Parallel()
+	r := registry.New()
+	var params []*registry.Property
+	for _, name := range []string{"path", "pattern", "recursive", "max_depth", "include_hidden", "follow_links", "ignore_case"} {
+		params = append(params, &registry.Property{Name: name, Required: name == "path", Schema: &registry.Schema{Type: registry.TypeString}})
+	}
+	call := func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil }
+	r.MustRegister(&registry.Spec{Name: "fs__search_files", Summary: "Search for files whose names match a pattern, under a directory.", Params: params, Call: call})
+	r.MustRegister(&registry.Spec{Name: "now", Summary: "Tell the time.", Call: call})
+	for _, width := range []int{80, 60} {
+		var out bytes.Buffer
+		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: r, Width: width}
+		if err := runToolsList(opts); err != nil {
+			t.Fatal(err)
+		}
+		text := out.String()
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if n := len([]rune(l)); n > width {
+				t.Errorf("width %d: a line of %d columns:\n%s", width, n, text)
+			}
+		}
+		if got := strings.Join(strings.Fields(text), " "); !strings.Contains(got, "path:string [pattern:string] [recursive:string] [max_depth:string] [include_hidden:string] [follow_links:string] [ignore_case:string] now") {
+			t.Errorf("width %d: the parameters are not all there, in order, before the next tool:\n%s", width, text)
+		}
+	}
+}
+
+// TestToolsListTellsStarting: the MCP servers about to be started are
+// named before the wait, which npx may make long.
+func TestToolsListTellsStarting(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	opts := &toolsListOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Registry: testRegistry(t), Starting: []string{"fs", "git\x1b[2J"}}
+	if err := runToolsList(opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "kesoku: starting the MCP servers fs, git\\x1b[2J to list their tools (one run by npx or uvx may first download its package)…\n"
+	if got := errOut.String(); got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+	// tools schema of every tool, the same.
+	errOut.Reset()
+	sopts := &toolsSchemaOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Registry: testRegistry(t), Format: defaultSchemaFormat, Starting: []string{"fs"}}
+	if err := runToolsSchema(sopts); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); !strings.HasPrefix(got, "kesoku: starting the MCP server fs to list its tools") {
+		t.Errorf("tools schema: stderr %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,10 +24,14 @@ type toolChoice struct {
 	// named is whether --tools was given: "" names no tool, where no
 	// flag means the default offering.
 	named bool
+	// notDefault are tools left out of the default offering (mcp serve's
+	// analyze_media when no model is configured: every call would fail);
+	// named, they are offered.
+	notDefault []string
 }
 
 func (t *toolChoice) register(f *pflag.FlagSet) {
-	f.StringSliceVar(&t.Tools, "tools", nil, "the tools offered, a comma list, or +NAME,-NAME to add to and take from the default (every tool that does not write); all for every tool")
+	f.StringSliceVar(&t.Tools, "tools", nil, "tools offered: A,B; +A,-B on the defaults; all")
 }
 
 // set notes whether --tools was given; RunE calls it.
@@ -60,6 +65,14 @@ func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServe
 	want, err := llm.ParseChoice(choice.Tools, choice.named)
 	if err != nil {
 		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
+	}
+	if want.Defaults() {
+		for _, name := range choice.notDefault {
+			_, known := set.Registry.Lookup(name)
+			if known && !slices.Contains(want.Add, name) && !slices.Contains(want.Remove, name) {
+				want.Remove = append(want.Remove, name)
+			}
+		}
 	}
 	if want.Defaults() && withServers {
 		if err := registrysource.Load(set.Registry); err != nil && !g.Quiet {

@@ -56,18 +56,8 @@ other records passed over. A file that cannot be read or parsed is said
 on standard error, as is the summary, each line beginning with "kesoku: ".
 
 --json prints one JSON document on standard output instead, and nothing
-on standard error:
-
-  {"valid": false, "requests": 8, "invalid": 1,
-   "files": [{"name": "a.yaml", "requests": 8},
-             {"name": "b.yaml", "requests": 0,
-              "error": {"file": "b.yaml", "line": 2, "column": 9,
-                        "message": "invalid YAML: ..."}}],
-   "problems": [{"file": "a.yaml", "line": 5, "column": 3, "id": "call_2",
-                 "kind": "unknown_tool", "message": "unknown tool ..."}]}
-
-valid is true when every request is valid and every file was read; line
-and column are left out where there is no place.
+on standard error: every file, every problem and whether all is valid
+(kesoku help ci shows it).
 
 EXIT STATUS
   0    every request is valid

@@ -26,7 +26,7 @@ func newVersionCmd(g *globals, runF func(*versionOptions) error) *cobra.Command 
 	opts := &versionOptions{}
 	c := &cobra.Command{
 		Use:   "version",
-		Short: "Print kesoku's version",
+		Short: "Print kesoku's version (also: kesoku --version)",
 		Long: `version prints the program's name and version, as kesoku --version does:
 the version a release build was stamped with (-ldflags -X
 github.com/kesoku/kesoku/cmd.version=v1.2.3), or else the module version

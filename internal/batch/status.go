@@ -10,6 +10,7 @@ import (
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/termtext"
 )
 
 // PartStatus is where one part of a batch stands.
@@ -73,14 +74,17 @@ func StatusSummary(st *State, parts []PartStatus) records.Summary {
 // Report writes where the batch stands, for people: a line for the
 // batch, then one per part.
 func Report(w io.Writer, st *State, parts []PartStatus, now time.Time) {
-	fmt.Fprintf(w, "batch %s: %d %s of %s to %s, in %d %s\n", st.ID, st.Requests, english.Plural(int(st.Requests), "request", "requests"),
-		st.File, st.Model, len(st.Parts), english.Plural(len(st.Parts), "part", "parts"))
+	// The provider's words (a batch's ID, its state, a failure's reason)
+	// and the state file's go to a terminal: escaped.
+	esc := termtext.Escape
+	fmt.Fprintf(w, "batch %s: %d %s of %s to %s, in %d %s\n", esc(st.ID), st.Requests, english.Plural(int(st.Requests), "request", "requests"),
+		esc(st.File), esc(st.Model), len(st.Parts), english.Plural(len(st.Parts), "part", "parts"))
 	if !st.Submitted {
 		fmt.Fprintf(w, "  not sent whole: submit stopped after request %d; run the same kesoku batch submit again\n", st.sent())
 	}
 	for _, ps := range parts {
 		p := ps.Batch
-		fmt.Fprintf(w, "  part %d, requests %d to %d, %s: %s", ps.Number, ps.Part.First, ps.Part.Last, p.ID, p.State)
+		fmt.Fprintf(w, "  part %d, requests %d to %d, %s: %s", ps.Number, ps.Part.First, ps.Part.Last, esc(p.ID), esc(p.State))
 		if c := p.Counts; c != nil {
 			var n []string
 			for _, k := range []struct {
@@ -109,7 +113,7 @@ func Report(w io.Writer, st *State, parts []PartStatus, now time.Time) {
 			fmt.Fprintf(w, "; its uploaded files expire %s", when(fe, now))
 		}
 		if p.Failure != nil {
-			fmt.Fprintf(w, "; %s", p.Failure.Reason)
+			fmt.Fprintf(w, "; %s", esc(p.Failure.Reason))
 		}
 		fmt.Fprintln(w)
 	}

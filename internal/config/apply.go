@@ -54,6 +54,7 @@ func (c *Config) Apply(fs *pflag.FlagSet, exclusive ...[]string) ([]Applied, err
 	cmdline := map[string]bool{}
 	fs.Visit(func(f *pflag.Flag) { cmdline[f.Name] = true })
 	var applied []Applied
+	var errs []error
 	fromFiles := map[string]*Setting{}
 	for _, s := range win {
 		f := fs.Lookup(s.Key)
@@ -75,17 +76,22 @@ func (c *Config) Apply(fs *pflag.FlagSet, exclusive ...[]string) ([]Applied, err
 			}
 			for _, other := range g {
 				if o := fromFiles[other]; o != nil {
-					return nil, &Error{Pos: s.KeyPos, Msg: fmt.Sprintf("%s: cannot be set with %s (%s)", s.Key, other, o.KeyPos)}
+					errs = append(errs, &Error{Pos: s.KeyPos, Msg: fmt.Sprintf("%s: cannot be set with %s (%s)", s.Key, other, o.KeyPos)})
 				}
 			}
 		}
 		fromFiles[s.Key] = s
 		values := s.resolved()
 		if err := set(f, values, s.List); err != nil {
-			return nil, &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: %s", s.Key, valueErr(f, s, err))}
+			// Every value refused is told, not only the first.
+			errs = append(errs, &Error{Pos: s.Pos, Msg: fmt.Sprintf("%s: %s", s.Key, valueErr(f, s, err))})
+			continue
 		}
 		a.Value = (&Setting{Values: values, List: s.List}).Value()
 		applied = append(applied, a)
+	}
+	if len(errs) > 0 {
+		return nil, JoinByPlace(errs...)
 	}
 	return applied, nil
 }

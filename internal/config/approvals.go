@@ -186,6 +186,10 @@ func (a Approvals) check(f *File, keys []string) error {
 		return err
 	}
 	e := &UnapprovedError{File: f, Keys: keys, NoStore: a.Dir == "", Store: a.Dir}
+	if a.Dir != "" {
+		_, err := os.Stat(a.Dir)
+		e.StoreMissing = errors.Is(err, fs.ErrNotExist)
+	}
 	place := placeOf(f.Path)
 	switch {
 	case rec == nil:
@@ -234,6 +238,9 @@ type UnapprovedError struct {
 	// NoStore: an approval made under another config directory (another
 	// HOME or XDG_CONFIG_HOME) is not seen here.
 	Store string
+	// StoreMissing says Store does not exist yet: nothing was ever
+	// approved under it.
+	StoreMissing bool
 }
 
 func (e *UnapprovedError) Error() string {
@@ -257,7 +264,10 @@ func (e *UnapprovedError) Error() string {
 	if e.Through != "" {
 		msg += fmt.Sprintf(". It leads to %s through a symbolic link, and an approval is of a file at the place it is found, where its relative paths and the working directory start", e.Through)
 	}
-	if e.Store != "" {
+	switch {
+	case e.StoreMissing:
+		msg += fmt.Sprintf(". No approval is kept yet in %s, where kesoku trust keeps them", e.Store)
+	case e.Store != "":
 		msg += fmt.Sprintf(". Approvals were read from %s", e.Store)
 	}
 	return msg

@@ -48,6 +48,9 @@ const (
 type Error struct {
 	Pos yamlpos.Pos
 	Msg string
+	// Snippet, for a file that is no YAML, is the line at Pos with a
+	// caret under the column (yamlpos.Snippet); "" otherwise.
+	Snippet string
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }

@@ -265,20 +265,24 @@ func Parse(path string, data []byte, keys []string) (f *File, err error) {
 		return &Error{Pos: f.pos(tk), Msg: fmt.Sprintf(format, args...)}
 	}
 	known := sortedKeys(keys)
-	// The parser refuses a key given twice.
+	// Every mistake is told, not only the first: a file is fixed in one
+	// go. (The parser refuses a key given twice.)
+	var errs []error
 	for _, mv := range m.Values {
 		key, ok := yamlpos.ScalarText(mv.Key)
 		if !ok {
-			return nil, fail(mv.Key.GetToken(), "a key must be a name, not %s", yamlpos.KindOf(mv.Key))
+			errs = append(errs, fail(mv.Key.GetToken(), "a key must be a name, not %s", yamlpos.KindOf(mv.Key)))
+			continue
 		}
 		keyPos := f.pos(mv.Key.GetToken())
 		r := rules[key]
 		switch {
 		case r.refused != 0:
-			return nil, &RefusedKeyError{Pos: keyPos, Key: key, Why: r.refused}
+			errs = append(errs, &RefusedKeyError{Pos: keyPos, Key: key, Why: r.refused})
+			continue
 		case r.section:
 			if err := f.section(key, keyPos, mv.Value); err != nil {
-				return nil, err
+				errs = append(errs, err)
 			}
 			continue
 		case !slices.Contains(known, key):
@@ -286,17 +290,78 @@ func Parse(path string, data []byte, keys []string) (f *File, err error) {
 			if s := suggest(key, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return nil, &Error{Pos: keyPos, Msg: msg + ": a key is the name of a flag, without its dashes"}
+			errs = append(errs, &Error{Pos: keyPos, Msg: msg + ": a key is the name of a flag, without its dashes"})
+			continue
 		}
 		s, err := f.setting(key, keyPos, mv.Value)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if s != nil {
 			f.Settings = append(f.Settings, s)
 		}
 	}
+	if len(errs) > 0 {
+		return nil, JoinByPlace(errs...)
+	}
 	return f, nil
+}
+
+// JoinByPlace is the mistakes of errs, each on a line of its own, in the
+// order of their places in the files, each once (errs may hold joins of
+// their own, and the same mistake found twice); one mistake is itself, and
+// none is nil.
+func JoinByPlace(errs ...error) error {
+	var flat []error
+	seen := map[string]bool{}
+	var add func(err error)
+	add = func(err error) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				add(e)
+			}
+			return
+		}
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			flat = append(flat, err)
+		}
+	}
+	for _, err := range errs {
+		add(err)
+	}
+	switch len(flat) {
+	case 0:
+		return nil
+	case 1:
+		return flat[0]
+	}
+	slices.SortStableFunc(flat, func(a, b error) int {
+		pa, pb := errPlace(a), errPlace(b)
+		if c := strings.Compare(pa.File, pb.File); c != 0 {
+			return c
+		}
+		if pa.Line != pb.Line {
+			return pa.Line - pb.Line
+		}
+		return pa.Col - pb.Col
+	})
+	return errors.Join(flat...)
+}
+
+// errPlace is where in a file err is about; nothing for an error of no
+// place.
+func errPlace(err error) yamlpos.Pos {
+	var e *Error
+	var r *RefusedKeyError
+	switch {
+	case errors.As(err, &e):
+		return e.Pos
+	case errors.As(err, &r):
+		return r.Pos
+	}
+	return yamlpos.Pos{}
 }
 
 // ServersKey is the key of the MCP servers in a config file and in the
@@ -362,7 +427,9 @@ func parseMapping(path string, data []byte) (*File, *ast.MappingNode, error) {
 		docs, err = yamlpos.Parse(tokens)
 	}
 	if ye, ok := err.(*yamlpos.Error); ok {
-		return nil, nil, fail(ye.Token, "%s", ye.Error())
+		e := &Error{Pos: f.pos(ye.Token), Msg: ye.Error()}
+		e.Snippet = yamlpos.Snippet(string(data), e.Pos)
+		return nil, nil, e
 	}
 	if len(docs) == 0 {
 		return f, nil, nil // empty, or only comments

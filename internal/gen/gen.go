@@ -76,6 +76,11 @@ type Config struct {
 	// Command is how the user runs gen, for messages that say to run it
 	// again ("go run . gen ./..."); "" is "kesoku gen".
 	Command string
+	// NamesFrom, when set, is the directory file names in messages are
+	// relative to instead of Dir: under go generate, which runs gen in
+	// each package's directory, the module's, so that "tools.go:12" of
+	// one package is told from another's.
+	NamesFrom string
 }
 
 // State says how a package's generated file on disk compares with what
@@ -186,7 +191,13 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 			loaded[p.PkgPath] = p
 		}
 	}
-	rel := func(name string) string { return relPath(dir, name) }
+	names := dir
+	if cfg.NamesFrom != "" {
+		if names, err = filepath.Abs(cfg.NamesFrom); err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", cfg.NamesFrom, err)
+		}
+	}
+	rel := func(name string) string { return relPath(names, name) }
 
 	var files []*File
 	var errs Errors
@@ -196,7 +207,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 		if pkg == nil {
 			pkg = lp
 		}
-		f := &File{Dir: relDir(dir, pkg.Dir), Path: filepath.Join(pkg.Dir, FileName), PkgPath: pkg.PkgPath}
+		f := &File{Dir: relDir(names, pkg.Dir), Path: filepath.Join(pkg.Dir, FileName), PkgPath: pkg.PkgPath}
 		have, err := os.ReadFile(f.Path)
 		switch {
 		case err == nil:

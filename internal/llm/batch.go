@@ -126,7 +126,7 @@ type BatchError struct {
 func (e *BatchError) Error() string {
 	msg := e.Provider + " batch " + e.Batch + ": the request " + e.Outcome
 	if e.Reason != "" {
-		msg += ": " + Printable(e.Reason)
+		msg += ": " + OneLine(e.Reason)
 	}
 	return msg
 }

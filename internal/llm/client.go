@@ -23,8 +23,9 @@ type ClientOptions struct {
 	// Retry says how transient errors (429, 5xx, a dropped connection, a
 	// request idle for IdleTimeout) are retried.
 	Retry Retry
-	// OnRetry, when set, is told of each retry in one line: what failed,
-	// and how long kesoku waits before it tries again.
+	// OnRetry, when set, is told of each retry in one line, escaped for a
+	// terminal: what failed, and how long kesoku waits before it tries
+	// again.
 	OnRetry func(string)
 	// IdleTimeout bounds how long a request or a stream may send nothing
 	// before it is abandoned and retried; 0 means DefaultIdleTimeout.
@@ -126,8 +127,8 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " %s", e.Type)
 	}
 	if e.Message != "" {
-		// The message may be a proxy's raw body: it goes to a terminal.
-		fmt.Fprintf(&b, ": %s", Printable(e.Message))
+		// The message may be a proxy's raw body: one line of it, bounded.
+		fmt.Fprintf(&b, ": %s", OneLine(e.Message))
 	}
 	return b.String()
 }
@@ -144,5 +145,5 @@ type MalformedError struct {
 }
 
 func (e *MalformedError) Error() string {
-	return fmt.Sprintf("%s: malformed answer from the API: %s", e.Provider, Printable(e.Problem))
+	return fmt.Sprintf("%s: malformed answer from the API: %s", e.Provider, OneLine(e.Problem))
 }

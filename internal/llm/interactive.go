@@ -100,7 +100,10 @@ func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
 }
 
 // AnswerWriter writes the model's text: streamed as it arrives, or the
-// answer at the end, always ending on a newline.
+// answer at the end, always ending on a newline. The text is a model's: a
+// colour, a window title, a cleared screen in it are escaped (its line
+// breaks and tabs kept), as everything from outside is before it reaches
+// a terminal; the records keep it as it was.
 type AnswerWriter struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -116,7 +119,7 @@ func NewAnswerWriter(w io.Writer) *AnswerWriter { return &AnswerWriter{w: w} }
 func (a *AnswerWriter) Text(s string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	io.WriteString(a.w, s)
+	io.WriteString(a.w, termtext.Lines(s))
 	a.streamed = true
 	a.open = !strings.HasSuffix(s, "\n")
 }
@@ -141,6 +144,7 @@ func (a *AnswerWriter) Answer(answer string, streamed, jsonOut bool) error {
 		a.EndLine()
 		return nil
 	}
+	answer = termtext.Lines(answer)
 	if !strings.HasSuffix(answer, "\n") {
 		answer += "\n"
 	}

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kesoku/kesoku/internal/origin"
+	"github.com/kesoku/kesoku/internal/termtext"
 )
 
 // Every request to a provider goes through one Transport, whatever its
@@ -124,8 +125,8 @@ type Transport struct {
 	MaxResponse, MaxEvent, MaxResults int64
 	// Retry says how often and how long to retry.
 	Retry Retry
-	// OnRetry, when set, is told of each retry in one line: what failed
-	// and how long kesoku waits.
+	// OnRetry, when set, is told of each retry in one line, escaped for a
+	// terminal: what failed and how long kesoku waits.
 	OnRetry func(string)
 	// NewIdleTimer makes the timers that measure IdleTimeout; nil means
 	// time.AfterFunc.
@@ -223,7 +224,7 @@ func (e *OriginError) Error() string {
 	if e.Redirect {
 		what = "the API redirected to " + e.To
 	}
-	return fmt.Sprintf("%s: %s, another origin than %s: refused, so that the API key goes to its own origin alone", e.Provider, printable(what, 300), e.Home)
+	return fmt.Sprintf("%s: %s, another origin than %s: refused, so that the API key goes to its own origin alone", e.Provider, oneLine(what, 300), e.Home)
 }
 
 func (t *Transport) base() http.RoundTripper {
@@ -387,11 +388,11 @@ func (e *RequestError) Words(baseURL string) string {
 	fmt.Fprintf(&b, "%s: %s %s: ", e.Provider, e.Method, e.URL)
 	switch {
 	case e.Err != nil:
-		b.WriteString(printable(e.Err.Error(), 300))
+		b.WriteString(oneLine(e.Err.Error(), 300))
 	case len(bytes.TrimSpace(e.Body)) == 0:
 		fmt.Fprintf(&b, "%s with an empty body", e.Status)
 	default:
-		fmt.Fprintf(&b, "%s with a body that is not the API's (not JSON): %s", e.Status, printable(string(e.Body), maxBodyShown))
+		fmt.Fprintf(&b, "%s with a body that is not the API's (not JSON): %s", e.Status, oneLine(string(e.Body), maxBodyShown))
 	}
 	if e.Err == nil && strings.HasPrefix(e.Status, "404") {
 		fmt.Fprintf(&b, " (is %s the API's address?)", baseURL)
@@ -618,7 +619,7 @@ func (t *Transport) retryable(resp *http.Response, err error) (why string, asked
 			// A dropped or refused connection, in net/http's words.
 			msg = t.Provider + ": " + msg
 		}
-		return printable(msg, 300), 0
+		return oneLine(msg, 300), 0
 	}
 	switch resp.Header.Get("x-should-retry") {
 	case "false":
@@ -653,9 +654,9 @@ func (t *Transport) statusLine(resp *http.Response) string {
 			line += " from " + redactURL(resp.Request.URL)
 		}
 		if len(bytes.TrimSpace(data)) > 0 {
-			line += ": " + printable(t.Redactor.String(string(data)), 100)
+			line += ": " + oneLine(t.Redactor.String(string(data)), 100)
 		}
-		return printable(line, 300)
+		return oneLine(line, 300)
 	}
 	if json.Unmarshal(data, &body) == nil {
 		for _, s := range []string{body.Error.Type, body.Error.Status} {
@@ -668,7 +669,7 @@ func (t *Transport) statusLine(resp *http.Response) string {
 			line += ": " + t.Redactor.String(body.Error.Message)
 		}
 	}
-	return printable(line, 300)
+	return oneLine(line, 300)
 }
 
 // retryAfter is the wait the server asks for: retry-after-ms (Claude's),
@@ -720,7 +721,9 @@ func (t *Transport) notify(why string, asked, wait time.Duration, n int) {
 	if asked > wait {
 		msg += fmt.Sprintf(" (the server asked to wait %v; kesoku waits at most %v)", asked.Round(time.Second), wait)
 	}
-	t.OnRetry(msg)
+	// The notice goes to a terminal: the provider's words in it are
+	// escaped there, once.
+	t.OnRetry(termtext.Escape(msg))
 }
 
 // Results returns a context under which the answer to a request is the
@@ -912,16 +915,17 @@ func RetryStream(ctx context.Context, t *Transport, transient func(error) bool, 
 		if err == nil || began || budget.spent(t.Retry.Retries()) || ctx.Err() != nil || !(Transient(err) || transient(err)) {
 			return resp, err
 		}
-		if err := t.pause(ctx, budget, printable(t.Redactor.String(err.Error()), 300), 0); err != nil {
+		if err := t.pause(ctx, budget, oneLine(t.Redactor.String(err.Error()), 300), 0); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// printable is s as it may go to a terminal: control characters (a raw
-// body's escape sequences, NULs) written as Go escapes, line breaks as
-// spaces, and at most limit bytes, cut on a character.
-func printable(s string, limit int) string {
+// oneLine is s as an error holds it: on one line (line breaks as
+// spaces), at most limit bytes, cut on a character. Its control
+// characters are kept, so that a record keeps the provider's text as it
+// was: whatever prints the error on a terminal escapes it there, once.
+func oneLine(s string, limit int) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if b.Len() >= limit {
@@ -930,39 +934,34 @@ func printable(s string, limit int) string {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' || r == '\r' || r == '\t':
+		case r == '\n' || r == '\r' || r == '\t' || r == 0x2028 || r == 0x2029:
 			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
 	return b.String()
 }
 
-// Printable is s as it may go to a terminal in an error: control
-// characters escaped, on one line, at most 1000 bytes.
-func Printable(s string) string { return printable(s, 1000) }
+// OneLine is s as an error holds it: on one line, at most 1000 bytes;
+// not escaped (the terminal's printer does that).
+func OneLine(s string) string { return oneLine(s, 1000) }
 
-// PrintableError is err under a message fit for a terminal (Printable),
-// prefixed; errors.Is and errors.As still see err. An SDK's error may
-// quote a whole response, escape sequences and all.
-func PrintableError(prefix string, err error) error {
-	return &printableError{msg: prefix + Printable(err.Error()), err: err}
+// OneLineError is err under a message of one line (OneLine), prefixed;
+// errors.Is and errors.As still see err. An SDK's error may quote a whole
+// response, line breaks and all.
+func OneLineError(prefix string, err error) error {
+	return &oneLineError{msg: prefix + OneLine(err.Error()), err: err}
 }
 
-type printableError struct {
+type oneLineError struct {
 	msg string
 	err error
 }
 
-func (e *printableError) Error() string { return e.msg }
-func (e *printableError) Unwrap() error { return e.err }
+func (e *oneLineError) Error() string { return e.msg }
+func (e *oneLineError) Unwrap() error { return e.err }
 
 // Failures keeps the bound a stream hit (an IdleError, a DeadlineError,
 // a TooLargeError), or a request refused for its origin (an

@@ -159,7 +159,8 @@ func (s *Summary) Different() int {
 // the counts of what the command is about always present, zeros and an
 // empty "errors" included, so that a script needs no defaults; the rest
 // where it applies. Diff's counts are of requests compared: same,
-// different (changed, new_errors and fixed of them), only_old, only_new.
+// different (changed, new_errors and fixed of them), only_old, only_new;
+// validate's of requests checked: valid, failed (invalid), and the files.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	if s.Command == CommandDiff {
 		return json.Marshal(struct {
@@ -177,13 +178,25 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 			Torn      []string `json:"torn,omitempty"`
 		}{s.Command, s.Total, s.Same, s.Different(), s.Changed, s.NewErrors, s.Fixed, s.OnlyOld, s.OnlyNew, s.Old, s.New, s.Torn})
 	}
-	// plain has Summary's fields without this method; the outer errors
-	// wins over its omitempty one.
-	type plain Summary
 	kinds := s.Kinds
 	if kinds == nil {
 		kinds = map[message.ErrorKind]int{}
 	}
+	if s.Command == CommandValidate {
+		// Requests checked, not records written: nothing ran.
+		return json.Marshal(struct {
+			Command    Command                   `json:"command"`
+			Total      int                       `json:"total"`
+			Valid      int                       `json:"valid"`
+			Failed     int                       `json:"failed"`
+			Files      int                       `json:"files"`
+			Unreadable int                       `json:"unreadable_files"`
+			Kinds      map[message.ErrorKind]int `json:"errors"`
+		}{s.Command, s.Total, s.Succeeded, s.Failed, s.Parts, s.Unreadable, kinds})
+	}
+	// plain has Summary's fields without this method; the outer errors
+	// wins over its omitempty one.
+	type plain Summary
 	return json.Marshal(struct {
 		plain
 		Kinds map[message.ErrorKind]int `json:"errors"`
@@ -199,6 +212,8 @@ type Hints struct {
 	Finish string
 	// Rerun is how to run again the shards whose records were aborted.
 	Rerun string
+	// Redo is how to run again the requests an interrupt aborted.
+	Redo string
 	// FailFast says what stopped a run at its first failure.
 	FailFast string
 }
@@ -283,6 +298,9 @@ func (s *Summary) Text(h Hints) string {
 		}
 	case s.Interrupted:
 		b.WriteString("; interrupted")
+		if s.Aborted > 0 && h.Redo != "" {
+			b.WriteString(": " + h.Redo)
+		}
 	case s.FailedFast:
 		b.WriteString("; " + cmp.Or(h.FailFast, "stopped at the first failure"))
 	}

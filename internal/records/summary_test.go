@@ -52,7 +52,7 @@ func TestSummarySentences(t *testing.T) {
 // to do next, in its words.
 func TestSummaryHints(t *testing.T) {
 	t.Parallel()
-	h := Hints{Finish: "FINISH", Rerun: "RERUN", FailFast: "FAILFAST"}
+	h := Hints{Finish: "FINISH", Rerun: "RERUN", FailFast: "FAILFAST", Redo: "REDO"}
 	for _, tt := range []struct {
 		sum  Summary
 		want string
@@ -60,6 +60,10 @@ func TestSummaryHints(t *testing.T) {
 		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, StoppedReading: true, Interrupted: true},
 			"kesoku: 1 record: 1 succeeded; interrupted: the requests not read by then have no record (FINISH)"},
 		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, FailedFast: true}, "kesoku: 1 record: 1 succeeded; FAILFAST"},
+		// Every request read, some aborted: --resume runs those again.
+		{Summary{Command: CommandRun, Records: 3, Succeeded: 1, Failed: 2, Aborted: 2, Kinds: map[message.ErrorKind]int{"aborted": 2}, Interrupted: true},
+			"kesoku: 3 records: 1 succeeded, 2 failed (2 aborted); interrupted: REDO"},
+		{Summary{Command: CommandRun, Records: 1, Succeeded: 1, Interrupted: true}, "kesoku: 1 record: 1 succeeded; interrupted"},
 		{Summary{Command: CommandMerge, Records: 2, Succeeded: 1, Failed: 1, Aborted: 1, Parts: 2},
 			"kesoku: 2 records from 2 shards: 1 succeeded, 1 failed (1 aborted: RERUN)"},
 	} {
@@ -99,7 +103,9 @@ func TestSummaryJSON(t *testing.T) {
 		{Summary{Command: CommandDiff, Total: 5, Same: 1, Changed: 1, NewErrors: 1, OnlyNew: 2, Old: "g.jsonl", New: "n.jsonl"},
 			`{"command":"diff","total":5,"same":1,"different":4,"changed":1,"new_errors":1,"fixed":0,"only_old":0,"only_new":2,"old":"g.jsonl","new":"n.jsonl"}`},
 		{Summary{Command: CommandValidate, Total: 3, Succeeded: 2, Failed: 1, Kinds: map[message.ErrorKind]int{"invalid_args": 1}, Parts: 2, Unreadable: 1},
-			`{"command":"validate","total":3,"records":0,"succeeded":2,"failed":1,"aborted":0,"skipped":0,"unreadable_files":1,"parts":2,"errors":{"invalid_args":1}}`},
+			`{"command":"validate","total":3,"valid":2,"failed":1,"files":2,"unreadable_files":1,"errors":{"invalid_args":1}}`},
+		{Summary{Command: CommandValidate, Total: 1, Succeeded: 1, Parts: 1},
+			`{"command":"validate","total":1,"valid":1,"failed":0,"files":1,"unreadable_files":0,"errors":{}}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.sum)

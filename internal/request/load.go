@@ -113,16 +113,7 @@ func (e *ParseError) Snippet() string {
 	if e.Source == "" || e.Pos.Line == 0 {
 		return ""
 	}
-	src := strings.ReplaceAll(e.Source, "\t", " ")
-	if len(src) > 200 {
-		src = src[:200] + "…"
-	}
-	n := strconv.Itoa(e.Pos.Line)
-	caret := ""
-	if e.Pos.Col > 0 && e.Pos.Col <= len(src)+1 {
-		caret = "\n " + strings.Repeat(" ", len(n)) + " | " + strings.Repeat(" ", e.Pos.Col-1) + "^"
-	}
-	return " " + n + " | " + src + caret
+	return yamlpos.SnippetOf(e.Source, e.Pos.Line, e.Pos.Col)
 }
 
 // EmptyError says a file holds no request at all (nothing, blank lines,

@@ -177,6 +177,9 @@ func (a *argSchema) check(args map[string]any) error {
 	p := problems{schema: a, args: args}
 	p.walk(ve)
 	slices.SortStableFunc(p.out, func(x, y *registry.ArgError) int { return strings.Compare(x.Path, y.Path) })
+	// A misspelt name may be refused twice: as a near miss of a required
+	// one, and by additionalProperties.
+	p.out = slices.CompactFunc(p.out, func(x, y *registry.ArgError) bool { return x.Error() == y.Error() })
 	const most = 20 // as registry.Validate: enough to fix a call in one try
 	out := &registry.ArgsError{Tool: a.tool, Problems: p.out}
 	if len(out.Problems) > most {
@@ -199,9 +202,28 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 			p.walk(c)
 		}
 	case *jsonschema.Required:
+		// A schema that leaves other names open let a misspelt one
+		// through: the one given that is a near miss of a name missing is
+		// named, as a Go tool's unknown argument is, with the likely name.
+		declared := p.declared(e.SchemaPointer)
+		var undeclared []string
+		if m, ok := p.value(e.InstanceLocation).(map[string]any); ok {
+			for name := range m {
+				if !slices.Contains(declared, name) {
+					undeclared = append(undeclared, name)
+				}
+			}
+			slices.Sort(undeclared)
+		}
 		for _, m := range k.Missing {
 			at := append(slices.Clip(e.InstanceLocation), m)
 			p.add(at, &registry.ArgError{Problem: "missing required " + p.noun(at), Expected: p.expected(e.SchemaPointer, "properties", m)})
+			for _, name := range undeclared {
+				if english.Suggest(name, []string{m}) == m {
+					at := append(slices.Clip(e.InstanceLocation), name)
+					p.add(at, &registry.ArgError{Problem: "unknown " + p.noun(at), Expected: "one of " + strings.Join(declared, ", "), Suggestion: m})
+				}
+			}
 		}
 	case *jsonschema.AdditionalProperties, *jsonschema.UnevaluatedProperties:
 		names := additional(k)

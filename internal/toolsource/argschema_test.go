@@ -156,3 +156,47 @@ func TestParamsForListings(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckNearMissOfARequiredName: a schema that leaves other arguments
+// open (no additionalProperties: false, as many servers write theirs)
+// lets a misspelt name through, and then misses the name it meant: the
+// misspelt one is named with the did-you-mean a Go tool's call gets, once
+// however the schema refuses it.
+func TestCheckNearMissOfARequiredName(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		schema, args string
+		want         []string
+	}{
+		{`{"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}, "required": ["path"]}`,
+			`{"paht": "a.txt", "extra": 1}`, []string{
+				`args.paht: unknown argument: expected one of n, path (did you mean "path"?)`,
+				`args.path: missing required argument: expected string`,
+			}},
+		{`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}`,
+			`{"paht": "a.txt"}`, []string{
+				`args.paht: unknown argument: expected one of path (did you mean "path"?)`,
+				`args.path: missing required argument: expected string`,
+			}},
+		// Nothing near: the other names may be the server's to take.
+		{`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`,
+			`{"recursive": true}`, []string{`args.path: missing required argument: expected string`}},
+	} {
+		a := mustCompile(t, tt.schema)
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		var ae *registry.ArgsError
+		if err := a.check(args); !errors.As(err, &ae) {
+			t.Fatalf("%s: check: %v; want an *ArgsError", tt.args, err)
+		}
+		var got []string
+		for _, p := range ae.Problems {
+			got = append(got, p.Error())
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}

@@ -49,6 +49,46 @@ func (p Pos) Prefix(msg string) string {
 	return p.String() + ": " + msg
 }
 
+// Snippet is the line of text that p is on, for a message: the line, and
+// a caret under p's column, each after the line's number ("" when p
+// names no line of text). A tab shows as a space, so that the caret
+// stands under its character.
+func Snippet(text string, p Pos) string {
+	if p.Line <= 0 {
+		return ""
+	}
+	rest := text
+	for range p.Line - 1 {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return ""
+		}
+		rest = rest[i+1:]
+	}
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	return SnippetOf(strings.TrimSuffix(rest, "\r"), p.Line, p.Col)
+}
+
+// SnippetOf is Snippet of the line src, numbered line, with the caret at
+// col (none when col is 0 or past the line's end).
+func SnippetOf(src string, line, col int) string {
+	if src == "" || line == 0 {
+		return ""
+	}
+	src = strings.ReplaceAll(src, "\t", " ")
+	if len(src) > 200 {
+		src = src[:200] + "…"
+	}
+	n := strconv.Itoa(line)
+	caret := ""
+	if col > 0 && col <= len(src)+1 {
+		caret = "\n " + strings.Repeat(" ", len(n)) + " | " + strings.Repeat(" ", col-1) + "^"
+	}
+	return " " + n + " | " + src + caret
+}
+
 // At is where tk stands in file; the file alone when tk has no place.
 func At(file string, tk *token.Token) Pos {
 	p := Pos{File: file}
@@ -139,7 +179,12 @@ func Parse(tokens token.Tokens) (docs []*ast.DocumentNode, err error) {
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
-			e := &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + ye.GetMessage()}
+			e := &Error{Token: ye.GetToken(), Msg: "invalid YAML: " + strings.ReplaceAll(ye.GetMessage(), "\t", `\t`)}
+			if tk := e.Token; tk != nil && tk.Type == token.InvalidType && strings.HasSuffix(tk.Value, "\t") {
+				// The scanner's words quote the tab itself, which shows as
+				// blank space: say what it is, and what YAML wants.
+				e.Msg = "invalid YAML: a tab in the indentation: YAML is indented with spaces, never tabs; indent with spaces"
+			}
 			// The parser places a key's first definition in its words, as [line:column].
 			if head, place, ok := strings.Cut(e.Msg, " already defined at ["); ok {
 				if _, err := fmt.Sscanf(place, "%d:%d]", &e.FirstLine, &e.FirstCol); err == nil {

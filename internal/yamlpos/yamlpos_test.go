@@ -141,3 +141,32 @@ func TestScalarTextAndKind(t *testing.T) {
 		t.Errorf("Of(nil) = %#v", p)
 	}
 }
+
+// TestParseTab: a tab where YAML wants indentation is called a tab, with
+// what to do, at the tab's place; no raw tab in the words (it shows as
+// blank space).
+func TestParseTab(t *testing.T) {
+	for _, src := range []string{
+		"- tool: x\n  args:\n\ta: 1\n",
+		"a: 1\n\tb: 2\n",
+		"a: 'x\n\ty'\n",
+		"a: \"x\n\ty\"\n",
+	} {
+		tokens, err := Lex(src, Bounds{Depth: 10, Column: 10})
+		if err == nil {
+			_, err = Parse(tokens)
+		}
+		ye, ok := err.(*Error)
+		if !ok || ye.Token == nil {
+			t.Errorf("%q: %#v, want an Error at a token", src, err)
+			continue
+		}
+		if strings.Contains(ye.Msg, "\t") || !strings.Contains(ye.Msg, "tab") || !strings.Contains(ye.Msg, "indent with spaces") {
+			t.Errorf("%q: %q, want it to say tab and to indent with spaces, with no raw tab", src, ye.Msg)
+		}
+		line := strings.Count(src[:strings.IndexByte(src, '\t')], "\n") + 1
+		if p := ye.Token.Position; p.Line != line || p.Column != 1 {
+			t.Errorf("%q: at %d:%d, want the tab's place %d:1", src, p.Line, p.Column, line)
+		}
+	}
+}

@@ -232,5 +232,5 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 		}
 		return &llm.APIError{Provider: Name, StatusCode: status, Type: string(api.Type()), Message: p.redact.String(msg)}
 	}
-	return llm.PrintableError("claude: ", p.redact.Error(err))
+	return llm.OneLineError("claude: ", p.redact.Error(err))
 }

@@ -187,5 +187,5 @@ func (p *Provider) wrap(err error) error {
 	case errors.As(err, &syntax):
 		return &llm.MalformedError{Provider: Name, Problem: "not JSON: " + syntax.Error()}
 	}
-	return llm.PrintableError("gemini: ", p.redact.Error(err))
+	return llm.OneLineError("gemini: ", p.redact.Error(err))
 }

@@ -262,7 +262,7 @@ func (p *Provider) wrap(ctx context.Context, err error) error {
 	case errors.As(err, &syntax):
 		return &llm.MalformedError{Provider: Name, Problem: "not JSON: " + syntax.Error()}
 	}
-	return llm.PrintableError("openai: ", p.redact.Error(err))
+	return llm.OneLineError("openai: ", p.redact.Error(err))
 }
 
 // streamError is the APIError of an error event: {"error": {...}}.
