@@ -11,6 +11,7 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/eval"
+	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
@@ -27,6 +28,7 @@ type evalOptions struct {
 
 	Files     []string
 	Output    string
+	JUnit     string
 	Jobs      int
 	Repeat    int
 	Threshold float64
@@ -80,6 +82,7 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report of the cases to `FILE`, for CI")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
 	intVar(f, &opts.callFlags.Jobs, "tool-jobs", "", 4, 1, maxJobs, "calls of a model turn at once")
 	opts.callFlags.registerBounds(f)
@@ -137,12 +140,28 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
+	env.Protect(o.JUnit, "it is the file this eval writes its JUnit report to")
+	report, err := createReport(o.JUnit, "kesoku eval", append([]string{o.Output}, o.Files...)...)
+	if err != nil {
+		return err
+	}
+	if report != nil {
+		defer report.Abandon()
+	}
 	out, err := openRecords(o.Output, g.IO.Out)
 	if err != nil {
 		return usageErr(err)
 	}
 	defer out.Close()
-	report, err := env.Eval(ctx, app.EvalOptions{
+	// A case's testcase is named by its file, and by its repeat when
+	// there are several.
+	files := map[string]string{}
+	repeats := o.Repeat > 1
+	for _, c := range cases {
+		files[c.ID] = c.Pos.File
+		repeats = repeats || c.Repeat > 1
+	}
+	result, err := env.Eval(ctx, app.EvalOptions{
 		Cases: evalCases, Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
 		CassetteDir: o.cassette.File, CassetteMode: mode,
@@ -151,6 +170,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 				if err := out.Write(rec); err != nil {
 					return err
 				}
+				if report != nil && rec.Type == message.TypeVerdict {
+					if err := report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats)); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		},
@@ -158,15 +182,16 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	// An interrupted eval's report holds the cases written.
+	if err = closeReport(report, err); err != nil {
 		return err
 	}
-	sum := eval.Summarize(report.Runs)
-	o.tellSummary(sum, tally, report)
+	sum := eval.Summarize(result.Runs)
+	o.tellSummary(sum, tally, result)
 	switch {
-	case report.Interrupted:
+	case result.Interrupted:
 		return &exitError{code: ExitInterrupted, silent: true}
-	case report.Budget:
+	case result.Budget:
 		return &exitError{code: ExitBudget, silent: true}
 	case sum.Failed == 0 || (o.Threshold > 0 && sum.PassAt1 >= o.Threshold):
 		return nil

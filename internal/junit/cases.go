@@ -81,3 +81,45 @@ func showValue(v json.RawMessage, n int) string {
 	}
 	return cut(string(v), n)
 }
+
+// VerdictCase is the testcase of an eval's verdict record: named by its
+// case (and repeat, when the case ran more than once), a failure for
+// each check that failed (what was wanted, what came), skipped when the
+// budget cut the run.
+func VerdictCase(rec *message.Record, classname string, repeats bool) *Case {
+	name := rec.ParentID
+	if repeats {
+		name = fmt.Sprintf("%s #%d", rec.ParentID, rec.Repeat)
+	}
+	c := &Case{Name: name, Classname: classname}
+	if rec.DurationMS != nil {
+		c.Time = time.Duration(*rec.DurationMS) * time.Millisecond
+	}
+	if rec.Error != nil && rec.Error.Kind == message.KindBudget {
+		c.Skipped = firstLine(rec.Error.Message)
+		return c
+	}
+	var v struct {
+		Checks []struct {
+			Check     string
+			Passed    bool
+			Want, Got json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(rec.Content, &v); err != nil {
+		c.Failures = []Failure{{Type: "verdict", Message: "the verdict cannot be read: " + err.Error()}}
+		return c
+	}
+	for _, ch := range v.Checks {
+		if ch.Passed {
+			continue
+		}
+		want, got := showValue(ch.Want, maxMessage/3), showValue(ch.Got, maxMessage/3)
+		body := fmt.Sprintf("case: %s\ncheck: %s\nwant: %s\ngot: %s\n", name, ch.Check, showValue(ch.Want, maxValue), showValue(ch.Got, maxValue))
+		c.Failures = append(c.Failures, Failure{Type: ch.Check, Message: fmt.Sprintf("%s: want %s, got %s", ch.Check, want, got), Body: body})
+	}
+	if len(c.Failures) == 0 && rec.IsError {
+		c.Failures = []Failure{{Type: "verdict", Message: "failed"}}
+	}
+	return c
+}
