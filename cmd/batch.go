@@ -313,18 +313,15 @@ func newBatchCollectCmd(g *globals, runF func(context.Context, *batchCollectOpti
 		Use:   "collect STATE [-o FILE]",
 		Short: "Write the records of a batch's answers, in request order",
 		Long: `collect writes one Message record per request of the batch of the state
-file STATE, in request order, exactly as kesoku run --model would have
-written it for the same analyze_media request: the answer as content, or
-an error record (tool_error) saying why there is none. A request the
-provider errored on, cancelled, or did not reach before its batch expired
-gets an error record with the provider's reason.
+file STATE, in request order, as kesoku run --model would have written it:
+the answer as content, or an error record (tool_error) with the provider's
+reason (an error, a cancel, a batch that expired first).
 
 Records go to standard output, or are appended to the -o file: requests
-that have a finished record there already (an interrupted collect) get
-none, so that the same command finishes the job. A part still in
-progress stops collect after the records before it, unless --wait, which
-looks again after a wait that starts at 5s and grows to --poll. Once
-every request has its record, the files uploaded for the batch go.
+with a finished record there (an interrupted collect) get none. A part
+still in progress stops collect after the records before it, unless
+--wait, which looks again after 5s, then longer, up to --poll. Once every
+request has its record, the files uploaded for the batch go.
 
 EXIT STATUS
   0    every record was written and succeeded

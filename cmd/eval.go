@@ -48,18 +48,15 @@ func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cob
 		Use:   "eval FILE... --model MODEL",
 		Short: "Run a dataset of agent sessions, each checked against its case",
 		Long: `eval runs each case of the FILEs (YAML, JSON or JSON Lines) as kesoku
-session runs a prompt, --jobs cases at once, started in case order, and
-checks what the session did against the case's expect: the tools called
-and not called, the sequence of calls, the answer, the turns and tokens.
-Each case's transcript goes to -o FILE (default standard output), then its
-verdict record, case after case in case order; a summary goes to stderr.
-kesoku help eval describes the cases and every check.
+session runs a prompt, --jobs at once, and checks what the session did
+against what the case expects (kesoku help eval). Each case's transcript
+and then its verdict go to -o FILE (default standard output), in case order.
 
 EXIT STATUS
-  0    every case passed (or the pass rate is at least --threshold)
+  0    every case passed (or pass@1 reached --threshold)
   1    a case failed
   2    bad usage or an eval file with a mistake; nothing was sent
-  4    the budget was spent: the cases not finished have a budget verdict
+  4    the budget was spent: unfinished cases have a budget verdict
   130  interrupted; the cases cut short are not written
 `,
 		Example: `  kesoku eval cases.yaml --model gemini-2.5-flash -o results.jsonl
@@ -82,14 +79,14 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
-	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report of the cases to `FILE`, for CI")
+	f.StringVar(&opts.JUnit, "junit", "", "a JUnit XML report of the cases, to `FILE`")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
-	intVar(f, &opts.callFlags.Jobs, "tool-jobs", "", 4, 1, maxJobs, "calls of a model turn at once")
+	intVar(f, &opts.callFlags.Jobs, "tool-jobs", "", 4, 1, maxJobs, "calls of a turn at once")
 	opts.callFlags.registerBounds(f)
-	intVar(f, &opts.Repeat, "repeat", "", 1, 1, eval.MaxRepeat, "runs of each case (a case's repeat: wins)")
-	rateVar(f, &opts.Threshold, "threshold", 0, 0, 1, "pass when pass@1 is at least this; 0: every case must pass")
+	intVar(f, &opts.Repeat, "repeat", "", 1, 1, eval.MaxRepeat, "runs of each case")
+	rateVar(f, &opts.Threshold, "threshold", 0, 0, 1, "the pass@1 that passes; 0: all must")
 	f.StringVar(&opts.System, "system", "", "the system instruction of cases without one")
-	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a case may take (a case's max_turns: wins)")
+	intVar(f, &opts.MaxTurns, "max-turns", "", llm.DefaultMaxTurns, 1, maxTurns, "turns a case may take")
 	opts.toolChoice.register(f)
 	opts.budget.register(f)
 	opts.cassette.registerDir(f)

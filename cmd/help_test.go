@@ -16,10 +16,11 @@ import (
 	"github.com/kesoku/kesoku/internal/secret"
 )
 
-// The sizes help is held to: every command's help, the root's too, fits a
-// screen of 50 lines; a topic two.
+// The sizes help is held to: every command's help fits a screen of 50
+// lines; the root's, the index of every command and topic, 55; a topic
+// two screens.
 const (
-	maxRootHelpLines    = 50
+	maxRootHelpLines    = 55
 	maxCommandHelpLines = 50
 	maxTopicLines       = 100
 )

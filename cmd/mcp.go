@@ -73,10 +73,8 @@ func newMCPServeCmd(g *globals, runF func(context.Context, *mcpServeOptions) err
 		Use:   "serve [--http ADDR]",
 		Short: "Serve the tools over MCP, on standard input and output or HTTP",
 		Long: `serve offers kesoku's tools to an MCP client: on standard input and output
-(the client starts kesoku and speaks to it through a pipe), or with --http
-as streamable HTTP at the path /mcp. Standard output carries the protocol
-and nothing else: everything kesoku has to say goes to standard error.
-
+(the client starts kesoku and speaks through a pipe; kesoku's own words go
+to standard error), or with --http as streamable HTTP at the path /mcp.
 It serves kesoku's own tools (Go and command tools): those that only read,
 unless --tools says otherwise. Each tools/call runs as a request of kesoku
 run does: checked, bounded by --timeout and --max-output, its files in the
@@ -85,8 +83,7 @@ address unless ADDR names another, which needs a bearer token (--token-env).
 
 EXIT STATUS
   0    the client ended the session (standard input closed)
-  1    a record could not be written to the -o file, or ADDR could not be
-       listened on (in use, say)
+  1    a record could not be written to -o, or ADDR could not be listened on
   2    bad usage: an unknown tool in --tools, a mistake in a declaration,
        --mcp-config, an address not loopback without a token, a bad
        --token-env, --session-timeout or --max-sessions, an -o file it
@@ -114,8 +111,8 @@ EXIT STATUS
 	f := c.Flags()
 	checkedVar(f, &opts.HTTP, "http", "", "serve HTTP at `ADDR`: PORT, :PORT or HOST:PORT", mcpserve.CheckAddr)
 	checkedVar(f, &opts.TokenEnv, "token-env", "", "the variable `VAR` holding the token HTTP clients send", checkVarName)
-	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "how long an older HTTP client's session lasts without a request")
-	intVar(f, &opts.MaxSessions, "max-sessions", "", mcpserve.DefaultMaxSessions, 1, maxSessions, "how many older HTTP clients' sessions may be open at once")
+	durationVar(f, &opts.SessionTimeout, "session-timeout", mcpserve.DefaultSessionTimeout, time.Second, maxSessionTimeout, "idle 2025-era HTTP sessions' life")
+	intVar(f, &opts.MaxSessions, "max-sessions", "", mcpserve.DefaultMaxSessions, 1, maxSessions, "2025-era HTTP sessions at once")
 	opts.toolChoice.register(f)
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
 	opts.callFlags.register(f, 16, "how many calls run at once")

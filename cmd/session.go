@@ -52,19 +52,15 @@ func newSessionCmd(g *globals, runF func(context.Context, *sessionOptions) error
 		Short: "Run an agent session: the model calls tools until it answers",
 		Long: `session runs the agent loop: the model's tool calls run as kesoku run runs
 requests (a turn's calls at once, up to --jobs) and their results go back,
-until the model answers with text: on standard output, streamed on a
-terminal (--json prints the session's Message records instead).
-
-The prompt is the argument, or standard input when it is not a terminal;
-with neither, session is interactive: a prompt per line, Ctrl-C interrupts
-the turn, Ctrl-D ends the session. The transcript is written as it goes to
--o FILE (default .kesoku/sessions/<session_id>.jsonl in the AWD). The model
-is offered the tools that only read, unless --tools says otherwise.
+until the model answers with text on standard output (--json prints the
+session's records instead). The prompt is the argument, or standard input;
+with neither, on a terminal, it is interactive (Ctrl-C interrupts a turn,
+Ctrl-D ends it). The transcript goes to -o FILE (.kesoku/sessions/<id>.jsonl
+by default). The model is offered the tools that only read, or --tools.
 
 EXIT STATUS
   0    the model answered (tool calls that failed were told to the model)
-  1    the provider refused, the model gave no answer or one cut short
-       (printed, marked "cut"), or --max-turns was reached
+  1    the provider refused, no answer, an answer cut short, --max-turns
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   4    the budget was spent (--max-budget-usd, --max-budget-tokens)
