@@ -49,6 +49,9 @@ type Compaction struct {
 // shard_end): written last, after the records, and the earlier run's
 // taken away.
 func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
+	if r.Verdicts != nil {
+		return r.compactBlocks(end)
+	}
 	var c Compaction
 	// left leaves the file as it is, the end after the new records.
 	left := func() error {
@@ -133,6 +136,11 @@ func (r *Resumed) note(rec *message.Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
+	case r.Verdicts != nil:
+		// An eval's: every record is of a block.
+		if rec.Type == message.TypeVerdict {
+			r.Verdicts.come(rec.Position)
+		}
 	case rec.Type != message.TypeToolResult || rec.Position <= 0:
 		r.foreign++
 	case rec.Position <= r.Finished.last:

@@ -80,6 +80,9 @@ type Resumed struct {
 	// what it does with each request (Finished.Check), which is what
 	// Compact keeps.
 	Finished *Finished
+	// Verdicts, for an eval's file (ResumeEval), are the runs its blocks
+	// finished; the eval notes in it the runs it comes to (Skip).
+	Verdicts *Verdicts
 
 	path string
 	f    *os.File
