@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -28,6 +30,8 @@ type evalOptions struct {
 
 	Files     []string
 	Output    string
+	Resume    bool
+	Shard     shardValue
 	JUnit     string
 	Jobs      int
 	Repeat    int
@@ -68,6 +72,9 @@ EXIT STATUS
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Resume && (opts.Output == "" || opts.Output == "-") {
+				return usageErrf("--resume needs -o FILE: the verdicts of the earlier eval are read from it")
+			}
 			opts.Files = args
 			opts.toolChoice.set(c)
 			if runF != nil {
@@ -79,6 +86,8 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
+	f.BoolVar(&opts.Resume, "resume", false, "run only the runs the -o file has no verdict of; append")
+	f.Var(&opts.Shard, "shard", shardUsage)
 	f.StringVar(&opts.JUnit, "junit", "", "a JUnit XML report of the cases, to `FILE`")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
 	intVar(f, &opts.callFlags.Jobs, "tool-jobs", "", 4, 1, maxJobs, "calls of a turn at once")
@@ -145,8 +154,20 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if report != nil {
 		defer report.Abandon()
 	}
-	out, err := openRecords(o.Output, g.IO.Out)
-	if err != nil {
+	var out recordsOut
+	var resumed *records.Resumed
+	if o.Resume {
+		// Read under the file's lock: no other writer adds verdicts
+		// between what this eval skips and what it appends.
+		resumed, err = records.ResumeEval(o.Output)
+		if re, ok := errors.AsType[*records.ReadError](err); ok {
+			return usageErrf("--resume: %w", re.Err)
+		}
+		if err != nil {
+			return usageErr(err)
+		}
+		out = resumed
+	} else if out, err = openRecords(o.Output, g.IO.Out); err != nil {
 		return usageErr(err)
 	}
 	defer out.Close()
@@ -158,10 +179,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		files[c.ID] = c.Pos.File
 		repeats = repeats || c.Repeat > 1
 	}
-	result, err := env.Eval(ctx, app.EvalOptions{
+	eopts := app.EvalOptions{
 		Cases: evalCases, Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
 		CassetteDir: o.cassette.File, CassetteMode: mode,
+		Shard: o.Shard.K, Shards: o.Shard.N,
 		Write: func(recs []*message.Record) error {
 			for _, rec := range recs {
 				if err := out.Write(rec); err != nil {
@@ -175,7 +197,31 @@ func runEval(ctx context.Context, o *evalOptions) error {
 			}
 			return nil
 		},
-	})
+	}
+	if resumed != nil {
+		eopts.Earlier = func(position int64, id string) (bool, bool) {
+			failed, ok := resumed.Verdicts.Skip(position, id)
+			return !failed, ok
+		}
+	}
+	result, err := env.Eval(ctx, eopts)
+	// A shard that wrote a block for every run of its share says so
+	// last, with the whole eval's count, for merge.
+	var end *message.Record
+	if o.Shard.N > 0 && err == nil && !result.Interrupted {
+		end = records.ShardEndRecord("", records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: result.Total})
+	}
+	switch {
+	case resumed != nil && err == nil && !result.Interrupted:
+		// Every run came: the file becomes the one an uninterrupted eval
+		// would have written, one block a run. An eval cut short leaves
+		// what it appended for the next --resume.
+		if _, err = resumed.Compact(end); err == nil && report != nil {
+			err = reportVerdicts(report, o.Output, files, repeats)
+		}
+	case end != nil:
+		err = out.Write(end)
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -241,4 +287,22 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	if report.Budget {
 		fmt.Fprintf(g.IO.Err, "kesoku: the budget is spent: %s\n", strings.TrimPrefix(budgetLine(tally, o.budget), "spent "))
 	}
+}
+
+// reportVerdicts makes report again from the verdicts of the eval file at
+// path: a resumed eval's report holds the runs of the earlier eval too.
+func reportVerdicts(report *junit.Report, path string, files map[string]string, repeats bool) error {
+	if err := report.Reset(); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	err := records.ReadFile(path, func(rec *message.Record) error {
+		if rec.Type != message.TypeVerdict {
+			return nil
+		}
+		return report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats))
+	})
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
 }
