@@ -176,6 +176,9 @@ func TestMergeEvalParts(t *testing.T) {
 	if sum.Total != 3 || sum.Replaced != 1 {
 		t.Errorf("summary %+v, want 3 runs, 1 replaced", sum)
 	}
+	if got, want := sum.String(), "kesoku: 3 runs from 2 shards: 2 passed, 1 failed; 1 budget verdict replaced by a resumed eval's"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
 
 	refused := []struct {
 		name  string

@@ -105,6 +105,7 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 			return sum, fmt.Errorf("%s and %s are not shards of one command's output: one holds kesoku eval's records, the other kesoku run's", first.name, p.name)
 		}
 	}
+	sum.Eval = first != nil && first.eval
 	for _, p := range byShard {
 		total += len(p.spans) // only once the parts are whole
 	}
