@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -154,6 +156,14 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if report != nil {
 		defer report.Abandon()
 	}
+	// Progress counts the runs of this eval's share, those an earlier
+	// eval finished taken off as they are skipped.
+	total := int64(0)
+	for _, c := range cases {
+		total += int64(cmp.Or(c.Repeat, o.Repeat, 1))
+	}
+	prog := newEvalProgress(g, request.Shard(o.Shard).Of(total), spentNotes(tally), realClock)
+	defer prog.finish()
 	var out recordsOut
 	var resumed *records.Resumed
 	if o.Resume {
@@ -167,7 +177,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 			return usageErr(err)
 		}
 		out = resumed
-	} else if out, err = openRecords(o.Output, g.IO.Out); err != nil {
+	} else if out, err = openRecords(o.Output, prog.around(g.IO.Out, g.IO.OutTTY)); err != nil {
 		return usageErr(err)
 	}
 	defer out.Close()
@@ -189,6 +199,9 @@ func runEval(ctx context.Context, o *evalOptions) error {
 				if err := out.Write(rec); err != nil {
 					return err
 				}
+				if rec.Type == message.TypeVerdict {
+					prog.verdict(rec)
+				}
 				if report != nil && rec.Type == message.TypeVerdict {
 					if err := report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats)); err != nil {
 						return err
@@ -201,10 +214,14 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if resumed != nil {
 		eopts.Earlier = func(position int64, id string) (bool, bool) {
 			failed, ok := resumed.Verdicts.Skip(position, id)
+			if ok {
+				prog.skip()
+			}
 			return !failed, ok
 		}
 	}
 	result, err := env.Eval(ctx, eopts)
+	prog.finish()
 	// A shard that wrote a block for every run of its share says so
 	// last, with the whole eval's count, for merge.
 	var end *message.Record
@@ -305,4 +322,20 @@ func reportVerdicts(report *junit.Report, path string, files map[string]string, 
 		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil
+}
+
+// spentNotes are the notes of progress that say what the eval spent so
+// far: its tokens, and their cost where the model has a price.
+func spentNotes(t *llm.Tally) func() []string {
+	return func() []string {
+		u, n := t.Total()
+		if n == 0 {
+			return nil
+		}
+		notes := []string{fmt.Sprintf("%d tokens", u.InputTokens+u.OutputTokens)}
+		if cost, known := t.Cost(); known {
+			notes = append(notes, llm.Dollars(cost))
+		}
+		return notes
+	}
 }
