@@ -63,7 +63,8 @@ EXIT STATUS
   1    a case failed
   2    bad usage or an eval file with a mistake; nothing was sent
   4    the budget was spent: unfinished cases have a budget verdict
-  130  interrupted; the cases cut short are not written
+  130  interrupted; the cases cut short are not written (--resume runs
+       them)
 `,
 		Example: `  kesoku eval cases.yaml --model gemini-2.5-flash -o results.jsonl
   kesoku eval cases.jsonl --model claude-sonnet-4-5 --repeat 5 --threshold 0.8`,
@@ -88,7 +89,7 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
-	f.BoolVar(&opts.Resume, "resume", false, "run only the runs the -o file has no verdict of; append")
+	f.BoolVar(&opts.Resume, "resume", false, "skip runs with a verdict in the -o file; append")
 	f.Var(&opts.Shard, "shard", shardUsage)
 	f.StringVar(&opts.JUnit, "junit", "", "a JUnit XML report of the cases, to `FILE`")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
@@ -102,7 +103,7 @@ EXIT STATUS
 	opts.budget.register(f)
 	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
-	return seeAlso(c, "eval", "budgets", "records", "providers")
+	return seeAlso(c, "eval", "budgets", "records", "shards", "providers")
 }
 
 func runEval(ctx context.Context, o *evalOptions) error {
