@@ -114,6 +114,7 @@ func ResumeEval(path string) (*Resumed, error) {
 	}
 	v := NewVerdicts()
 	rd := NewReader(f, path)
+	first := true
 	for rd.Scan() {
 		h, err := rd.Head()
 		if IsTorn(err) {
@@ -122,6 +123,17 @@ func ResumeEval(path string) (*Resumed, error) {
 		if err != nil {
 			f.Close()
 			return nil, &ReadError{err}
+		}
+		if first && h.Type != TypeShardEnd {
+			// An eval's file begins with a run's transcript or a verdict;
+			// a run's tool_result records would be dropped by the
+			// compaction as no run's.
+			first = false
+			if h.Type == message.TypeToolResult {
+				line, _ := rd.Pos()
+				f.Close()
+				return nil, &ReadError{fmt.Errorf("%s:%d: a record of kesoku run, not of kesoku eval: --resume goes on with the eval that wrote the file", path, line)}
+			}
 		}
 		v.Add(h)
 	}

@@ -217,3 +217,17 @@ func TestMergeEvalParts(t *testing.T) {
 		})
 	}
 }
+
+// A run's records file is no eval's: resuming an eval in it would drop
+// its records as those of no run.
+func TestResumeEvalRefusesARunsFile(t *testing.T) {
+	path := write(t, t.TempDir(), "run.jsonl", rec("a", "x", 1), rec("b", "x", 2))
+	before, _ := os.ReadFile(path)
+	_, err := ResumeEval(path)
+	if _, ok := err.(*ReadError); !ok || !strings.Contains(err.Error(), "run.jsonl:1: a record of kesoku run, not of kesoku eval") {
+		t.Fatalf("error %v, want a ReadError naming line 1", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Errorf("the file changed")
+	}
+}
