@@ -141,14 +141,7 @@ func ResumeEval(path string) (*Resumed, error) {
 		f.Close()
 		return nil, &ReadError{err}
 	}
-	size, err := cutTornLine(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	w := NewWriter(f)
-	w.closer = f
-	return &Resumed{Writer: w, Verdicts: v, Finished: NewFinished(), path: path, f: f, base: size}, nil
+	return resumeAt(f, path, NewFinished(), v)
 }
 
 // blockReader finds the blocks of an eval's records file, one line at a
@@ -275,30 +268,8 @@ func (r *Resumed) compactBlocks(end *message.Record) (Compaction, error) {
 		spans = append(spans, s)
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.pos, b.pos) })
-	err = replaceLocked(r.path, r.f, func(w io.Writer) error {
-		inFile := func(yield func(int, span) bool) {
-			for _, s := range spans {
-				if !yield(0, s) {
-					return
-				}
-			}
-		}
-		if err := writeSpans(w, fileLines(r.f, r.path), inFile); err != nil {
-			return err
-		}
-		if end == nil {
-			return nil
-		}
-		line, err := AppendRecord(nil, end)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(line, '\n'))
-		return err
-	})
-	if err != nil {
-		r.Close()
-		return c, fmt.Errorf("compact %s: %w", r.path, err)
+	if err := r.rewrite(spans, end); err != nil {
+		return c, err
 	}
 	c.Rewritten = true
 	return c, r.Close()

@@ -87,7 +87,17 @@ func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 	if same {
 		return c, left()
 	}
-	err = replaceLocked(r.path, r.f, func(w io.Writer) error {
+	if err := r.rewrite(spans, end); err != nil {
+		return c, err
+	}
+	c.Rewritten = true
+	return c, r.Close()
+}
+
+// rewrite replaces the file, under its lock, with the lines of spans in
+// their order and end (when not nil) last, and closes r if that fails.
+func (r *Resumed) rewrite(spans []span, end *message.Record) error {
+	err := replaceLocked(r.path, r.f, func(w io.Writer) error {
 		inFile := func(yield func(int, span) bool) {
 			for _, s := range spans {
 				if !yield(0, s) {
@@ -110,10 +120,9 @@ func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 	})
 	if err != nil {
 		r.Close()
-		return c, fmt.Errorf("compact %s: %w", r.path, err)
+		return fmt.Errorf("compact %s: %w", r.path, err)
 	}
-	c.Rewritten = true
-	return c, r.Close()
+	return nil
 }
 
 // Write writes a record of the resumed run.
