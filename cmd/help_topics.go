@@ -933,6 +933,11 @@ An interrupted batch submit is finished by the same command, and an
 interrupted batch collect -o FILE too: requests that have a finished record
 in FILE get none again (kesoku help batches).
 
+EVALS
+An interrupted kesoku eval -o FILE wrote nothing of the cases it cut:
+kesoku eval --resume -o FILE runs them, and every run whose verdict the
+budget cut, again whole, and no run with another verdict (kesoku help eval).
+
 SHARDS
 Each shard of a run resumes with --resume on its own -o file; kesoku merge
 puts a resumed shard's finished record in the place of its aborted one
