@@ -133,11 +133,26 @@ func recordsReport(r *junit.Report, classname string) (w io.Writer, wait func() 
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
+		// The first record says whose records they are: a run's are its
+		// tool_result records, each a testcase; an eval's are blocks of a
+		// transcript and a verdict, each verdict a testcase (named with
+		// its repeat: whether a case ran more than once is not known
+		// until the end).
+		first, eval := true, false
 		err := records.Read(pr, classname, func(rec *message.Record) error {
-			if rec.Type != message.TypeToolResult {
+			if rec.Type == records.TypeShardEnd {
 				return nil
 			}
-			return r.Add(junit.RecordCase(rec, classname))
+			if first {
+				first, eval = false, rec.Type != message.TypeToolResult
+			}
+			switch {
+			case eval && rec.Type == message.TypeVerdict:
+				return r.Add(junit.VerdictCase(rec, classname, true))
+			case !eval && rec.Type == message.TypeToolResult:
+				return r.Add(junit.RecordCase(rec, classname))
+			}
+			return nil
 		})
 		// A report that fails stops the writer too: the merge it
 		// reports on fails with its error.

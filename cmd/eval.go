@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,6 +17,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -28,6 +32,8 @@ type evalOptions struct {
 
 	Files     []string
 	Output    string
+	Resume    bool
+	Shard     shardValue
 	JUnit     string
 	Jobs      int
 	Repeat    int
@@ -57,7 +63,8 @@ EXIT STATUS
   1    a case failed
   2    bad usage or an eval file with a mistake; nothing was sent
   4    the budget was spent: unfinished cases have a budget verdict
-  130  interrupted; the cases cut short are not written
+  130  interrupted; the cases cut short are not written (--resume runs
+       them)
 `,
 		Example: `  kesoku eval cases.yaml --model gemini-2.5-flash -o results.jsonl
   kesoku eval cases.jsonl --model claude-sonnet-4-5 --repeat 5 --threshold 0.8`,
@@ -68,6 +75,9 @@ EXIT STATUS
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Resume && (opts.Output == "" || opts.Output == "-") {
+				return usageErrf("--resume needs -o FILE: the verdicts of the earlier eval are read from it")
+			}
 			opts.Files = args
 			opts.toolChoice.set(c)
 			if runF != nil {
@@ -79,6 +89,8 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
+	f.BoolVar(&opts.Resume, "resume", false, "skip runs with a verdict in the -o file; append")
+	f.Var(&opts.Shard, "shard", shardUsage)
 	f.StringVar(&opts.JUnit, "junit", "", "a JUnit XML report of the cases, to `FILE`")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
 	intVar(f, &opts.callFlags.Jobs, "tool-jobs", "", 4, 1, maxJobs, "calls of a turn at once")
@@ -91,7 +103,7 @@ EXIT STATUS
 	opts.budget.register(f)
 	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
-	return seeAlso(c, "eval", "budgets", "records", "providers")
+	return seeAlso(c, "eval", "budgets", "records", "shards", "providers")
 }
 
 func runEval(ctx context.Context, o *evalOptions) error {
@@ -145,8 +157,28 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if report != nil {
 		defer report.Abandon()
 	}
-	out, err := openRecords(o.Output, g.IO.Out)
-	if err != nil {
+	// Progress counts the runs of this eval's share, those an earlier
+	// eval finished taken off as they are skipped.
+	total := int64(0)
+	for _, c := range cases {
+		total += int64(cmp.Or(c.Repeat, o.Repeat, 1))
+	}
+	prog := newEvalProgress(g, request.Shard(o.Shard).Of(total), spentNotes(tally), realClock)
+	defer prog.finish()
+	var out recordsOut
+	var resumed *records.Resumed
+	if o.Resume {
+		// Read under the file's lock: no other writer adds verdicts
+		// between what this eval skips and what it appends.
+		resumed, err = records.ResumeEval(o.Output)
+		if re, ok := errors.AsType[*records.ReadError](err); ok {
+			return usageErrf("--resume: %w", re.Err)
+		}
+		if err != nil {
+			return usageErr(err)
+		}
+		out = resumed
+	} else if out, err = openRecords(o.Output, prog.around(g.IO.Out, g.IO.OutTTY)); err != nil {
 		return usageErr(err)
 	}
 	defer out.Close()
@@ -158,14 +190,18 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		files[c.ID] = c.Pos.File
 		repeats = repeats || c.Repeat > 1
 	}
-	result, err := env.Eval(ctx, app.EvalOptions{
+	eopts := app.EvalOptions{
 		Cases: evalCases, Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
 		CassetteDir: o.cassette.File, CassetteMode: mode,
+		Shard: o.Shard.K, Shards: o.Shard.N,
 		Write: func(recs []*message.Record) error {
 			for _, rec := range recs {
 				if err := out.Write(rec); err != nil {
 					return err
+				}
+				if rec.Type == message.TypeVerdict {
+					prog.verdict(rec)
 				}
 				if report != nil && rec.Type == message.TypeVerdict {
 					if err := report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats)); err != nil {
@@ -175,7 +211,35 @@ func runEval(ctx context.Context, o *evalOptions) error {
 			}
 			return nil
 		},
-	})
+	}
+	if resumed != nil {
+		eopts.Earlier = func(position int64, id string) (bool, bool) {
+			failed, ok := resumed.Verdicts.Skip(position, id)
+			if ok {
+				prog.skip()
+			}
+			return !failed, ok
+		}
+	}
+	result, err := env.Eval(ctx, eopts)
+	prog.finish()
+	// A shard that wrote a block for every run of its share says so
+	// last, with the whole eval's count, for merge.
+	var end *message.Record
+	if o.Shard.N > 0 && err == nil && !result.Interrupted {
+		end = records.ShardEndRecord("", records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: result.Total})
+	}
+	switch {
+	case resumed != nil && err == nil && !result.Interrupted:
+		// Every run came: the file becomes the one an uninterrupted eval
+		// would have written, one block a run. An eval cut short leaves
+		// what it appended for the next --resume.
+		if _, err = resumed.Compact(end); err == nil && report != nil {
+			err = reportVerdicts(report, o.Output, files, repeats)
+		}
+	case end != nil:
+		err = out.Write(end)
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -240,5 +304,39 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	}
 	if report.Budget {
 		fmt.Fprintf(g.IO.Err, "kesoku: the budget is spent: %s\n", strings.TrimPrefix(budgetLine(tally, o.budget), "spent "))
+	}
+}
+
+// reportVerdicts makes report again from the verdicts of the eval file at
+// path: a resumed eval's report holds the runs of the earlier eval too.
+func reportVerdicts(report *junit.Report, path string, files map[string]string, repeats bool) error {
+	if err := report.Reset(); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	err := records.ReadFile(path, func(rec *message.Record) error {
+		if rec.Type != message.TypeVerdict {
+			return nil
+		}
+		return report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats))
+	})
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
+}
+
+// spentNotes are the notes of progress that say what the eval spent so
+// far: its tokens, and their cost where the model has a price.
+func spentNotes(t *llm.Tally) func() []string {
+	return func() []string {
+		u, n := t.Total()
+		if n == 0 {
+			return nil
+		}
+		notes := []string{fmt.Sprintf("%d tokens", u.InputTokens+u.OutputTokens)}
+		if cost, known := t.Cost(); known {
+			notes = append(notes, llm.Dollars(cost))
+		}
+		return notes
 	}
 }

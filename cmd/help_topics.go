@@ -155,6 +155,26 @@ BUDGETS AND INTERRUPTS
 no model request starts, requests under way finish, and every case not
 finished gets a verdict alone, with an error of kind budget; exit 4. An
 interrupt stops the eval: the cases cut short are not written (exit 130).
+
+RESUME, SHARDS, PROGRESS
+kesoku eval --resume -o FILE runs only the runs (a case and a repeat) that
+FILE holds no final verdict of: a verdict of kind budget is not final, and
+a case an interrupt cut wrote nothing, so both run again, whole. The new
+records are appended; once the eval finishes, FILE is rewritten (beside it,
+renamed into place, under its lock) to hold one block per run, transcript
+then verdict, in position order, as an eval never interrupted writes it.
+The summary and the exit status are of the whole file: a run that failed
+before still fails the eval. A verdict at a position whose case is no
+longer the one there (the eval files changed) is run again and replaced.
+
+--shard K/N runs the runs at positions p with (p-1) mod N = K-1, ids and
+positions as the whole eval gives them, and ends its file with a shard_end
+line; kesoku merge joins the N parts into the whole eval's records, each
+run placed by its verdict's position, and refuses parts as it refuses run's
+(kesoku help shards). Each shard resumes on its own, with --resume.
+
+On a terminal a bar on standard error shows the runs done, passed and
+failed, the tokens spent and their cost; in a log (CI) a line every 10s.
 `
 
 // configTopic is the rule of the config files.
@@ -913,6 +933,11 @@ An interrupted batch submit is finished by the same command, and an
 interrupted batch collect -o FILE too: requests that have a finished record
 in FILE get none again (kesoku help batches).
 
+EVALS
+An interrupted kesoku eval -o FILE wrote nothing of the cases it cut:
+kesoku eval --resume -o FILE runs them, and every run whose verdict the
+budget cut, again whole, and no run with another verdict (kesoku help eval).
+
 SHARDS
 Each shard of a run resumes with --resume on its own -o file; kesoku merge
 puts a resumed shard's finished record in the place of its aborted one
@@ -1042,6 +1067,14 @@ shard, a part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not
 given), parts whose ends disagree on the run. A part of another run of as
 many requests is not told apart: give the shards one --session, and each
 record says its run.
+
+EVALS
+kesoku eval --shard K/N runs the runs (a case and a repeat) at positions K,
+K+N, ... of the whole eval, and merge joins its parts as it joins run's:
+each run's records (its transcript, then its verdict) placed by the
+verdict's position, a verdict the budget cut replaced by a later one of its
+position, the same parts refused. A part of run's and one of eval's are
+never joined.
 `
 }
 

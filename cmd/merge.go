@@ -24,11 +24,12 @@ func newMergeCmd(g *globals, runF func(context.Context, *mergeOptions) error) *c
 	opts := &mergeOptions{g: g}
 	c := &cobra.Command{
 		Use:   "merge PART... [-o FILE]",
-		Short: "Join the records of a run's shards back into request order",
+		Short: "Join the records of a run's (or an eval's) shards in order",
 		Long: `merge joins the records files of the N shards of one run (kesoku run
 --shard K/N, K = 1 ... N), given in any order, into the file the whole run
 would have written: one record per request, in request order, each line as
-its shard wrote it. Records go to standard output, or to -o.
+its shard wrote it. Records go to standard output, or to -o. The shards of
+kesoku eval join alike, each run's transcript and verdict as one.
 
 Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
 run's order is the shards' records taken in turn; cat and jq cannot do

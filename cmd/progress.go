@@ -20,6 +20,13 @@ import (
 // move; with -q it is nothing.
 type progress struct {
 	done, failed, skipped atomic.Int64
+	// passed counts what was judged and passed (an eval's runs): shown
+	// once judged is set, as are the notes of extra (what was spent).
+	passed atomic.Int64
+	judged bool
+	extra  func() []string
+	// unit is what the rate counts: requests, or an eval's runs.
+	unit string
 	// total is how many requests the run has (-1 when not known); the bar
 	// counts to total less the skipped ones.
 	total int64
@@ -79,8 +86,25 @@ func newProgress(g *globals, total int64, what string, others func() int64) *pro
 
 func newProgressClock(g *globals, total int64, what string, others func() int64, clock progressClock) *progress {
 	p := &progress{total: total, others: others, what: what, clock: clock, start: clock.now(), cols: g.IO.ErrCols}
+	p.show(g)
+	return p
+}
+
+// newEvalProgress returns counters for the total runs of an eval (less
+// those an earlier eval finished, given to skip), each judged: the passed
+// are shown, and extra's notes (what was spent) after the counts.
+func newEvalProgress(g *globals, total int64, extra func() []string, clock progressClock) *progress {
+	p := &progress{total: total, what: "evaluating", clock: clock, start: clock.now(), cols: g.IO.ErrCols,
+		judged: true, extra: extra, unit: "runs"}
+	p.show(g)
+	return p
+}
+
+// show starts showing p on standard error, as g says: a bar on a terminal,
+// a line a log, nothing with -q.
+func (p *progress) show(g *globals) {
 	if g.Quiet {
-		return p
+		return
 	}
 	interval := barInterval
 	switch {
@@ -93,11 +117,10 @@ func newProgressClock(g *globals, total int64, what string, others func() int64,
 	default:
 		p.log, interval = g.IO.Err, logInterval
 	}
-	ticks, stop := clock.ticker(interval)
+	ticks, stop := p.clock.ticker(interval)
 	p.stopTick = make(chan struct{})
 	p.ticked = make(chan struct{})
 	go p.tick(ticks, stop)
-	return p
 }
 
 // around returns out for records that go to the terminal the bar is on:
@@ -116,6 +139,16 @@ func (p *progress) record(rec *message.Record) {
 	p.done.Add(1)
 	if rec.IsError {
 		p.failed.Add(1)
+	}
+}
+
+// verdict counts one run of an eval, judged: passed or failed.
+func (p *progress) verdict(rec *message.Record) {
+	p.done.Add(1)
+	if rec.IsError {
+		p.failed.Add(1)
+	} else {
+		p.passed.Add(1)
 	}
 }
 
@@ -139,13 +172,22 @@ func (p *progress) tick(ticks <-chan time.Time, stop func()) {
 // counts is what progress has to show at one moment.
 type counts struct {
 	done, failed, skipped int64
+	// passed is shown when judged; extra are notes after the counts.
+	passed int64
+	judged bool
+	extra  []string
+	unit   string
 	// max is the number of records the run will write; -1 when not known.
 	max     int64
 	elapsed time.Duration
 }
 
 func (p *progress) counts() counts {
-	c := counts{done: p.done.Load(), failed: p.failed.Load(), skipped: p.skipped.Load(), max: -1, elapsed: p.clock.now().Sub(p.start)}
+	c := counts{done: p.done.Load(), failed: p.failed.Load(), skipped: p.skipped.Load(), max: -1, elapsed: p.clock.now().Sub(p.start),
+		passed: p.passed.Load(), judged: p.judged, unit: p.unit}
+	if p.extra != nil {
+		c.extra = p.extra()
+	}
 	if p.total >= 0 {
 		c.max = p.total - c.skipped
 		if p.others != nil {
@@ -177,26 +219,32 @@ func (c counts) eta() time.Duration {
 // notes are the failed and skipped, when there are any.
 func (c counts) notes() []string {
 	var n []string
+	if c.judged {
+		n = append(n, fmt.Sprintf("%d passed", c.passed))
+	}
 	if c.failed > 0 {
 		n = append(n, fmt.Sprintf("%d failed", c.failed))
 	}
 	if c.skipped > 0 {
 		n = append(n, fmt.Sprintf("%d skipped", c.skipped))
 	}
-	return n
+	return append(n, c.extra...)
 }
 
 func (c counts) rateText() string {
-	r := c.rate()
+	r, unit := c.rate(), c.unit
+	if unit == "" {
+		unit = "req"
+	}
 	switch {
 	case r >= 10:
-		return fmt.Sprintf("%.0f req/s", r)
+		return fmt.Sprintf("%.0f %s/s", r, unit)
 	case r >= 1:
-		return fmt.Sprintf("%.1f req/s", r)
+		return fmt.Sprintf("%.1f %s/s", r, unit)
 	case r*60 >= 1:
-		return fmt.Sprintf("%.1f req/min", r*60)
+		return fmt.Sprintf("%.1f %s/min", r*60, unit)
 	}
-	return fmt.Sprintf("%.1f req/h", r*3600)
+	return fmt.Sprintf("%.1f %s/h", r*3600, unit)
 }
 
 // logLine is a line of progress for a log: "running: 120/1000 done, 3

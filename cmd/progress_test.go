@@ -270,3 +270,34 @@ func TestProgressTotalLeavesOutOtherRecords(t *testing.T) {
 		t.Errorf("bar %q speaks of skipped requests", s)
 	}
 }
+
+// TestProgressOfAnEval: an eval's progress counts runs, judged: the
+// passed, the failed, those an earlier eval finished, and what was spent.
+func TestProgressOfAnEval(t *testing.T) {
+	t.Parallel()
+	spent := func() []string { return []string{"1200 tokens", "$0.0123"} }
+	for _, tt := range []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{"log", false, "kesoku: evaluating: 2/3 done, 1 passed, 1 failed, 1 skipped, 1200 tokens, $0.0123, 12.0 runs/min, eta 5s, after 10s\n"},
+		{"terminal", true, "evaluating (1 passed, 1 failed, 1 skipped, 1200 tokens, $0.0123)  66% |"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var errOut progressBuffer
+			g := &globals{IO: &ioStreams{Err: &errOut, ErrTTY: tt.tty, ErrCols: func() int { return 120 }}}
+			fc := newFakeClock()
+			p := newEvalProgress(g, 4, spent, fc.clock())
+			p.skip()
+			p.verdict(&message.Record{Type: message.TypeVerdict})
+			p.verdict(&message.Record{Type: message.TypeVerdict, IsError: true})
+			fc.advance(10 * time.Second)
+			p.finish()
+			if got := errOut.String(); !strings.Contains(got, tt.want) {
+				t.Errorf("progress %q does not show %q", got, tt.want)
+			}
+		})
+	}
+}

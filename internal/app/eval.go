@@ -41,6 +41,14 @@ type EvalOptions struct {
 	// it exists).
 	CassetteDir  string
 	CassetteMode cassette.Mode
+	// Shard and Shards, when Shards > 0, make the eval one shard's: only
+	// the runs at positions p with (p-1) mod Shards == Shard-1 run, ids and
+	// positions those of the whole eval.
+	Shard, Shards int64
+	// Earlier, when set, says whether the run at position, of the case
+	// id, has a final verdict from an earlier eval (--resume), and whether
+	// it passed: that run does not run again, and counts as it went.
+	Earlier func(position int64, caseID string) (passed, ok bool)
 	// Write receives the records of each run of a case, its transcript
 	// then its verdict, one run after another in case order whatever the
 	// scheduling; a run an interrupt cut is not written.
@@ -54,6 +62,9 @@ type EvalReport struct {
 	// Interrupted says an interrupt stopped the eval: the runs not written
 	// are left for --resume. Budget says the budget ran out.
 	Interrupted, Budget bool
+	// Total is how many runs the whole eval has, every shard's; Skipped
+	// how many runs Earlier had finished.
+	Total, Skipped int64
 }
 
 // unit is one run of one case: its place in the eval.
@@ -69,6 +80,9 @@ type result struct {
 	run  eval.Run
 	// cut says an interrupt cut the run: nothing of it is written.
 	cut bool
+	// earlier says the run finished in an earlier eval: nothing is
+	// written, and it took no slot.
+	earlier bool
 }
 
 // Eval runs every case of o, each as kesoku session runs a prompt, up to
@@ -114,6 +128,10 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		defer close(done)
 		for ch := range pending {
 			r := <-ch
+			if r.earlier {
+				report.Runs = append(report.Runs, r.run)
+				continue
+			}
 			<-slots
 			if r.cut {
 				report.Interrupted = true
@@ -141,6 +159,18 @@ dispatch:
 			if ctx.Err() != nil {
 				break dispatch
 			}
+			if o.Shards > 0 && (position-1)%o.Shards != o.Shard-1 {
+				continue
+			}
+			if o.Earlier != nil {
+				if passed, ok := o.Earlier(position, c.ID); ok {
+					report.Skipped++
+					ch := make(chan result, 1)
+					ch <- result{earlier: true, run: eval.Run{Case: c.ID, Repeat: r, Passed: passed}}
+					pending <- ch
+					continue
+				}
+			}
 			u := unit{c: c, repeat: r, position: position}
 			select {
 			case slots <- struct{}{}:
@@ -159,6 +189,7 @@ dispatch:
 	wg.Wait()
 	close(pending)
 	<-done
+	report.Total = position
 	if ctx.Err() != nil {
 		report.Interrupted = true
 	}

@@ -39,9 +39,13 @@ func Summarize(runs []Run) Summary {
 	type caseRuns struct{ runs, passed int }
 	var order []string
 	byCase := map[string]*caseRuns{}
+	// Repeat is the most runs a case has here, not the highest repeat: a
+	// shard may hold one run of a case repeated twice.
+	all := map[string]int{}
 	for _, r := range runs {
 		s.Runs++
-		s.Repeat = max(s.Repeat, r.Repeat)
+		all[r.Case]++
+		s.Repeat = max(s.Repeat, all[r.Case])
 		switch {
 		case r.Budget:
 			s.Budget++

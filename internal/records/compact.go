@@ -49,6 +49,9 @@ type Compaction struct {
 // shard_end): written last, after the records, and the earlier run's
 // taken away.
 func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
+	if r.Verdicts != nil {
+		return r.compactBlocks(end)
+	}
 	var c Compaction
 	// left leaves the file as it is, the end after the new records.
 	left := func() error {
@@ -84,7 +87,17 @@ func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 	if same {
 		return c, left()
 	}
-	err = replaceLocked(r.path, r.f, func(w io.Writer) error {
+	if err := r.rewrite(spans, end); err != nil {
+		return c, err
+	}
+	c.Rewritten = true
+	return c, r.Close()
+}
+
+// rewrite replaces the file, under its lock, with the lines of spans in
+// their order and end (when not nil) last, and closes r if that fails.
+func (r *Resumed) rewrite(spans []span, end *message.Record) error {
+	err := replaceLocked(r.path, r.f, func(w io.Writer) error {
 		inFile := func(yield func(int, span) bool) {
 			for _, s := range spans {
 				if !yield(0, s) {
@@ -107,10 +120,9 @@ func (r *Resumed) Compact(end *message.Record) (Compaction, error) {
 	})
 	if err != nil {
 		r.Close()
-		return c, fmt.Errorf("compact %s: %w", r.path, err)
+		return fmt.Errorf("compact %s: %w", r.path, err)
 	}
-	c.Rewritten = true
-	return c, r.Close()
+	return nil
 }
 
 // Write writes a record of the resumed run.
@@ -133,6 +145,11 @@ func (r *Resumed) note(rec *message.Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
+	case r.Verdicts != nil:
+		// An eval's: every record is of a block.
+		if rec.Type == message.TypeVerdict {
+			r.Verdicts.come(rec.Position)
+		}
 	case rec.Type != message.TypeToolResult || rec.Position <= 0:
 		r.foreign++
 	case rec.Position <= r.Finished.last:

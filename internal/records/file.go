@@ -80,6 +80,9 @@ type Resumed struct {
 	// what it does with each request (Finished.Check), which is what
 	// Compact keeps.
 	Finished *Finished
+	// Verdicts, for an eval's file (ResumeEval), are the runs its blocks
+	// finished; the eval notes in it the runs it comes to (Skip).
+	Verdicts *Verdicts
 
 	path string
 	f    *os.File
@@ -119,6 +122,13 @@ func Resume(path string, check func(*Finished) error) (*Resumed, error) {
 			return nil, err
 		}
 	}
+	return resumeAt(f, path, fin, nil)
+}
+
+// resumeAt is the Resumed of f, read already (what it finished, or for an
+// eval its verdicts), its torn last line cut so that new records start
+// on a line of their own.
+func resumeAt(f *os.File, path string, fin *Finished, v *Verdicts) (*Resumed, error) {
 	size, err := cutTornLine(f)
 	if err != nil {
 		f.Close()
@@ -126,7 +136,7 @@ func Resume(path string, check func(*Finished) error) (*Resumed, error) {
 	}
 	w := NewWriter(f)
 	w.closer = f
-	return &Resumed{Writer: w, Finished: fin, path: path, f: f, base: size}, nil
+	return &Resumed{Writer: w, Finished: fin, Verdicts: v, path: path, f: f, base: size}, nil
 }
 
 // Replace writes the file at path whole, with write, as one step: the

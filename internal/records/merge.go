@@ -21,6 +21,9 @@ const (
 	spanRewrite = 1 << iota
 	spanFailed
 	spanAborted
+	// spanBudget: an eval's run whose verdict the budget cut, which a
+	// later block of its position replaces.
+	spanBudget
 )
 
 // part is one shard's records file, read once to find its records.
@@ -28,6 +31,9 @@ type part struct {
 	name  string
 	index int    // among the parts given
 	spans []span // in request order
+	// eval says the part is an eval's: each span is a block, a run's
+	// transcript and its verdict.
+	eval bool
 	// end is what its shard_end line says, nil where it has none after
 	// its last record: its run did not finish, or it lost its last lines.
 	end *ShardEnd
@@ -89,6 +95,17 @@ func Merge(parts []string, w io.Writer) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	var first *part
+	for _, p := range byShard {
+		switch {
+		case len(p.spans) == 0:
+		case first == nil:
+			first = p
+		case p.eval != first.eval:
+			return sum, fmt.Errorf("%s and %s are not shards of one command's output: one holds kesoku eval's records, the other kesoku run's", first.name, p.name)
+		}
+	}
+	sum.Eval = first != nil && first.eval
 	for _, p := range byShard {
 		total += len(p.spans) // only once the parts are whole
 	}
@@ -140,6 +157,11 @@ func readPart(name string, kinds *kindTable) (_ *part, replaced replacements, er
 	defer f.Close()
 	p := &part{name: name}
 	rd := NewReader(f, name)
+	// The part's first record says whose it is: a run's file is its
+	// tool_result records, an eval's begins with a run's transcript (or a
+	// verdict alone).
+	decided, firstLine := false, 0
+	var br blockReader
 	for rd.Scan() {
 		h, err := rd.Head()
 		line, _ := rd.Pos()
@@ -153,37 +175,65 @@ func readPart(name string, kinds *kindTable) (_ *part, replaced replacements, er
 			if err != nil {
 				return nil, replaced, fmt.Errorf("%s:%d: %w", name, line, err)
 			}
+			if br.pending > 0 {
+				return nil, replaced, fmt.Errorf("%s:%d: a shard's end after records of a run without its verdict: this is no shard's file as kesoku eval wrote it", name, line)
+			}
 			p.end = &e
 			continue
-		case h.Type != message.TypeToolResult || h.ParentID == "":
-			return nil, replaced, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
-		case h.Position <= 0:
-			return nil, replaced, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that the shards of kesoku run write "+
-				"(this one is of another writer, or of a kesoku before records had positions: run the shard again)", name, line)
+		case !decided:
+			decided, p.eval, firstLine = true, h.Type != message.TypeToolResult, line
 		}
 		// A record after a shard_end line is of a run that went on (a
 		// resumed one, say): the end is no longer the part's.
 		p.end = nil
 		off, n := rd.Span()
-		s := span{pos: h.Position, off: off, n: int32(n)}
-		if h.IsError || h.Error != nil {
-			s.flags |= spanFailed
+		var s span
+		if p.eval {
+			var ok bool
+			if s, ok, _ = br.line(h, off, n); !ok {
+				continue
+			}
+			switch {
+			case h.Position <= 0:
+				return nil, replaced, fmt.Errorf("%s:%d: a verdict without its position in the eval: merge joins the records that the shards of kesoku eval write", name, line)
+			case s.n < 0:
+				return nil, replaced, fmt.Errorf("%s:%d: a run's records of more than 2 GiB", name, line)
+			}
 			if h.Error != nil {
 				s.kind = kinds.index(h.Error.Kind)
 			}
-		}
-		if h.Status == message.StatusAborted {
-			s.flags |= spanAborted
+		} else {
+			switch {
+			case h.Type != message.TypeToolResult || h.ParentID == "":
+				return nil, replaced, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id)", name, line)
+			case h.Position <= 0:
+				return nil, replaced, fmt.Errorf("%s:%d: a record without its position in the run: merge joins the records that the shards of kesoku run write "+
+					"(this one is of another writer, or of a kesoku before records had positions: run the shard again)", name, line)
+			}
+			s = span{pos: h.Position, off: off, n: int32(n)}
+			if h.IsError || h.Error != nil {
+				s.flags |= spanFailed
+				if h.Error != nil {
+					s.kind = kinds.index(h.Error.Kind)
+				}
+			}
+			if h.Status == message.StatusAborted {
+				s.flags |= spanAborted
+			}
 		}
 		// A later record of a position is a resumed run's: it replaces.
 		if k := len(p.spans); k == 0 || p.spans[k-1].pos < s.pos {
 			p.spans = append(p.spans, s)
 		} else if i, found := slices.BinarySearchFunc(p.spans, s.pos, func(a span, pos int64) int { return cmp.Compare(a.pos, pos) }); found {
 			switch was := p.spans[i].flags; {
-			case was&spanAborted != 0:
+			case was&(spanAborted|spanBudget) != 0:
 				replaced.aborted++
-			case was&spanFailed != 0:
+			case was&spanFailed != 0 && !p.eval:
 				replaced.failed++
+			case p.eval:
+				return nil, replaced, fmt.Errorf("%s:%d: a second verdict of run %d (case %q), which line %d ended with a final verdict: "+
+					"a resumed eval never runs a run that has one again, so this is no shard's file as kesoku eval wrote it (a part joined with itself, or with another eval's?)",
+					name, line, s.pos, h.ParentID, lineAt(f, p.spans[i].off+int64(p.spans[i].n)-1))
 			default:
 				return nil, replaced, fmt.Errorf("%s:%d: a second record of request %d (id %q), which line %d answered with success: "+
 					"a resumed run never runs a request that succeeded again, so this is no shard's file as kesoku run wrote it (a part joined with itself, or with another run's?)",
@@ -193,6 +243,13 @@ func readPart(name string, kinds *kindTable) (_ *part, replaced replacements, er
 		} else {
 			p.spans = slices.Insert(p.spans, i, s)
 		}
+	}
+	if br.pending > 0 {
+		if len(p.spans) == 0 {
+			return nil, replaced, fmt.Errorf("%s:%d: not a record of kesoku run (a tool_result with a parent_id), and no verdict of kesoku eval follows it", name, firstLine)
+		}
+		// Records of a run after the last verdict: the run was cut.
+		p.end = nil
 	}
 	if err := rd.Err(); err != nil {
 		return nil, replaced, err

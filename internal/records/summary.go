@@ -36,6 +36,10 @@ const (
 // only).
 type Summary struct {
 	Command Command `json:"command"`
+	// Eval says merge joined the shards of kesoku eval: each record it
+	// counts is a run (a transcript and its verdict), and what a resumed
+	// shard replaced are verdicts the budget cut.
+	Eval bool `json:"eval,omitempty"`
 	// Total is how many requests the command accounts for: the records it
 	// wrote and the requests it skipped; for diff, the requests the two
 	// files answer between them.
@@ -245,6 +249,17 @@ func (s *Summary) Text(h Hints) string {
 		s.validate(&b)
 		return b.String()
 	case CommandMerge:
+		if s.Eval {
+			fmt.Fprintf(&b, "%d %s from %d %s: %d passed, %d failed", s.Records, english.Plural(s.Records, "run", "runs"),
+				s.Parts, english.Plural(s.Parts, "shard", "shards"), s.Succeeded, s.Failed-s.Kinds[message.KindBudget])
+			if n := s.Kinds[message.KindBudget]; n > 0 {
+				fmt.Fprintf(&b, ", %d cut by the budget", n)
+			}
+			if s.Replaced > 0 {
+				fmt.Fprintf(&b, "; %d budget %s replaced by a resumed eval's", s.Replaced, english.Plural(s.Replaced, "verdict", "verdicts"))
+			}
+			return b.String()
+		}
 		fmt.Fprintf(&b, "%d %s from %d %s: %d succeeded", s.Records, english.Plural(s.Records, "record", "records"),
 			s.Parts, english.Plural(s.Parts, "shard", "shards"), s.Succeeded)
 		if s.Failed > 0 {

@@ -1,0 +1,19 @@
+package eval
+
+import "testing"
+
+// A shard's runs hold some repeats of a case, not all: the summary counts
+// the runs it has, and says no pass@K of repeats it did not see.
+func TestSummarizeAShardsRuns(t *testing.T) {
+	sum := Summarize([]Run{{Case: "a", Repeat: 2, Passed: true}, {Case: "b", Repeat: 2}})
+	if sum.Repeat != 1 || sum.Cases != 2 {
+		t.Errorf("summary %+v: want 2 cases of 1 run", sum)
+	}
+	if got, want := sum.Text(), "2 cases: 1 passed, 1 failed (b)"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	sum = Summarize([]Run{{Case: "a", Repeat: 1, Passed: true}, {Case: "a", Repeat: 2}, {Case: "a", Repeat: 3, Budget: true}})
+	if sum.Repeat != 3 || sum.PassAt1 != 0.5 {
+		t.Errorf("summary %+v: want 3 runs of a, pass@1 0.5", sum)
+	}
+}
