@@ -360,6 +360,9 @@ if evalb:
         w = f"1,000 eval cases, a model that answers {'at once' if think == '0s' else 'in 5 ms'}"
         rows.append((w, "eval -j 4 / loop (CPU)", f"{ev[0]:.2f} s / {loop[0]:.2f} s ({ev[1]:.2f} s / {loop[1]:.2f} s)", "", ""))
         row(w, "eval -j 4 ÷ (loop ÷ 4)", f"{ev[0] / (loop[0] / 4):.2f}×", "≤ 1.5×", ev[0] <= 1.5 * loop[0] / 4)
+    par, ev = b["loop/cases=1000/goroutines=4/think=0s"], b["eval/cases=1000/jobs=4/think=0s"]
+    rows.append(("1,000 eval cases, a model that answers at once", "eval -j 4 ÷ the loop on 4 goroutines",
+                 f"{ev[0] / par[0]:.2f}× ({par[0]:.2f} s: what the cores allow)", "", ""))
     heaps = [b[f"eval/cases={n}/jobs=4/think=0s"][2] for n in (1000, 4000, 16000)]
     row("eval, 1,000 / 4,000 / 16,000 cases", "peak heap", " / ".join(f"{h:.1f} MiB" for h in heaps), "flat", max(heaps) <= 1.5 * min(heaps))
 

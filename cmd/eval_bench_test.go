@@ -143,8 +143,18 @@ func cpuTime(b *testing.B) time.Duration {
 // work moves less than the wall time. Run with
 // -benchtime 1x: an op is a whole dataset.
 func BenchmarkEval(b *testing.B) {
-	for _, think := range []time.Duration{0, 5 * time.Millisecond} {
-		b.Run(fmt.Sprintf("loop/cases=1000/think=%v", think), func(b *testing.B) {
+	for _, lc := range []struct {
+		goroutines int
+		think      time.Duration
+	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}} {
+		name := fmt.Sprintf("loop/cases=1000/think=%v", lc.think)
+		if lc.goroutines > 1 {
+			// The loop on as many goroutines as eval's --jobs: what the
+			// machine's cores allow the SDK client at all.
+			name = fmt.Sprintf("loop/cases=1000/goroutines=%d/think=%v", lc.goroutines, lc.think)
+		}
+		think := lc.think
+		b.Run(name, func(b *testing.B) {
 			srv := instantGemini(b, think)
 			ctx := context.Background()
 			client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: benchKey, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
@@ -156,17 +166,33 @@ func BenchmarkEval(b *testing.B) {
 			for range b.N {
 				runtime.GC()
 				stop, cpu := peakHeap(), cpuTime(b)
-				for i := range 1000 {
-					text := ""
-					for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i+1)), nil) {
-						if err != nil {
-							b.Fatal(err)
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				errs := make(chan error, lc.goroutines)
+				for range lc.goroutines {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := next.Add(1); i <= 1000; i = next.Add(1) {
+							text := ""
+							for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i)), nil) {
+								if err != nil {
+									errs <- err
+									return
+								}
+								text += chunk.Text()
+							}
+							if !strings.Contains(text, "Hi") {
+								errs <- fmt.Errorf("answer %q", text)
+								return
+							}
 						}
-						text += chunk.Text()
-					}
-					if !strings.Contains(text, "Hi") {
-						b.Fatalf("answer %q", text)
-					}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				if err := <-errs; err != nil {
+					b.Fatal(err)
 				}
 				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
 				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
