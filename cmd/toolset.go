@@ -62,11 +62,15 @@ type offering struct {
 // withServers false is a set without the MCP servers (mcp serve): a name
 // under one of them says so rather than that it is unknown.
 func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServers bool) (*offering, error) {
-	return offerTools(set, choice, withServers, func(err error) {
-		if !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
-		}
-	})
+	return offerTools(set, choice, withServers, g.notOffered)
+}
+
+// notOffered says, unless quiet, that the servers in err could not start
+// and their tools are not offered.
+func (g *globals) notOffered(err error) {
+	if !g.Quiet {
+		fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
+	}
 }
 
 // offerTools is offeredTools, which tells unstarted servers to notOffered

@@ -162,11 +162,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	}
 	cases := &caseChecker{set: env.Tools, offers: map[string]error{}}
 	if !o.JSON {
-		cases.notOffered = func(err error) {
-			if !o.g.Quiet {
-				fmt.Fprintf(io.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
-			}
-		}
+		cases.notOffered = o.g.notOffered
 	}
 	io.noteReading(o.Files, o.g.Quiet || o.JSON)
 	for _, name := range o.Files {
