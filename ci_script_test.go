@@ -16,6 +16,7 @@ import (
 func init() {
 	scriptCmds["checkjunit"] = cmdCheckJUnit
 	scriptCmds["snapshotexample"] = cmdSnapshotExample
+	scriptCmds["evalexample"] = cmdEvalExample
 }
 
 // cmdCheckJUnit checks that a file is a JUnit report valid against the
@@ -47,45 +48,108 @@ func cmdCheckJUnit(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-const snapshotWorkflow = "examples/github-actions/snapshot-test.yml"
+const (
+	snapshotWorkflow = "examples/github-actions/snapshot-test.yml"
+	evalWorkflow     = "examples/github-actions/eval.yml"
+)
 
-// readSnapshotWorkflow reads the example's snapshot job: the script of
-// its step with id snapshot, and the report its publishing step reads,
-// which must be the file the script's --junit writes.
-func readSnapshotWorkflow(path string) (script string, err error) {
+// actionsJob is a job of an example workflow: the scripts of its steps
+// by id, the report its publishing step reads, and how it installs
+// kesoku.
+type actionsJob struct {
+	scripts   map[string]string
+	published string
+	install   string
+}
+
+// readActionsJob reads the job of the example workflow at path, and
+// checks that the report it publishes is the one its step reportStep
+// writes with --junit.
+func readActionsJob(path, job, reportStep string) (*actionsJob, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var w ghaWorkflow
 	if err := yaml.Unmarshal(data, &w); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	published := ""
-	for _, s := range w.Jobs["snapshot"].Steps {
+	j := &actionsJob{scripts: map[string]string{}}
+	for _, s := range w.Jobs[job].Steps {
 		switch {
-		case s.ID == "snapshot":
-			script = s.Run
+		case s.ID != "":
+			if strings.Contains(s.Run, "${{") {
+				return nil, fmt.Errorf("%s: an expression the test does not stand in for: %s", path, s.Run)
+			}
+			j.scripts[s.ID] = s.Run
 		case s.With["reporter"] == "java-junit":
-			published = s.With["path"]
+			j.published = s.With["path"]
+		case s.Name == "Install kesoku":
+			j.install = s.Run
 		}
 	}
-	if script == "" || published == "" {
-		return "", fmt.Errorf("%s: want a step with id snapshot and one that publishes a JUnit report", path)
+	script := j.scripts[reportStep]
+	if script == "" || j.published == "" {
+		return nil, fmt.Errorf("%s: want a step with id %s and one that publishes a JUnit report", path, reportStep)
 	}
-	if !strings.Contains(script, "--junit "+published) {
-		return "", fmt.Errorf("%s: the report published, %s, is not the one the snapshot step writes", path, published)
+	if !strings.Contains(script, "--junit "+j.published) {
+		return nil, fmt.Errorf("%s: the report published, %s, is not the one the %s step writes", path, j.published, reportStep)
 	}
-	if strings.Contains(script, "${{") {
-		return "", fmt.Errorf("%s: an expression the test does not stand in for: %s", path, script)
+	return j, nil
+}
+
+// readSnapshotWorkflow reads the example's snapshot job: the script of
+// its step with id snapshot.
+func readSnapshotWorkflow(path string) (script string, err error) {
+	j, err := readActionsJob(path, "snapshot", "snapshot")
+	if err != nil {
+		return "", err
 	}
-	return script, nil
+	return j.scripts["snapshot"], nil
+}
+
+// readEvalWorkflow reads the example's eval job: the scripts of its steps
+// with ids validate and eval.
+func readEvalWorkflow(path string) (validate, eval string, err error) {
+	j, err := readActionsJob(path, "eval", "eval")
+	if err != nil {
+		return "", "", err
+	}
+	if j.scripts["validate"] == "" {
+		return "", "", fmt.Errorf("%s: want a step with id validate", path)
+	}
+	return j.scripts["validate"], j.scripts["eval"], nil
 }
 
 func TestSnapshotExample(t *testing.T) {
 	t.Parallel()
 	if _, err := readSnapshotWorkflow(snapshotWorkflow); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestEvalExample(t *testing.T) {
+	t.Parallel()
+	if _, _, err := readEvalWorkflow(evalWorkflow); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestActionsInstall holds the example workflows to one way of installing
+// kesoku, the README's: a clone and go install . in it.
+func TestActionsInstall(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ path, job, step string }{
+		{snapshotWorkflow, "snapshot", "snapshot"},
+		{evalWorkflow, "eval", "eval"},
+	} {
+		j, err := readActionsJob(c.path, c.job, c.step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(j.install, "git clone ") || !strings.Contains(j.install, `&& go install .`) {
+			t.Errorf("%s installs kesoku with %q, want a clone and go install . in it", c.path, j.install)
+		}
 	}
 }
 
@@ -100,4 +164,18 @@ func cmdSnapshotExample(ts *testscript.TestScript, neg bool, args []string) {
 	script, err := readSnapshotWorkflow(filepath.Join(ts.Getenv("KESOKU_ROOT"), snapshotWorkflow))
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(script), 0o644))
+}
+
+// cmdEvalExample writes the scripts of the example workflow's validate
+// and eval steps, for a test script to run:
+//
+//	evalexample validate.sh eval.sh
+func cmdEvalExample(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: evalexample VALIDATE EVAL")
+	}
+	validate, eval, err := readEvalWorkflow(filepath.Join(ts.Getenv("KESOKU_ROOT"), evalWorkflow))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(validate), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(eval), 0o644))
 }

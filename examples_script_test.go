@@ -147,6 +147,7 @@ type ghaWorkflow struct {
 			} `yaml:"matrix"`
 		} `yaml:"strategy"`
 		Steps []struct {
+			Name string            `yaml:"name"`
 			ID   string            `yaml:"id"`
 			Uses string            `yaml:"uses"`
 			Run  string            `yaml:"run"`

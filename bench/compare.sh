@@ -2,7 +2,7 @@
 # bench/compare.sh: kesoku beside its performance peers on the workloads of
 # the README's speed table, in one run on one machine, with each ratio beside its target.
 #
-#   bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--quick]
+#   bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--eval] [--quick]
 #   bench/compare.sh --sources [-n RUNS]
 #
 # Needs only Go, Python 3 and coreutils. The peers live beside this script
@@ -19,6 +19,10 @@
 #   --yaml    also time the YAML readers kesoku's was chosen against
 #             (bench/yamlparsers: goccy/go-yaml and go.yaml.in/yaml, whole
 #             and item by item) on the 4 MiB file of 60,000 requests
+#   --eval    also kesoku eval beside a plain Go loop over the same SDK
+#             client: 1,000 one-turn cases against a fake Gemini that
+#             answers at once (and in 5 ms), and the heap at 1,000 to
+#             16,000 cases (BenchmarkEval in cmd/, in-process)
 #   --quick   a tenth of each workload, to check that the script works
 #   --sources the tool sources instead: command tools beside xargs, an MCP
 #             server's tool beside a Go SDK client (bench/sources.sh)
@@ -32,14 +36,16 @@ out=$repo/bench/out
 runs=3
 mcp=0
 yaml=0
+evalb=0
 scale=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) runs=$2; shift 2 ;;
 	--mcp) mcp=1; shift ;;
 	--yaml) yaml=1; shift ;;
+	--eval) evalb=1; shift ;;
 	--quick) scale=10; shift ;;
-	*) echo "usage: bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--quick]" >&2; exit 2 ;;
+	*) echo "usage: bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--eval] [--quick]" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$out"
@@ -61,11 +67,12 @@ if [ "$yaml" = 1 ]; then
 	(cd "$peers/yamlparsers" && go build -o "$out/yamlparsers" .)
 fi
 
-exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" "$yaml" <<'PY'
-import json, os, signal, statistics, subprocess, sys, time
+exec python3 - "$out" "$peers" "$runs" "$mcp" "$scale" "$yaml" "$evalb" <<'PY'
+import json, os, re, signal, statistics, subprocess, sys, time
 
 out, peers, runs, mcp, scale = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", int(sys.argv[5])
 yaml = sys.argv[6] == "1"
+evalb = sys.argv[7] == "1"
 kesoku, limit, pyref = f"{out}/kesoku", f"{out}/limit", f"{peers}/pyref/runner.py"
 env = dict(os.environ)
 env.pop("GOMEMLIMIT", None)  # kesoku is measured as it runs by default
@@ -333,6 +340,31 @@ for args in (["version"], ["tools", "list"]):
     row(f"kesoku {' '.join(args)}, {n} runs", "a process",
         f"{lo:.1f} ms min, {med:.1f} ms median, {cpu:.1f} ms CPU median (load {load:.1f})",
         "< 15 ms", lo < 15 and cpu < 15)
+
+# 9. kesoku eval: 1,000 one-turn sessions, each a case, against a fake
+# Gemini in the same process; the floor is a plain Go loop over the same
+# SDK client, divided by --jobs. With a model that answers at once the
+# work is CPU (the client's and the fake's), which --jobs divides by the
+# cores at most; with one that takes 5 ms, by --jobs.
+if evalb:
+    print("== kesoku eval: 1,000 cases, beside a plain loop over the SDK client (BenchmarkEval)", file=sys.stderr)
+    res = subprocess.run(["go", "test", "-run", "^$", "-bench", "^BenchmarkEval$", "-benchtime", "1x", "./cmd/"],
+                         capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        sys.exit(f"compare.sh: BenchmarkEval: {res.stdout[-1000:]}{res.stderr[-1000:]}")
+    b = {}
+    for m in re.finditer(r"^BenchmarkEval/(\S+?)-\d+\s+\d+\s+(\d+) ns/op\s+([\d.]+) cpu-ms/op\s+([\d.]+) peak-heap-MiB", res.stdout, re.M):
+        b[m.group(1)] = (int(m.group(2)) / 1e9, float(m.group(3)) / 1e3, float(m.group(4)))
+    for think in ("0s", "5ms"):
+        loop, ev = b[f"loop/cases=1000/think={think}"], b[f"eval/cases=1000/jobs=4/think={think}"]
+        w = f"1,000 eval cases, a model that answers {'at once' if think == '0s' else 'in 5 ms'}"
+        rows.append((w, "eval -j 4 / loop (CPU)", f"{ev[0]:.2f} s / {loop[0]:.2f} s ({ev[1]:.2f} s / {loop[1]:.2f} s)", "", ""))
+        row(w, "eval -j 4 ÷ (loop ÷ 4)", f"{ev[0] / (loop[0] / 4):.2f}×", "≤ 1.5×", ev[0] <= 1.5 * loop[0] / 4)
+    par, ev = b["loop/cases=1000/goroutines=4/think=0s"], b["eval/cases=1000/jobs=4/think=0s"]
+    rows.append(("1,000 eval cases, a model that answers at once", "eval -j 4 ÷ the loop on 4 goroutines",
+                 f"{ev[0] / par[0]:.2f}× ({par[0]:.2f} s: what the cores allow)", "", ""))
+    heaps = [b[f"eval/cases={n}/jobs=4/think=0s"][2] for n in (1000, 4000, 16000)]
+    row("eval, 1,000 / 4,000 / 16,000 cases", "peak heap", " / ".join(f"{h:.1f} MiB" for h in heaps), "flat", max(heaps) <= 1.5 * min(heaps))
 
 print()
 print(f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPUs, load average {min(loads):.1f}–{max(loads):.1f}; medians of {runs} runs.")

@@ -108,7 +108,8 @@ PRICES (US dollars per million tokens: input, output, cache read, write)
 const evalTopic = `An eval file is YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl), as
 request files are: one case, a list of cases, or {cases: [...]}; in JSON
 Lines, one case per line. A mistake is an error at its file:line:column,
-and an unknown key gets "did you mean". A case:
+and an unknown key gets "did you mean"; kesoku validate checks eval files,
+each case's tools too, and sends nothing. A case:
 
   - id: add                  # default case_N, N its place in the run
     prompt: What is 12345 + 67890? Use the tool.
@@ -1276,7 +1277,8 @@ total counts the requests; errors counts the error records by kind; skipped
 those a resumed run found finished. A run that was interrupted says
 "interrupted": true. validate, which runs nothing, counts requests checked:
 {"command":"validate","total":3,"valid":2,"failed":1,"files":1,
-"unreadable_files":0,"errors":{"invalid_args":1}}.
+"unreadable_files":0,"errors":{"invalid_args":1}}; "cases" says how many of
+the total are the cases of eval files.
 
 VALIDATE'S DOCUMENT
 kesoku validate --json prints one JSON document on standard output, and
@@ -1291,7 +1293,8 @@ nothing on standard error:
                  "kind": "unknown_tool", "message": "unknown tool ..."}]}
 
 valid is true when every request is valid and every file was read; line
-and column are left out where there is no place.
+and column are left out where there is no place. An eval file's entry has
+"kind": "eval" and its "cases", counted in "cases" beside "requests".
 
 THE RECORDS' SCHEMA
 kesoku schema records prints the JSON Schema (draft 2020-12) of the records

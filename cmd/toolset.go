@@ -62,6 +62,20 @@ type offering struct {
 // withServers false is a set without the MCP servers (mcp serve): a name
 // under one of them says so rather than that it is unknown.
 func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServers bool) (*offering, error) {
+	return offerTools(set, choice, withServers, g.notOffered)
+}
+
+// notOffered says, unless quiet, that the servers in err could not start
+// and their tools are not offered.
+func (g *globals) notOffered(err error) {
+	if !g.Quiet {
+		fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
+	}
+}
+
+// offerTools is offeredTools, which tells unstarted servers to notOffered
+// (validate's document says them elsewhere, or not at all).
+func offerTools(set *toolsource.Set, choice toolChoice, withServers bool, notOffered func(error)) (*offering, error) {
 	want, err := llm.ParseChoice(choice.Tools, choice.named)
 	if err != nil {
 		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
@@ -75,8 +89,8 @@ func (g *globals) offeredTools(set *toolsource.Set, choice toolChoice, withServe
 		}
 	}
 	if want.Defaults() && withServers {
-		if err := registrysource.Load(set.Registry); err != nil && !g.Quiet {
-			fmt.Fprintf(g.IO.Err, "kesoku: some tools are not offered:\n%s\n", termtext.Lines(err.Error()))
+		if err := registrysource.Load(set.Registry); err != nil {
+			notOffered(err)
 		}
 	}
 	specs, offered, err := llm.Offer(set.Registry, want)

@@ -11,10 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/app"
+	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/eval"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -37,7 +40,7 @@ func newValidateCmd(g *globals, runF func(context.Context, *validateOptions) err
 	opts := &validateOptions{g: g, Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "validate FILE...",
-		Short: "Check request files against the tools' parameters; run nothing",
+		Short: "Check request and eval files against the tools; run nothing",
 		Long: `validate parses each FILE as run would and checks every request against its
 tool's parameters: unknown tools, missing, unknown and wrongly typed
 arguments, values outside an enum or a tool's bounds, paths outside the
@@ -55,13 +58,17 @@ YAML, JSON or JSON Lines by extension, "-" for standard input (sniffed, or
 other records passed over. A file that cannot be read or parsed is said
 on standard error, as is the summary, each line beginning with "kesoku: ".
 
+An eval file (kesoku help eval) is read as eval reads it, whole, and each
+case's tools (tools:, or the default offering) checked; standard error says
+which files are eval files: "cases.yaml: an eval file: 3 cases, valid".
+
 --json prints one JSON document on standard output instead, and nothing
 on standard error: every file, every problem and whether all is valid
 (kesoku help ci shows it).
 
 EXIT STATUS
-  0    every request is valid
-  1    at least one request is invalid
+  0    every request and case is valid
+  1    at least one request or case is invalid
   2    bad usage, or a file that cannot be read or parsed or holds no
        requests (the other files are still checked)
   130  interrupted (SIGINT or SIGTERM)`,
@@ -96,8 +103,12 @@ type validateProblem struct {
 
 // validateFile is one file in validate's report.
 type validateFile struct {
-	Name     string `json:"name"`
+	Name string `json:"name"`
+	// Kind is validateEval for an eval file, whose cases are counted;
+	// empty for a request file.
+	Kind     string `json:"kind,omitempty"`
 	Requests int    `json:"requests"`
+	Cases    int    `json:"cases,omitempty"`
 	// Error says why the file could not be read or parsed; its requests
 	// before that point are still counted and checked.
 	Error *validateProblem `json:"error,omitempty"`
@@ -107,6 +118,7 @@ type validateFile struct {
 type validateReport struct {
 	Valid    bool              `json:"valid"`
 	Requests int               `json:"requests"`
+	Cases    int               `json:"cases,omitempty"`
 	Invalid  int               `json:"invalid"`
 	Files    []validateFile    `json:"files"`
 	Problems []validateProblem `json:"problems"`
@@ -131,6 +143,27 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
 	unreadable := 0
 	var kinds map[message.ErrorKind]int
+	// problem reports one request or case that would be refused.
+	problem := func(vp validateProblem, at string) error {
+		rep.Invalid++
+		if kinds == nil {
+			kinds = map[message.ErrorKind]int{}
+		}
+		kinds[message.ErrorKind(vp.Kind)]++
+		if o.JSON {
+			rep.Problems = append(rep.Problems, vp)
+			return nil
+		}
+		line := fmt.Sprintf("%s: %s: %s: %s", at, vp.ID, vp.Kind, vp.Message)
+		if _, err := fmt.Fprintln(io.Out, termtext.Escape(line)); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		return nil
+	}
+	cases := &caseChecker{set: env.Tools, offers: map[string]error{}}
+	if !o.JSON {
+		cases.notOffered = o.g.notOffered
+	}
 	io.noteReading(o.Files, o.g.Quiet || o.JSON)
 	for _, name := range o.Files {
 		if ctx.Err() != nil {
@@ -139,40 +172,50 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		vf := validateFile{Name: name}
 		// Each file on its own, so that one that cannot be parsed does not
 		// hide the problems of the others.
-		f, err := request.Open(ctx, name, format, io.In)
-		if err == nil {
-			vf.Name = f.Name
-			for req := range f.Requests() {
-				p, mine := check.Next(req)
-				if !mine {
-					continue
+		var err error
+		if name != "-" && eval.IsCaseFile(name) {
+			vf.Kind = validateEval
+			var invalid int
+			invalid, err = cases.check(name, &vf, problem)
+			rep.Cases += vf.Cases
+			if err == nil && !o.JSON && !o.g.Quiet {
+				state := "valid"
+				if invalid > 0 {
+					state = fmt.Sprintf("%d invalid", invalid)
 				}
-				rep.Requests++
-				vf.Requests++
-				if p == nil {
-					continue
-				}
-				rep.Invalid++
-				if kinds == nil {
-					kinds = map[message.ErrorKind]int{}
-				}
-				kinds[p.Kind]++
-				vp := validateProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, ID: req.ID, Kind: string(p.Kind), Message: p.Message}
-				if vp.File == "" {
-					vp.File = f.Name
-				}
-				if o.JSON {
-					rep.Problems = append(rep.Problems, vp)
-					continue
-				}
-				line := fmt.Sprintf("%s: %s: %s: %s", positionOr(p.Pos, f.Name), req.ID, p.Kind, p.Message)
-				if _, err := fmt.Fprintln(io.Out, termtext.Escape(line)); err != nil {
-					f.Close()
-					return fmt.Errorf("write: %w", err)
-				}
+				fmt.Fprintf(io.Err, "kesoku: %s: an eval file: %s, %s\n", termtext.Escape(name), english.Count(vf.Cases, "case", "cases"), state)
 			}
-			err = f.Err()
-			f.Close()
+		} else {
+			var f *request.File
+			f, err = request.Open(ctx, name, format, io.In)
+			if err == nil {
+				vf.Name = f.Name
+				for req := range f.Requests() {
+					p, mine := check.Next(req)
+					if !mine {
+						continue
+					}
+					rep.Requests++
+					vf.Requests++
+					if p == nil {
+						continue
+					}
+					vp := validateProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, ID: req.ID, Kind: string(p.Kind), Message: p.Message}
+					if vp.File == "" {
+						vp.File = f.Name
+					}
+					if err := problem(vp, positionOr(p.Pos, f.Name)); err != nil {
+						f.Close()
+						return err
+					}
+				}
+				err = f.Err()
+				f.Close()
+			}
+		}
+		var werr *writeError
+		if errors.As(err, &werr) {
+			return werr.err
 		}
 		if err != nil {
 			unreadable++
@@ -194,8 +237,9 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		}
 	}
 	if !o.JSON || o.Summary == summaryJSON {
-		o.g.printSummary(o.Summary, &records.Summary{Command: records.CommandValidate, Total: rep.Requests,
-			Succeeded: rep.Requests - rep.Invalid, Failed: rep.Invalid, Kinds: kinds, Parts: len(rep.Files), Unreadable: unreadable})
+		total := rep.Requests + rep.Cases
+		o.g.printSummary(o.Summary, &records.Summary{Command: records.CommandValidate, Total: total, Cases: rep.Cases,
+			Succeeded: total - rep.Invalid, Failed: rep.Invalid, Kinds: kinds, Parts: len(rep.Files), Unreadable: unreadable})
 	}
 	switch {
 	case unreadable > 0:
@@ -215,12 +259,82 @@ func positionOr(p yamlpos.Pos, name string) string {
 	return name
 }
 
+// validateEval is the kind of an eval file in validate's report.
+const validateEval = "eval"
+
+// caseChecker checks the cases of eval files as kesoku eval would before
+// it sends anything: each case's tools (its tools:, or the default
+// offering) chosen from the tool set.
+type caseChecker struct {
+	set *toolsource.Set
+	// offers are the choices made, by tools: as written: many cases name
+	// the same tools.
+	offers map[string]error
+	// notOffered says the tools of servers that could not start, once.
+	notOffered func(error)
+	said       bool
+}
+
+func (c *caseChecker) sayNotOffered(err error) {
+	if !c.said && c.notOffered != nil {
+		c.said = true
+		c.notOffered(err)
+	}
+}
+
+// writeError is a problem that could not be written: it ends validate.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }
+
+// check reads the eval file name as eval does, counts its cases in vf and
+// hands each case whose tools cannot be offered to problem; invalid is
+// how many. Its error says why the file could not be read, or is a
+// *writeError.
+func (c *caseChecker) check(name string, vf *validateFile, problem func(validateProblem, string) error) (invalid int, err error) {
+	cases, err := eval.ReadFile(name)
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range cases {
+		vf.Cases++
+		choice, key := toolChoice{}, "\x00default"
+		if k.Tools != nil {
+			choice, key = toolChoice{Tools: k.Tools, named: true}, strings.Join(k.Tools, ",")
+		}
+		err, seen := c.offers[key]
+		if !seen {
+			_, err = offerTools(c.set, choice, true, c.sayNotOffered)
+			c.offers[key] = err
+		}
+		if err == nil {
+			continue
+		}
+		invalid++
+		kind := message.KindInvalidRequest
+		var unknown *registry.UnknownToolError
+		if errors.As(err, &unknown) {
+			kind = message.KindUnknownTool
+		}
+		msg := "tools: " + strings.TrimPrefix(err.Error(), "--tools: ")
+		vp := validateProblem{File: k.Pos.File, Line: k.Pos.Line, Column: k.Pos.Col, ID: k.ID, Kind: string(kind), Message: msg}
+		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
+			return invalid, &writeError{err}
+		}
+	}
+	return invalid, nil
+}
+
 // fileProblem turns the error of a file that could not be read or parsed
 // into a problem of the report, with its place when it has one.
 func fileProblem(name string, err error) *validateProblem {
 	var pe *request.ParseError
 	if errors.As(err, &pe) {
 		return &validateProblem{File: pe.Pos.File, Line: pe.Pos.Line, Column: pe.Pos.Col, Message: parseErrorMsg(pe)}
+	}
+	var ne *yamlpos.NodeError
+	if errors.As(err, &ne) {
+		return &validateProblem{File: ne.Pos.File, Line: ne.Pos.Line, Column: ne.Pos.Col, Message: ne.Msg}
 	}
 	var fe *fs.PathError
 	if errors.As(err, &fe) {

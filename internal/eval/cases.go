@@ -60,19 +60,6 @@ var (
 	answerKeys   = []string{"contains", "regex", "equals", "json_schema"}
 )
 
-// IsCase reports whether data, the start of a file, reads as a case
-// rather than a request: a key prompt (or cases) where a request has
-// name. It looks no further than data.
-func IsCase(data []byte) bool {
-	for _, key := range []string{"prompt", "cases"} {
-		re := regexp.MustCompile(`(^|[\s{,-])"?` + key + `"?\s*:`)
-		if re.Match(data) {
-			return true
-		}
-	}
-	return false
-}
-
 // ReadFile reads the cases of the eval file at path: YAML (.yaml, .yml),
 // JSON (.json) or JSON Lines (.jsonl, .ndjson). A YAML or JSON file holds
 // one case, a list of them, or {cases: [...]}. Every mistake is an error

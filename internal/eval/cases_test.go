@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,14 +66,54 @@ func TestReadFileMistakes(t *testing.T) {
 func TestIsCase(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]bool{
-		"- prompt: a\n":                        true,
-		"cases:\n  - prompt: a\n":              true,
-		`{"prompt": "a"}`:                      true,
-		"- name: calculate_sum\n":              false,
-		`{"name": "f", "args": {"prompt": 1}}`: true, // a guess from the start alone
+		"- prompt: a\n":                true,
+		"cases:\n  - prompt: a\n":      true,
+		`{"prompt": "a"}`:              true,
+		`[{"id": "x", "prompt": "a"}]`: true,
+		"# the cases\n---\nid: x\nsystem: s\nprompt: |\n  a\n":     true,
+		"- id: x\n  expect: {tools_called: [f]}\n  prompt: a\n":    true,
+		"- name: calculate_sum\n":                                  false,
+		"session_id: s\nrequests:\n  - {name: f}\n":                false,
+		`{"type": "text", "role": "user", "content": "prompt: a"}`: false,
+		// A key deeper than the first mapping's is a value's, not the
+		// file's.
+		`{"name": "f", "args": {"prompt": 1}}`:                    false,
+		"- args:\n    prompt: a\n  name: f\n":                     false,
+		"- id: a\n  args: {prompt: a}\n- prompt: b\n":             false,
+		"cut in the middle: {\"pro":                               false,
+		`[{"id": "x", "args": {"system": "a"}}, {"prompt": "b"}]`: false,
+		"": false,
 	} {
 		if got := IsCase([]byte(text)); got != want {
 			t.Errorf("IsCase(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestIsCaseFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, want := range map[string]bool{
+		"a.jsonl": true,  // by its first line that is not blank
+		"b.jsonl": false, // a request first
+		"c.yaml":  true,
+		"d.txt":   false, // no eval file's name
+		"e.yaml":  false, // no such file
+	} {
+		text := map[string]string{
+			"a.jsonl": "\n  \n{\"prompt\": \"a\"}\n{\"name\": \"f\"}\n",
+			"b.jsonl": "{\"name\": \"f\"}\n{\"prompt\": \"a\"}\n",
+			"c.yaml":  "- prompt: a\n",
+			"d.txt":   "- prompt: a\n",
+		}[name]
+		path := filepath.Join(dir, name)
+		if text != "" {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := IsCaseFile(path); got != want {
+			t.Errorf("IsCaseFile(%s) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -84,6 +84,9 @@ type Summary struct {
 	Deleted int `json:"deleted_files,omitempty"`
 	// Unreadable is how many request files could not be read (validate).
 	Unreadable int `json:"unreadable_files,omitempty"`
+	// Cases is how many of Total are eval cases, the rest requests
+	// (validate).
+	Cases int `json:"cases,omitempty"`
 	// Pending is how many requests of a batch the provider has not
 	// answered yet, Uncounted how many of an ended part it gives no
 	// counts of, Unsent how many were never sent to it (status).
@@ -191,12 +194,13 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		return json.Marshal(struct {
 			Command    Command                   `json:"command"`
 			Total      int                       `json:"total"`
+			Cases      int                       `json:"cases,omitempty"`
 			Valid      int                       `json:"valid"`
 			Failed     int                       `json:"failed"`
 			Files      int                       `json:"files"`
 			Unreadable int                       `json:"unreadable_files"`
 			Kinds      map[message.ErrorKind]int `json:"errors"`
-		}{s.Command, s.Total, s.Succeeded, s.Failed, s.Parts, s.Unreadable, kinds})
+		}{s.Command, s.Total, s.Cases, s.Succeeded, s.Failed, s.Parts, s.Unreadable, kinds})
 	}
 	// plain has Summary's fields without this method; the outer errors
 	// wins over its omitempty one.
@@ -329,15 +333,28 @@ func (s *Summary) Text(h Hints) string {
 func (s *Summary) validate(b *strings.Builder) {
 	switch {
 	case s.Failed == 0 && s.Unreadable == 0:
-		fmt.Fprintf(b, "%d %s in %d %s: all valid", s.Total, english.Plural(s.Total, "request", "requests"), s.Parts, english.Plural(s.Parts, "file", "files"))
+		fmt.Fprintf(b, "%s in %d %s: all valid", s.checked(), s.Parts, english.Plural(s.Parts, "file", "files"))
 	case s.Failed == 0:
-		fmt.Fprintf(b, "%d %s valid", s.Total, english.Plural(s.Total, "request", "requests"))
+		fmt.Fprintf(b, "%s valid", s.checked())
 	default:
-		fmt.Fprintf(b, "%d of %d %s invalid", s.Failed, s.Total, english.Plural(s.Total, "request", "requests"))
+		fmt.Fprintf(b, "%d of %s invalid", s.Failed, s.checked())
 	}
 	if s.Unreadable > 0 {
 		fmt.Fprintf(b, "; %d of %d %s could not be read", s.Unreadable, s.Parts, english.Plural(s.Parts, "file", "files"))
 	}
+}
+
+// checked says what validate checked: requests, an eval's cases, or both.
+func (s *Summary) checked() string {
+	requests := s.Total - s.Cases
+	cases := english.Count(s.Cases, "case", "cases")
+	switch {
+	case s.Cases == 0:
+		return english.Count(requests, "request", "requests")
+	case requests == 0:
+		return cases
+	}
+	return english.Count(requests, "request", "requests") + " and " + cases
 }
 
 // diff is the sentence of diff.

@@ -106,6 +106,8 @@ func TestSummaryJSON(t *testing.T) {
 			`{"command":"validate","total":3,"valid":2,"failed":1,"files":2,"unreadable_files":1,"errors":{"invalid_args":1}}`},
 		{Summary{Command: CommandValidate, Total: 1, Succeeded: 1, Parts: 1},
 			`{"command":"validate","total":1,"valid":1,"failed":0,"files":1,"unreadable_files":0,"errors":{}}`},
+		{Summary{Command: CommandValidate, Total: 5, Cases: 3, Succeeded: 4, Failed: 1, Kinds: map[message.ErrorKind]int{"unknown_tool": 1}, Parts: 2},
+			`{"command":"validate","total":5,"cases":3,"valid":4,"failed":1,"files":2,"unreadable_files":0,"errors":{"unknown_tool":1}}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.sum)
@@ -127,6 +129,9 @@ func TestValidateSentence(t *testing.T) {
 		{Summary{Command: CommandValidate, Total: 3, Succeeded: 3, Parts: 1}, "kesoku: 3 requests in 1 file: all valid"},
 		{Summary{Command: CommandValidate, Total: 3, Succeeded: 2, Failed: 1, Parts: 2, Unreadable: 1}, "kesoku: 1 of 3 requests invalid; 1 of 2 files could not be read"},
 		{Summary{Command: CommandValidate, Total: 1, Succeeded: 1, Parts: 2, Unreadable: 1}, "kesoku: 1 request valid; 1 of 2 files could not be read"},
+		{Summary{Command: CommandValidate, Total: 3, Cases: 3, Succeeded: 3, Parts: 1}, "kesoku: 3 cases in 1 file: all valid"},
+		{Summary{Command: CommandValidate, Total: 5, Cases: 3, Succeeded: 4, Failed: 1, Parts: 2}, "kesoku: 1 of 2 requests and 3 cases invalid"},
+		{Summary{Command: CommandValidate, Total: 1, Cases: 1, Succeeded: 1, Parts: 2, Unreadable: 1}, "kesoku: 1 case valid; 1 of 2 files could not be read"},
 	} {
 		if got := tt.sum.String(); got != tt.want {
 			t.Errorf("got %q, want %q", got, tt.want)

@@ -1,0 +1,230 @@
+//go:build unix
+
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/kesoku/kesoku/internal/app/apptest"
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/message"
+)
+
+const benchKey = "test-key-bench-eval-7c2e"
+
+// instantGemini is a Gemini server that answers every streamed request
+// with the same turn, after think (at once when 0): the answer llmtest's
+// fake gives, taken from it once, so that the wire format is the fake's.
+// It keeps nothing of the requests (the fake keeps them all), so that
+// what grows with the number of cases is the client's alone.
+func instantGemini(b *testing.B, think time.Duration) *httptest.Server {
+	b.Helper()
+	fake := llmtest.NewServer(llmtest.Gemini, benchKey, llmtest.Reply{Text: "Hi.", Usage: &message.Usage{InputTokens: 12, OutputTokens: 2}})
+	defer fake.Close()
+	req, err := http.NewRequest(http.MethodPost, fake.URL+"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+		strings.NewReader(`{"contents": [{"role": "user", "parts": [{"text": "say hi"}]}]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("x-goog-api-key", benchKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("the fake answered %d %q: %v", resp.StatusCode, answer, err)
+	}
+	contentType := resp.Header.Get("Content-Type")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if think > 0 {
+			time.Sleep(think)
+		}
+		w.Header().Set("Content-Type", contentType)
+		w.Write(answer)
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// writeCases writes n cases, each a prompt the model answers in one turn
+// with no tools offered, and a check of its answer.
+func writeCases(b *testing.B, n int) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "cases.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := range n {
+		fmt.Fprintf(w, `{"id": "c%d", "prompt": "say hi, %d", "tools": "", "expect": {"answer": {"contains": "Hi"}}}`+"\n", i+1, i+1)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+// peakHeap samples the heap's live and unswept objects until stop is
+// called, which returns the most seen, in bytes: what a run holds at its
+// fullest, give or take a collection.
+func peakHeap() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak.Load()
+	}
+}
+
+// cpuTime is the CPU time the process has taken so far, user and system:
+// on a machine shared with other work it says what an op cost better
+// than its wall time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEval is `kesoku eval` end to end against a model that answers
+// at once: each op an eval of a dataset of cases, one-turn sessions whose
+// answers are checked and written with their transcripts to -o. Beside it
+// (loop), the same 1,000 sessions' requests made one after another by a
+// plain Go loop over the same SDK client (genai), the floor: eval with
+// --jobs N is to take at most 1.5 times the loop's time divided by N.
+// With think=5ms the model takes 5ms to answer, as a network would, so
+// that what --jobs overlaps is not the CPU the client and the fake share.
+// peak-heap-MiB is the most the heap held during an op; cpu-ms/op the CPU
+// time of the process, the fake's included, which the machine's other
+// work moves less than the wall time. Run with
+// -benchtime 1x: an op is a whole dataset.
+func BenchmarkEval(b *testing.B) {
+	for _, lc := range []struct {
+		goroutines int
+		think      time.Duration
+	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}} {
+		name := fmt.Sprintf("loop/cases=1000/think=%v", lc.think)
+		if lc.goroutines > 1 {
+			// The loop on as many goroutines as eval's --jobs: what the
+			// machine's cores allow the SDK client at all.
+			name = fmt.Sprintf("loop/cases=1000/goroutines=%d/think=%v", lc.goroutines, lc.think)
+		}
+		think := lc.think
+		b.Run(name, func(b *testing.B) {
+			srv := instantGemini(b, think)
+			ctx := context.Background()
+			client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: benchKey, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				runtime.GC()
+				stop, cpu := peakHeap(), cpuTime(b)
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				errs := make(chan error, lc.goroutines)
+				for range lc.goroutines {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := next.Add(1); i <= 1000; i = next.Add(1) {
+							text := ""
+							for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i)), nil) {
+								if err != nil {
+									errs <- err
+									return
+								}
+								text += chunk.Text()
+							}
+							if !strings.Contains(text, "Hi") {
+								errs <- fmt.Errorf("answer %q", text)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				if err := <-errs; err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
+			}
+		})
+	}
+	for _, bc := range []struct {
+		cases, jobs int
+		think       time.Duration
+	}{{1000, 1, 0}, {1000, 4, 0}, {4000, 4, 0}, {16000, 4, 0}, {1000, 4, 5 * time.Millisecond}, {1000, 16, 5 * time.Millisecond}} {
+		b.Run(fmt.Sprintf("eval/cases=%d/jobs=%d/think=%v", bc.cases, bc.jobs, bc.think), func(b *testing.B) {
+			srv := instantGemini(b, bc.think)
+			b.Setenv("GEMINI_API_KEY", benchKey)
+			cases := writeCases(b, bc.cases)
+			out := filepath.Join(b.TempDir(), "out.jsonl")
+			sig := &apptest.Signals{}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				os.Remove(out)
+				g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, AWD: b.TempDir(), Quiet: true, Signals: sig.Source}
+				c := newEvalCmd(g, runEval)
+				c.SetArgs([]string{cases, "--model", "gemini-2.5-flash", "--base-url", srv.URL, "--jobs", fmt.Sprint(bc.jobs), "-o", out})
+				c.SilenceUsage, c.SilenceErrors = true, true
+				runtime.GC()
+				stop, cpu := peakHeap(), cpuTime(b)
+				if err := c.ExecuteContext(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
+			}
+		})
+	}
+}
