@@ -13,13 +13,25 @@ import (
 // TestReadmeLinks checks that every relative link of README.md and
 // docs/*.md names a file of the repository and, after a #, a heading of
 // that file, as GitHub makes anchors of headings: a moved section or a
-// renamed heading leaves no link pointing nowhere.
+// renamed heading leaves no link pointing nowhere. And the README links
+// every page of docs/.
 func TestReadmeLinks(t *testing.T) {
 	docs, err := filepath.Glob(filepath.Join("docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A page of docs/ that the README does not link is a page no reader
+	// finds.
+	for _, name := range docs {
+		if !strings.Contains(string(readme), "]("+filepath.ToSlash(name)) {
+			t.Errorf("README.md links nowhere to %s", name)
+		}
+	}
 	for _, name := range append([]string{"README.md"}, docs...) {
 		data, err := os.ReadFile(name)
 		if err != nil {
