@@ -22,13 +22,21 @@ func init() { scriptCmds["readme"] = cmdReadme }
 //	                             lines after "$ CMD" in a ```console
 //	                             block, up to the next "$ " line
 //
-// The README is read from $KESOKU_ROOT, the repository root.
+// The README is read from $KESOKU_ROOT, the repository root. A first
+// argument FILE=docs/x.md reads that file of the repository instead, for
+// what moved out of the README into docs/.
 func cmdReadme(ts *testscript.TestScript, neg bool, args []string) {
+	doc := "README.md"
+	if len(args) > 0 {
+		if f, ok := strings.CutPrefix(args[0], "FILE="); ok {
+			doc, args = filepath.FromSlash(f), args[1:]
+		}
+	}
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: readme go|sh|json|yaml|console TEXT FILE")
+		ts.Fatalf("usage: readme [FILE=docs/x.md] go|sh|json|yaml|console TEXT FILE")
 	}
 	lang, text, out := args[0], args[1], args[2]
-	data, err := os.ReadFile(filepath.Join(ts.Getenv("KESOKU_ROOT"), "README.md"))
+	data, err := os.ReadFile(filepath.Join(ts.Getenv("KESOKU_ROOT"), doc))
 	ts.Check(err)
 	var (
 		inBlock, found, taking bool
@@ -59,7 +67,7 @@ scan:
 	}
 	ts.Check(sc.Err())
 	if !found {
-		ts.Fatalf("readme: no ```%s block in README.md holds %q", lang, text)
+		ts.Fatalf("readme: no ```%s block in %s holds %q", lang, doc, text)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(out), []byte(strings.Join(block, "\n")+"\n"), 0o644))
 }

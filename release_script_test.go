@@ -14,7 +14,7 @@ import (
 
 // TestReleaseScript builds release archives with scripts/release.sh, as a
 // release is made: the archive of this machine's platform holds a binary
-// that says the version stamped in, with the licence and the README, and
+// that says the version stamped in, with the licence, the README and docs/, and
 // SHA256SUMS checks every archive. Building for another platform costs a
 // whole build: CI runs it (KESOKU_RELEASE_TEST=1), go test ./... does not.
 func TestReleaseScript(t *testing.T) {
@@ -61,7 +61,7 @@ func TestReleaseScript(t *testing.T) {
 		t.Fatalf("tar: %v\n%s", err, out)
 	}
 	dir := filepath.Join(unpacked, strings.TrimSuffix(hostArchive, ".tar.gz"))
-	for _, f := range []string{"LICENSE", "README.md", "CHANGELOG.md"} {
+	for _, f := range []string{"LICENSE", "README.md", "CHANGELOG.md", "docs/command-tools.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("the archive lacks %s", f)
 		}

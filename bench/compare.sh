@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/compare.sh: kesoku beside its performance peers on the workloads of
-# the README's speed table, in one run on one machine, with each ratio beside its target.
+# the speed table of docs/speed.md, in one run on one machine, with each ratio beside its target.
 #
 #   bench/compare.sh [-n RUNS] [--mcp] [--yaml] [--eval] [--quick]
 #   bench/compare.sh --sources [-n RUNS]

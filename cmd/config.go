@@ -37,6 +37,13 @@ func (g *globals) loadConfig(c *cobra.Command) (*config.Config, []config.Applied
 		g.protect(userDir, "it is the user's kesoku config directory, which says which config files are approved")
 	}
 	cfg, err := config.Load(config.Options{AWD: g.AWD, Named: g.Config, UserDir: userDir, Keys: flagNames(c.Root())})
+	var mistakes *config.MistakesError
+	if errors.As(err, &mistakes) {
+		// The values of the keys that are right are checked too: a file
+		// with mistakes of both kinds is fixed in one go.
+		_, valueErr := mistakes.Config.Apply(c.Flags(), []string{"quiet", "verbose"})
+		err = config.JoinByPlace(err, valueErr, checkOthers(mistakes.Config, c))
+	}
 	if err != nil {
 		return nil, nil, configErr(err)
 	}

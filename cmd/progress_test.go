@@ -3,12 +3,15 @@ package cmd
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -299,5 +302,40 @@ func TestProgressOfAnEval(t *testing.T) {
 				t.Errorf("progress %q does not show %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRunSaysServerStartsAboveTheBar: on a terminal, the line that says
+// which MCP server a run starts (and waits for) goes above the progress
+// bar, on a line the bar was cleared from, never onto the bar.
+func TestRunSaysServerStartsAboveTheBar(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "servers.yaml")
+	reqs := filepath.Join(dir, "calls.jsonl")
+	if err := os.WriteFile(conf, []byte("mcpServers:\n  dead:\n    command: sh\n    args: [-c, \"exit 3\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reqs, []byte(`{"id": "a", "name": "dead__x", "args": {}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.Options{AWD: dir, Named: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var tty progressBuffer
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &tty, ErrTTY: true}, AWD: dir, config: cfg}
+	c := newRunCmd(g, runRun)
+	c.SetArgs([]string{reqs})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	c.Execute()
+	screen := tty.String()
+	i := strings.Index(screen, "kesoku: starting the MCP server dead ")
+	if i < 0 {
+		t.Fatalf("the run does not say it starts the server: %q", screen)
+	}
+	if !strings.HasSuffix(screen[:i], clearLine) {
+		t.Errorf("the line was written onto the bar: %q", screen)
 	}
 }

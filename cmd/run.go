@@ -37,6 +37,8 @@ type runOptions struct {
 	Shard    shardValue
 	JUnit    string
 	Summary  summaryFormat
+	// starts say each MCP server as it starts (startNotes).
+	starts *startNotes
 	callFlags
 
 	// format is the format --format forces, "" for none; set by check.
@@ -194,9 +196,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	// One turn from start to end: the MCP servers start as requests need
 	// them, under its context, so that an interrupt cuts a start short.
+	o.starts = o.g.startNotes()
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
-		Model: o.model, InlineLimit: int64(o.InlineLimit),
+		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell,
 	})
 	if err != nil {
 		return err
@@ -298,6 +301,7 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 	}
 	prog := newProgress(o.g, total, "running", others)
 	defer prog.finish()
+	o.starts.to(prog.around(o.g.IO.Err, o.g.IO.ErrTTY))
 	var out recordsOut
 	var finished *records.Finished
 	if resumed != nil {

@@ -110,6 +110,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	_, env, err := g.env(ctx, opts.cassette.apply(app.Options{
 		Tools: opts.Registry, Calls: opts.callFlags.calls(),
 		Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit),
+		Starting: g.startNotes().tell,
 	}))
 	if err != nil {
 		return err

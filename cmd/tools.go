@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
@@ -205,6 +206,45 @@ func tellStarting(w io.Writer, servers []string) {
 	}
 	fmt.Fprintf(w, "kesoku: starting %s %s to list %s tools (one run by npx or uvx may first download its package)…\n",
 		english.Plural(len(servers), "the MCP server", "the MCP servers"), strings.Join(names, ", "), english.Plural(len(servers), "its", "their"))
+}
+
+// startNotes say, on a terminal or with -v, each MCP server as a run or a
+// session starts it, and why the wait, as tools list does: a command that
+// needs a server's tools may wait on it for long with nothing else to
+// show. Nil says nothing.
+type startNotes struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// startNotes are the notes of a command that starts servers as it needs
+// them: none with -q, nor in a log without -v.
+func (g *globals) startNotes() *startNotes {
+	if g.Quiet || !(g.IO.ErrTTY || g.Verbose) {
+		return nil
+	}
+	return &startNotes{w: g.IO.Err}
+}
+
+// tell says that server starts.
+func (n *startNotes) tell(server string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	tellStarting(n.w, []string{server})
+}
+
+// to sends the notes to w from now on: around the progress bar, once it
+// is drawn.
+func (n *startNotes) to(w io.Writer) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.w = w
 }
 
 // columnsOf is how many columns s takes: one a character.

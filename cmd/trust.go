@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -117,6 +118,11 @@ func runTrust(o *trustOptions) error {
 	// The same checks as loading it, for every command: a file that could
 	// not be loaded is not worth approving.
 	cfg, err := config.Load(config.Options{AWD: filepath.Dir(abs), Named: abs, Approving: true, UserDir: userDir, Keys: o.keys})
+	if mistakes, ok := errors.AsType[*config.MistakesError](err); ok {
+		// The values of the keys that are right are checked too.
+		_, valueErr := checkSettings(mistakes.Config)
+		err = config.JoinByPlace(err, valueErr)
+	}
 	if err != nil {
 		return usageErr(configWords(err))
 	}

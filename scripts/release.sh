@@ -5,7 +5,7 @@
 #
 # For each target (by default linux, darwin and windows, each on amd64 and
 # arm64) it builds kesoku with VERSION stamped in (kesoku --version says
-# it), without cgo, and packs it with LICENSE, README.md and CHANGELOG.md
+# it), without cgo, and packs it with LICENSE, README.md, docs/ and CHANGELOG.md
 # into dist/kesoku_VERSION_OS_ARCH.tar.gz (.zip for windows, which needs
 # zip); dist/SHA256SUMS lists the archives' checksums, as sha256sum -c
 # reads them. $DIST names another directory than dist.
@@ -47,6 +47,7 @@ for target in "${targets[@]}"; do
 		-ldflags "-s -w -X github.com/kesoku/kesoku/cmd.version=$version" \
 		-o "$work/$name/$exe" .
 	cp LICENSE README.md CHANGELOG.md "$work/$name/"
+	cp -R docs "$work/$name/docs"
 	if [ "$os" = windows ]; then
 		command -v zip >/dev/null 2>&1 || {
 			echo "release: zip is needed for the windows archives (apt-get install zip)" >&2

@@ -62,6 +62,9 @@ type Options struct {
 	// what it does and warns (standard error).
 	Quiet, Verbose bool
 	Log            io.Writer
+	// Starting, when set, is told the name of each MCP server as it
+	// begins to start (toolsource.Options.Starting).
+	Starting func(server string)
 
 	// Signals is where interrupts come from, none when nil. OneTurn makes
 	// the whole command one turn: Prepare watches them at once, its
@@ -266,6 +269,7 @@ func ToolOptions(o Options) toolsource.Options {
 		Guardian:       o.Self,
 		Reap:           o.Self != "",
 		OAuth:          o.OAuth,
+		Starting:       o.Starting,
 		Warn: func(msg string) {
 			if !o.Quiet {
 				fmt.Fprintf(o.Log, "kesoku: %s\n", termtext.Lines(msg))

@@ -55,6 +55,28 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
+// MistakesError is the mistakes in the keys of config files: keys no flag
+// has, keys no file may set, sections that are wrong. Config holds what
+// the files set besides, so that their values can be checked as well and
+// every mistake of both kinds told at once; it is for that check alone.
+type MistakesError struct {
+	Config *Config
+	// Errs are the mistakes, in the order of their places.
+	Errs []error
+}
+
+func (e *MistakesError) Error() string   { return errors.Join(e.Errs...).Error() }
+func (e *MistakesError) Unwrap() []error { return e.Errs }
+
+// mistakes flattens errs, in the order of their places, each once.
+func mistakes(errs ...error) []error {
+	err := JoinByPlace(errs...)
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
 // Refusal says why a config file cannot set a key at all.
 type Refusal int
 
@@ -127,15 +149,22 @@ type Config struct {
 	Files []*File
 }
 
-// Load reads the user's config file and the project's, checks every key,
-// and refuses (with an *UnapprovedError) a kesoku.yaml found in the AWD
+// Load reads the user's config file and the project's, checks every key
+// (mistakes in keys are a *MistakesError, whatever the file), and refuses (with an *UnapprovedError) a kesoku.yaml found in the AWD
 // that sets something consequential without the user's approval.
 func Load(opts Options) (*Config, error) {
 	c := &Config{}
+	// Mistakes in the keys of the user's file do not stop the project's
+	// from being read: every mistake is told at once.
+	var keyErrs []error
 	if opts.UserDir != "" {
 		f, err := ReadFile(filepath.Join(opts.UserDir, UserFileName), User, opts.Keys)
+		var me *MistakesError
 		switch {
 		case errors.Is(err, os.ErrNotExist):
+		case errors.As(err, &me):
+			keyErrs = append(keyErrs, me.Errs...)
+			c.Files = append(c.Files, me.Config.Files...)
 		case err != nil:
 			return nil, err
 		default:
@@ -150,11 +179,24 @@ func Load(opts Options) (*Config, error) {
 		origin = Found
 	}
 	f, err := ReadFile(path, origin, opts.Keys)
+	var me *MistakesError
 	switch {
 	case errors.Is(err, os.ErrNotExist) && opts.Named == "":
-		return c, nil
+		f = nil
+	case errors.As(err, &me):
+		// Told before any question of approval, as a file that is no
+		// YAML is: a file is fixed before it is approved.
+		keyErrs = append(keyErrs, me.Errs...)
+		c.Files = append(c.Files, me.Config.Files...)
+		f = nil
 	case err != nil:
 		return nil, err
+	}
+	if len(keyErrs) > 0 {
+		return nil, &MistakesError{Config: c, Errs: mistakes(keyErrs...)}
+	}
+	if f == nil {
+		return c, nil
 	}
 	switch {
 	case opts.Approving:

@@ -202,6 +202,37 @@ func TestApplyErrors(t *testing.T) {
 	}
 }
 
+// TestMistakesKeepTheRest: a file whose keys hold mistakes still gives
+// its other settings, for their values to be checked as well, so that
+// mistakes of both kinds are told at once.
+func TestMistakesKeepTheRest(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("/p/kesoku.yaml", []byte("jobs: eight\ntimeot: 5s\n"), keys)
+	var me *MistakesError
+	if !errors.As(err, &me) {
+		t.Fatalf("Parse: %v, want a *MistakesError", err)
+	}
+	if len(me.Errs) != 1 || !strings.Contains(me.Errs[0].Error(), `/p/kesoku.yaml:2:1: unknown key "timeot"`) {
+		t.Errorf("mistakes %q, want the unknown key", me.Errs)
+	}
+	_, err = me.Config.Apply(newFlagSet(t).fs)
+	if err == nil || err.Error() != `/p/kesoku.yaml:1:7: jobs: "eight": want a number` {
+		t.Errorf("Apply of the rest: %v, want the bad value of jobs", err)
+	}
+
+	// Load gathers the mistakes of the user's file and the project's.
+	dir := t.TempDir()
+	userDir, awd := filepath.Join(dir, "user"), filepath.Join(dir, "awd")
+	must(t, os.MkdirAll(userDir, 0o755))
+	must(t, os.MkdirAll(awd, 0o755))
+	must(t, os.WriteFile(filepath.Join(userDir, UserFileName), []byte("jbos: 2\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(awd, "named.yaml"), []byte("jobs: 2\nqiet: true\n"), 0o644))
+	_, err = Load(Options{AWD: awd, Named: filepath.Join(awd, "named.yaml"), UserDir: userDir, Keys: keys})
+	if !errors.As(err, &me) || len(me.Errs) != 2 || len(me.Config.Files) != 2 {
+		t.Fatalf("Load: %v, want both files' mistakes and both files", err)
+	}
+}
+
 // TestApplyListsAndGroups: a list fills a list flag; a flag of an
 // exclusive group is left alone once the command line set any of them.
 func TestApplyListsAndGroups(t *testing.T) {

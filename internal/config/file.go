@@ -180,6 +180,12 @@ func ReadFile(path string, origin Origin, keys []string) (*File, error) {
 		return nil, fmt.Errorf("config %s: %w", abs, err)
 	}
 	f, err := Parse(abs, data, keys)
+	var me *MistakesError
+	if errors.As(err, &me) {
+		for _, mf := range me.Config.Files {
+			mf.Origin = origin
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +261,7 @@ func readBounded(path string) (data []byte, err error) {
 
 // Parse checks data, the content of the config file at path (absolute),
 // and returns its settings and sections. keys are the flag names it may
-// set.
+// set. Mistakes in its keys are a *MistakesError, every one of them.
 func Parse(path string, data []byte, keys []string) (f *File, err error) {
 	f, m, err := parseMapping(path, data)
 	if err != nil || m == nil {
@@ -303,7 +309,9 @@ func Parse(path string, data []byte, keys []string) (f *File, err error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, JoinByPlace(errs...)
+		// The settings that are right go with the mistakes, for their
+		// values to be checked too.
+		return nil, &MistakesError{Config: &Config{Files: []*File{f}}, Errs: mistakes(errs...)}
 	}
 	return f, nil
 }

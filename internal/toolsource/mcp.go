@@ -108,6 +108,9 @@ func (s *server) Load() ([]*registry.Spec, error) {
 		s.deadlineMu.Unlock()
 	}()
 	start := time.Now()
+	if s.set.opts.Starting != nil {
+		s.set.opts.Starting(s.decl.name)
+	}
 	if err := s.start(ctx); err != nil {
 		return nil, s.failure("start", ctx, err)
 	}

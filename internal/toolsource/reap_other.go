@@ -5,7 +5,8 @@ package toolsource
 import "os"
 
 // Elsewhere there is no child subreaper that kesoku uses: a child that
-// leaves its program's process group is not found (see the README).
+// leaves its program's process group is not found (see
+// docs/command-tools.md).
 
 func becomeSubreaper() bool { return false }
 

@@ -40,6 +40,10 @@ type Options struct {
 	// Note, when set, is told what a -v reader wants to know: which
 	// declaration replaced which, which server started.
 	Note func(string)
+	// Starting, when set, is told the name of each MCP server as it
+	// begins to start, before it answers: what a command then waits for
+	// (a server run by npx may first download its package).
+	Starting func(server string)
 	// Warn, when set, is told what went wrong outside any call: a server
 	// whose tool cannot be offered, say.
 	Warn func(string)
