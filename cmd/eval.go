@@ -55,7 +55,7 @@ func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cob
 		Short: "Run a dataset of agent sessions, each checked against its case",
 		Long: `eval runs each case of the FILEs (YAML, JSON or JSON Lines) as kesoku
 session runs a prompt, --jobs at once, and checks what the session did
-against what the case expects (kesoku help eval). Each case's transcript
+against what the case expects (kesoku help eval-files). Each case's transcript
 and then its verdict go to -o FILE (default standard output), in case order.
 
 EXIT STATUS
@@ -103,7 +103,7 @@ EXIT STATUS
 	opts.budget.register(f)
 	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
-	return seeAlso(c, "eval", "budgets", "records", "shards", "providers")
+	return seeAlso(c, "eval-files", "budgets", "records", "shards", "providers")
 }
 
 func runEval(ctx context.Context, o *evalOptions) error {

@@ -209,6 +209,12 @@ func TestHelpTopics(t *testing.T) {
 	if _, run, _ := runArgs("help", "run"); !strings.Contains(run, "-h, --awd") {
 		t.Errorf("kesoku help run does not name --help among the global flags:\n%s", run)
 	}
+	for _, name := range names {
+		// kesoku help NAME finds a command before a topic of its name.
+		if _, help, _ := runArgs("help", name); !strings.HasPrefix(help, longOr(findTopic(t, root, name))[:20]) {
+			t.Errorf("kesoku help %s does not show the topic %s (a command of that name?):\n%s", name, name, help)
+		}
+	}
 	for _, c := range root.Commands() {
 		if isTopic(c) && !regexp.MustCompile(`(?m)^  `+regexp.QuoteMeta(c.Name())+` +`+regexp.QuoteMeta(c.Short)+`$`).MatchString(stdout) {
 			t.Errorf("kesoku help does not list the topic %s:\n%s", c.Name(), stdout)
@@ -453,4 +459,16 @@ func TestOnManPath(t *testing.T) {
 			t.Errorf("onManPath(%q) = %v, want %v", tt.manpath, got, tt.want)
 		}
 	}
+}
+
+// findTopic is the topic of root named name.
+func findTopic(t *testing.T, root *cobra.Command, name string) *cobra.Command {
+	t.Helper()
+	for _, c := range root.Commands() {
+		if isTopic(c) && c.Name() == name {
+			return c
+		}
+	}
+	t.Fatalf("no topic %s", name)
+	return nil
 }

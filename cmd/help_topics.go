@@ -36,7 +36,7 @@ var helpTopics = []helpTopic{
 	{"cassettes", "Model traffic on record: --cassette, replay with no key", func(*cobra.Command) string { return cassettesTopic() }},
 	{"ci", "In CI: JUnit reports, summaries as JSON, the records' schema", text(ciTopic)},
 	{"config", "Config files: keys, command tools, MCP servers, paths", text(configTopic)},
-	{"eval", "Eval files: cases, what they expect, verdicts, pass@k", text(evalTopic)},
+	{"eval-files", "Eval files: cases, what they expect, verdicts, pass@k", text(evalTopic)},
 	{"environment", "Every environment variable kesoku reads or sets", text(environmentTopic)},
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
 	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
@@ -937,7 +937,7 @@ in FILE get none again (kesoku help batches).
 EVALS
 An interrupted kesoku eval -o FILE wrote nothing of the cases it cut:
 kesoku eval --resume -o FILE runs them, and every run whose verdict the
-budget cut, again whole, and no run with another verdict (kesoku help eval).
+budget cut, again whole, and no run with another verdict (kesoku help eval-files).
 
 SHARDS
 Each shard of a run resumes with --resume on its own -o file; kesoku merge

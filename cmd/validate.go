@@ -58,7 +58,7 @@ YAML, JSON or JSON Lines by extension, "-" for standard input (sniffed, or
 other records passed over. A file that cannot be read or parsed is said
 on standard error, as is the summary, each line beginning with "kesoku: ".
 
-An eval file (kesoku help eval) is read as eval reads it, whole, and each
+An eval file (kesoku help eval-files) is read as eval reads it, whole, and each
 case's tools (tools:, or the default offering) checked; standard error says
 which files are eval files: "cases.yaml: an eval file: 3 cases, valid".
 
