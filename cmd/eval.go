@@ -55,16 +55,15 @@ func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cob
 		Short: "Run a dataset of agent sessions, each checked against its case",
 		Long: `eval runs each case of the FILEs (YAML, JSON or JSON Lines) as kesoku
 session runs a prompt, --jobs at once, and checks what the session did
-against what the case expects (kesoku help eval-files). Each case's transcript
-and then its verdict go to -o FILE (default standard output), in case order.
+against what the case expects (kesoku help eval-files). Each case's
+transcript, then its verdict, go to -o FILE (default: standard output).
 
 EXIT STATUS
   0    every case passed (or pass@1 reached --threshold)
   1    a case failed
   2    bad usage or an eval file with a mistake; nothing was sent
   4    the budget was spent: unfinished cases have a budget verdict
-  130  interrupted; the cases cut short are not written (--resume runs
-       them)
+  130  interrupted; the cases cut short are not written (--resume: again)
 `,
 		Example: `  kesoku eval cases.yaml --model gemini-2.5-flash -o results.jsonl
   kesoku eval cases.jsonl --model claude-sonnet-4-5 --repeat 5 --threshold 0.8`,

@@ -157,7 +157,7 @@ no model request starts, requests under way finish, and every case not
 finished gets a verdict alone, with an error of kind budget; exit 4. An
 interrupt stops the eval: the cases cut short are not written (exit 130).
 
-RESUME, SHARDS, PROGRESS
+RESUME AND SHARDS
 kesoku eval --resume -o FILE runs only the runs (a case and a repeat) that
 FILE holds no final verdict of: a verdict of kind budget is not final, and
 a case an interrupt cut wrote nothing, so both run again, whole. The new
@@ -937,7 +937,8 @@ in FILE get none again (kesoku help batches).
 EVALS
 An interrupted kesoku eval -o FILE wrote nothing of the cases it cut:
 kesoku eval --resume -o FILE runs them, and every run whose verdict the
-budget cut, again whole, and no run with another verdict (kesoku help eval-files).
+budget cut, again whole, and no run with another verdict (kesoku help
+eval-files).
 
 SHARDS
 Each shard of a run resumes with --resume on its own -o file; kesoku merge
