@@ -107,13 +107,9 @@ EXIT STATUS
 
 func runEval(ctx context.Context, o *evalOptions) error {
 	g := o.g
-	var cases []*eval.Case
-	for _, path := range o.Files {
-		cs, err := eval.ReadFile(path)
-		if err != nil {
-			return usageErr(err)
-		}
-		cases = append(cases, cs...)
+	cases, err := eval.ReadFiles(o.Files)
+	if err != nil {
+		return usageErr(err)
 	}
 	mode, _ := cassette.ParseMode(o.cassette.Mode)
 	opts := app.Options{

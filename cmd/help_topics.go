@@ -68,10 +68,10 @@ func budgetsTopic() string {
 	b.WriteString(`Every model request reports its usage in tokens (kesoku session prints the
 totals on stderr). --max-budget-tokens N and --max-budget-usd X bound what a
 session spends: before each model request kesoku checks what was spent, and
-once the budget is reached it sends no new request; a request already under
-way finishes and is counted, so the total can pass the budget by one
-request. The session then ends with exit status 4, its transcript valid to
-go on with --resume (with a larger budget, or none).
+once the budget is reached it sends no new request; requests already under
+way finish and are counted, so the total can pass the budget by what they
+cost. The session then ends with exit status 4, its transcript valid to go
+on with --resume (with a larger budget, or none).
 
 Dollars are counted at the price of the model, per million input, output
 and cached tokens. kesoku ships the list prices below, as of ` + prices.Date + `; a

@@ -163,6 +163,13 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	if o.CassetteDir != "" && o.CassetteMode != cassette.Record {
 		// Replayed, the cassettes need no key, and say the model: the
 		// first case's tells what they were recorded with.
+		if _, err := os.Stat(o.CassetteProbe); err != nil {
+			// The first case's may be another shard's: any cassette of
+			// the directory says the model as well.
+			if others, _ := filepath.Glob(filepath.Join(o.CassetteDir, "*.jsonl")); len(others) > 0 {
+				o.CassetteProbe = others[0]
+			}
+		}
 		if _, err := os.Stat(o.CassetteProbe); err == nil || o.CassetteMode == cassette.Replay {
 			c, err := cassette.Open(o.CassetteProbe, cassette.Replay)
 			if err != nil {

@@ -114,6 +114,13 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	ir := e.WatchSignals(nil)
 	ctx, end := ir.Turn(ctx)
 	defer end()
+	// A records file that cannot be written stops the eval: no case
+	// starts, and no model request is paid for, that could not be kept.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if o.Tally == nil {
+		o.Tally = &llm.Tally{}
+	}
 	jobs := max(o.Jobs, 1)
 	// A channel of each started unit's result, in order, for the writer;
 	// a slot is taken before a unit starts and given back once its result
@@ -140,10 +147,12 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			if writeErr != nil {
 				continue
 			}
-			if writeErr = o.Write(r.recs); writeErr == nil {
-				report.Runs = append(report.Runs, r.run)
-				report.Budget = report.Budget || r.run.Budget
+			if writeErr = o.Write(r.recs); writeErr != nil {
+				stop()
+				continue
 			}
+			report.Runs = append(report.Runs, r.run)
+			report.Budget = report.Budget || r.run.Budget
 		}
 	}()
 	var wg sync.WaitGroup
@@ -156,7 +165,7 @@ dispatch:
 		}
 		for r := 1; r <= repeat; r++ {
 			position++
-			if ctx.Err() != nil {
+			if runCtx.Err() != nil {
 				break dispatch
 			}
 			if o.Shards > 0 && (position-1)%o.Shards != o.Shard-1 {
@@ -174,7 +183,7 @@ dispatch:
 			u := unit{c: c, repeat: r, position: position}
 			select {
 			case slots <- struct{}{}:
-			case <-ctx.Done():
+			case <-runCtx.Done():
 				break dispatch
 			}
 			ch := make(chan result, 1)
@@ -182,7 +191,7 @@ dispatch:
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ch <- e.evalUnit(ctx, model, o, u, ir)
+				ch <- e.evalUnit(runCtx, model, o, u, ir)
 			}()
 		}
 	}
@@ -197,14 +206,22 @@ dispatch:
 }
 
 // evalUnit runs one case once, into memory, and judges it.
-func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ir *Interrupts) result {
+func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ir *Interrupts) (res result) {
 	start := time.Now()
 	if o.CassetteDir != "" {
 		// Each run its own cassette: it replays its own traffic whatever
 		// order the runs go in.
-		c, err := cassette.Open(cassette.PathIn(o.CassetteDir, u.c.ID, u.repeat), o.CassetteMode)
+		path := cassette.PathIn(o.CassetteDir, u.c.ID, u.repeat)
+		c, err := cassette.Open(path, o.CassetteMode)
 		if err == nil {
-			defer c.Close()
+			defer func() {
+				c.Close()
+				if !c.Replaying() && (res.cut || res.run.Budget) {
+					// Half a run on record would replay as a run that
+					// failed: a run cut short records again whole.
+					os.Remove(path)
+				}
+			}()
 			model, err = e.Model.WithCassette(c).Build(ctx)
 		}
 		if err != nil {
@@ -272,7 +289,9 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		// No case is half-recorded: a run the budget cut is its verdict
 		// alone, and runs again with more budget.
 		recs = nil
+		spent := v
 		v = u.verdict(sessionID, start, false, nil)
+		v.Usage, v.CostUSD = spent.Usage, spent.CostUSD
 		v.Error = &message.ErrorInfo{Kind: message.KindBudget, Message: budget.Error()}
 	}
 	return result{

@@ -37,6 +37,34 @@ type Case struct {
 	// how many times the case runs (0: the command's --repeat).
 	MaxTurns, Repeat int
 	Expect           Expect
+	// unnamed says the file gave no id: ID is the case's place, renamed
+	// when other files come before it.
+	unnamed bool
+}
+
+// ReadFiles reads the cases of several eval files as one run: a case
+// without an id is case_N, N its place in the whole run, and an id that
+// two cases share, in one file or two, is a mistake at the second.
+func ReadFiles(paths []string) ([]*Case, error) {
+	var all []*Case
+	seen := map[string]yamlpos.Pos{}
+	for _, path := range paths {
+		cases, err := ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cases {
+			if c.unnamed {
+				c.ID = "case_" + strconv.Itoa(len(all)+1)
+			}
+			if first, dup := seen[c.ID]; dup {
+				return nil, &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("case %q: the id of another case too (first at %s)", c.ID, first)}
+			}
+			seen[c.ID] = c.Pos
+			all = append(all, c)
+		}
+	}
+	return all, nil
 }
 
 // Limits on what an eval file may be: the YAML parser takes time that
@@ -269,6 +297,7 @@ func (r *reader) oneCase(n ast.Node) error {
 		what = fmt.Sprintf("case %q", c.ID)
 	} else {
 		c.ID = "case_" + strconv.Itoa(len(r.cases)+1)
+		c.unnamed = true
 	}
 	if r.ids == nil {
 		r.ids = map[string]yamlpos.Pos{}

@@ -117,3 +117,36 @@ func TestIsCaseFile(t *testing.T) {
 		}
 	}
 }
+
+func TestReadFilesNumbersTheRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := dir + "/" + name
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a.yaml", "- prompt: one\n- prompt: two\n")
+	b := write("b.yaml", "- prompt: three\n- {id: mine, prompt: four}\n")
+	cases, err := ReadFiles([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range cases {
+		ids = append(ids, c.ID)
+	}
+	if got := strings.Join(ids, " "); got != "case_1 case_2 case_3 mine" {
+		t.Errorf("ids %q, want the places in the whole run", got)
+	}
+	c := write("c.yaml", "- {id: mine, prompt: again}\n")
+	if _, err := ReadFiles([]string{b, c}); err == nil || !strings.Contains(err.Error(), `c.yaml:1:4: case "mine": the id of another case too (first at `+b+":2:4)") {
+		t.Errorf("an id in two files: %v", err)
+	}
+	d := write("d.yaml", "- {id: case_1, prompt: named so}\n")
+	if _, err := ReadFiles([]string{a, d}); err == nil || !strings.Contains(err.Error(), `the id of another case too`) {
+		t.Errorf("a named case_1 beside an unnamed first case: %v", err)
+	}
+}

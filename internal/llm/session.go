@@ -120,8 +120,8 @@ func (e *BudgetError) Error() string {
 	if e.Budget.USD > 0 && e.USD >= e.Budget.USD {
 		return fmt.Sprintf("the budget of %s is spent (%s so far)", Dollars(e.Budget.USD), Dollars(e.USD))
 	}
-	return fmt.Sprintf("the budget of %s is spent (%d so far)",
-		english.Count(int(e.Budget.Tokens), "token", "tokens"), e.Tokens)
+	return fmt.Sprintf("the budget of %s is spent (%s so far)",
+		english.Count(int(e.Budget.Tokens), "token", "tokens"), english.Count(int(e.Tokens), "token", "tokens"))
 }
 
 // Dollars says an amount in US dollars to a tenth of a cent, or to four
