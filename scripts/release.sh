@@ -22,11 +22,18 @@ if [ ${#targets[@]} -eq 0 ]; then
 	targets=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64)
 fi
 
+# $DIST is the caller's: relative to where the script was run from.
+dist=${DIST:-}
+if [ -n "$dist" ]; then
+	mkdir -p "$dist"
+	dist=$(cd "$dist" && pwd)
+fi
 cd "$(dirname "$0")/.."
 root=$PWD
-dist=${DIST:-dist}
-mkdir -p "$dist"
-dist=$(cd "$dist" && pwd)
+if [ -z "$dist" ]; then
+	dist=$root/dist
+	mkdir -p "$dist"
+fi
 rm -f "$dist"/kesoku_* "$dist/SHA256SUMS"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -41,6 +48,7 @@ for target in "${targets[@]}"; do
 	name=kesoku_${version#v}_${os}_${arch}
 	exe=kesoku
 	[ "$os" = windows ] && exe=kesoku.exe
+	[ -d "$work/$name" ] && continue # a target named twice
 	mkdir "$work/$name"
 	echo "release: building $name" >&2
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath \
