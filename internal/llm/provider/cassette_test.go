@@ -162,3 +162,39 @@ func TestCassetteRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestWithCassetteRecordsWithTheKey: a model resolved for replay read no
+// key; given a cassette that records (an eval's new case), it needs the
+// key as a model that never replayed does, and fails without one.
+func TestWithCassetteRecordsWithTheKey(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.jsonl")
+	if err := os.WriteFile(old, []byte(`{"kesoku_cassette":1,"provider":"gemini","model":"gemini-2.5-flash"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	play, err := cassette.Open(old, cassette.Replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GEMINI_API_KEY", "test-key-recorded-9d1")
+	t.Setenv("GOOGLE_API_KEY", "")
+	m, err := Resolve(Config{Cassette: play})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := cassette.Open(filepath.Join(dir, "new.jsonl"), cassette.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.WithCassette(rec).Redactor().Secrets(); len(got) != 1 || got[0] != "test-key-recorded-9d1" {
+		t.Errorf("recording, the model holds the keys %q, want GEMINI_API_KEY's", got)
+	}
+	t.Setenv("GEMINI_API_KEY", "")
+	m, err = Resolve(Config{Cassette: play})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.WithCassette(rec).Build(context.Background()); !errors.As(err, new(*NoKeyError)) {
+		t.Errorf("recording with no key: %v, want a *NoKeyError", err)
+	}
+}

@@ -243,15 +243,24 @@ func ResolveForTools(cfg Config) (*Model, error) {
 		// Nothing is sent: no key is read, so none can leak.
 		return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar}, nil
 	}
+	m := &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar}
+	m.key, m.keyErr = m.lookupKey()
+	return m, nil
+}
+
+// lookupKey reads the model's key from the environment: a *NoKeyError
+// when there is none and the provider needs one.
+func (m *Model) lookupKey() (string, error) {
+	e := m.entry
 	for _, v := range e.keyVars {
 		if key := os.Getenv(v); key != "" {
-			return &Model{cfg: cfg, entry: e, key: key, baseURLVar: baseURLVar}, nil
+			return key, nil
 		}
 	}
-	if e.keyOptional && cfg.BaseURL != "" {
-		return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar}, nil
+	if e.keyOptional && m.cfg.BaseURL != "" {
+		return "", nil
 	}
-	return &Model{cfg: cfg, entry: e, baseURLVar: baseURLVar, keyErr: &NoKeyError{Provider: e.name, Vars: e.keyVars, KeyOptional: e.keyOptional, BaseURLVar: e.baseURLVar}}, nil
+	return "", &NoKeyError{Provider: e.name, Vars: e.keyVars, KeyOptional: e.keyOptional, BaseURLVar: e.baseURLVar}
 }
 
 // CheckBaseURL returns ErrNotEndpoint unless s, a base URL, is one a key
@@ -303,8 +312,13 @@ const replayKey = "kesoku-cassette-replay"
 func (m *Model) WithCassette(c *cassette.Cassette) *Model {
 	cp := *m
 	cp.cfg.Cassette = c
-	if c.Replaying() {
+	switch {
+	case c.Replaying():
 		cp.keyErr = nil
+	case m.cfg.Cassette.Replaying():
+		// Resolved for replay, no key was read; this cassette records,
+		// and recording sends: it needs the key as a run without one.
+		cp.key, cp.keyErr = cp.lookupKey()
 	}
 	return &cp
 }
