@@ -204,6 +204,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 					}
 				}
 			}
+			// A case is on disk whole before the next starts: a file that
+			// cannot take it stops the eval before it spends more.
+			if f, ok := out.(interface{ Flush() error }); ok {
+				return f.Flush()
+			}
 			return nil
 		},
 	}

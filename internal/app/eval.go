@@ -139,20 +139,19 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 				report.Runs = append(report.Runs, r.run)
 				continue
 			}
-			<-slots
-			if r.cut {
+			switch {
+			case r.cut:
 				report.Interrupted = true
-				continue
-			}
-			if writeErr != nil {
-				continue
-			}
-			if writeErr = o.Write(r.recs); writeErr != nil {
+			case writeErr != nil:
+			case func() bool { writeErr = o.Write(r.recs); return writeErr != nil }():
 				stop()
-				continue
+			default:
+				report.Runs = append(report.Runs, r.run)
+				report.Budget = report.Budget || r.run.Budget
 			}
-			report.Runs = append(report.Runs, r.run)
-			report.Budget = report.Budget || r.run.Budget
+			// Given back once written: the next run starts only then, so
+			// that a write that failed starts none.
+			<-slots
 		}
 	}()
 	var wg sync.WaitGroup
