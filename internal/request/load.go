@@ -814,18 +814,3 @@ func truncateForMessage(s string) string {
 	}
 	return s
 }
-
-// sourceLine returns line n (1-based) of data, without its line end.
-func sourceLine(data []byte, n int) string {
-	for ; n > 1 && len(data) > 0; n-- {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return ""
-		}
-		data = data[i+1:]
-	}
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		data = data[:i]
-	}
-	return strings.TrimRight(string(data), "\r")
-}

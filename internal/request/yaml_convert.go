@@ -86,7 +86,7 @@ func (c *yamlConverter) pos(tk *token.Token) yamlpos.Pos {
 func (c *yamlConverter) fail(tk *token.Token, msg string) error {
 	e := &ParseError{Pos: c.pos(tk), Msg: msg}
 	if tk != nil && tk.Position != nil && tk.Position.Line > 0 {
-		e.Source = sourceLine(c.ch.data, tk.Position.Line)
+		e.Source = yamlpos.Line(string(c.ch.data), tk.Position.Line)
 	}
 	return e
 }

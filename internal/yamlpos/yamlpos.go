@@ -57,18 +57,23 @@ func Snippet(text string, p Pos) string {
 	if p.Line <= 0 {
 		return ""
 	}
-	rest := text
-	for range p.Line - 1 {
-		i := strings.IndexByte(rest, '\n')
+	return SnippetOf(Line(text, p.Line), p.Line, p.Col)
+}
+
+// Line is line n (from 1) of text, without its line ending; "" past the
+// end.
+func Line(text string, n int) string {
+	for ; n > 1; n-- {
+		i := strings.IndexByte(text, '\n')
 		if i < 0 {
 			return ""
 		}
-		rest = rest[i+1:]
+		text = text[i+1:]
 	}
-	if i := strings.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
 	}
-	return SnippetOf(strings.TrimSuffix(rest, "\r"), p.Line, p.Col)
+	return strings.TrimSuffix(text, "\r")
 }
 
 // SnippetOf is Snippet of the line src, numbered line, with the caret at
