@@ -143,9 +143,12 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			case r.cut:
 				report.Interrupted = true
 			case writeErr != nil:
-			case func() bool { writeErr = o.Write(r.recs); return writeErr != nil }():
-				stop()
+				// Nothing more is written after a write failed.
 			default:
+				if writeErr = o.Write(r.recs); writeErr != nil {
+					stop()
+					break
+				}
 				report.Runs = append(report.Runs, r.run)
 				report.Budget = report.Budget || r.run.Budget
 			}
