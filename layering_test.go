@@ -23,45 +23,51 @@ var allowed = map[string][]string{
 	".":        {"cmd"},
 	"cmd":      {"*"},
 	"message":  {},
-	"registry": {"message", "internal/tooldoc", "internal/registrysource", "internal/english"},
+	"registry": {"message", "internal/toolspec"},
 	// A tool declared both ways, for the tests that hold them to one
 	// behaviour; nothing imports it.
-	"registry/internal/parity": {"registry"},
-	"internal/workspace":       {},
-	"internal/termtext":        {},
-	"internal/origin":          {},
+	"registry/internal/parity": {"registry", "registry/genimpl"},
+	// What generated code calls; nothing else imports it but generated
+	// code.
+	"registry/genimpl": {"registry", "internal/toolspec"},
+	// A Go tool's spec, schemas and arguments, below registry, whose two
+	// public faces (registry, genimpl) it stands behind.
+	"internal/toolspec": {"internal/tooldoc", "internal/english"},
+	// The tools a command runs, Go's and those declared outside Go, and
+	// the sources of tools loaded when needed.
+	"internal/toolset":   {"registry", "internal/toolspec", "internal/workspace", "internal/english"},
+	"internal/workspace": {},
+	"internal/termtext":  {},
+	"internal/origin":    {},
 	// The secrets kesoku holds: hidden in what comes back, kept from the
 	// programs it starts.
-	"internal/secret":     {"message"},
-	"internal/cassette":   {},
-	"internal/english":    {},
-	"internal/atomicfile": {},
-	"internal/yamlpos":    {},
-	"internal/tooldoc":    {},
-	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
-	"internal/prices":     {"message"},
-	"internal/eval":       {"internal/jsonschema", "internal/yamlpos", "internal/english"},
-	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
-	// What registry keeps for kesoku alone (sources of tools loaded when
-	// needed), its types as type parameters.
-	"internal/registrysource":  {},
+	"internal/secret":          {"message"},
+	"internal/cassette":        {},
+	"internal/english":         {},
+	"internal/atomicfile":      {},
+	"internal/yamlpos":         {},
+	"internal/tooldoc":         {},
+	"internal/config":          {"internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/prices":          {"message"},
+	"internal/eval":            {"internal/jsonschema", "internal/yamlpos", "internal/english"},
+	"internal/gen":             {"internal/tooldoc", "internal/atomicfile", "internal/english", "internal/toolspec"},
 	"internal/scaffold":        {"internal/gen"},
-	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
-	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
-	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
-	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret"},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret"},
-	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
-	"internal/llm/claude":      {"internal/llm", "registry", "message"},
-	"internal/llm/openai":      {"internal/llm", "registry", "message"},
-	"internal/llm/llmtest":     {"message", "internal/llm", "registry"},
+	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english", "internal/toolset", "internal/toolspec", "registry/genimpl"},
+	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile", "internal/toolset", "internal/toolspec"},
+	"internal/request":         {"message", "internal/records", "internal/yamlpos", "internal/english", "internal/toolspec"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/toolset", "internal/toolspec", "internal/workspace"},
+	"internal/llm":             {"internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret", "internal/toolset"},
+	"internal/llm/gemini":      {"internal/llm", "message", "internal/toolset", "internal/toolspec"},
+	"internal/llm/claude":      {"internal/llm", "message", "internal/toolset"},
+	"internal/llm/openai":      {"internal/llm", "message", "internal/toolset"},
+	"internal/llm/llmtest":     {"message", "internal/llm", "internal/toolset", "internal/toolspec"},
 	"internal/llm/provider":    {"internal/llm", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/cassette"},
-	"internal/schema":          {"registry", "internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/english"},
-	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english", "internal/termtext"},
+	"internal/schema":          {"internal/llm/gemini", "internal/llm/claude", "internal/llm/openai", "internal/english", "internal/toolset"},
+	"internal/media":           {"internal/llm", "registry", "message", "internal/workspace", "internal/english", "internal/termtext", "internal/toolset", "registry/genimpl"},
 	"internal/diff":            {"message", "internal/records", "internal/junit", "internal/english"},
 	"internal/junit":           {"message", "internal/atomicfile"},
 	"internal/junit/junittest": {},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english", "internal/secret"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/english", "internal/secret", "internal/toolset", "internal/toolspec"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
@@ -71,18 +77,18 @@ var allowed = map[string][]string{
 	// A fake MCP server for tests, run as a program: it knows nothing of
 	// kesoku.
 	"internal/toolsource/mcptest": {},
-	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace", "internal/termtext"},
-	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
+	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace", "internal/termtext", "internal/toolset"},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "message", "internal/english", "internal/toolset", "internal/toolspec"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/toolset"},
 	"internal/app/apptest": {},
 }
 
 // stdlibOnly are the public packages a user's module of tools links: they
 // import nothing outside the standard library but each other, so that a
 // tools package links no provider SDK.
-var stdlibOnly = []string{"registry", "message"}
+var stdlibOnly = []string{"registry", "registry/genimpl", "internal/toolspec", "message"}
 
 // TestLayering fails when a package imports against the house plan, or
 // when a new package appears that the plan does not place.

@@ -21,6 +21,8 @@ import (
 
 	"github.com/kesoku/kesoku/cmd"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 func init() {
@@ -57,7 +59,7 @@ func maybePoint(_ context.Context, _ *registry.ToolContext, in struct {
 
 // noisyTool prints to standard output, as a careless Go tool might: under
 // mcp serve that is the protocol's stream, which must stay clean.
-var noisyTool = &registry.Spec{
+var noisyTool = &toolset.Spec{
 	Name: "noisy", Summary: "Prints.", Description: "Prints to standard output and returns.",
 	Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		fmt.Println("noise from a tool")

@@ -17,6 +17,7 @@ import (
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -137,7 +138,7 @@ func runBatchSubmit(ctx context.Context, o *batchSubmitOptions) error {
 	rm := env.Model
 	g.IO.noteReading([]string{o.File}, g.Quiet)
 	res, err := batch.Submit(ctx, batch.SubmitOptions{
-		Registry: o.Registry, File: o.File, Format: format, Stdin: g.IO.In,
+		Registry: toolset.Of(o.Registry), File: o.File, Format: format, Stdin: g.IO.In,
 		StatePath: o.Output, AWD: g.AWD, Staging: g.StagingDir(),
 		Provider: rm.Provider(), Model: rm.Name(), Session: o.Session,
 		Media:   media.Options{InlineLimit: int64(o.InlineLimit)},
@@ -388,7 +389,7 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	}
 	defer out.Close()
 	sum, err := batch.Collect(ctx, batch.CollectOptions{
-		Registry: o.Registry, State: st, StatePath: o.State, Batcher: b,
+		Registry: toolset.Of(o.Registry), State: st, StatePath: o.State, Batcher: b,
 		Finished: finished, Emit: out.Write,
 		Wait: o.Wait, Poll: o.Poll, Notify: g.notice,
 	})

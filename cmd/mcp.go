@@ -19,6 +19,8 @@ import (
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // newMCPCmd builds `kesoku mcp` and its subcommands.
@@ -238,7 +240,7 @@ const maxSessionTimeout = 7 * 24 * time.Hour
 const maxSessions = 1_000_000
 
 // withheld are the tools of all that offered leaves out.
-func withheld(all, offered *registry.Registry) []string {
+func withheld(all, offered *toolset.Set) []string {
 	var out []string
 	for _, name := range all.Names() {
 		if _, ok := offered.Lookup(name); !ok {

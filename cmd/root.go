@@ -19,7 +19,6 @@ import (
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // globals are the flags every command has.
@@ -51,7 +50,7 @@ type globals struct {
 
 	// protected are kesoku's own files, which tools never write: the
 	// config files, the -o file, a transcript (see protect).
-	protected []registry.Protected
+	protected []workspace.Protected
 	// config is the config files in use, loaded by setUp; nil for a
 	// command that reads none.
 	config *config.Config

@@ -20,6 +20,8 @@ import (
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // sumArgs are the arguments of the tests' sum tool.
@@ -282,7 +284,7 @@ func TestRunResumeSkipsFinishedAndCompacts(t *testing.T) {
 // interrupt's error once it has reached the call.
 func interruptingRegistry(t *testing.T, sig *apptest.Signals) *registry.Registry {
 	reg := runTestRegistry(t)
-	reg.MustRegister(&registry.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Spec{Name: "interrupt", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
 		sig.Send(t, os.Interrupt)
 		<-ctx.Done()
 		return nil, ctx.Err()

@@ -17,6 +17,8 @@ import (
 
 	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // shardRegistry has sum, and fail, which fails; with interrupt set, the
@@ -27,7 +29,7 @@ func shardRegistry(t *testing.T, sig *apptest.Signals, interrupt *atomic.Int64) 
 	spec, _ := r.Lookup("sum")
 	call := spec.Call
 	spec.Call = func(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
-		a, _ := registry.DecodeInt[int64](args["a"])
+		a, _ := toolspec.DecodeInt[int64](args["a"])
 		if interrupt != nil && a == interrupt.Load() {
 			interrupt.Store(-1)
 			sig.Send(t, os.Interrupt)

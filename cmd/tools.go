@@ -20,9 +20,10 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/english"
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -55,8 +56,11 @@ EXIT STATUS
 
 // toolsListOptions are what `kesoku tools list` was asked to do.
 type toolsListOptions struct {
-	IO       *ioStreams
+	IO *ioStreams
+	// Registry holds the Go tools; registry.Default but in tests. Tools
+	// is the set listed: they and the declared ones.
 	Registry *registry.Registry
+	Tools    *toolset.Set
 	JSON     bool
 	// Width is the terminal's width, 0 when the output is no terminal.
 	Width int
@@ -99,7 +103,7 @@ EXIT STATUS
 				return err
 			}
 			defer env.Close()
-			opts.Registry = env.Tools.Registry
+			opts.Tools = env.Tools.Registry
 			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
 				opts.Starting = env.Tools.Servers()
 			}
@@ -118,8 +122,8 @@ func runToolsList(opts *toolsListOptions) error {
 	// The tools of the MCP servers that start are listed; those of a
 	// server that cannot are missing, and the exit status says so.
 	tellStarting(opts.IO.Err, opts.Starting)
-	loadErr := sourcesErr(registrysource.Load(opts.Registry))
-	specs := opts.Registry.All()
+	loadErr := sourcesErr(opts.Tools.Load())
+	specs := opts.Tools.All()
 	if opts.JSON {
 		if err := writeToolsJSON(opts.IO.Out, specs); err != nil {
 			return err
@@ -294,7 +298,7 @@ func terminalWidth(out io.Writer) int {
 
 // paramsText is the parameters column: `a:integer b:integer [mode:string]`,
 // or "-" for none.
-func paramsText(params []*registry.Property) string {
+func paramsText(params []*toolspec.Property) string {
 	if len(params) == 0 {
 		return "-"
 	}
@@ -310,13 +314,13 @@ func paramsText(params []*registry.Property) string {
 
 // typeText names a schema's type briefly: string, integer, string[],
 // map[string]integer, object.
-func typeText(s *registry.Schema) string {
+func typeText(s *toolspec.Schema) string {
 	switch {
 	case s == nil:
 		return "any"
-	case s.Type == registry.TypeArray && s.Items != nil:
+	case s.Type == toolspec.TypeArray && s.Items != nil:
 		return typeText(s.Items) + "[]"
-	case s.Type == registry.TypeObject && s.AdditionalProperties != nil:
+	case s.Type == toolspec.TypeObject && s.AdditionalProperties != nil:
 		return "map[string]" + typeText(s.AdditionalProperties)
 	}
 	return string(s.Type)
@@ -343,7 +347,7 @@ type paramJSON struct {
 	Default     json.RawMessage `json:"default,omitempty"`
 }
 
-func writeToolsJSON(w io.Writer, specs []*registry.Spec) error {
+func writeToolsJSON(w io.Writer, specs []*toolset.Tool) error {
 	out := make([]toolJSON, len(specs))
 	for i, s := range specs {
 		t := toolJSON{Name: s.Name, Summary: s.Summary, Description: s.Description, Writes: s.Writes, Parameters: []paramJSON{}}
@@ -371,8 +375,10 @@ const defaultSchemaFormat = schema.FormatJSONSchema
 
 // toolsSchemaOptions are what `kesoku tools schema` was asked to do.
 type toolsSchemaOptions struct {
-	IO       *ioStreams
+	IO *ioStreams
+	// Registry and Tools are as for tools list.
 	Registry *registry.Registry
+	Tools    *toolset.Set
 	Format   string
 	Names    []string
 	// Starting is as for tools list: the servers started to list every
@@ -417,7 +423,7 @@ EXIT STATUS
   kesoku tools schema calculate_sum read_file --format gemini
   kesoku tools schema --format openai | jq '.[0].function.parameters'`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return opts.Registry.Names(), cobra.ShellCompDirectiveNoFileComp
+			return toolset.Of(opts.Registry).Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Names = g.IO, args
@@ -426,7 +432,7 @@ EXIT STATUS
 				return err
 			}
 			defer env.Close()
-			opts.Registry = env.Tools.Registry
+			opts.Tools = env.Tools.Registry
 			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
 				opts.Starting = env.Tools.Servers()
 			}
@@ -448,19 +454,19 @@ func runToolsSchema(opts *toolsSchemaOptions) error {
 	if !slices.Contains(schema.Formats, opts.Format) {
 		return usageErr(&schema.UnknownFormatError{Format: opts.Format, Suggestion: english.Suggest(opts.Format, schema.Formats)})
 	}
-	var specs []*registry.Spec
+	var specs []*toolset.Tool
 	if len(opts.Names) == 0 {
 		tellStarting(opts.IO.Err, opts.Starting)
-		if err := sourcesErr(registrysource.Load(opts.Registry)); err != nil {
+		if err := sourcesErr(opts.Tools.Load()); err != nil {
 			return err
 		}
-		specs = opts.Registry.All()
+		specs = opts.Tools.All()
 	} else {
 		var err error
 		// A name given twice is declared once: providers refuse
 		// duplicate declarations.
-		if specs, err = opts.Registry.Select(uniq(opts.Names)); err != nil {
-			var ute *registry.UnknownToolError
+		if specs, err = opts.Tools.Select(uniq(opts.Names)); err != nil {
+			var ute *toolset.UnknownToolError
 			if errors.As(err, &ute) {
 				return usageErr(err)
 			}

@@ -10,6 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // testRegistry holds hand-written tools, so that these tests do not depend
@@ -18,20 +21,20 @@ func testRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	call := func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil }
 	r := registry.New()
-	for _, s := range []*registry.Spec{
+	for _, s := range []*toolset.Spec{
 		{
 			Name: "calculate_sum", Summary: "Add two integers.", Description: "Add two integers.", Call: call,
-			Params: []*registry.Property{
-				{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, Description: "The first."}},
-				{Name: "b", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, Description: "The second."}},
-				{Name: "mode", Schema: &registry.Schema{Type: registry.TypeString, Enum: []string{"exact", "saturating"}, Default: json.RawMessage(`"exact"`)}},
+			Params: []*toolspec.Property{
+				{Name: "a", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeInteger, Description: "The first."}},
+				{Name: "b", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeInteger, Description: "The second."}},
+				{Name: "mode", Schema: &toolspec.Schema{Type: toolspec.TypeString, Enum: []string{"exact", "saturating"}, Default: json.RawMessage(`"exact"`)}},
 			},
 		},
 		{
 			Name: "label", Summary: "Label files\n  by name.", Description: "Label files by name.", Call: call, Writes: true,
-			Params: []*registry.Property{
-				{Name: "labels", Required: true, Schema: &registry.Schema{Type: registry.TypeObject, AdditionalProperties: &registry.Schema{Type: registry.TypeString}}},
-				{Name: "paths", Schema: &registry.Schema{Type: registry.TypeArray, Items: &registry.Schema{Type: registry.TypeString}}},
+			Params: []*toolspec.Property{
+				{Name: "labels", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeObject, AdditionalProperties: &toolspec.Schema{Type: toolspec.TypeString}}},
+				{Name: "paths", Schema: &toolspec.Schema{Type: toolspec.TypeArray, Items: &toolspec.Schema{Type: toolspec.TypeString}}},
 			},
 		},
 		{Name: "current_time", Summary: "Tell the time.", Description: "Tell the time.", Call: call},
@@ -173,10 +176,10 @@ func TestToolsFlags(t *testing.T) {
 func TestToolsListNarrowTerminal(t *testing.T) {
 	t.Parallel()
 	r := registry.New()
-	r.MustRegister(&registry.Spec{
+	r.MustRegister(&toolset.Spec{
 		Name:    "write_file",
 		Summary: "Writes text to a file in the working directory, creating the file and its parent directories as needed.",
-		Params:  []*registry.Property{{Name: "path", Required: true, Schema: &registry.Schema{Type: registry.TypeString}}},
+		Params:  []*toolspec.Property{{Name: "path", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeString}}},
 		Call:    func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil },
 	})
 	tests := []struct {
@@ -209,13 +212,13 @@ func TestToolsListNarrowTerminal(t *testing.T) {
 func TestToolsListLongParameters(t *testing.T) {
 	t.Parallel()
 	r := registry.New()
-	var params []*registry.Property
+	var params []*toolspec.Property
 	for _, name := range []string{"path", "pattern", "recursive", "max_depth", "include_hidden", "follow_links", "ignore_case"} {
-		params = append(params, &registry.Property{Name: name, Required: name == "path", Schema: &registry.Schema{Type: registry.TypeString}})
+		params = append(params, &toolspec.Property{Name: name, Required: name == "path", Schema: &toolspec.Schema{Type: toolspec.TypeString}})
 	}
 	call := func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil }
-	r.MustRegister(&registry.Spec{Name: "fs__search_files", Summary: "Search for files whose names match a pattern, under a directory.", Params: params, Call: call})
-	r.MustRegister(&registry.Spec{Name: "now", Summary: "Tell the time.", Call: call})
+	r.MustRegister(&toolset.Spec{Name: "fs__search_files", Summary: "Search for files whose names match a pattern, under a directory.", Params: params, Call: call})
+	r.MustRegister(&toolset.Spec{Name: "now", Summary: "Tell the time.", Call: call})
 	for _, width := range []int{80, 60} {
 		var out bytes.Buffer
 		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: r, Width: width}

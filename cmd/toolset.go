@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // toolChoice is --tools of the commands that offer tools to someone else:
@@ -44,8 +44,8 @@ type offering struct {
 	Set *toolsource.Set
 	// Specs are the tools offered, in the order named (by name when
 	// --tools was not given); Registry holds them and no others.
-	Specs    []*registry.Spec
-	Registry *registry.Registry
+	Specs    []*toolset.Tool
+	Registry *toolset.Set
 }
 
 // offeredTools chooses from the tool set of a command that offers tools
@@ -89,13 +89,13 @@ func offerTools(set *toolsource.Set, choice toolChoice, withServers bool, notOff
 		}
 	}
 	if want.Defaults() && withServers {
-		if err := registrysource.Load(set.Registry); err != nil {
+		if err := set.Registry.Load(); err != nil {
 			notOffered(err)
 		}
 	}
 	specs, offered, err := llm.Offer(set.Registry, want)
 	if err != nil {
-		var unknown *registry.UnknownToolError
+		var unknown *toolset.UnknownToolError
 		if !errors.As(err, &unknown) {
 			// A server named by --tools that could not start.
 			return nil, fmt.Errorf("--tools: %w", err)

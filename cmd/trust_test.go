@@ -1,6 +1,8 @@
 package cmd
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestShellQuote: trust shows a command as a POSIX shell would need it
 // typed, and never with a character a terminal must not get raw.

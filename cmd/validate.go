@@ -21,6 +21,8 @@ import (
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // validateOptions are what `kesoku validate` was asked to do.
@@ -312,7 +314,7 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		}
 		invalid++
 		kind := message.KindInvalidRequest
-		var unknown *registry.UnknownToolError
+		var unknown *toolset.UnknownToolError
 		if errors.As(err, &unknown) {
 			kind = message.KindUnknownTool
 		}

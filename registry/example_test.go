@@ -41,65 +41,13 @@ func ExampleAdd() {
 		return
 	}
 
+	// kesoku's runner validates a call's arguments against the tool's
+	// schema first; here a test calls it directly.
 	spec, _ := reg.Lookup("greet")
-	fmt.Println(string(spec.InputSchema()))
-	fmt.Println(string(spec.OutputSchema()))
 	args := map[string]any{"name": "kesoku", "times": 2.0, "style": "loud"}
-	if err := spec.Validate(args); err != nil {
-		fmt.Println(err)
-		return
-	}
 	fmt.Println(spec.Call(context.Background(), &registry.ToolContext{}, args))
-	fmt.Println(spec.Validate(map[string]any{"name": "kesoku", "style": "lowd"}))
 	// Output:
-	// {"type":"object","properties":{"name":{"type":"string","description":"Who to greet."},"times":{"type":"integer","description":"How many times; once when left out."},"style":{"type":"string","description":"How to say it.","enum":["plain","loud"]}},"required":["name"],"additionalProperties":false}
-	// {"type":"object","properties":{"text":{"type":"string","description":"The greeting."}},"required":["text"],"additionalProperties":false}
 	// {HELLO KESOKU! HELLO KESOKU!} <nil>
-	// tool "greet": args.style: not one of the allowed values: expected one of "plain", "loud", got string "lowd" (did you mean "loud"?)
-}
-
-// A tool registered by hand, as the code kesoku gen writes registers one:
-// its Spec describes the parameters, and its Call decodes them into Go
-// values. The runner validates a call's arguments against the Spec before
-// it calls the tool.
-func ExampleRegistry_Register() {
-	reg := registry.New()
-	err := reg.Register(&registry.Spec{
-		Name:        "shout",
-		Summary:     "Shouts a word.",
-		Description: "Shouts a word.",
-		Params: []*registry.Property{{
-			Name:     "word",
-			Required: true,
-			Schema:   &registry.Schema{Type: registry.TypeString, Description: "The word to shout."},
-		}},
-		Call: func(_ context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
-			word, err := registry.DecodeString[string](args["word"])
-			if err != nil {
-				return nil, registry.ArgAt(err, "word")
-			}
-			return strings.ToUpper(word) + "!", nil
-		},
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	spec, _ := reg.Lookup("shout")
-	args := map[string]any{"word": "hello"}
-	if err := spec.Validate(args); err != nil {
-		fmt.Println(err)
-		return
-	}
-	out, err := spec.Call(context.Background(), &registry.ToolContext{}, args)
-	fmt.Println(out, err)
-
-	// A model's mistake is told back so that it can correct itself.
-	fmt.Println(spec.Validate(map[string]any{"wrod": "hello"}))
-	// Output:
-	// HELLO! <nil>
-	// tool "shout": args.word: missing required argument: expected string; args.wrod: unknown argument: expected one of word (did you mean "word"?)
 }
 
 // memoryStore keeps records in memory: the smallest message.Store.
@@ -158,37 +106,6 @@ func ExampleToolContext() {
 func ExampleInvalidArg() {
 	err := registry.InvalidArg("timezone", errors.New(`unknown time zone "Mars/Olympus"`))
 	fmt.Println(err)
-	fmt.Println(registry.IsInvalidArgs(err))
 	// Output:
 	// args.timezone: invalid value: unknown time zone "Mars/Olympus"
-	// true
-}
-
-// The input schema of a tool is the JSON Schema every provider's format
-// is built from.
-func ExampleSpec_InputSchema() {
-	spec := &registry.Spec{
-		Name: "add",
-		Params: []*registry.Property{
-			{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, Kind: "int"}},
-			{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger, Kind: "int", Default: []byte("0")}},
-		},
-	}
-	fmt.Println(string(spec.InputSchema()))
-	// Output:
-	// {"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer","default":0}},"required":["a"],"additionalProperties":false}
-}
-
-// Select finds tools by name, and names the closest one for a typo.
-func ExampleRegistry_Select() {
-	reg := registry.New()
-	for _, name := range []string{"read_file", "write_file"} {
-		reg.MustRegister(&registry.Spec{Name: name, Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
-			return nil, nil
-		}})
-	}
-	_, err := reg.Select([]string{"read_fiel"})
-	fmt.Println(err)
-	// Output:
-	// unknown tool "read_fiel"; did you mean "read_file"? known tools: read_file, write_file
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
@@ -90,7 +91,7 @@ type Options struct {
 
 	// Protected are kesoku's own files so far (the config files in use):
 	// tools may read them, never write them.
-	Protected []registry.Protected
+	Protected []workspace.Protected
 
 	// Model is the model the command asks; Model.Model "" for none. Unless
 	// ModelRequired, it is the model tools ask (analyze_media), and a key
@@ -129,7 +130,7 @@ type Env struct {
 	// none.
 	Cassette *cassette.Cassette
 
-	protected []registry.Protected
+	protected []workspace.Protected
 	endTurn   func()
 	// secrets are every secret the command holds: hidden in what comes
 	// back, kept from the programs tools start.
@@ -142,7 +143,7 @@ type Env struct {
 // The context it returns is the one to work under: with OneTurn, the
 // turn's.
 func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
-	e := &Env{opts: o, protected: append([]registry.Protected(nil), o.Protected...)}
+	e := &Env{opts: o, protected: append([]workspace.Protected(nil), o.Protected...)}
 	if o.Cassette != "" {
 		c, err := cassette.Open(o.Cassette, o.CassetteMode)
 		if err != nil {
@@ -239,14 +240,14 @@ func (e *Env) Protect(path, why string) { e.protected = Protect(e.protected, pat
 
 // Protect is list with path added, made absolute, and why tools must not
 // write it; standard input and output ("-", "") are no file to protect.
-func Protect(list []registry.Protected, path, why string) []registry.Protected {
+func Protect(list []workspace.Protected, path, why string) []workspace.Protected {
 	if path == "" || path == "-" {
 		return list
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return append(list, registry.Protected{Path: path, Why: why})
+	return append(list, workspace.Protected{Path: path, Why: why})
 }
 
 // ToolOptions are the options of the tool set (toolsource.Build): the
@@ -314,7 +315,7 @@ func (e *Env) RunnerOptions() runner.Options {
 		OutputDir: e.Layout().Outputs(),
 		AWD:       e.opts.AWD,
 		Staging:   e.StagingDir(),
-		Protected: append([]registry.Protected(nil), e.protected...),
+		Protected: append([]workspace.Protected(nil), e.protected...),
 		Model:     e.ToolModel(),
 		Secrets:   e.secrets,
 	}
@@ -323,7 +324,7 @@ func (e *Env) RunnerOptions() runner.Options {
 // ToolModel is the model as tools see it: built on first use, carrying
 // the media options, so that analyze_media follows the inline limit and
 // tells what it does. No model is nil.
-func (e *Env) ToolModel() registry.Model {
+func (e *Env) ToolModel() toolset.Model {
 	if e.Model == nil {
 		return nil
 	}

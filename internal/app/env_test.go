@@ -13,6 +13,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+
+	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -74,11 +76,11 @@ func TestModelRequired(t *testing.T) {
 // made, the ones given and the ones Protect adds.
 func TestRunnerOptions(t *testing.T) {
 	awd := t.TempDir()
-	given := registry.Protected{Path: filepath.Join(awd, "kesoku.yaml"), Why: "config"}
+	given := workspace.Protected{Path: filepath.Join(awd, "kesoku.yaml"), Why: "config"}
 	_, env, err := Prepare(context.Background(), Options{
 		AWD: awd, Log: io.Discard, Tools: registry.New(),
 		Calls:     &Calls{Jobs: 3, Timeout: 7, Grace: 9, MaxOutput: 11},
-		Protected: []registry.Protected{given},
+		Protected: []workspace.Protected{given},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +95,7 @@ func TestRunnerOptions(t *testing.T) {
 	if o.OutputDir != filepath.Join(awd, ".kesoku", "outputs") || o.Staging != filepath.Join(awd, ".kesoku", "staging") || o.AWD != awd {
 		t.Errorf("workspace %q %q %q", o.AWD, o.OutputDir, o.Staging)
 	}
-	want := []registry.Protected{given, {Path: filepath.Join(awd, "out.jsonl"), Why: "records"}}
+	want := []workspace.Protected{given, {Path: filepath.Join(awd, "out.jsonl"), Why: "records"}}
 	if !slices.Equal(o.Protected, want) {
 		t.Errorf("protected %v, want %v", o.Protected, want)
 	}

@@ -15,15 +15,16 @@ import (
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // EvalCase is a case with the tools it offers, chosen by the caller
 // (as --tools chooses them) before anything runs.
 type EvalCase struct {
 	*eval.Case
-	Specs    []*registry.Spec
-	Registry *registry.Registry
+	Specs    []*toolset.Tool
+	Registry *toolset.Set
 }
 
 // EvalOptions are what an eval over the environment is asked to do.

@@ -14,7 +14,8 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // SessionOptions are what an agent session over the environment is asked
@@ -23,8 +24,8 @@ import (
 type SessionOptions struct {
 	// Specs are the tools offered to the model; Registry holds them and
 	// no others.
-	Specs    []*registry.Spec
-	Registry *registry.Registry
+	Specs    []*toolset.Tool
+	Registry *toolset.Set
 
 	System   string
 	MaxTurns int

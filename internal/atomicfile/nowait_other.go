@@ -2,7 +2,9 @@
 
 package atomicfile
 
-import "os"
+import (
+	"os"
+)
 
 func openNoWait(path string, flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -111,7 +112,7 @@ func submitOptions(srv *llmtest.Server, b llm.Batcher, dir, file string) SubmitO
 		provider, model = "gemini", geminiModel
 	}
 	return SubmitOptions{
-		Registry: registry.Default, File: file, AWD: dir, Staging: filepath.Join(dir, ".kesoku", "staging"),
+		Registry: toolset.Of(registry.Default), File: file, AWD: dir, Staging: filepath.Join(dir, ".kesoku", "staging"),
 		Provider: provider, Model: model, Session: "s1",
 		Connect: func(context.Context) (llm.Batcher, error) { return b, nil },
 	}
@@ -137,7 +138,7 @@ func collect(t *testing.T, ctx context.Context, b llm.Batcher, path string, out 
 	for _, r := range out.recs {
 		finished.Add(records.HeadOf(r))
 	}
-	o := CollectOptions{Registry: registry.Default, State: st, StatePath: path, Batcher: b, Finished: finished, Emit: out.emit}
+	o := CollectOptions{Registry: toolset.Of(registry.Default), State: st, StatePath: path, Batcher: b, Finished: finished, Emit: out.emit}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -14,13 +14,14 @@ import (
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // CollectOptions are what kesoku batch collect was asked to do.
 type CollectOptions struct {
 	// Registry holds the tools, for the requests' ids as run numbers them.
-	Registry *registry.Registry
+	Registry *toolset.Set
 	// State is the batch, read from StatePath (where collect notes that
 	// the batch's files were deleted).
 	State     *State

@@ -8,6 +8,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -21,7 +22,7 @@ func runRecords(t *testing.T, p llm.Provider, dir, file string) []*message.Recor
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := runner.New(registry.Default, runner.Options{
+	r := runner.New(toolset.Of(registry.Default), runner.Options{
 		SessionID: "s1", ArgsHash: true, AWD: dir, Staging: filepath.Join(dir, ".kesoku", "staging"), Model: p,
 	})
 	var recs []*message.Record

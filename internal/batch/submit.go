@@ -21,7 +21,8 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // Tool is the only tool a batch calls: its requests are model calls and
@@ -31,7 +32,7 @@ const Tool = "analyze_media"
 // SubmitOptions are what kesoku batch submit was asked to do.
 type SubmitOptions struct {
 	// Registry holds the tools the requests are checked against.
-	Registry *registry.Registry
+	Registry *toolset.Set
 	// File is the request file, "-" for Stdin; Format forces its format
 	// ("" for the extension's, or for standard input what it looks like).
 	File   string

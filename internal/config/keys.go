@@ -1,6 +1,8 @@
 package config
 
-import "slices"
+import (
+	"slices"
+)
 
 // rule is what a key means beyond being a flag's default.
 type rule struct {

@@ -1,6 +1,8 @@
 package diff
 
-import "github.com/kesoku/kesoku/internal/records"
+import (
+	"github.com/kesoku/kesoku/internal/records"
+)
 
 // result is what diff needs of a record: what it pairs by and what it
 // compares, the rest of the line left unread.

@@ -1,6 +1,8 @@
 package english
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestCount(t *testing.T) {
 	for _, tc := range []struct {

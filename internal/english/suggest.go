@@ -1,6 +1,8 @@
 package english
 
-import "strings"
+import (
+	"strings"
+)
 
 // Suggest returns the candidate closest to got when it is close enough to
 // be a likely typo, or "" when none is.

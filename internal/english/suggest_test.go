@@ -1,6 +1,8 @@
 package english
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestSuggest(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,8 @@
 package eval
 
-import "testing"
+import (
+	"testing"
+)
 
 // A shard's runs hold some repeats of a case, not all: the summary counts
 // the runs it has, and says no pass@K of repeats it did not see.

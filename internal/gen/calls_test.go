@@ -14,19 +14,22 @@ import (
 	_ "github.com/kesoku/kesoku/internal/gen/testdata/src/clash"
 	_ "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // The test packages' generated files (the golden files, which TestGolden
 // holds equal to what gen writes) register their tools in registry.Default
 // when imported: these tests call them as the runner would.
 
-func lookup(t testing.TB, name string) *registry.Spec {
+func lookup(t testing.TB, name string) *toolset.Tool {
 	t.Helper()
 	s, ok := registry.Default.Lookup(name)
 	if !ok {
 		t.Fatalf("tool %q is not registered", name)
 	}
-	return s
+	return toolset.FromSpec(s)
 }
 
 func TestGeneratedCall(t *testing.T) {
@@ -131,7 +134,7 @@ func TestGeneratedCall(t *testing.T) {
 				if err == nil {
 					t.Fatalf("Call(%s) = %v, want error %q", tt.args, got, tt.wantErr)
 				}
-				if !registry.IsInvalidArgs(err) {
+				if !toolspec.IsInvalidArgs(err) {
 					t.Errorf("error %T is not about the arguments", err)
 				}
 				if diff := cmp.Diff(tt.wantErr, err.Error()); diff != "" {
@@ -159,7 +162,7 @@ func TestGeneratedCallInjects(t *testing.T) {
 	if err != nil || got != "s1" {
 		t.Errorf("who_am_i = %v, %v; want s1", got, err)
 	}
-	if _, err := lookup(t, "who_am_i").Call(context.Background(), nil, nil); err == nil || registry.IsInvalidArgs(err) {
+	if _, err := lookup(t, "who_am_i").Call(context.Background(), nil, nil); err == nil || toolspec.IsInvalidArgs(err) {
 		t.Errorf("who_am_i without a ToolContext: error %v, want the tool's own error", err)
 	}
 

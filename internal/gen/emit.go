@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // Header is the first line of every file kesoku gen writes. A file named
@@ -107,6 +107,9 @@ func (e *emitter) fresh(base string) string {
 
 func (e *emitter) reg() string { return e.importName(registryPath, "registry") }
 
+// impl is the name of registry/genimpl, what generated code calls.
+func (e *emitter) impl() string { return e.importName(genimplPath, "genimpl") }
+
 // typeExpr writes t as the generated file refers to it.
 func (e *emitter) typeExpr(t types.Type) string {
 	return types.TypeString(t, func(p *types.Package) string {
@@ -122,6 +125,7 @@ func (e *emitter) file(tools []*tool) ([]byte, error) {
 	// Reserve the fixed imports first, so that their names do not depend
 	// on what the tools need.
 	e.importName("context", "context")
+	e.impl()
 	e.reg()
 
 	var body strings.Builder
@@ -131,7 +135,7 @@ func (e *emitter) file(tools []*tool) ([]byte, error) {
 		calls[i] = e.fresh("kesokuCall" + exportedName(t.funcName))
 	}
 	for i, t := range tools {
-		fmt.Fprintf(&body, "%s.Default.MustRegister(%s)\n", e.reg(), e.specLit(t, calls[i]))
+		fmt.Fprintf(&body, "%s.Register(%s)\n", e.impl(), e.specLit(t, calls[i]))
 	}
 	fmt.Fprintf(&body, "}\n")
 	for i, t := range tools {
@@ -205,11 +209,11 @@ func exportedName(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// specLit writes a tool's registry.Spec as a Go literal.
+// specLit writes a tool's genimpl.Spec as a Go literal.
 func (e *emitter) specLit(t *tool, call string) string {
 	s := t.spec
 	var b strings.Builder
-	fmt.Fprintf(&b, "&%s.Spec{\n", e.reg())
+	fmt.Fprintf(&b, "&%s.Spec{\n", e.impl())
 	fmt.Fprintf(&b, "Name: %q,\n", s.Name)
 	fmt.Fprintf(&b, "Summary: %s,\n", strconv.Quote(s.Summary))
 	fmt.Fprintf(&b, "Description: %s,\n", strconv.Quote(s.Description))
@@ -217,7 +221,7 @@ func (e *emitter) specLit(t *tool, call string) string {
 		fmt.Fprintf(&b, "Returns: %s,\n", strconv.Quote(s.Returns))
 	}
 	if len(s.Params) > 0 {
-		fmt.Fprintf(&b, "Params: []*%s.Property{\n", e.reg())
+		fmt.Fprintf(&b, "Params: []*%s.Property{\n", e.impl())
 		for _, p := range s.Params {
 			b.WriteString(e.propertyLit(p))
 			b.WriteString(",\n")
@@ -240,7 +244,7 @@ func (e *emitter) specLit(t *tool, call string) string {
 	return b.String()
 }
 
-func (e *emitter) propertyLit(p *registry.Property) string {
+func (e *emitter) propertyLit(p *toolspec.Property) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "{\nName: %q,\n", p.Name)
 	if p.Required {
@@ -250,21 +254,21 @@ func (e *emitter) propertyLit(p *registry.Property) string {
 	return b.String()
 }
 
-var typeConsts = map[registry.Type]string{
-	registry.TypeString:  "TypeString",
-	registry.TypeInteger: "TypeInteger",
-	registry.TypeNumber:  "TypeNumber",
-	registry.TypeBoolean: "TypeBoolean",
-	registry.TypeArray:   "TypeArray",
-	registry.TypeObject:  "TypeObject",
+var typeConsts = map[toolspec.Type]string{
+	toolspec.TypeString:  "TypeString",
+	toolspec.TypeInteger: "TypeInteger",
+	toolspec.TypeNumber:  "TypeNumber",
+	toolspec.TypeBoolean: "TypeBoolean",
+	toolspec.TypeArray:   "TypeArray",
+	toolspec.TypeObject:  "TypeObject",
 }
 
 // schemaLit writes a Schema as a Go literal.
-func (e *emitter) schemaLit(s *registry.Schema) string {
+func (e *emitter) schemaLit(s *toolspec.Schema) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "&%s.Schema{\n", e.reg())
+	fmt.Fprintf(&b, "&%s.Schema{\n", e.impl())
 	if s.Type != "" {
-		fmt.Fprintf(&b, "Type: %s.%s,\n", e.reg(), typeConsts[s.Type])
+		fmt.Fprintf(&b, "Type: %s.%s,\n", e.impl(), typeConsts[s.Type])
 	}
 	if s.Description != "" {
 		fmt.Fprintf(&b, "Description: %s,\n", strconv.Quote(s.Description))
@@ -283,7 +287,7 @@ func (e *emitter) schemaLit(s *registry.Schema) string {
 		fmt.Fprintf(&b, "Items: %s,\n", e.schemaLit(s.Items))
 	}
 	if len(s.Properties) > 0 {
-		fmt.Fprintf(&b, "Properties: []*%s.Property{\n", e.reg())
+		fmt.Fprintf(&b, "Properties: []*%s.Property{\n", e.impl())
 		for _, p := range s.Properties {
 			b.WriteString(e.propertyLit(p))
 			b.WriteString(",\n")
@@ -308,11 +312,11 @@ func (e *emitter) schemaLit(s *registry.Schema) string {
 // its parameter's type, call the function, return its result.
 func (e *emitter) callFunc(t *tool, name string) string {
 	ctx, tc, args, v, err := e.local("ctx"), e.local("tc"), e.local("args"), e.local("v"), e.local("err")
-	reg := e.reg()
+	reg := e.impl()
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s decodes the arguments of %s and calls %s.\n", name, t.spec.Name, t.funcName)
 	fmt.Fprintf(&b, "func %s(%s %s.Context, %s *%s.ToolContext, %s map[string]any) (any, error) {\n",
-		name, ctx, e.importName("context", "context"), tc, reg, args)
+		name, ctx, e.importName("context", "context"), tc, e.reg(), args)
 
 	// Parameters become locals named as in the signature, unless the name
 	// would hide something the body refers to.
@@ -393,9 +397,9 @@ func (e *emitter) callFunc(t *tool, name string) string {
 }
 
 // decoder returns an expression for a function that decodes a value of
-// shape sh: a registry helper for plain scalars, or a generated function.
+// shape sh: a genimpl helper for plain scalars, or a generated function.
 func (e *emitter) decoder(sh *shape) string {
-	reg := e.reg()
+	reg := e.impl()
 	t := e.typeExpr(sh.typ)
 	switch {
 	case sh.kind == kindString && len(sh.enum) == 0:
@@ -422,7 +426,7 @@ func (e *emitter) decoder(sh *shape) string {
 }
 
 func (e *emitter) decodeFunc(sh *shape, name, t string) string {
-	reg := e.reg()
+	reg := e.impl()
 	v, err, out, m, arr, i, k, x := e.local("v"), e.local("err"), e.local("out"), e.local("m"), e.local("arr"), e.local("i"), e.local("k"), e.local("x")
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s decodes a %s.\n", name, goTypeString(sh.typ))

@@ -5,7 +5,8 @@ import (
 	"slices"
 
 	"github.com/kesoku/kesoku/internal/tooldoc"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // The schema of a tool's result, read from its Go type: what
@@ -19,7 +20,7 @@ import (
 
 // resultSchema returns the schema of a result of type t when it is an
 // object (a struct, a map, or a pointer to one), or nil.
-func (m *typeMapper) resultSchema(t types.Type) *registry.Schema {
+func (m *typeMapper) resultSchema(t types.Type) *toolspec.Schema {
 	t = types.Unalias(t)
 	for {
 		if marshals(t) {
@@ -34,7 +35,7 @@ func (m *typeMapper) resultSchema(t types.Type) *registry.Schema {
 	switch t.Underlying().(type) {
 	case *types.Struct, *types.Map:
 		s := (&resultMapper{docs: m}).schema(t)
-		if s.Type != registry.TypeObject {
+		if s.Type != toolspec.TypeObject {
 			return nil
 		}
 		s.Nullable = false
@@ -74,9 +75,9 @@ type resultMapper struct {
 	stack []types.Type
 }
 
-func (m *resultMapper) schema(t types.Type) *registry.Schema {
+func (m *resultMapper) schema(t types.Type) *toolspec.Schema {
 	t = types.Unalias(t)
-	sc := &registry.Schema{GoType: goTypeString(t)}
+	sc := &toolspec.Schema{GoType: goTypeString(t)}
 	if marshals(t) {
 		return sc
 	}
@@ -84,32 +85,32 @@ func (m *resultMapper) schema(t types.Type) *registry.Schema {
 	case *types.Basic:
 		switch {
 		case u.Kind() == types.String:
-			sc.Type = registry.TypeString
+			sc.Type = toolspec.TypeString
 		case u.Kind() == types.Bool:
-			sc.Type = registry.TypeBoolean
+			sc.Type = toolspec.TypeBoolean
 		case u.Info()&types.IsInteger != 0:
-			sc.Type, sc.Kind = registry.TypeInteger, u.Name()
+			sc.Type, sc.Kind = toolspec.TypeInteger, u.Name()
 		case u.Info()&types.IsFloat != 0:
-			sc.Type, sc.Kind = registry.TypeNumber, u.Name()
+			sc.Type, sc.Kind = toolspec.TypeNumber, u.Name()
 		}
 	case *types.Slice:
 		sc.Nullable = true
 		if b, ok := types.Unalias(u.Elem()).Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 && !marshals(types.Unalias(u.Elem())) {
 			// encoding/json writes a []byte in base64.
-			sc.Type = registry.TypeString
+			sc.Type = toolspec.TypeString
 			break
 		}
-		sc.Type, sc.Items = registry.TypeArray, m.schema(u.Elem())
+		sc.Type, sc.Items = toolspec.TypeArray, m.schema(u.Elem())
 	case *types.Array:
-		sc.Type, sc.Items = registry.TypeArray, m.schema(u.Elem())
+		sc.Type, sc.Items = toolspec.TypeArray, m.schema(u.Elem())
 	case *types.Map:
-		sc.Type, sc.Nullable, sc.AdditionalProperties = registry.TypeObject, true, m.schema(u.Elem())
+		sc.Type, sc.Nullable, sc.AdditionalProperties = toolspec.TypeObject, true, m.schema(u.Elem())
 	case *types.Pointer:
 		cp := *m.schema(u.Elem())
 		cp.GoType, cp.Nullable = sc.GoType, cp.Type != ""
 		return &cp
 	case *types.Struct:
-		sc.Type = registry.TypeObject
+		sc.Type = toolspec.TypeObject
 		if slices.ContainsFunc(m.stack, func(s types.Type) bool { return types.Identical(s, t) }) {
 			return sc
 		}
@@ -132,7 +133,7 @@ func (m *resultMapper) schema(t types.Type) *registry.Schema {
 // embedded structs flattened; optional says st is reached through an
 // embedded pointer, whose fields are absent when it is nil. ok is false
 // when two fields have one name.
-func (m *resultMapper) fields(st *types.Struct, names map[string]bool, optional bool) (props []*registry.Property, ok bool) {
+func (m *resultMapper) fields(st *types.Struct, names map[string]bool, optional bool) (props []*toolspec.Property, ok bool) {
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		tag := tooldoc.ParseJSON(st.Tag(i))
@@ -174,7 +175,7 @@ func (m *resultMapper) fields(st *types.Struct, names map[string]bool, optional 
 			cp.Description = d
 			sc = &cp
 		}
-		props = append(props, &registry.Property{Name: name, Schema: sc, Required: required})
+		props = append(props, &toolspec.Property{Name: name, Schema: sc, Required: required})
 	}
 	return props, true
 }
@@ -182,14 +183,14 @@ func (m *resultMapper) fields(st *types.Struct, names map[string]bool, optional 
 // quotedSchema is the schema of a field with the ",string" option, which
 // encoding/json writes as a JSON string when it is a string, number or
 // boolean (or a pointer to one), and ignores otherwise.
-func quotedSchema(t types.Type, sc *registry.Schema) *registry.Schema {
+func quotedSchema(t types.Type, sc *toolspec.Schema) *toolspec.Schema {
 	t = types.Unalias(t)
 	p, nullable := t.Underlying().(*types.Pointer)
 	if nullable {
 		t = types.Unalias(p.Elem())
 	}
 	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&(types.IsString|types.IsBoolean|types.IsInteger|types.IsFloat) != 0 {
-		return &registry.Schema{Type: registry.TypeString, GoType: sc.GoType, Nullable: nullable}
+		return &toolspec.Schema{Type: toolspec.TypeString, GoType: sc.GoType, Nullable: nullable}
 	}
 	return sc
 }

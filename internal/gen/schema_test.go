@@ -7,14 +7,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // schemaText writes a schema compactly, for tests to compare at a glance:
 // "integer(int8)", "string(kinds.Mode)[exact|prefix]", "array([]int) of
 // integer(int)", "object(kinds.Point){x: number(float64), y?: …}",
 // "object(map[string]int) of integer(int)", with " = default" after.
-func schemaText(s *registry.Schema) string {
+func schemaText(s *toolspec.Schema) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s(%s)", s.Type, s.GoType)
 	if len(s.Enum) > 0 {
@@ -42,7 +42,7 @@ func schemaText(s *registry.Schema) string {
 	return b.String()
 }
 
-func propertyText(p *registry.Property) string {
+func propertyText(p *toolspec.Property) string {
 	opt := "?"
 	if p.Required {
 		opt = ""

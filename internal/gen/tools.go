@@ -13,13 +13,19 @@ import (
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/tooldoc"
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // directive is the comment line that makes a function a tool.
 const directive = "kesoku:tool"
 
 const registryPath = "github.com/kesoku/kesoku/registry"
+
+// genimplPath is the package generated code calls.
+const genimplPath = "github.com/kesoku/kesoku/registry/genimpl"
+
+// spec is what the generated file says of a tool; gen never calls one.
+type spec = toolspec.Spec[struct{}]
 
 // injectKind says how a parameter is filled: from the arguments, or by the
 // runner.
@@ -43,7 +49,7 @@ const (
 
 // tool is one function marked //kesoku:tool, understood.
 type tool struct {
-	spec     *registry.Spec
+	spec     *spec
 	funcName string
 	params   []*param
 	results  resultKind
@@ -246,7 +252,7 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 		funcName:  fd.Name.Name,
 		pos:       pos,
 		directive: dirPos,
-		spec: &registry.Spec{
+		spec: &spec{
 			Name:    opts.name,
 			Writes:  opts.writes,
 			Source:  fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line),
@@ -262,8 +268,8 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 			f.errorf(dirPos, "//kesoku:tool check=%s: want a function of this package, func %s(tc *registry.ToolContext, args map[string]any) error", opts.check, opts.check)
 		}
 	}
-	if !registry.ValidName(t.spec.Name) {
-		f.errorf(dirPos, "tool name %q is invalid: names must match %s (set one with //kesoku:tool name=NAME)", t.spec.Name, registry.NamePattern)
+	if !toolspec.ValidName(t.spec.Name) {
+		f.errorf(dirPos, "tool name %q is invalid: names must match %s (set one with //kesoku:tool name=NAME)", t.spec.Name, toolspec.NamePattern)
 	}
 
 	var lines []docLine
@@ -325,7 +331,7 @@ func (f *toolFinder) tool(fd *ast.FuncDecl, opts toolOptions, dirPos token.Posit
 			sc = f.applyEntry(p, sh, sc, a, pos)
 		}
 		t.params = append(t.params, p)
-		t.spec.Params = append(t.spec.Params, &registry.Property{Name: p.name, Schema: sc, Required: p.required})
+		t.spec.Params = append(t.spec.Params, &toolspec.Property{Name: p.name, Schema: sc, Required: p.required})
 	}
 	var undescribed []string
 	for _, n := range paramNames(sig) {
@@ -377,7 +383,7 @@ func paramNames(sig *types.Signature) []string {
 
 // applyEntry takes a parameter's description, default and enum from its
 // Args entry, and returns the parameter's schema with them.
-func (f *toolFinder) applyEntry(p *param, sh *shape, sc *registry.Schema, a *argDoc, pos token.Position) *registry.Schema {
+func (f *toolFinder) applyEntry(p *param, sh *shape, sc *toolspec.Schema, a *argDoc, pos token.Position) *toolspec.Schema {
 	where := f.at(pos, a.Line)
 	cp := *sc
 	sc = &cp
@@ -441,7 +447,7 @@ func stringTarget(sh *shape) (*shape, bool) {
 }
 
 // withEnum returns copies of sh and sc whose string target has enum.
-func withEnum(sh *shape, sc *registry.Schema, enum []string) (*shape, *registry.Schema) {
+func withEnum(sh *shape, sc *toolspec.Schema, enum []string) (*shape, *toolspec.Schema) {
 	nsh, nsc := *sh, *sc
 	switch sh.kind {
 	case kindString:

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/tooldoc"
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // shapeKind is how a value of a Go type is decoded.
@@ -98,7 +98,7 @@ func goTypeString(t types.Type) string {
 }
 
 // mapType returns the shape and schema of t, or a *typeError.
-func (m *typeMapper) mapType(t types.Type) (*shape, *registry.Schema, error) {
+func (m *typeMapper) mapType(t types.Type) (*shape, *toolspec.Schema, error) {
 	t = types.Unalias(t)
 	goType := goTypeString(t)
 	if n, ok := t.(*types.Named); ok {
@@ -115,22 +115,22 @@ func (m *typeMapper) mapType(t types.Type) (*shape, *registry.Schema, error) {
 		defer func() { m.stack = m.stack[:len(m.stack)-1] }()
 	}
 	sh := &shape{typ: t}
-	sc := &registry.Schema{GoType: goType}
+	sc := &toolspec.Schema{GoType: goType}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch {
 		case u.Kind() == types.String:
-			sh.kind, sc.Type = kindString, registry.TypeString
+			sh.kind, sc.Type = kindString, toolspec.TypeString
 			sh.enum = m.constants(t)
 			sc.Enum = sh.enum
 		case u.Kind() == types.Bool:
-			sh.kind, sc.Type = kindBool, registry.TypeBoolean
+			sh.kind, sc.Type = kindBool, toolspec.TypeBoolean
 		case u.Info()&types.IsInteger != 0 && u.Info()&types.IsUnsigned != 0:
-			sh.kind, sc.Type, sc.Kind = kindUint, registry.TypeInteger, u.Name()
+			sh.kind, sc.Type, sc.Kind = kindUint, toolspec.TypeInteger, u.Name()
 		case u.Info()&types.IsInteger != 0:
-			sh.kind, sc.Type, sc.Kind = kindInt, registry.TypeInteger, u.Name()
+			sh.kind, sc.Type, sc.Kind = kindInt, toolspec.TypeInteger, u.Name()
 		case u.Info()&types.IsFloat != 0:
-			sh.kind, sc.Type, sc.Kind = kindFloat, registry.TypeNumber, u.Name()
+			sh.kind, sc.Type, sc.Kind = kindFloat, toolspec.TypeNumber, u.Name()
 		default:
 			return nil, nil, typeErrorf("unsupported type %s: JSON has no %s", goType, u.Name())
 		}
@@ -140,14 +140,14 @@ func (m *typeMapper) mapType(t types.Type) (*shape, *registry.Schema, error) {
 			return nil, nil, err
 		}
 		sh.kind, sh.elem = kindSlice, elem
-		sc.Type, sc.Items = registry.TypeArray, items
+		sc.Type, sc.Items = toolspec.TypeArray, items
 	case *types.Array:
 		elem, items, err := m.mapType(u.Elem())
 		if err != nil {
 			return nil, nil, err
 		}
 		sh.kind, sh.elem, sh.arrayLen = kindArray, elem, u.Len()
-		sc.Type, sc.Items = registry.TypeArray, items
+		sc.Type, sc.Items = toolspec.TypeArray, items
 	case *types.Map:
 		k, ok := types.Unalias(u.Key()).Underlying().(*types.Basic)
 		if !ok || k.Kind() != types.String {
@@ -161,12 +161,12 @@ func (m *typeMapper) mapType(t types.Type) (*shape, *registry.Schema, error) {
 			return nil, nil, err
 		}
 		sh.kind, sh.elem, sh.key = kindMap, elem, types.Unalias(u.Key())
-		sc.Type, sc.AdditionalProperties = registry.TypeObject, values
+		sc.Type, sc.AdditionalProperties = toolspec.TypeObject, values
 	case *types.Struct:
 		if err := m.mapStruct(t, u, sh, sc, nil, map[string]bool{}); err != nil {
 			return nil, nil, err
 		}
-		sh.kind, sc.Type = kindStruct, registry.TypeObject
+		sh.kind, sc.Type = kindStruct, toolspec.TypeObject
 	case *types.Pointer:
 		if _, ok := types.Unalias(u.Elem()).Underlying().(*types.Pointer); ok {
 			return nil, nil, typeErrorf("unsupported type %s: a pointer to a pointer", goType)
@@ -208,7 +208,7 @@ func hasCustomDecoding(n *types.Named) bool {
 // mapStruct adds the fields of struct st to sh and sc, as encoding/json
 // sees them: by json tag, "-" skipped, omitempty optional, embedded
 // structs flattened.
-func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *registry.Schema, path []string, names map[string]bool) error {
+func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *toolspec.Schema, path []string, names map[string]bool) error {
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		tag := tooldoc.ParseJSON(st.Tag(i))
@@ -292,7 +292,7 @@ func (m *typeMapper) mapStruct(t types.Type, st *types.Struct, sh *shape, sc *re
 			required: !optional,
 			shape:    fsh,
 		})
-		sc.Properties = append(sc.Properties, &registry.Property{Name: name, Schema: fsc, Required: !optional})
+		sc.Properties = append(sc.Properties, &toolspec.Property{Name: name, Schema: fsc, Required: !optional})
 	}
 	return nil
 }

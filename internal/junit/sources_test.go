@@ -1,6 +1,8 @@
 package junit
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestSources(t *testing.T) {
 	var s Sources

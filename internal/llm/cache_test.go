@@ -8,6 +8,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -49,12 +50,15 @@ func TestPromptCachingSavesInput(t *testing.T) {
 		type lookupArgs struct {
 			Part int `json:"part"`
 		}
-		err := registry.Add(r.reg, "lookup", "Look a part up.", func(_ context.Context, _ *registry.ToolContext, in lookupArgs) (string, error) {
+		g := registry.New()
+		err := registry.Add(g, "lookup", "Look a part up.", func(_ context.Context, _ *registry.ToolContext, in lookupArgs) (string, error) {
 			return strings.Repeat(fmt.Sprintf("part %d is in order. ", in.Part), 100), nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		lookup, _ := g.Lookup("lookup")
+		r.reg.MustRegister(toolset.FromSpec(lookup))
 		if !cached {
 			r.provider = uncached{r.provider}
 		}

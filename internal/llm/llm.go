@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // BlockKind says how a file travels to a model.
@@ -107,7 +107,7 @@ type Message struct {
 type Request struct {
 	System   string
 	Messages []Message
-	Tools    []*registry.Spec
+	Tools    []*toolset.Tool
 	// Cacheable says the conversation will be sent again, longer (a
 	// session's turns): a provider with an explicit prompt cache (Claude)
 	// then marks it for caching, which costs more once and far less on

@@ -1,6 +1,8 @@
 package llm
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestBlobBareMIME(t *testing.T) {
 	t.Parallel()

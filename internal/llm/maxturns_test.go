@@ -1,6 +1,8 @@
 package llm
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestMaxTurnsErrorWording: "within 1 turn", not "within 1 turns".
 func TestMaxTurnsErrorWording(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // Choice is which tools are offered, as a list of names asks it (the
@@ -108,10 +108,10 @@ func (c Choice) Defaults() bool { return !c.Replace }
 // (Spec.Writes): tools that change files only when they are named. The
 // tools are in the order of reg, those added after them in the order
 // named; those named in place of the defaults, in the order named. A name
-// that is no tool of reg is a *registry.UnknownToolError, added, taken
+// that is no tool of reg is a *toolset.UnknownToolError, added, taken
 // away or named alike.
-func Offer(reg *registry.Registry, c Choice) ([]*registry.Spec, *registry.Registry, error) {
-	var specs []*registry.Spec
+func Offer(reg *toolset.Set, c Choice) ([]*toolset.Tool, *toolset.Set, error) {
+	var specs []*toolset.Tool
 	switch {
 	case c.All:
 		specs = reg.All()
@@ -141,7 +141,7 @@ func Offer(reg *registry.Registry, c Choice) ([]*registry.Spec, *registry.Regist
 			}
 		}
 	}
-	offered := registry.New()
+	offered := toolset.New()
 	for _, s := range specs {
 		if err := offered.Register(s); err != nil {
 			return nil, nil, fmt.Errorf("offered tools: %w", err)

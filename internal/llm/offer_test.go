@@ -9,15 +9,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 func TestOfferDefaultsToReadOnly(t *testing.T) {
 	t.Parallel()
 	call := func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil }
-	reg := registry.New()
-	reg.MustRegister(&registry.Spec{Name: "calculate_sum", Call: call})
-	reg.MustRegister(&registry.Spec{Name: "label", Call: call, Writes: true})
-	reg.MustRegister(&registry.Spec{Name: "current_time", Call: call})
+	reg := toolset.New()
+	reg.MustRegister(&toolset.Tool{Name: "calculate_sum", Call: call})
+	reg.MustRegister(&toolset.Tool{Name: "label", Call: call, Writes: true})
+	reg.MustRegister(&toolset.Tool{Name: "current_time", Call: call})
 	tests := []struct {
 		name  string
 		names []string

@@ -1,6 +1,8 @@
 package llm
 
-import "github.com/kesoku/kesoku/internal/secret"
+import (
+	"github.com/kesoku/kesoku/internal/secret"
+)
 
 // Redacted is what stands in for a secret that was redacted.
 const Redacted = secret.Redacted

@@ -15,7 +15,8 @@ import (
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // DefaultMaxTurns is how many model turns one prompt may take when
@@ -55,7 +56,7 @@ type SessionOptions struct {
 	// System is the system instruction.
 	System string
 	// Tools are the tools the model is offered.
-	Tools []*registry.Spec
+	Tools []*toolset.Tool
 	// MaxTurns bounds the model turns of one prompt; 0 means
 	// DefaultMaxTurns.
 	MaxTurns int

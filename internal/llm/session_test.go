@@ -24,13 +24,15 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 const testKey = "sk-test-session-key-2c9e71"
 
 // testTools is a registry of typed tools: a sum, a tool that always
 // fails, and a sleep that honours cancellation.
-func testTools(t *testing.T) *registry.Registry {
+func testTools(t *testing.T) *toolset.Set {
 	t.Helper()
 	reg := registry.New()
 	type sumArgs struct {
@@ -60,7 +62,7 @@ func testTools(t *testing.T) *registry.Registry {
 			t.Fatal(err)
 		}
 	}
-	return reg
+	return toolset.Of(reg)
 }
 
 // rig is a session against a fake provider, with its transcript in a
@@ -70,7 +72,7 @@ type rig struct {
 	provider llm.Provider
 	path     string
 	w        *records.Writer
-	reg      *registry.Registry
+	reg      *toolset.Set
 }
 
 func newRig(t *testing.T, p llmtest.Provider, replies ...llmtest.Reply) *rig {
@@ -645,7 +647,8 @@ func TestSessionNeverWritesTheKey(t *testing.T) {
 			type echoArgs struct {
 				Text string `json:"text"`
 			}
-			err := registry.Add(r.reg, "echo", "Echo.", func(_ context.Context, _ *registry.ToolContext, in echoArgs) (string, error) {
+			g := registry.New()
+			err := registry.Add(g, "echo", "Echo.", func(_ context.Context, _ *registry.ToolContext, in echoArgs) (string, error) {
 				if strings.HasPrefix(in.Text, "fail: ") {
 					return "", errors.New(in.Text)
 				}
@@ -654,6 +657,8 @@ func TestSessionNeverWritesTheKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			echo, _ := g.Lookup("echo")
+			r.reg.MustRegister(toolset.FromSpec(echo))
 			var shown strings.Builder
 			opts := llm.SessionOptions{
 				Redactor: llm.NewRedactor(testKey),

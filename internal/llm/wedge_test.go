@@ -17,6 +17,9 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // No answer of a model, however odd, wedges a
@@ -137,9 +140,9 @@ func TestSessionCutTurnRunsNoCall(t *testing.T) {
 			llmtest.Reply{Text: "I will write less at once."},
 		)
 		var ran atomic.Int32
-		r.reg.MustRegister(&registry.Spec{
+		r.reg.MustRegister(&toolset.Tool{
 			Name: "write_it", Description: "Write.", Source: "test",
-			Params: []*registry.Property{{Name: "text", Schema: &registry.Schema{Type: registry.TypeString}, Required: true}},
+			Params: []*toolspec.Property{{Name: "text", Schema: &toolspec.Schema{Type: toolspec.TypeString}, Required: true}},
 			Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 				ran.Add(1)
 				return "written", nil
@@ -309,7 +312,7 @@ func TestResultsAreWrittenAsCallsReturn(t *testing.T) {
 		llmtest.Reply{Text: "Both done."},
 	)
 	release := make(chan struct{})
-	r.reg.MustRegister(&registry.Spec{
+	r.reg.MustRegister(&toolset.Tool{
 		Name: "wait_release", Description: "Wait.", Source: "test",
 		Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
 			// The timer only ends a test that fails: without it, a runner
@@ -410,12 +413,15 @@ func TestTurnResultsFitTheRequest(t *testing.T) {
 		type bigArgs struct {
 			N int `json:"n"`
 		}
-		err := registry.Add(r.reg, "big", "Return n bytes.", func(_ context.Context, _ *registry.ToolContext, in bigArgs) (string, error) {
+		g := registry.New()
+		err := registry.Add(g, "big", "Return n bytes.", func(_ context.Context, _ *registry.ToolContext, in bigArgs) (string, error) {
 			return strings.Repeat("x", in.N-4) + "tail", nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		big, _ := g.Lookup("big")
+		r.reg.MustRegister(toolset.FromSpec(big))
 		s := r.session(llm.SessionOptions{})
 		if answer, err := s.Send(context.Background(), "read"); err != nil || answer != "Read it all." {
 			t.Fatalf("answer %q, error %v", answer, err)

@@ -1,6 +1,8 @@
 package mcpauth
 
-import "github.com/kesoku/kesoku/internal/secret"
+import (
+	"github.com/kesoku/kesoku/internal/secret"
+)
 
 // Redacted is what stands in for a secret that was redacted: the same
 // words as for a model's key.

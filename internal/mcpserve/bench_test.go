@@ -9,6 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // The benchmarks below measure one tools/call of calculate_sum, client to
@@ -71,8 +73,8 @@ func kesokuServer(b *testing.B) *mcp.Server {
 	if !ok {
 		b.Fatal("no calculate_sum")
 	}
-	reg := registry.New()
-	reg.MustRegister(spec)
+	reg := toolset.New()
+	reg.MustRegister(toolset.FromSpec(spec))
 	opts := Options{Version: "bench"}
 	opts.Runner.Jobs = 16
 	opts.Runner.MaxOutput = 1 << 20
@@ -126,8 +128,8 @@ func BenchmarkCallSDKTypedParallel(b *testing.B) {
 // transport and the client: what the server adds to what the SDK does.
 func BenchmarkKesokuCallOnly(b *testing.B) {
 	spec, _ := registry.Default.Lookup("calculate_sum")
-	reg := registry.New()
-	reg.MustRegister(spec)
+	reg := toolset.New()
+	reg.MustRegister(toolset.FromSpec(spec))
 	opts := Options{Version: "bench"}
 	opts.Runner.Jobs = 16
 	opts.Runner.AWD = b.TempDir()

@@ -8,14 +8,16 @@ import (
 	"testing"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // BenchmarkInitializeFlood opens sessions that are never closed, past the
 // cap: what a flood of initializes costs each.
 func BenchmarkInitializeFlood(b *testing.B) {
 	spec, _ := registry.Default.Lookup("calculate_sum")
-	reg := registry.New()
-	reg.MustRegister(spec)
+	reg := toolset.New()
+	reg.MustRegister(toolset.FromSpec(spec))
 	opts := Options{Version: "bench", MaxSessions: 2000}
 	opts.Runner.Jobs = 1
 	opts.Runner.AWD = b.TempDir()

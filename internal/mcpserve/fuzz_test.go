@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // FuzzTokenGate holds requireToken to its one promise: whatever the
@@ -68,11 +70,11 @@ func FuzzCallArguments(f *testing.F) {
 	} {
 		f.Add(seed.name, []byte(seed.args))
 	}
-	tt := registry.New()
+	tt := toolset.New()
 	for _, spec := range registry.Default.All() {
 		// Nothing that writes, nothing that waits.
 		if !spec.Writes && spec.Name != "sleep" {
-			tt.MustRegister(spec)
+			tt.MustRegister(toolset.FromSpec(spec))
 		}
 	}
 	opts := Options{Version: "fuzz"}

@@ -24,8 +24,9 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // Options configure a Server.
@@ -138,7 +139,7 @@ type clientSession struct {
 }
 
 // New returns a Server of the tools of reg, every one of them offered.
-func New(reg *registry.Registry, opts Options) *Server {
+func New(reg *toolset.Set, opts Options) *Server {
 	jobs := max(opts.Runner.Jobs, 1)
 	ropts := opts.Runner
 	// Every call is a run of its own (RunOne): the slots bound the calls
@@ -213,7 +214,7 @@ func instructions(awd string) string {
 // tool is the MCP declaration of spec: its canonical schema as it is, the
 // description models read, whether it only reads, and the schema of its
 // result (out) when it has one.
-func tool(spec *registry.Spec, out output) *mcp.Tool {
+func tool(spec *toolset.Tool, out output) *mcp.Tool {
 	t := &mcp.Tool{
 		Name:        spec.Name,
 		Description: spec.Description,
@@ -299,7 +300,7 @@ func notObject(raw json.RawMessage, err error) string {
 	if dec.Decode(&v) != nil {
 		return "what came is not JSON: " + err.Error()
 	}
-	return "got " + registry.Describe(v)
+	return "got " + toolspec.Describe(v)
 }
 
 // clientOf is the state of the client of a call: its session's, or the

@@ -23,28 +23,32 @@ import (
 	_ "github.com/kesoku/kesoku/internal/tools" // the built-in tools, in registry.Default
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
+	"github.com/kesoku/kesoku/internal/workspace"
 )
 
 // testTools are the built-in tools and a few made to misbehave on demand.
 // block waits for its context, telling started when it runs; stubborn
 // ignores its context until release is closed.
 type testTools struct {
-	reg     *registry.Registry
+	reg     *toolset.Set
 	started chan string
 	release chan struct{}
 }
 
 func newTestTools(t *testing.T) *testTools {
 	t.Helper()
-	tt := &testTools{reg: registry.New(), started: make(chan string, 16), release: make(chan struct{})}
+	tt := &testTools{reg: toolset.New(), started: make(chan string, 16), release: make(chan struct{})}
 	for _, s := range registry.Default.All() {
-		tt.reg.MustRegister(s)
+		tt.reg.MustRegister(toolset.FromSpec(s))
 	}
-	str := func(name string) *registry.Property {
-		return &registry.Property{Name: name, Required: true, Schema: &registry.Schema{Type: registry.TypeString}}
+	str := func(name string) *toolspec.Property {
+		return &toolspec.Property{Name: name, Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeString}}
 	}
-	for _, s := range []*registry.Spec{
-		{Name: "block", Description: "Waits until cancelled.", Params: []*registry.Property{str("tag")},
+	for _, s := range []*toolset.Tool{
+		{Name: "block", Description: "Waits until cancelled.", Params: []*toolspec.Property{str("tag")},
 			Call: func(ctx context.Context, _ *registry.ToolContext, args map[string]any) (any, error) {
 				tt.started <- args["tag"].(string)
 				<-ctx.Done()
@@ -234,7 +238,7 @@ func TestListTools(t *testing.T) {
 // A server with no tool offered still answers tools/list, with none.
 func TestListNoTools(t *testing.T) {
 	t.Parallel()
-	sv := serve(t, New(registry.New(), testOptions(t)))
+	sv := serve(t, New(toolset.New(), testOptions(t)))
 	res, err := sv.cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +321,7 @@ func TestCallProtected(t *testing.T) {
 	tt := newTestTools(t)
 	opts := testOptions(t)
 	out := filepath.Join(opts.Runner.AWD, "records.jsonl")
-	opts.Runner.Protected = []registry.Protected{{Path: out, Why: "it is the file this server writes its records to"}}
+	opts.Runner.Protected = []workspace.Protected{{Path: out, Why: "it is the file this server writes its records to"}}
 	sv := serve(t, New(tt.reg, opts))
 	res := call(t, sv.cs, "write_file", map[string]any{"path": "records.jsonl", "content": "x"})
 	if !res.IsError || !strings.Contains(text(t, res), "it is the file this server writes its records to") {
@@ -629,7 +633,7 @@ func TestClientGoesAway(t *testing.T) {
 func TestUnknownTool(t *testing.T) {
 	t.Parallel()
 	tt := newTestTools(t)
-	offered := registry.New()
+	offered := toolset.New()
 	for _, spec := range tt.reg.All() {
 		if spec.Name != "write_file" {
 			offered.MustRegister(spec)

@@ -7,7 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // Structured results. A result that is a JSON object goes back as
@@ -37,7 +38,7 @@ type output struct {
 }
 
 // outputOf is what spec declares of its result.
-func outputOf(spec *registry.Spec) output {
+func outputOf(spec *toolset.Tool) output {
 	schema := spec.OutputSchema()
 	if len(schema) == 0 {
 		return output{}

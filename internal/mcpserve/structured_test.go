@@ -15,6 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 type point struct {
@@ -39,10 +41,10 @@ type countArgs struct {
 // with an output schema as another MCP server declares it (an object's,
 // and a number's), a tool whose object result has no schema, and one that
 // fails.
-func structuredTools(t *testing.T) *registry.Registry {
+func structuredTools(t *testing.T) *toolset.Set {
 	t.Helper()
-	reg := registry.New()
-	if err := registry.Add(reg, "point", "Returns a point, or none.", func(_ context.Context, _ *registry.ToolContext, in pointArgs) (*point, error) {
+	typed := registry.New()
+	if err := registry.Add(typed, "point", "Returns a point, or none.", func(_ context.Context, _ *registry.ToolContext, in pointArgs) (*point, error) {
 		switch {
 		case in.None:
 			return nil, nil
@@ -53,7 +55,7 @@ func structuredTools(t *testing.T) *registry.Registry {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := registry.Add(reg, "counts", "Counts to n; none for 0.", func(_ context.Context, _ *registry.ToolContext, in countArgs) (map[string]int, error) {
+	if err := registry.Add(typed, "counts", "Counts to n; none for 0.", func(_ context.Context, _ *registry.ToolContext, in countArgs) (map[string]int, error) {
 		if in.N == 0 {
 			return nil, nil
 		}
@@ -65,7 +67,8 @@ func structuredTools(t *testing.T) *registry.Registry {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []*registry.Spec{
+	reg := toolset.Of(typed)
+	for _, s := range []*toolset.Tool{
 		{Name: "proxied", Description: "As an MCP server's tool with an object's outputSchema.",
 			RawOutputSchema: json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"]}`),
 			Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
@@ -178,7 +181,7 @@ func (vc *validatingClient) call(name string, args any) (*mcp.CallToolResult, er
 // clients are SDK clients of either revision, on a stream and over HTTP
 // (statelessly for 2026-07-28, in sessions before), of one server of reg,
 // keyed "stream VERSION" and "http VERSION".
-func clients(t *testing.T, reg *registry.Registry, opts Options) map[string]*mcp.ClientSession {
+func clients(t *testing.T, reg *toolset.Set, opts Options) map[string]*mcp.ClientSession {
 	t.Helper()
 	s := New(reg, opts)
 	out := map[string]*mcp.ClientSession{}

@@ -12,34 +12,35 @@ import (
 	"encoding/json"
 
 	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "analyze_media",
 		Summary:     "Asks the session's multimodal model about an image, audio, video or PDF file.",
 		Description: "Asks the session's multimodal model about an image, audio, video or PDF file.\n\nThe file's type is found from its content, not its name. Audio and video need a Gemini model; Claude takes images, PDF and text; OpenAI images and PDF.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "path",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The file, relative to the working directory or staging, or an absolute path inside them.",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "prompt",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "What to ask about the file. Defaults to \"Describe this file.\".",
 					Default:     json.RawMessage("\"Describe this file.\""),
 					GoType:      "*string",
 				},
 			},
 		},
-		Source:  "tool.go:28",
+		Source:  "tool.go:30",
 		Package: "github.com/kesoku/kesoku/internal/media",
 		Call:    kesokuCallAnalyzeMedia,
 	})
@@ -49,11 +50,11 @@ func init() {
 func kesokuCallAnalyzeMedia(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["path"]
 	if v == nil {
-		return nil, registry.MissingArg("path")
+		return nil, genimpl.MissingArg("path")
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	v = args["prompt"]
 	if v == nil {
@@ -61,7 +62,7 @@ func kesokuCallAnalyzeMedia(ctx context.Context, tc *registry.ToolContext, args 
 	}
 	prompt, err := kesokuDecodePtrToString(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "prompt")
+		return nil, genimpl.ArgAt(err, "prompt")
 	}
 	r, err := AnalyzeMedia(ctx, tc, path, prompt)
 	if err != nil {
@@ -75,7 +76,7 @@ func kesokuDecodePtrToString(v any) (*string, error) {
 	if v == nil {
 		return nil, nil
 	}
-	x, err := registry.DecodeString[string](v)
+	x, err := genimpl.DecodeString[string](v)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // recordingProvider is an llm.Provider that records what it is asked and
@@ -128,7 +131,7 @@ func TestAnalyzeMedia(t *testing.T) {
 			if tt.want.Messages[0].Parts[0].Blob.Name != "" {
 				tt.want.Messages[0].Parts[0].Blob.Name = expand(tc, tt.want.Messages[0].Parts[0].Blob.Name)
 			}
-			got, err := AnalyzeMedia(t.Context(), tc, path, tt.prompt)
+			got, err := analyze(t.Context(), tc, path, tt.prompt)
 			if err != nil {
 				t.Fatalf("AnalyzeMedia: %v", err)
 			}
@@ -148,7 +151,7 @@ func TestAnalyzeMedia(t *testing.T) {
 
 // expand replaces $AWD and $STAGING; a file under $STAGING is written
 // relative to the AWD, where staging lives.
-func expand(tc *registry.ToolContext, s string) string {
+func expand(tc *toolCall, s string) string {
 	s = strings.ReplaceAll(s, "$AWD", tc.AWD)
 	if strings.HasPrefix(s, "$STAGING/") {
 		rel, _ := filepath.Rel(tc.AWD, tc.Staging)
@@ -157,11 +160,11 @@ func expand(tc *registry.ToolContext, s string) string {
 	return s
 }
 
-func newToolContext(t *testing.T, provider, answer string) (*registry.ToolContext, *recordingProvider) {
+func newToolContext(t *testing.T, provider, answer string) (*toolCall, *recordingProvider) {
 	t.Helper()
 	awd := t.TempDir()
 	p := &recordingProvider{name: provider, answer: answer}
-	return &registry.ToolContext{AWD: awd, Staging: filepath.Join(awd, ".kesoku", "staging"), Model: p}, p
+	return &toolCall{AWD: awd, Staging: filepath.Join(awd, ".kesoku", "staging"), Model: p}, p
 }
 
 func TestAnalyzeMediaRefuses(t *testing.T) {
@@ -216,12 +219,12 @@ func TestAnalyzeMediaRefuses(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, tc.AWD)
 			}
-			_, err := AnalyzeMedia(t.Context(), tc, tt.path, nil)
+			_, err := analyze(t.Context(), tc, tt.path, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("AnalyzeMedia(%q) = %v, want an error saying %q", tt.path, err, tt.want)
+				t.Fatalf("analyze(%q) = %v, want an error saying %q", tt.path, err, tt.want)
 			}
-			if !registry.IsInvalidArgs(err) {
-				t.Errorf("AnalyzeMedia(%q) = %v, want an invalid_args error", tt.path, err)
+			if !toolspec.IsInvalidArgs(err) {
+				t.Errorf("analyze(%q) = %v, want an invalid_args error", tt.path, err)
 			}
 			if !strings.HasPrefix(err.Error(), "args.path: ") {
 				t.Errorf("error %q does not name the argument", err)
@@ -239,28 +242,28 @@ func TestAnalyzeMediaToolErrors(t *testing.T) {
 	writeFile(t, awd, "a.png", pngBytes(t))
 	tests := []struct {
 		name string
-		tc   *registry.ToolContext
+		tc   *toolCall
 		path string
 		want string
 	}{
 		{"no tool context", nil, "a.png", "analyze_media needs a model"},
-		{"no model", &registry.ToolContext{AWD: awd}, "a.png", "analyze_media needs a model, and this command was given none"},
-		{"a model that cannot be asked", &registry.ToolContext{AWD: awd, Model: nameOnly("x")}, "a.png", "not one"},
-		{"a provider without media", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "mistral"}}, "a.png", `provider "mistral" takes no files`},
-		{"a missing file, as for the file tools", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "claude"}}, "a.pgn", `path "a.pgn": no such file or directory`},
-		{"the model fails", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "claude", err: errors.New("overloaded")}}, "a.png",
+		{"no model", &toolCall{AWD: awd}, "a.png", "analyze_media needs a model, and this command was given none"},
+		{"a model that cannot be asked", &toolCall{AWD: awd, Model: nameOnly("x")}, "a.png", "not one"},
+		{"a provider without media", &toolCall{AWD: awd, Model: &recordingProvider{name: "mistral"}}, "a.png", `provider "mistral" takes no files`},
+		{"a missing file, as for the file tools", &toolCall{AWD: awd, Model: &recordingProvider{name: "claude"}}, "a.pgn", `path "a.pgn": no such file or directory`},
+		{"the model fails", &toolCall{AWD: awd, Model: &recordingProvider{name: "claude", err: errors.New("overloaded")}}, "a.png",
 			"ask claude-test about a.png: overloaded"},
-		{"the model says nothing", &registry.ToolContext{AWD: awd, Model: &recordingProvider{name: "claude"}}, "a.png",
+		{"the model says nothing", &toolCall{AWD: awd, Model: &recordingProvider{name: "claude"}}, "a.png",
 			`ask claude-test about a.png: the model gave no answer (stop reason "stop")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := AnalyzeMedia(t.Context(), tt.tc, tt.path, nil)
+			_, err := analyze(t.Context(), tt.tc, tt.path, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("AnalyzeMedia = %v, want an error saying %q", err, tt.want)
 			}
-			if registry.IsInvalidArgs(err) {
+			if toolspec.IsInvalidArgs(err) {
 				t.Errorf("AnalyzeMedia = %v: want a tool error, not invalid_args", err)
 			}
 		})
@@ -279,7 +282,7 @@ func TestAnalyzeMediaUploadsLargeFiles(t *testing.T) {
 	video := append(mp4Bytes(t), bytes.Repeat([]byte{7}, 1000)...)
 	writeFile(t, tc.AWD, "long.mp4", video)
 
-	got, err := AnalyzeMedia(t.Context(), tc, "long.mp4", nil)
+	got, err := analyze(t.Context(), tc, "long.mp4", nil)
 	if err != nil {
 		t.Fatalf("AnalyzeMedia: %v", err)
 	}
@@ -347,7 +350,8 @@ func TestRegistered(t *testing.T) {
 	tc, p := newToolContext(t, "gemini", "a gradient")
 	png := pngBytes(t)
 	writeFile(t, tc.AWD, "a.png", png)
-	got, err := spec.Call(t.Context(), tc, map[string]any{"path": "a.png"})
+	ctx := toolset.WithEnv(t.Context(), &toolset.Env{Model: tc.Model})
+	got, err := spec.Call(ctx, &registry.ToolContext{AWD: tc.AWD, Staging: tc.Staging}, map[string]any{"path": "a.png"})
 	if err != nil {
 		t.Fatalf("Call: %v", err)
 	}
@@ -358,4 +362,20 @@ func TestRegistered(t *testing.T) {
 	if diff := cmp.Diff([]*llm.Request{wantReq}, p.sent()); diff != "" {
 		t.Errorf("requests mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// toolCall is a ToolContext and the model of its call, as the runner gives
+// them: the model in the call's context.
+type toolCall struct {
+	AWD, Staging string
+	Model        toolset.Model
+}
+
+// analyze calls analyze_media as the runner does, under c.
+func analyze(ctx context.Context, c *toolCall, path string, prompt *string) (string, error) {
+	if c == nil {
+		return AnalyzeMedia(ctx, nil, path, prompt)
+	}
+	ctx = toolset.WithEnv(ctx, &toolset.Env{Model: c.Model})
+	return AnalyzeMedia(ctx, &registry.ToolContext{AWD: c.AWD, Staging: c.Staging}, path, prompt)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 //go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .
@@ -26,10 +28,11 @@ import (
 //
 //kesoku:tool
 func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, prompt *string) (string, error) {
-	if tc == nil || tc.Model == nil {
+	model := toolset.EnvOf(ctx).Model
+	if tc == nil || model == nil {
 		return "", errors.New("analyze_media needs a model, and this command was given none")
 	}
-	p, ok := tc.Model.(llm.Provider)
+	p, ok := model.(llm.Provider)
 	if !ok {
 		return "", errors.New("analyze_media needs a model it can ask; the active model is not one")
 	}
@@ -38,7 +41,7 @@ func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, pr
 		q = *prompt
 	}
 	q = Prompt(q)
-	c, err := CapabilityOf(p.Name(), OptionsOf(tc.Model))
+	c, err := CapabilityOf(p.Name(), OptionsOf(model))
 	if err != nil {
 		return "", err
 	}
@@ -55,13 +58,13 @@ func AnalyzeMedia(ctx context.Context, tc *registry.ToolContext, path string, pr
 	if err != nil {
 		return "", err
 	}
-	if allow := OptionsOf(tc.Model).Allow; allow != nil {
+	if allow := OptionsOf(model).Allow; allow != nil {
 		if err := allow(); err != nil {
 			return "", err
 		}
 	}
 	answer, err := Ask(ctx, p, a, q)
-	if on := OptionsOf(tc.Model).OnUsage; on != nil && (answer.Usage != nil || err == nil) {
+	if on := OptionsOf(model).OnUsage; on != nil && (answer.Usage != nil || err == nil) {
 		on(answer.Usage)
 	}
 	return answer.Text, err
@@ -96,7 +99,7 @@ func OpenConfined(awd, staging, path string) (*os.File, error) {
 // OptionsOf returns the media options a model carries, or the defaults.
 // A model carries them when the command line tuned them
 // (--inline-limit): see WithOptions.
-func OptionsOf(m registry.Model) Options {
+func OptionsOf(m toolset.Model) Options {
 	if o, ok := m.(interface{ MediaOptions() Options }); ok {
 		return o.MediaOptions()
 	}

@@ -29,6 +29,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -218,8 +220,8 @@ func TestAnalyzeMediaOverTheWire(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(awd, tt.file), tt.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			tc := &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}
-			got, err := media.AnalyzeMedia(t.Context(), tc, tt.file, &tt.prompt)
+			tc := &toolCall{AWD: awd, Model: newProvider(t, srv)}
+			got, err := analyze(t.Context(), tc, tt.file, &tt.prompt)
 			if err != nil {
 				t.Fatalf("AnalyzeMedia: %v", err)
 			}
@@ -256,9 +258,9 @@ func TestAnalyzeMediaRefusedBeforeAnyRequest(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(awd, tt.file), tt.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			tc := &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}
-			_, err := media.AnalyzeMedia(t.Context(), tc, tt.file, nil)
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !registry.IsInvalidArgs(err) {
+			tc := &toolCall{AWD: awd, Model: newProvider(t, srv)}
+			_, err := analyze(t.Context(), tc, tt.file, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !toolspec.IsInvalidArgs(err) {
 				t.Fatalf("AnalyzeMedia = %v, want an invalid_args error saying %q", err, tt.want)
 			}
 			if n := len(srv.Requests()); n != 0 {
@@ -280,9 +282,9 @@ func TestAnalyzeMediaUploadsOverTheInlineLimit(t *testing.T) {
 	}
 	// The file is 4 KiB over an inline limit of 1 KiB.
 	var notices []string
-	tc := &registry.ToolContext{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024,
+	tc := &toolCall{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024,
 		OnNotice: func(s string) { notices = append(notices, s) }})}
-	got, err := media.AnalyzeMedia(t.Context(), tc, "long.mp4", nil)
+	got, err := analyze(t.Context(), tc, "long.mp4", nil)
 	if err != nil {
 		t.Fatalf("AnalyzeMedia: %v", err)
 	}
@@ -353,7 +355,7 @@ func TestUploadsAreDeletedHoweverTheCallEnds(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warnings []string
-			tc := &registry.ToolContext{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024,
+			tc := &toolCall{AWD: awd, Model: media.WithOptions(newProvider(t, srv), media.Options{InlineLimit: 1024,
 				OnWarning: func(s string) { warnings = append(warnings, s) }})}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -364,7 +366,7 @@ func TestUploadsAreDeletedHoweverTheCallEnds(t *testing.T) {
 					}
 				}()
 			}
-			got, err := media.AnalyzeMedia(ctx, tc, "long.mp4", nil)
+			got, err := analyze(ctx, tc, "long.mp4", nil)
 			switch {
 			case tt.wantErr == "" && (err != nil || got != "A long video."):
 				t.Fatalf("AnalyzeMedia = %q, %v; want the answer", got, err)
@@ -397,13 +399,13 @@ func TestAnalyzeMediaProviderErrors(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(awd, "a.png"), pngData, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			tc := &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}
-			_, err := media.AnalyzeMedia(t.Context(), tc, "a.png", nil)
+			tc := &toolCall{AWD: awd, Model: newProvider(t, srv)}
+			_, err := analyze(t.Context(), tc, "a.png", nil)
 			want := fmt.Sprintf("ask %s-test about a.png: ", p)
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "image could not be decoded") {
 				t.Fatalf("AnalyzeMedia = %v, want an error starting %q with the provider's message", err, want)
 			}
-			if registry.IsInvalidArgs(err) {
+			if toolspec.IsInvalidArgs(err) {
 				t.Errorf("a provider's refusal is the tool's error, not invalid_args: %v", err)
 			}
 		})
@@ -462,7 +464,7 @@ func TestHundredPagesGoToClaude(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(awd, "book.pdf"), media.PagedPDF(100, false), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := media.AnalyzeMedia(t.Context(), &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}, "book.pdf", nil)
+	got, err := analyze(t.Context(), &toolCall{AWD: awd, Model: newProvider(t, srv)}, "book.pdf", nil)
 	if err != nil || got != "A long read." {
 		t.Fatalf("AnalyzeMedia = %q, %v", got, err)
 	}
@@ -493,7 +495,7 @@ func TestUTF16TextGoesAsUTF8(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(awd, "note.txt"), tt.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := media.AnalyzeMedia(t.Context(), &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}, "note.txt", nil); err != nil {
+		if _, err := analyze(t.Context(), &toolCall{AWD: awd, Model: newProvider(t, srv)}, "note.txt", nil); err != nil {
 			t.Fatalf("%s: %v", tt.provider, err)
 		}
 		parts := sentParts(t, srv)
@@ -547,9 +549,9 @@ func TestTextNotUTF8(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(awd, "note.txt"), []byte(tt.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := media.AnalyzeMedia(t.Context(), &registry.ToolContext{AWD: awd, Model: newProvider(t, srv)}, "note.txt", nil)
+			_, err := analyze(t.Context(), &toolCall{AWD: awd, Model: newProvider(t, srv)}, "note.txt", nil)
 			if tt.want == "" {
-				if err == nil || !strings.Contains(err.Error(), "note.txt: the text is not UTF-8 (byte ") || !registry.IsInvalidArgs(err) {
+				if err == nil || !strings.Contains(err.Error(), "note.txt: the text is not UTF-8 (byte ") || !toolspec.IsInvalidArgs(err) {
 					t.Fatalf("AnalyzeMedia = %v, want it refused, naming the byte", err)
 				}
 				if n := len(srv.Requests()); n != 0 {
@@ -566,4 +568,20 @@ func TestTextNotUTF8(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toolCall is a ToolContext and the model of its call, as the runner gives
+// them: the model in the call's context.
+type toolCall struct {
+	AWD, Staging string
+	Model        toolset.Model
+}
+
+// analyze calls analyze_media as the runner does, under c.
+func analyze(ctx context.Context, c *toolCall, path string, prompt *string) (string, error) {
+	if c == nil {
+		return media.AnalyzeMedia(ctx, nil, path, prompt)
+	}
+	ctx = toolset.WithEnv(ctx, &toolset.Env{Model: c.Model})
+	return media.AnalyzeMedia(ctx, &registry.ToolContext{AWD: c.AWD, Staging: c.Staging}, path, prompt)
 }

@@ -2,7 +2,9 @@
 
 package records
 
-import "os"
+import (
+	"os"
+)
 
 // lockFile does nothing where flock does not exist.
 func lockFile(*os.File) error { return nil }

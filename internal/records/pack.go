@@ -15,6 +15,9 @@ import (
 
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // Call is what a record says of the request it answers.
@@ -84,14 +87,14 @@ func (p *Packer) Pack(c Call, o Outcome, d time.Duration) *message.Record {
 			// managed before the deadline won the race) tells the user
 			// nothing more.
 			return p.Error(c, message.KindTimeout, fmt.Sprintf("timed out after %v (%s)", o.Timeout, why), d)
-		case registry.IsInvalidArgs(o.Err):
+		case toolspec.IsInvalidArgs(o.Err):
 			return p.Error(c, message.KindInvalidArgs, o.Err.Error(), d)
 		case o.ByFailFast:
 			return p.Aborted(c, "cancelled: an earlier call failed, and the run stops at the first failure: "+o.Err.Error(), d)
 		case o.Cut:
 			return p.Aborted(c, "interrupted while running: "+o.Err.Error(), d)
 		}
-		var unknown *registry.UnknownToolError
+		var unknown *toolset.UnknownToolError
 		if errors.As(o.Err, &unknown) {
 			return p.Error(c, message.KindUnknownTool, o.Err.Error(), d)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // TestPack: what a call came back with becomes the record of the one
@@ -46,7 +48,7 @@ func TestPack(t *testing.T) {
 		{"timed out under the tool's own bound", Outcome{Err: context.DeadlineExceeded, TimedOut: true, Timeout: time.Minute},
 			shape{Name: "t", Session: "s", Status: "responded", Kind: "timeout", Message: "timed out after 1m0s (the tool's own timeout)", IsError: true}},
 		{"a panic", Outcome{Panicked: "panic: boom"}, shape{Name: "t", Session: "s", Status: "responded", Kind: "panic", Message: "panic: boom", IsError: true}},
-		{"an unknown tool", Outcome{Err: registry.New().UnknownTool("t")},
+		{"an unknown tool", Outcome{Err: toolset.New().UnknownTool("t")},
 			shape{Name: "t", Session: "s", Status: "responded", Kind: "unknown_tool", Message: `unknown tool "t"`, IsError: true}},
 		{"a result that is no JSON", Outcome{Value: func() {}},
 			shape{Name: "t", Session: "s", Status: "responded", Kind: "tool_error", Message: `tool "t" returned a value that is not JSON: json: unsupported type: func()`, IsError: true}},

@@ -12,7 +12,8 @@ import (
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/yamlpos"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // Reading a JSON file: the request parser reads it from the file as it
@@ -74,7 +75,7 @@ func (f *File) loadJSON(ctx context.Context, in io.Reader, sp *spool) error {
 	if err != nil {
 		return j.failed(err)
 	}
-	return j.fail(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+registry.Describe(v))
+	return j.fail(start, "expected a request, a list of requests, or {\"session_id\": ..., \"requests\": [...]}, got "+toolspec.Describe(v))
 }
 
 // failed is the file's error for an error of the parser.
@@ -189,7 +190,7 @@ func (j *jsonFile) object() error {
 			return err
 		}
 		if key == "requests" {
-			return j.fail(from, "requests: expected a list of requests, got "+registry.Describe(members[key]))
+			return j.fail(from, "requests: expected a list of requests, got "+toolspec.Describe(members[key]))
 		}
 	}
 	if _, err := d.ReadToken(); err != nil {
@@ -207,7 +208,7 @@ func (j *jsonFile) object() error {
 		case key != "session_id":
 			return &ParseError{Pos: startPos, Msg: fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key)}
 		case !ok:
-			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + registry.Describe(members[key])}
+			return &ParseError{Pos: startPos, Msg: "session_id: expected a string, got " + toolspec.Describe(members[key])}
 		default:
 			j.f.setSession(0, s)
 		}

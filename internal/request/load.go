@@ -18,9 +18,9 @@ import (
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // Format is a request file's format.
@@ -668,7 +668,7 @@ func (b *requestBuilder) set(key string, v any) {
 			b.req.ID = strconv.FormatUint(x, 10)
 		case nil:
 		default:
-			b.problem("id: expected a string, got %s", registry.Describe(v))
+			b.problem("id: expected a string, got %s", toolspec.Describe(v))
 		}
 	case "name":
 		b.setName(key, v)
@@ -702,7 +702,7 @@ func (b *requestBuilder) setName(key string, v any) {
 	if s, ok := v.(string); ok {
 		b.req.Name = s
 	} else if v != nil {
-		b.problem("%s: expected a string, got %s", key, registry.Describe(v))
+		b.problem("%s: expected a string, got %s", key, toolspec.Describe(v))
 	}
 }
 
@@ -727,7 +727,7 @@ func (b *requestBuilder) setArgs(key string, v any) {
 		}
 		b.req.Args = b.decodeArguments(key, x)
 	default:
-		b.problem("%s: expected an object, got %s", key, registry.Describe(v))
+		b.problem("%s: expected an object, got %s", key, toolspec.Describe(v))
 	}
 }
 
@@ -737,7 +737,7 @@ func (b *requestBuilder) setArgs(key string, v any) {
 func (b *requestBuilder) setFunction(v any) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		b.problem(`function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got %s`, registry.Describe(v))
+		b.problem(`function: expected an object {"name": ..., "arguments": "..."}, as in an OpenAI tool call, got %s`, toolspec.Describe(v))
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -800,7 +800,7 @@ func (b *requestBuilder) syntaxError(err error) *Request {
 }
 
 func (b *requestBuilder) notAnObject(v any) *Request {
-	b.req.Err = &RequestError{Pos: b.req.Pos, Msg: "expected a request object {\"name\": ..., \"args\": {...}}, got " + registry.Describe(v)}
+	b.req.Err = &RequestError{Pos: b.req.Pos, Msg: "expected a request object {\"name\": ..., \"args\": {...}}, got " + toolspec.Describe(v)}
 	return b.req
 }
 

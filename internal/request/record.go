@@ -10,7 +10,8 @@ import (
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // A Message record in a request file is read as what it says: one of
@@ -82,7 +83,7 @@ func (b *requestBuilder) setRecordMember(key string, v any) {
 			rm.callID = x
 		case nil:
 		default:
-			rm.callIDBad = registry.Describe(v)
+			rm.callIDBad = toolspec.Describe(v)
 		}
 	case "cut":
 		rm.cut, _ = v.(string)

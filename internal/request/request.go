@@ -6,7 +6,9 @@
 // JSON Lines, which is then read as a JSON Lines file is.
 package request
 
-import "github.com/kesoku/kesoku/internal/yamlpos"
+import (
+	"github.com/kesoku/kesoku/internal/yamlpos"
+)
 
 // Request is one tool call to run: a request from a file, or a model's
 // tool call in a session.

@@ -12,8 +12,8 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/internal/yamlpos"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // maxBlockColumn is the Column of the yamlpos.Bounds of request files.
@@ -236,7 +236,7 @@ func (c *yamlConverter) document(ch *yamlChunk) (session string, err error) {
 		default:
 			v, err := c.value(n, 0)
 			if err == nil {
-				err = c.fail(n.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+registry.Describe(v))
+				err = c.fail(n.GetToken(), "expected a request, a list of requests, or {session_id: ..., requests: [...]}, got "+toolspec.Describe(v))
 			}
 			return "", err
 		}
@@ -266,7 +266,7 @@ func (c *yamlConverter) mapping(n ast.Node, session *string) error {
 			}
 			var ok bool
 			if *session, ok = v.(string); !ok {
-				return c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+registry.Describe(v))
+				return c.fail(kv.Value.GetToken(), "session_id: expected a string, got "+toolspec.Describe(v))
 			}
 		case key != "requests":
 			return c.fail(kv.Key.GetToken(), fmt.Sprintf("unknown key %q: a file of requests has session_id and requests", key))
@@ -277,7 +277,7 @@ func (c *yamlConverter) mapping(n ast.Node, session *string) error {
 	if !ok {
 		v, err := c.value(requests, 1)
 		if err == nil {
-			err = c.fail(requests.GetToken(), "requests: expected a list of requests, got "+registry.Describe(v))
+			err = c.fail(requests.GetToken(), "requests: expected a list of requests, got "+toolspec.Describe(v))
 		}
 		return err
 	}

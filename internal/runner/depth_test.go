@@ -9,6 +9,8 @@ import (
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // TestRunGoesOnPastAResultTooDeep: a Go tool whose result nests deeper
@@ -36,7 +38,7 @@ func TestRunGoesOnPastAResultTooDeep(t *testing.T) {
 		{ID: "c2", Name: "deep", Args: map[string]any{"n": float64(records.MaxContentDepth)}},
 		{ID: "c3", Name: "deep", Args: map[string]any{"n": 1.0}},
 	}
-	_, err := New(reg, Options{SessionID: "s"}).Run(context.Background(), func(yield func(*request.Request) bool) {
+	_, err := New(toolset.Of(reg), Options{SessionID: "s"}).Run(context.Background(), func(yield func(*request.Request) bool) {
 		for _, q := range reqs {
 			if !yield(q) {
 				return

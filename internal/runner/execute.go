@@ -12,6 +12,9 @@ import (
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // execute is steps 4 and 5 for one call, on a worker: run the tool with
@@ -85,7 +88,7 @@ func (ru *run) execute(s *slot) {
 }
 
 // call runs the tool, turning a panic into an outcome.
-func call(ctx context.Context, spec *registry.Spec, tc *registry.ToolContext, args map[string]any) (o records.Outcome) {
+func call(ctx context.Context, spec *toolset.Tool, tc *registry.ToolContext, args map[string]any) (o records.Outcome) {
 	defer func() {
 		if v := recover(); v != nil {
 			o = records.Outcome{Panicked: fmt.Sprintf("panic: %v\n%s", v, shortStack())}
@@ -126,7 +129,7 @@ func shortStack() string {
 // pack is step 5: one record for what the call came back with, and what
 // the run knew of the call when it came back.
 func (ru *run) pack(ctx context.Context, s *slot, o records.Outcome, d time.Duration) *message.Record {
-	if o.Err != nil && registry.IsInvalidArgs(o.Err) {
+	if o.Err != nil && toolspec.IsInvalidArgs(o.Err) {
 		o.Err = &refusal{pos: s.req.Pos, tool: s.req.Name, err: o.Err}
 	}
 	if o.Err != nil {
@@ -153,7 +156,7 @@ type refusal struct {
 }
 
 func (e *refusal) Error() string {
-	if _, named := errors.AsType[*registry.ArgsError](e.err); named {
+	if _, named := errors.AsType[*toolspec.ArgsError](e.err); named {
 		return e.pos.Prefix(e.err.Error()) // it says the tool's name
 	}
 	return e.pos.Prefix(fmt.Sprintf("tool %q: %v", e.tool, e.err))
@@ -163,7 +166,7 @@ func (e *refusal) Unwrap() error { return e.err }
 
 // timeout is what bounds a call of spec: the tool's own timeout (a
 // command tool's declaration says how long it may take), else --timeout.
-func (r *ToolRunner) timeout(spec *registry.Spec) time.Duration {
+func (r *ToolRunner) timeout(spec *toolset.Tool) time.Duration {
 	if spec != nil && spec.Timeout > 0 {
 		return spec.Timeout
 	}

@@ -17,7 +17,7 @@ import (
 func (r *ToolRunner) RunOne(ctx context.Context, req *request.Request) *message.Record {
 	ru := &run{r: r, parent: ctx, failed: make(chan struct{})}
 	ru.failAt.Store(math.MaxInt64)
-	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	ru.ctx, ru.cancel = context.WithCancel(r.withEnv(ctx))
 	defer ru.cancel()
 	if req.ID == "" {
 		req.ID = "call_1" // as Run numbers the first request of a run

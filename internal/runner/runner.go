@@ -26,6 +26,10 @@ import (
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
+	"github.com/kesoku/kesoku/internal/workspace"
 )
 
 // Options configure a ToolRunner.
@@ -82,10 +86,10 @@ type Options struct {
 	// Store is the gateway store tools may write to.
 	Store message.Store
 	// Model is the active model, nil when there is none.
-	Model registry.Model
+	Model toolset.Model
 	// Protected are the files and directories of kesoku's own that tools
 	// must not write (the -o file, the config files, a transcript).
-	Protected []registry.Protected
+	Protected []workspace.Protected
 	// Secrets are replaced by [redacted] in every record, before it is
 	// stored or handed back (to a session, which sends it to a model);
 	// nil hides nothing.
@@ -96,18 +100,33 @@ type Options struct {
 // steps.
 // One ToolRunner may serve many runs, one after another or at once.
 type ToolRunner struct {
-	reg  *registry.Registry
+	reg  Tools
 	opts Options
 	pk   records.Packer
+	// env is the model and the protected files, for kesoku's own tools;
+	// nil when there are neither.
+	env *toolset.Env
+}
+
+// Tools is what a ToolRunner needs of a set of tools: *toolset.Set is one.
+type Tools interface {
+	// Lookup returns the tool called name.
+	Lookup(name string) (*toolset.Tool, bool)
+	// UnknownTool is the error for a request naming no tool.
+	UnknownTool(name string) *toolset.UnknownToolError
 }
 
 // New returns a ToolRunner over reg.
-func New(reg *registry.Registry, opts Options) *ToolRunner {
+func New(reg Tools, opts Options) *ToolRunner {
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
 	}
 	pk := records.Packer{SessionID: opts.SessionID, MaxOutput: opts.MaxOutput, OutputDir: opts.OutputDir, AWD: opts.AWD, Timeout: opts.Timeout}
-	return &ToolRunner{reg: reg, opts: opts, pk: pk}
+	r := &ToolRunner{reg: reg, opts: opts, pk: pk}
+	if opts.Model != nil || len(opts.Protected) > 0 {
+		r.env = &toolset.Env{Model: opts.Model, Protected: opts.Protected}
+	}
+	return r
 }
 
 // Jobs is how many calls the runner runs at once: a session that runs a
@@ -123,7 +142,7 @@ type slot struct {
 	index int64 // 1-based position in the run
 	// argsHash goes on the record (Options.ArgsHash).
 	argsHash string
-	spec     *registry.Spec
+	spec     *toolset.Tool
 	rec      *message.Record
 	// validate says the worker is to check the arguments (step 3) before
 	// the call: the dispatcher leaves it to the cores unless --fail-fast
@@ -266,8 +285,18 @@ func (r *ToolRunner) newRun(ctx context.Context, readAll bool) *run {
 	ru.work = make(chan *batch, ru.room.fast)
 	ru.slow.Store(true) // until a call says otherwise
 	ru.failAt.Store(math.MaxInt64)
-	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	ru.ctx, ru.cancel = context.WithCancel(r.withEnv(ctx))
 	return ru
+}
+
+// withEnv is ctx carrying what kesoku's own tools are given beside the
+// ToolContext (the model, the protected files), once for every call of a
+// run.
+func (r *ToolRunner) withEnv(ctx context.Context) context.Context {
+	if r.env == nil {
+		return ctx
+	}
+	return toolset.WithEnv(ctx, r.env)
 }
 
 // graceWatch waits for the records of calls in order, and keeps the grace
@@ -508,7 +537,7 @@ func (ru *run) take(req *request.Request, ids *numbering, b *batch, skipped *dis
 // must not.
 // With later, a request that may run comes back without its tool: the
 // validation is left to the worker (validate).
-func (ru *run) check(s *slot, later bool) (*registry.Spec, *message.Record) {
+func (ru *run) check(s *slot, later bool) (*toolset.Tool, *message.Record) {
 	r, req := ru.r, s.req
 	// 1. Parse: the loader has parsed; what it could not make sense of
 	// comes as Err.
@@ -639,7 +668,7 @@ func checkRequest(req *request.Request) *Problem {
 	return nil
 }
 
-func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) {
+func (r *ToolRunner) checkArgs(req *request.Request) (*toolset.Tool, *Problem) {
 	spec, ok := r.reg.Lookup(req.Name)
 	if !ok {
 		return nil, &Problem{message.KindUnknownTool, req.Pos, r.reg.UnknownTool(req.Name).Error()}
@@ -655,7 +684,7 @@ func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) 
 		// by validate alike, in the words of a refusal as the call ran.
 		if err := spec.Precheck(r.toolContext(req), req.Args); err != nil {
 			kind := message.KindInvalidArgs
-			if !registry.IsInvalidArgs(err) {
+			if !toolspec.IsInvalidArgs(err) {
 				kind = message.KindToolError
 			}
 			return nil, &Problem{kind, req.Pos, (&refusal{tool: req.Name, err: err}).Error()}
@@ -673,8 +702,6 @@ func (r *ToolRunner) toolContext(req *request.Request) *registry.ToolContext {
 		OriginalMsgID: req.ID,
 		AWD:           r.opts.AWD,
 		Staging:       r.opts.Staging,
-		Model:         r.opts.Model,
-		Protected:     r.opts.Protected,
 	}
 }
 

@@ -24,6 +24,9 @@ import (
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // calls counts how often each request id reached a tool, across the runs
@@ -47,9 +50,9 @@ func (c *calls) note(tc *registry.ToolContext) {
 
 // testRegistry builds the tools the tests use: the ones with arguments
 // typed (registry.Add), the others by hand, as generated code would.
-func testRegistry(t testing.TB, c *calls) *registry.Registry {
+func testRegistry(t testing.TB, c *calls) *toolset.Set {
 	t.Helper()
-	reg := registry.New()
+	typedReg := registry.New()
 	type sumArgs struct {
 		A float64 `json:"a"`
 		B float64 `json:"b"`
@@ -61,11 +64,11 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 		N int `json:"n"`
 	}
 	typed := []error{
-		registry.Add(reg, "sum", "Adds two numbers.", func(_ context.Context, tc *registry.ToolContext, in sumArgs) (int64, error) {
+		registry.Add(typedReg, "sum", "Adds two numbers.", func(_ context.Context, tc *registry.ToolContext, in sumArgs) (int64, error) {
 			c.note(tc)
 			return int64(in.A + in.B), nil
 		}),
-		registry.Add(reg, "sleep", "Sleeps, and stops when cancelled.", func(ctx context.Context, tc *registry.ToolContext, in msArgs) (float64, error) {
+		registry.Add(typedReg, "sleep", "Sleeps, and stops when cancelled.", func(ctx context.Context, tc *registry.ToolContext, in msArgs) (float64, error) {
 			c.note(tc)
 			t := time.NewTimer(time.Duration(in.MS * float64(time.Millisecond)))
 			defer t.Stop()
@@ -76,12 +79,12 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 				return 0, ctx.Err()
 			}
 		}),
-		registry.Add(reg, "stubborn", "Sleeps, cancelled or not.", func(_ context.Context, tc *registry.ToolContext, in msArgs) (string, error) {
+		registry.Add(typedReg, "stubborn", "Sleeps, cancelled or not.", func(_ context.Context, tc *registry.ToolContext, in msArgs) (string, error) {
 			c.note(tc)
 			time.Sleep(time.Duration(in.MS * float64(time.Millisecond)))
 			return "done", nil
 		}),
-		registry.Add(reg, "big", "Returns n bytes.", func(_ context.Context, _ *registry.ToolContext, in nArgs) (string, error) {
+		registry.Add(typedReg, "big", "Returns n bytes.", func(_ context.Context, _ *registry.ToolContext, in nArgs) (string, error) {
 			return strings.Repeat("a", in.N/2) + strings.Repeat("z", in.N/2), nil
 		}),
 	}
@@ -90,7 +93,7 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 			t.Fatal(err)
 		}
 	}
-	specs := []*registry.Spec{
+	specs := []*toolset.Tool{
 		{Name: "boom", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			var m map[string]int
 			m["x"] = 1 // a nil map write: a runtime panic
@@ -106,10 +109,10 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 		{Name: "bad_path", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			return nil, registry.InvalidArg("path", errors.New(`"../x" leads out of the working directory`))
 		}},
-		{Name: "whoami", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
+		{Name: "whoami", Call: func(ctx context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
 			model := ""
-			if tc.Model != nil {
-				model = tc.Model.ModelName()
+			if m := toolset.EnvOf(ctx).Model; m != nil {
+				model = m.ModelName()
 			}
 			return map[string]any{
 				"session": tc.SessionID, "msg": tc.OriginalMsgID, "awd": tc.AWD,
@@ -119,7 +122,7 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 		{Name: "not_json", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			return func() {}, nil
 		}},
-		{Name: "bounded", Params: []*registry.Property{{Name: "n", Required: true, Schema: &registry.Schema{Type: registry.TypeNumber}}},
+		{Name: "bounded", Params: []*toolspec.Property{{Name: "n", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeNumber}}},
 			Precheck: func(tc *registry.ToolContext, args map[string]any) error {
 				if n, _ := args["n"].(float64); n > 10 || tc.AWD != "/awd" {
 					return registry.InvalidArg("n", fmt.Errorf("%v is more than 10 (in %s)", args["n"], tc.AWD))
@@ -131,6 +134,7 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 				return args["n"], nil
 			}},
 	}
+	reg := toolset.Of(typedReg)
 	for _, s := range specs {
 		if err := reg.Register(s); err != nil {
 			t.Fatal(err)
@@ -293,10 +297,10 @@ func TestRunKeepsRequestOrder(t *testing.T) {
 func TestRunRunsUpToJobsAtOnce(t *testing.T) {
 	t.Parallel()
 	const jobs = 5
-	reg := registry.New()
+	reg := toolset.New()
 	var now, peak, arrived atomic.Int32
 	barrier := make(chan struct{})
-	reg.MustRegister(&registry.Spec{Name: "probe", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Tool{Name: "probe", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		n := now.Add(1)
 		for {
 			p := peak.Load()
@@ -342,13 +346,13 @@ func TestRunRunsUpToJobsAtOnce(t *testing.T) {
 func TestRunSpreadsSlowCallsOfABatch(t *testing.T) {
 	t.Parallel()
 	const jobs = 8
-	reg := registry.New()
+	reg := toolset.New()
 	var arrived atomic.Int32
 	barrier := make(chan struct{})
-	reg.MustRegister(&registry.Spec{Name: "fast", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Tool{Name: "fast", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		return nil, nil
 	}})
-	reg.MustRegister(&registry.Spec{Name: "wait", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Tool{Name: "wait", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		if arrived.Add(1) == jobs {
 			close(barrier)
 		}
@@ -575,8 +579,8 @@ func TestRunGrace(t *testing.T) {
 			started := make(chan struct{}, 2)
 			release := make(chan struct{})
 			t.Cleanup(func() { close(release) })
-			reg := registry.New()
-			reg.MustRegister(&registry.Spec{Name: "hold", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
+			reg := toolset.New()
+			reg.MustRegister(&toolset.Tool{Name: "hold", Call: func(ctx context.Context, _ *registry.ToolContext, _ map[string]any) (any, error) {
 				started <- struct{}{}
 				if tt.returns {
 					<-ctx.Done()
@@ -585,7 +589,7 @@ func TestRunGrace(t *testing.T) {
 				<-release
 				return "too late", nil
 			}})
-			reg.MustRegister(&registry.Spec{Name: "queued", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+			reg.MustRegister(&toolset.Tool{Name: "queued", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 				return "ran", nil
 			}})
 			end := make(chan struct{})
@@ -649,7 +653,7 @@ func TestRunTimeout(t *testing.T) {
 // --timeout, longer or shorter, and the record says which bound it was.
 func TestRunToolTimeout(t *testing.T) {
 	t.Parallel()
-	reg := registry.New()
+	reg := toolset.New()
 	sleep, _ := testRegistry(t, nil).Lookup("sleep")
 	own := *sleep
 	own.Name, own.Timeout = "own", 30*time.Millisecond
@@ -749,11 +753,11 @@ func TestRunTruncatesLargeOutput(t *testing.T) {
 // (a huge output gets a clear record, never an unbounded line).
 func TestRunClipsLargeErrors(t *testing.T) {
 	t.Parallel()
-	reg := registry.New()
-	reg.MustRegister(&registry.Spec{Name: "loud_failure", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	reg := toolset.New()
+	reg.MustRegister(&toolset.Tool{Name: "loud_failure", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		return nil, errors.New(strings.Repeat("a", 5000) + strings.Repeat("z", 5000))
 	}})
-	reg.MustRegister(&registry.Spec{Name: "quiet_failure", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Tool{Name: "quiet_failure", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		return nil, errors.New(strings.Repeat("q", 100))
 	}})
 	r := New(reg, Options{MaxOutput: 100, AWD: t.TempDir()})
@@ -1104,14 +1108,14 @@ func TestRunNeverStartsACallRecordedAsNotStarted(t *testing.T) {
 func TestRunStartsInRequestOrder(t *testing.T) {
 	t.Parallel()
 	const jobs, waves = 3, 12
-	reg := registry.New()
+	reg := toolset.New()
 	var mu sync.Mutex
 	var arrived []string
 	gates := make([]chan struct{}, waves)
 	for i := range gates {
 		gates[i] = make(chan struct{})
 	}
-	reg.MustRegister(&registry.Spec{Name: "wave", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Tool{Name: "wave", Call: func(_ context.Context, tc *registry.ToolContext, _ map[string]any) (any, error) {
 		mu.Lock()
 		arrived = append(arrived, tc.OriginalMsgID)
 		n := len(arrived)
@@ -1159,7 +1163,7 @@ func TestRunStartsInRequestOrder(t *testing.T) {
 // more than the one in the dispatcher's hand.
 func TestRunBoundsTheBytesHeld(t *testing.T) {
 	const size = roomBytes / 4
-	reg := registry.New()
+	reg := toolset.New()
 	var taken, written atomic.Int64
 	most := int64(0)
 	far := make(chan struct{})
@@ -1167,7 +1171,7 @@ func TestRunBoundsTheBytesHeld(t *testing.T) {
 	enough := func() { once.Do(func() { close(far) }) }
 	testHookRoomWait = enough
 	defer func() { testHookRoomWait = nil }()
-	reg.MustRegister(&registry.Spec{Name: "hold", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+	reg.MustRegister(&toolset.Tool{Name: "hold", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 		<-far
 		return nil, nil
 	}})
@@ -1230,10 +1234,10 @@ func TestRunPlacesAToolsRefusal(t *testing.T) {
 func TestRunFillsEveryWorkerAcrossBatches(t *testing.T) {
 	t.Parallel()
 	for _, jobs := range []int{9, 16, 40} {
-		reg := registry.New()
+		reg := toolset.New()
 		var arrived atomic.Int32
 		barrier := make(chan struct{})
-		reg.MustRegister(&registry.Spec{Name: "meet", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		reg.MustRegister(&toolset.Tool{Name: "meet", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			if int(arrived.Add(1)) == jobs {
 				close(barrier)
 			}

@@ -9,6 +9,7 @@ import (
 	// generated code, as cmd/builtins.go does for the program.
 	_ "github.com/kesoku/kesoku/internal/media"
 	_ "github.com/kesoku/kesoku/internal/tools"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // builtins are the tools every kesoku has; the test fails loudly if one
@@ -19,10 +20,11 @@ var builtins = []string{"analyze_media", "calculate_sum", "current_time", "glob"
 // testdata/schema/<format>.json at the repository root (rewritten with
 // -update): exactly what `kesoku tools schema --format <format>` prints.
 func TestExportBuiltins(t *testing.T) {
-	if _, err := registry.Default.Select(builtins); err != nil {
+	set := toolset.Of(registry.Default)
+	if _, err := set.Select(builtins); err != nil {
 		t.Fatalf("built-in tool missing from registry.Default: %v", err)
 	}
-	schema.CheckExports(t, "../../testdata/schema", registry.Default.All())
+	schema.CheckExports(t, "../../testdata/schema", set.All())
 }
 
 // TestBuiltinsValidate runs each built-in's own schema against a call a
@@ -37,12 +39,12 @@ func TestBuiltinsValidate(t *testing.T) {
 		if !ok {
 			t.Fatalf("no tool %s", name)
 		}
-		if err := s.Validate(args); err != nil {
+		if err := toolset.FromSpec(s).Validate(args); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	s, _ := registry.Default.Lookup("calculate_sum")
-	err := s.Validate(map[string]any{"a": "1", "c": 2.0})
+	err := toolset.FromSpec(s).Validate(map[string]any{"a": "1", "c": 2.0})
 	want := `tool "calculate_sum": args.a: wrong type: expected integer (int), got string "1"; ` +
 		`args.b: missing required argument: expected integer (int); ` +
 		`args.c: unknown argument: expected one of a, b (did you mean "b"?)`

@@ -3,7 +3,7 @@ package schema
 import (
 	"encoding/json"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // The formats that need no SDK, built from the registry's canonical
@@ -21,7 +21,7 @@ type mcpTool struct {
 }
 
 // mcpTools returns the `tools` of an MCP tools/list result.
-func mcpTools(specs []*registry.Spec) []mcpTool {
+func mcpTools(specs []*toolset.Tool) []mcpTool {
 	out := make([]mcpTool, len(specs))
 	for i, s := range specs {
 		out[i] = mcpTool{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema(), OutputSchema: s.OutputSchema()}
@@ -30,7 +30,7 @@ func mcpTools(specs []*registry.Spec) []mcpTool {
 }
 
 // jsonSchemas returns one standalone JSON Schema per tool.
-func jsonSchemas(specs []*registry.Spec) []json.RawMessage {
+func jsonSchemas(specs []*toolset.Tool) []json.RawMessage {
 	out := make([]json.RawMessage, len(specs))
 	for i, s := range specs {
 		out[i] = s.JSONSchema()

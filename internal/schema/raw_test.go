@@ -2,10 +2,10 @@ package schema
 
 import (
 	"encoding/json"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"strings"
 	"testing"
-
-	"github.com/kesoku/kesoku/registry"
 )
 
 // TestRawSchemaEveryFormat: a tool whose schema was written outside Go (an
@@ -15,13 +15,13 @@ import (
 func TestRawSchemaEveryFormat(t *testing.T) {
 	t.Parallel()
 	raw := `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"z":{"$ref":"#/$defs/p"},"a":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["z"],"additionalProperties":false,"$defs":{"p":{"type":"string","pattern":"^/"}}}`
-	spec := &registry.Spec{Name: "fs__read", Description: "Reads.", RawSchema: json.RawMessage(raw),
+	spec := &toolset.Tool{Name: "fs__read", Description: "Reads.", RawSchema: json.RawMessage(raw),
 		// Params as a source derives them for listings: never exported.
-		Params: []*registry.Property{{Name: "z", Required: true, Schema: &registry.Schema{Type: registry.TypeString}}}}
+		Params: []*toolspec.Property{{Name: "z", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeString}}}}
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			out, err := JSON(format, []*registry.Spec{spec})
+			out, err := JSON(format, []*toolset.Tool{spec})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/claude"
 	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/openai"
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // The formats tools can be exported in.
@@ -51,7 +51,7 @@ func (e *UnknownFormatError) Error() string {
 // providers' own SDK types (openai's the `tools` of a Chat Completions
 // request), for mcp the `tools` of a tools/list result, for jsonschema one
 // JSON Schema per tool. Every format is a JSON array, in the order of specs.
-func Export(format string, specs []*registry.Spec) (any, error) {
+func Export(format string, specs []*toolset.Tool) (any, error) {
 	switch format {
 	case FormatGemini:
 		return gemini.Tools(specs), nil
@@ -69,7 +69,7 @@ func Export(format string, specs []*registry.Spec) (any, error) {
 
 // JSON is Export written as people and programs read it: indented by
 // two spaces, HTML characters left as they are, and a final newline.
-func JSON(format string, specs []*registry.Spec) ([]byte, error) {
+func JSON(format string, specs []*toolset.Tool) ([]byte, error) {
 	v, err := Export(format, specs)
 	if err != nil {
 		return nil, err

@@ -17,46 +17,48 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/kesoku/kesoku/internal/llm/gemini"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // fixtureSpecs are hand-written tools that cover every shape a schema can
 // take, so that the exports are tested before and beside the built-ins.
-func fixtureSpecs() []*registry.Spec {
-	item := &registry.Schema{Type: registry.TypeObject, GoType: "tools.Item", Description: "One thing to look at.", Properties: []*registry.Property{
-		{Name: "name", Required: true, Schema: &registry.Schema{Type: registry.TypeString, GoType: "string", Description: "Its name."}},
-		{Name: "weight", Schema: &registry.Schema{Type: registry.TypeNumber, GoType: "*float64", Description: "How much it counts."}},
+func fixtureSpecs() []*toolset.Tool {
+	item := &toolspec.Schema{Type: toolspec.TypeObject, GoType: "tools.Item", Description: "One thing to look at.", Properties: []*toolspec.Property{
+		{Name: "name", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeString, GoType: "string", Description: "Its name."}},
+		{Name: "weight", Schema: &toolspec.Schema{Type: toolspec.TypeNumber, GoType: "*float64", Description: "How much it counts."}},
 	}}
-	return []*registry.Spec{
+	return []*toolset.Tool{
 		{
 			Name: "calculate_sum", Summary: "Add two integers.",
 			Description: "Add two integers.",
-			Params: []*registry.Property{
-				{Name: "a", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "int", Description: "The first integer."}},
-				{Name: "b", Required: true, Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "int", Description: "The second integer."}},
+			Params: []*toolspec.Property{
+				{Name: "a", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeInteger, GoType: "int", Description: "The first integer."}},
+				{Name: "b", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeInteger, GoType: "int", Description: "The second integer."}},
 			},
 		},
 		{
 			Name: "search", Summary: "Search the notes.",
 			Description: "Search the notes.\n\nMatches are ranked by <relevance> & age.",
-			Params: []*registry.Property{
-				{Name: "query", Required: true, Schema: &registry.Schema{Type: registry.TypeString, GoType: "string", Description: "What to look for."}},
-				{Name: "mode", Schema: &registry.Schema{Type: registry.TypeString, GoType: "tools.Mode", Description: "How to match. Defaults to fast.", Enum: []string{"fast", "exact"}, Default: json.RawMessage(`"fast"`)}},
-				{Name: "limit", Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "uint16", Description: "At most this many results.", Default: json.RawMessage(`10`)}},
-				{Name: "offset", Schema: &registry.Schema{Type: registry.TypeInteger, GoType: "*uint64", Description: "Results to skip."}},
-				{Name: "tags", Schema: &registry.Schema{Type: registry.TypeArray, GoType: "[]string", Description: "Only notes with these tags.", Items: &registry.Schema{Type: registry.TypeString, GoType: "string"}}},
-				{Name: "items", Schema: &registry.Schema{Type: registry.TypeArray, GoType: "[]tools.Item", Description: "Things to look at.", Items: item}},
-				{Name: "exact", Schema: &registry.Schema{Type: registry.TypeBoolean, GoType: "*bool", Description: "Match case."}},
+			Params: []*toolspec.Property{
+				{Name: "query", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeString, GoType: "string", Description: "What to look for."}},
+				{Name: "mode", Schema: &toolspec.Schema{Type: toolspec.TypeString, GoType: "tools.Mode", Description: "How to match. Defaults to fast.", Enum: []string{"fast", "exact"}, Default: json.RawMessage(`"fast"`)}},
+				{Name: "limit", Schema: &toolspec.Schema{Type: toolspec.TypeInteger, GoType: "uint16", Description: "At most this many results.", Default: json.RawMessage(`10`)}},
+				{Name: "offset", Schema: &toolspec.Schema{Type: toolspec.TypeInteger, GoType: "*uint64", Description: "Results to skip."}},
+				{Name: "tags", Schema: &toolspec.Schema{Type: toolspec.TypeArray, GoType: "[]string", Description: "Only notes with these tags.", Items: &toolspec.Schema{Type: toolspec.TypeString, GoType: "string"}}},
+				{Name: "items", Schema: &toolspec.Schema{Type: toolspec.TypeArray, GoType: "[]tools.Item", Description: "Things to look at.", Items: item}},
+				{Name: "exact", Schema: &toolspec.Schema{Type: toolspec.TypeBoolean, GoType: "*bool", Description: "Match case."}},
 			},
 		},
 		{
 			Name: "label", Summary: "Label files.",
 			Description: "Label files.",
-			Params: []*registry.Property{
-				{Name: "labels", Required: true, Schema: &registry.Schema{Type: registry.TypeObject, GoType: "map[string]string", Description: "Label per file.", AdditionalProperties: &registry.Schema{Type: registry.TypeString, GoType: "string"}}},
-				{Name: "meta", Schema: &registry.Schema{Type: registry.TypeObject, GoType: "map[string]any", Description: "Anything else."}},
+			Params: []*toolspec.Property{
+				{Name: "labels", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeObject, GoType: "map[string]string", Description: "Label per file.", AdditionalProperties: &toolspec.Schema{Type: toolspec.TypeString, GoType: "string"}}},
+				{Name: "meta", Schema: &toolspec.Schema{Type: toolspec.TypeObject, GoType: "map[string]any", Description: "Anything else."}},
 			},
 		},
 		{Name: "current_time", Summary: "Tell the time.", Description: "Tell the time."},
@@ -67,18 +69,18 @@ func fixtureSpecs() []*registry.Spec {
 // parameters in the order the function declares them, not sorted.
 func TestExportKeepsDeclarationOrder(t *testing.T) {
 	t.Parallel()
-	s := &registry.Spec{Name: "t", Params: []*registry.Property{
-		{Name: "zeta", Schema: &registry.Schema{Type: registry.TypeString}},
-		{Name: "alpha", Schema: &registry.Schema{Type: registry.TypeString}},
-		{Name: "mu", Schema: &registry.Schema{Type: registry.TypeObject, Properties: []*registry.Property{
-			{Name: "y", Schema: &registry.Schema{Type: registry.TypeString}},
-			{Name: "b", Schema: &registry.Schema{Type: registry.TypeString}},
+	s := &toolset.Tool{Name: "t", Params: []*toolspec.Property{
+		{Name: "zeta", Schema: &toolspec.Schema{Type: toolspec.TypeString}},
+		{Name: "alpha", Schema: &toolspec.Schema{Type: toolspec.TypeString}},
+		{Name: "mu", Schema: &toolspec.Schema{Type: toolspec.TypeObject, Properties: []*toolspec.Property{
+			{Name: "y", Schema: &toolspec.Schema{Type: toolspec.TypeString}},
+			{Name: "b", Schema: &toolspec.Schema{Type: toolspec.TypeString}},
 		}}},
 	}}
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			out, err := JSON(format, []*registry.Spec{s})
+			out, err := JSON(format, []*toolset.Tool{s})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +150,7 @@ func TestGeminiChoosesField(t *testing.T) {
 				tt.tool, d.Parameters != nil, d.ParametersJsonSchema != nil, tt.params, tt.jsonSchm)
 		}
 	}
-	odd := &registry.Spec{Name: "odd", Params: []*registry.Property{{Name: "not-gemini", Schema: &registry.Schema{Type: registry.TypeString}}}}
+	odd := &toolset.Tool{Name: "odd", Params: []*toolspec.Property{{Name: "not-gemini", Schema: &toolspec.Schema{Type: toolspec.TypeString}}}}
 	if d := gemini.Declaration(odd); d.Parameters != nil || d.ParametersJsonSchema == nil {
 		t.Errorf("a property name outside Gemini's rule went to parameters")
 	}
@@ -165,7 +167,7 @@ func TestExportFixtures(t *testing.T) {
 // (rewritten with -update), that the gemini and claude outputs are what
 // the SDKs themselves would send, and that no Gemini `parameters` schema
 // holds a keyword Gemini refuses. The built-in tools' test calls it too.
-func CheckExports(t *testing.T, dir string, specs []*registry.Spec) {
+func CheckExports(t *testing.T, dir string, specs []*toolset.Tool) {
 	t.Helper()
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
@@ -233,7 +235,7 @@ func CheckSDKRoundTrip[T any](t *testing.T, out []byte) {
 	}
 }
 
-// geminiKeys are the only keys Gemini's `parameters` registry.Schema accepts; any
+// geminiKeys are the only keys Gemini's `parameters` toolspec.Schema accepts; any
 // other is a hard 400.
 var geminiKeys = []string{
 	"type", "format", "title", "description", "nullable", "enum", "items", "properties",

@@ -1,6 +1,8 @@
 package termtext
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestEscape(t *testing.T) {
 	tests := []struct{ in, want, lines string }{

@@ -1,6 +1,8 @@
 package tooldoc
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestSummary(t *testing.T) {
 	t.Parallel()

@@ -10,6 +10,8 @@ import (
 	_ "time/tzdata"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // Now is the time current_time reports.
@@ -64,7 +66,7 @@ func sleepBounds(seconds float64) error {
 
 // checkSleep is sleep's Precheck: its bounds, said before it runs.
 func checkSleep(_ *registry.ToolContext, args map[string]any) error {
-	seconds, err := registry.DecodeFloat[float64](args["seconds"])
+	seconds, err := toolspec.DecodeFloat[float64](args["seconds"])
 	if err != nil {
 		return nil // not a number: validation says so
 	}

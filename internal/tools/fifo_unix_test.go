@@ -29,7 +29,7 @@ func TestFIFORefused(t *testing.T) {
 	// Opening a FIFO for writing blocks until a reader comes; a run with
 	// --timeout would leak a thread and two descriptors per call.
 	for _, app := range []bool{false, true} {
-		if _, err := WriteFile(f.tc, "pipe", "x", app); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if _, err := WriteFile(context.Background(), f.tc, "pipe", "x", app); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("write_file (append %v) of a FIFO: error = %v, want \"not a regular file\"", app, err)
 		}
 	}

@@ -37,8 +37,8 @@ type Written struct {
 //	  Defaults to false.
 //
 //kesoku:tool writes check=checkPath
-func WriteFile(tc *registry.ToolContext, path, content string, append bool) (*Written, error) {
-	ws, err := openWorkspace(tc)
+func WriteFile(ctx context.Context, tc *registry.ToolContext, path, content string, append bool) (*Written, error) {
+	ws, err := openWorkspace(ctx, tc)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func ListDir(ctx context.Context, tc *registry.ToolContext, path string) (*Listi
 	if path == "" {
 		path = "."
 	}
-	ws, err := openWorkspace(tc)
+	ws, err := openWorkspace(ctx, tc)
 	if err != nil {
 		return nil, err
 	}

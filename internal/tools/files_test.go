@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/workspace"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -39,7 +40,7 @@ func TestWriteFile(t *testing.T) {
 	}
 	// Sequential: the cases build on each other.
 	for _, tt := range tests {
-		got, err := WriteFile(f.tc, tt.path, tt.content, tt.append)
+		got, err := WriteFile(context.Background(), f.tc, tt.path, tt.content, tt.append)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -58,17 +59,17 @@ func TestWriteFileRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	writeFiles(t, f.staging, map[string]string{"input.txt": "input"})
-	_, err := WriteFile(f.tc, filepath.Join(f.staging, "input.txt"), "x", false)
+	_, err := WriteFile(context.Background(), f.tc, filepath.Join(f.staging, "input.txt"), "x", false)
 	assertInvalidArg(t, err, "path", "is read-only to tools (it is in staging")
 	// The transcript being written and the saved outputs are kesoku's own.
-	_, err = WriteFile(f.tc, ".kesoku/sessions/s.jsonl", "x", false)
+	_, err = WriteFile(context.Background(), f.tc, ".kesoku/sessions/s.jsonl", "x", false)
 	assertInvalidArg(t, err, "path", "is read-only to tools (it is in .kesoku")
-	_, err = WriteFile(f.tc, "", "x", false)
+	_, err = WriteFile(context.Background(), f.tc, "", "x", false)
 	assertInvalidArg(t, err, "path", "is not a valid path")
-	if _, err := WriteFile(f.tc, "sub", "x", false); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := WriteFile(context.Background(), f.tc, "sub", "x", false); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("writing onto a directory: error = %v, want \"is a directory\"", err)
 	}
-	if _, err := WriteFile(f.tc, ".", "x", false); err == nil {
+	if _, err := WriteFile(context.Background(), f.tc, ".", "x", false); err == nil {
 		t.Errorf("writing onto the AWD itself succeeded")
 	}
 	data, err := os.ReadFile(filepath.Join(f.staging, "input.txt"))
@@ -150,13 +151,13 @@ func TestWriteFileProtected(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	writeFiles(t, f.awd, map[string]string{"out.jsonl": "{}\n"})
-	f.tc.Protected = []registry.Protected{
+	ctx := toolset.WithEnv(context.Background(), &toolset.Env{Protected: []workspace.Protected{
 		{Path: filepath.Join(f.awd, "out.jsonl"), Why: "it is the file this run writes its records to"},
 		{Path: filepath.Join(f.awd, "kesoku.yaml"), Why: "it is kesoku's config file"},
-	}
+	}})
 	for _, name := range []string{"out.jsonl", "kesoku.yaml"} {
 		for _, app := range []bool{false, true} {
-			_, err := WriteFile(f.tc, name, "pwned", app)
+			_, err := WriteFile(ctx, f.tc, name, "pwned", app)
 			assertInvalidArg(t, err, "path", "is read-only to tools (it is")
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // secret is what every file outside the workspace holds: no tool may ever
@@ -95,7 +97,7 @@ func assertInvalidArg(t testing.TB, err error, arg, want string) {
 	if err == nil {
 		t.Fatalf("no error, want an invalid argument %q", arg)
 	}
-	if !registry.IsInvalidArgs(err) {
+	if !toolspec.IsInvalidArgs(err) {
 		t.Fatalf("error %q is not an invalid argument", err)
 	}
 	if !strings.HasPrefix(err.Error(), "args."+arg+":") {

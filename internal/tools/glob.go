@@ -53,7 +53,7 @@ func Glob(ctx context.Context, tc *registry.ToolContext, pattern, path string) (
 	if err != nil {
 		return nil, registry.InvalidArg("pattern", fmt.Errorf("pattern %q: %w", pattern, err))
 	}
-	ws, err := openWorkspace(tc)
+	ws, err := openWorkspace(ctx, tc)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func Grep(ctx context.Context, tc *registry.ToolContext, pattern, path, glob str
 			return nil, registry.InvalidArg("glob", err)
 		}
 	}
-	ws, err := openWorkspace(tc)
+	ws, err := openWorkspace(ctx, tc)
 	if err != nil {
 		return nil, err
 	}

@@ -12,32 +12,33 @@ import (
 	"encoding/json"
 
 	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "current_time",
 		Summary:     "Returns the current date and time in a time zone.",
 		Description: "Returns the current date and time in a time zone.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name: "timezone",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "An IANA time zone name, such as \"Europe/Paris\" or \"America/New_York\". Defaults to \"UTC\".",
 					Default:     json.RawMessage("\"UTC\""),
 					GoType:      "string",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "time",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Time is the time in RFC 3339, with the zone's offset.",
 						GoType:      "string",
 					},
@@ -45,8 +46,8 @@ func init() {
 				{
 					Name:     "timezone",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Timezone is the IANA name of the zone.",
 						GoType:      "string",
 					},
@@ -54,8 +55,8 @@ func init() {
 				{
 					Name:     "weekday",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Weekday is the day of the week in that zone; models get it wrong when they work it out themselves.",
 						GoType:      "string",
 					},
@@ -63,8 +64,8 @@ func init() {
 				{
 					Name:     "unix",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "Unix is the time in seconds since 1970-01-01 UTC.",
 						GoType:      "int64",
 						Kind:        "int64",
@@ -73,34 +74,34 @@ func init() {
 			},
 			GoType: "tools.Now",
 		},
-		Source:  "clock.go:36",
+		Source:  "clock.go:38",
 		Package: "github.com/kesoku/kesoku/internal/tools",
 		Call:    kesokuCallCurrentTime,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "sleep",
 		Summary:     "Waits for a number of seconds, then returns.",
 		Description: "Waits for a number of seconds, then returns. It stops early, with an error, when the call is cancelled.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "seconds",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "How long to wait, in seconds (fractions allowed), at most 600.",
 					GoType:      "float64",
 					Kind:        "float64",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "slept_seconds",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeNumber,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeNumber,
 						Description: "Seconds is how long the call slept.",
 						GoType:      "float64",
 						Kind:        "float64",
@@ -109,21 +110,21 @@ func init() {
 			},
 			GoType: "tools.Slept",
 		},
-		Source:   "clock.go:88",
+		Source:   "clock.go:90",
 		Package:  "github.com/kesoku/kesoku/internal/tools",
 		Call:     kesokuCallSleep,
 		Precheck: checkSleep,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "write_file",
 		Summary:     "Writes text to a file in the working directory.",
 		Description: "Writes text to a file in the working directory.\n\nThe file and its parent directories are created as needed, and the file is replaced unless append is true. Staging, where the inputs handed to the agent wait, .kesoku, where kesoku keeps transcripts and saved outputs, and kesoku's own files (its config, the records being written) are read-only. Only regular files are written: never a named pipe or a device.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "path",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The file to write: relative to the working directory, or absolute inside it.",
 					GoType:      "string",
 				},
@@ -131,30 +132,30 @@ func init() {
 			{
 				Name:     "content",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The text to write.",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "append",
-				Schema: &registry.Schema{
-					Type:        registry.TypeBoolean,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeBoolean,
 					Description: "Add the text at the end of the file instead of replacing it. Defaults to false.",
 					Default:     json.RawMessage("false"),
 					GoType:      "bool",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "path",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Path is the file's path as the other tools take it.",
 						GoType:      "string",
 					},
@@ -162,8 +163,8 @@ func init() {
 				{
 					Name:     "bytes_written",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "BytesWritten is the number of bytes written.",
 						GoType:      "int",
 						Kind:        "int",
@@ -171,8 +172,8 @@ func init() {
 				},
 				{
 					Name: "appended",
-					Schema: &registry.Schema{
-						Type:        registry.TypeBoolean,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeBoolean,
 						Description: "Reports whether the bytes were added at the end of the file rather than replacing it.",
 						GoType:      "bool",
 					},
@@ -186,29 +187,29 @@ func init() {
 		Call:     kesokuCallWriteFile,
 		Precheck: checkPath,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "list_dir",
 		Summary:     "Lists the entries of a directory: their names, types and sizes.",
 		Description: "Lists the entries of a directory: their names, types and sizes.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name: "path",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The directory: relative to the working directory (or, failing that, staging), or absolute inside either. Defaults to \".\".",
 					Default:     json.RawMessage("\".\""),
 					GoType:      "string",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "path",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Path is the directory's path as the other tools take it.",
 						GoType:      "string",
 					},
@@ -216,33 +217,33 @@ func init() {
 				{
 					Name:     "entries",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeArray,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeArray,
 						Description: "Entries are the directory's entries, sorted by name.",
-						Items: &registry.Schema{
-							Type: registry.TypeObject,
-							Properties: []*registry.Property{
+						Items: &genimpl.Schema{
+							Type: genimpl.TypeObject,
+							Properties: []*genimpl.Property{
 								{
 									Name:     "name",
 									Required: true,
-									Schema: &registry.Schema{
-										Type:   registry.TypeString,
+									Schema: &genimpl.Schema{
+										Type:   genimpl.TypeString,
 										GoType: "string",
 									},
 								},
 								{
 									Name:     "type",
 									Required: true,
-									Schema: &registry.Schema{
-										Type:        registry.TypeString,
+									Schema: &genimpl.Schema{
+										Type:        genimpl.TypeString,
 										Description: "Type is \"file\", \"dir\", \"symlink\" or \"other\" (a device, a socket…).",
 										GoType:      "string",
 									},
 								},
 								{
 									Name: "size",
-									Schema: &registry.Schema{
-										Type:        registry.TypeInteger,
+									Schema: &genimpl.Schema{
+										Type:        genimpl.TypeInteger,
 										Description: "Size is the size in bytes, for files only.",
 										GoType:      "*int64",
 										Kind:        "int64",
@@ -259,8 +260,8 @@ func init() {
 				{
 					Name:     "total",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "Total is the number of entries in the directory, which is more than len(Entries) when the listing was cut.",
 						GoType:      "int",
 						Kind:        "int",
@@ -268,8 +269,8 @@ func init() {
 				},
 				{
 					Name: "note",
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Says what was left out, if anything.",
 						GoType:      "string",
 					},
@@ -282,41 +283,41 @@ func init() {
 		Call:     kesokuCallListDir,
 		Precheck: checkPath,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "glob",
 		Summary:     "Finds files and directories whose paths match a pattern.",
 		Description: "Finds files and directories whose paths match a pattern.\n\nPatterns use `*` and `?` within a path element, `[abc]` for a class, `**` for any number of directories and `{a,b}` for alternatives: \"**/*.go\", \"src/**/*.{ts,tsx}\", \"docs/*.md\". .git directories and what .gitignore files list are skipped unless the pattern or path names them. At most 500 paths are listed.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "pattern",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The glob pattern, relative to path (or absolute inside the working directory or staging).",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "path",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The directory to search. Defaults to \"\", which searches the working directory and then staging.",
 					Default:     json.RawMessage("\"\""),
 					GoType:      "string",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "matches",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeArray,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeArray,
 						Description: "Matches are the paths found, as the other tools take them: directories end in \"/\". They come in walk order: depth first, names sorted within each directory; the working directory before staging.",
-						Items: &registry.Schema{
-							Type:   registry.TypeString,
+						Items: &genimpl.Schema{
+							Type:   genimpl.TypeString,
 							GoType: "string",
 						},
 						GoType:   "[]string",
@@ -326,8 +327,8 @@ func init() {
 				{
 					Name:     "total",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "Total is the number of paths that match, more than len(Matches) when the list was cut.",
 						GoType:      "int",
 						Kind:        "int",
@@ -335,16 +336,16 @@ func init() {
 				},
 				{
 					Name: "truncated",
-					Schema: &registry.Schema{
-						Type:        registry.TypeBoolean,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeBoolean,
 						Description: "Reports whether the list was cut.",
 						GoType:      "bool",
 					},
 				},
 				{
 					Name: "note",
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Says what was left out, if anything.",
 						GoType:      "string",
 					},
@@ -357,24 +358,24 @@ func init() {
 		Call:     kesokuCallGlob,
 		Precheck: checkPath,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "grep",
 		Summary:     "Searches the lines of text files for a regular expression.",
 		Description: "Searches the lines of text files for a regular expression.\n\nThe expression is Go (RE2) syntax, matched against each line. Binary files, .git directories and what .gitignore files list are skipped unless the path names them. Each match comes as \"path:line: text\", long lines cut to 300 bytes; the search stops after max_results matches.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "pattern",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The regular expression, such as \"func \\w+Handler\" or \"TODO|FIXME\".",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "path",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "A file or directory to search. Defaults to \"\", which searches the working directory and then staging.",
 					Default:     json.RawMessage("\"\""),
 					GoType:      "string",
@@ -382,8 +383,8 @@ func init() {
 			},
 			{
 				Name: "glob",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "Search only files matching this glob: \"*.go\" matches names at any depth, a pattern with \"/\" such as \"src/**/*.ts\" paths below path. Defaults to \"\", which searches every file.",
 					Default:     json.RawMessage("\"\""),
 					GoType:      "string",
@@ -391,8 +392,8 @@ func init() {
 			},
 			{
 				Name: "ignore_case",
-				Schema: &registry.Schema{
-					Type:        registry.TypeBoolean,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeBoolean,
 					Description: "Match letters of either case. Defaults to false.",
 					Default:     json.RawMessage("false"),
 					GoType:      "bool",
@@ -400,8 +401,8 @@ func init() {
 			},
 			{
 				Name: "max_results",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "The largest number of matching lines to return, at most 1000. Defaults to 100.",
 					Default:     json.RawMessage("100"),
 					GoType:      "int",
@@ -409,17 +410,17 @@ func init() {
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "matches",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeArray,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeArray,
 						Description: "Matches are the matching lines, each \"path:line: text\", in walk order: depth first, names sorted within each directory.",
-						Items: &registry.Schema{
-							Type:   registry.TypeString,
+						Items: &genimpl.Schema{
+							Type:   genimpl.TypeString,
 							GoType: "string",
 						},
 						GoType:   "[]string",
@@ -429,8 +430,8 @@ func init() {
 				{
 					Name:     "files_searched",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "FilesSearched is how many files were searched; FilesMatched how many of them matched.",
 						GoType:      "int",
 						Kind:        "int",
@@ -439,24 +440,24 @@ func init() {
 				{
 					Name:     "files_matched",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:   registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:   genimpl.TypeInteger,
 						GoType: "int",
 						Kind:   "int",
 					},
 				},
 				{
 					Name: "truncated",
-					Schema: &registry.Schema{
-						Type:        registry.TypeBoolean,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeBoolean,
 						Description: "Reports whether the search stopped at max_results, with more matches left.",
 						GoType:      "bool",
 					},
 				},
 				{
 					Name: "note",
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Says what was left out, if anything.",
 						GoType:      "string",
 					},
@@ -469,24 +470,24 @@ func init() {
 		Call:     kesokuCallGrep,
 		Precheck: checkPath,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "read_file",
 		Summary:     "Reads a text file, one page of lines at a time.",
 		Description: "Reads a text file, one page of lines at a time.\n\nThe result gives the lines asked for, the file's total number of lines and, when more remain, the offset to continue from. A page holds at most 2000 lines and 128 KiB of text; lines longer than 2000 bytes are cut. Binary files are refused.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "path",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The file to read: relative to the working directory (or, failing that, staging), or absolute inside either.",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "offset",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "The 1-based number of the first line to read. Defaults to 1.",
 					Default:     json.RawMessage("1"),
 					GoType:      "int",
@@ -495,8 +496,8 @@ func init() {
 			},
 			{
 				Name: "limit",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "The largest number of lines to read, at most 2000. Defaults to 2000.",
 					Default:     json.RawMessage("2000"),
 					GoType:      "int",
@@ -504,14 +505,14 @@ func init() {
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "path",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Path is the file's path as the other tools take it.",
 						GoType:      "string",
 					},
@@ -519,8 +520,8 @@ func init() {
 				{
 					Name:     "content",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Content is the text of lines StartLine to EndLine, with their line ends, as in the file.",
 						GoType:      "string",
 					},
@@ -528,8 +529,8 @@ func init() {
 				{
 					Name:     "start_line",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "And EndLine are the 1-based first and last lines given; EndLine is StartLine-1 when no line is.",
 						GoType:      "int",
 						Kind:        "int",
@@ -538,8 +539,8 @@ func init() {
 				{
 					Name:     "end_line",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:   registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:   genimpl.TypeInteger,
 						GoType: "int",
 						Kind:   "int",
 					},
@@ -547,8 +548,8 @@ func init() {
 				{
 					Name:     "total_lines",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "TotalLines is the number of lines in the file.",
 						GoType:      "int",
 						Kind:        "int",
@@ -556,8 +557,8 @@ func init() {
 				},
 				{
 					Name: "next_offset",
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "NextOffset is the offset to continue from when more lines remain.",
 						GoType:      "int",
 						Kind:        "int",
@@ -565,8 +566,8 @@ func init() {
 				},
 				{
 					Name: "note",
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Says in words what was left out, if anything.",
 						GoType:      "string",
 					},
@@ -579,16 +580,16 @@ func init() {
 		Call:     kesokuCallReadFile,
 		Precheck: checkPath,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "calculate_sum",
 		Summary:     "Returns the sum of two integers.",
 		Description: "Returns the sum of two integers.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "a",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "The first integer.",
 					GoType:      "int",
 					Kind:        "int",
@@ -597,8 +598,8 @@ func init() {
 			{
 				Name:     "b",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "The second integer.",
 					GoType:      "int",
 					Kind:        "int",
@@ -617,9 +618,9 @@ func kesokuCallCurrentTime(ctx context.Context, tc *registry.ToolContext, args m
 	if v == nil {
 		v = "UTC"
 	}
-	timezone, err := registry.DecodeString[string](v)
+	timezone, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "timezone")
+		return nil, genimpl.ArgAt(err, "timezone")
 	}
 	r, err := CurrentTime(timezone)
 	if err != nil {
@@ -632,11 +633,11 @@ func kesokuCallCurrentTime(ctx context.Context, tc *registry.ToolContext, args m
 func kesokuCallSleep(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["seconds"]
 	if v == nil {
-		return nil, registry.MissingArg("seconds")
+		return nil, genimpl.MissingArg("seconds")
 	}
-	seconds, err := registry.DecodeFloat[float64](v)
+	seconds, err := genimpl.DecodeFloat[float64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "seconds")
+		return nil, genimpl.ArgAt(err, "seconds")
 	}
 	r, err := Sleep(ctx, seconds)
 	if err != nil {
@@ -649,29 +650,29 @@ func kesokuCallSleep(ctx context.Context, tc *registry.ToolContext, args map[str
 func kesokuCallWriteFile(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["path"]
 	if v == nil {
-		return nil, registry.MissingArg("path")
+		return nil, genimpl.MissingArg("path")
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	v = args["content"]
 	if v == nil {
-		return nil, registry.MissingArg("content")
+		return nil, genimpl.MissingArg("content")
 	}
-	content, err := registry.DecodeString[string](v)
+	content, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "content")
+		return nil, genimpl.ArgAt(err, "content")
 	}
 	v = args["append"]
 	if v == nil {
 		v = false
 	}
-	append, err := registry.DecodeBool[bool](v)
+	append, err := genimpl.DecodeBool[bool](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "append")
+		return nil, genimpl.ArgAt(err, "append")
 	}
-	r, err := WriteFile(tc, path, content, append)
+	r, err := WriteFile(ctx, tc, path, content, append)
 	if err != nil {
 		return nil, err
 	}
@@ -684,9 +685,9 @@ func kesokuCallListDir(ctx context.Context, tc *registry.ToolContext, args map[s
 	if v == nil {
 		v = "."
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	r, err := ListDir(ctx, tc, path)
 	if err != nil {
@@ -699,19 +700,19 @@ func kesokuCallListDir(ctx context.Context, tc *registry.ToolContext, args map[s
 func kesokuCallGlob(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["pattern"]
 	if v == nil {
-		return nil, registry.MissingArg("pattern")
+		return nil, genimpl.MissingArg("pattern")
 	}
-	pattern, err := registry.DecodeString[string](v)
+	pattern, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "pattern")
+		return nil, genimpl.ArgAt(err, "pattern")
 	}
 	v = args["path"]
 	if v == nil {
 		v = ""
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	r, err := Glob(ctx, tc, pattern, path)
 	if err != nil {
@@ -724,43 +725,43 @@ func kesokuCallGlob(ctx context.Context, tc *registry.ToolContext, args map[stri
 func kesokuCallGrep(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["pattern"]
 	if v == nil {
-		return nil, registry.MissingArg("pattern")
+		return nil, genimpl.MissingArg("pattern")
 	}
-	pattern, err := registry.DecodeString[string](v)
+	pattern, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "pattern")
+		return nil, genimpl.ArgAt(err, "pattern")
 	}
 	v = args["path"]
 	if v == nil {
 		v = ""
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	v = args["glob"]
 	if v == nil {
 		v = ""
 	}
-	glob, err := registry.DecodeString[string](v)
+	glob, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "glob")
+		return nil, genimpl.ArgAt(err, "glob")
 	}
 	v = args["ignore_case"]
 	if v == nil {
 		v = false
 	}
-	ignore_case, err := registry.DecodeBool[bool](v)
+	ignore_case, err := genimpl.DecodeBool[bool](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "ignore_case")
+		return nil, genimpl.ArgAt(err, "ignore_case")
 	}
 	v = args["max_results"]
 	if v == nil {
 		v = int64(100)
 	}
-	max_results, err := registry.DecodeInt[int](v)
+	max_results, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "max_results")
+		return nil, genimpl.ArgAt(err, "max_results")
 	}
 	r, err := Grep(ctx, tc, pattern, path, glob, ignore_case, max_results)
 	if err != nil {
@@ -773,27 +774,27 @@ func kesokuCallGrep(ctx context.Context, tc *registry.ToolContext, args map[stri
 func kesokuCallReadFile(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["path"]
 	if v == nil {
-		return nil, registry.MissingArg("path")
+		return nil, genimpl.MissingArg("path")
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	v = args["offset"]
 	if v == nil {
 		v = int64(1)
 	}
-	offset, err := registry.DecodeInt[int](v)
+	offset, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "offset")
+		return nil, genimpl.ArgAt(err, "offset")
 	}
 	v = args["limit"]
 	if v == nil {
 		v = int64(2000)
 	}
-	limit, err := registry.DecodeInt[int](v)
+	limit, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "limit")
+		return nil, genimpl.ArgAt(err, "limit")
 	}
 	r, err := ReadFile(ctx, tc, path, offset, limit)
 	if err != nil {
@@ -806,19 +807,19 @@ func kesokuCallReadFile(ctx context.Context, tc *registry.ToolContext, args map[
 func kesokuCallCalculateSum(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["a"]
 	if v == nil {
-		return nil, registry.MissingArg("a")
+		return nil, genimpl.MissingArg("a")
 	}
-	a, err := registry.DecodeInt[int](v)
+	a, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "a")
+		return nil, genimpl.ArgAt(err, "a")
 	}
 	v = args["b"]
 	if v == nil {
-		return nil, registry.MissingArg("b")
+		return nil, genimpl.MissingArg("b")
 	}
-	b, err := registry.DecodeInt[int](v)
+	b, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "b")
+		return nil, genimpl.ArgAt(err, "b")
 	}
 	r, err := CalculateSum(a, b)
 	if err != nil {

@@ -65,7 +65,7 @@ func ReadFile(ctx context.Context, tc *registry.ToolContext, path string, offset
 	}
 	limit = min(limit, readMaxLines)
 
-	ws, err := openWorkspace(tc)
+	ws, err := openWorkspace(ctx, tc)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // numbered returns n lines "line 1\n" … "line n\n".
@@ -232,10 +232,10 @@ func TestFileToolsRefuseEscapes(t *testing.T) {
 	tools := map[string]func(path string) (any, error){
 		"read_file": func(p string) (any, error) { return ReadFile(ctx, f.tc, p, 1, 2000) },
 		"write_file": func(p string) (any, error) {
-			return WriteFile(f.tc, filepath.Join(p, "new.txt"), "pwned", false)
+			return WriteFile(context.Background(), f.tc, filepath.Join(p, "new.txt"), "pwned", false)
 		},
-		"write_file onto": func(p string) (any, error) { return WriteFile(f.tc, p, "pwned", false) },
-		"append":          func(p string) (any, error) { return WriteFile(f.tc, p, "pwned", true) },
+		"write_file onto": func(p string) (any, error) { return WriteFile(context.Background(), f.tc, p, "pwned", false) },
+		"append":          func(p string) (any, error) { return WriteFile(context.Background(), f.tc, p, "pwned", true) },
 		"list_dir":        func(p string) (any, error) { return ListDir(ctx, f.tc, p) },
 		"glob path":       func(p string) (any, error) { return Glob(ctx, f.tc, "**", p) },
 		"glob pattern":    func(p string) (any, error) { return Glob(ctx, f.tc, p+"/**", "") },
@@ -249,7 +249,7 @@ func TestFileToolsRefuseEscapes(t *testing.T) {
 				if err == nil {
 					t.Fatalf("%s(%q) = %+v, want it refused", toolName, p, got)
 				}
-				if !registry.IsInvalidArgs(err) {
+				if !toolspec.IsInvalidArgs(err) {
 					t.Errorf("%s(%q) error %q is not an invalid argument", toolName, p, err)
 				}
 				if !strings.Contains(err.Error(), "leads outside the working directory") {

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // TestRegistered checks what kesoku_gen.go registered from the doc
@@ -67,7 +69,7 @@ func TestRegisteredCalls(t *testing.T) {
 		"grep":       {"pattern": "SECRET", "path": "out-file"},
 	} {
 		_, err := call(name, args)
-		if !registry.IsInvalidArgs(err) || !strings.Contains(err.Error(), "leads outside the working directory") {
+		if !toolspec.IsInvalidArgs(err) || !strings.Contains(err.Error(), "leads outside the working directory") {
 			t.Errorf("%s(%v): error = %v, want an invalid argument leading outside", name, args, err)
 		}
 	}

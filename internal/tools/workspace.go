@@ -1,27 +1,26 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
 
 // openWorkspace opens the workspace of the call: its AWD (the current
 // directory when the call has none), staging, and kesoku's own files that
-// no tool may write. It is opened per call, not kept, because each call
-// may come from a different session.
-func openWorkspace(tc *registry.ToolContext) (*workspace.Workspace, error) {
+// no tool may write (in ctx, toolset.Env). It is opened per call, not
+// kept, because each call may come from a different session.
+func openWorkspace(ctx context.Context, tc *registry.ToolContext) (*workspace.Workspace, error) {
+	protected := toolset.EnvOf(ctx).Protected
 	if tc == nil {
-		return workspace.New("", "")
-	}
-	protected := make([]workspace.Protected, len(tc.Protected))
-	for i, p := range tc.Protected {
-		protected[i] = workspace.Protected{Path: p.Path, Why: p.Why}
+		return workspace.New("", "", protected...)
 	}
 	return workspace.New(tc.AWD, tc.Staging, protected...)
 }
@@ -35,7 +34,9 @@ func checkPath(tc *registry.ToolContext, args map[string]any) error {
 	if !ok || path == "" {
 		return nil // absent, the default; or no string, which validation says
 	}
-	ws, err := openWorkspace(tc)
+	// Confinement alone: the files no tool writes are refused as a call
+	// writes, and a precheck only looks.
+	ws, err := openWorkspace(context.Background(), tc)
 	if err != nil {
 		return nil // the call says what is wrong with the workspace
 	}

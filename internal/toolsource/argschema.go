@@ -15,14 +15,15 @@ import (
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/jsonschema"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // The validator is kesoku's own internal/jsonschema because of what a
 // model reads when its call is wrong, and of what every command pays at
 // start-up. Its errors are structured (where in the arguments, which
 // keyword, what came and what was wanted, every problem at once), which
-// become registry.ArgErrors that say "args.limit: wrong type: expected
+// become toolspec.ArgErrors that say "args.limit: wrong type: expected
 // integer, got string "5"" exactly as for a Go tool; google/jsonschema-go,
 // which the MCP SDK links, returns one string for the first problem and
 // reads draft-07 and 2020-12 only, where MCP servers declare draft-04 too.
@@ -81,7 +82,7 @@ func compileArgSchema(tool string, raw []byte, lenient bool) (*argSchema, error)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, &schemaError{Msg: fmt.Sprintf("want a JSON Schema object describing the arguments, not %s", registry.Describe(plainNumbers(doc)))}
+		return nil, &schemaError{Msg: fmt.Sprintf("want a JSON Schema object describing the arguments, not %s", toolspec.Describe(plainNumbers(doc)))}
 	}
 	switch t := obj["type"].(type) {
 	case string:
@@ -157,7 +158,7 @@ func pointerText(p []string) string {
 	return strings.Join(p, ".")
 }
 
-// check validates a call's arguments: nil, or a *registry.ArgsError that
+// check validates a call's arguments: nil, or a *toolspec.ArgsError that
 // names every problem by its path, says what was expected and what came,
 // and suggests the likely name for a misspelt one, as Validate does for a
 // Go tool.
@@ -172,16 +173,16 @@ func (a *argSchema) check(args map[string]any) error {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return &registry.ArgsError{Tool: a.tool, Problems: []*registry.ArgError{{Problem: "invalid arguments", Err: err}}}
+		return &toolspec.ArgsError{Tool: a.tool, Problems: []*toolspec.ArgError{{Problem: "invalid arguments", Err: err}}}
 	}
 	p := problems{schema: a, args: args}
 	p.walk(ve)
-	slices.SortStableFunc(p.out, func(x, y *registry.ArgError) int { return strings.Compare(x.Path, y.Path) })
+	slices.SortStableFunc(p.out, func(x, y *toolspec.ArgError) int { return strings.Compare(x.Path, y.Path) })
 	// A misspelt name may be refused twice: as a near miss of a required
 	// one, and by additionalProperties.
-	p.out = slices.CompactFunc(p.out, func(x, y *registry.ArgError) bool { return x.Error() == y.Error() })
-	const most = 20 // as registry.Validate: enough to fix a call in one try
-	out := &registry.ArgsError{Tool: a.tool, Problems: p.out}
+	p.out = slices.CompactFunc(p.out, func(x, y *toolspec.ArgError) bool { return x.Error() == y.Error() })
+	const most = 20 // as toolspec.Validate: enough to fix a call in one try
+	out := &toolspec.ArgsError{Tool: a.tool, Problems: p.out}
 	if len(out.Problems) > most {
 		out.Omitted, out.Problems = len(out.Problems)-most, out.Problems[:most]
 	}
@@ -192,7 +193,7 @@ func (a *argSchema) check(args map[string]any) error {
 type problems struct {
 	schema *argSchema
 	args   map[string]any
-	out    []*registry.ArgError
+	out    []*toolspec.ArgError
 }
 
 func (p *problems) walk(e *jsonschema.ValidationError) {
@@ -217,11 +218,11 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 		}
 		for _, m := range k.Missing {
 			at := append(slices.Clip(e.InstanceLocation), m)
-			p.add(at, &registry.ArgError{Problem: "missing required " + p.noun(at), Expected: p.expected(e.SchemaPointer, "properties", m)})
+			p.add(at, &toolspec.ArgError{Problem: "missing required " + p.noun(at), Expected: p.expected(e.SchemaPointer, "properties", m)})
 			for _, name := range undeclared {
 				if english.Suggest(name, []string{m}) == m {
 					at := append(slices.Clip(e.InstanceLocation), name)
-					p.add(at, &registry.ArgError{Problem: "unknown " + p.noun(at), Expected: "one of " + strings.Join(declared, ", "), Suggestion: m})
+					p.add(at, &toolspec.ArgError{Problem: "unknown " + p.noun(at), Expected: "one of " + strings.Join(declared, ", "), Suggestion: m})
 				}
 			}
 		}
@@ -243,22 +244,22 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 		}
 		for _, name := range names {
 			at := append(slices.Clip(e.InstanceLocation), name)
-			p.add(at, &registry.ArgError{Problem: "unknown " + p.noun(at), Expected: want, Suggestion: english.Suggest(name, free)})
+			p.add(at, &toolspec.ArgError{Problem: "unknown " + p.noun(at), Expected: want, Suggestion: english.Suggest(name, free)})
 		}
 	case *jsonschema.Type:
-		p.add(e.InstanceLocation, &registry.ArgError{Problem: "wrong type", Expected: p.expectedAt(e.SchemaPointer, strings.Join(k.Want, " or ")), Got: p.got(e.InstanceLocation)})
+		p.add(e.InstanceLocation, &toolspec.ArgError{Problem: "wrong type", Expected: p.expectedAt(e.SchemaPointer, strings.Join(k.Want, " or ")), Got: p.got(e.InstanceLocation)})
 	case *jsonschema.FalseSchema:
-		p.add(e.InstanceLocation, &registry.ArgError{Problem: "not allowed", Expected: "no " + p.noun(e.InstanceLocation), Got: p.got(e.InstanceLocation)})
+		p.add(e.InstanceLocation, &toolspec.ArgError{Problem: "not allowed", Expected: "no " + p.noun(e.InstanceLocation), Got: p.got(e.InstanceLocation)})
 	case *jsonschema.PropertyName:
-		p.add(e.InstanceLocation, &registry.ArgError{Problem: "not an allowed " + p.noun(e.InstanceLocation) + " name (" + causes(e) + ")"})
+		p.add(e.InstanceLocation, &toolspec.ArgError{Problem: "not an allowed " + p.noun(e.InstanceLocation) + " name (" + causes(e) + ")"})
 	case *jsonschema.Enum:
-		ae := &registry.ArgError{Problem: "not one of the allowed values", Expected: "one of " + values(k.Want), Got: p.got(e.InstanceLocation)}
+		ae := &toolspec.ArgError{Problem: "not one of the allowed values", Expected: "one of " + values(k.Want), Got: p.got(e.InstanceLocation)}
 		if s, ok := k.Got.(string); ok {
 			ae.Suggestion = english.Suggest(s, stringsOf(k.Want))
 		}
 		p.add(e.InstanceLocation, ae)
 	case *jsonschema.Const:
-		p.add(e.InstanceLocation, &registry.ArgError{Problem: "not the allowed value", Expected: values([]any{k.Want}), Got: p.got(e.InstanceLocation)})
+		p.add(e.InstanceLocation, &toolspec.ArgError{Problem: "not the allowed value", Expected: values([]any{k.Want}), Got: p.got(e.InstanceLocation)})
 	case *jsonschema.AnyOf, *jsonschema.OneOf:
 		var alts []string
 		for _, c := range e.Causes {
@@ -268,7 +269,7 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 		if o, ok := k.(*jsonschema.OneOf); ok && len(o.Subschemas) > 1 {
 			problem = fmt.Sprintf("matches more than one of the allowed forms (%s of oneOf)", strings.Trim(fmt.Sprint(o.Subschemas), "[]"))
 		}
-		ae := &registry.ArgError{Problem: problem, Got: p.got(e.InstanceLocation)}
+		ae := &toolspec.ArgError{Problem: problem, Got: p.got(e.InstanceLocation)}
 		if len(alts) > 0 {
 			ae.Problem += " (" + strings.Join(slices.Compact(alts), "; ") + ")"
 		}
@@ -276,40 +277,40 @@ func (p *problems) walk(e *jsonschema.ValidationError) {
 	default:
 		ae := bound(e.Kind)
 		if ae == nil {
-			ae = &registry.ArgError{Problem: e.Kind.String()}
+			ae = &toolspec.ArgError{Problem: e.Kind.String()}
 		}
 		ae.Got = p.got(e.InstanceLocation)
 		p.add(e.InstanceLocation, ae)
 	}
 }
 
-// bound words the common limits as registry.Validate words a range: the
+// bound words the common limits as toolspec.Validate words a range: the
 // problem, then what was expected; nil for a kind without words of our
 // own.
-func bound(k jsonschema.Kind) *registry.ArgError {
+func bound(k jsonschema.Kind) *toolspec.ArgError {
 	switch k := k.(type) {
 	case *jsonschema.Minimum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number of at least " + ratText(k.Want)}
+		return &toolspec.ArgError{Problem: "out of range", Expected: "a number of at least " + ratText(k.Want)}
 	case *jsonschema.Maximum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number of at most " + ratText(k.Want)}
+		return &toolspec.ArgError{Problem: "out of range", Expected: "a number of at most " + ratText(k.Want)}
 	case *jsonschema.ExclusiveMinimum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number above " + ratText(k.Want)}
+		return &toolspec.ArgError{Problem: "out of range", Expected: "a number above " + ratText(k.Want)}
 	case *jsonschema.ExclusiveMaximum:
-		return &registry.ArgError{Problem: "out of range", Expected: "a number below " + ratText(k.Want)}
+		return &toolspec.ArgError{Problem: "out of range", Expected: "a number below " + ratText(k.Want)}
 	case *jsonschema.MultipleOf:
-		return &registry.ArgError{Problem: "not a multiple", Expected: "a multiple of " + ratText(k.Want)}
+		return &toolspec.ArgError{Problem: "not a multiple", Expected: "a multiple of " + ratText(k.Want)}
 	case *jsonschema.MinLength:
-		return &registry.ArgError{Problem: "too short", Expected: fmt.Sprintf("a string of at least %d characters", k.Want)}
+		return &toolspec.ArgError{Problem: "too short", Expected: fmt.Sprintf("a string of at least %d characters", k.Want)}
 	case *jsonschema.MaxLength:
-		return &registry.ArgError{Problem: "too long", Expected: fmt.Sprintf("a string of at most %d characters", k.Want)}
+		return &toolspec.ArgError{Problem: "too long", Expected: fmt.Sprintf("a string of at most %d characters", k.Want)}
 	case *jsonschema.MinItems:
-		return &registry.ArgError{Problem: "too few items", Expected: fmt.Sprintf("an array of at least %d items", k.Want)}
+		return &toolspec.ArgError{Problem: "too few items", Expected: fmt.Sprintf("an array of at least %d items", k.Want)}
 	case *jsonschema.MaxItems:
-		return &registry.ArgError{Problem: "too many items", Expected: fmt.Sprintf("an array of at most %d items", k.Want)}
+		return &toolspec.ArgError{Problem: "too many items", Expected: fmt.Sprintf("an array of at most %d items", k.Want)}
 	case *jsonschema.Pattern:
-		return &registry.ArgError{Problem: "does not match the pattern", Expected: "a string matching " + k.Want}
+		return &toolspec.ArgError{Problem: "does not match the pattern", Expected: "a string matching " + k.Want}
 	case *jsonschema.Format:
-		return &registry.ArgError{Problem: "not a valid " + k.Want, Expected: k.Want}
+		return &toolspec.ArgError{Problem: "not a valid " + k.Want, Expected: k.Want}
 	}
 	return nil
 }
@@ -341,7 +342,7 @@ func causes(e *jsonschema.ValidationError) string {
 }
 
 // add sets ae's path from the instance location at and keeps it.
-func (p *problems) add(at []string, ae *registry.ArgError) {
+func (p *problems) add(at []string, ae *toolspec.ArgError) {
 	ae.Path = p.path(at)
 	p.out = append(p.out, ae)
 }
@@ -349,21 +350,21 @@ func (p *problems) add(at []string, ae *registry.ArgError) {
 // path writes an instance location as registry paths are written:
 // `items[2].name`, `labels["a b"]`.
 func (p *problems) path(at []string) string {
-	var err error = &registry.ArgError{}
+	var err error = &toolspec.ArgError{}
 	// Inside out, as the registry builds its paths.
 	for i := len(at) - 1; i >= 0; i-- {
 		parent := p.value(at[:i])
 		switch {
 		case i == 0:
-			err = registry.ArgAt(err, at[0])
+			err = toolspec.ArgAt(err, at[0])
 		case isList(parent):
 			n, _ := strconv.Atoi(at[i])
-			err = registry.ArgAtIndex(err, n)
+			err = toolspec.ArgAtIndex(err, n)
 		default:
-			err = registry.ArgAtKey(err, at[i])
+			err = toolspec.ArgAtKey(err, at[i])
 		}
 	}
-	return err.(*registry.ArgError).Path
+	return err.(*toolspec.ArgError).Path
 }
 
 func isList(v any) bool {
@@ -386,7 +387,7 @@ func (p *problems) value(at []string) any {
 	return v
 }
 
-func (p *problems) got(at []string) string { return registry.Describe(plainNumbers(p.value(at))) }
+func (p *problems) got(at []string) string { return toolspec.Describe(plainNumbers(p.value(at))) }
 
 // sub is the part of the schema at ptr (JSON pointer tokens) and the
 // tokens more below it, nil when it is not an object of the document.
@@ -424,7 +425,7 @@ func (p *problems) expectedAt(ptr []string, fallback string) string {
 }
 
 // describeSchema says what a schema accepts, in the words of
-// registry.Validate: "integer", "string, one of "a", "b"", "array of
+// toolspec.Validate: "integer", "string, one of "a", "b"", "array of
 // string", "object with fields a, b".
 func describeSchema(s map[string]any) string {
 	if s == nil {
@@ -511,7 +512,7 @@ func plainNumbers(v any) any {
 // params describes the top-level properties of the schema as registry
 // parameters, in the order the schema declares them: what tools list
 // shows. Exports and checks use the schema itself.
-func (a *argSchema) params() []*registry.Property {
+func (a *argSchema) params() []*toolspec.Property {
 	props, _ := a.doc["properties"].(map[string]any)
 	if len(props) == 0 {
 		return nil
@@ -524,28 +525,28 @@ func (a *argSchema) params() []*registry.Property {
 			}
 		}
 	}
-	var out []*registry.Property
+	var out []*toolspec.Property
 	for _, name := range propertyOrder(a.raw) {
 		s, _ := props[name].(map[string]any)
-		out = append(out, &registry.Property{Name: name, Required: required[name], Schema: listedSchema(s)})
+		out = append(out, &toolspec.Property{Name: name, Required: required[name], Schema: listedSchema(s)})
 	}
 	return out
 }
 
 // listedSchema is as much of a property's schema as a listing shows.
-func listedSchema(s map[string]any) *registry.Schema {
+func listedSchema(s map[string]any) *toolspec.Schema {
 	if s == nil {
 		return nil
 	}
-	out := &registry.Schema{}
+	out := &toolspec.Schema{}
 	switch t := s["type"].(type) {
 	case string:
-		out.Type = registry.Type(t)
+		out.Type = toolspec.Type(t)
 	case []any:
 		// ["string", "null"]: the type that is not null.
 		for _, v := range t {
 			if v, ok := v.(string); ok && v != "null" {
-				out.Type = registry.Type(v)
+				out.Type = toolspec.Type(v)
 				break
 			}
 		}
@@ -562,7 +563,7 @@ func listedSchema(s map[string]any) *registry.Schema {
 			out.Default = b
 		}
 	}
-	if items, ok := s["items"].(map[string]any); ok && out.Type == registry.TypeArray {
+	if items, ok := s["items"].(map[string]any); ok && out.Type == toolspec.TypeArray {
 		out.Items = listedSchema(items)
 	}
 	return out

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 const searchSchema = `{
@@ -37,7 +37,7 @@ func mustCompile(t *testing.T, schema string) *argSchema {
 }
 
 // TestCheckSpeaksLikeValidate: the problems a JSON Schema finds are told
-// as registry.Validate tells a Go tool's: the argument's path, what was
+// as toolspec.Validate tells a Go tool's: the argument's path, what was
 // expected, what came, and the likely name for a misspelt one.
 func TestCheckSpeaksLikeValidate(t *testing.T) {
 	t.Parallel()
@@ -78,8 +78,8 @@ func TestCheckSpeaksLikeValidate(t *testing.T) {
 				}
 				return
 			}
-			var ae *registry.ArgsError
-			if !errors.As(err, &ae) || !registry.IsInvalidArgs(err) {
+			var ae *toolspec.ArgsError
+			if !errors.As(err, &ae) || !toolspec.IsInvalidArgs(err) {
 				t.Fatalf("check: %v (%T); want an *ArgsError", err, err)
 			}
 			var got []string
@@ -187,7 +187,7 @@ func TestCheckNearMissOfARequiredName(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
 			t.Fatal(err)
 		}
-		var ae *registry.ArgsError
+		var ae *toolspec.ArgsError
 		if err := a.check(args); !errors.As(err, &ae) {
 			t.Fatalf("%s: check: %v; want an *ArgsError", tt.args, err)
 		}

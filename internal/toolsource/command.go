@@ -18,6 +18,9 @@ import (
 	"github.com/kesoku/kesoku/internal/tooldoc"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // commandKeys are the keys of a command tool's declaration.
@@ -62,8 +65,8 @@ const emptyParameters = `{"type":"object","properties":{},"additionalProperties"
 // keyN in file, whose value is v.
 func parseCommandTool(file string, name string, keyN, v ast.Node) (*commandTool, error) {
 	what := "tools." + name
-	if !registry.ValidName(name) {
-		return nil, errAt(file, keyN, "%s: the name %q does not match %s: every provider refuses it", what, name, registry.NamePattern)
+	if !toolspec.ValidName(name) {
+		return nil, errAt(file, keyN, "%s: the name %q does not match %s: every provider refuses it", what, name, toolspec.NamePattern)
 	}
 	m := yamlpos.Mapping(v)
 	if m == nil {
@@ -221,11 +224,11 @@ func (t *commandTool) inCommand(param string) bool {
 // with -: in its place in the command, the program would read it as an
 // option (git log's --output=FILE writes a file wherever it names).
 func (t *commandTool) optionLike(args map[string]any) error {
-	var problems []*registry.ArgError
+	var problems []*toolspec.ArgError
 	for _, name := range t.positional {
 		text := scalarText(args[name])
 		if strings.HasPrefix(text, "-") {
-			problems = append(problems, &registry.ArgError{
+			problems = append(problems, &toolspec.ArgError{
 				Path:     name,
 				Problem:  fmt.Sprintf("begins with -, which the program would take for an option: %q", text),
 				Expected: fmt.Sprintf("a value that does not begin with - ({{%s}} is positional only)", name),
@@ -233,7 +236,7 @@ func (t *commandTool) optionLike(args map[string]any) error {
 		}
 	}
 	if problems != nil {
-		return &registry.ArgsError{Tool: t.name, Problems: problems}
+		return &toolspec.ArgsError{Tool: t.name, Problems: problems}
 	}
 	return nil
 }
@@ -283,7 +286,7 @@ func (a *argSchema) declarationMistake() *schemaError {
 		if !ok {
 			continue
 		}
-		var ae *registry.ArgsError
+		var ae *toolspec.ArgsError
 		if !errors.As(a.check(map[string]any{name: d}), &ae) {
 			continue
 		}
@@ -367,8 +370,8 @@ func placeholderName(name string) bool {
 }
 
 // spec is the registry entry of the tool; run runs its calls.
-func (t *commandTool) spec(run func(ctx context.Context, t *commandTool, args map[string]any) (any, error)) *registry.Spec {
-	return &registry.Spec{
+func (t *commandTool) spec(run func(ctx context.Context, t *commandTool, args map[string]any) (any, error)) *toolset.Tool {
+	return &toolset.Tool{
 		Name:        t.name,
 		Summary:     tooldoc.Summary(t.description),
 		Description: strings.TrimSpace(t.description),

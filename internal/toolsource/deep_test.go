@@ -16,7 +16,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 )
 
@@ -124,7 +123,7 @@ func TestServerToolDeeperThanAnyReader(t *testing.T) {
 		"fake": fakeServer(t, context.Background(), opts, "-bad-tools", "deeper"),
 		"web":  httpServer(t, opts, srv.URL+"/mcp"),
 	} {
-		if err := registrysource.Load(set.Registry); err != nil {
+		if err := set.Registry.Load(); err != nil {
 			t.Errorf("%s: the server's tools: %v", name, err)
 			continue
 		}

@@ -3,7 +3,7 @@
 // servers, declared under mcpServers: or in a file of the shape .mcp.json
 // and Claude Desktop use. Build makes the one registry a command uses: the
 // Go tools of registry.Default, then the command tools, then each MCP
-// server as a source of tools (registrysource), started only when a command needs its
+// server as a source of tools (toolset.Source), started only when a command needs its
 // tools and stopped, with everything it started, by Close (a guardian
 // process stops them even when kesoku is killed). A call's arguments are
 // checked against the tool's JSON Schema before the program sees them.

@@ -22,6 +22,8 @@ import (
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // stderrTail is how much of the end of a program's standard error a
@@ -335,7 +337,7 @@ func (t *commandTool) nulInPlaceholder(args map[string]any) error {
 	for _, segs := range t.argv {
 		for _, s := range segs {
 			if v, ok := args[s.text].(string); s.param && ok && strings.IndexByte(v, 0) >= 0 {
-				return &registry.ArgsError{Tool: t.name, Problems: []*registry.ArgError{{
+				return &toolspec.ArgsError{Tool: t.name, Problems: []*toolspec.ArgError{{
 					Path:     s.text,
 					Problem:  "holds a NUL byte, which no command line can hold",
 					Expected: fmt.Sprintf("text without NUL: the tool passes it as an argument of its program ({{%s}})", s.text),

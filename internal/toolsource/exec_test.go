@@ -18,6 +18,8 @@ import (
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // parseTestTool reads the one command tool a config file's text declares.
@@ -179,7 +181,7 @@ func TestNULArgument(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tool.spec(r.run).Call(context.Background(), &registry.ToolContext{}, map[string]any{"text": "a\x00b"})
-	if !registry.IsInvalidArgs(err) || !strings.Contains(err.Error(), "args.text: holds a NUL byte") {
+	if !toolspec.IsInvalidArgs(err) || !strings.Contains(err.Error(), "args.text: holds a NUL byte") {
 		t.Errorf("a NUL in a placeholder: %v, want an invalid argument", err)
 	}
 }

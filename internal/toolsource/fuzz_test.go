@@ -13,7 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kesoku/kesoku/internal/config"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // FuzzDeclarations: the tools: and mcpServers: sections of a config file
@@ -71,7 +72,7 @@ func FuzzArgSchema(f *testing.F) {
 		if json.Unmarshal(args, &m) != nil {
 			return
 		}
-		if err := a.check(m); err != nil && !registry.IsInvalidArgs(err) {
+		if err := a.check(m); err != nil && !toolspec.IsInvalidArgs(err) {
 			t.Fatalf("check: %T is not invalid_args: %v", err, err)
 		}
 		_ = a.params()

@@ -24,6 +24,8 @@ import (
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/tooldoc"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -44,7 +46,7 @@ const (
 	exitWait = 2 * time.Second
 )
 
-// server is an MCP server as a source of tools (registrysource): started when a command
+// server is an MCP server as a source of tools (a toolset.Source): started when a command
 // first needs its tools, at most once, and stopped by Set.Close.
 type server struct {
 	decl *serverDecl
@@ -96,7 +98,7 @@ func (s *server) Prefix() string { return s.decl.name + "__" }
 // <server>__<tool>. A tool kesoku cannot offer (a name against the rule,
 // a schema that does not compile) is left out with a warning naming the
 // server and the tool.
-func (s *server) Load() ([]*registry.Spec, error) {
+func (s *server) Load() ([]*toolset.Tool, error) {
 	ctx, deadline, cancel := withStartDeadline(s.ctx, s.startBound())
 	defer cancel()
 	s.deadlineMu.Lock()
@@ -114,7 +116,7 @@ func (s *server) Load() ([]*registry.Spec, error) {
 	if err := s.start(ctx); err != nil {
 		return nil, s.failure("start", ctx, err)
 	}
-	var specs []*registry.Spec
+	var specs []*toolset.Tool
 	seen := map[string]bool{}
 	lctx, _ := withCallState(ctx)
 	for t, err := range s.session.Tools(lctx, nil) {
@@ -426,13 +428,13 @@ func (s *server) exitText() string {
 }
 
 // spec is the registry entry of one of the server's tools.
-func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
+func (s *server) spec(t *mcp.Tool) (*toolset.Tool, error) {
 	name := s.Prefix() + t.Name
 	if t.Name == "" {
 		return nil, errors.New("it has no name")
 	}
-	if !registry.ValidName(name) {
-		return nil, fmt.Errorf("its name would be %q, which does not match %s", name, registry.NamePattern)
+	if !toolspec.ValidName(name) {
+		return nil, fmt.Errorf("its name would be %q, which does not match %s", name, toolspec.NamePattern)
 	}
 	raw, ok := s.list.schema(t.Name)
 	if !ok {
@@ -457,7 +459,7 @@ func (s *server) spec(t *mcp.Tool) (*registry.Spec, error) {
 	tool := t.Name
 	output := s.outputSchema(t)
 	results := newResultSchema(name, output)
-	return &registry.Spec{
+	return &toolset.Tool{
 		Name:            name,
 		Summary:         tooldoc.Summary(desc),
 		Description:     desc,

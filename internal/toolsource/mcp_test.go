@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/config"
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -234,7 +233,7 @@ func benchServer(b *testing.B) *Set {
 func TestWithoutServers(t *testing.T) {
 	t.Parallel()
 	set := fakeServer(t, context.Background(), Options{WithoutServers: true})
-	if err := registrysource.Load(set.Registry); err != nil {
+	if err := set.Registry.Load(); err != nil {
 		t.Fatal(err)
 	}
 	if names := set.Registry.Names(); len(names) != 0 {
@@ -363,7 +362,7 @@ func TestServerBadTools(t *testing.T) {
 		Note: func(m string) { mu.Lock(); notes = append(notes, m); mu.Unlock() },
 	}
 	set := fakeServer(t, context.Background(), opts, "-json-logs", "-bad-tools", `"deep,empty,dup,badtype"`)
-	if err := registrysource.Load(set.Registry); err != nil {
+	if err := set.Registry.Load(); err != nil {
 		t.Fatalf("the server's tools: %v", err)
 	}
 	if v, err := call(t, set, "fake__echo", map[string]any{"text": "hi"}); err != nil || v != "hi" {

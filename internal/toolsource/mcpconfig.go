@@ -12,8 +12,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/internal/yamlpos"
-	"github.com/kesoku/kesoku/registry"
 )
 
 // serverKeys are the keys of an MCP server's entry, in the shape that
@@ -67,8 +67,8 @@ func (d *serverDecl) where() string {
 // tool's name ambiguous.
 func validServerName(name string) string {
 	switch {
-	case !registry.ValidName(name) || len(name) > 61:
-		return fmt.Sprintf("its tools are named %s__<tool>, which must match %s", name, registry.NamePattern)
+	case !toolspec.ValidName(name) || len(name) > 61:
+		return fmt.Sprintf("its tools are named %s__<tool>, which must match %s", name, toolspec.NamePattern)
 	case strings.Contains(name, "__") || strings.HasSuffix(name, "_"):
 		return `it must not hold "__" or end with "_": its tools are named <server>__<tool>`
 	}

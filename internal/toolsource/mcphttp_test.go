@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 )
 
@@ -46,7 +45,7 @@ func TestRedirectKeepsHeaders(t *testing.T) {
 	t.Cleanup(away.Close)
 
 	set := httpServer(t, Options{}, away.URL+"/mcp")
-	err := registrysource.Load(set.Registry)
+	err := set.Registry.Load()
 	want := fmt.Sprintf("start: the server redirected to %s/mcp, another origin than %s: refused, so that the headers of its entry go to its own origin alone", other.URL, away.URL)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a redirect to another origin: %v, want %q", err, want)
@@ -185,7 +184,7 @@ func TestManyTools(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	set := fakeServer(t, context.Background(), Options{}, "-many-tools", "10000")
-	if err := registrysource.Load(set.Registry); err != nil {
+	if err := set.Registry.Load(); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

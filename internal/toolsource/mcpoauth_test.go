@@ -13,7 +13,6 @@ import (
 
 	"github.com/kesoku/kesoku/internal/mcpauth"
 	"github.com/kesoku/kesoku/internal/mcpauth/authtest"
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -131,7 +130,7 @@ func TestOAuthLoginRequired(t *testing.T) {
 	log := &said{}
 	set := oauthSet(t, "mcpServers:\n  corp:\n    type: http\n    url: ${MCP_URL}\n",
 		OAuth{Store: mcpauth.StoreIn(t.TempDir()), LoginHint: func(name string) string { return "kesoku mcp login " + name }}, log)
-	err := registrysource.Load(set.Registry)
+	err := set.Registry.Load()
 	var lr *mcpauth.LoginRequiredError
 	if !errors.As(err, &lr) || !strings.Contains(err.Error(), "run kesoku mcp login corp first") || strings.Count(err.Error(), "mcp server corp") != 1 {
 		t.Fatalf("err = %v, want one LoginRequiredError naming kesoku mcp login corp", err)
@@ -304,7 +303,7 @@ func TestOAuthPausesStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := registrysource.Load(set.Registry); err != nil {
+	if err := set.Registry.Load(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/toolsource/mcptest"
 )
 
@@ -25,7 +24,7 @@ func TestOutputSchemaKept(t *testing.T) {
 		{"fake__", fakeServer(t, context.Background(), Options{})},
 		{"web__", httpServer(t, Options{}, web.URL)},
 	} {
-		if err := registrysource.Load(tc.set.Registry); err != nil {
+		if err := tc.set.Registry.Load(); err != nil {
 			t.Fatal(err)
 		}
 		add, ok := tc.set.Registry.Lookup(tc.prefix + "add")

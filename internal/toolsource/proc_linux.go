@@ -1,6 +1,8 @@
 package toolsource
 
-import "syscall"
+import (
+	"syscall"
+)
 
 // parentDeathSignal has Linux kill the program if kesoku dies without a
 // chance to stop it (SIGKILL, a crash): the one way it ends that no

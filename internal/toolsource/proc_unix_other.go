@@ -2,7 +2,9 @@
 
 package toolsource
 
-import "syscall"
+import (
+	"syscall"
+)
 
 // parentDeathSignal: only Linux has one.
 func parentDeathSignal(*syscall.SysProcAttr) {}

@@ -2,7 +2,9 @@
 
 package toolsource
 
-import "os"
+import (
+	"os"
+)
 
 // Elsewhere there is no child subreaper that kesoku uses: a child that
 // leaves its program's process group is not found (see

@@ -9,12 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/workspace"
 
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // Options say where the tools come from and how their programs run.
@@ -97,7 +98,7 @@ type Options struct {
 type Set struct {
 	// Registry holds every tool: the Go tools, the command tools, and the
 	// MCP servers' tools, each server started when first needed.
-	Registry *registry.Registry
+	Registry *toolset.Set
 
 	opts                    Options
 	procs                   *processes
@@ -139,7 +140,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 	opts.Note, opts.Warn = opts.Secrets.Func(opts.Note), opts.Secrets.Func(opts.Warn)
 	s := &Set{
 		secrets:      opts.Secrets,
-		Registry:     registry.New(),
+		Registry:     toolset.New(),
 		opts:         opts,
 		procs:        newProcesses(grace, &guardian{exe: opts.Guardian, warn: opts.Warn}, opts.Reap),
 		awd:          opts.AWD,
@@ -160,7 +161,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 		s.version = "dev"
 	}
 	for _, spec := range base.All() {
-		if err := s.Registry.Register(spec); err != nil {
+		if err := s.Registry.Register(toolset.FromSpec(spec)); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +203,7 @@ func Build(ctx context.Context, base *registry.Registry, opts Options) (*Set, er
 			continue
 		}
 		srv := &server{decl: d, set: s, ctx: ctx}
-		if err := registrysource.Add[registry.Registry, registry.Spec](s.Registry, srv); err != nil {
+		if err := s.Registry.AddSource(srv); err != nil {
 			return nil, &config.Error{Pos: d.pos, Msg: err.Error()}
 		}
 		s.servers = append(s.servers, srv)

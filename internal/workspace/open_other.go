@@ -2,7 +2,9 @@
 
 package workspace
 
-import "runtime"
+import (
+	"runtime"
+)
 
 // openNoBlock is 0 where there are no FIFOs to open.
 const openNoBlock = 0

@@ -1,6 +1,8 @@
 package yamlpos
 
-import "testing"
+import (
+	"testing"
+)
 
 // FuzzLexParse: whatever the text, Lex and Parse return, never panic,
 // and their errors are *Error; a body Parse returns holds a value.

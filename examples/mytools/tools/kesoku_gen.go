@@ -12,27 +12,28 @@ import (
 	"encoding/json"
 
 	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "word_count",
 		Summary:     "Counts the words of a text.",
 		Description: "Counts the words of a text.\n\nWords are separated by white space; with unique, each word counts once, whatever its case.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "text",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "The text to count the words of.",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "unique",
-				Schema: &registry.Schema{
-					Type:        registry.TypeBoolean,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeBoolean,
 					Description: "Count each word once, ignoring case. Defaults to false.",
 					Default:     json.RawMessage("false"),
 					GoType:      "bool",
@@ -43,29 +44,29 @@ func init() {
 		Package: "example.com/mytools/tools",
 		Call:    kesokuCallWordCount,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "stamp",
 		Summary:     "Stamps a label with the session and the tool call that asked for it.",
 		Description: "Stamps a label with the session and the tool call that asked for it.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "label",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "What to stamp.",
 					GoType:      "string",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "label",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Label is the label given.",
 						GoType:      "string",
 					},
@@ -73,8 +74,8 @@ func init() {
 				{
 					Name:     "session",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Session is the session the call belongs to.",
 						GoType:      "string",
 					},
@@ -82,8 +83,8 @@ func init() {
 				{
 					Name:     "call",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Call is the id of the tool call that asked for the stamp.",
 						GoType:      "string",
 					},
@@ -101,19 +102,19 @@ func init() {
 func kesokuCallWordCount(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["text"]
 	if v == nil {
-		return nil, registry.MissingArg("text")
+		return nil, genimpl.MissingArg("text")
 	}
-	text, err := registry.DecodeString[string](v)
+	text, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "text")
+		return nil, genimpl.ArgAt(err, "text")
 	}
 	v = args["unique"]
 	if v == nil {
 		v = false
 	}
-	unique, err := registry.DecodeBool[bool](v)
+	unique, err := genimpl.DecodeBool[bool](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "unique")
+		return nil, genimpl.ArgAt(err, "unique")
 	}
 	return WordCount(text, unique), nil
 }
@@ -122,11 +123,11 @@ func kesokuCallWordCount(ctx context.Context, tc *registry.ToolContext, args map
 func kesokuCallStamp(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["label"]
 	if v == nil {
-		return nil, registry.MissingArg("label")
+		return nil, genimpl.MissingArg("label")
 	}
-	label, err := registry.DecodeString[string](v)
+	label, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "label")
+		return nil, genimpl.ArgAt(err, "label")
 	}
 	return Stamp(tc, label), nil
 }

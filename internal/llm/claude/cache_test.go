@@ -13,7 +13,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // TestCacheBreakpoints: a session's request marks the tools, the system
@@ -21,7 +22,7 @@ import (
 // for caching; a question asked once marks nothing.
 func TestCacheBreakpoints(t *testing.T) {
 	t.Parallel()
-	other := &registry.Spec{Name: "other", Description: "Another tool."}
+	other := &toolset.Tool{Name: "other", Description: "Another tool."}
 	history := []llm.Message{
 		{Role: message.RoleUser, Parts: []llm.Part{{Text: "sum"}, {Text: "twice"}}},
 		{Role: message.RoleAssistant, Parts: []llm.Part{
@@ -35,7 +36,7 @@ func TestCacheBreakpoints(t *testing.T) {
 	for _, cacheable := range []bool{true, false} {
 		srv := llmtest.NewServer(llmtest.Claude, testKey, llmtest.Reply{Text: "3."})
 		defer srv.Close()
-		req := &llm.Request{System: "be brief", Tools: []*registry.Spec{llmtest.SumSpec, other}, Messages: history, Cacheable: cacheable}
+		req := &llm.Request{System: "be brief", Tools: []*toolset.Tool{llmtest.SumSpec, other}, Messages: history, Cacheable: cacheable}
 		if _, _, err := llmtest.Generate(t, newProvider(t, srv), req, false); err != nil {
 			t.Fatal(err)
 		}

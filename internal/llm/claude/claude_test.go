@@ -10,7 +10,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 const testKey = "test-claude-key-93ab"
@@ -39,7 +40,7 @@ func TestGenerateParallelCalls(t *testing.T) {
 		req := &llm.Request{
 			System:   "be brief",
 			Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: "sum twice"}}}},
-			Tools:    []*registry.Spec{llmtest.SumSpec},
+			Tools:    []*toolset.Tool{llmtest.SumSpec},
 		}
 		resp, streamed, err := llmtest.Generate(t, p, req, stream)
 		if err != nil {

@@ -6,14 +6,14 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // Tools returns the value of the `tools` field of a Claude Messages
 // request, in the Anthropic SDK's own types so that a session passes it
 // straight to the client. The input schema is the canonical one: Claude
 // takes JSON Schema as it is.
-func Tools(specs []*registry.Spec) []anthropic.ToolUnionParam {
+func Tools(specs []*toolset.Tool) []anthropic.ToolUnionParam {
 	out := make([]anthropic.ToolUnionParam, len(specs))
 	for i, s := range specs {
 		out[i] = anthropic.ToolUnionParam{OfTool: Tool(s)}
@@ -22,7 +22,7 @@ func Tools(specs []*registry.Spec) []anthropic.ToolUnionParam {
 }
 
 // Tool returns the ToolParam of one tool.
-func Tool(s *registry.Spec) *anthropic.ToolParam {
+func Tool(s *toolset.Tool) *anthropic.ToolParam {
 	if len(s.RawSchema) > 0 {
 		return rawTool(s)
 	}
@@ -52,7 +52,7 @@ func Tool(s *registry.Spec) *anthropic.ToolParam {
 // rawTool is the ToolParam of a tool whose schema was written outside Go
 // (an MCP server's, a command tool's): sent as it was written, its other
 // keywords ($defs, additionalProperties, ...) beside the properties.
-func rawTool(s *registry.Spec) *anthropic.ToolParam {
+func rawTool(s *toolset.Tool) *anthropic.ToolParam {
 	var root map[string]json.RawMessage
 	if err := json.Unmarshal(s.RawSchema, &root); err != nil {
 		panic(fmt.Sprintf("claude: decode the input schema of %s: %v", s.Name, err))

@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // TestDeclarationInlinesRefs: a schema written outside Go (an MCP
@@ -45,7 +44,7 @@ func TestDeclarationInlinesRefs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := Declaration(&registry.Spec{Name: "s__t", RawSchema: json.RawMessage(tt.raw)})
+			d := Declaration(&toolset.Tool{Name: "s__t", RawSchema: json.RawMessage(tt.raw)})
 			got, err := json.Marshal(d.ParametersJsonSchema)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +65,7 @@ func TestDeclarationRefsBounded(t *testing.T) {
 		defs += fmt.Sprintf(`,"D%d":{"type":"object","properties":{"a":{"$ref":"#/$defs/D%d"},"b":{"$ref":"#/$defs/D%d"}}}`, i, i-1, i-1)
 	}
 	raw := `{"type":"object","properties":{"p":{"$ref":"#/$defs/D30"}},"$defs":{` + defs + `}}`
-	d := Declaration(&registry.Spec{Name: "s__t", RawSchema: json.RawMessage(raw)})
+	d := Declaration(&toolset.Tool{Name: "s__t", RawSchema: json.RawMessage(raw)})
 	got, err := json.Marshal(d.ParametersJsonSchema)
 	if err != nil {
 		t.Fatal(err)

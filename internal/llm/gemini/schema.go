@@ -5,7 +5,8 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // Tools returns the value of the `tools` field of a Gemini
@@ -22,10 +23,10 @@ import (
 // its value type), a free-form object (an OBJECT without properties is
 // refused) or a property name outside Gemini's rule sends the whole schema
 // as JSON Schema instead. The one thing `parameters` loses is
-// `additionalProperties: false` on closed objects, which registry.Validate enforces
+// `additionalProperties: false` on closed objects, which toolspec.Validate enforces
 // anyway. A tool without parameters declares neither field, as the API
 // allows.
-func Tools(specs []*registry.Spec) []*genai.Tool {
+func Tools(specs []*toolset.Tool) []*genai.Tool {
 	if len(specs) == 0 {
 		return []*genai.Tool{}
 	}
@@ -38,7 +39,7 @@ func Tools(specs []*registry.Spec) []*genai.Tool {
 
 // Declaration returns the FunctionDeclaration of one tool, as Tools
 // explains.
-func Declaration(s *registry.Spec) *genai.FunctionDeclaration {
+func Declaration(s *toolset.Tool) *genai.FunctionDeclaration {
 	d := &genai.FunctionDeclaration{Name: s.Name, Description: s.Description}
 	switch {
 	case len(s.RawSchema) > 0:
@@ -47,7 +48,7 @@ func Declaration(s *registry.Spec) *genai.FunctionDeclaration {
 		// "$schema" and "$ref", which Gemini refuses (refs.go).
 		d.ParametersJsonSchema = forGemini(s.RawSchema)
 	case len(s.Params) == 0:
-	case geminiFits(s.Params, map[*registry.Schema]bool{}):
+	case geminiFits(s.Params, map[*toolspec.Schema]bool{}):
 		d.Parameters = geminiObject(s.Params)
 	default:
 		d.ParametersJsonSchema = s.InputSchema()
@@ -74,7 +75,7 @@ func geminiPropertyName(name string) bool {
 
 // geminiFits reports whether the parameters can be declared exactly in
 // Gemini's `parameters` subset.
-func geminiFits(props []*registry.Property, active map[*registry.Schema]bool) bool {
+func geminiFits(props []*toolspec.Property, active map[*toolspec.Schema]bool) bool {
 	for _, p := range props {
 		if !geminiPropertyName(p.Name) || !geminiSchemaFits(p.Schema, active) {
 			return false
@@ -83,7 +84,7 @@ func geminiFits(props []*registry.Property, active map[*registry.Schema]bool) bo
 	return true
 }
 
-func geminiSchemaFits(s *registry.Schema, active map[*registry.Schema]bool) bool {
+func geminiSchemaFits(s *toolspec.Schema, active map[*toolspec.Schema]bool) bool {
 	if s == nil || s.Type == "" || active[s] {
 		return false
 	}
@@ -93,11 +94,11 @@ func geminiSchemaFits(s *registry.Schema, active map[*registry.Schema]bool) bool
 	active[s] = true
 	defer delete(active, s)
 	switch s.Type {
-	case registry.TypeArray:
+	case toolspec.TypeArray:
 		return s.Items != nil && geminiSchemaFits(s.Items, active)
-	case registry.TypeObject:
+	case toolspec.TypeObject:
 		return s.AdditionalProperties == nil && len(s.Properties) > 0 && geminiFits(s.Properties, active)
-	case registry.TypeString:
+	case toolspec.TypeString:
 		return true
 	}
 	// Gemini takes enums of strings only on STRING and INTEGER; ours are
@@ -108,7 +109,7 @@ func geminiSchemaFits(s *registry.Schema, active map[*registry.Schema]bool) bool
 // geminiObject is the `parameters` schema of the given properties. Its
 // properties are a Go map, so their declaration order travels in
 // propertyOrdering.
-func geminiObject(props []*registry.Property) *genai.Schema {
+func geminiObject(props []*toolspec.Property) *genai.Schema {
 	out := &genai.Schema{
 		Type:             genai.TypeObject,
 		Properties:       make(map[string]*genai.Schema, len(props)),
@@ -124,19 +125,19 @@ func geminiObject(props []*registry.Property) *genai.Schema {
 	return out
 }
 
-var geminiTypes = map[registry.Type]genai.Type{
-	registry.TypeString:  genai.TypeString,
-	registry.TypeInteger: genai.TypeInteger,
-	registry.TypeNumber:  genai.TypeNumber,
-	registry.TypeBoolean: genai.TypeBoolean,
-	registry.TypeArray:   genai.TypeArray,
-	registry.TypeObject:  genai.TypeObject,
+var geminiTypes = map[toolspec.Type]genai.Type{
+	toolspec.TypeString:  genai.TypeString,
+	toolspec.TypeInteger: genai.TypeInteger,
+	toolspec.TypeNumber:  genai.TypeNumber,
+	toolspec.TypeBoolean: genai.TypeBoolean,
+	toolspec.TypeArray:   genai.TypeArray,
+	toolspec.TypeObject:  genai.TypeObject,
 }
 
 // geminiSchema converts a schema that geminiSchemaFits accepted.
-func geminiSchema(s *registry.Schema) *genai.Schema {
+func geminiSchema(s *toolspec.Schema) *genai.Schema {
 	var out *genai.Schema
-	if s.Type == registry.TypeObject {
+	if s.Type == toolspec.TypeObject {
 		out = geminiObject(s.Properties)
 	} else {
 		out = &genai.Schema{Type: geminiTypes[s.Type]}
@@ -150,7 +151,7 @@ func geminiSchema(s *registry.Schema) *genai.Schema {
 		out.Default = json.RawMessage(s.Default)
 	}
 	switch s.Type {
-	case registry.TypeInteger:
+	case toolspec.TypeInteger:
 		if lo, hi := s.IntRange(); lo != nil {
 			min := float64(*lo)
 			out.Minimum = &min
@@ -159,7 +160,7 @@ func geminiSchema(s *registry.Schema) *genai.Schema {
 				out.Maximum = &max
 			}
 		}
-	case registry.TypeArray:
+	case toolspec.TypeArray:
 		out.Items = geminiSchema(s.Items)
 	}
 	return out

@@ -10,7 +10,9 @@ import (
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 )
 
 // What the tests of each provider's client share (internal/llm/gemini,
@@ -21,11 +23,11 @@ import (
 
 // SumSpec is the tool the provider tests offer the model: two required
 // integers, a and b.
-var SumSpec = &registry.Spec{
+var SumSpec = &toolset.Tool{
 	Name: "calculate_sum", Description: "Add two numbers.",
-	Params: []*registry.Property{
-		{Name: "a", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
-		{Name: "b", Schema: &registry.Schema{Type: registry.TypeInteger}, Required: true},
+	Params: []*toolspec.Property{
+		{Name: "a", Schema: &toolspec.Schema{Type: toolspec.TypeInteger}, Required: true},
+		{Name: "b", Schema: &toolspec.Schema{Type: toolspec.TypeInteger}, Required: true},
 	},
 }
 

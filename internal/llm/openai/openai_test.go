@@ -13,7 +13,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 const testKey = "test-openai-key-5e1f"
@@ -44,7 +45,7 @@ func TestGenerateParallelCalls(t *testing.T) {
 		})
 		defer srv.Close()
 		p := newProvider(t, srv, testKey)
-		req := &llm.Request{System: "be brief", Messages: []llm.Message{llmtest.User("sum twice")}, Tools: []*registry.Spec{llmtest.SumSpec}}
+		req := &llm.Request{System: "be brief", Messages: []llm.Message{llmtest.User("sum twice")}, Tools: []*toolset.Tool{llmtest.SumSpec}}
 		resp, streamed, err := llmtest.Generate(t, p, req, stream)
 		if err != nil {
 			t.Fatal(err)
@@ -451,10 +452,10 @@ func TestAnswerNotStreamed(t *testing.T) {
 // never sent to be refused.
 func TestLongDescription(t *testing.T) {
 	t.Parallel()
-	long := &registry.Spec{Name: "search", Description: strings.Repeat("Finds things. ", 80) + "ü" + strings.Repeat("x", 200)}
+	long := &toolset.Tool{Name: "search", Description: strings.Repeat("Finds things. ", 80) + "ü" + strings.Repeat("x", 200)}
 	srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Text: "Found."})
 	defer srv.Close()
-	if _, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("find")}, Tools: []*registry.Spec{long, llmtest.SumSpec}}, false); err != nil {
+	if _, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("find")}, Tools: []*toolset.Tool{long, llmtest.SumSpec}}, false); err != nil {
 		t.Fatal(err)
 	}
 	tools := srv.Bodies()[0]["tools"].([]any)
@@ -472,9 +473,9 @@ func TestLongDescription(t *testing.T) {
 // (compatible) gets them all: its limits are its own.
 func TestTooManyTools(t *testing.T) {
 	t.Parallel()
-	specs := make([]*registry.Spec, MaxTools+1)
+	specs := make([]*toolset.Tool, MaxTools+1)
 	for i := range specs {
-		specs[i] = &registry.Spec{Name: fmt.Sprintf("tool_%d", i), Description: "A tool."}
+		specs[i] = &toolset.Tool{Name: fmt.Sprintf("tool_%d", i), Description: "A tool."}
 	}
 	req := &llm.Request{Messages: []llm.Message{llmtest.User("hi")}, Tools: specs}
 
@@ -524,7 +525,7 @@ func TestCallsByIndex(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.NewServer(llmtest.OpenAI, testKey, llmtest.Reply{Calls: tt.calls, InterleaveCalls: tt.interleave})
 			defer srv.Close()
-			resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("go")}, Tools: []*registry.Spec{llmtest.SumSpec}}, true)
+			resp, _, err := llmtest.Generate(t, newProvider(t, srv, testKey), &llm.Request{Messages: []llm.Message{llmtest.User("go")}, Tools: []*toolset.Tool{llmtest.SumSpec}}, true)
 			if err != nil {
 				t.Fatal(err)
 			}

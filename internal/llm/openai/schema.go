@@ -8,7 +8,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 
-	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // tool is one element of the `tools` of a Chat Completions request, as
@@ -29,7 +29,7 @@ type function struct {
 // Tools returns the value of the `tools` field of a Chat Completions
 // request, in the SDK's own types so that a session passes it straight
 // to the client; `kesoku tools schema --format openai` prints it.
-func Tools(specs []*registry.Spec) []openai.ChatCompletionToolUnionParam {
+func Tools(specs []*toolset.Tool) []openai.ChatCompletionToolUnionParam {
 	out := make([]openai.ChatCompletionToolUnionParam, len(specs))
 	for i, s := range specs {
 		out[i] = Tool(s)
@@ -60,7 +60,7 @@ func description(d string) string {
 }
 
 // Tool returns the declaration of one tool.
-func Tool(s *registry.Spec) openai.ChatCompletionToolUnionParam {
+func Tool(s *toolset.Tool) openai.ChatCompletionToolUnionParam {
 	raw, err := json.Marshal(tool{Type: "function", Function: function{Name: s.Name, Description: description(s.Description), Parameters: s.InputSchema()}})
 	if err != nil {
 		panic(fmt.Sprintf("openai: encode the declaration of %s: %v", s.Name, err))

@@ -17,7 +17,8 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/message"
-	"github.com/kesoku/kesoku/registry"
+
+	"github.com/kesoku/kesoku/internal/toolset"
 )
 
 // resultOf is the user's message answering every call of turn with
@@ -78,7 +79,7 @@ func TestCassetteRoundTrip(t *testing.T) {
 				t.Helper()
 				var out []*llm.Response
 				for i, stream := range []bool{false, true} {
-					req := &llm.Request{Messages: []llm.Message{llmtest.User("add 2 and 3")}, Tools: []*registry.Spec{llmtest.SumSpec}}
+					req := &llm.Request{Messages: []llm.Message{llmtest.User("add 2 and 3")}, Tools: []*toolset.Tool{llmtest.SumSpec}}
 					if i == 1 {
 						req.Messages = append(req.Messages, out[0].Message, resultOf(out[0].Message, `5`))
 					}

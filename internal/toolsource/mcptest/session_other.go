@@ -2,7 +2,9 @@
 
 package mcptest
 
-import "os/exec"
+import (
+	"os/exec"
+)
 
 // ownSession: without sessions, the child is started as any.
 func ownSession(*exec.Cmd) {}

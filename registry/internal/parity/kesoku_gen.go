@@ -11,19 +11,20 @@ import (
 	"context"
 
 	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "order",
 		Summary:     "Takes an order.",
 		Description: "Takes an order.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "name",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "Who orders.",
 					GoType:      "string",
 				},
@@ -31,25 +32,25 @@ func init() {
 			{
 				Name:     "items",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "What is ordered.",
-					Items: &registry.Schema{
-						Type: registry.TypeObject,
-						Properties: []*registry.Property{
+					Items: &genimpl.Schema{
+						Type: genimpl.TypeObject,
+						Properties: []*genimpl.Property{
 							{
 								Name:     "name",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeString,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeString,
 									Description: "What the item is.",
 									GoType:      "string",
 								},
 							},
 							{
 								Name: "count",
-								Schema: &registry.Schema{
-									Type:        registry.TypeInteger,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeInteger,
 									Description: "How many; one when left out.",
 									GoType:      "*int",
 									Kind:        "int",
@@ -57,11 +58,11 @@ func init() {
 							},
 							{
 								Name: "tags",
-								Schema: &registry.Schema{
-									Type:        registry.TypeArray,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeArray,
 									Description: "Labels for the item.",
-									Items: &registry.Schema{
-										Type:   registry.TypeString,
+									Items: &genimpl.Schema{
+										Type:   genimpl.TypeString,
 										GoType: "string",
 									},
 									GoType: "[]string",
@@ -70,8 +71,8 @@ func init() {
 							{
 								Name:     "size",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeString,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeString,
 									Description: "Its size.",
 									Enum:        []string{"s", "m", "l"},
 									GoType:      "string",
@@ -79,8 +80,8 @@ func init() {
 							},
 							{
 								Name: "level",
-								Schema: &registry.Schema{
-									Type:        registry.TypeInteger,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeInteger,
 									Description: "A small priority.",
 									GoType:      "int8",
 									Kind:        "int8",
@@ -88,11 +89,11 @@ func init() {
 							},
 							{
 								Name: "attrs",
-								Schema: &registry.Schema{
-									Type:        registry.TypeObject,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeObject,
 									Description: "Numbers by name.",
-									AdditionalProperties: &registry.Schema{
-										Type:   registry.TypeInteger,
+									AdditionalProperties: &genimpl.Schema{
+										Type:   genimpl.TypeInteger,
 										GoType: "uint16",
 										Kind:   "uint16",
 									},
@@ -101,15 +102,15 @@ func init() {
 							},
 							{
 								Name: "gift",
-								Schema: &registry.Schema{
-									Type:        registry.TypeObject,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeObject,
 									Description: "Wrapping, if wanted.",
-									Properties: []*registry.Property{
+									Properties: []*genimpl.Property{
 										{
 											Name:     "paper",
 											Required: true,
-											Schema: &registry.Schema{
-												Type:        registry.TypeString,
+											Schema: &genimpl.Schema{
+												Type:        genimpl.TypeString,
 												Description: "The paper's colour.",
 												GoType:      "string",
 											},
@@ -126,8 +127,8 @@ func init() {
 			},
 			{
 				Name: "urgent",
-				Schema: &registry.Schema{
-					Type:        registry.TypeBoolean,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeBoolean,
 					Description: "Whether it is urgent.",
 					GoType:      "*bool",
 				},
@@ -135,8 +136,8 @@ func init() {
 			{
 				Name:     "mode",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "How to ship. Must be one of: air, sea.",
 					Enum:        []string{"air", "sea"},
 					GoType:      "parity.Mode",
@@ -145,11 +146,11 @@ func init() {
 			{
 				Name:     "notes",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeObject,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeObject,
 					Description: "Notes by topic.",
-					AdditionalProperties: &registry.Schema{
-						Type:   registry.TypeString,
+					AdditionalProperties: &genimpl.Schema{
+						Type:   genimpl.TypeString,
 						GoType: "string",
 					},
 					GoType: "map[string]string",
@@ -158,8 +159,8 @@ func init() {
 			{
 				Name:     "limit",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "At most this many lines.",
 					GoType:      "uint8",
 					Kind:        "uint8",
@@ -168,8 +169,8 @@ func init() {
 			{
 				Name:     "weight",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "The parcel's weight in kilograms.",
 					GoType:      "float32",
 					Kind:        "float32",
@@ -178,13 +179,13 @@ func init() {
 			{
 				Name:     "grid",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "Where it goes, as two lists of numbers.",
-					Items: &registry.Schema{
-						Type: registry.TypeArray,
-						Items: &registry.Schema{
-							Type:   registry.TypeInteger,
+					Items: &genimpl.Schema{
+						Type: genimpl.TypeArray,
+						Items: &genimpl.Schema{
+							Type:   genimpl.TypeInteger,
 							GoType: "int",
 							Kind:   "int",
 						},
@@ -196,11 +197,11 @@ func init() {
 			{
 				Name:     "when",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "Delivery slots.",
-					Items: &registry.Schema{
-						Type:   registry.TypeInteger,
+					Items: &genimpl.Schema{
+						Type:   genimpl.TypeInteger,
 						GoType: "*int64",
 						Kind:   "int64",
 					},
@@ -208,14 +209,14 @@ func init() {
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			Properties: []*registry.Property{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			Properties: []*genimpl.Property{
 				{
 					Name:     "total",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "How many items in all.",
 						GoType:      "int",
 						Kind:        "int",
@@ -224,11 +225,11 @@ func init() {
 				{
 					Name:     "names",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeArray,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeArray,
 						Description: "The items' names.",
-						Items: &registry.Schema{
-							Type:   registry.TypeString,
+						Items: &genimpl.Schema{
+							Type:   genimpl.TypeString,
 							GoType: "string",
 						},
 						GoType:   "[]string",
@@ -237,23 +238,23 @@ func init() {
 				},
 				{
 					Name: "best",
-					Schema: &registry.Schema{
-						Type:        registry.TypeObject,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeObject,
 						Description: "The largest line.",
-						Properties: []*registry.Property{
+						Properties: []*genimpl.Property{
 							{
 								Name:     "name",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeString,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeString,
 									Description: "What the item is.",
 									GoType:      "string",
 								},
 							},
 							{
 								Name: "count",
-								Schema: &registry.Schema{
-									Type:        registry.TypeInteger,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeInteger,
 									Description: "How many; one when left out.",
 									GoType:      "*int",
 									Kind:        "int",
@@ -262,11 +263,11 @@ func init() {
 							},
 							{
 								Name: "tags",
-								Schema: &registry.Schema{
-									Type:        registry.TypeArray,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeArray,
 									Description: "Labels for the item.",
-									Items: &registry.Schema{
-										Type:   registry.TypeString,
+									Items: &genimpl.Schema{
+										Type:   genimpl.TypeString,
 										GoType: "string",
 									},
 									GoType:   "[]string",
@@ -276,16 +277,16 @@ func init() {
 							{
 								Name:     "size",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeString,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeString,
 									Description: "Its size.",
 									GoType:      "string",
 								},
 							},
 							{
 								Name: "level",
-								Schema: &registry.Schema{
-									Type:        registry.TypeInteger,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeInteger,
 									Description: "A small priority.",
 									GoType:      "int8",
 									Kind:        "int8",
@@ -293,11 +294,11 @@ func init() {
 							},
 							{
 								Name: "attrs",
-								Schema: &registry.Schema{
-									Type:        registry.TypeObject,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeObject,
 									Description: "Numbers by name.",
-									AdditionalProperties: &registry.Schema{
-										Type:   registry.TypeInteger,
+									AdditionalProperties: &genimpl.Schema{
+										Type:   genimpl.TypeInteger,
 										GoType: "uint16",
 										Kind:   "uint16",
 									},
@@ -307,15 +308,15 @@ func init() {
 							},
 							{
 								Name: "gift",
-								Schema: &registry.Schema{
-									Type:        registry.TypeObject,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeObject,
 									Description: "Wrapping, if wanted.",
-									Properties: []*registry.Property{
+									Properties: []*genimpl.Property{
 										{
 											Name:     "paper",
 											Required: true,
-											Schema: &registry.Schema{
-												Type:        registry.TypeString,
+											Schema: &genimpl.Schema{
+												Type:        genimpl.TypeString,
 												Description: "The paper's colour.",
 												GoType:      "string",
 											},
@@ -333,11 +334,11 @@ func init() {
 				{
 					Name:     "by",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeObject,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeObject,
 						Description: "Weight by name.",
-						AdditionalProperties: &registry.Schema{
-							Type:   registry.TypeNumber,
+						AdditionalProperties: &genimpl.Schema{
+							Type:   genimpl.TypeNumber,
 							GoType: "float32",
 							Kind:   "float32",
 						},
@@ -347,8 +348,8 @@ func init() {
 				},
 				{
 					Name: "note",
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "A remark.",
 						GoType:      "string",
 					},
@@ -366,72 +367,72 @@ func init() {
 func kesokuCallOrder(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["name"]
 	if v == nil {
-		return nil, registry.MissingArg("name")
+		return nil, genimpl.MissingArg("name")
 	}
-	name, err := registry.DecodeString[string](v)
+	name, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "name")
+		return nil, genimpl.ArgAt(err, "name")
 	}
 	v = args["items"]
 	if v == nil {
-		return nil, registry.MissingArg("items")
+		return nil, genimpl.MissingArg("items")
 	}
 	items, err := kesokuDecodeSliceOfItem(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "items")
+		return nil, genimpl.ArgAt(err, "items")
 	}
 	v = args["urgent"]
 	urgent, err := kesokuDecodePtrToBool(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "urgent")
+		return nil, genimpl.ArgAt(err, "urgent")
 	}
 	v = args["mode"]
 	if v == nil {
-		return nil, registry.MissingArg("mode")
+		return nil, genimpl.MissingArg("mode")
 	}
 	mode, err := kesokuDecodeMode(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "mode")
+		return nil, genimpl.ArgAt(err, "mode")
 	}
 	v = args["notes"]
 	if v == nil {
-		return nil, registry.MissingArg("notes")
+		return nil, genimpl.MissingArg("notes")
 	}
 	notes, err := kesokuDecodeMapOfString(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "notes")
+		return nil, genimpl.ArgAt(err, "notes")
 	}
 	v = args["limit"]
 	if v == nil {
-		return nil, registry.MissingArg("limit")
+		return nil, genimpl.MissingArg("limit")
 	}
-	limit, err := registry.DecodeUint[uint8](v)
+	limit, err := genimpl.DecodeUint[uint8](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "limit")
+		return nil, genimpl.ArgAt(err, "limit")
 	}
 	v = args["weight"]
 	if v == nil {
-		return nil, registry.MissingArg("weight")
+		return nil, genimpl.MissingArg("weight")
 	}
-	weight, err := registry.DecodeFloat[float32](v)
+	weight, err := genimpl.DecodeFloat[float32](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "weight")
+		return nil, genimpl.ArgAt(err, "weight")
 	}
 	v = args["grid"]
 	if v == nil {
-		return nil, registry.MissingArg("grid")
+		return nil, genimpl.MissingArg("grid")
 	}
 	grid, err := kesokuDecodeArray2OfSliceOfInt(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "grid")
+		return nil, genimpl.ArgAt(err, "grid")
 	}
 	v = args["when"]
 	if v == nil {
-		return nil, registry.MissingArg("when")
+		return nil, genimpl.MissingArg("when")
 	}
 	when, err := kesokuDecodeSliceOfPtrToInt64(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "when")
+		return nil, genimpl.ArgAt(err, "when")
 	}
 	r, err := Order(name, items, urgent, mode, notes, limit, weight, grid, when)
 	if err != nil {
@@ -445,7 +446,7 @@ func kesokuDecodePtrToInt(v any) (*int, error) {
 	if v == nil {
 		return nil, nil
 	}
-	x, err := registry.DecodeInt[int](v)
+	x, err := genimpl.DecodeInt[int](v)
 	if err != nil {
 		return nil, err
 	}
@@ -454,14 +455,14 @@ func kesokuDecodePtrToInt(v any) (*int, error) {
 
 // kesokuDecodeSliceOfString decodes a []string.
 func kesokuDecodeSliceOfString(v any) ([]string, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(arr))
 	for i, x := range arr {
-		if out[i], err = registry.DecodeString[string](x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+		if out[i], err = genimpl.DecodeString[string](x); err != nil {
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -469,7 +470,7 @@ func kesokuDecodeSliceOfString(v any) ([]string, error) {
 
 // kesokuDecodeStringEnum decodes a string, one of kesokuEnumStringEnum.
 func kesokuDecodeStringEnum(v any) (string, error) {
-	return registry.DecodeEnum[string](v, kesokuEnumStringEnum)
+	return genimpl.DecodeEnum[string](v, kesokuEnumStringEnum)
 }
 
 // kesokuEnumStringEnum are the values a string may take.
@@ -477,14 +478,14 @@ var kesokuEnumStringEnum = []string{"s", "m", "l"}
 
 // kesokuDecodeMapOfUint16 decodes a map[string]uint16.
 func kesokuDecodeMapOfUint16(v any) (map[string]uint16, error) {
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]uint16, len(m))
 	for k, x := range m {
-		if out[k], err = registry.DecodeUint[uint16](x); err != nil {
-			return nil, registry.ArgAtKey(err, k)
+		if out[k], err = genimpl.DecodeUint[uint16](x); err != nil {
+			return nil, genimpl.ArgAtKey(err, k)
 		}
 	}
 	return out, nil
@@ -493,16 +494,16 @@ func kesokuDecodeMapOfUint16(v any) (map[string]uint16, error) {
 // kesokuDecodeGift decodes a parity.Gift.
 func kesokuDecodeGift(v any) (Gift, error) {
 	var out Gift
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return out, err
 	}
 	if x := m["paper"]; x != nil {
-		if out.Paper, err = registry.DecodeString[string](x); err != nil {
-			return out, registry.ArgAt(err, "paper")
+		if out.Paper, err = genimpl.DecodeString[string](x); err != nil {
+			return out, genimpl.ArgAt(err, "paper")
 		}
 	} else {
-		return out, registry.MissingField("paper")
+		return out, genimpl.MissingField("paper")
 	}
 	return out, nil
 }
@@ -522,47 +523,47 @@ func kesokuDecodePtrToGift(v any) (*Gift, error) {
 // kesokuDecodeItem decodes a parity.Item.
 func kesokuDecodeItem(v any) (Item, error) {
 	var out Item
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return out, err
 	}
 	if x := m["name"]; x != nil {
-		if out.Name, err = registry.DecodeString[string](x); err != nil {
-			return out, registry.ArgAt(err, "name")
+		if out.Name, err = genimpl.DecodeString[string](x); err != nil {
+			return out, genimpl.ArgAt(err, "name")
 		}
 	} else {
-		return out, registry.MissingField("name")
+		return out, genimpl.MissingField("name")
 	}
 	if x := m["count"]; x != nil {
 		if out.Count, err = kesokuDecodePtrToInt(x); err != nil {
-			return out, registry.ArgAt(err, "count")
+			return out, genimpl.ArgAt(err, "count")
 		}
 	}
 	if x := m["tags"]; x != nil {
 		if out.Tags, err = kesokuDecodeSliceOfString(x); err != nil {
-			return out, registry.ArgAt(err, "tags")
+			return out, genimpl.ArgAt(err, "tags")
 		}
 	}
 	if x := m["size"]; x != nil {
 		if out.Size, err = kesokuDecodeStringEnum(x); err != nil {
-			return out, registry.ArgAt(err, "size")
+			return out, genimpl.ArgAt(err, "size")
 		}
 	} else {
-		return out, registry.MissingField("size")
+		return out, genimpl.MissingField("size")
 	}
 	if x := m["level"]; x != nil {
-		if out.Extra.Level, err = registry.DecodeInt[int8](x); err != nil {
-			return out, registry.ArgAt(err, "level")
+		if out.Extra.Level, err = genimpl.DecodeInt[int8](x); err != nil {
+			return out, genimpl.ArgAt(err, "level")
 		}
 	}
 	if x := m["attrs"]; x != nil {
 		if out.Extra.Attrs, err = kesokuDecodeMapOfUint16(x); err != nil {
-			return out, registry.ArgAt(err, "attrs")
+			return out, genimpl.ArgAt(err, "attrs")
 		}
 	}
 	if x := m["gift"]; x != nil {
 		if out.Extra.Gift, err = kesokuDecodePtrToGift(x); err != nil {
-			return out, registry.ArgAt(err, "gift")
+			return out, genimpl.ArgAt(err, "gift")
 		}
 	}
 	return out, nil
@@ -570,14 +571,14 @@ func kesokuDecodeItem(v any) (Item, error) {
 
 // kesokuDecodeSliceOfItem decodes a []parity.Item.
 func kesokuDecodeSliceOfItem(v any) ([]Item, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Item, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodeItem(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -588,7 +589,7 @@ func kesokuDecodePtrToBool(v any) (*bool, error) {
 	if v == nil {
 		return nil, nil
 	}
-	x, err := registry.DecodeBool[bool](v)
+	x, err := genimpl.DecodeBool[bool](v)
 	if err != nil {
 		return nil, err
 	}
@@ -597,7 +598,7 @@ func kesokuDecodePtrToBool(v any) (*bool, error) {
 
 // kesokuDecodeMode decodes a parity.Mode, one of kesokuEnumMode.
 func kesokuDecodeMode(v any) (Mode, error) {
-	return registry.DecodeEnum[Mode](v, kesokuEnumMode)
+	return genimpl.DecodeEnum[Mode](v, kesokuEnumMode)
 }
 
 // kesokuEnumMode are the values a parity.Mode may take.
@@ -605,14 +606,14 @@ var kesokuEnumMode = []string{"air", "sea"}
 
 // kesokuDecodeMapOfString decodes a map[string]string.
 func kesokuDecodeMapOfString(v any) (map[string]string, error) {
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(m))
 	for k, x := range m {
-		if out[k], err = registry.DecodeString[string](x); err != nil {
-			return nil, registry.ArgAtKey(err, k)
+		if out[k], err = genimpl.DecodeString[string](x); err != nil {
+			return nil, genimpl.ArgAtKey(err, k)
 		}
 	}
 	return out, nil
@@ -620,14 +621,14 @@ func kesokuDecodeMapOfString(v any) (map[string]string, error) {
 
 // kesokuDecodeSliceOfInt decodes a []int.
 func kesokuDecodeSliceOfInt(v any) ([]int, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(arr))
 	for i, x := range arr {
-		if out[i], err = registry.DecodeInt[int](x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+		if out[i], err = genimpl.DecodeInt[int](x); err != nil {
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -636,13 +637,13 @@ func kesokuDecodeSliceOfInt(v any) ([]int, error) {
 // kesokuDecodeArray2OfSliceOfInt decodes a [2][]int.
 func kesokuDecodeArray2OfSliceOfInt(v any) ([2][]int, error) {
 	var out [2][]int
-	arr, err := registry.DecodeArrayLen(v, 2)
+	arr, err := genimpl.DecodeArrayLen(v, 2)
 	if err != nil {
 		return out, err
 	}
 	for i, x := range arr {
 		if out[i], err = kesokuDecodeSliceOfInt(x); err != nil {
-			return out, registry.ArgAtIndex(err, i)
+			return out, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -653,7 +654,7 @@ func kesokuDecodePtrToInt64(v any) (*int64, error) {
 	if v == nil {
 		return nil, nil
 	}
-	x, err := registry.DecodeInt[int64](v)
+	x, err := genimpl.DecodeInt[int64](v)
 	if err != nil {
 		return nil, err
 	}
@@ -662,14 +663,14 @@ func kesokuDecodePtrToInt64(v any) (*int64, error) {
 
 // kesokuDecodeSliceOfPtrToInt64 decodes a []*int64.
 func kesokuDecodeSliceOfPtrToInt64(v any) ([]*int64, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*int64, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodePtrToInt64(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil

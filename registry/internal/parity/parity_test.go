@@ -7,14 +7,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kesoku/kesoku/internal/toolset"
+	"github.com/kesoku/kesoku/internal/toolspec"
 	"github.com/kesoku/kesoku/registry"
 )
 
 // both returns the tool as kesoku gen registered it in registry.Default
 // and as registry.Add registers it.
-func both(t *testing.T) (generated, typed *registry.Spec) {
+func both(t *testing.T) (generated, typed *toolset.Tool) {
 	t.Helper()
-	generated, ok := registry.Default.Lookup("order")
+	g, ok := registry.Default.Lookup("order")
 	if !ok {
 		t.Fatal("the generated file registered no tool order")
 	}
@@ -22,8 +24,8 @@ func both(t *testing.T) (generated, typed *registry.Spec) {
 	if err := AddOrder(r); err != nil {
 		t.Fatal(err)
 	}
-	typed, _ = r.Lookup("order")
-	return generated, typed
+	a, _ := r.Lookup("order")
+	return toolset.FromSpec(g), toolset.FromSpec(a)
 }
 
 // TestSchemas holds both ways to one input schema, one output schema and
@@ -106,7 +108,7 @@ func TestCalls(t *testing.T) {
 			if diff := cmp.Diff(errText(gerr), errText(aerr)); diff != "" {
 				t.Errorf("Call's error differs (-generated +typed):\n%s", diff)
 			}
-			if registry.IsInvalidArgs(gerr) != registry.IsInvalidArgs(aerr) {
+			if toolspec.IsInvalidArgs(gerr) != toolspec.IsInvalidArgs(aerr) {
 				t.Errorf("one error blames the arguments and the other not: %v / %v", gerr, aerr)
 			}
 			gj, _ := json.Marshal(gr)

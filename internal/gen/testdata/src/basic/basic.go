@@ -111,7 +111,7 @@ func Wait(ctx context.Context, seconds float64) error {
 
 // checkWait is wait's Precheck.
 func checkWait(_ *registry.ToolContext, args map[string]any) error {
-	if s, err := registry.DecodeFloat[float64](args["seconds"]); err == nil && s > 10 {
+	if s, ok := args["seconds"].(float64); ok && s > 10 {
 		return registry.InvalidArg("seconds", errors.New("more than 10"))
 	}
 	return nil

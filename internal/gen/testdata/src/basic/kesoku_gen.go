@@ -12,19 +12,20 @@ import (
 	"encoding/json"
 
 	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "calculate_sum",
 		Summary:     "计算两个整数的和。",
 		Description: "计算两个整数的和。",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "a",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "第一个整数。",
 					GoType:      "int",
 					Kind:        "int",
@@ -33,8 +34,8 @@ func init() {
 			{
 				Name:     "b",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "第二个整数。",
 					GoType:      "int",
 					Kind:        "int",
@@ -45,25 +46,25 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:    kesokuCallCalculateSum,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "say_hello",
 		Summary:     "Says hello to someone, in the style asked for.",
 		Description: "Says hello to someone, in the style asked for.\n\nThe greeting is plain text. It is meant for tests, e.g. of defaults.",
 		Returns:     "the greeting.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "name",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "who to greet.",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "style",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "how to greet. Must be one of: plain, loud. Defaults to plain.",
 					Enum:        []string{"plain", "loud"},
 					Default:     json.RawMessage("\"plain\""),
@@ -75,15 +76,15 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:    kesokuCallGreet,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "sleep",
 		Summary:     "Waits for a number of seconds, or until the call is cancelled.",
 		Description: "Waits for a number of seconds, or until the call is cancelled.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name: "seconds",
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "how long to wait, in seconds. Defaults to 0.05.",
 					Default:     json.RawMessage("0.05"),
 					GoType:      "float64",
@@ -95,7 +96,7 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:    kesokuCallSleep,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "who_am_i",
 		Summary:     "Reports the session the call belongs to.",
 		Description: "Reports the session the call belongs to.",
@@ -103,16 +104,16 @@ func init() {
 		Package:     "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:        kesokuCallWhoAmI,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "touch",
 		Summary:     "Marks a file as used.",
 		Description: "Marks a file as used. It returns nothing.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "path",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "the file, relative to the working directory.",
 					GoType:      "string",
 				},
@@ -123,16 +124,16 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic",
 		Call:    kesokuCallTouch,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "wait",
 		Summary:     "Waits for a number of seconds, at most ten: more is refused before the call, where it is checked.",
 		Description: "Waits for a number of seconds, at most ten: more is refused before the call, where it is checked.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "seconds",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "how long to wait.",
 					GoType:      "float64",
 					Kind:        "float64",
@@ -150,19 +151,19 @@ func init() {
 func kesokuCallCalculateSum(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["a"]
 	if v == nil {
-		return nil, registry.MissingArg("a")
+		return nil, genimpl.MissingArg("a")
 	}
-	a, err := registry.DecodeInt[int](v)
+	a, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "a")
+		return nil, genimpl.ArgAt(err, "a")
 	}
 	v = args["b"]
 	if v == nil {
-		return nil, registry.MissingArg("b")
+		return nil, genimpl.MissingArg("b")
 	}
-	b, err := registry.DecodeInt[int](v)
+	b, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "b")
+		return nil, genimpl.ArgAt(err, "b")
 	}
 	return CalculateSum(a, b), nil
 }
@@ -171,11 +172,11 @@ func kesokuCallCalculateSum(ctx context.Context, tc *registry.ToolContext, args 
 func kesokuCallGreet(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["name"]
 	if v == nil {
-		return nil, registry.MissingArg("name")
+		return nil, genimpl.MissingArg("name")
 	}
-	name, err := registry.DecodeString[string](v)
+	name, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "name")
+		return nil, genimpl.ArgAt(err, "name")
 	}
 	v = args["style"]
 	if v == nil {
@@ -183,7 +184,7 @@ func kesokuCallGreet(ctx context.Context, tc *registry.ToolContext, args map[str
 	}
 	style, err := kesokuDecodeStringEnum(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "style")
+		return nil, genimpl.ArgAt(err, "style")
 	}
 	return Greet(name, style), nil
 }
@@ -194,9 +195,9 @@ func kesokuCallSleep(ctx context.Context, tc *registry.ToolContext, args map[str
 	if v == nil {
 		v = float64(0.05)
 	}
-	seconds, err := registry.DecodeFloat[float64](v)
+	seconds, err := genimpl.DecodeFloat[float64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "seconds")
+		return nil, genimpl.ArgAt(err, "seconds")
 	}
 	return nil, Sleep(ctx, seconds)
 }
@@ -214,11 +215,11 @@ func kesokuCallWhoAmI(ctx context.Context, tc *registry.ToolContext, args map[st
 func kesokuCallTouch(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["path"]
 	if v == nil {
-		return nil, registry.MissingArg("path")
+		return nil, genimpl.MissingArg("path")
 	}
-	path, err := registry.DecodeString[string](v)
+	path, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "path")
+		return nil, genimpl.ArgAt(err, "path")
 	}
 	Touch(path)
 	return nil, nil
@@ -228,18 +229,18 @@ func kesokuCallTouch(ctx context.Context, tc *registry.ToolContext, args map[str
 func kesokuCallWait(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["seconds"]
 	if v == nil {
-		return nil, registry.MissingArg("seconds")
+		return nil, genimpl.MissingArg("seconds")
 	}
-	seconds, err := registry.DecodeFloat[float64](v)
+	seconds, err := genimpl.DecodeFloat[float64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "seconds")
+		return nil, genimpl.ArgAt(err, "seconds")
 	}
 	return nil, Wait(ctx, seconds)
 }
 
 // kesokuDecodeStringEnum decodes a string, one of kesokuEnumStringEnum.
 func kesokuDecodeStringEnum(v any) (string, error) {
-	return registry.DecodeEnum[string](v, kesokuEnumStringEnum)
+	return genimpl.DecodeEnum[string](v, kesokuEnumStringEnum)
 }
 
 // kesokuEnumStringEnum are the values a string may take.

@@ -1,5 +1,5 @@
 // Package clash declares names that generated code uses too (registry,
-// context, json, v, args, out, m), and tools whose parameters are named
+// genimpl, context, json, v, args, out, m), and tools whose parameters are named
 // like them: the generated file must still compile and work.
 package clash
 
@@ -10,10 +10,11 @@ import (
 	"github.com/kesoku/kesoku/internal/gen/testdata/src/shared"
 )
 
-// registry, context and json take the names of the packages generated
-// code imports.
+// registry, genimpl, context and json take the names of the packages
+// generated code imports.
 var (
 	registry = "mine"
+	genimpl  = 2.5
 	context  = 1
 	json     = []string{"not", "encoding/json"}
 )

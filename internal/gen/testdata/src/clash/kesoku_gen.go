@@ -14,19 +14,20 @@ import (
 
 	"github.com/kesoku/kesoku/internal/gen/testdata/src/shared"
 	registry2 "github.com/kesoku/kesoku/registry"
+	genimpl2 "github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry2.Default.MustRegister(&registry2.Spec{
+	genimpl2.Register(&genimpl2.Spec{
 		Name:        "echo",
 		Summary:     "Repeats its input; its name is not exported.",
 		Description: "Repeats its input; its name is not exported.",
-		Params: []*registry2.Property{
+		Params: []*genimpl2.Property{
 			{
 				Name:     "err",
 				Required: true,
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeString,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeString,
 					Description: "the text.",
 					GoType:      "string",
 				},
@@ -34,8 +35,8 @@ func init() {
 			{
 				Name:     "ctx",
 				Required: true,
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeInteger,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeInteger,
 					Description: "how many times.",
 					GoType:      "int",
 					Kind:        "int",
@@ -43,8 +44,8 @@ func init() {
 			},
 			{
 				Name: "registry",
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeString,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeString,
 					Description: "a separator. Defaults to \", \".",
 					Default:     json2.RawMessage("\", \""),
 					GoType:      "string",
@@ -52,8 +53,8 @@ func init() {
 			},
 			{
 				Name: "time",
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeInteger,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeInteger,
 					Description: "a pause, in nanoseconds. Defaults to 0.",
 					Default:     json2.RawMessage("0"),
 					GoType:      "time.Duration",
@@ -63,17 +64,17 @@ func init() {
 			{
 				Name:     "items",
 				Required: true,
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeArray,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeArray,
 					Description: "items to append.",
-					Items: &registry2.Schema{
-						Type: registry2.TypeObject,
-						Properties: []*registry2.Property{
+					Items: &genimpl2.Schema{
+						Type: genimpl2.TypeObject,
+						Properties: []*genimpl2.Property{
 							{
 								Name:     "out",
 								Required: true,
-								Schema: &registry2.Schema{
-									Type:        registry2.TypeString,
+								Schema: &genimpl2.Schema{
+									Type:        genimpl2.TypeString,
 									Description: "Shares a name with a local.",
 									GoType:      "string",
 								},
@@ -85,27 +86,27 @@ func init() {
 				},
 			},
 		},
-		Source:  "clash.go:41",
+		Source:  "clash.go:42",
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/clash",
 		Call:    kesokuCallEcho,
 	})
-	registry2.Default.MustRegister(&registry2.Spec{
+	genimpl2.Register(&genimpl2.Spec{
 		Name:        "measure",
 		Summary:     "Measures a window of lines, in a unit of another package.",
 		Description: "Measures a window of lines, in a unit of another package.",
-		Params: []*registry2.Property{
+		Params: []*genimpl2.Property{
 			{
 				Name:     "w",
 				Required: true,
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeObject,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeObject,
 					Description: "the window.",
-					Properties: []*registry2.Property{
+					Properties: []*genimpl2.Property{
 						{
 							Name:     "from",
 							Required: true,
-							Schema: &registry2.Schema{
-								Type:        registry2.TypeInteger,
+							Schema: &genimpl2.Schema{
+								Type:        genimpl2.TypeInteger,
 								Description: "From is the first line.",
 								GoType:      "int",
 								Kind:        "int",
@@ -113,8 +114,8 @@ func init() {
 						},
 						{
 							Name: "to",
-							Schema: &registry2.Schema{
-								Type:        registry2.TypeInteger,
+							Schema: &genimpl2.Schema{
+								Type:        genimpl2.TypeInteger,
 								Description: "To is the last line, when given.",
 								GoType:      "*int",
 								Kind:        "int",
@@ -126,8 +127,8 @@ func init() {
 			},
 			{
 				Name: "unit",
-				Schema: &registry2.Schema{
-					Type:        registry2.TypeString,
+				Schema: &genimpl2.Schema{
+					Type:        genimpl2.TypeString,
 					Description: "the unit. Defaults to m.",
 					Enum:        []string{"m", "ft"},
 					Default:     json2.RawMessage("\"m\""),
@@ -135,7 +136,7 @@ func init() {
 				},
 			},
 		},
-		Source:  "clash.go:63",
+		Source:  "clash.go:64",
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/clash",
 		Call:    kesokuCallMeasure,
 	})
@@ -145,43 +146,43 @@ func init() {
 func kesokuCallEcho(ctx context2.Context, tc *registry2.ToolContext, args_ map[string]any) (any, error) {
 	v_ := args_["err"]
 	if v_ == nil {
-		return nil, registry2.MissingArg("err")
+		return nil, genimpl2.MissingArg("err")
 	}
-	errArg, err := registry2.DecodeString[string](v_)
+	errArg, err := genimpl2.DecodeString[string](v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "err")
+		return nil, genimpl2.ArgAt(err, "err")
 	}
 	v_ = args_["ctx"]
 	if v_ == nil {
-		return nil, registry2.MissingArg("ctx")
+		return nil, genimpl2.MissingArg("ctx")
 	}
-	ctxArg, err := registry2.DecodeInt[int](v_)
+	ctxArg, err := genimpl2.DecodeInt[int](v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "ctx")
+		return nil, genimpl2.ArgAt(err, "ctx")
 	}
 	v_ = args_["registry"]
 	if v_ == nil {
 		v_ = ", "
 	}
-	registryArg, err := registry2.DecodeString[string](v_)
+	registryArg, err := genimpl2.DecodeString[string](v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "registry")
+		return nil, genimpl2.ArgAt(err, "registry")
 	}
 	v_ = args_["time"]
 	if v_ == nil {
 		v_ = int64(0)
 	}
-	timeArg, err := registry2.DecodeInt[time.Duration](v_)
+	timeArg, err := genimpl2.DecodeInt[time.Duration](v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "time")
+		return nil, genimpl2.ArgAt(err, "time")
 	}
 	v_ = args_["items"]
 	if v_ == nil {
-		return nil, registry2.MissingArg("items")
+		return nil, genimpl2.MissingArg("items")
 	}
 	items, err := kesokuDecodeSliceOfItem(v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "items")
+		return nil, genimpl2.ArgAt(err, "items")
 	}
 	return echo(errArg, ctxArg, registryArg, timeArg, items), nil
 }
@@ -190,11 +191,11 @@ func kesokuCallEcho(ctx context2.Context, tc *registry2.ToolContext, args_ map[s
 func kesokuCallMeasure(ctx context2.Context, tc *registry2.ToolContext, args_ map[string]any) (any, error) {
 	v_ := args_["w"]
 	if v_ == nil {
-		return nil, registry2.MissingArg("w")
+		return nil, genimpl2.MissingArg("w")
 	}
 	w, err := kesokuDecodeWindow(v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "w")
+		return nil, genimpl2.ArgAt(err, "w")
 	}
 	v_ = args_["unit"]
 	if v_ == nil {
@@ -202,7 +203,7 @@ func kesokuCallMeasure(ctx context2.Context, tc *registry2.ToolContext, args_ ma
 	}
 	unit, err := kesokuDecodeUnit(v_)
 	if err != nil {
-		return nil, registry2.ArgAt(err, "unit")
+		return nil, genimpl2.ArgAt(err, "unit")
 	}
 	return Measure(w, unit), nil
 }
@@ -210,30 +211,30 @@ func kesokuCallMeasure(ctx context2.Context, tc *registry2.ToolContext, args_ ma
 // kesokuDecodeItem decodes a clash.Item.
 func kesokuDecodeItem(v_ any) (Item, error) {
 	var out_ Item
-	m_, err := registry2.DecodeObject(v_)
+	m_, err := genimpl2.DecodeObject(v_)
 	if err != nil {
 		return out_, err
 	}
 	if x_ := m_["out"]; x_ != nil {
-		if out_.Out, err = registry2.DecodeString[string](x_); err != nil {
-			return out_, registry2.ArgAt(err, "out")
+		if out_.Out, err = genimpl2.DecodeString[string](x_); err != nil {
+			return out_, genimpl2.ArgAt(err, "out")
 		}
 	} else {
-		return out_, registry2.MissingField("out")
+		return out_, genimpl2.MissingField("out")
 	}
 	return out_, nil
 }
 
 // kesokuDecodeSliceOfItem decodes a []clash.Item.
 func kesokuDecodeSliceOfItem(v_ any) ([]Item, error) {
-	arr, err := registry2.DecodeArray(v_)
+	arr, err := genimpl2.DecodeArray(v_)
 	if err != nil {
 		return nil, err
 	}
 	out_ := make([]Item, len(arr))
 	for i, x_ := range arr {
 		if out_[i], err = kesokuDecodeItem(x_); err != nil {
-			return nil, registry2.ArgAtIndex(err, i)
+			return nil, genimpl2.ArgAtIndex(err, i)
 		}
 	}
 	return out_, nil
@@ -244,7 +245,7 @@ func kesokuDecodePtrToInt(v_ any) (*int, error) {
 	if v_ == nil {
 		return nil, nil
 	}
-	x_, err := registry2.DecodeInt[int](v_)
+	x_, err := genimpl2.DecodeInt[int](v_)
 	if err != nil {
 		return nil, err
 	}
@@ -254,20 +255,20 @@ func kesokuDecodePtrToInt(v_ any) (*int, error) {
 // kesokuDecodeWindow decodes a shared.Window.
 func kesokuDecodeWindow(v_ any) (shared.Window, error) {
 	var out_ shared.Window
-	m_, err := registry2.DecodeObject(v_)
+	m_, err := genimpl2.DecodeObject(v_)
 	if err != nil {
 		return out_, err
 	}
 	if x_ := m_["from"]; x_ != nil {
-		if out_.From, err = registry2.DecodeInt[int](x_); err != nil {
-			return out_, registry2.ArgAt(err, "from")
+		if out_.From, err = genimpl2.DecodeInt[int](x_); err != nil {
+			return out_, genimpl2.ArgAt(err, "from")
 		}
 	} else {
-		return out_, registry2.MissingField("from")
+		return out_, genimpl2.MissingField("from")
 	}
 	if x_ := m_["to"]; x_ != nil {
 		if out_.To, err = kesokuDecodePtrToInt(x_); err != nil {
-			return out_, registry2.ArgAt(err, "to")
+			return out_, genimpl2.ArgAt(err, "to")
 		}
 	}
 	return out_, nil
@@ -275,7 +276,7 @@ func kesokuDecodeWindow(v_ any) (shared.Window, error) {
 
 // kesokuDecodeUnit decodes a shared.Unit, one of kesokuEnumUnit.
 func kesokuDecodeUnit(v_ any) (shared.Unit, error) {
-	return registry2.DecodeEnum[shared.Unit](v_, kesokuEnumUnit)
+	return genimpl2.DecodeEnum[shared.Unit](v_, kesokuEnumUnit)
 }
 
 // kesokuEnumUnit are the values a shared.Unit may take.

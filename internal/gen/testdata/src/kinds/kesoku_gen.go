@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/registry"
+	"github.com/kesoku/kesoku/registry/genimpl"
 )
 
 func init() {
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "scalars",
 		Summary:     "Echoes one value of each scalar kind.",
 		Description: "Echoes one value of each scalar kind.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "s",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "a string.",
 					GoType:      "string",
 				},
@@ -33,8 +34,8 @@ func init() {
 			{
 				Name:     "b",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeBoolean,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeBoolean,
 					Description: "a boolean.",
 					GoType:      "bool",
 				},
@@ -42,8 +43,8 @@ func init() {
 			{
 				Name:     "i",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an int.",
 					GoType:      "int",
 					Kind:        "int",
@@ -52,8 +53,8 @@ func init() {
 			{
 				Name:     "i8",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an int8.",
 					GoType:      "int8",
 					Kind:        "int8",
@@ -62,8 +63,8 @@ func init() {
 			{
 				Name:     "i16",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an int16.",
 					GoType:      "int16",
 					Kind:        "int16",
@@ -72,8 +73,8 @@ func init() {
 			{
 				Name:     "i32",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an int32.",
 					GoType:      "int32",
 					Kind:        "int32",
@@ -82,8 +83,8 @@ func init() {
 			{
 				Name:     "i64",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an int64.",
 					GoType:      "int64",
 					Kind:        "int64",
@@ -92,8 +93,8 @@ func init() {
 			{
 				Name:     "u",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a uint.",
 					GoType:      "uint",
 					Kind:        "uint",
@@ -102,8 +103,8 @@ func init() {
 			{
 				Name:     "u8",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a uint8.",
 					GoType:      "uint8",
 					Kind:        "uint8",
@@ -112,8 +113,8 @@ func init() {
 			{
 				Name:     "u16",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a uint16.",
 					GoType:      "uint16",
 					Kind:        "uint16",
@@ -122,8 +123,8 @@ func init() {
 			{
 				Name:     "u32",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a uint32.",
 					GoType:      "uint32",
 					Kind:        "uint32",
@@ -132,8 +133,8 @@ func init() {
 			{
 				Name:     "u64",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a uint64.",
 					GoType:      "uint64",
 					Kind:        "uint64",
@@ -142,8 +143,8 @@ func init() {
 			{
 				Name:     "f32",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "a float32.",
 					GoType:      "float32",
 					Kind:        "float32",
@@ -152,8 +153,8 @@ func init() {
 			{
 				Name:     "f64",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "a float64.",
 					GoType:      "float64",
 					Kind:        "float64",
@@ -162,8 +163,8 @@ func init() {
 			{
 				Name:     "c",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a named uint8.",
 					GoType:      "kinds.Count",
 					Kind:        "uint8",
@@ -172,8 +173,8 @@ func init() {
 			{
 				Name:     "d",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a duration in nanoseconds.",
 					GoType:      "time.Duration",
 					Kind:        "int64",
@@ -184,23 +185,23 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
 		Call:    kesokuCallScalars,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "search",
 		Summary:     "Runs a query.",
 		Description: "Runs a query.",
 		Returns:     "the query as it was understood.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "q",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeObject,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeObject,
 					Description: "the query.",
-					Properties: []*registry.Property{
+					Properties: []*genimpl.Property{
 						{
 							Name: "trace",
-							Schema: &registry.Schema{
-								Type:        registry.TypeBoolean,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeBoolean,
 								Description: "Asks for a trace of the query.",
 								GoType:      "bool",
 							},
@@ -208,8 +209,8 @@ func init() {
 						{
 							Name:     "text",
 							Required: true,
-							Schema: &registry.Schema{
-								Type:        registry.TypeString,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeString,
 								Description: "Text is what to look for.",
 								GoType:      "string",
 							},
@@ -217,8 +218,8 @@ func init() {
 						{
 							Name:     "mode",
 							Required: true,
-							Schema: &registry.Schema{
-								Type:        registry.TypeString,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeString,
 								Description: "Mode is how to match.",
 								Enum:        []string{"exact", "prefix", "fuzzy"},
 								GoType:      "kinds.Mode",
@@ -226,8 +227,8 @@ func init() {
 						},
 						{
 							Name: "limit",
-							Schema: &registry.Schema{
-								Type:        registry.TypeInteger,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeInteger,
 								Description: "Caps the results.",
 								GoType:      "*int",
 								Kind:        "int",
@@ -235,11 +236,11 @@ func init() {
 						},
 						{
 							Name: "langs",
-							Schema: &registry.Schema{
-								Type:        registry.TypeArray,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeArray,
 								Description: "Langs are the languages to search in.",
-								Items: &registry.Schema{
-									Type:   registry.TypeString,
+								Items: &genimpl.Schema{
+									Type:   genimpl.TypeString,
 									GoType: "kinds.Lang",
 								},
 								GoType: "[]kinds.Lang",
@@ -247,15 +248,15 @@ func init() {
 						},
 						{
 							Name: "near",
-							Schema: &registry.Schema{
-								Type:        registry.TypeObject,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeObject,
 								Description: "Near is where to look first.",
-								Properties: []*registry.Property{
+								Properties: []*genimpl.Property{
 									{
 										Name:     "x",
 										Required: true,
-										Schema: &registry.Schema{
-											Type:        registry.TypeNumber,
+										Schema: &genimpl.Schema{
+											Type:        genimpl.TypeNumber,
 											Description: "X is the horizontal position.",
 											GoType:      "float64",
 											Kind:        "float64",
@@ -264,8 +265,8 @@ func init() {
 									{
 										Name:     "y",
 										Required: true,
-										Schema: &registry.Schema{
-											Type:        registry.TypeNumber,
+										Schema: &genimpl.Schema{
+											Type:        genimpl.TypeNumber,
 											Description: "Y is the vertical position.",
 											GoType:      "float64",
 											Kind:        "float64",
@@ -277,11 +278,11 @@ func init() {
 						},
 						{
 							Name: "boost",
-							Schema: &registry.Schema{
-								Type:        registry.TypeObject,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeObject,
 								Description: "Weighs fields.",
-								AdditionalProperties: &registry.Schema{
-									Type:   registry.TypeNumber,
+								AdditionalProperties: &genimpl.Schema{
+									Type:   genimpl.TypeNumber,
 									GoType: "float32",
 									Kind:   "float32",
 								},
@@ -291,8 +292,8 @@ func init() {
 						{
 							Name:     "Untagged",
 							Required: true,
-							Schema: &registry.Schema{
-								Type:        registry.TypeInteger,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeInteger,
 								Description: "Keeps its Go name.",
 								GoType:      "int",
 								Kind:        "int",
@@ -304,8 +305,8 @@ func init() {
 			},
 			{
 				Name: "page",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "the page to return, from 1. Defaults to 1.",
 					Default:     json.RawMessage("1"),
 					GoType:      "int",
@@ -314,18 +315,18 @@ func init() {
 			},
 			{
 				Name: "mode",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "overrides the query's mode. Must be one of: exact, prefix.",
 					Enum:        []string{"exact", "prefix"},
 					GoType:      "*kinds.Mode",
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type:        registry.TypeObject,
+		Result: &genimpl.Schema{
+			Type:        genimpl.TypeObject,
 			Description: "the query as it was understood.",
-			AdditionalProperties: &registry.Schema{
+			AdditionalProperties: &genimpl.Schema{
 				GoType: "any",
 			},
 			GoType: "map[string]any",
@@ -334,19 +335,19 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
 		Call:    kesokuCallSearch,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "collections",
 		Summary:     "Takes lists and maps.",
 		Description: "Takes lists and maps.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "tags",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "a named list of strings.",
-					Items: &registry.Schema{
-						Type:   registry.TypeString,
+					Items: &genimpl.Schema{
+						Type:   genimpl.TypeString,
 						GoType: "string",
 					},
 					GoType: "kinds.Tags",
@@ -355,13 +356,13 @@ func init() {
 			{
 				Name:     "grid",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "a fixed-size pair of lists of integers.",
-					Items: &registry.Schema{
-						Type: registry.TypeArray,
-						Items: &registry.Schema{
-							Type:   registry.TypeInteger,
+					Items: &genimpl.Schema{
+						Type: genimpl.TypeArray,
+						Items: &genimpl.Schema{
+							Type:   genimpl.TypeInteger,
 							GoType: "int",
 							Kind:   "int",
 						},
@@ -373,17 +374,17 @@ func init() {
 			{
 				Name:     "points",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "a list of points.",
-					Items: &registry.Schema{
-						Type: registry.TypeObject,
-						Properties: []*registry.Property{
+					Items: &genimpl.Schema{
+						Type: genimpl.TypeObject,
+						Properties: []*genimpl.Property{
 							{
 								Name:     "x",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeNumber,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeNumber,
 									Description: "X is the horizontal position.",
 									GoType:      "float64",
 									Kind:        "float64",
@@ -392,8 +393,8 @@ func init() {
 							{
 								Name:     "y",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeNumber,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeNumber,
 									Description: "Y is the vertical position.",
 									GoType:      "float64",
 									Kind:        "float64",
@@ -408,17 +409,17 @@ func init() {
 			{
 				Name:     "optional",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "pointers to points, null allowed in the list.",
-					Items: &registry.Schema{
-						Type: registry.TypeObject,
-						Properties: []*registry.Property{
+					Items: &genimpl.Schema{
+						Type: genimpl.TypeObject,
+						Properties: []*genimpl.Property{
 							{
 								Name:     "x",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeNumber,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeNumber,
 									Description: "X is the horizontal position.",
 									GoType:      "float64",
 									Kind:        "float64",
@@ -427,8 +428,8 @@ func init() {
 							{
 								Name:     "y",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeNumber,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeNumber,
 									Description: "Y is the vertical position.",
 									GoType:      "float64",
 									Kind:        "float64",
@@ -443,11 +444,11 @@ func init() {
 			{
 				Name:     "scores",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeObject,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeObject,
 					Description: "scores by name.",
-					AdditionalProperties: &registry.Schema{
-						Type:   registry.TypeInteger,
+					AdditionalProperties: &genimpl.Schema{
+						Type:   genimpl.TypeInteger,
 						GoType: "int",
 						Kind:   "int",
 					},
@@ -457,16 +458,16 @@ func init() {
 			{
 				Name:     "byLang",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeObject,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeObject,
 					Description: "queries by language.",
-					AdditionalProperties: &registry.Schema{
-						Type: registry.TypeObject,
-						Properties: []*registry.Property{
+					AdditionalProperties: &genimpl.Schema{
+						Type: genimpl.TypeObject,
+						Properties: []*genimpl.Property{
 							{
 								Name: "trace",
-								Schema: &registry.Schema{
-									Type:        registry.TypeBoolean,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeBoolean,
 									Description: "Asks for a trace of the query.",
 									GoType:      "bool",
 								},
@@ -474,8 +475,8 @@ func init() {
 							{
 								Name:     "text",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeString,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeString,
 									Description: "Text is what to look for.",
 									GoType:      "string",
 								},
@@ -483,8 +484,8 @@ func init() {
 							{
 								Name:     "mode",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeString,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeString,
 									Description: "Mode is how to match.",
 									Enum:        []string{"exact", "prefix", "fuzzy"},
 									GoType:      "kinds.Mode",
@@ -492,8 +493,8 @@ func init() {
 							},
 							{
 								Name: "limit",
-								Schema: &registry.Schema{
-									Type:        registry.TypeInteger,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeInteger,
 									Description: "Caps the results.",
 									GoType:      "*int",
 									Kind:        "int",
@@ -501,11 +502,11 @@ func init() {
 							},
 							{
 								Name: "langs",
-								Schema: &registry.Schema{
-									Type:        registry.TypeArray,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeArray,
 									Description: "Langs are the languages to search in.",
-									Items: &registry.Schema{
-										Type:   registry.TypeString,
+									Items: &genimpl.Schema{
+										Type:   genimpl.TypeString,
 										GoType: "kinds.Lang",
 									},
 									GoType: "[]kinds.Lang",
@@ -513,15 +514,15 @@ func init() {
 							},
 							{
 								Name: "near",
-								Schema: &registry.Schema{
-									Type:        registry.TypeObject,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeObject,
 									Description: "Near is where to look first.",
-									Properties: []*registry.Property{
+									Properties: []*genimpl.Property{
 										{
 											Name:     "x",
 											Required: true,
-											Schema: &registry.Schema{
-												Type:        registry.TypeNumber,
+											Schema: &genimpl.Schema{
+												Type:        genimpl.TypeNumber,
 												Description: "X is the horizontal position.",
 												GoType:      "float64",
 												Kind:        "float64",
@@ -530,8 +531,8 @@ func init() {
 										{
 											Name:     "y",
 											Required: true,
-											Schema: &registry.Schema{
-												Type:        registry.TypeNumber,
+											Schema: &genimpl.Schema{
+												Type:        genimpl.TypeNumber,
 												Description: "Y is the vertical position.",
 												GoType:      "float64",
 												Kind:        "float64",
@@ -543,11 +544,11 @@ func init() {
 							},
 							{
 								Name: "boost",
-								Schema: &registry.Schema{
-									Type:        registry.TypeObject,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeObject,
 									Description: "Weighs fields.",
-									AdditionalProperties: &registry.Schema{
-										Type:   registry.TypeNumber,
+									AdditionalProperties: &genimpl.Schema{
+										Type:   genimpl.TypeNumber,
 										GoType: "float32",
 										Kind:   "float32",
 									},
@@ -557,8 +558,8 @@ func init() {
 							{
 								Name:     "Untagged",
 								Required: true,
-								Schema: &registry.Schema{
-									Type:        registry.TypeInteger,
+								Schema: &genimpl.Schema{
+									Type:        genimpl.TypeInteger,
 									Description: "Keeps its Go name.",
 									GoType:      "int",
 									Kind:        "int",
@@ -572,12 +573,12 @@ func init() {
 			},
 			{
 				Name: "sizes",
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "sizes to accept. Must be one of: s, m, l. Defaults to [\"m\"].",
 					Default:     json.RawMessage("[\"m\"]"),
-					Items: &registry.Schema{
-						Type:   registry.TypeString,
+					Items: &genimpl.Schema{
+						Type:   genimpl.TypeString,
 						Enum:   []string{"s", "m", "l"},
 						GoType: "string",
 					},
@@ -585,9 +586,9 @@ func init() {
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			AdditionalProperties: &registry.Schema{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			AdditionalProperties: &genimpl.Schema{
 				GoType: "any",
 			},
 			GoType: "map[string]any",
@@ -596,15 +597,15 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
 		Call:    kesokuCallCollections,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "defaults",
 		Summary:     "Shows every form of default.",
 		Description: "Shows every form of default.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name: "word",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "a bare word. Defaults to utf-8.",
 					Default:     json.RawMessage("\"utf-8\""),
 					GoType:      "string",
@@ -612,8 +613,8 @@ func init() {
 			},
 			{
 				Name: "quoted",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "a quoted string. Defaults to \"a, b. c\".",
 					Default:     json.RawMessage("\"a, b. c\""),
 					GoType:      "string",
@@ -621,8 +622,8 @@ func init() {
 			},
 			{
 				Name: "number",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "a bare number taken as a string. Defaults to 10.",
 					Default:     json.RawMessage("\"10\""),
 					GoType:      "string",
@@ -630,8 +631,8 @@ func init() {
 			},
 			{
 				Name: "n",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an integer. Defaults to 3.",
 					Default:     json.RawMessage("3"),
 					GoType:      "int",
@@ -640,8 +641,8 @@ func init() {
 			},
 			{
 				Name: "ratio",
-				Schema: &registry.Schema{
-					Type:        registry.TypeNumber,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeNumber,
 					Description: "a float. Defaults to 0.5.",
 					Default:     json.RawMessage("0.5"),
 					GoType:      "float64",
@@ -650,8 +651,8 @@ func init() {
 			},
 			{
 				Name: "flag",
-				Schema: &registry.Schema{
-					Type:        registry.TypeBoolean,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeBoolean,
 					Description: "a boolean. Defaults to true.",
 					Default:     json.RawMessage("true"),
 					GoType:      "bool",
@@ -659,8 +660,8 @@ func init() {
 			},
 			{
 				Name: "opt",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an optional integer with a default. Defaults to 7.",
 					Default:     json.RawMessage("7"),
 					GoType:      "*int",
@@ -669,8 +670,8 @@ func init() {
 			},
 			{
 				Name: "none",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "an optional integer whose default is null. Defaults to null.",
 					Default:     json.RawMessage("null"),
 					GoType:      "*int",
@@ -679,16 +680,16 @@ func init() {
 			},
 			{
 				Name: "at",
-				Schema: &registry.Schema{
-					Type:        registry.TypeObject,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeObject,
 					Description: "a point. Defaults to {\"x\": 1, \"y\": 2}.",
 					Default:     json.RawMessage("{\"x\":1,\"y\":2}"),
-					Properties: []*registry.Property{
+					Properties: []*genimpl.Property{
 						{
 							Name:     "x",
 							Required: true,
-							Schema: &registry.Schema{
-								Type:        registry.TypeNumber,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeNumber,
 								Description: "X is the horizontal position.",
 								GoType:      "float64",
 								Kind:        "float64",
@@ -697,8 +698,8 @@ func init() {
 						{
 							Name:     "y",
 							Required: true,
-							Schema: &registry.Schema{
-								Type:        registry.TypeNumber,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeNumber,
 								Description: "Y is the vertical position.",
 								GoType:      "float64",
 								Kind:        "float64",
@@ -710,8 +711,8 @@ func init() {
 			},
 			{
 				Name: "mode",
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "a mode. Defaults to fuzzy.",
 					Enum:        []string{"exact", "prefix", "fuzzy"},
 					Default:     json.RawMessage("\"fuzzy\""),
@@ -720,8 +721,8 @@ func init() {
 			},
 			{
 				Name: "big",
-				Schema: &registry.Schema{
-					Type:        registry.TypeInteger,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeInteger,
 					Description: "a large unsigned integer. Defaults to 18446744073709551615.",
 					Default:     json.RawMessage("18446744073709551615"),
 					GoType:      "uint64",
@@ -729,9 +730,9 @@ func init() {
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type: registry.TypeObject,
-			AdditionalProperties: &registry.Schema{
+		Result: &genimpl.Schema{
+			Type: genimpl.TypeObject,
+			AdditionalProperties: &genimpl.Schema{
 				GoType: "any",
 			},
 			GoType: "map[string]any",
@@ -740,27 +741,27 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
 		Call:    kesokuCallDefaults,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "join",
 		Summary:     "Joins strings with a separator.",
 		Description: "Joins strings with a separator.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "sep",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeString,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeString,
 					Description: "the separator.",
 					GoType:      "string",
 				},
 			},
 			{
 				Name: "parts",
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "the strings to join.",
-					Items: &registry.Schema{
-						Type:   registry.TypeString,
+					Items: &genimpl.Schema{
+						Type:   genimpl.TypeString,
 						GoType: "string",
 					},
 					GoType: "[]string",
@@ -771,20 +772,20 @@ func init() {
 		Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/kinds",
 		Call:    kesokuCallJoin,
 	})
-	registry.Default.MustRegister(&registry.Spec{
+	genimpl.Register(&genimpl.Spec{
 		Name:        "report",
 		Summary:     "Reports on words.",
 		Description: "Reports on words.",
 		Returns:     "what was found.",
-		Params: []*registry.Property{
+		Params: []*genimpl.Property{
 			{
 				Name:     "words",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeArray,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeArray,
 					Description: "the words.",
-					Items: &registry.Schema{
-						Type:   registry.TypeString,
+					Items: &genimpl.Schema{
+						Type:   genimpl.TypeString,
 						GoType: "string",
 					},
 					GoType: "[]string",
@@ -793,15 +794,15 @@ func init() {
 			{
 				Name:     "filter",
 				Required: true,
-				Schema: &registry.Schema{
-					Type:        registry.TypeObject,
+				Schema: &genimpl.Schema{
+					Type:        genimpl.TypeObject,
 					Description: "which words count.",
-					Properties: []*registry.Property{
+					Properties: []*genimpl.Property{
 						{
 							Name:     "kind",
 							Required: true,
-							Schema: &registry.Schema{
-								Type:        registry.TypeString,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeString,
 								Description: "Which words count.",
 								Enum:        []string{"any", "long"},
 								GoType:      "string",
@@ -809,8 +810,8 @@ func init() {
 						},
 						{
 							Name: "min",
-							Schema: &registry.Schema{
-								Type:        registry.TypeInteger,
+							Schema: &genimpl.Schema{
+								Type:        genimpl.TypeInteger,
 								Description: "The shortest word that counts.",
 								GoType:      "int",
 								Kind:        "int",
@@ -818,10 +819,10 @@ func init() {
 						},
 						{
 							Name: "modes",
-							Schema: &registry.Schema{
-								Type: registry.TypeArray,
-								Items: &registry.Schema{
-									Type:   registry.TypeString,
+							Schema: &genimpl.Schema{
+								Type: genimpl.TypeArray,
+								Items: &genimpl.Schema{
+									Type:   genimpl.TypeString,
 									Enum:   []string{"exact", "fuzzy"},
 									GoType: "kinds.Mode",
 								},
@@ -830,10 +831,10 @@ func init() {
 						},
 						{
 							Name: "langs",
-							Schema: &registry.Schema{
-								Type: registry.TypeArray,
-								Items: &registry.Schema{
-									Type:   registry.TypeString,
+							Schema: &genimpl.Schema{
+								Type: genimpl.TypeArray,
+								Items: &genimpl.Schema{
+									Type:   genimpl.TypeString,
 									Enum:   []string{"en"},
 									GoType: "kinds.Lang",
 								},
@@ -842,10 +843,10 @@ func init() {
 						},
 						{
 							Name: "notes",
-							Schema: &registry.Schema{
-								Type: registry.TypeArray,
-								Items: &registry.Schema{
-									Type:   registry.TypeString,
+							Schema: &genimpl.Schema{
+								Type: genimpl.TypeArray,
+								Items: &genimpl.Schema{
+									Type:   genimpl.TypeString,
 									GoType: "string",
 								},
 								GoType: "[]string",
@@ -856,15 +857,15 @@ func init() {
 				},
 			},
 		},
-		Result: &registry.Schema{
-			Type:        registry.TypeObject,
+		Result: &genimpl.Schema{
+			Type:        genimpl.TypeObject,
 			Description: "what was found.",
-			Properties: []*registry.Property{
+			Properties: []*genimpl.Property{
 				{
 					Name:     "count",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeInteger,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeInteger,
 						Description: "Count is how many words counted.",
 						GoType:      "int",
 						Kind:        "int",
@@ -873,8 +874,8 @@ func init() {
 				{
 					Name:     "mean",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeNumber,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeNumber,
 						Description: "Mean is their mean length, null for none.",
 						GoType:      "*float64",
 						Kind:        "float64",
@@ -883,11 +884,11 @@ func init() {
 				},
 				{
 					Name: "words",
-					Schema: &registry.Schema{
-						Type:        registry.TypeArray,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeArray,
 						Description: "Words are the words, left out when there are none.",
-						Items: &registry.Schema{
-							Type:   registry.TypeString,
+						Items: &genimpl.Schema{
+							Type:   genimpl.TypeString,
 							GoType: "string",
 						},
 						GoType:   "[]string",
@@ -897,8 +898,8 @@ func init() {
 				{
 					Name:     "raw",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Raw is the input as bytes, in base64.",
 						GoType:      "[]byte",
 						Nullable:    true,
@@ -907,8 +908,8 @@ func init() {
 				{
 					Name:     "mode",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Mode is a string type's value: its constants are no promise.",
 						GoType:      "kinds.Mode",
 					},
@@ -916,11 +917,11 @@ func init() {
 				{
 					Name:     "by",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeObject,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeObject,
 						Description: "Counts words by their first letter.",
-						AdditionalProperties: &registry.Schema{
-							Type:   registry.TypeInteger,
+						AdditionalProperties: &genimpl.Schema{
+							Type:   genimpl.TypeInteger,
 							GoType: "uint16",
 							Kind:   "uint16",
 						},
@@ -931,7 +932,7 @@ func init() {
 				{
 					Name:     "when",
 					Required: true,
-					Schema: &registry.Schema{
+					Schema: &genimpl.Schema{
 						Description: "When is a time, which writes itself.",
 						GoType:      "time.Time",
 					},
@@ -939,23 +940,23 @@ func init() {
 				{
 					Name:     "level",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Level is a number written as a string.",
 						GoType:      "int8",
 					},
 				},
 				{
 					Name: "extra",
-					Schema: &registry.Schema{
+					Schema: &genimpl.Schema{
 						Description: "Extra is anything.",
 						GoType:      "any",
 					},
 				},
 				{
 					Name: "child",
-					Schema: &registry.Schema{
-						Type:        registry.TypeObject,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeObject,
 						Description: "Child is a report inside this one.",
 						GoType:      "*kinds.Stats",
 						Nullable:    true,
@@ -964,16 +965,16 @@ func init() {
 				{
 					Name:     "points",
 					Required: true,
-					Schema: &registry.Schema{
-						Type: registry.TypeArray,
-						Items: &registry.Schema{
-							Type: registry.TypeObject,
-							Properties: []*registry.Property{
+					Schema: &genimpl.Schema{
+						Type: genimpl.TypeArray,
+						Items: &genimpl.Schema{
+							Type: genimpl.TypeObject,
+							Properties: []*genimpl.Property{
 								{
 									Name:     "x",
 									Required: true,
-									Schema: &registry.Schema{
-										Type:        registry.TypeNumber,
+									Schema: &genimpl.Schema{
+										Type:        genimpl.TypeNumber,
 										Description: "X is the horizontal position.",
 										GoType:      "float64",
 										Kind:        "float64",
@@ -982,8 +983,8 @@ func init() {
 								{
 									Name:     "y",
 									Required: true,
-									Schema: &registry.Schema{
-										Type:        registry.TypeNumber,
+									Schema: &genimpl.Schema{
+										Type:        genimpl.TypeNumber,
 										Description: "Y is the vertical position.",
 										GoType:      "float64",
 										Kind:        "float64",
@@ -997,8 +998,8 @@ func init() {
 				},
 				{
 					Name: "source",
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "Names the input.",
 						GoType:      "string",
 					},
@@ -1006,8 +1007,8 @@ func init() {
 				{
 					Name:     "tagged",
 					Required: true,
-					Schema: &registry.Schema{
-						Type:        registry.TypeString,
+					Schema: &genimpl.Schema{
+						Type:        genimpl.TypeString,
 						Description: "A field described by its tag.",
 						GoType:      "string",
 					},
@@ -1025,131 +1026,131 @@ func init() {
 func kesokuCallScalars(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["s"]
 	if v == nil {
-		return nil, registry.MissingArg("s")
+		return nil, genimpl.MissingArg("s")
 	}
-	s, err := registry.DecodeString[string](v)
+	s, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "s")
+		return nil, genimpl.ArgAt(err, "s")
 	}
 	v = args["b"]
 	if v == nil {
-		return nil, registry.MissingArg("b")
+		return nil, genimpl.MissingArg("b")
 	}
-	b, err := registry.DecodeBool[bool](v)
+	b, err := genimpl.DecodeBool[bool](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "b")
+		return nil, genimpl.ArgAt(err, "b")
 	}
 	v = args["i"]
 	if v == nil {
-		return nil, registry.MissingArg("i")
+		return nil, genimpl.MissingArg("i")
 	}
-	iArg, err := registry.DecodeInt[int](v)
+	iArg, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "i")
+		return nil, genimpl.ArgAt(err, "i")
 	}
 	v = args["i8"]
 	if v == nil {
-		return nil, registry.MissingArg("i8")
+		return nil, genimpl.MissingArg("i8")
 	}
-	i8, err := registry.DecodeInt[int8](v)
+	i8, err := genimpl.DecodeInt[int8](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "i8")
+		return nil, genimpl.ArgAt(err, "i8")
 	}
 	v = args["i16"]
 	if v == nil {
-		return nil, registry.MissingArg("i16")
+		return nil, genimpl.MissingArg("i16")
 	}
-	i16, err := registry.DecodeInt[int16](v)
+	i16, err := genimpl.DecodeInt[int16](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "i16")
+		return nil, genimpl.ArgAt(err, "i16")
 	}
 	v = args["i32"]
 	if v == nil {
-		return nil, registry.MissingArg("i32")
+		return nil, genimpl.MissingArg("i32")
 	}
-	i32, err := registry.DecodeInt[int32](v)
+	i32, err := genimpl.DecodeInt[int32](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "i32")
+		return nil, genimpl.ArgAt(err, "i32")
 	}
 	v = args["i64"]
 	if v == nil {
-		return nil, registry.MissingArg("i64")
+		return nil, genimpl.MissingArg("i64")
 	}
-	i64, err := registry.DecodeInt[int64](v)
+	i64, err := genimpl.DecodeInt[int64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "i64")
+		return nil, genimpl.ArgAt(err, "i64")
 	}
 	v = args["u"]
 	if v == nil {
-		return nil, registry.MissingArg("u")
+		return nil, genimpl.MissingArg("u")
 	}
-	u, err := registry.DecodeUint[uint](v)
+	u, err := genimpl.DecodeUint[uint](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "u")
+		return nil, genimpl.ArgAt(err, "u")
 	}
 	v = args["u8"]
 	if v == nil {
-		return nil, registry.MissingArg("u8")
+		return nil, genimpl.MissingArg("u8")
 	}
-	u8, err := registry.DecodeUint[uint8](v)
+	u8, err := genimpl.DecodeUint[uint8](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "u8")
+		return nil, genimpl.ArgAt(err, "u8")
 	}
 	v = args["u16"]
 	if v == nil {
-		return nil, registry.MissingArg("u16")
+		return nil, genimpl.MissingArg("u16")
 	}
-	u16, err := registry.DecodeUint[uint16](v)
+	u16, err := genimpl.DecodeUint[uint16](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "u16")
+		return nil, genimpl.ArgAt(err, "u16")
 	}
 	v = args["u32"]
 	if v == nil {
-		return nil, registry.MissingArg("u32")
+		return nil, genimpl.MissingArg("u32")
 	}
-	u32, err := registry.DecodeUint[uint32](v)
+	u32, err := genimpl.DecodeUint[uint32](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "u32")
+		return nil, genimpl.ArgAt(err, "u32")
 	}
 	v = args["u64"]
 	if v == nil {
-		return nil, registry.MissingArg("u64")
+		return nil, genimpl.MissingArg("u64")
 	}
-	u64, err := registry.DecodeUint[uint64](v)
+	u64, err := genimpl.DecodeUint[uint64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "u64")
+		return nil, genimpl.ArgAt(err, "u64")
 	}
 	v = args["f32"]
 	if v == nil {
-		return nil, registry.MissingArg("f32")
+		return nil, genimpl.MissingArg("f32")
 	}
-	f32, err := registry.DecodeFloat[float32](v)
+	f32, err := genimpl.DecodeFloat[float32](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "f32")
+		return nil, genimpl.ArgAt(err, "f32")
 	}
 	v = args["f64"]
 	if v == nil {
-		return nil, registry.MissingArg("f64")
+		return nil, genimpl.MissingArg("f64")
 	}
-	f64, err := registry.DecodeFloat[float64](v)
+	f64, err := genimpl.DecodeFloat[float64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "f64")
+		return nil, genimpl.ArgAt(err, "f64")
 	}
 	v = args["c"]
 	if v == nil {
-		return nil, registry.MissingArg("c")
+		return nil, genimpl.MissingArg("c")
 	}
-	c, err := registry.DecodeUint[Count](v)
+	c, err := genimpl.DecodeUint[Count](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "c")
+		return nil, genimpl.ArgAt(err, "c")
 	}
 	v = args["d"]
 	if v == nil {
-		return nil, registry.MissingArg("d")
+		return nil, genimpl.MissingArg("d")
 	}
-	d, err := registry.DecodeInt[time.Duration](v)
+	d, err := genimpl.DecodeInt[time.Duration](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "d")
+		return nil, genimpl.ArgAt(err, "d")
 	}
 	return Scalars(s, b, iArg, i8, i16, i32, i64, u, u8, u16, u32, u64, f32, f64, c, d), nil
 }
@@ -1158,24 +1159,24 @@ func kesokuCallScalars(ctx context.Context, tc *registry.ToolContext, args map[s
 func kesokuCallSearch(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["q"]
 	if v == nil {
-		return nil, registry.MissingArg("q")
+		return nil, genimpl.MissingArg("q")
 	}
 	q, err := kesokuDecodeQuery(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "q")
+		return nil, genimpl.ArgAt(err, "q")
 	}
 	v = args["page"]
 	if v == nil {
 		v = int64(1)
 	}
-	page, err := registry.DecodeInt[int](v)
+	page, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "page")
+		return nil, genimpl.ArgAt(err, "page")
 	}
 	v = args["mode"]
 	mode, err := kesokuDecodePtrToMode(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "mode")
+		return nil, genimpl.ArgAt(err, "mode")
 	}
 	r, err := Search(ctx, q, page, mode)
 	if err != nil {
@@ -1188,51 +1189,51 @@ func kesokuCallSearch(ctx context.Context, tc *registry.ToolContext, args map[st
 func kesokuCallCollections(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["tags"]
 	if v == nil {
-		return nil, registry.MissingArg("tags")
+		return nil, genimpl.MissingArg("tags")
 	}
 	tags, err := kesokuDecodeTags(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "tags")
+		return nil, genimpl.ArgAt(err, "tags")
 	}
 	v = args["grid"]
 	if v == nil {
-		return nil, registry.MissingArg("grid")
+		return nil, genimpl.MissingArg("grid")
 	}
 	grid, err := kesokuDecodeArray2OfSliceOfInt(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "grid")
+		return nil, genimpl.ArgAt(err, "grid")
 	}
 	v = args["points"]
 	if v == nil {
-		return nil, registry.MissingArg("points")
+		return nil, genimpl.MissingArg("points")
 	}
 	points, err := kesokuDecodeSliceOfPoint(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "points")
+		return nil, genimpl.ArgAt(err, "points")
 	}
 	v = args["optional"]
 	if v == nil {
-		return nil, registry.MissingArg("optional")
+		return nil, genimpl.MissingArg("optional")
 	}
 	optional, err := kesokuDecodeSliceOfPtrToPoint(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "optional")
+		return nil, genimpl.ArgAt(err, "optional")
 	}
 	v = args["scores"]
 	if v == nil {
-		return nil, registry.MissingArg("scores")
+		return nil, genimpl.MissingArg("scores")
 	}
 	scores, err := kesokuDecodeMapOfInt(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "scores")
+		return nil, genimpl.ArgAt(err, "scores")
 	}
 	v = args["byLang"]
 	if v == nil {
-		return nil, registry.MissingArg("byLang")
+		return nil, genimpl.MissingArg("byLang")
 	}
 	byLang, err := kesokuDecodeMapOfQuery(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "byLang")
+		return nil, genimpl.ArgAt(err, "byLang")
 	}
 	v = args["sizes"]
 	if v == nil {
@@ -1240,7 +1241,7 @@ func kesokuCallCollections(ctx context.Context, tc *registry.ToolContext, args m
 	}
 	sizes, err := kesokuDecodeSliceOfStringEnum(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "sizes")
+		return nil, genimpl.ArgAt(err, "sizes")
 	}
 	return Collections(tags, grid, points, optional, scores, byLang, sizes), nil
 }
@@ -1251,49 +1252,49 @@ func kesokuCallDefaults(ctx context.Context, tc *registry.ToolContext, args map[
 	if v == nil {
 		v = "utf-8"
 	}
-	word, err := registry.DecodeString[string](v)
+	word, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "word")
+		return nil, genimpl.ArgAt(err, "word")
 	}
 	v = args["quoted"]
 	if v == nil {
 		v = "a, b. c"
 	}
-	quoted, err := registry.DecodeString[string](v)
+	quoted, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "quoted")
+		return nil, genimpl.ArgAt(err, "quoted")
 	}
 	v = args["number"]
 	if v == nil {
 		v = "10"
 	}
-	number, err := registry.DecodeString[string](v)
+	number, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "number")
+		return nil, genimpl.ArgAt(err, "number")
 	}
 	v = args["n"]
 	if v == nil {
 		v = int64(3)
 	}
-	n, err := registry.DecodeInt[int](v)
+	n, err := genimpl.DecodeInt[int](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "n")
+		return nil, genimpl.ArgAt(err, "n")
 	}
 	v = args["ratio"]
 	if v == nil {
 		v = float64(0.5)
 	}
-	ratio, err := registry.DecodeFloat[float64](v)
+	ratio, err := genimpl.DecodeFloat[float64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "ratio")
+		return nil, genimpl.ArgAt(err, "ratio")
 	}
 	v = args["flag"]
 	if v == nil {
 		v = true
 	}
-	flag, err := registry.DecodeBool[bool](v)
+	flag, err := genimpl.DecodeBool[bool](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "flag")
+		return nil, genimpl.ArgAt(err, "flag")
 	}
 	v = args["opt"]
 	if v == nil {
@@ -1301,12 +1302,12 @@ func kesokuCallDefaults(ctx context.Context, tc *registry.ToolContext, args map[
 	}
 	opt, err := kesokuDecodePtrToInt(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "opt")
+		return nil, genimpl.ArgAt(err, "opt")
 	}
 	v = args["none"]
 	none, err := kesokuDecodePtrToInt(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "none")
+		return nil, genimpl.ArgAt(err, "none")
 	}
 	v = args["at"]
 	if v == nil {
@@ -1314,7 +1315,7 @@ func kesokuCallDefaults(ctx context.Context, tc *registry.ToolContext, args map[
 	}
 	at, err := kesokuDecodePoint(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "at")
+		return nil, genimpl.ArgAt(err, "at")
 	}
 	v = args["mode"]
 	if v == nil {
@@ -1322,15 +1323,15 @@ func kesokuCallDefaults(ctx context.Context, tc *registry.ToolContext, args map[
 	}
 	mode, err := kesokuDecodeMode(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "mode")
+		return nil, genimpl.ArgAt(err, "mode")
 	}
 	v = args["big"]
 	if v == nil {
 		v = uint64(18446744073709551615)
 	}
-	big, err := registry.DecodeUint[uint64](v)
+	big, err := genimpl.DecodeUint[uint64](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "big")
+		return nil, genimpl.ArgAt(err, "big")
 	}
 	return Defaults(word, quoted, number, n, ratio, flag, opt, none, at, mode, big), nil
 }
@@ -1339,17 +1340,17 @@ func kesokuCallDefaults(ctx context.Context, tc *registry.ToolContext, args map[
 func kesokuCallJoin(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["sep"]
 	if v == nil {
-		return nil, registry.MissingArg("sep")
+		return nil, genimpl.MissingArg("sep")
 	}
-	sep, err := registry.DecodeString[string](v)
+	sep, err := genimpl.DecodeString[string](v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "sep")
+		return nil, genimpl.ArgAt(err, "sep")
 	}
 	v = args["parts"]
 	var parts []string
 	if v != nil {
 		if parts, err = kesokuDecodeSliceOfString(v); err != nil {
-			return nil, registry.ArgAt(err, "parts")
+			return nil, genimpl.ArgAt(err, "parts")
 		}
 	}
 	return Join(tc, sep, parts...), nil
@@ -1359,19 +1360,19 @@ func kesokuCallJoin(ctx context.Context, tc *registry.ToolContext, args map[stri
 func kesokuCallReport(ctx context.Context, tc *registry.ToolContext, args map[string]any) (any, error) {
 	v := args["words"]
 	if v == nil {
-		return nil, registry.MissingArg("words")
+		return nil, genimpl.MissingArg("words")
 	}
 	words, err := kesokuDecodeSliceOfString(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "words")
+		return nil, genimpl.ArgAt(err, "words")
 	}
 	v = args["filter"]
 	if v == nil {
-		return nil, registry.MissingArg("filter")
+		return nil, genimpl.MissingArg("filter")
 	}
 	filter, err := kesokuDecodeFilter(v)
 	if err != nil {
-		return nil, registry.ArgAt(err, "filter")
+		return nil, genimpl.ArgAt(err, "filter")
 	}
 	r, err := Report(words, filter)
 	if err != nil {
@@ -1382,7 +1383,7 @@ func kesokuCallReport(ctx context.Context, tc *registry.ToolContext, args map[st
 
 // kesokuDecodeMode decodes a kinds.Mode, one of kesokuEnumMode.
 func kesokuDecodeMode(v any) (Mode, error) {
-	return registry.DecodeEnum[Mode](v, kesokuEnumMode)
+	return genimpl.DecodeEnum[Mode](v, kesokuEnumMode)
 }
 
 // kesokuEnumMode are the values a kinds.Mode may take.
@@ -1393,7 +1394,7 @@ func kesokuDecodePtrToInt(v any) (*int, error) {
 	if v == nil {
 		return nil, nil
 	}
-	x, err := registry.DecodeInt[int](v)
+	x, err := genimpl.DecodeInt[int](v)
 	if err != nil {
 		return nil, err
 	}
@@ -1402,14 +1403,14 @@ func kesokuDecodePtrToInt(v any) (*int, error) {
 
 // kesokuDecodeSliceOfLang decodes a []kinds.Lang.
 func kesokuDecodeSliceOfLang(v any) ([]Lang, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Lang, len(arr))
 	for i, x := range arr {
-		if out[i], err = registry.DecodeString[Lang](x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+		if out[i], err = genimpl.DecodeString[Lang](x); err != nil {
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1418,23 +1419,23 @@ func kesokuDecodeSliceOfLang(v any) ([]Lang, error) {
 // kesokuDecodePoint decodes a kinds.Point.
 func kesokuDecodePoint(v any) (Point, error) {
 	var out Point
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return out, err
 	}
 	if x := m["x"]; x != nil {
-		if out.X, err = registry.DecodeFloat[float64](x); err != nil {
-			return out, registry.ArgAt(err, "x")
+		if out.X, err = genimpl.DecodeFloat[float64](x); err != nil {
+			return out, genimpl.ArgAt(err, "x")
 		}
 	} else {
-		return out, registry.MissingField("x")
+		return out, genimpl.MissingField("x")
 	}
 	if x := m["y"]; x != nil {
-		if out.Y, err = registry.DecodeFloat[float64](x); err != nil {
-			return out, registry.ArgAt(err, "y")
+		if out.Y, err = genimpl.DecodeFloat[float64](x); err != nil {
+			return out, genimpl.ArgAt(err, "y")
 		}
 	} else {
-		return out, registry.MissingField("y")
+		return out, genimpl.MissingField("y")
 	}
 	return out, nil
 }
@@ -1453,14 +1454,14 @@ func kesokuDecodePtrToPoint(v any) (*Point, error) {
 
 // kesokuDecodeMapOfFloat32 decodes a map[string]float32.
 func kesokuDecodeMapOfFloat32(v any) (map[string]float32, error) {
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]float32, len(m))
 	for k, x := range m {
-		if out[k], err = registry.DecodeFloat[float32](x); err != nil {
-			return nil, registry.ArgAtKey(err, k)
+		if out[k], err = genimpl.DecodeFloat[float32](x); err != nil {
+			return nil, genimpl.ArgAtKey(err, k)
 		}
 	}
 	return out, nil
@@ -1469,62 +1470,62 @@ func kesokuDecodeMapOfFloat32(v any) (map[string]float32, error) {
 // kesokuDecodeQuery decodes a kinds.Query.
 func kesokuDecodeQuery(v any) (Query, error) {
 	var out Query
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return out, err
 	}
 	if x := m["trace"]; x != nil {
-		if out.Base.Trace, err = registry.DecodeBool[bool](x); err != nil {
-			return out, registry.ArgAt(err, "trace")
+		if out.Base.Trace, err = genimpl.DecodeBool[bool](x); err != nil {
+			return out, genimpl.ArgAt(err, "trace")
 		}
 	}
 	if x := m["text"]; x != nil {
-		if out.Text, err = registry.DecodeString[string](x); err != nil {
-			return out, registry.ArgAt(err, "text")
+		if out.Text, err = genimpl.DecodeString[string](x); err != nil {
+			return out, genimpl.ArgAt(err, "text")
 		}
 	} else {
-		return out, registry.MissingField("text")
+		return out, genimpl.MissingField("text")
 	}
 	if x := m["mode"]; x != nil {
 		if out.Mode, err = kesokuDecodeMode(x); err != nil {
-			return out, registry.ArgAt(err, "mode")
+			return out, genimpl.ArgAt(err, "mode")
 		}
 	} else {
-		return out, registry.MissingField("mode")
+		return out, genimpl.MissingField("mode")
 	}
 	if x := m["limit"]; x != nil {
 		if out.Limit, err = kesokuDecodePtrToInt(x); err != nil {
-			return out, registry.ArgAt(err, "limit")
+			return out, genimpl.ArgAt(err, "limit")
 		}
 	}
 	if x := m["langs"]; x != nil {
 		if out.Langs, err = kesokuDecodeSliceOfLang(x); err != nil {
-			return out, registry.ArgAt(err, "langs")
+			return out, genimpl.ArgAt(err, "langs")
 		}
 	}
 	if x := m["near"]; x != nil {
 		if out.Near, err = kesokuDecodePtrToPoint(x); err != nil {
-			return out, registry.ArgAt(err, "near")
+			return out, genimpl.ArgAt(err, "near")
 		}
 	}
 	if x := m["boost"]; x != nil {
 		if out.Boost, err = kesokuDecodeMapOfFloat32(x); err != nil {
-			return out, registry.ArgAt(err, "boost")
+			return out, genimpl.ArgAt(err, "boost")
 		}
 	}
 	if x := m["Untagged"]; x != nil {
-		if out.Untagged, err = registry.DecodeInt[int](x); err != nil {
-			return out, registry.ArgAt(err, "Untagged")
+		if out.Untagged, err = genimpl.DecodeInt[int](x); err != nil {
+			return out, genimpl.ArgAt(err, "Untagged")
 		}
 	} else {
-		return out, registry.MissingField("Untagged")
+		return out, genimpl.MissingField("Untagged")
 	}
 	return out, nil
 }
 
 // kesokuDecodeMode2 decodes a kinds.Mode, one of kesokuEnumMode2.
 func kesokuDecodeMode2(v any) (Mode, error) {
-	return registry.DecodeEnum[Mode](v, kesokuEnumMode2)
+	return genimpl.DecodeEnum[Mode](v, kesokuEnumMode2)
 }
 
 // kesokuEnumMode2 are the values a kinds.Mode may take.
@@ -1544,14 +1545,14 @@ func kesokuDecodePtrToMode(v any) (*Mode, error) {
 
 // kesokuDecodeTags decodes a kinds.Tags.
 func kesokuDecodeTags(v any) (Tags, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make(Tags, len(arr))
 	for i, x := range arr {
-		if out[i], err = registry.DecodeString[string](x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+		if out[i], err = genimpl.DecodeString[string](x); err != nil {
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1559,14 +1560,14 @@ func kesokuDecodeTags(v any) (Tags, error) {
 
 // kesokuDecodeSliceOfInt decodes a []int.
 func kesokuDecodeSliceOfInt(v any) ([]int, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]int, len(arr))
 	for i, x := range arr {
-		if out[i], err = registry.DecodeInt[int](x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+		if out[i], err = genimpl.DecodeInt[int](x); err != nil {
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1575,13 +1576,13 @@ func kesokuDecodeSliceOfInt(v any) ([]int, error) {
 // kesokuDecodeArray2OfSliceOfInt decodes a [2][]int.
 func kesokuDecodeArray2OfSliceOfInt(v any) ([2][]int, error) {
 	var out [2][]int
-	arr, err := registry.DecodeArrayLen(v, 2)
+	arr, err := genimpl.DecodeArrayLen(v, 2)
 	if err != nil {
 		return out, err
 	}
 	for i, x := range arr {
 		if out[i], err = kesokuDecodeSliceOfInt(x); err != nil {
-			return out, registry.ArgAtIndex(err, i)
+			return out, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1589,14 +1590,14 @@ func kesokuDecodeArray2OfSliceOfInt(v any) ([2][]int, error) {
 
 // kesokuDecodeSliceOfPoint decodes a []kinds.Point.
 func kesokuDecodeSliceOfPoint(v any) ([]Point, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Point, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodePoint(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1604,14 +1605,14 @@ func kesokuDecodeSliceOfPoint(v any) ([]Point, error) {
 
 // kesokuDecodeSliceOfPtrToPoint decodes a []*kinds.Point.
 func kesokuDecodeSliceOfPtrToPoint(v any) ([]*Point, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Point, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodePtrToPoint(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1619,14 +1620,14 @@ func kesokuDecodeSliceOfPtrToPoint(v any) ([]*Point, error) {
 
 // kesokuDecodeMapOfInt decodes a map[string]int.
 func kesokuDecodeMapOfInt(v any) (map[string]int, error) {
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]int, len(m))
 	for k, x := range m {
-		if out[k], err = registry.DecodeInt[int](x); err != nil {
-			return nil, registry.ArgAtKey(err, k)
+		if out[k], err = genimpl.DecodeInt[int](x); err != nil {
+			return nil, genimpl.ArgAtKey(err, k)
 		}
 	}
 	return out, nil
@@ -1634,14 +1635,14 @@ func kesokuDecodeMapOfInt(v any) (map[string]int, error) {
 
 // kesokuDecodeMapOfQuery decodes a map[kinds.Lang]kinds.Query.
 func kesokuDecodeMapOfQuery(v any) (map[Lang]Query, error) {
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[Lang]Query, len(m))
 	for k, x := range m {
 		if out[Lang(k)], err = kesokuDecodeQuery(x); err != nil {
-			return nil, registry.ArgAtKey(err, k)
+			return nil, genimpl.ArgAtKey(err, k)
 		}
 	}
 	return out, nil
@@ -1649,7 +1650,7 @@ func kesokuDecodeMapOfQuery(v any) (map[Lang]Query, error) {
 
 // kesokuDecodeStringEnum decodes a string, one of kesokuEnumStringEnum.
 func kesokuDecodeStringEnum(v any) (string, error) {
-	return registry.DecodeEnum[string](v, kesokuEnumStringEnum)
+	return genimpl.DecodeEnum[string](v, kesokuEnumStringEnum)
 }
 
 // kesokuEnumStringEnum are the values a string may take.
@@ -1657,14 +1658,14 @@ var kesokuEnumStringEnum = []string{"s", "m", "l"}
 
 // kesokuDecodeSliceOfStringEnum decodes a []string.
 func kesokuDecodeSliceOfStringEnum(v any) ([]string, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodeStringEnum(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1672,14 +1673,14 @@ func kesokuDecodeSliceOfStringEnum(v any) ([]string, error) {
 
 // kesokuDecodeSliceOfString decodes a []string.
 func kesokuDecodeSliceOfString(v any) ([]string, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(arr))
 	for i, x := range arr {
-		if out[i], err = registry.DecodeString[string](x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+		if out[i], err = genimpl.DecodeString[string](x); err != nil {
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1687,7 +1688,7 @@ func kesokuDecodeSliceOfString(v any) ([]string, error) {
 
 // kesokuDecodeStringEnum2 decodes a string, one of kesokuEnumStringEnum2.
 func kesokuDecodeStringEnum2(v any) (string, error) {
-	return registry.DecodeEnum[string](v, kesokuEnumStringEnum2)
+	return genimpl.DecodeEnum[string](v, kesokuEnumStringEnum2)
 }
 
 // kesokuEnumStringEnum2 are the values a string may take.
@@ -1695,7 +1696,7 @@ var kesokuEnumStringEnum2 = []string{"any", "long"}
 
 // kesokuDecodeMode3 decodes a kinds.Mode, one of kesokuEnumMode3.
 func kesokuDecodeMode3(v any) (Mode, error) {
-	return registry.DecodeEnum[Mode](v, kesokuEnumMode3)
+	return genimpl.DecodeEnum[Mode](v, kesokuEnumMode3)
 }
 
 // kesokuEnumMode3 are the values a kinds.Mode may take.
@@ -1703,14 +1704,14 @@ var kesokuEnumMode3 = []string{"exact", "fuzzy"}
 
 // kesokuDecodeSliceOfMode decodes a []kinds.Mode.
 func kesokuDecodeSliceOfMode(v any) ([]Mode, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Mode, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodeMode3(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1718,7 +1719,7 @@ func kesokuDecodeSliceOfMode(v any) ([]Mode, error) {
 
 // kesokuDecodeLang decodes a kinds.Lang, one of kesokuEnumLang.
 func kesokuDecodeLang(v any) (Lang, error) {
-	return registry.DecodeEnum[Lang](v, kesokuEnumLang)
+	return genimpl.DecodeEnum[Lang](v, kesokuEnumLang)
 }
 
 // kesokuEnumLang are the values a kinds.Lang may take.
@@ -1726,14 +1727,14 @@ var kesokuEnumLang = []string{"en"}
 
 // kesokuDecodeSliceOfLang2 decodes a []kinds.Lang.
 func kesokuDecodeSliceOfLang2(v any) ([]Lang, error) {
-	arr, err := registry.DecodeArray(v)
+	arr, err := genimpl.DecodeArray(v)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Lang, len(arr))
 	for i, x := range arr {
 		if out[i], err = kesokuDecodeLang(x); err != nil {
-			return nil, registry.ArgAtIndex(err, i)
+			return nil, genimpl.ArgAtIndex(err, i)
 		}
 	}
 	return out, nil
@@ -1754,35 +1755,35 @@ func kesokuDecodePtrToSliceOfLang(v any) (*[]Lang, error) {
 // kesokuDecodeFilter decodes a kinds.Filter.
 func kesokuDecodeFilter(v any) (Filter, error) {
 	var out Filter
-	m, err := registry.DecodeObject(v)
+	m, err := genimpl.DecodeObject(v)
 	if err != nil {
 		return out, err
 	}
 	if x := m["kind"]; x != nil {
 		if out.Kind, err = kesokuDecodeStringEnum2(x); err != nil {
-			return out, registry.ArgAt(err, "kind")
+			return out, genimpl.ArgAt(err, "kind")
 		}
 	} else {
-		return out, registry.MissingField("kind")
+		return out, genimpl.MissingField("kind")
 	}
 	if x := m["min"]; x != nil {
-		if out.Min, err = registry.DecodeInt[int](x); err != nil {
-			return out, registry.ArgAt(err, "min")
+		if out.Min, err = genimpl.DecodeInt[int](x); err != nil {
+			return out, genimpl.ArgAt(err, "min")
 		}
 	}
 	if x := m["modes"]; x != nil {
 		if out.Modes, err = kesokuDecodeSliceOfMode(x); err != nil {
-			return out, registry.ArgAt(err, "modes")
+			return out, genimpl.ArgAt(err, "modes")
 		}
 	}
 	if x := m["langs"]; x != nil {
 		if out.Langs, err = kesokuDecodePtrToSliceOfLang(x); err != nil {
-			return out, registry.ArgAt(err, "langs")
+			return out, genimpl.ArgAt(err, "langs")
 		}
 	}
 	if x := m["notes"]; x != nil {
 		if out.Notes, err = kesokuDecodeSliceOfString(x); err != nil {
-			return out, registry.ArgAt(err, "notes")
+			return out, genimpl.ArgAt(err, "notes")
 		}
 	}
 	return out, nil

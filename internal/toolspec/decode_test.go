@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"encoding/json"
@@ -65,7 +65,7 @@ func TestDecode(t *testing.T) {
 		{name: "int8 over", decode: wrap(DecodeInt[int8]), in: 128.0, wantErr: "args.: out of range: expected integer (int8) from -128 to 127, got number 128"},
 		{name: "int8 under from int64", decode: wrap(DecodeInt[int8]), in: int64(-129), wantErr: "args.: out of range: expected integer (int8) from -128 to 127, got number -129"},
 		{name: "named int8", decode: wrap(DecodeInt[level]), in: 3.0, want: level(3)},
-		{name: "named int8 over", decode: wrap(DecodeInt[level]), in: 300.0, wantErr: "args.: out of range: expected integer (registry.level) from -128 to 127, got number 300"},
+		{name: "named int8 over", decode: wrap(DecodeInt[level]), in: 300.0, wantErr: "args.: out of range: expected integer (toolspec.level) from -128 to 127, got number 300"},
 		{name: "int32 over from int", decode: wrap(DecodeInt[int32]), in: int(1 << 40), wantErr: "args.: out of range: expected integer (int32) from -2147483648 to 2147483647, got number 1099511627776"},
 
 		{name: "uint8", decode: wrap(DecodeUint[uint8]), in: 255.0, want: uint8(255)},
@@ -89,7 +89,7 @@ func TestDecode(t *testing.T) {
 
 		{name: "enum", decode: wrap(func(v any) (mode, error) { return DecodeEnum[mode](v, []string{"fast", "slow"}) }), in: "slow", want: mode("slow")},
 		{name: "enum miss", decode: wrap(func(v any) (mode, error) { return DecodeEnum[mode](v, []string{"fast", "slow"}) }), in: "fas", wantErr: `args.: not one of the allowed values: expected one of "fast", "slow", got string "fas" (did you mean "fast"?)`},
-		{name: "enum wrong type", decode: wrap(func(v any) (mode, error) { return DecodeEnum[mode](v, []string{"fast"}) }), in: 1.0, wantErr: "args.: wrong type: expected string (registry.mode), got number 1"},
+		{name: "enum wrong type", decode: wrap(func(v any) (mode, error) { return DecodeEnum[mode](v, []string{"fast"}) }), in: 1.0, wantErr: "args.: wrong type: expected string (toolspec.mode), got number 1"},
 
 		{name: "array", decode: wrap(DecodeArray), in: []any{1.0, "x"}, want: []any{1.0, "x"}},
 		{name: "array from object", decode: wrap(DecodeArray), in: map[string]any{}, wantErr: "args.: wrong type: expected array, got object"},

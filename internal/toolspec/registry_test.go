@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"context"
@@ -63,21 +63,21 @@ func TestRegisterRefuses(t *testing.T) {
 	call := func(context.Context, *ToolContext, map[string]any) (any, error) { return nil, nil }
 	tests := []struct {
 		name string
-		spec *Spec
+		spec *testSpec
 		want string
 	}{
-		{"bad name", &Spec{Name: "has.dot", Source: "x.go:1", Call: call},
+		{"bad name", &testSpec{Name: "has.dot", Source: "x.go:1", Call: call},
 			`register x.go:1: tool name "has.dot" does not match ` + NamePattern},
-		{"no call", &Spec{Name: "tool", Source: "x.go:2"},
+		{"no call", &testSpec{Name: "tool", Source: "x.go:2"},
 			`register x.go:2: tool "tool" has no Call`},
-		{"taken", &Spec{Name: "taken", Source: "y.go:3", Call: call},
+		{"taken", &testSpec{Name: "taken", Source: "y.go:3", Call: call},
 			`register y.go:3: tool "taken" already registered at x.go:1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := New()
-			r.MustRegister(&Spec{Name: "taken", Source: "x.go:1", Call: call})
+			r.MustRegister(&testSpec{Name: "taken", Source: "x.go:1", Call: call})
 			err := r.Register(tt.spec)
 			if err == nil {
 				t.Fatalf("Register(%q) = nil, want an error", tt.spec.Name)

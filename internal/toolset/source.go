@@ -1,4 +1,4 @@
-package registry
+package toolset
 
 import (
 	"context"
@@ -7,29 +7,35 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kesoku/kesoku/internal/registrysource"
+	"github.com/kesoku/kesoku/registry"
 )
 
-// toolSource is a set of tools that costs something to list, such as the
-// tools of an MCP server: kesoku's own packages add them through
-// internal/registrysource, which this package hands its functions to.
-type toolSource = registrysource.Source[Spec]
+// Source is a set of tools that costs something to list, such as the
+// tools of an MCP server, which has to be started and asked. A set loads a
+// source only when a command needs its tools: when a name under its prefix
+// is looked up, or every tool is listed; it loads each source at most once.
+type Source interface {
+	// Prefix begins the name of every tool of the source: "fs__".
+	Prefix() string
+	// Load returns the source's tools, every name beginning with Prefix.
+	// An error says why the source has no tools (a server that could not
+	// start); tools returned with an error are registered all the same.
+	Load() ([]*Tool, error)
+}
 
-func init() { registrysource.Provide((*Registry).addSource, (*Registry).loadAll) }
-
-// source is a toolSource and what loading it gave.
+// source is a Source and what loading it gave.
 type source struct {
-	toolSource
+	Source
 	prefix string
 	once   sync.Once
 	err    error
 	loaded bool
 }
 
-// addSource adds a source of tools, loaded when first needed. Its prefix
+// AddSource adds a source of tools, loaded when first needed. Its prefix
 // must not begin another source's prefix, or begin with one, so that every
 // name belongs to one source at most.
-func (r *Registry) addSource(s toolSource) error {
+func (r *Set) AddSource(s Source) error {
 	p := s.Prefix()
 	if p == "" {
 		return errors.New("add source: empty prefix")
@@ -41,13 +47,13 @@ func (r *Registry) addSource(s toolSource) error {
 			return fmt.Errorf("add source: prefix %q overlaps %q", p, o.prefix)
 		}
 	}
-	r.sources = append(r.sources, &source{toolSource: s, prefix: p})
+	r.sources = append(r.sources, &source{Source: s, prefix: p})
 	return nil
 }
 
 // load loads src once: its tools are registered, and what went wrong is
-// kept for loadAll and for the calls of its tools.
-func (r *Registry) load(src *source) {
+// kept for Load and for the calls of its tools.
+func (r *Set) load(src *source) {
 	src.once.Do(func() {
 		specs, err := src.Load()
 		var errs []error
@@ -70,7 +76,7 @@ func (r *Registry) load(src *source) {
 }
 
 // sourceOf returns the source whose prefix begins name, nil when none.
-func (r *Registry) sourceOf(name string) *source {
+func (r *Set) sourceOf(name string) *source {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, s := range r.sources {
@@ -81,10 +87,10 @@ func (r *Registry) sourceOf(name string) *source {
 	return nil
 }
 
-// loadAll loads every source not loaded yet and returns what went wrong
+// Load loads every source not loaded yet and returns what went wrong
 // in any of them, joined: the tools of a source that failed are missing
 // from All. A command that lists tools calls it to say why.
-func (r *Registry) loadAll() error {
+func (r *Set) Load() error {
 	r.mu.RLock()
 	srcs := append([]*source(nil), r.sources...)
 	r.mu.RUnlock()
@@ -109,26 +115,26 @@ func (r *Registry) loadAll() error {
 // with that error, whatever its arguments: each request for a tool of a
 // server that could not start gets a record saying what happened, rather
 // than unknown_tool.
-func (r *Registry) lookupSource(name string) (*Spec, bool) {
+func (r *Set) lookupSource(name string) (*Tool, bool) {
 	src := r.sourceOf(name)
 	if src == nil {
 		return nil, false
 	}
 	r.load(src)
 	r.mu.RLock()
-	s, ok := r.specs[name]
+	s, ok := r.tools[name]
 	r.mu.RUnlock()
 	if ok || src.err == nil {
 		return s, ok
 	}
 	err := src.err
-	return &Spec{
+	return &Tool{
 		Name:        name,
 		Summary:     "A tool of a source that failed: " + err.Error(),
 		Description: "A tool of a source that failed: " + err.Error(),
 		Source:      src.prefix + "*",
 		Check:       func(map[string]any) error { return nil },
-		Call: func(context.Context, *ToolContext, map[string]any) (any, error) {
+		Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
 			return nil, err
 		},
 	}, true
@@ -137,10 +143,10 @@ func (r *Registry) lookupSource(name string) (*Spec, bool) {
 // loadedNames are the names of the tools registered so far, sources not
 // yet loaded left out: an unknown name's message lists them without
 // starting every server.
-func (r *Registry) loadedNames() []string {
+func (r *Set) loadedNames() []string {
 	r.mu.RLock()
-	out := make([]string, 0, len(r.specs))
-	for n := range r.specs {
+	out := make([]string, 0, len(r.tools))
+	for n := range r.tools {
 		out = append(out, n)
 	}
 	r.mu.RUnlock()
@@ -149,9 +155,9 @@ func (r *Registry) loadedNames() []string {
 
 // failed returns why the source of name could not give it, nil when name
 // is registered or belongs to no source that failed.
-func (r *Registry) failed(name string) error {
+func (r *Set) failed(name string) error {
 	r.mu.RLock()
-	_, ok := r.specs[name]
+	_, ok := r.tools[name]
 	r.mu.RUnlock()
 	if ok {
 		return nil

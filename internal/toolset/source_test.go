@@ -1,4 +1,4 @@
-package registry
+package toolset
 
 import (
 	"context"
@@ -9,34 +9,35 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kesoku/kesoku/internal/registrysource"
+	"github.com/kesoku/kesoku/internal/toolspec"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // countingSource is a Source that counts its loads.
 type countingSource struct {
 	prefix string
-	specs  []*Spec
+	specs  []*Tool
 	err    error
 	loads  atomic.Int32
 }
 
 func (s *countingSource) Prefix() string { return s.prefix }
 
-func (s *countingSource) Load() ([]*Spec, error) {
+func (s *countingSource) Load() ([]*Tool, error) {
 	s.loads.Add(1)
 	return s.specs, s.err
 }
 
-func noop(context.Context, *ToolContext, map[string]any) (any, error) { return "ok", nil }
+func noop(context.Context, *registry.ToolContext, map[string]any) (any, error) { return "ok", nil }
 
 func TestSourceLoadedWhenNeeded(t *testing.T) {
 	t.Parallel()
 	r := New()
-	r.MustRegister(&Spec{Name: "calculate_sum", Call: noop})
-	fs := &countingSource{prefix: "fs__", specs: []*Spec{{Name: "fs__read", Call: noop}}}
-	other := &countingSource{prefix: "web__", specs: []*Spec{{Name: "web__get", Call: noop}}}
-	for _, s := range []toolSource{fs, other} {
-		if err := r.addSource(s); err != nil {
+	r.MustRegister(&Tool{Name: "calculate_sum", Call: noop})
+	fs := &countingSource{prefix: "fs__", specs: []*Tool{{Name: "fs__read", Call: noop}}}
+	other := &countingSource{prefix: "web__", specs: []*Tool{{Name: "web__get", Call: noop}}}
+	for _, s := range []Source{fs, other} {
+		if err := r.AddSource(s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,10 +71,10 @@ func TestSourceLoadedWhenNeeded(t *testing.T) {
 func TestSourceFailed(t *testing.T) {
 	t.Parallel()
 	r := New()
-	r.MustRegister(&Spec{Name: "x__clash", Call: noop, Source: "tools.go:1"})
+	r.MustRegister(&Tool{Name: "x__clash", Call: noop, Source: "tools.go:1"})
 	boom := errors.New("mcp server x: exec: not found")
-	bad := &countingSource{prefix: "x__", err: boom, specs: []*Spec{{Name: "x__clash", Call: noop}, {Name: "y__out", Call: noop}}}
-	if err := r.addSource(bad); err != nil {
+	bad := &countingSource{prefix: "x__", err: boom, specs: []*Tool{{Name: "x__clash", Call: noop}, {Name: "y__out", Call: noop}}}
+	if err := r.AddSource(bad); err != nil {
 		t.Fatal(err)
 	}
 	s, ok := r.Lookup("x__anything")
@@ -89,7 +90,7 @@ func TestSourceFailed(t *testing.T) {
 	if _, err := r.Select([]string{"x__anything"}); !errors.Is(err, boom) {
 		t.Errorf("Select: %v; want %v: a tool whose declaration is unknown cannot be offered", err, boom)
 	}
-	err := r.loadAll()
+	err := r.Load()
 	for _, want := range []string{boom.Error(), `"x__clash" already registered at tools.go:1`, `"y__out"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load: %v; want it to say %s", err, want)
@@ -103,15 +104,15 @@ func TestSourceFailed(t *testing.T) {
 func TestAddSourceOverlap(t *testing.T) {
 	t.Parallel()
 	r := New()
-	if err := r.addSource(&countingSource{prefix: "a__"}); err != nil {
+	if err := r.AddSource(&countingSource{prefix: "a__"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"a__", "a__b__", "a_", ""} {
-		if err := r.addSource(&countingSource{prefix: p}); err == nil {
+		if err := r.AddSource(&countingSource{prefix: p}); err == nil {
 			t.Errorf("AddSource(%q): no error", p)
 		}
 	}
-	if err := r.addSource(&countingSource{prefix: "ab__"}); err != nil {
+	if err := r.AddSource(&countingSource{prefix: "ab__"}); err != nil {
 		t.Errorf("AddSource(ab__): %v", err)
 	}
 }
@@ -120,8 +121,8 @@ func TestRawSchema(t *testing.T) {
 	t.Parallel()
 	raw := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`)
 	checked := 0
-	s := &Spec{Name: "fs__find", Description: "Finds.", RawSchema: raw, Call: noop,
-		Params: []*Property{{Name: "q", Required: true, Schema: &Schema{Type: TypeString}}},
+	s := &Tool{Name: "fs__find", Description: "Finds.", RawSchema: raw, Call: noop,
+		Params: []*toolspec.Property{{Name: "q", Required: true, Schema: &toolspec.Schema{Type: toolspec.TypeString}}},
 		Check:  func(map[string]any) error { checked++; return nil }}
 	if got := string(s.InputSchema()); got != string(raw) {
 		t.Errorf("InputSchema = %s, want the raw schema", got)
@@ -142,22 +143,5 @@ func TestRawSchema(t *testing.T) {
 	want = `{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"fs__find"}`
 	if got := string(s.JSONSchema()); got != want || !json.Valid([]byte(got)) {
 		t.Errorf("JSONSchema of an empty object =\n%s\nwant\n%s", got, want)
-	}
-}
-
-// TestSourcesThroughRegistrysource: kesoku's own packages add and load
-// sources through internal/registrysource, which reaches this registry's.
-func TestSourcesThroughRegistrysource(t *testing.T) {
-	t.Parallel()
-	r := New()
-	src := &countingSource{prefix: "fs__", specs: []*Spec{{Name: "fs__read", Call: noop}}}
-	if err := registrysource.Add[Registry, Spec](r, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := registrysource.Load(r); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := r.Lookup("fs__read"); !ok {
-		t.Error("the source's tool is not in the registry")
 	}
 }

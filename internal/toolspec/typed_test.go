@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"context"
@@ -93,7 +93,7 @@ func TestAddParams(t *testing.T) {
 	if s.Summary != "Searches." || s.Description != "Searches. More words." {
 		t.Errorf("summary %q, description %q", s.Summary, s.Description)
 	}
-	if !strings.HasPrefix(s.Source, "typed_test.go:") || s.Package != "github.com/kesoku/kesoku/registry" {
+	if !strings.HasPrefix(s.Source, "typed_test.go:") || s.Package != "github.com/kesoku/kesoku/internal/toolspec" {
 		t.Errorf("Source %q, Package %q: want this file and package", s.Source, s.Package)
 	}
 	if s.OutputSchema() == nil {
@@ -143,7 +143,7 @@ func TestAddCall(t *testing.T) {
 	}{
 		{map[string]any{"mode": "exact", "Plain": 1.0}, `args.text: missing required argument`},
 		{map[string]any{"text": "x", "mode": "exakt", "Plain": 1.0}, `args.mode: not one of the allowed values: expected one of "exact", "prefix", got string "exakt" (did you mean "exact"?)`},
-		{map[string]any{"text": "x", "mode": 1.0}, `args.mode: wrong type: expected string (registry.mode), got number 1`},
+		{map[string]any{"text": "x", "mode": 1.0}, `args.mode: wrong type: expected string (toolspec.mode), got number 1`},
 		{map[string]any{"text": "x", "mode": "exact", "langs": []any{"en", "fr"}, "Plain": 1.0}, `args.langs[1]: not one of the allowed values: expected one of "en", "de", got string "fr"`},
 		{map[string]any{"text": "x", "mode": "exact", "near": map[string]any{}, "Plain": 1.0}, `args.near.x: missing required field`},
 		{map[string]any{"text": "x", "mode": "exact", "boost": map[string]any{"a b": 300.0}, "Plain": 1.0}, `args.boost["a b"]: out of range: expected integer (int8) from -128 to 127, got number 300`},
@@ -201,8 +201,8 @@ func TestAddErrors(t *testing.T) {
 		{"interface field", func() error { return Add(r, "i", "Does.", does[struct{ V any }, int]) }, `field V: unsupported type interface {}: an interface has no schema`},
 		{"channel field", func() error { return Add(r, "c", "Does.", does[struct{ C chan int }, int]) }, `a channel cannot come from JSON`},
 		{"map key", func() error { return Add(r, "k", "Does.", does[struct{ M map[int]int }, int]) }, `map keys must be strings`},
-		{"decodes itself", func() error { return Add(r, "d", "Does.", does[struct{ S stamp }, int]) }, `type registry.stamp decodes itself`},
-		{"recursive", func() error { return Add(r, "r", "Does.", does[selfish, int]) }, `recursive type registry.selfish`},
+		{"decodes itself", func() error { return Add(r, "d", "Does.", does[struct{ S stamp }, int]) }, `type toolspec.stamp decodes itself`},
+		{"recursive", func() error { return Add(r, "r", "Does.", does[selfish, int]) }, `recursive type toolspec.selfish`},
 		{"two names", func() error { return Add(r, "t", "Does.", does[twice, int]) }, `two fields are named "B" in JSON`},
 		{"quoted", func() error { return Add(r, "q", "Does.", does[quotedArg, int]) }, `uses the json ",string" option`},
 		{"pointer to pointer", func() error { return Add(r, "p", "Does.", does[ptrPtr, int]) }, `a pointer to a pointer`},
@@ -260,10 +260,10 @@ func TestResultSchema(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		add  func(*Registry) error
+		add  func(*testRegistry) error
 		want string
 	}{
-		{"struct", func(r *Registry) error { return Add(r, "t", "Does.", does[point, report]) },
+		{"struct", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, report]) },
 			`{"type":"object","properties":{` +
 				`"count":{"type":"integer","description":"How many."},` +
 				`"mean":{"type":["number","null"]},` +
@@ -277,16 +277,16 @@ func TestResultSchema(t *testing.T) {
 				`"points":{"type":"array","items":{"type":"object","properties":{"x":{"type":"number","description":"Across."},"y":{"type":"number"}},"required":["x"],"additionalProperties":false}},` +
 				`"source":{"type":"string"}},` +
 				`"required":["count","mean","raw","by","when","level","points"],"additionalProperties":false}`},
-		{"pointer", func(r *Registry) error { return Add(r, "t", "Does.", does[point, *point]) },
+		{"pointer", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, *point]) },
 			`{"type":"object","properties":{"x":{"type":"number","description":"Across."},"y":{"type":"number"}},"required":["x"],"additionalProperties":false}`},
-		{"map", func(r *Registry) error { return Add(r, "t", "Does.", does[point, map[string][]int]) },
+		{"map", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, map[string][]int]) },
 			`{"type":"object","additionalProperties":{"type":["array","null"],"items":{"type":"integer"}}}`},
-		{"names clash", func(r *Registry) error { return Add(r, "t", "Does.", does[point, clashing]) }, `{"type":"object"}`},
-		{"string", func(r *Registry) error { return Add(r, "t", "Does.", does[point, string]) }, ``},
-		{"slice", func(r *Registry) error { return Add(r, "t", "Does.", does[point, []point]) }, ``},
-		{"any", func(r *Registry) error { return Add(r, "t", "Does.", does[point, any]) }, ``},
-		{"writes itself", func(r *Registry) error { return Add(r, "t", "Does.", does[point, selfWriting]) }, ``},
-		{"time", func(r *Registry) error { return Add(r, "t", "Does.", does[point, *time.Time]) }, ``},
+		{"names clash", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, clashing]) }, `{"type":"object"}`},
+		{"string", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, string]) }, ``},
+		{"slice", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, []point]) }, ``},
+		{"any", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, any]) }, ``},
+		{"writes itself", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, selfWriting]) }, ``},
+		{"time", func(r *testRegistry) error { return Add(r, "t", "Does.", does[point, *time.Time]) }, ``},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,45 +300,5 @@ func TestResultSchema(t *testing.T) {
 				t.Errorf("output schema mismatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestRawOutputSchema passes a schema given as it is.
-func TestRawOutputSchema(t *testing.T) {
-	t.Parallel()
-	s := &Spec{Name: "x", RawOutputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`)}
-	if got := string(s.OutputSchema()); got != string(s.RawOutputSchema) {
-		t.Errorf("OutputSchema = %s", got)
-	}
-	if (&Spec{Name: "y"}).OutputSchema() != nil {
-		t.Error("a spec without a result has an output schema")
-	}
-}
-
-// TestUnknownToolHint says, in a program of one's own without a tool of
-// its own, that its generated files are missing, and nowhere else.
-func TestUnknownToolHint(t *testing.T) {
-	r := New()
-	r.MustRegister(&Spec{Name: "calculate_sum", Package: "github.com/kesoku/kesoku/internal/tools", Call: noop})
-	defer func(f func() (string, string)) { mainModule = f }(mainModule)
-	for _, tt := range []struct {
-		mod, pkg string
-		want     string
-	}{
-		{"example.com/mytools", "example.com/mytools", `unknown tool "greet"; known tools: calculate_sum; example.com/mytools has no tools of its own: the functions marked //kesoku:tool in its packages are registered by the kesoku_gen.go files that "go run . gen ./..." writes beside them, and none was built in`},
-		{"example.com/m", "example.com/m/cmd/m", `"go run example.com/m/cmd/m gen ./..."`},
-		{"github.com/kesoku/kesoku", "github.com/kesoku/kesoku", `unknown tool "greet"; known tools: calculate_sum`},
-		{"", "", `unknown tool "greet"; known tools: calculate_sum`},
-	} {
-		mainModule = func() (string, string) { return tt.mod, tt.pkg }
-		if got := r.UnknownTool("greet").Error(); !strings.Contains(got, tt.want) || tt.mod == "github.com/kesoku/kesoku" && got != tt.want {
-			t.Errorf("module %q: got %q, want %q", tt.mod, got, tt.want)
-		}
-	}
-	// A program with a tool of its own, generated or typed, gets no hint.
-	mainModule = func() (string, string) { return "example.com/mytools", "example.com/mytools" }
-	r.MustRegister(&Spec{Name: "word_count", Package: "example.com/mytools/tools", Call: noop})
-	if got := r.UnknownTool("greet").Error(); strings.Contains(got, "no tools of its own") {
-		t.Errorf("got %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"fmt"
@@ -15,11 +15,12 @@ import (
 // wrong items must not become a million-line error.
 const maxProblems = 20
 
-// Validate checks a call's arguments against the tool's parameters before
-// anything runs (the ToolRunner's third step). It returns nil, or an *ArgsError holding
-// every problem at once: missing required arguments, unknown arguments,
-// wrong types, integers out of their Go kind's range, values outside an
-// enum, at any depth (`items[2].name`, `opts.mode`, `labels.en`).
+// Validate checks a call's arguments against a tool's parameters before
+// anything runs (the ToolRunner's third step). It returns nil, or an
+// *ArgsError holding every problem at once: missing required arguments,
+// unknown arguments, wrong types, integers out of their Go kind's range,
+// values outside an enum, at any depth (`items[2].name`, `opts.mode`,
+// `labels.en`).
 //
 // args is what a JSON or YAML decoder produced: numbers may be float64,
 // json.Number or any Go integer kind; a number that is integral is an
@@ -28,19 +29,13 @@ const maxProblems = 20
 //
 // Validate runs once per request on the hot path: on success with flat
 // arguments it allocates nothing. Only a failure builds paths and messages.
-//
-// A tool with its own Check (one declared outside Go) is checked by it
-// instead.
-func (s *Spec) Validate(args map[string]any) error {
-	if s.Check != nil {
-		return s.Check(args)
-	}
+func Validate(tool string, params []*Property, args map[string]any) error {
 	var v validator
-	v.object(s.Params, args, "argument")
+	v.object(params, args, "argument")
 	if len(v.problems) == 0 {
 		return nil
 	}
-	return &ArgsError{Tool: s.Name, Problems: v.problems, Omitted: v.omitted}
+	return &ArgsError{Tool: tool, Problems: v.problems, Omitted: v.omitted}
 }
 
 // validator gathers the problems of one call.

@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package registry
+package toolset
 
 import (
 	"fmt"
@@ -48,7 +48,7 @@ func (e *UnknownToolError) Error() string {
 // In a program of one's own (a module that is not kesoku's) whose
 // registry holds no tool of that module, the error says so: the tools
 // were written, most likely, and their generated files never made.
-func (r *Registry) UnknownTool(name string) *UnknownToolError {
+func (r *Set) UnknownTool(name string) *UnknownToolError {
 	known := r.loadedNames()
 	slices.Sort(known)
 	e := &UnknownToolError{Name: name, Suggestion: english.Suggest(name, known), Known: known}
@@ -78,10 +78,10 @@ var mainModule = sync.OnceValues(func() (mod, pkg string) {
 
 // hasToolsOf reports whether a tool registered so far was declared in a
 // package of module mod.
-func (r *Registry) hasToolsOf(mod string) bool {
+func (r *Set) hasToolsOf(mod string) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, s := range r.specs {
+	for _, s := range r.tools {
 		if s.Package == mod || strings.HasPrefix(s.Package, mod+"/") {
 			return true
 		}

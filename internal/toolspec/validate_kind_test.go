@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 // A named integer type is bounded by its underlying kind, not by its name.
 func TestValidateNamedIntegerKind(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "t", Params: []*Property{{
+	s := &testSpec{Name: "t", Params: []*Property{{
 		Name: "level", Required: true,
 		Schema: &Schema{Type: TypeInteger, GoType: "tools.Level", Kind: "int8"},
 	}}}
@@ -29,7 +29,7 @@ func TestValidateNamedIntegerKind(t *testing.T) {
 // to a finite float32 fits.
 func TestValidateFloat32Edge(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "t", Params: []*Property{{
+	s := &testSpec{Name: "t", Params: []*Property{{
 		Name: "x", Required: true,
 		Schema: &Schema{Type: TypeNumber, GoType: "float32", Kind: "float32"},
 	}}}
@@ -55,7 +55,7 @@ func TestValidateFloat32Edge(t *testing.T) {
 // into range through a float.
 func TestValidateIntegerLiteralBeyondRange(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "t", Params: []*Property{{
+	s := &testSpec{Name: "t", Params: []*Property{{
 		Name: "n", Required: true,
 		Schema: &Schema{Type: TypeInteger, GoType: "int64", Kind: "int64"},
 	}}}
@@ -73,7 +73,7 @@ func TestValidateIntegerLiteralBeyondRange(t *testing.T) {
 // The suggestion for an unknown argument is one that was not given.
 func TestValidateSuggestsFreeName(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "calculate_sum", Params: []*Property{
+	s := &testSpec{Name: "calculate_sum", Params: []*Property{
 		{Name: "a", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int", Kind: "int"}},
 		{Name: "b", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int", Kind: "int"}},
 	}}

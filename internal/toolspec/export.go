@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"bytes"
@@ -9,66 +9,53 @@ import (
 // draft202012 is the dialect of the jsonschema format.
 const draft202012 = "https://json-schema.org/draft/2020-12/schema"
 
-// InputSchema returns the tool's canonical input schema: a JSON Schema
+// InputSchema returns a tool's canonical input schema: a JSON Schema
 // object whose properties are the parameters, in declaration order, with
 // their descriptions, enums, defaults, item types and nested objects.
 // Every other format is built from it.
-//
-// A tool declared outside Go returns its RawSchema as it was given.
-func (s *Spec) InputSchema() json.RawMessage {
-	if len(s.RawSchema) > 0 {
-		return s.RawSchema
-	}
-	return mustMarshal(paramsSchema(s.Params))
+func InputSchema(params []*Property) json.RawMessage {
+	return mustMarshal(paramsSchema(params))
 }
 
-// JSONSchema returns the tool as one standalone JSON Schema (draft
-// 2020-12) of its arguments, titled with the tool's name and described by
-// its description: the input schema, self-contained.
-//
-// For a tool declared outside Go it is its RawSchema with the title and
-// description added where the schema has none, and the 2020-12 dialect
-// where it names none: a schema that names draft-07 keeps saying so.
-func (s *Spec) JSONSchema() json.RawMessage {
-	if len(s.RawSchema) > 0 {
-		return s.rawJSONSchema()
-	}
-	root := paramsSchema(s.Params)
+// JSONSchema returns a tool as one standalone JSON Schema (draft 2020-12)
+// of its arguments, titled with the tool's name and described by its
+// description: the input schema, self-contained.
+func JSONSchema(name, description string, params []*Property) json.RawMessage {
+	root := paramsSchema(params)
 	root.Dialect = draft202012
-	root.Title = s.Name
-	root.Description = s.Description
+	root.Title = name
+	root.Description = description
 	return mustMarshal(root)
 }
 
-// OutputSchema returns the JSON Schema of the tool's result, in the style
-// of InputSchema (draft 2020-12, properties in declaration order), or nil
-// when the result's Go type gives none (see Spec.Result). Its root is
-// always an object, as MCP requires of an outputSchema: a result that is
-// a nil pointer or map encodes as null, and so has no structured form.
-//
-// A tool declared outside Go returns its RawOutputSchema as it was given.
-func (s *Spec) OutputSchema() json.RawMessage {
-	if len(s.RawOutputSchema) > 0 {
-		return s.RawOutputSchema
-	}
-	if s.Result == nil || s.Result.Type != TypeObject {
+// OutputSchema returns the JSON Schema of a tool's result, in the style of
+// InputSchema (draft 2020-12, properties in declaration order), or nil
+// when the result's Go type gives none (result is nil or no object). Its
+// root is always an object, as MCP requires of an outputSchema: a result
+// that is a nil pointer or map encodes as null, and so has no structured
+// form.
+func OutputSchema(result *Schema) json.RawMessage {
+	if result == nil || result.Type != TypeObject {
 		return nil
 	}
 	c := converter{}
-	root := c.schema(s.Result)
+	root := c.schema(result)
 	root.Type = TypeObject
 	return mustMarshal(root)
 }
 
-// rawJSONSchema is JSONSchema for a RawSchema. The keys are put in front
-// of the schema's own, in the order of a Go tool's, and its own keys keep
-// their order, which a round trip through a map would lose.
-func (s *Spec) rawJSONSchema() json.RawMessage {
+// RawJSONSchema is JSONSchema for a schema given as JSON Schema (a tool
+// declared outside Go): raw with the title and description added where it
+// has none, and the 2020-12 dialect where it names none, so that a schema
+// that names draft-07 keeps saying so. The keys are put in front of the
+// schema's own, in the order of a Go tool's, and its own keys keep their
+// order, which a round trip through a map would lose.
+func RawJSONSchema(raw json.RawMessage, name, description string) json.RawMessage {
 	var have map[string]json.RawMessage
-	if err := json.Unmarshal(s.RawSchema, &have); err != nil {
-		// Not an object: whoever set RawSchema broke its contract. Say it
-		// as it is rather than build on it.
-		return s.RawSchema
+	if err := json.Unmarshal(raw, &have); err != nil {
+		// Not an object: whoever gave it broke its contract. Say it as it
+		// is rather than build on it.
+		return raw
 	}
 	var head bytes.Buffer
 	add := func(key, value string) {
@@ -83,9 +70,9 @@ func (s *Spec) rawJSONSchema() json.RawMessage {
 		head.WriteByte(',')
 	}
 	add("$schema", draft202012)
-	add("title", s.Name)
-	add("description", s.Description)
-	body := bytes.TrimSpace(s.RawSchema)
+	add("title", name)
+	add("description", description)
+	body := bytes.TrimSpace(raw)
 	if head.Len() == 0 {
 		return body
 	}

@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"context"
@@ -6,67 +6,38 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/tooldoc"
 )
 
-// Add registers fn in r as the tool called name, described to models by
-// description, for a tool whose arguments are the fields of a struct: no
-// doc comment and no kesoku gen. The parameters are In's exported fields,
-// as encoding/json sees them:
-//
-//   - the json tag gives a parameter's name (the field's name without one),
-//     and "-" leaves the field out;
-//   - a parameter is required unless its tag says omitempty (or omitzero)
-//     or its type is a pointer;
-//   - a `description:"..."` tag describes it, and an `enum:"a,b"` tag
-//     limits a string (or the strings of a slice, map or pointer) to those
-//     values (kesoku gen finds a string type's constants; reflection
-//     cannot, so a typed tool lists them in the tag);
-//   - its type is a string, a bool, any integer or float kind, a slice, an
-//     array, a map with string keys, a struct (its fields by the same rules,
-//     embedded structs flattened) or a pointer to one of them.
-//
-// A call's arguments are validated and decoded by the same functions as a
-// doc-comment tool's generated code, so a mistake reads the same either
-// way. fn gets the call's context and ToolContext; an error it returns
-// fails the call (made with InvalidArg, it blames an argument). When Out
-// is an object (a struct, a map, or a pointer to one) it is also the
-// tool's output schema (Spec.Result).
-//
-// Add returns an error for a name that does not match NamePattern, a name
-// r already has, an empty description, an In that is not a struct or has
-// a field of a type no JSON schema describes (an interface, a channel, a
-// map with other keys, a type that decodes itself), and an Out that
-// cannot be encoded as JSON. Types are read by reflection once, here;
-// registration by kesoku gen is the faster path per call.
-func Add[In, Out any](r *Registry, name, description string, fn func(ctx context.Context, tc *ToolContext, in In) (Out, error)) error {
-	source, pkg := caller()
+// Typed returns the Spec of a typed tool (registry.Add): its parameters
+// are In's fields, read by reflection once, here, and a call's arguments
+// are decoded by the same functions as generated code's. source and pkg
+// are where it was added, for messages.
+func Typed[TC, In, Out any](name, description string, fn func(ctx context.Context, tc *TC, in In) (Out, error), source, pkg string) (*Spec[TC], error) {
 	if !ValidName(name) {
-		return fmt.Errorf("add tool at %s: tool name %q does not match %s", source, name, NamePattern)
+		return nil, fmt.Errorf("add tool at %s: tool name %q does not match %s", source, name, NamePattern)
 	}
 	if fn == nil {
-		return fmt.Errorf("add tool %q at %s: no function", name, source)
+		return nil, fmt.Errorf("add tool %q at %s: no function", name, source)
 	}
 	description = strings.TrimSpace(description)
 	if description == "" {
-		return fmt.Errorf("add tool %q at %s: the description is empty: say what the tool does", name, source)
+		return nil, fmt.Errorf("add tool %q at %s: the description is empty: say what the tool does", name, source)
 	}
 	inType := reflect.TypeFor[In]()
 	params, decode, err := typedParams(inType)
 	if err != nil {
-		return fmt.Errorf("add tool %q at %s: arguments %s: %w", name, source, inType, err)
+		return nil, fmt.Errorf("add tool %q at %s: arguments %s: %w", name, source, inType, err)
 	}
 	outType := reflect.TypeFor[Out]()
 	if err := encodable(outType, nil); err != nil {
-		return fmt.Errorf("add tool %q at %s: result %s cannot be encoded as JSON: %w", name, source, outType, err)
+		return nil, fmt.Errorf("add tool %q at %s: result %s cannot be encoded as JSON: %w", name, source, outType, err)
 	}
-	return r.Register(&Spec{
+	return &Spec[TC]{
 		Name:        name,
 		Summary:     tooldoc.Summary(description),
 		Description: description,
@@ -74,7 +45,7 @@ func Add[In, Out any](r *Registry, name, description string, fn func(ctx context
 		Result:      resultSchema(outType),
 		Source:      source,
 		Package:     pkg,
-		Call: func(ctx context.Context, tc *ToolContext, args map[string]any) (any, error) {
+		Call: func(ctx context.Context, tc *TC, args map[string]any) (any, error) {
 			var in In
 			if err := decode(reflect.ValueOf(&in).Elem(), args); err != nil {
 				return nil, err
@@ -85,27 +56,7 @@ func Add[In, Out any](r *Registry, name, description string, fn func(ctx context
 			}
 			return out, nil
 		},
-	})
-}
-
-// caller says where Add was called from: the file:line, as kesoku gen
-// writes a tool's Source, and the caller's package.
-func caller() (source, pkg string) {
-	pc, file, line, ok := runtime.Caller(2)
-	if !ok {
-		return "unknown", ""
-	}
-	source = fmt.Sprintf("%s:%d", filepath.Base(file), line)
-	if f := runtime.FuncForPC(pc); f != nil {
-		// "example.com/mytools/tools.init.0": the package is up to the
-		// first dot after the last slash.
-		name := f.Name()
-		slash := strings.LastIndexByte(name, '/')
-		if dot := strings.IndexByte(name[slash+1:], '.'); dot >= 0 {
-			pkg = name[:slash+1+dot]
-		}
-	}
-	return source, pkg
+	}, nil
 }
 
 // decoder decodes one argument value into dst, as the code kesoku gen

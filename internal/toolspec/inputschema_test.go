@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"encoding/json"
@@ -42,7 +42,7 @@ func TestInputSchema(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := &Spec{Name: "t", Params: []*Property{{Name: "p", Required: true, Schema: tt.schema}}}
+			s := &testSpec{Name: "t", Params: []*Property{{Name: "p", Required: true, Schema: tt.schema}}}
 			want := `{"type":"object","properties":{"p":` + tt.want + `},"required":["p"],"additionalProperties":false}`
 			if diff := cmp.Diff(want, string(s.InputSchema())); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
@@ -53,7 +53,7 @@ func TestInputSchema(t *testing.T) {
 
 func TestInputSchemaNoParams(t *testing.T) {
 	t.Parallel()
-	got := string((&Spec{Name: "current_time"}).InputSchema())
+	got := string((&testSpec{Name: "current_time"}).InputSchema())
 	want := `{"type":"object","properties":{},"additionalProperties":false}`
 	if got != want {
 		t.Errorf("InputSchema = %s, want %s", got, want)

@@ -1,4 +1,4 @@
-package registry
+package toolspec
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 )
 
 // demoSpec has a parameter of every kind validation distinguishes.
-func demoSpec() *Spec {
-	return &Spec{
+func demoSpec() *testSpec {
+	return &testSpec{
 		Name: "demo",
 		Params: []*Property{
 			{Name: "a", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int"}},
@@ -265,7 +265,7 @@ func TestValidateUseNumber(t *testing.T) {
 
 func TestValidateNoParams(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "current_time"}
+	s := &testSpec{Name: "current_time"}
 	if err := s.Validate(nil); err != nil {
 		t.Errorf("Validate(nil): %v", err)
 	}
@@ -319,7 +319,7 @@ func TestValidateMapCapDeterministic(t *testing.T) {
 
 func TestValidateWholeMessage(t *testing.T) {
 	t.Parallel()
-	s := &Spec{Name: "calculate_sum", Params: []*Property{
+	s := &testSpec{Name: "calculate_sum", Params: []*Property{
 		{Name: "a", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int"}},
 		{Name: "b", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int"}},
 	}}
@@ -356,8 +356,8 @@ func TestValidateZeroAllocs(t *testing.T) {
 	}
 }
 
-func sumSpec() *Spec {
-	return &Spec{Name: "calculate_sum", Params: []*Property{
+func sumSpec() *testSpec {
+	return &testSpec{Name: "calculate_sum", Params: []*Property{
 		{Name: "a", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int"}},
 		{Name: "b", Required: true, Schema: &Schema{Type: TypeInteger, GoType: "int"}},
 	}}
