@@ -47,7 +47,7 @@ func testRegistry(t *testing.T) *registry.Registry {
 func TestToolsList(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: testRegistry(t)}
+	opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Tools: toolset.Of(testRegistry(t))}
 	if err := runToolsList(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ label          Label files by name.  labels:map[string]string [paths:string[]]
 func TestToolsListJSON(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: testRegistry(t), JSON: true}
+	opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Tools: toolset.Of(testRegistry(t)), JSON: true}
 	if err := runToolsList(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestToolsSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			opts := &toolsSchemaOptions{IO: &ioStreams{Out: &out}, Registry: testRegistry(t), Format: tt.format, Names: tt.names}
+			opts := &toolsSchemaOptions{IO: &ioStreams{Out: &out}, Tools: toolset.Of(testRegistry(t)), Format: tt.format, Names: tt.names}
 			err := runToolsSchema(opts)
 			if tt.wantErr != "" {
 				code, _ := exitCode(err)
@@ -192,7 +192,7 @@ func TestToolsListNarrowTerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: r, Width: tt.width}
+		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Tools: toolset.Of(r), Width: tt.width}
 		if err := runToolsList(opts); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestToolsListLongParameters(t *testing.T) {
 	r.MustRegister(&toolset.Spec{Name: "now", Summary: "Tell the time.", Call: call})
 	for _, width := range []int{80, 60} {
 		var out bytes.Buffer
-		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Registry: r, Width: width}
+		opts := &toolsListOptions{IO: &ioStreams{Out: &out}, Tools: toolset.Of(r), Width: width}
 		if err := runToolsList(opts); err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func TestToolsListLongParameters(t *testing.T) {
 func TestToolsListTellsStarting(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
-	opts := &toolsListOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Registry: testRegistry(t), Starting: []string{"fs", "git\x1b[2J"}}
+	opts := &toolsListOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Tools: toolset.Of(testRegistry(t)), Starting: []string{"fs", "git\x1b[2J"}}
 	if err := runToolsList(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestToolsListTellsStarting(t *testing.T) {
 	}
 	// tools schema of every tool, the same.
 	errOut.Reset()
-	sopts := &toolsSchemaOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Registry: testRegistry(t), Format: defaultSchemaFormat, Starting: []string{"fs"}}
+	sopts := &toolsSchemaOptions{IO: &ioStreams{Out: &out, Err: &errOut}, Tools: toolset.Of(testRegistry(t)), Format: defaultSchemaFormat, Starting: []string{"fs"}}
 	if err := runToolsSchema(sopts); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 type EvalCase struct {
 	*eval.Case
 	Specs    []*toolset.Tool
-	Registry *toolset.Set
+	Registry runner.Tools
 }
 
 // EvalOptions are what an eval over the environment is asked to do.

@@ -25,7 +25,7 @@ type SessionOptions struct {
 	// Specs are the tools offered to the model; Registry holds them and
 	// no others.
 	Specs    []*toolset.Tool
-	Registry *toolset.Set
+	Registry runner.Tools
 
 	System   string
 	MaxTurns int

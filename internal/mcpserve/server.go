@@ -138,8 +138,16 @@ type clientSession struct {
 	calls atomic.Int64
 }
 
+// Tools is what a Server needs of its tools: to run them, and to list
+// them. *toolset.Set is one.
+type Tools interface {
+	runner.Tools
+	// All returns every tool, sorted by name.
+	All() []*toolset.Tool
+}
+
 // New returns a Server of the tools of reg, every one of them offered.
-func New(reg *toolset.Set, opts Options) *Server {
+func New(reg Tools, opts Options) *Server {
 	jobs := max(opts.Runner.Jobs, 1)
 	ropts := opts.Runner
 	// Every call is a run of its own (RunOne): the slots bound the calls

@@ -235,7 +235,7 @@ func intLimits(goType string) (*int64, *uint64) {
 func mustMarshal(v any) json.RawMessage {
 	b, err := marshalPlain(v)
 	if err != nil {
-		panic(fmt.Sprintf("registry: encode schema: %v", err))
+		panic(fmt.Sprintf("toolspec: encode schema: %v", err))
 	}
 	return b
 }

@@ -1,3 +1,14 @@
+// Package toolspec is a Go tool as kesoku holds it: its spec, its schemas,
+// and its arguments checked and decoded.
+//
+// Package registry (what a tool author writes with) and registry/genimpl
+// (what generated code calls) are its two public faces: it is internal so
+// that neither has to export what the other, or kesoku, needs. The canonical
+// Schema of a tool's input and output, from which every export format is
+// built, is here, and so are the rules by which a call's arguments are
+// validated (Validate) and decoded (the Decode functions, and Typed for a
+// struct read by reflection), so that a mistake reads the same however the
+// tool was declared.
 package toolspec
 
 import (

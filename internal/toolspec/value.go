@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Reading argument values and naming them in messages. Spec.Validate and
+// Reading argument values and naming them in messages. Validate and
 // the Decode functions of generated code must agree on what a value is, to
 // the word: a call that Validate accepts has to decode, and both say what
 // came in the same terms. So they share these helpers rather than keep
@@ -214,7 +214,7 @@ const maxShown = 60
 
 // Describe says what a value is in the words of ArgError's Got: `string
 // "3"`, `number 1.5`, `null`, `array of 3 items`. A validator of its own
-// (a Spec's Check) uses it to speak as Validate does; so does every
+// (a tool's Check, toolset.Tool) uses it to speak as Validate does; so does every
 // message of kesoku's about a value of the wrong kind (in a request file,
 // in a config file's schema, in what an MCP client sent).
 func Describe(v any) string { return describe(v) }
