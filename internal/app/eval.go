@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"sync"
 	"time"
@@ -28,7 +30,10 @@ type EvalCase struct {
 
 // EvalOptions are what an eval over the environment is asked to do.
 type EvalOptions struct {
-	Cases []EvalCase
+	// Cases gives the cases in order, each when the eval is ready to run
+	// it: a case is taken from it once a run of the one before has
+	// started, so that what it holds is the few cases under way.
+	Cases iter.Seq2[EvalCase, error]
 	// Repeat is how many times each case runs unless it says; Jobs how
 	// many runs at once; System and MaxTurns a case's unless it says.
 	Repeat, Jobs int
@@ -55,10 +60,11 @@ type EvalOptions struct {
 	Write func(recs []*message.Record) error
 }
 
-// EvalReport is what an eval did, run by run.
+// EvalReport is what an eval did.
 type EvalReport struct {
-	// Runs are the verdicts written, in order.
-	Runs []eval.Run
+	// Summary adds up the verdicts written, and those of an earlier eval
+	// that --resume skipped.
+	Summary eval.Summary
 	// Interrupted says an interrupt stopped the eval: the runs not written
 	// are left for --resume. Budget says the budget ran out.
 	Interrupted, Budget bool
@@ -129,6 +135,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	pending := make(chan chan result, jobs)
 	slots := make(chan struct{}, jobs)
 	var report EvalReport
+	var runs eval.Tally
 	var writeErr error
 	done := make(chan struct{})
 	go func() {
@@ -136,7 +143,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		for ch := range pending {
 			r := <-ch
 			if r.earlier {
-				report.Runs = append(report.Runs, r.run)
+				runs.Add(r.run)
 				continue
 			}
 			switch {
@@ -149,7 +156,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 					stop()
 					break
 				}
-				report.Runs = append(report.Runs, r.run)
+				runs.Add(r.run)
 				report.Budget = report.Budget || r.run.Budget
 			}
 			// Given back once written: the next run starts only then, so
@@ -159,8 +166,14 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	}()
 	var wg sync.WaitGroup
 	position := int64(0)
+	var readErr error
 dispatch:
-	for _, c := range o.Cases {
+	for c, err := range o.Cases {
+		if err != nil {
+			readErr = err
+			stop()
+			break
+		}
 		repeat := c.Repeat
 		if repeat == 0 {
 			repeat = max(o.Repeat, 1)
@@ -201,10 +214,11 @@ dispatch:
 	close(pending)
 	<-done
 	report.Total = position
+	report.Summary = runs.Summary()
 	if ctx.Err() != nil {
 		report.Interrupted = true
 	}
-	return report, writeErr
+	return report, cmp.Or(writeErr, readErr)
 }
 
 // evalUnit runs one case once, into memory, and judges it.

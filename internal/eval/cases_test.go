@@ -118,7 +118,7 @@ func TestIsCaseFile(t *testing.T) {
 	}
 }
 
-func TestReadFilesNumbersTheRun(t *testing.T) {
+func TestOpenNumbersTheRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -130,7 +130,7 @@ func TestReadFilesNumbersTheRun(t *testing.T) {
 	}
 	a := write("a.yaml", "- prompt: one\n- prompt: two\n")
 	b := write("b.yaml", "- prompt: three\n- {id: mine, prompt: four}\n")
-	cases, err := ReadFiles([]string{a, b})
+	cases, err := readSet(t, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +142,32 @@ func TestReadFilesNumbersTheRun(t *testing.T) {
 		t.Errorf("ids %q, want the places in the whole run", got)
 	}
 	c := write("c.yaml", "- {id: mine, prompt: again}\n")
-	if _, err := ReadFiles([]string{b, c}); err == nil || !strings.Contains(err.Error(), `c.yaml:1:4: case "mine": the id of another case too (first at `+b+":2:4)") {
+	if _, err := readSet(t, b, c); err == nil || !strings.Contains(err.Error(), `c.yaml:1:4: case "mine": the id of another case too (first at `+b+":2:4)") {
 		t.Errorf("an id in two files: %v", err)
 	}
 	d := write("d.yaml", "- {id: case_1, prompt: named so}\n")
-	if _, err := ReadFiles([]string{a, d}); err == nil || !strings.Contains(err.Error(), `the id of another case too`) {
+	if _, err := readSet(t, a, d); err == nil || !strings.Contains(err.Error(), `the id of another case too`) {
 		t.Errorf("a named case_1 beside an unnamed first case: %v", err)
 	}
+}
+
+// readSet reads the cases of paths as an eval does: Open, then All.
+func readSet(t *testing.T, paths ...string) ([]*Case, error) {
+	t.Helper()
+	set, err := Open(paths)
+	if err != nil {
+		return nil, err
+	}
+	defer set.Close()
+	var cases []*Case
+	for c, err := range set.All() {
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) != set.Len() {
+		t.Errorf("All gave %d cases, Len %d", len(cases), set.Len())
+	}
+	return cases, nil
 }
