@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -170,4 +172,55 @@ func readSet(t *testing.T, paths ...string) ([]*Case, error) {
 		t.Errorf("All gave %d cases, Len %d", len(cases), set.Len())
 	}
 	return cases, nil
+}
+
+// TestSetHoldsNoCases: an eval's cases are read as they run, so what the
+// set holds as they run does not grow with them (a case held is some 400
+// bytes).
+func TestSetHoldsNoCases(t *testing.T) {
+	// Not parallel: it measures the heap.
+	dir := t.TempDir()
+	held := func(n int) uint64 {
+		path := filepath.Join(dir, fmt.Sprintf("cases%d.jsonl", n))
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"id": "case-number-%d", "prompt": "say hi, and say it as case %d says it", "tools": "", "expect": {"answer": {"contains": "Hi"}}}`+"\n", i+1, i+1)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b = strings.Builder{}
+		set, err := Open([]string{path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer set.Close()
+		var inuse uint64
+		i := 0
+		for c, err := range set.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i++; i == n {
+				// At the last case, as a run that holds each case it read
+				// would hold them all.
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				inuse = ms.HeapInuse
+				runtime.KeepAlive(c)
+			}
+		}
+		if i != n {
+			t.Fatalf("read %d cases of %d", i, n)
+		}
+		return inuse
+	}
+	held(1000) // what the first reading sets up once
+	small, large := held(1000), held(20_000)
+	perCase := (float64(large) - float64(small)) / 19_000
+	t.Logf("heap in use at the last case: %d KiB for 1,000 cases, %d KiB for 20,000: %.0f bytes a case", small>>10, large>>10, perCase)
+	if perCase > 16 {
+		t.Errorf("the heap grows by %.0f bytes a case, want none", perCase)
+	}
 }

@@ -20,8 +20,9 @@ import (
 // to a spool (a temporary file, one line of JSON a case); All reads the
 // spool again a case at a time as the cases run. What the run needs of
 // the whole set is counted on the way: the cases and runs of each file,
-// the lists of tools the cases offer. The ids' check keeps a hash of each
-// id (8 bytes and the spool offset of its case), not the id.
+// the lists of tools the cases offer. While Open reads, the check of ids
+// keeps a hash of each id (8 bytes, and the spool offset of its case),
+// not the id; it is dropped when Open returns.
 type Set struct {
 	paths []string
 	files []fileCount
@@ -75,20 +76,24 @@ func Open(paths []string) (_ *Set, err error) {
 		// A file's own mistakes come first, wherever they are in it; of
 		// the ids that cases of an earlier file have too, the first.
 		var later error
-		r := reader{file: path}
-		r.ids = s.index(func(sc *spooled) string {
-			if sc.Local > 0 {
-				return "case_" + strconv.Itoa(sc.Local)
-			}
-			return sc.ID
-		})
+		r := reader{file: path, ids: all}
+		if i > 0 {
+			r.ids = s.index(func(sc *spooled) string {
+				if sc.Local > 0 {
+					return "case_" + strconv.Itoa(sc.Local)
+				}
+				return sc.ID
+			})
+		}
 		r.emit = func(c *Case) error {
 			local := 0
 			if c.unnamed {
 				local = r.n + 1
 				c.ID = "case_" + strconv.Itoa(s.n+1)
 			}
-			if later == nil {
+			// The first file's cases are numbered as in the run: its own
+			// index is the run's.
+			if later == nil && i > 0 {
 				first, dup, err := all.add(c.ID, c.Pos)
 				if err != nil {
 					return err
