@@ -164,6 +164,11 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			<-slots
 		}
 	}()
+	// What every run's runner shares, made once: each run sets its own
+	// session, store and model (with the tally that holds it to the
+	// budget).
+	base := e.RunnerOptions()
+	base.EndGrace = ir.EndGrace()
 	var wg sync.WaitGroup
 	position := int64(0)
 	var readErr error
@@ -206,7 +211,7 @@ dispatch:
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ch <- e.evalUnit(runCtx, model, o, u, ir)
+				ch <- e.evalUnit(runCtx, model, o, u, base)
 			}()
 		}
 	}
@@ -222,7 +227,7 @@ dispatch:
 }
 
 // evalUnit runs one case once, into memory, and judges it.
-func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ir *Interrupts) (res result) {
+func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ropts runner.Options) (res result) {
 	start := time.Now()
 	if o.CassetteDir != "" {
 		// Each run its own cassette: it replays its own traffic whatever
@@ -248,11 +253,9 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	store := &memStore{}
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
 	redact := e.secrets
-	ropts := e.RunnerOptions()
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
 	ropts.Model = media.WithOptions(model, e.MediaOptions(tally))
-	ropts.EndGrace = ir.EndGrace()
 	system, maxTurns := o.System, o.MaxTurns
 	if u.c.System != "" {
 		system = u.c.System

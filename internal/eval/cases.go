@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/kesoku/kesoku/internal/english"
@@ -176,6 +177,9 @@ type reader struct {
 	ids idIndex
 	// emit takes each case, checked, in order.
 	emit func(*Case) error
+	// jdec and jbuf read the lines of JSON Lines (fast).
+	jdec jsontext.Decoder
+	jbuf bytes.Buffer
 }
 
 func (r *reader) pos(n ast.Node) yamlpos.Pos {
