@@ -169,7 +169,25 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	// budget).
 	base := e.RunnerOptions()
 	base.EndGrace = ir.EndGrace()
+	// jobs workers run the units, each unit's slot taken before it is
+	// handed over, so that one is free to take it: a worker's stack,
+	// grown by the SDK's deep calls, serves every run it takes, where a
+	// goroutine a run would grow a new one each time.
+	type work struct {
+		u  unit
+		ch chan result
+	}
+	units := make(chan work)
 	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range units {
+				w.ch <- e.evalUnit(runCtx, model, o, w.u, base)
+			}
+		}()
+	}
 	position := int64(0)
 	var readErr error
 dispatch:
@@ -208,13 +226,10 @@ dispatch:
 			}
 			ch := make(chan result, 1)
 			pending <- ch
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ch <- e.evalUnit(runCtx, model, o, u, base)
-			}()
+			units <- work{u, ch}
 		}
 	}
+	close(units)
 	wg.Wait()
 	close(pending)
 	<-done

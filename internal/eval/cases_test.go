@@ -1,12 +1,16 @@
 package eval
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 func TestReadFile(t *testing.T) {
@@ -222,5 +226,65 @@ func TestSetHoldsNoCases(t *testing.T) {
 	t.Logf("heap in use at the last case: %d KiB for 1,000 cases, %d KiB for 20,000: %.0f bytes a case", small>>10, large>>10, perCase)
 	if perCase > 16 {
 		t.Errorf("the heap grows by %.0f bytes a case, want none", perCase)
+	}
+}
+
+// BenchmarkSet is an eval's reading of its cases: Open, which checks
+// them, then All, as the eval runs them; an op is 1,000 cases of JSON
+// Lines.
+func BenchmarkSet(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "cases.jsonl")
+	var text strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&text, `{"id": "c%d", "prompt": "say hi, %d", "tools": "", "expect": {"answer": {"contains": "Hi"}}}`+"\n", i+1, i+1)
+	}
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		set, err := Open([]string{path})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, err := range set.All() {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		set.Close()
+	}
+}
+
+// TestHashedIDsCollide: ids whose hashes are one are told apart by the
+// ids read back from the spool; the same id twice is a duplicate
+// whatever others share its hash.
+func TestHashedIDsCollide(t *testing.T) {
+	t.Parallel()
+	f, name, err := tempFile("kesoku-test-*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Set{paths: []string{"e.yaml"}, spool: f, name: name, w: bufio.NewWriter(f)}
+	defer set.Close()
+	ids := set.index(func(sc *spooled) string { return sc.ID })
+	ids.hash = func(string) uint64 { return 7 }
+	var got []string
+	for i, id := range []string{"a", "b", "a", "c", "b", "c"} {
+		pos := yamlpos.Pos{File: "e.yaml", Line: i + 1, Col: 3}
+		first, dup, err := ids.add(id, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dup {
+			got = append(got, fmt.Sprintf("%s@%d first@%d", id, i+1, first.Line))
+			continue
+		}
+		if err := set.add(&Case{ID: id, Pos: pos, Prompt: "p"}, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"a@3 first@1", "b@5 first@2", "c@6 first@4"}; !slices.Equal(got, want) {
+		t.Errorf("duplicates %q, want %q", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -99,4 +100,43 @@ func sameAsYAML(t *testing.T, line string) bool {
 		t.Errorf("%s: fast read it otherwise (-yaml +fast):\n%s\npos %v, yaml's %v", line, diff, c.Pos, yc.Pos)
 	}
 	return true
+}
+
+// TestSpoolReadsBack: a case read back from the spool is the case
+// written to it.
+func TestSpoolReadsBack(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for i, line := range append(fastLines, `{"id": "x", "prompt": "p", "tools": "", "expect": {"tools_called": [], "answer": {"json_schema": {"maximum": 1e21, "minimum": -0}}}}`) {
+		var c *Case
+		y := reader{file: "e.jsonl", line: 1, ids: exactIDs{}, emit: func(got *Case) error { c = got; return nil }}
+		docs, err := y.parse([]byte(line))
+		if err == nil && len(docs) == 1 {
+			err = y.oneCase(docs[0].Body)
+		}
+		if err != nil || c == nil {
+			continue
+		}
+		n++
+		want, _ := json.Marshal(spool(c, 0, i))
+		sc, err := unspool(new(jsontext.Decoder), want)
+		if err != nil {
+			t.Fatalf("%s: %v", want, err)
+		}
+		got, _ := json.Marshal(sc)
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("read back otherwise (-written +read):\n%s", diff)
+		}
+		set := &Set{paths: []string{"e.jsonl"}}
+		back, err := set.decode(new(jsontext.Decoder), want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := json.Marshal(spool(back, 0, i)); string(again) != string(want) {
+			t.Errorf("case read back otherwise:\n%s\nwant\n%s", again, want)
+		}
+	}
+	if n < 15 {
+		t.Errorf("%d cases read back, want the 15 and more of fastLines", n)
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
@@ -181,6 +183,7 @@ func (s *Set) FileAt(position int64, repeat int) string {
 func (s *Set) All() iter.Seq2[*Case, error] {
 	return func(yield func(*Case, error) bool) {
 		br := bufio.NewReaderSize(io.NewSectionReader(s.spool, 0, s.size), 64<<10)
+		var d jsontext.Decoder
 		for {
 			line, err := br.ReadBytes('\n')
 			if err == io.EOF && len(line) == 0 {
@@ -190,7 +193,7 @@ func (s *Set) All() iter.Seq2[*Case, error] {
 				yield(nil, fmt.Errorf("read the cases from their temporary file: %w", err))
 				return
 			}
-			c, err := s.decode(line)
+			c, err := s.decode(&d, line)
 			if !yield(c, err) || err != nil {
 				return
 			}
@@ -295,9 +298,9 @@ func spool(c *Case, file, local int) *spooled {
 }
 
 // decode reads a line of the spool back into its case.
-func (s *Set) decode(line []byte) (*Case, error) {
-	var sc spooled
-	if err := json.Unmarshal(line, &sc); err != nil {
+func (s *Set) decode(d *jsontext.Decoder, line []byte) (*Case, error) {
+	sc, err := unspool(d, line)
+	if err != nil {
 		return nil, fmt.Errorf("read the cases from their temporary file: %w", err)
 	}
 	c := &Case{
@@ -341,11 +344,11 @@ func (s *Set) at(off int64) (*spooled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the cases from their temporary file: %w", err)
 	}
-	var sc spooled
-	if err := json.Unmarshal(line, &sc); err != nil {
+	sc, err := unspool(new(jsontext.Decoder), line)
+	if err != nil {
 		return nil, fmt.Errorf("read the cases from their temporary file: %w", err)
 	}
-	return &sc, nil
+	return sc, nil
 }
 
 // idIndex says whether an id was seen before, and where.
@@ -372,7 +375,7 @@ func (m exactIDs) add(id string, pos yamlpos.Pos) (yamlpos.Pos, bool, error) {
 // hashes) joins the few kept whole.
 type hashedIDs struct {
 	s     *Set
-	seed  maphash.Seed
+	hash  func(string) uint64
 	byKey map[uint64]int64
 	exact exactIDs
 	// idOf is the id a spooled case has in this index.
@@ -380,7 +383,9 @@ type hashedIDs struct {
 }
 
 func (s *Set) index(idOf func(*spooled) string) *hashedIDs {
-	return &hashedIDs{s: s, seed: maphash.MakeSeed(), byKey: map[uint64]int64{}, exact: exactIDs{}, idOf: idOf}
+	seed := maphash.MakeSeed()
+	hash := func(id string) uint64 { return maphash.String(seed, id) }
+	return &hashedIDs{s: s, hash: hash, byKey: map[uint64]int64{}, exact: exactIDs{}, idOf: idOf}
 }
 
 // add notes id, of the case to be written next to the spool.
@@ -388,7 +393,7 @@ func (h *hashedIDs) add(id string, pos yamlpos.Pos) (yamlpos.Pos, bool, error) {
 	if first, ok := h.exact[id]; ok {
 		return first, true, nil
 	}
-	key := maphash.String(h.seed, id)
+	key := h.hash(id)
 	off, ok := h.byKey[key]
 	if !ok {
 		h.byKey[key] = h.s.size
