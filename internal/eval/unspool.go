@@ -13,10 +13,11 @@ import (
 // jsontext's tokens: encoding/json's reflection took most of the time of
 // reading a case back.
 func unspool(d *jsontext.Decoder, line []byte) (*spooled, error) {
-	d.Reset(bytes.NewBuffer(line))
+	// The spool is kesoku's own: no name twice to look for.
+	d.Reset(bytes.NewBuffer(line), jsontext.AllowDuplicateNames(true))
 	sc := &spooled{}
-	err := object(d, func(k string) (err error) {
-		switch k {
+	err := object(d, func(k []byte) (err error) {
+		switch string(k) {
 		case "id":
 			sc.ID, err = str(d)
 		case "local":
@@ -51,8 +52,8 @@ func unspool(d *jsontext.Decoder, line []byte) (*spooled, error) {
 
 func unspoolExpect(d *jsontext.Decoder) (*spooledExpect, error) {
 	se := &spooledExpect{}
-	return se, object(d, func(k string) (err error) {
-		switch k {
+	return se, object(d, func(k []byte) (err error) {
+		switch string(k) {
 		case "called":
 			se.ToolsCalled, err = strs(d)
 		case "not_called":
@@ -65,8 +66,8 @@ func unspoolExpect(d *jsontext.Decoder) (*spooledExpect, error) {
 			se.MaxTokens = int64(n)
 		case "sequence":
 			se.Sequence = &Sequence{}
-			err = object(d, func(k string) (err error) {
-				switch k {
+			err = object(d, func(k []byte) (err error) {
+				switch string(k) {
 				case "Mode":
 					se.Sequence.Mode, err = str(d)
 				case "Calls":
@@ -79,9 +80,9 @@ func unspoolExpect(d *jsontext.Decoder) (*spooledExpect, error) {
 		case "answer":
 			a := &spooledAnswer{}
 			se.Answer = a
-			err = object(d, func(k string) (err error) {
+			err = object(d, func(k []byte) (err error) {
 				var s string
-				switch k {
+				switch string(k) {
 				case "contains":
 					s, err = str(d)
 					a.Contains = &s
@@ -116,8 +117,8 @@ func unspoolCalls(d *jsontext.Decoder) ([]Call, error) {
 	var calls []Call
 	for d.PeekKind() != ']' {
 		var c Call
-		err := object(d, func(k string) (err error) {
-			switch k {
+		err := object(d, func(k []byte) (err error) {
+			switch string(k) {
 			case "name":
 				c.Name, err = str(d)
 			case "args":
@@ -139,8 +140,10 @@ func unspoolCalls(d *jsontext.Decoder) ([]Call, error) {
 var errSpool = errors.New("not a line of the spool")
 
 // object reads an object, handing each key to member, which reads its
-// value.
-func object(d *jsontext.Decoder, member func(key string) error) error {
+// value. A key is given as written, which the spool's keys are (no
+// escapes), and valid until the next read: a switch on it makes no
+// string.
+func object(d *jsontext.Decoder, member func(key []byte) error) error {
 	tok, err := d.ReadToken()
 	if err != nil {
 		return err
@@ -149,11 +152,11 @@ func object(d *jsontext.Decoder, member func(key string) error) error {
 		return errSpool
 	}
 	for d.PeekKind() != '}' {
-		k, err := d.ReadToken()
+		k, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		if err := member(k.String()); err != nil {
+		if err := member(k[1 : len(k)-1]); err != nil {
 			return err
 		}
 	}
