@@ -155,6 +155,25 @@ func TestOpenNumbersTheRun(t *testing.T) {
 	if _, err := readSet(t, a, d); err == nil || !strings.Contains(err.Error(), `the id of another case too`) {
 		t.Errorf("a named case_1 beside an unnamed first case: %v", err)
 	}
+	// A file's own mistakes come before an id another file has too,
+	// wherever they are in it; of those ids, the first.
+	e := write("e.jsonl", `{"id": "mine", "prompt": "again"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n"+`{"prompt": "p", "expct": {}}`+"\n")
+	if _, err := readSet(t, b, e); err == nil || !strings.Contains(err.Error(), `e.jsonl:3:17: case 3: unknown key "expct"`) {
+		t.Errorf("a mistake after an id of another file: %v", err)
+	}
+	f := write("f.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "mine", "prompt": "again"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n")
+	if _, err := readSet(t, b, f); err == nil || !strings.Contains(err.Error(), `f.jsonl:3:2: case "case_1": the id of another case too (first at line 1)`) {
+		t.Errorf("an id twice in a file, after one of another file: %v", err)
+	}
+	f = write("f.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "mine", "prompt": "again"}`+"\n"+`{"id": "case_3", "prompt": "and"}`+"\n")
+	if _, err := readSet(t, b, f); err == nil || !strings.Contains(err.Error(), `f.jsonl:2:2: case "mine": the id of another case too (first at `+b+":2:4)") {
+		t.Errorf("ids of another file: %v", err)
+	}
+	// In a file, an unnamed case is named by its place in the file.
+	g := write("g.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n")
+	if _, err := readSet(t, a, g); err == nil || !strings.Contains(err.Error(), `g.jsonl:2:2: case "case_1": the id of another case too (first at line 1)`) {
+		t.Errorf("a named case_1 after the file's unnamed first: %v", err)
+	}
 }
 
 // readSet reads the cases of paths as an eval does: Open, then All.
