@@ -135,7 +135,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	pending := make(chan chan result, jobs)
 	slots := make(chan struct{}, jobs)
 	var report EvalReport
-	var runs eval.Tally
+	var runs eval.Summarizer
 	var writeErr error
 	done := make(chan struct{})
 	go func() {

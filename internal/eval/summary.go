@@ -36,17 +36,17 @@ type Summary struct {
 
 // Summarize adds up runs, given in case order, each case's runs together.
 func Summarize(runs []Run) Summary {
-	var t Tally
+	var t Summarizer
 	for _, r := range runs {
 		t.Add(r)
 	}
 	return t.Summary()
 }
 
-// Tally adds up runs as they come, in case order, each case's runs
+// Summarizer adds up runs as they come, in case order, each case's runs
 // together (as an eval writes them): it holds one case's counts at a
 // time, and the ids of the cases that failed.
-type Tally struct {
+type Summarizer struct {
 	s Summary
 	// The case being counted: its runs (those the budget cut too), and
 	// of the others, how many ran and passed.
@@ -58,7 +58,7 @@ type Tally struct {
 }
 
 // Add counts r.
-func (t *Tally) Add(r Run) {
+func (t *Summarizer) Add(r Run) {
 	if !t.started || r.Case != t.id {
 		t.end()
 		t.id, t.started = r.Case, true
@@ -82,7 +82,7 @@ func (t *Tally) Add(r Run) {
 }
 
 // end counts the case whose runs are over.
-func (t *Tally) end() {
+func (t *Summarizer) end() {
 	if t.runs > 0 {
 		t.s.Cases++
 		t.passAt1 += float64(t.passed) / float64(t.runs)
@@ -99,7 +99,7 @@ func (t *Tally) end() {
 }
 
 // Summary is what the runs counted so far add up to.
-func (t *Tally) Summary() Summary {
+func (t *Summarizer) Summary() Summary {
 	c := *t
 	c.end()
 	s := c.s
