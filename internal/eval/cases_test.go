@@ -307,3 +307,51 @@ func TestHashedIDsCollide(t *testing.T) {
 		t.Errorf("duplicates %q, want %q", got, want)
 	}
 }
+
+// TestSetCounts: what an eval needs of the whole set, counted as it was
+// read: its runs, the file of each run's position, the lists of tools.
+func TestSetCounts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.yaml")
+	b := filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, []byte("- {prompt: one, repeat: 3, tools: x}\n- {prompt: two}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(`{"prompt": "three", "tools": ["x"]}`+"\n"+`{"prompt": "four", "tools": ""}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := Open([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	if set.Len() != 4 || set.First() != "case_1" {
+		t.Errorf("%d cases, the first %q", set.Len(), set.First())
+	}
+	// --repeat 2: a's runs 1-3 (case_1), 4-5 (case_2); b's 6-7, 8-9.
+	if got := set.Runs(2); got != 9 {
+		t.Errorf("runs with --repeat 2: %d, want 9", got)
+	}
+	var files []string
+	for p := range int64(10) {
+		files = append(files, filepath.Base(set.FileAt(p+1, 2)))
+	}
+	if want := []string{"a.yaml", "a.yaml", "a.yaml", "a.yaml", "a.yaml", "b.jsonl", "b.jsonl", "b.jsonl", "b.jsonl", "."}; !slices.Equal(files, want) {
+		t.Errorf("files by position %q, want %q", files, want)
+	}
+	if !set.Repeats(1) || set.Runs(1) != 6 {
+		t.Errorf("with --repeat 1: repeats %v, %d runs; want true, 6", set.Repeats(1), set.Runs(1))
+	}
+	var lists []string
+	for _, l := range set.Tools() {
+		list := fmt.Sprintf("%q", l.Tools)
+		if l.Tools == nil {
+			list = "the command's"
+		}
+		lists = append(lists, fmt.Sprintf("%s@%s:%d", list, filepath.Base(l.Pos.File), l.Pos.Line))
+	}
+	if want := []string{`["x"]@a.yaml:1`, `the command's@a.yaml:2`, `[]@b.jsonl:2`}; !slices.Equal(lists, want) {
+		t.Errorf("lists of tools %q, want %q", lists, want)
+	}
+}
