@@ -64,23 +64,6 @@ var (
 	answerKeys   = []string{"contains", "regex", "equals", "json_schema"}
 )
 
-// ReadFile reads the cases of the eval file at path: YAML (.yaml, .yml),
-// JSON (.json) or JSON Lines (.jsonl, .ndjson). A YAML or JSON file holds
-// one case, a list of them, or {cases: [...]}. Every mistake is an error
-// at its file:line:col, the first one found. It holds every case: an eval
-// reads its files as a Set, which does not.
-func ReadFile(path string) ([]*Case, error) {
-	var cases []*Case
-	r := reader{file: path, ids: exactIDs{}, emit: func(c *Case) error {
-		cases = append(cases, c)
-		return nil
-	}}
-	if err := r.read(); err != nil {
-		return nil, err
-	}
-	return cases, nil
-}
-
 // read reads the file, handing each case to r.emit as it is read.
 func (r *reader) read() error {
 	path := r.file

@@ -55,10 +55,14 @@ type ToolList struct {
 	Pos   yamlpos.Pos
 }
 
-// Open reads the cases of the eval files at paths as one run, checking
-// each as ReadFile does: a case without an id is case_N, N its place in
-// the whole run, and an id that two cases share, in one file or two, is a
-// mistake at the second. Nothing of the cases is held but the spool: the
+// Open reads the cases of the eval files at paths as one run. A file is
+// YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl, .ndjson); a
+// YAML or JSON file holds one case, a list of them, or {cases: [...]}.
+// Every mistake is an error at its file:line:col, the first one found; a
+// file's own come before an id that a case of an earlier file has too.
+// A case without an id is case_N, N its place in the whole run, and an
+// id that two cases share, in one file or two, is a mistake at the
+// second. Nothing of the cases is held but the spool: the
 // caller closes the Set, which removes it.
 func Open(paths []string) (_ *Set, err error) {
 	f, name, err := tempFile("kesoku-cases-*.jsonl")
