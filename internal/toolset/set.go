@@ -32,16 +32,13 @@ func Of(r *registry.Registry) *Set {
 
 // Register adds a tool. A bad name or a name already taken is an error.
 func (s *Set) Register(t *Tool) error {
-	if !toolspec.ValidName(t.Name) {
-		return fmt.Errorf("register %s: tool name %q does not match %s", t.Source, t.Name, toolspec.NamePattern)
-	}
-	if t.Call == nil {
-		return fmt.Errorf("register %s: tool %q has no Call", t.Source, t.Name)
+	if err := toolspec.CheckRegister(t.Name, t.Source, t.Call != nil); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if prev, ok := s.tools[t.Name]; ok {
-		return fmt.Errorf("register %s: tool %q already registered at %s", t.Source, t.Name, prev.Source)
+		return toolspec.TakenError(t.Name, t.Source, prev.Source)
 	}
 	s.tools[t.Name] = t
 	return nil

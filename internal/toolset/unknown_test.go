@@ -63,3 +63,27 @@ func TestUnknownToolHint(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestSetRegisterRefuses: a set refuses what a registry of Go tools does,
+// in the same words.
+func TestSetRegisterRefuses(t *testing.T) {
+	t.Parallel()
+	call := func(context.Context, *registry.ToolContext, map[string]any) (any, error) { return nil, nil }
+	s := New()
+	s.MustRegister(&Tool{Name: "taken", Source: "x.go:1", Call: call})
+	for _, tt := range []struct {
+		tool *Tool
+		want string
+	}{
+		{&Tool{Name: "has.dot", Source: "x.go:1", Call: call}, `register x.go:1: tool name "has.dot" does not match ` + `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`},
+		{&Tool{Name: "tool", Source: "x.go:2"}, `register x.go:2: tool "tool" has no Call`},
+		{&Tool{Name: "taken", Source: "y.go:3", Call: call}, `register y.go:3: tool "taken" already registered at x.go:1`},
+	} {
+		if err := s.Register(tt.tool); err == nil || err.Error() != tt.want {
+			t.Errorf("Register(%q) = %v, want %s", tt.tool.Name, err, tt.want)
+		}
+	}
+	if got := s.Names(); len(got) != 1 || got[0] != "taken" {
+		t.Errorf("names after the refusals: %q", got)
+	}
+}

@@ -101,19 +101,35 @@ func NewRegistry[TC any]() *Registry[TC] {
 // kesoku gen refuses both, so at run time they mean hand-written code
 // registered something wrong.
 func (r *Registry[TC]) Register(s *Spec[TC]) error {
-	if !ValidName(s.Name) {
-		return fmt.Errorf("register %s: tool name %q does not match %s", s.Source, s.Name, NamePattern)
-	}
-	if s.Call == nil {
-		return fmt.Errorf("register %s: tool %q has no Call", s.Source, s.Name)
+	if err := CheckRegister(s.Name, s.Source, s.Call != nil); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if prev, ok := r.specs[s.Name]; ok {
-		return fmt.Errorf("register %s: tool %q already registered at %s", s.Source, s.Name, prev.Source)
+		return TakenError(s.Name, s.Source, prev.Source)
 	}
 	r.specs[s.Name] = s
 	return nil
+}
+
+// CheckRegister refuses to register a tool called name, declared at
+// source, whose name is invalid or that has no Call: for a registry of Go
+// tools and a set of every tool alike, in the same words.
+func CheckRegister(name, source string, hasCall bool) error {
+	if !ValidName(name) {
+		return fmt.Errorf("register %s: tool name %q does not match %s", source, name, NamePattern)
+	}
+	if !hasCall {
+		return fmt.Errorf("register %s: tool %q has no Call", source, name)
+	}
+	return nil
+}
+
+// TakenError is the error for a tool called name, declared at source,
+// whose name a tool declared at prev already has.
+func TakenError(name, source, prev string) error {
+	return fmt.Errorf("register %s: tool %q already registered at %s", source, name, prev)
 }
 
 // MustRegister is Register for init code, where an error is a programming
