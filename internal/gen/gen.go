@@ -177,9 +177,9 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	fset := token.NewFileSet()
 	if len(withTools) > 0 {
 		var pkgs []*packages.Package
-		// The package the generated code imports is loaded with them:
-		// where it cannot be, no file gen writes would build.
-		pkgs, fset, err = load(ctx, dir, append(slices.Clone(withTools), registryPath))
+		// The packages the generated code imports are loaded with them:
+		// where one cannot be, no file gen writes would build.
+		pkgs, fset, err = load(ctx, dir, append(slices.Clone(withTools), registryPath, genimplPath))
 		if err != nil {
 			return nil, err
 		}
@@ -364,6 +364,10 @@ type ModuleError struct {
 	// still could not be loaded; Err says why.
 	Required bool
 	Err      string
+	// Package is the package of kesoku's that could not be loaded: the
+	// registry, or genimpl in a kesoku from before generated code called
+	// it.
+	Package string
 	// Command is how the user runs gen (Config.Command).
 	Command string
 }
@@ -387,30 +391,37 @@ func (e *ModuleError) Error() string {
 		return fmt.Sprintf("module %s does not require %s, whose package %s the generated code imports: run, %s,\n\n"+
 			"  go get %s\n\nor, to build against a clone of kesoku,\n\n"+
 			"  go mod edit -replace %s=PATH_OF_THE_CLONE\n  go get %s@%s\n\nthen %s again; nothing written",
-			e.Module, kesokuModule, registryPath, where, kesokuModule, kesokuModule, kesokuModule, replacedVersion, again)
+			e.Module, kesokuModule, cmp.Or(e.Package, registryPath), where, kesokuModule, kesokuModule, kesokuModule, replacedVersion, again)
 	}
 	return fmt.Sprintf("module %s requires %s, but the package the generated code imports, %s, cannot be loaded: %s; "+
 		"run go get %s@latest %s (or fix its replace directive), then %s again; nothing written",
-		e.Module, kesokuModule, registryPath, e.Err, kesokuModule, where, again)
+		e.Module, kesokuModule, cmp.Or(e.Package, registryPath), e.Err, kesokuModule, where, again)
 }
 
-// checkImportable makes sure the registry loaded beside the packages with
-// tools, so that the code gen writes for them compiles; toolPkg is one of
-// them, whose module the error names.
+// checkImportable makes sure the registry and genimpl loaded beside the
+// packages with tools, so that the code gen writes for them compiles;
+// toolPkg is one of them, whose module the error names.
 func checkImportable(pkgs []*packages.Package, toolPkg string) *ModuleError {
-	var reg, tool *packages.Package
+	var reg, impl, tool *packages.Package
 	for _, p := range pkgs {
 		switch p.PkgPath {
 		case registryPath:
 			reg = p
+		case genimplPath:
+			impl = p
 		case toolPkg:
 			tool = p
 		}
 	}
-	if reg != nil && len(reg.Errors) == 0 && reg.Types != nil {
+	loaded := func(p *packages.Package) bool { return p != nil && len(p.Errors) == 0 && p.Types != nil }
+	if loaded(reg) && loaded(impl) {
 		return nil
 	}
 	e := &ModuleError{Module: "(none)", Err: "it was not loaded"}
+	if loaded(reg) {
+		// The registry without genimpl: a kesoku from before it.
+		reg, e.Package = impl, genimplPath
+	}
 	if tool != nil && tool.Module != nil {
 		e.Module, e.GoMod = tool.Module.Path, tool.Module.GoMod
 	}
