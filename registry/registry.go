@@ -12,7 +12,8 @@ import (
 )
 
 // Registry holds tools by name. A program's tools are in Default; New
-// makes another, for tests.
+// makes another, for tests. A tool author hands one to Add; its methods
+// are what generated code and kesoku call.
 type Registry = toolspec.Registry[ToolContext]
 
 // New returns an empty registry.
