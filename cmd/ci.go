@@ -60,11 +60,11 @@ var summaryHints = records.Hints{
 // printSummary says a command's closing summary on standard error: one
 // line of text (not with -q), or with --summary json one JSON object,
 // which -q does not silence: a script asked for it.
-func (g *globals) printSummary(format summaryFormat, sum *records.Summary) {
+func (g *globals) printSummary(format summaryFormat, sum records.Report) {
 	if format == summaryJSON {
 		b, err := json.Marshal(sum)
 		if err != nil {
-			panic(err) // a Summary is counts and names: it always marshals
+			panic(err) // a report is counts and names: it always marshals
 		}
 		g.IO.Err.Write(append(b, '\n'))
 		return

@@ -13,7 +13,6 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/eval"
-	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -238,8 +237,8 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	}
 	if !o.JSON || o.Summary == summaryJSON {
 		total := rep.Requests + rep.Cases
-		o.g.printSummary(o.Summary, &records.Summary{Command: records.CommandValidate, Total: total, Cases: rep.Cases,
-			Succeeded: total - rep.Invalid, Failed: rep.Invalid, Kinds: kinds, Parts: len(rep.Files), Unreadable: unreadable})
+		o.g.printSummary(o.Summary, &app.ValidateCount{Total: total, Cases: rep.Cases,
+			Invalid: rep.Invalid, Kinds: kinds, Files: len(rep.Files), Unreadable: unreadable})
 	}
 	switch {
 	case unreadable > 0:
