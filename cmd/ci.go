@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -163,4 +164,14 @@ func recordsReport(r *junit.Report, classname string) (w io.Writer, wait func() 
 		pw.Close()
 		return <-done
 	}
+}
+
+// recordsOut is where records go: a file or standard output.
+type recordsOut = app.RecordsOut
+
+// openRecords opens the records' destination: standard output or a new
+// file. (--resume opens the end of an existing one, under its lock, as it
+// reads it: records.Resume.)
+func openRecords(path string, stdout io.Writer) (recordsOut, error) {
+	return app.OpenRecords(path, stdout, false)
 }

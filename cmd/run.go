@@ -2,10 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -108,20 +104,6 @@ func (o *runOptions) check() error {
 	return checkToolModel(o.model)
 }
 
-// requestFormat checks what run and validate share: --format, and the
-// FILE arguments reading standard input at most once. It returns the
-// format --format forces ("" for none); its errors are bad usage.
-func requestFormat(flag string, files []string) (request.Format, error) {
-	format, err := request.ParseFormat(flag)
-	if err != nil {
-		return "", usageErrf("--format: %w", err)
-	}
-	if n := countStdin(files); n > 1 {
-		return "", usageErrf(`"-" (standard input) given %d times`, n)
-	}
-	return format, nil
-}
-
 // checkOutputIsNoInput refuses an -o file that is also a request file,
 // under whatever name: creating it would empty the requests before they
 // are read, and --resume would append records to them.
@@ -149,16 +131,6 @@ func (o *runOptions) checkOutputIsNoInput() error {
 		}
 	}
 	return nil
-}
-
-func countStdin(files []string) int {
-	n := 0
-	for _, f := range files {
-		if f == "-" {
-			n++
-		}
-	}
-	return n
 }
 
 func runRun(ctx context.Context, o *runOptions) error {
@@ -214,57 +186,4 @@ func (g *globals) closeRun(format summaryFormat, rep *records.RunReport) error {
 		return errFailures
 	}
 	return nil
-}
-
-// appErr words what the work below cmd returned for a terminal, with the
-// exit status each error is: the user's mistakes are bad usage.
-func appErr(err error) error {
-	var files *app.FilesError
-	var usage *app.UsageError
-	var report *app.ReportError
-	switch {
-	case errors.Is(err, app.ErrReadInterrupted):
-		return &exitError{code: ExitInterrupted, err: err}
-	case errors.As(err, &files):
-		errs := make([]error, len(files.Errs))
-		for i, e := range files.Errs {
-			errs[i] = fileError(e)
-		}
-		return usageErr(errors.Join(errs...))
-	case errors.As(err, &usage) && usage.Flag != "":
-		return usageErrf("%s: %w", usage.Flag, usage.Err)
-	case errors.As(err, &usage):
-		return usageErr(usage.Err)
-	case errors.As(err, &report):
-		return fmt.Errorf("--junit: %w", report.Err)
-	}
-	return err
-}
-
-// fileError is err with, for a parse error, the offending line and a caret
-// under the column.
-func fileError(err error) error {
-	var pe *request.ParseError
-	if errors.As(err, &pe) {
-		if s := pe.Snippet(); s != "" {
-			return fmt.Errorf("%w\n%s", err, s)
-		}
-	}
-	// "missing.yaml: no such file or directory", as every other message
-	// about a file begins with its name, not "open missing.yaml: ...".
-	var fe *fs.PathError
-	if errors.As(err, &fe) && err == error(fe) {
-		return fmt.Errorf("%s: %w", fe.Path, fe.Err)
-	}
-	return err
-}
-
-// recordsOut is where records go: a file or standard output.
-type recordsOut = app.RecordsOut
-
-// openRecords opens the records' destination: standard output or a new
-// file. (--resume opens the end of an existing one, under its lock, as it
-// reads it: records.Resume.)
-func openRecords(path string, stdout io.Writer) (recordsOut, error) {
-	return app.OpenRecords(path, stdout, false)
 }
