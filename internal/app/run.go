@@ -173,18 +173,19 @@ func (e *Env) runInto(ctx context.Context, o RunOptions, files []*request.File, 
 	if o.Shard.N > 0 && runErr == nil && !rep.Interrupted && !rep.FailedFast {
 		end = records.ShardEndRecord(session, records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: read})
 	}
-	// A resumed run cut short leaves the records it appended for the
-	// next --resume, which reads them as well.
-	if resumed == nil && end != nil || resumed != nil && runErr == nil && !rep.Interrupted {
+	switch {
+	case resumed != nil && runErr == nil && !rep.Interrupted:
+		// Every request read: the file becomes the one an uninterrupted
+		// run would have written. A run cut short leaves the records it
+		// appended for the next --resume, which reads them as well.
 		c, err := sink.End(resumed, o.Output, end)
-		if resumed == nil {
-			runErr = err
-		} else if _, bad := err.(*ReportError); err != nil && !bad {
+		if err != nil && !errors.As(err, new(*ReportError)) {
 			return rep, err
-		} else {
-			runErr = err
-			rep.Replaced, rep.Dropped, rep.Foreign, rep.Output = c.Replaced, c.Dropped, c.Foreign, o.Output
 		}
+		rep.Replaced, rep.Dropped, rep.Foreign, rep.Output = c.Replaced, c.Dropped, c.Foreign, o.Output
+		runErr = err
+	case resumed == nil && end != nil:
+		_, runErr = sink.End(nil, o.Output, end)
 	}
 	return rep, sink.Close(runErr)
 }
