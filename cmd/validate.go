@@ -312,7 +312,10 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		}
 		invalid++
 		kind := records.KindOf(records.InvalidRequest(err))
-		msg := "tools: " + strings.TrimPrefix(err.Error(), "--tools: ")
+		msg := "tools: " + err.Error()
+		if te, ok := errors.AsType[*toolsErr](err); ok {
+			msg = "tools: " + te.err.Error()
+		}
 		vp := validateProblem{File: k.Pos.File, Line: k.Pos.Line, Column: k.Pos.Col, ID: k.ID, Kind: string(kind), Message: msg}
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}
