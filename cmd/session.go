@@ -150,6 +150,11 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
 		so.ShowCalls = g.showCalls
 	}
+	if g.Verbose {
+		so.Started = func(id, model, provider, transcript string) {
+			fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", id, model, provider, transcript)
+		}
+	}
 	err = env.Session(ctx, so)
 	return sessionErr(err, g.Quiet, g.IO.Err)
 }

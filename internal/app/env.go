@@ -62,7 +62,7 @@ type Options struct {
 	// Tell is told what the environment and the work over it have to say
 	// to the user as they go (notice.Discard when nil): the command's, who
 	// decides what reaches the terminal. Log is where a provider SDK's own
-	// log goes with -v, and a session's tool calls as they are shown.
+	// log goes with -v.
 	Tell notice.Teller
 	Log  io.Writer
 	// Starting, when set, is told the name of each MCP server as it

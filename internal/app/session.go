@@ -52,6 +52,9 @@ type SessionOptions struct {
 	// a turn, before they run (their names and arguments redacted, not
 	// escaped).
 	ShowCalls func(calls []*llm.ToolCall)
+	// Started, when set, is told the session's id, its model, the model's
+	// provider and the transcript's path, once it is ready to send.
+	Started func(id, model, provider, transcript string)
 }
 
 // SessionError is what ended a session once it ran: the model's refusal,
@@ -143,8 +146,8 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 			return err
 		}
 	}
-	if e.opts.Verbose {
-		fmt.Fprintf(e.opts.Log, "session %s with %s (%s); transcript %s\n", sessionID, rm.Name(), rm.Provider(), path)
+	if o.Started != nil {
+		o.Started(sessionID, rm.Name(), rm.Provider(), path)
 	}
 
 	if o.Interactive {
