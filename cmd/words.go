@@ -86,6 +86,9 @@ func around(err error, inner []error) string {
 // command line's words, from what it carries; false for any other error.
 func words(err error) (string, bool) {
 	switch e := err.(type) {
+	case *worded:
+		// Worded by cmd already, whatever it holds.
+		return e.msg, true
 	case *llm.IdleError:
 		return fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout), true
 	case *llm.DeadlineError:

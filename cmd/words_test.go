@@ -165,6 +165,7 @@ func TestErrorTextWordsWhateverTheWrapper(t *testing.T) {
 			&llm.IdleError{Provider: "claude", Timeout: time.Second})),
 			"turn 2: gemini: the API sent nothing for 1m0s (--idle-timeout)\nclaude: the API sent nothing for 1s (--idle-timeout)"},
 		{&cutWrapper{errors.New("something that is long enough to cut")}, "while asking: something that is lo…"},
+		{fmt.Errorf("model: %w", reword(&llm.DeadlineError{Provider: "claude", Deadline: time.Hour}, "claude: too slow")), "model: claude: too slow"},
 	} {
 		if got := errorText(tt.err); got != tt.want {
 			t.Errorf("errorText(%q) = %q, want %q", tt.err, got, tt.want)
