@@ -192,7 +192,7 @@ func (o *mcpServeOptions) serveOptions(env *app.Env, token string) (app.ServeOpt
 	return app.ServeOptions{
 		Tools: offered, Output: o.Output, HTTP: o.HTTP, Token: token,
 		Server: mcpserve.Options{
-			Version: versionString(), Log: g.IO.Err, Verbose: g.Verbose,
+			Version: versionString(), Tell: g.tell(), Log: g.IO.Err, Verbose: g.Verbose,
 			SessionTimeout: o.SessionTimeout, MaxSessions: o.MaxSessions,
 			Withheld: withheld(offer.Set.Registry, offered),
 			Word:     wordMCPServeError,
