@@ -24,12 +24,24 @@ func appErr(err error) error {
 			errs[i] = fileError(e)
 		}
 		return usageErr(errors.Join(errs...))
-	case errors.As(err, &usage) && usage.Flag != "":
-		return usageErrf("%s: %w", usage.Flag, usage.Err)
 	case errors.As(err, &usage):
-		return usageErr(usage.Err)
+		return usageErr(appWords(usage.Err))
+	case errors.As(err, &report):
+		return appWords(report)
+	}
+	return err
+}
+
+// appWords names the flag an error of app's is about: the report's
+// (--junit), the resumed file's (--resume).
+func appWords(err error) error {
+	var report *app.ReportError
+	var resume *app.ResumeError
+	switch {
 	case errors.As(err, &report):
 		return fmt.Errorf("--junit: %w", report.Err)
+	case errors.As(err, &resume):
+		return fmt.Errorf("--resume: %w", resume.Err)
 	}
 	return err
 }

@@ -18,11 +18,11 @@ type DiffOptions struct {
 // Diff compares old and new request by request (diff.Compare), through a
 // sink whose report has a testcase per request compared. Its errors are
 // *UsageError: a file that cannot be read or parsed, a report that cannot
-// be written (Flag --junit); the caller knows its own Emit's.
+// be written (a *ReportError in it); the caller knows its own Emit's.
 func Diff(ctx context.Context, old, new diff.File, o DiffOptions) (diff.Summary, error) {
 	sink, err := OpenSink(SinkOptions{JUnit: o.JUnit, Suite: "kesoku diff"})
 	if err != nil {
-		return diff.Summary{}, &UsageError{Flag: "--junit", Err: err.(*ReportError).Err}
+		return diff.Summary{}, &UsageError{Err: err}
 	}
 	emit := o.Emit
 	var report *diff.Report
@@ -31,7 +31,7 @@ func Diff(ctx context.Context, old, new diff.File, o DiffOptions) (diff.Summary,
 		o.Compare.Same = report.Same
 		emit = func(d *diff.Difference) error {
 			if err := report.Difference(d); err != nil {
-				return &UsageError{Flag: "--junit", Err: err}
+				return &UsageError{Err: &ReportError{err}}
 			}
 			return o.Emit(d)
 		}
@@ -41,7 +41,7 @@ func Diff(ctx context.Context, old, new diff.File, o DiffOptions) (diff.Summary,
 		// Its last request's case, then the report written, even when
 		// the comparison stopped: it holds what was compared.
 		if rerr := report.Close(); rerr != nil && err == nil {
-			err = &UsageError{Flag: "--junit", Err: rerr}
+			err = &UsageError{Err: &ReportError{rerr}}
 		}
 	}
 	sink.Close(nil)

@@ -28,7 +28,7 @@ type MergeOptions struct {
 func Merge(o MergeOptions) (records.MergeReport, error) {
 	sink, err := OpenSink(SinkOptions{JUnit: o.JUnit, Suite: "kesoku merge"})
 	if err != nil {
-		return records.MergeReport{}, &UsageError{Flag: "--junit", Err: err.(*ReportError).Err}
+		return records.MergeReport{}, &UsageError{Err: err}
 	}
 	defer sink.Abandon()
 	classname := o.Output
@@ -40,7 +40,7 @@ func Merge(o MergeOptions) (records.MergeReport, error) {
 		lines, wait := sink.Lines(w, classname)
 		rep, err = records.Merge(o.Parts, lines)
 		if rerr := wait(); rerr != nil && err == nil {
-			return &UsageError{Flag: "--junit", Err: rerr.(*ReportError).Err}
+			return &UsageError{Err: rerr}
 		}
 		return err
 	}

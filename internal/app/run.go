@@ -46,16 +46,21 @@ type RunOptions struct {
 	Count    bool
 }
 
-// UsageError is what was the user's to fix (a request file that cannot be
-// read, an -o file that cannot be created, records --resume cannot read),
-// with the flag it is about ("" for none).
-type UsageError struct {
-	Flag string
-	Err  error
-}
+// UsageError is what was the user's to fix: a request file that cannot be
+// read, an -o file that cannot be created, a report that cannot be
+// (a *ReportError in it), records a resumed run cannot read (a
+// *ResumeError in it).
+type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// ResumeError is why the records of the file a run resumes could not be
+// read.
+type ResumeError struct{ Err error }
+
+func (e *ResumeError) Error() string { return e.Err.Error() }
+func (e *ResumeError) Unwrap() error { return e.Err }
 
 // FilesError says which request files could not be opened or parsed:
 // every one of them, not only the first.
@@ -95,7 +100,7 @@ func (e *Env) Run(ctx context.Context, o RunOptions) (records.RunReport, error) 
 		// between what this run reads as finished and what it appends.
 		if resumed, err = records.Resume(o.Output, nil); err != nil {
 			if re, ok := errors.AsType[*records.ReadError](err); ok {
-				return records.RunReport{}, &UsageError{Flag: "--resume", Err: re.Err}
+				return records.RunReport{}, &UsageError{Err: &ResumeError{re.Err}}
 			}
 			return records.RunReport{}, &UsageError{Err: err}
 		}
@@ -140,7 +145,7 @@ func (e *Env) Run(ctx context.Context, o RunOptions) (records.RunReport, error) 
 		if prog != nil {
 			prog.Finish()
 		}
-		return records.RunReport{}, &UsageError{Flag: "--junit", Err: errors.Unwrap(err)}
+		return records.RunReport{}, &UsageError{Err: err}
 	}
 	defer sink.Abandon()
 	return e.runInto(ctx, o, files, session, resumed, sink, sources)
