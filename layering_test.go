@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"internal/toolset":   {"registry", "internal/toolspec", "internal/workspace", "internal/english"},
 	"internal/workspace": {},
 	"internal/termtext":  {},
+	"internal/notice":    {},
 	"internal/origin":    {},
 	// The secrets kesoku holds: hidden in what comes back, kept from the
 	// programs it starts.
@@ -78,10 +79,10 @@ var allowed = map[string][]string{
 	// kesoku.
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace", "internal/termtext", "internal/toolset"},
-	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "message", "internal/english", "internal/toolset", "internal/toolspec"},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "message", "internal/english", "internal/toolset", "internal/toolspec"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/toolset"},
+	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/toolset"},
 	"internal/app/apptest": {},
 }
 
