@@ -32,9 +32,9 @@ var allowed = map[string][]string{
 	"internal/origin":          {},
 	// The secrets kesoku holds: hidden in what comes back, kept from the
 	// programs it starts.
-	"internal/secret":     {"message"},
+	"internal/secret": {"message"},
 	// Traces: whether they are on, the exporter, the spans kesoku makes.
-	"internal/tracing": {"message", "internal/secret"},
+	"internal/tracing":    {"message", "internal/secret"},
 	"internal/cassette":   {},
 	"internal/english":    {},
 	"internal/atomicfile": {},
