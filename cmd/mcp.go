@@ -179,6 +179,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 		SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions,
 		Withheld: withheld(offer.Set.Registry, offered),
 		Word:     wordMCPServeError,
+		Tracer:   env.Tracer(),
 	}
 	if recs != nil {
 		sopts.Records = recs

@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -137,10 +138,26 @@ func (s *Span) Fail(errType string) {
 	s.s.SetStatus(codes.Error, errType)
 }
 
+// Error marks the span as failed by err: error.type is err's type (or
+// "timeout" past a deadline, "canceled" when cancelled).
+func (s *Span) Error(err error) {
+	if s == nil || err == nil {
+		return
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		s.Fail("timeout")
+	case errors.Is(err, context.Canceled):
+		s.Fail("canceled")
+	default:
+		s.Fail(semconv.ErrorType(err).Value.AsString())
+	}
+}
+
 // Content puts text on the span under key when content is captured,
 // with every secret r knows hidden.
 func (s *Span) Content(key attribute.Key, text string, r *secret.Redactor) {
-	if s == nil || !s.content {
+	if s == nil || !s.content || text == "" {
 		return
 	}
 	s.s.SetAttributes(key.String(r.String(text)))
@@ -165,6 +182,13 @@ var (
 	KeyOutput       = semconv.GenAIOutputMessagesKey
 	KeyInstructions = semconv.GenAISystemInstructionsKey
 )
+
+// Passed says whether the eval case of an invoke_agent span passed.
+func (s *Span) Passed(passed bool) {
+	if s != nil {
+		s.s.SetAttributes(attribute.Bool("kesoku.eval.passed", passed))
+	}
+}
 
 // Set puts attributes on the span.
 func (s *Span) Set(attrs ...attribute.KeyValue) {

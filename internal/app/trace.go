@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/tracing"
+)
+
+// startTraces turns traces on when the OTEL_* variables ask, and starts
+// the command's span: ctx carries both. Off, nothing of the SDK is
+// built. A setting kesoku cannot follow leaves traces off, with a line
+// on the log: the command itself is not at fault.
+func (e *Env) startTraces(ctx context.Context) context.Context {
+	getenv := e.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	cfg, err := tracing.FromEnv(getenv)
+	if err == nil && cfg.On {
+		e.traces, err = tracing.Start(ctx, cfg, e.opts.Version)
+	}
+	if err != nil {
+		if e.opts.Log != nil {
+			fmt.Fprintf(e.opts.Log, "kesoku: traces are off: %s\n", termtext.Lines(err.Error()))
+		}
+		return ctx
+	}
+	if e.traces == nil {
+		return ctx
+	}
+	ctx = tracing.With(ctx, e.traces.Tracer())
+	if e.opts.Trace != "" {
+		ctx, e.root = e.traces.Tracer().Root(ctx, e.opts.Trace)
+	}
+	return ctx
+}
+
+// Tracer is what makes the command's spans, nil when traces are off.
+func (e *Env) Tracer() *tracing.Tracer { return e.traces.Tracer() }
+
+// traced is ctx carrying the command's tracer, for work under a context
+// that did not come from Prepare.
+func (e *Env) traced(ctx context.Context) context.Context {
+	if e.traces == nil || tracing.From(ctx) != nil {
+		return ctx
+	}
+	return tracing.With(ctx, e.traces.Tracer())
+}
+
+// endTraces ends the command's span and sends what is queued, waiting a
+// bounded time; the spans that never reached the collector are one line
+// on the log.
+func (e *Env) endTraces() {
+	if e.traces == nil {
+		return
+	}
+	e.root.End()
+	e.root = nil
+	lost := e.traces.Shutdown(context.Background())
+	e.traces = nil
+	if lost.Lost > 0 && e.opts.Log != nil {
+		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped: the collector did not take them in time\n",
+			lost.Lost, lost.Ended)
+	}
+}
