@@ -62,7 +62,10 @@ func (e *Env) endTraces() {
 	lost := e.traces.Shutdown(context.Background())
 	e.traces = nil
 	if lost.Lost > 0 && e.opts.Log != nil {
-		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped: the collector did not take them in time\n",
-			lost.Lost, lost.Ended)
+		why := "the queue was full, or the collector did not take them in time"
+		if lost.Err != "" {
+			why = "the collector did not take them: " + lost.Err
+		}
+		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped (%s)\n", lost.Lost, lost.Ended, termtext.Lines(why))
 	}
 }

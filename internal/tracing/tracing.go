@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -111,6 +112,13 @@ type Provider struct {
 
 type counts struct {
 	ended, exported atomic.Int64
+	// last is the last error of an export, for the line at the end.
+	last atomic.Pointer[string]
+}
+
+func (c *counts) note(err error) {
+	msg := err.Error()
+	c.last.Store(&msg)
 }
 
 // Start builds the SDK for c, which must be On: an OTLP/HTTP exporter
@@ -139,6 +147,9 @@ func StartWith(ctx context.Context, c Config, version string, exp sdktrace.SpanE
 		return nil, err
 	}
 	n := &counts{}
+	// The SDK logs what fails to the standard logger, a line each time: a
+	// collector that is down is said once, at the end, with the count.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(n.note))
 	bsp := sdktrace.NewBatchSpanProcessor(&countingExporter{SpanExporter: exp, n: n})
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -169,6 +180,8 @@ func (p *Provider) Tracer() *Tracer {
 // was down, or still queued when the wait at the end ran out.
 type Lost struct {
 	Ended, Lost int64
+	// Err is the last error of an export, "" when none failed.
+	Err string
 }
 
 // Shutdown exports what is queued, waiting at most the configured time
@@ -180,9 +193,15 @@ func (p *Provider) Shutdown(ctx context.Context) Lost {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.wait)
 	defer cancel()
-	_ = p.tp.Shutdown(ctx) // what it failed to do shows in the counts
+	if err := p.tp.Shutdown(ctx); err != nil && p.count.last.Load() == nil {
+		p.count.note(err)
+	}
 	ended := p.count.ended.Load()
-	return Lost{Ended: ended, Lost: ended - p.count.exported.Load()}
+	l := Lost{Ended: ended, Lost: ended - p.count.exported.Load()}
+	if last := p.count.last.Load(); last != nil {
+		l.Err = *last
+	}
+	return l
 }
 
 // endCounter counts the spans handed to the queue.
@@ -207,6 +226,8 @@ func (c *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.Rea
 	err := c.SpanExporter.ExportSpans(ctx, spans)
 	if err == nil {
 		c.n.exported.Add(int64(len(spans)))
+	} else {
+		c.n.note(err)
 	}
 	return err
 }
