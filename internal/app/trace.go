@@ -24,7 +24,7 @@ func (e *Env) startTraces(ctx context.Context) context.Context {
 	}
 	if err != nil {
 		if e.opts.Log != nil {
-			fmt.Fprintf(e.opts.Log, "kesoku: traces are off: %s\n", termtext.Lines(err.Error()))
+			fmt.Fprintf(e.opts.Log, "kesoku: traces are off: %s\n", termtext.Escape(err.Error()))
 		}
 		return ctx
 	}
@@ -66,6 +66,6 @@ func (e *Env) endTraces() {
 		if lost.Err != "" {
 			why = "the collector did not take them: " + lost.Err
 		}
-		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped (%s)\n", lost.Lost, lost.Ended, termtext.Lines(why))
+		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped (%s)\n", lost.Lost, lost.Ended, termtext.Escape(why))
 	}
 }
