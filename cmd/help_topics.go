@@ -356,7 +356,8 @@ VARIABLES
        http/protobuf (the default) or http/json; grpc is not supported:
        traces stay off, with a line on stderr, and the command runs
   OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS
-       headers of each export (key1=value1,key2=value2)
+       headers of each export (key1=value1,key2=value2); their values
+       are secrets, [redacted] wherever they show up
   OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION,
   OTEL_EXPORTER_OTLP_CERTIFICATE, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
   OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_EXPORTER_OTLP_INSECURE

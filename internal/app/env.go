@@ -196,6 +196,9 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	// that prints its environment, or reads a file, may show any of them.
 	e.secrets = secret.NewRedactor(provider.Keys()...)
 	e.secrets.Add(o.Secrets...)
+	if e.traces != nil {
+		e.secrets.Add(tracing.HeaderValues(e.getenv)...)
+	}
 	if o.Model.Model != "" || o.ModelRequired {
 		if !o.Quiet {
 			o.Model.Notices = o.Log

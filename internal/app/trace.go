@@ -14,11 +14,7 @@ import (
 // built. A setting kesoku cannot follow leaves traces off, with a line
 // on the log: the command itself is not at fault.
 func (e *Env) startTraces(ctx context.Context) context.Context {
-	getenv := e.opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	cfg, err := tracing.FromEnv(getenv)
+	cfg, err := tracing.FromEnv(e.getenv)
 	if err == nil && cfg.On {
 		e.traces, err = tracing.Start(ctx, cfg, e.opts.Version)
 	}
@@ -68,4 +64,12 @@ func (e *Env) endTraces() {
 		}
 		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped (%s)\n", lost.Lost, lost.Ended, termtext.Escape(why))
 	}
+}
+
+// getenv reads the environment the command was given.
+func (e *Env) getenv(k string) string {
+	if e.opts.Getenv != nil {
+		return e.opts.Getenv(k)
+	}
+	return os.Getenv(k)
 }

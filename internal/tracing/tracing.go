@@ -13,6 +13,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -99,6 +100,29 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.ShutdownWait = time.Duration(ms) * time.Millisecond
 	}
 	return c, nil
+}
+
+// HeaderValues are the values of the headers the exporter sends
+// (OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS): a
+// collector's token among them is a secret like any other.
+func HeaderValues(getenv func(string) string) []string {
+	var vals []string
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		for _, kv := range strings.Split(getenv(v), ",") {
+			_, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				continue
+			}
+			val = strings.TrimSpace(val)
+			if u, err := url.PathUnescape(val); err == nil {
+				val = u
+			}
+			if val != "" {
+				vals = append(vals, val)
+			}
+		}
+	}
+	return vals
 }
 
 // Provider is the SDK while traces are on: the exporter, its queue, and

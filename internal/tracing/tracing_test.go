@@ -204,3 +204,14 @@ func TestInjectExtract(t *testing.T) {
 type keptExporter struct{ *tracetest.InMemoryExporter }
 
 func (keptExporter) Shutdown(context.Context) error { return nil }
+
+func TestHeaderValues(t *testing.T) {
+	t.Parallel()
+	got := HeaderValues(env(map[string]string{
+		"OTEL_EXPORTER_OTLP_HEADERS":        "authorization=Bearer%20tok-1,x-team=evals",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=tok-2, broken",
+	}))
+	if diff := cmp.Diff([]string{"Bearer tok-1", "evals", "tok-2"}, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
