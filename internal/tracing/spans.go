@@ -190,13 +190,6 @@ func (s *Span) Passed(passed bool) {
 	}
 }
 
-// Set puts attributes on the span.
-func (s *Span) Set(attrs ...attribute.KeyValue) {
-	if s != nil {
-		s.s.SetAttributes(attrs...)
-	}
-}
-
 // End ends the span.
 func (s *Span) End() {
 	if s != nil {

@@ -268,9 +268,6 @@ func NewTracer(tr trace.Tracer, content bool) *Tracer {
 	return &Tracer{tr: tr, content: content}
 }
 
-// Content says arguments, results and prompts go on spans.
-func (t *Tracer) Content() bool { return t != nil && t.content }
-
 type tracerKey struct{}
 
 // With is ctx carrying t: what is done under it is traced. A nil t
