@@ -29,21 +29,23 @@ var allowed = map[string][]string{
 	"registry/internal/parity": {"registry"},
 	"internal/workspace":       {},
 	"internal/termtext":        {},
+	"internal/notice":          {},
 	"internal/origin":          {},
 	// The secrets kesoku holds: hidden in what comes back, kept from the
 	// programs it starts.
 	"internal/secret": {"message"},
 	// Traces: whether they are on, the exporter, the spans kesoku makes.
-	"internal/tracing":    {"message", "internal/secret"},
-	"internal/cassette":   {},
-	"internal/english":    {},
-	"internal/atomicfile": {},
-	"internal/yamlpos":    {},
-	"internal/tooldoc":    {},
-	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
-	"internal/prices":     {"message"},
-	"internal/eval":       {"internal/jsonschema", "internal/yamlpos", "internal/english"},
-	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
+	"internal/tracing":          {"message", "internal/secret"},
+	"internal/tracing/otlptest": {},
+	"internal/cassette":         {},
+	"internal/english":          {},
+	"internal/atomicfile":       {},
+	"internal/yamlpos":          {},
+	"internal/tooldoc":          {},
+	"internal/config":           {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/prices":           {"message"},
+	"internal/eval":             {"internal/jsonschema", "internal/yamlpos", "internal/english"},
+	"internal/gen":              {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
 	"internal/registrysource":  {},
@@ -74,10 +76,10 @@ var allowed = map[string][]string{
 	// kesoku.
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace", "internal/termtext"},
-	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english", "internal/tracing"},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "registry", "message", "internal/english", "internal/tracing"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "internal/tracing", "registry", "message"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/notice", "internal/records", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "internal/tracing", "registry", "message"},
 	"internal/app/apptest": {},
 }
 

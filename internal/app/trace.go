@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/tracing"
 )
 
@@ -19,9 +19,7 @@ func (e *Env) startTraces(ctx context.Context) context.Context {
 		e.traces, err = tracing.Start(ctx, cfg, e.opts.Version)
 	}
 	if err != nil {
-		if e.opts.Log != nil {
-			fmt.Fprintf(e.opts.Log, "kesoku: traces are off: %s\n", termtext.Escape(err.Error()))
-		}
+		e.opts.Tell.Tell(notice.Warning, "traces are off: "+err.Error())
 		return ctx
 	}
 	if e.traces == nil {
@@ -57,12 +55,12 @@ func (e *Env) endTraces() {
 	e.root = nil
 	lost := e.traces.Shutdown(context.Background())
 	e.traces = nil
-	if lost.Lost > 0 && e.opts.Log != nil {
+	if lost.Lost > 0 {
 		why := "the queue was full, or the collector did not take them in time"
 		if lost.Err != "" {
 			why = "the collector did not take them: " + lost.Err
 		}
-		fmt.Fprintf(e.opts.Log, "kesoku: traces: %d of %d spans dropped (%s)\n", lost.Lost, lost.Ended, termtext.Escape(why))
+		e.opts.Tell.Tell(notice.Warning, fmt.Sprintf("traces: %d of %d spans dropped (%s)", lost.Lost, lost.Ended, why))
 	}
 }
 
