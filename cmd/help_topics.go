@@ -351,7 +351,7 @@ VARIABLES
        where spans go, over OTLP/HTTP (/v1/traces is added to the first);
        either one set turns traces on
   OTEL_TRACES_EXPORTER
-       otlp turns traces on (to http://localhost:4318 when no endpoint is
+       otlp turns traces on (to https://localhost:4318 when no endpoint is
        set), none turns them off; nothing else is supported
   OTEL_SDK_DISABLED
        true turns traces off
