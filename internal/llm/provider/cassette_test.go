@@ -255,8 +255,8 @@ func TestReplayWaitsNot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var notices bytes.Buffer
-	m, err = Resolve(Config{Cassette: play, Notices: &notices})
+	var notices strings.Builder
+	m, err = Resolve(Config{Cassette: play, Notices: func(msg string) { notices.WriteString(msg + "\n") }})
 	if err != nil {
 		t.Fatal(err)
 	}
