@@ -105,13 +105,7 @@ func TestMCPLoginFails(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := authtest.New(authtest.Options{})
-			defer srv.Close()
-			dir := t.TempDir()
-			t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-			t.Setenv("BROWSER", "")
-			cfg := filepath.Join(dir, "servers.yaml")
-			os.WriteFile(cfg, []byte("mcpServers:\n  corp:\n    type: http\n    url: "+srv.URL+"\n"), 0o644)
+			dir, cfg := loginServer(t)
 			var out, errOut bytes.Buffer
 			g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir,
 				Browser: func(ctx context.Context, u string) error { return detour(ctx, u, tc.back) }}
@@ -150,17 +144,11 @@ func detour(ctx context.Context, page string, back func(*url.URL) string) error 
 // TestMCPLoginNotKept: a login whose tokens cannot be kept exits 1, and
 // says so: keeping them is what the command is for.
 func TestMCPLoginNotKept(t *testing.T) {
-	srv := authtest.New(authtest.Options{})
-	defer srv.Close()
-	dir := t.TempDir()
-	xdg := filepath.Join(dir, "xdg")
-	t.Setenv("XDG_CONFIG_HOME", xdg)
-	t.Setenv("BROWSER", "")
+	dir, cfg := loginServer(t)
 	// A file where the directory of tokens goes.
+	xdg := filepath.Join(dir, "xdg")
 	os.MkdirAll(filepath.Join(xdg, "kesoku"), 0o700)
 	os.WriteFile(filepath.Join(xdg, "kesoku", "tokens"), nil, 0o600)
-	cfg := filepath.Join(dir, "servers.yaml")
-	os.WriteFile(cfg, []byte("mcpServers:\n  corp:\n    type: http\n    url: "+srv.URL+"\n"), 0o644)
 	var out, errOut bytes.Buffer
 	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}, AWD: dir, Browser: authtest.Browser}
 	code := run(context.Background(), g, []string{"--config", cfg, "mcp", "login", "corp"})
@@ -168,4 +156,19 @@ func TestMCPLoginNotKept(t *testing.T) {
 		t.Log(errOut.String())
 		t.Errorf("exit %d, want 1 saying the tokens were not kept; stderr:\n%s", code, errOut.String())
 	}
+}
+
+// loginServer starts a server behind OAuth for the test, and writes the
+// config file cfg in dir that declares it as corp; the tokens go under
+// dir/xdg.
+func loginServer(t *testing.T) (dir, cfg string) {
+	t.Helper()
+	srv := authtest.New(authtest.Options{})
+	t.Cleanup(srv.Close)
+	dir = t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("BROWSER", "")
+	cfg = filepath.Join(dir, "servers.yaml")
+	os.WriteFile(cfg, []byte("mcpServers:\n  corp:\n    type: http\n    url: "+srv.URL+"\n"), 0o644)
+	return dir, cfg
 }
