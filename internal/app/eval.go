@@ -159,7 +159,9 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	// last, with the whole eval's count, for merge.
 	var end *message.Record
 	if o.Shard.N > 0 && err == nil && !rep.Interrupted {
-		end = records.ShardEndRecord("", records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: rep.Total})
+		// Its own session, as each run has: the eval has none of its
+		// own, and a record's session_id is never empty.
+		end = records.ShardEndRecord(message.NewID(), shardEnd(o, rep.Total))
 	}
 	switch {
 	case resumed != nil && err == nil && !rep.Interrupted:
@@ -173,6 +175,20 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	}
 	// An interrupted eval's report holds the cases written.
 	return rep, sink.Close(err)
+}
+
+// shardEnd is what the shard_end line of an eval's shard says: with the
+// eval's cases and their files, by which merge names the testcases of
+// its report as the whole eval names them.
+func shardEnd(o EvalOptions, runs int64) records.ShardEnd {
+	e := records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: runs}
+	if o.Set != nil {
+		e.Cases = int64(o.Set.Len())
+		for _, f := range o.Set.Starts(o.Repeat) {
+			e.Files = append(e.Files, records.ShardFile{Name: f.Name, First: f.First})
+		}
+	}
+	return e
 }
 
 // evalSink opens the sink of an eval: the resumed file or a new
