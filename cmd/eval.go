@@ -149,7 +149,7 @@ func (o *evalOptions) envOptions(first string) app.Options {
 	opts := app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(),
 		Model: o.model, ModelRequired: true, InlineLimit: int64(o.InlineLimit),
-		CassetteMode: mode,
+		CassetteMode: mode, Trace: "eval",
 	}
 	if dir := o.cassette.File; dir != "" {
 		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, first, 1)

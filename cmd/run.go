@@ -142,7 +142,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	o.starts = o.g.startNotes()
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
-		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell,
+		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell, Trace: "run",
 	})
 	if err != nil {
 		return err

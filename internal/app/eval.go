@@ -20,6 +20,7 @@ import (
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -248,6 +249,7 @@ func (e *Env) evalSink(o EvalOptions, resumed *records.Resumed) (*Sink, error) {
 // case id, has a final verdict from an earlier eval, and whether it
 // passed: that run does not run again, and counts as it went.
 func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message.Record) error, earlier func(position int64, caseID string) (passed, ok bool)) (EvalReport, error) {
+	ctx = e.traced(ctx)
 	model, err := e.Model.Build(ctx)
 	if err != nil {
 		return EvalReport{}, err
@@ -417,6 +419,12 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		}
 	}
 	sessionID := message.NewID()
+	// The case's span holds its session: its model requests and tool
+	// calls, and its verdict.
+	ctx, span := tracing.From(ctx).Agent(ctx, tracing.Agent{
+		SessionID: sessionID, Provider: model.Name(), Model: model.ModelName(), Case: u.c.ID, Repeat: u.repeat,
+	})
+	defer span.End()
 	store := &memStore{}
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
 	redact := e.secrets
@@ -480,6 +488,11 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		v.Usage, v.CostUSD = spent.Usage, spent.CostUSD
 		v.Error = &message.ErrorInfo{Kind: message.KindBudget, Message: budget.Error()}
 	}
+	if err != nil {
+		span.Error(err)
+	}
+	span.Passed(passed)
+	span.Stamp(v)
 	return result{
 		recs: append(recs, v),
 		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},
