@@ -362,7 +362,10 @@ VARIABLES
        traces stay off, with a line on stderr, and the command runs
   OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS
        headers of each export (key1=value1,key2=value2); their values
-       are secrets, [redacted] wherever they show up
+       are secrets, [redacted] wherever they show up, and sent to the
+       endpoint's origin alone: a collector's redirect to another
+       scheme, host or port is refused, and its spans are counted among
+       those it did not take
   OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION,
   OTEL_EXPORTER_OTLP_CERTIFICATE, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
   OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_EXPORTER_OTLP_INSECURE
