@@ -167,6 +167,11 @@ func (r *Report) Reset() error {
 	return nil
 }
 
+// Rename names the testsuite suite, before Close: a merge of an eval's
+// shards is known to be one only once its parts are read, and its report
+// is then the eval's.
+func (r *Report) Rename(suite string) { r.suite = suite }
+
 // Close writes the report to its path, the counts and the time since
 // Create on its testsuite, and removes what it wrote beside it.
 func (r *Report) Close() error {
