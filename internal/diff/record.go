@@ -16,16 +16,6 @@ var (
 	contentPath = Path{keyStep("content")}
 )
 
-// The same places, as a walker steps.
-var (
-	namePlaces    = placesOf(namePath)
-	statusPlaces  = placesOf(statusPath)
-	errorPlaces   = placesOf(errorPath)
-	kindPlaces    = placesOf(kindPath)
-	messagePlaces = placesOf(messagePath)
-	contentPlaces = placesOf(contentPath)
-)
-
 // compared are the top-level keys of a record that Compare looks at.
 var compared = []string{"name", "status", "error", "content"}
 
@@ -51,36 +41,36 @@ func (c *comparer) at(path Path) (ignoreSet, bool) {
 // records finds the changes from old to new, in the order of the record's
 // fields, and tells them to w.
 func (c *comparer) records(w *walker, old, new *result) {
-	c.field(w, namePath, namePlaces, old.name, new.name)
-	c.field(w, statusPath, statusPlaces, old.status, new.status)
+	c.field(w, namePath, old.name, new.name)
+	c.field(w, statusPath, old.status, new.status)
 	switch {
 	case !old.isError && !new.isError:
 	case !old.isError || !new.isError:
 		if _, ignored := c.at(errorPath); !ignored {
-			w.setPath(errorPlaces)
+			w.setPath(errorPath)
 			w.change(old.errorJSON(), new.errorJSON())
 		}
 	default:
-		c.field(w, kindPath, kindPlaces, old.errKind, new.errKind)
+		c.field(w, kindPath, old.errKind, new.errKind)
 		if c.messages {
-			c.field(w, messagePath, messagePlaces, old.errMessage, new.errMessage)
+			c.field(w, messagePath, old.errMessage, new.errMessage)
 		}
 	}
 	if ign, ignored := c.at(contentPath); !ignored {
-		w.setPath(contentPlaces)
+		w.setPath(contentPath)
 		w.values(ign, old.content, new.content)
 	}
 }
 
 // field tells w of the change of a string field, unless it is ignored.
-func (c *comparer) field(w *walker, path Path, places []place, old, new string) {
+func (c *comparer) field(w *walker, path Path, old, new string) {
 	if old == new {
 		return
 	}
 	if _, ignored := c.at(path); ignored {
 		return
 	}
-	w.setPath(places)
+	w.setPath(path)
 	w.change(encodeValue(old), encodeValue(new))
 }
 
