@@ -56,3 +56,29 @@ func compareRuns(b *testing.B, n int, old, new []byte) {
 		}
 	}
 }
+
+// contentRecords writes n records whose content is an object of a few
+// rows; respelled, the same values in another spelling (keys in another
+// order, numbers written otherwise, a string escaped), so that every
+// pair is walked by value to find it the same.
+func contentRecords(n int, respelled bool) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"r%d","session_id":"s","parent_id":"call_%d","role":"tool","type":"tool_result","status":"responded","name":"search","content":`, i, i+1)
+		if respelled {
+			fmt.Fprintf(&b, `{"total":%d.0,"rows":[{"score":0.50e1,"name":"\u0061 row","id":%d},{"score":2.50,"name":"b row","id":%d},{"score":1E0,"name":"c row","id":%d}]}`, 3*i, i, i+1, i+2)
+		} else {
+			fmt.Fprintf(&b, `{"rows":[{"id":%d,"name":"a row","score":5},{"id":%d,"name":"b row","score":2.5},{"id":%d,"name":"c row","score":1}],"total":%d}`, i, i+1, i+2, 3*i)
+		}
+		b.WriteString(`,"created_at":"2026-11-30T17:10:48Z","duration_ms":0}` + "\n")
+	}
+	return b.Bytes()
+}
+
+// BenchmarkCompareByValue compares two runs whose contents hold the same
+// values written otherwise: every pair is walked whole. ns/op is per
+// record pair.
+func BenchmarkCompareByValue(b *testing.B) {
+	const n = 100_000
+	compareRuns(b, n, contentRecords(n, false), contentRecords(n, true))
+}

@@ -60,7 +60,9 @@ var readOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontex
 // decoding them: it holds the two texts, the members of the objects it is
 // in, and the place it is at.
 type walker struct {
-	at Path // the place being compared
+	// at is the place being compared, its keys not yet made strings:
+	// that costs only for the places that differ.
+	at []place
 	// kept are the changes found and not yet handed on; found counts
 	// every change of the request, handed how many went to flush.
 	kept          []Change
@@ -70,9 +72,52 @@ type walker struct {
 	max   int
 	flush func([]Change) error
 	err   error
+	// free are decoders done with, and members the members of the objects
+	// being compared, innermost last: reused from value to value.
+	free    []*reader
+	members []member
 }
 
-func (w *walker) setPath(path Path) { w.at = append(w.at[:0], path...) }
+// reader reads a value in place: a decoder of a bytes.Buffer parses the
+// buffer's own bytes, and the values it returns are the text's.
+type reader struct {
+	jsontext.Decoder
+	b bytes.Buffer
+}
+
+// reader is a reader of v.
+func (w *walker) reader(v []byte) *reader {
+	var r *reader
+	if n := len(w.free); n > 0 {
+		r, w.free = w.free[n-1], w.free[:n-1]
+	} else {
+		r = new(reader)
+	}
+	r.b = *bytes.NewBuffer(v)
+	r.Reset(&r.b, readOptions...)
+	return r
+}
+
+// place is a Step whose key is still the text's.
+type place struct {
+	key   []byte
+	index int
+	isKey bool
+}
+
+func (w *walker) setPath(path Path) {
+	w.at = w.at[:0]
+	for _, st := range path {
+		w.at = append(w.at, place{[]byte(st.Key), st.Index, st.Kind == KeyStep})
+	}
+}
+
+func (p place) step() Step {
+	if p.isKey {
+		return keyStep(string(p.key))
+	}
+	return indexStep(p.index)
+}
 
 // change records that the place the walker is at went from old to new
 // (raw JSON, nil where absent).
@@ -81,7 +126,11 @@ func (w *walker) change(old, new []byte) {
 	if w.max > 0 && len(w.kept) >= w.max || w.err != nil {
 		return
 	}
-	w.kept = append(w.kept, Change{Path: slices.Clone(w.at), Old: shown(old), New: shown(new)})
+	path := make(Path, len(w.at))
+	for i, p := range w.at {
+		path[i] = p.step()
+	}
+	w.kept = append(w.kept, Change{Path: path, Old: shown(old), New: shown(new)})
 	if w.max == 0 && len(w.kept) == changeChunk && w.flush != nil {
 		w.err = w.flush(w.kept)
 		w.handed += len(w.kept)
@@ -104,7 +153,8 @@ func shown(raw []byte) json.RawMessage {
 // compareJSON appends to out the changes between the JSON values a and b,
 // found under path, skipping what ign names (nil a or b: absent).
 func compareJSON(out []Change, path Path, ign ignoreSet, a, b json.RawMessage) ([]Change, error) {
-	w := &walker{kept: out, at: slices.Clone(path)}
+	w := &walker{kept: out}
+	w.setPath(path)
 	w.values(ign, a, b)
 	return w.kept, w.err
 }
@@ -116,8 +166,6 @@ func (w *walker) values(ign ignoreSet, a, b []byte) {
 	case bytes.Equal(a, b) && (a == nil) == (b == nil):
 	case a == nil || b == nil:
 		w.change(a, b)
-	case !jsontext.Value(a).IsValid(readOptions...) || !jsontext.Value(b).IsValid(readOptions...):
-		w.err = errors.New("not one valid JSON value")
 	default:
 		w.compare(ign, a, b)
 	}
@@ -129,7 +177,10 @@ func (w *walker) compare(ign ignoreSet, a, b jsontext.Value) {
 	switch {
 	case w.err != nil:
 	case ka == '{' && kb == '{':
-		w.objects(ign, members(a), members(b))
+		base := len(w.members)
+		ma := w.objectMembers(a)
+		w.objects(ign, ma, w.objectMembers(b))
+		w.members = w.members[:base]
 	case ka == '[' && kb == '[':
 		w.arrays(ign, a, b)
 	case bytes.Equal(a, b):
@@ -156,16 +207,16 @@ func unquote(s []byte) []byte {
 	return t
 }
 
-// visit compares a and b at the step st below the walker's place, or
-// tells of the change from one to the other where either is absent (nil).
-func (w *walker) visit(ign ignoreSet, st Step, a, b []byte) {
+// visit compares a and b at the place p below the walker's, or tells of
+// the change from one to the other where either is absent (nil).
+func (w *walker) visit(ign ignoreSet, p place, a, b []byte) {
 	if len(ign) > 0 {
 		var ignored bool
-		if ign, ignored = ign.below(st); ignored {
+		if ign, ignored = ign.below(p.step()); ignored {
 			return
 		}
 	}
-	w.at = append(w.at, st)
+	w.at = append(w.at, p)
 	if a != nil && b != nil {
 		w.compare(ign, a, b)
 	} else {
@@ -176,54 +227,70 @@ func (w *walker) visit(ign ignoreSet, st Step, a, b []byte) {
 
 // arrays compares two arrays element by element, by position.
 func (w *walker) arrays(ign ignoreSet, a, b jsontext.Value) {
-	da, db := jsontext.NewDecoder(bytes.NewBuffer(a), readOptions...), jsontext.NewDecoder(bytes.NewBuffer(b), readOptions...)
+	da, db := w.reader(a), w.reader(b)
+	defer func() { w.free = append(w.free, da, db) }()
 	da.ReadToken()
 	db.ReadToken()
 	for k := 0; w.err == nil; k++ {
-		va, vb := element(da), element(db)
+		va, vb := w.element(da), w.element(db)
 		if va == nil && vb == nil {
 			return
 		}
-		w.visit(ign, indexStep(k), va, vb)
+		w.visit(ign, place{index: k}, va, vb)
 	}
 }
 
-// element is the next element of the array d reads, nil at its end. The
-// value is the text's own (d reads a bytes.Buffer in place), and stays.
-func element(d *jsontext.Decoder) jsontext.Value {
+// element is the next element of the array d reads, nil at its end: the
+// text's own bytes, which stay.
+func (w *walker) element(d *reader) jsontext.Value {
 	if d.PeekKind() == ']' {
 		return nil
 	}
-	v, _ := d.ReadValue()
+	v, err := d.ReadValue()
+	w.fail(err)
 	return v
+}
+
+// fail notes a text that is no JSON: a record's content was checked as
+// it was read, a value given to compareJSON may not have been.
+func (w *walker) fail(err error) {
+	if err != nil && w.err == nil {
+		w.err = errors.New("not valid JSON")
+	}
 }
 
 // member is one member of an object: its key, decoded, and its value.
 type member struct{ key, value []byte }
 
-// members are the members of the object v sorted by key, each key once
-// (its last member, as a decoder reads it).
-func members(v jsontext.Value) []member {
-	d := jsontext.NewDecoder(bytes.NewBuffer(v), readOptions...)
+// objectMembers appends to w.members those of the object v sorted by
+// key, each key once (its last member, as a decoder reads it), and
+// returns w.members from where they start.
+func (w *walker) objectMembers(v jsontext.Value) []member {
+	d := w.reader(v)
+	defer func() { w.free = append(w.free, d) }()
 	d.ReadToken()
-	var ms []member
-	for d.PeekKind() == '"' {
-		k, _ := d.ReadValue()
-		val, _ := d.ReadValue()
+	base := len(w.members)
+	ms := w.members
+	for d.PeekKind() == '"' && w.err == nil {
+		k, err := d.ReadValue()
+		w.fail(err)
+		val, err := d.ReadValue()
+		w.fail(err)
 		key := k[1 : len(k)-1]
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			key = unquote(k)
 		}
 		ms = append(ms, member{key, val})
 	}
-	slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
-	out := ms[:0]
-	for i, m := range ms {
-		if i+1 == len(ms) || !bytes.Equal(ms[i+1].key, m.key) {
-			out = append(out, m)
+	slices.SortStableFunc(ms[base:], func(x, y member) int { return bytes.Compare(x.key, y.key) })
+	out := ms[:base]
+	for i := base; i < len(ms); i++ {
+		if i+1 == len(ms) || !bytes.Equal(ms[i+1].key, ms[i].key) {
+			out = append(out, ms[i])
 		}
 	}
-	return out
+	w.members = out
+	return out[base:]
 }
 
 // objects compares the members of two objects key by key, in the order
@@ -248,7 +315,7 @@ func (w *walker) objects(ign ignoreSet, ma, mb []member) {
 			key, vb = mb[y].key, mb[y].value
 			y++
 		}
-		w.visit(ign, keyStep(string(key)), va, vb)
+		w.visit(ign, place{key: key, isKey: true}, va, vb)
 	}
 }
 
