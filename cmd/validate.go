@@ -292,11 +292,17 @@ func (e *writeError) Error() string { return e.err.Error() }
 // how many. Its error says why the file could not be read, or is a
 // *writeError.
 func (c *caseChecker) check(name string, vf *validateFile, problem func(validateProblem, string) error) (invalid int, err error) {
-	cases, err := eval.ReadFile(name)
+	// Read as eval reads it: every case checked, then read again a case
+	// at a time, so that a file of any size is checked in flat memory.
+	cases, err := eval.Open([]string{name})
 	if err != nil {
 		return 0, err
 	}
-	for _, k := range cases {
+	defer cases.Close()
+	for k, err := range cases.All() {
+		if err != nil {
+			return invalid, err
+		}
 		vf.Cases++
 		choice, key := toolChoice{}, "\x00default"
 		if k.Tools != nil {
@@ -311,12 +317,11 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 			continue
 		}
 		invalid++
-		kind := message.KindInvalidRequest
-		var unknown *registry.UnknownToolError
-		if errors.As(err, &unknown) {
-			kind = message.KindUnknownTool
+		kind := records.KindOf(records.InvalidRequest(err))
+		msg := "tools: " + err.Error()
+		if te, ok := errors.AsType[*toolsErr](err); ok {
+			msg = "tools: " + te.err.Error()
 		}
-		msg := "tools: " + strings.TrimPrefix(err.Error(), "--tools: ")
 		vp := validateProblem{File: k.Pos.File, Line: k.Pos.Line, Column: k.Pos.Col, ID: k.ID, Kind: string(kind), Message: msg}
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}
