@@ -3,8 +3,10 @@ package diff
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kesoku/kesoku/internal/records"
@@ -81,4 +83,21 @@ func contentRecords(n int, respelled bool) []byte {
 func BenchmarkCompareByValue(b *testing.B) {
 	const n = 100_000
 	compareRuns(b, n, contentRecords(n, false), contentRecords(n, true))
+}
+
+// BenchmarkCompareDeep compares two values nested as deep as a record
+// holds, around a long string that differs at its end: each text is read
+// once, not once for every level it is nested in (which took a minute).
+func BenchmarkCompareDeep(b *testing.B) {
+	n := records.MaxContentDepth
+	deep := func(leaf string) json.RawMessage {
+		return json.RawMessage(strings.Repeat(`{"a":[`, n/2) + `"` + strings.Repeat("x", 1<<20) + leaf + `"` + strings.Repeat(`]}`, n/2))
+	}
+	old, new := deep("a"), deep("b")
+	b.SetBytes(int64(len(old) + len(new)))
+	for b.Loop() {
+		if cs, err := compareJSON(nil, contentPath, nil, old, new); err != nil || len(cs) != 1 {
+			b.Fatal(cs, err)
+		}
+	}
 }

@@ -82,7 +82,8 @@ type walker struct {
 // buffer's own bytes, and the values it returns are the text's.
 type reader struct {
 	jsontext.Decoder
-	b bytes.Buffer
+	b    bytes.Buffer
+	text []byte
 }
 
 // reader is a reader of v.
@@ -93,7 +94,7 @@ func (w *walker) reader(v []byte) *reader {
 	} else {
 		r = new(reader)
 	}
-	r.b = *bytes.NewBuffer(v)
+	r.b, r.text = *bytes.NewBuffer(v), v
 	r.Reset(&r.b, readOptions...)
 	return r
 }
@@ -167,28 +168,44 @@ func (w *walker) values(ign ignoreSet, a, b []byte) {
 	case a == nil || b == nil:
 		w.change(a, b)
 	default:
-		w.compare(ign, a, b)
+		ra, rb := w.reader(a), w.reader(b)
+		w.compare(ign, ra, rb)
+		w.free = append(w.free, ra, rb)
 	}
 }
 
-// compare compares two values, both valid JSON.
-func (w *walker) compare(ign ignoreSet, a, b jsontext.Value) {
-	ka, kb := a.Kind(), b.Kind()
+// compare compares the values that ra and rb are at, side by side, and
+// reads past them: each text is read once however deep its values nest,
+// but for an object compared from an index of its members.
+func (w *walker) compare(ign ignoreSet, ra, rb *reader) {
+	ka, kb := ra.PeekKind(), rb.PeekKind()
 	switch {
 	case w.err != nil:
-	case ka == '{' && kb == '{':
-		base := len(w.members)
-		ma := w.objectMembers(a)
-		w.objects(ign, ma, w.objectMembers(b))
-		w.members = w.members[:base]
 	case ka == '[' && kb == '[':
-		w.arrays(ign, a, b)
-	case bytes.Equal(a, b):
-	case ka == '"' && kb == '"' && sameString(a, b):
-	case ka == '0' && kb == '0' && numbersEqual(json.Number(a), json.Number(b)):
+		w.arrays(ign, ra, rb)
+	case ka == '{' && kb == '{':
+		w.objects(ign, ra, rb)
 	default:
-		w.change(a, b)
+		a, b := w.value(ra), w.value(rb)
+		switch {
+		case w.err != nil, bytes.Equal(a, b):
+		case ka == '"' && kb == '"' && sameString(a, b):
+		case ka == '0' && kb == '0' && numbersEqual(json.Number(a), json.Number(b)):
+		default:
+			w.change(a, b)
+		}
 	}
+}
+
+// value reads the value r is at: the text's own bytes, which stay.
+func (w *walker) value(r *reader) jsontext.Value {
+	v, err := r.ReadValue()
+	if err != nil && w.err == nil {
+		// A record's content was checked as it was read; a value given
+		// to compareJSON may not have been.
+		w.err = errors.New("not valid JSON")
+	}
+	return v
 }
 
 // sameString reports whether two JSON strings, written differently, hold
@@ -207,56 +224,142 @@ func unquote(s []byte) []byte {
 	return t
 }
 
-// visit compares a and b at the place p below the walker's, or tells of
-// the change from one to the other where either is absent (nil).
-func (w *walker) visit(ign ignoreSet, p place, a, b []byte) {
-	if len(ign) > 0 {
-		var ignored bool
-		if ign, ignored = ign.below(p.step()); ignored {
-			return
-		}
+// below is ign.below of the step p, which costs nothing where nothing is
+// ignored.
+func below(ign ignoreSet, p place) (ignoreSet, bool) {
+	if len(ign) == 0 {
+		return nil, false
 	}
-	w.at = append(w.at, p)
-	if a != nil && b != nil {
-		w.compare(ign, a, b)
-	} else {
-		w.change(a, b)
-	}
-	w.at = w.at[:len(w.at)-1]
+	return ign.below(p.step())
 }
 
 // arrays compares two arrays element by element, by position.
-func (w *walker) arrays(ign ignoreSet, a, b jsontext.Value) {
-	da, db := w.reader(a), w.reader(b)
-	defer func() { w.free = append(w.free, da, db) }()
-	da.ReadToken()
-	db.ReadToken()
+func (w *walker) arrays(ign ignoreSet, ra, rb *reader) {
+	ra.ReadToken()
+	rb.ReadToken()
 	for k := 0; w.err == nil; k++ {
-		va, vb := w.element(da), w.element(db)
-		if va == nil && vb == nil {
+		endA, endB := ra.PeekKind() == ']', rb.PeekKind() == ']'
+		if endA && endB {
+			ra.ReadToken()
+			rb.ReadToken()
 			return
 		}
-		w.visit(ign, place{index: k}, va, vb)
+		p := place{index: k}
+		sub, ignored := below(ign, p)
+		w.at = append(w.at, p)
+		if endA || endB || ignored {
+			var a, b []byte
+			if !endA {
+				a = w.value(ra)
+			}
+			if !endB {
+				b = w.value(rb)
+			}
+			if !ignored && w.err == nil {
+				w.change(a, b)
+			}
+		} else {
+			w.compare(sub, ra, rb)
+		}
+		w.at = w.at[:len(w.at)-1]
 	}
 }
 
-// element is the next element of the array d reads, nil at its end: the
-// text's own bytes, which stay.
-func (w *walker) element(d *reader) jsontext.Value {
-	if d.PeekKind() == ']' {
-		return nil
+// mark is where a walker stands, to go back to when an object turns out
+// to need comparing from an index of its members.
+type mark struct{ kept, found int }
+
+// back forgets what was found since m, and reports whether it could:
+// changes handed on are gone.
+func (w *walker) back(m mark) bool {
+	if w.handed > m.found {
+		return false
 	}
-	v, err := d.ReadValue()
-	w.fail(err)
-	return v
+	w.kept, w.found = w.kept[:m.kept], m.found
+	return true
 }
 
-// fail notes a text that is no JSON: a record's content was checked as
-// it was read, a value given to compareJSON may not have been.
-func (w *walker) fail(err error) {
-	if err != nil && w.err == nil {
-		w.err = errors.New("not valid JSON")
+// objects compares two objects by key: side by side while their keys come
+// in the same ascending order (as Go and most encoders write them), then
+// from an index of their members, from the start when what was found can
+// be taken back.
+func (w *walker) objects(ign ignoreSet, ra, rb *reader) {
+	m := mark{len(w.kept), w.found}
+	ra.ReadToken()
+	rb.ReadToken()
+	startA, startB := int(ra.InputOffset())-1, int(rb.InputOffset())-1
+	var last []byte
+	for w.err == nil {
+		endA, endB := ra.PeekKind() == '}', rb.PeekKind() == '}'
+		if endA && endB {
+			ra.ReadToken()
+			rb.ReadToken()
+			return
+		}
+		fromA, fromB := int(ra.InputOffset()), int(rb.InputOffset())
+		if endA || endB {
+			w.indexed(ign, ra, rb, fromA, fromB, m, startA, startB)
+			return
+		}
+		ka, kb := key(w.value(ra)), key(w.value(rb))
+		if !bytes.Equal(ka, kb) || last != nil && bytes.Compare(last, ka) >= 0 {
+			ra.SkipValue()
+			rb.SkipValue()
+			w.indexed(ign, ra, rb, fromA, fromB, m, startA, startB)
+			return
+		}
+		last = ka
+		p := place{key: ka, isKey: true}
+		sub, ignored := below(ign, p)
+		if ignored {
+			ra.SkipValue()
+			rb.SkipValue()
+			continue
+		}
+		w.at = append(w.at, p)
+		w.compare(sub, ra, rb)
+		w.at = w.at[:len(w.at)-1]
 	}
+}
+
+// key is the text of an object's name as it was read.
+func key(name []byte) []byte {
+	if k := name[1 : len(name)-1]; bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) {
+		return k
+	}
+	return unquote(name)
+}
+
+// indexed reads the rest of the objects ra and rb are in, and compares
+// their members from an index of each: from where the objects start
+// (startA, startB) when what was found since m can be taken back, else
+// from the members at fromA and fromB on.
+func (w *walker) indexed(ign ignoreSet, ra, rb *reader, fromA, fromB int, m mark, startA, startB int) {
+	for _, r := range [2]*reader{ra, rb} {
+		for r.PeekKind() == '"' && w.err == nil {
+			r.SkipValue()
+			w.value(r)
+		}
+		if _, err := r.ReadToken(); err != nil && w.err == nil {
+			w.err = errors.New("not valid JSON")
+		}
+	}
+	if w.err != nil {
+		return
+	}
+	rest := func(r *reader, start, from int) []byte {
+		if start >= 0 {
+			return r.text[start:r.InputOffset()]
+		}
+		return append([]byte{'{'}, bytes.TrimLeft(r.text[from:r.InputOffset()], " \t\r\n,")...)
+	}
+	if !w.back(m) {
+		startA, startB = -1, -1
+	}
+	base := len(w.members)
+	ma := w.objectMembers(rest(ra, startA, fromA))
+	w.members2(ign, ma, w.objectMembers(rest(rb, startB, fromB)))
+	w.members = w.members[:base]
 }
 
 // member is one member of an object: its key, decoded, and its value.
@@ -272,15 +375,8 @@ func (w *walker) objectMembers(v jsontext.Value) []member {
 	base := len(w.members)
 	ms := w.members
 	for d.PeekKind() == '"' && w.err == nil {
-		k, err := d.ReadValue()
-		w.fail(err)
-		val, err := d.ReadValue()
-		w.fail(err)
-		key := k[1 : len(k)-1]
-		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
-			key = unquote(k)
-		}
-		ms = append(ms, member{key, val})
+		k := key(w.value(d))
+		ms = append(ms, member{k, w.value(d)})
 	}
 	slices.SortStableFunc(ms[base:], func(x, y member) int { return bytes.Compare(x.key, y.key) })
 	out := ms[:base]
@@ -293,9 +389,9 @@ func (w *walker) objectMembers(v jsontext.Value) []member {
 	return out[base:]
 }
 
-// objects compares the members of two objects key by key, in the order
+// members2 compares the members of two objects key by key, in the order
 // of their keys.
-func (w *walker) objects(ign ignoreSet, ma, mb []member) {
+func (w *walker) members2(ign ignoreSet, ma, mb []member) {
 	for x, y := 0, 0; (x < len(ma) || y < len(mb)) && w.err == nil; {
 		c := 0
 		switch {
@@ -306,16 +402,29 @@ func (w *walker) objects(ign ignoreSet, ma, mb []member) {
 		default:
 			c = bytes.Compare(ma[x].key, mb[y].key)
 		}
-		var key, va, vb []byte
+		var k, va, vb []byte
 		if c <= 0 {
-			key, va = ma[x].key, ma[x].value
+			k, va = ma[x].key, ma[x].value
 			x++
 		}
 		if c >= 0 {
-			key, vb = mb[y].key, mb[y].value
+			k, vb = mb[y].key, mb[y].value
 			y++
 		}
-		w.visit(ign, place{key: key, isKey: true}, va, vb)
+		p := place{key: k, isKey: true}
+		sub, ignored := below(ign, p)
+		if ignored {
+			continue
+		}
+		w.at = append(w.at, p)
+		if va != nil && vb != nil {
+			ra, rb := w.reader(va), w.reader(vb)
+			w.compare(sub, ra, rb)
+			w.free = append(w.free, ra, rb)
+		} else {
+			w.change(va, vb)
+		}
+		w.at = w.at[:len(w.at)-1]
 	}
 }
 
