@@ -76,6 +76,7 @@ type walker struct {
 	// being compared, innermost last: reused from value to value.
 	free    []*reader
 	members []member
+	pairs   []pair
 }
 
 // reader reads a value in place: a decoder of a bytes.Buffer parses the
@@ -187,13 +188,21 @@ func (w *walker) compare(ign ignoreSet, ra, rb *reader) {
 		w.objects(ign, ra, rb)
 	default:
 		a, b := w.value(ra), w.value(rb)
-		switch {
-		case w.err != nil, bytes.Equal(a, b):
-		case ka == '"' && kb == '"' && sameString(a, b):
-		case ka == '0' && kb == '0' && numbersEqual(json.Number(a), json.Number(b)):
-		default:
-			w.change(a, b)
+		if w.err == nil {
+			w.scalars(a, b)
 		}
+	}
+}
+
+// scalars compares two values that are not both arrays nor both objects.
+func (w *walker) scalars(a, b jsontext.Value) {
+	ka, kb := a.Kind(), b.Kind()
+	switch {
+	case bytes.Equal(a, b):
+	case ka == '"' && kb == '"' && sameString(a, b):
+	case ka == '0' && kb == '0' && numbersEqual(json.Number(a), json.Number(b)):
+	default:
+		w.change(a, b)
 	}
 }
 
@@ -284,10 +293,10 @@ func (w *walker) back(m mark) bool {
 // from an index of their members, from the start when what was found can
 // be taken back.
 func (w *walker) objects(ign ignoreSet, ra, rb *reader) {
-	m := mark{len(w.kept), w.found}
+	m, base := mark{len(w.kept), w.found}, len(w.pairs)
+	defer func() { w.pairs = w.pairs[:base] }()
 	ra.ReadToken()
 	rb.ReadToken()
-	startA, startB := int(ra.InputOffset())-1, int(rb.InputOffset())-1
 	var last []byte
 	for w.err == nil {
 		endA, endB := ra.PeekKind() == '}', rb.PeekKind() == '}'
@@ -296,30 +305,37 @@ func (w *walker) objects(ign ignoreSet, ra, rb *reader) {
 			rb.ReadToken()
 			return
 		}
-		fromA, fromB := int(ra.InputOffset()), int(rb.InputOffset())
-		if endA || endB {
-			w.indexed(ign, ra, rb, fromA, fromB, m, startA, startB)
-			return
+		var ka, kb []byte
+		if !endA && !endB {
+			ka, kb = key(w.value(ra)), key(w.value(rb))
 		}
-		ka, kb := key(w.value(ra)), key(w.value(rb))
-		if !bytes.Equal(ka, kb) || last != nil && bytes.Compare(last, ka) >= 0 {
-			ra.SkipValue()
-			rb.SkipValue()
-			w.indexed(ign, ra, rb, fromA, fromB, m, startA, startB)
+		if endA || endB || !bytes.Equal(ka, kb) || last != nil && bytes.Compare(last, ka) >= 0 {
+			w.indexed(ign, ra, rb, m, base, ka, kb)
 			return
 		}
 		last = ka
 		p := place{key: ka, isKey: true}
 		sub, ignored := below(ign, p)
+		fromA, fromB := ra.InputOffset(), rb.InputOffset()
 		if ignored {
 			ra.SkipValue()
 			rb.SkipValue()
-			continue
+		} else {
+			w.at = append(w.at, p)
+			w.compare(sub, ra, rb)
+			w.at = w.at[:len(w.at)-1]
 		}
-		w.at = append(w.at, p)
-		w.compare(sub, ra, rb)
-		w.at = w.at[:len(w.at)-1]
+		w.pairs = append(w.pairs, pair{ka, ra.since(fromA), rb.since(fromB)})
 	}
+}
+
+// pair is a member that two objects compared side by side share: its key
+// and its value in each.
+type pair struct{ key, a, b []byte }
+
+// since is the value read from offset from on (after a member's name).
+func (r *reader) since(from int64) []byte {
+	return bytes.TrimLeft(r.text[from:r.InputOffset()], " \t\r\n:")
 }
 
 // key is the text of an object's name as it was read.
@@ -330,63 +346,54 @@ func key(name []byte) []byte {
 	return unquote(name)
 }
 
-// indexed reads the rest of the objects ra and rb are in, and compares
-// their members from an index of each: from where the objects start
-// (startA, startB) when what was found since m can be taken back, else
-// from the members at fromA and fromB on.
-func (w *walker) indexed(ign ignoreSet, ra, rb *reader, fromA, fromB int, m mark, startA, startB int) {
-	for _, r := range [2]*reader{ra, rb} {
+// indexed reads the rest of the objects ra and rb are in (the name of
+// their next member read already where ka and kb are set), and compares
+// their members from an index of each: with those compared side by side
+// (w.pairs from base on) when what was found since m can be taken back.
+func (w *walker) indexed(ign ignoreSet, ra, rb *reader, m mark, base int, ka, kb []byte) {
+	mbase := len(w.members)
+	defer func() { w.members = w.members[:mbase] }()
+	back := w.back(m)
+	var sides [2][]member
+	for i, r := range [2]*reader{ra, rb} {
+		start := len(w.members)
+		if back {
+			for _, p := range w.pairs[base:] {
+				w.members = append(w.members, member{p.key, [2][]byte{p.a, p.b}[i]})
+			}
+		}
+		if k := [2][]byte{ka, kb}[i]; k != nil {
+			w.members = append(w.members, member{k, w.value(r)})
+		}
 		for r.PeekKind() == '"' && w.err == nil {
-			r.SkipValue()
-			w.value(r)
+			k := key(w.value(r))
+			w.members = append(w.members, member{k, w.value(r)})
 		}
 		if _, err := r.ReadToken(); err != nil && w.err == nil {
 			w.err = errors.New("not valid JSON")
 		}
+		sides[i] = sortMembers(w.members[start:])
+		w.members = w.members[:start+len(sides[i])]
 	}
-	if w.err != nil {
-		return
+	if w.err == nil {
+		w.members2(ign, sides[0], sides[1])
 	}
-	rest := func(r *reader, start, from int) []byte {
-		if start >= 0 {
-			return r.text[start:r.InputOffset()]
-		}
-		return append([]byte{'{'}, bytes.TrimLeft(r.text[from:r.InputOffset()], " \t\r\n,")...)
-	}
-	if !w.back(m) {
-		startA, startB = -1, -1
-	}
-	base := len(w.members)
-	ma := w.objectMembers(rest(ra, startA, fromA))
-	w.members2(ign, ma, w.objectMembers(rest(rb, startB, fromB)))
-	w.members = w.members[:base]
 }
 
 // member is one member of an object: its key, decoded, and its value.
 type member struct{ key, value []byte }
 
-// objectMembers appends to w.members those of the object v sorted by
-// key, each key once (its last member, as a decoder reads it), and
-// returns w.members from where they start.
-func (w *walker) objectMembers(v jsontext.Value) []member {
-	d := w.reader(v)
-	defer func() { w.free = append(w.free, d) }()
-	d.ReadToken()
-	base := len(w.members)
-	ms := w.members
-	for d.PeekKind() == '"' && w.err == nil {
-		k := key(w.value(d))
-		ms = append(ms, member{k, w.value(d)})
-	}
-	slices.SortStableFunc(ms[base:], func(x, y member) int { return bytes.Compare(x.key, y.key) })
-	out := ms[:base]
-	for i := base; i < len(ms); i++ {
+// sortMembers sorts ms by key and keeps each key once, its last member (as
+// a decoder reads it), in place.
+func sortMembers(ms []member) []member {
+	slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
+	out := ms[:0]
+	for i := range ms {
 		if i+1 == len(ms) || !bytes.Equal(ms[i+1].key, ms[i].key) {
 			out = append(out, ms[i])
 		}
 	}
-	w.members = out
-	return out[base:]
+	return out
 }
 
 // members2 compares the members of two objects key by key, in the order
@@ -417,7 +424,9 @@ func (w *walker) members2(ign ignoreSet, ma, mb []member) {
 			continue
 		}
 		w.at = append(w.at, p)
-		if va != nil && vb != nil {
+		if ka, kb := jsontext.Value(va).Kind(), jsontext.Value(vb).Kind(); va != nil && vb != nil && (ka != kb || ka != '{' && ka != '[') {
+			w.scalars(va, vb) // no reader needed
+		} else if va != nil && vb != nil {
 			ra, rb := w.reader(va), w.reader(vb)
 			w.compare(sub, ra, rb)
 			w.free = append(w.free, ra, rb)
