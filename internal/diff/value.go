@@ -56,9 +56,9 @@ var readOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontex
 
 // walker compares two JSON values as their records hold them, by value —
 // key order, white space, the escapes of a string and the form of a
-// number (1, 1.0, 1e0) do not matter — reading them with jsontext, never
-// decoding them: it holds the two texts, the members of the objects it is
-// in, and the place it is at.
+// number (1, 1.0, 1e0) do not matter — reading the two texts side by side
+// with jsontext, never decoding them: it holds the texts, the members of
+// the objects it compares from an index, and the place it is at.
 type walker struct {
 	// at is the place being compared, its keys not yet made strings:
 	// that costs only for the places that differ.
