@@ -1,5 +1,7 @@
-// Package junit writes JUnit XML reports, the form the test reporters of
-// GitHub Actions, GitLab CI and Jenkins read: one testsuite under one
+// Package junit writes JUnit XML reports, which the test reporters of CI
+// systems read.
+//
+// GitHub Actions, GitLab CI and Jenkins read them: one testsuite under one
 // testsuites, one testcase per request, a failure for every error record
 // or difference. A report is written as the command goes, its testcases
 // to a file beside it, so that memory stays flat however many requests
