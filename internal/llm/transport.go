@@ -508,8 +508,10 @@ func (t *Transport) try(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	w := t.newWatchdog(func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) },
 		func() { cancel(&DeadlineError{Provider: t.Provider, Deadline: t.deadline()}) })
-	out := req.Clone(ctx)
-	if req.Body != nil && req.Body != http.NoBody {
+	// A shallow copy: nothing of req is changed but its body, which the
+	// copy holds (Clone would copy every header again, each try).
+	out := req.WithContext(ctx)
+	if req.Body != nil && req.Body != http.NoBody && !smallInMemory(req) {
 		// An upload that is still going is not idle.
 		out.Body = &kickReader{ReadCloser: req.Body, w: w}
 	}
@@ -789,6 +791,21 @@ func (w *watchdog) kick() { w.timer.Reset(w.d) }
 func (w *watchdog) stop() {
 	w.timer.Stop()
 	w.deadline.Stop()
+}
+
+// smallBody is the largest request body sent as it is, unwatched (see
+// smallInMemory).
+const smallBody = 64 << 10
+
+// smallInMemory says req's body is in memory (the SDKs' requests are made
+// from a byte slice, which gives them GetBody) and small: it leaves in a
+// few writes at once, so kicking the watchdog as it is read says nothing
+// the request's start did not; a link that takes IdleTimeout over 64 KiB
+// is stalled. Wrapping such a body would hide from net/http that it is in
+// memory, and it would then write the headers on their own before it: a
+// system call more a request, and a read more for the server.
+func smallInMemory(req *http.Request) bool {
+	return req.GetBody != nil && req.ContentLength > 0 && req.ContentLength <= smallBody
 }
 
 // kickReader kicks the watchdog as a request body is sent.
