@@ -136,6 +136,10 @@ func cpuTime(b *testing.B) time.Duration {
 // (loop), the same 1,000 sessions' requests made one after another by a
 // plain Go loop over the same SDK client (genai), the floor: eval with
 // --jobs N is to take at most 1.5 times the loop's time divided by N.
+// The loop also runs on N goroutines for each eval row's --jobs N, the
+// same requests taken in turn over the same client: where the work is the
+// CPU's, N goroutines go no faster than the machine's cores (GOMAXPROCS,
+// the -N suffix of each row's name), and that is the fairer floor.
 // With think=5ms the model takes 5ms to answer, as a network would, so
 // that what --jobs overlaps is not the CPU the client and the fake share.
 // peak-heap-MiB is the most the heap held during an op; cpu-ms/op the CPU
@@ -146,11 +150,12 @@ func BenchmarkEval(b *testing.B) {
 	for _, lc := range []struct {
 		goroutines int
 		think      time.Duration
-	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}} {
+	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}, {4, 5 * time.Millisecond}, {16, 5 * time.Millisecond}} {
 		name := fmt.Sprintf("loop/cases=1000/think=%v", lc.think)
 		if lc.goroutines > 1 {
-			// The loop on as many goroutines as eval's --jobs: what the
-			// machine's cores allow the SDK client at all.
+			// The loop on as many goroutines as an eval row's --jobs, at
+			// the same think: what the machine's cores allow the SDK
+			// client at that concurrency at all.
 			name = fmt.Sprintf("loop/cases=1000/goroutines=%d/think=%v", lc.goroutines, lc.think)
 		}
 		think := lc.think
