@@ -131,6 +131,16 @@ type Transport struct {
 	// NewIdleTimer makes the timers that measure IdleTimeout; nil means
 	// time.AfterFunc.
 	NewIdleTimer func(d time.Duration, fire func()) IdleTimer
+
+	// homeOf is the last origin home worked out, with the Endpoint it is
+	// of: every request is checked against it.
+	homeOf atomic.Pointer[endpointHome]
+}
+
+// endpointHome is an Endpoint's origin (see Transport.home).
+type endpointHome struct {
+	endpoint, home string
+	err            error
 }
 
 // IdleTimer is a timer that measures how long a request has sent
@@ -193,16 +203,24 @@ func (t *Transport) checkRedirect(req *http.Request, via []*http.Request) error 
 	})(req, via)
 }
 
-// home is the origin of t.Endpoint, "" for none.
+// home is the origin of t.Endpoint, "" for none; worked out once an
+// Endpoint.
 func (t *Transport) home() (string, error) {
-	if t.Endpoint == "" {
+	endpoint := t.Endpoint
+	if endpoint == "" {
 		return "", nil
 	}
-	u, err := url.Parse(t.Endpoint)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%s: the endpoint %q is not a URL", t.Provider, t.Endpoint)
+	if h := t.homeOf.Load(); h != nil && h.endpoint == endpoint {
+		return h.home, h.err
 	}
-	return origin.Of(u), nil
+	h := &endpointHome{endpoint: endpoint}
+	if u, err := url.Parse(endpoint); err != nil || u.Host == "" {
+		h.err = fmt.Errorf("%s: the endpoint %q is not a URL", t.Provider, endpoint)
+	} else {
+		h.home = origin.Of(u)
+	}
+	t.homeOf.Store(h)
+	return h.home, h.err
 }
 
 // OriginError says a request was not sent because it would have taken the
@@ -319,12 +337,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // failed says nothing of where it went. Both become a *RequestError that
 // names the request.
 func (t *Transport) final(req *http.Request, resp *http.Response, err error, budget *retryBudget) (*http.Response, error) {
-	rerr := &RequestError{Provider: t.Provider, Method: req.Method, URL: redactURL(req.URL), Retries: int(budget.used.Load())}
+	// Made only for a failure: most requests succeed.
+	requestError := func() *RequestError {
+		return &RequestError{Provider: t.Provider, Method: req.Method, URL: redactURL(req.URL), Retries: int(budget.used.Load())}
+	}
 	switch {
 	case err != nil:
 		if ownError(err) != nil {
 			return nil, err
 		}
+		rerr := requestError()
 		rerr.Err = t.Redactor.Error(err)
 		return nil, rerr
 	case resp.StatusCode < 400:
@@ -336,6 +358,7 @@ func (t *Transport) final(req *http.Request, resp *http.Response, err error, bud
 		return resp, nil
 	}
 	resp.Body.Close()
+	rerr := requestError()
 	rerr.Status = resp.Status
 	rerr.Body = []byte(t.Redactor.String(string(data)))
 	return nil, rerr
@@ -526,8 +549,9 @@ func (t *Transport) try(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	w.kick()
-	results := isResults(req.Context()) || streamKind(resp) == jsonLines
-	if (results || isStream(resp)) && resp.StatusCode < 300 {
+	kind := streamKind(resp)
+	results := isResults(req.Context()) || kind == jsonLines
+	if (results || isStreamKind(kind)) && resp.StatusCode < 300 {
 		body := &streamBody{body: resp.Body, w: w, ctx: ctx, cancel: cancel, t: t,
 			limit: t.maxResponse(), what: "the answer", event: "an event of the stream"}
 		if results {
@@ -743,11 +767,11 @@ func isResults(ctx context.Context) bool {
 	return v
 }
 
-// isStream reports whether a response is a stream, read as it comes
-// rather than whole: server-sent events, or JSON Lines (the results of a
-// batch, which may be larger than any answer).
-func isStream(resp *http.Response) bool {
-	switch streamKind(resp) {
+// isStreamKind reports whether a response of kind (see streamKind) is a
+// stream, read as it comes rather than whole: server-sent events, or JSON
+// Lines (the results of a batch, which may be larger than any answer).
+func isStreamKind(kind string) bool {
+	switch kind {
 	case "text/event-stream", jsonLines:
 		return true
 	}
