@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -69,5 +70,62 @@ func TestSmallRequestIsOneWrite(t *testing.T) {
 		if got.Load() != body {
 			t.Errorf("request %d: the server got %q", i+1, got.Load())
 		}
+	}
+}
+
+// TestConcurrentRequestsKeepTheirConnections: requests sent at once
+// through Transports of the default Base, round after round (as an eval's
+// --jobs sends them, each Transport a case's), go over the connections of
+// the first round: those that come back are kept for the next, not
+// closed for more to be dialled.
+func TestConcurrentRequestsKeepTheirConnections(t *testing.T) {
+	const n, rounds = 8, 4
+	var conns atomic.Int64
+	var mu sync.Mutex
+	waiting, release := 0, make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Each answers once all n of its round have come: n at once.
+		mu.Lock()
+		waiting++
+		this := release
+		if waiting == n {
+			close(release)
+			waiting, release = 0, make(chan struct{})
+		}
+		mu.Unlock()
+		<-this
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	for round := range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for range n {
+			wg.Go(func() {
+				tr := &llm.Transport{Provider: "gemini", Endpoint: srv.URL}
+				resp, err := tr.Client().Get(srv.URL + "/v1/x")
+				if err != nil {
+					errs <- err
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round+1, err)
+		}
+	}
+	if got := conns.Load(); got != n {
+		t.Errorf("%d rounds of %d requests at once took %d connections, want %d", rounds, n, got, n)
 	}
 }
