@@ -353,8 +353,10 @@ if evalb:
     if res.returncode != 0:
         sys.exit(f"compare.sh: BenchmarkEval: {res.stdout[-1000:]}{res.stderr[-1000:]}")
     b, procs = {}, set()
-    for m in re.finditer(r"^BenchmarkEval/(\S+?)-(\d+)\s+\d+\s+(\d+) ns/op\s+([\d.]+) cpu-ms/op\s+([\d.]+) peak-heap-MiB", res.stdout, re.M):
-        b[m.group(1)] = (int(m.group(3)) / 1e9, float(m.group(4)) / 1e3, float(m.group(5)))
+    for m in re.finditer(r"^BenchmarkEval/(\S+?)-(\d+)\s+\d+\s+(.*)$", res.stdout, re.M):
+        metric = {unit: float(v) for v, unit in re.findall(r"([\d.]+) (\S+)", m.group(3))}
+        # wall s, CPU s, peak heap MiB, connections the fake accepted
+        b[m.group(1)] = (metric["ns/op"] / 1e9, metric["cpu-ms/op"] / 1e3, metric["peak-heap-MiB"], metric.get("conns/op", 0))
         procs.add(m.group(2))
     # The -N suffix of a benchmark's name is its GOMAXPROCS: how many
     # goroutines run at once at most, whatever --jobs says.
