@@ -126,6 +126,15 @@ func runToolsList(opts *toolsListOptions) error {
 		}
 		return loadErr
 	}
+	if err := writeToolsTable(opts.IO.Out, opts.Width, specs); err != nil {
+		return err
+	}
+	return loadErr
+}
+
+// writeToolsTable writes the table of the tools specs to out, for a
+// terminal width columns wide (0: not a terminal).
+func writeToolsTable(out io.Writer, width int, specs []*registry.Spec) error {
 	// A plain table, on a terminal and in a pipe alike: columns that
 	// scripts can cut, and nothing to strip. On a terminal, summaries are
 	// shortened so that rows fit its width where they can; parameters are
@@ -141,9 +150,9 @@ func runToolsList(opts *toolsListOptions) error {
 	for i, r := range rows {
 		params[i] = []string{r[2]}
 	}
-	if opts.Width > 0 {
+	if width > 0 {
 		least := minSummary
-		if fit := opts.Width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
+		if fit := width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
 			least = minWrappedSummary
 			// Parameters too long for the terminal go on below, in their
 			// own column, rather than wrap across the others.
@@ -155,12 +164,12 @@ func runToolsList(opts *toolsListOptions) error {
 				}
 			}
 		}
-		room := max(opts.Width-nameW-paramsW-2*tableGap, least)
+		room := max(width-nameW-paramsW-2*tableGap, least)
 		for i := range rows {
 			rows[i][1] = shorten(rows[i][1], room)
 		}
 	}
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
+	w := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
 	for i, r := range rows {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], params[i][0])
@@ -168,10 +177,7 @@ func runToolsList(opts *toolsListOptions) error {
 			fmt.Fprintf(w, "\t\t%s\n", more)
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return loadErr
+	return w.Flush()
 }
 
 // sourcesErr is what went wrong in starting the tools' sources (MCP

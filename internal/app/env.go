@@ -5,8 +5,11 @@
 // environment is made by one Prepare and closed by one Close, in the order
 // that matters (a file is protected before the runner's options copy the
 // list; the signals are watched before an MCP server can start), so that
-// each command only says what it does over it. An agent session runs over
-// it too (Env.Session): its transcript, its runner, how its turns end.
+// each command only says what it does over it. The commands' work runs
+// over it too: kesoku run's (Env.Run), an agent session (Env.Session: its
+// transcript, its runner, how its turns end), mcp serve (Env.Serve), and
+// merge, diff and batch collect; their records go to one Sink (the records
+// file or standard output, the JUnit report, the progress cmd draws).
 package app
 
 import (
@@ -25,6 +28,7 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/toolsource"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -116,6 +120,14 @@ type Options struct {
 	// providers' keys, the tool set those of the MCP servers (their
 	// headers, a key in a URL, OAuth's secrets and tokens).
 	Secrets []string
+
+	// Trace names the span of the whole command ("run", "eval") when
+	// traces are on; "" for none (a command whose spans come from
+	// elsewhere: mcp serve continues its clients' traces).
+	Trace string
+	// Getenv reads the OTEL_* variables that turn traces on; nil is the
+	// process's environment.
+	Getenv func(string) string
 }
 
 // Env is a command's environment, made by Prepare. Close it once.
@@ -137,6 +149,10 @@ type Env struct {
 	// secrets are every secret the command holds: hidden in what comes
 	// back, kept from the programs tools start.
 	secrets *secret.Redactor
+	// traces is the OpenTelemetry SDK when the OTEL_* variables turn it
+	// on, nil otherwise; root is the command's span.
+	traces *tracing.Provider
+	root   *tracing.Span
 }
 
 // Prepare makes the environment options describe. Every error it returns
@@ -149,6 +165,7 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		o.Tell = notice.Discard
 	}
 	e := &Env{opts: o, protected: append([]registry.Protected(nil), o.Protected...)}
+	ctx = e.startTraces(ctx)
 	if o.Cassette != "" {
 		c, err := cassette.Open(o.Cassette, o.CassetteMode)
 		if err != nil {
@@ -188,6 +205,9 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	// that prints its environment, or reads a file, may show any of them.
 	e.secrets = secret.NewRedactor(provider.Keys()...)
 	e.secrets.Add(o.Secrets...)
+	if e.traces != nil {
+		e.secrets.Add(tracing.HeaderValues(e.getenv)...)
+	}
 	if o.Model.Model != "" || o.ModelRequired {
 		if !o.Quiet {
 			o.Model.Notices = notice.Func(o.Tell, notice.Warning)
@@ -375,5 +395,6 @@ func (e *Env) Close() error {
 			err = cerr
 		}
 	}
+	e.endTraces()
 	return err
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/secret"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -181,6 +182,9 @@ type run struct {
 	room room
 	// readAll keeps taking requests after an interrupt (RunAll).
 	readAll bool
+	// tr traces each call (an execute_tool span around step 4); nil when
+	// traces are off, and then nothing of them is done.
+	tr *tracing.Tracer
 }
 
 // Run executes the requests in order of arrival, up to Jobs at once, and
@@ -196,14 +200,14 @@ type run struct {
 // Each record carries its request's position in the run, by which the
 // records of a run's shards, or of a run and its resumption, go back in
 // request order.
-func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.Summary, error) {
+func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.RunReport, error) {
 	return r.run(ctx, reqs, emit, false)
 }
 
 // run is Run; with readAll, an interrupt does not stop the reading of
 // reqs, and every request gets a record (RunAll: the requests are in
 // memory, and a model's calls must all be answered).
-func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.Summary, error) {
+func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.RunReport, error) {
 	ru := r.newRun(ctx, readAll)
 	defer ru.cancel()
 	defer close(ru.over)
@@ -213,7 +217,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	// number of requests.
 	pending := make(chan *batch, ru.room.fast)
 	quit := make(chan struct{})
-	summary := records.Summary{Command: records.CommandRun}
+	var summary records.RunReport
 	var skipped dispatched
 	go func() {
 		defer close(pending)
@@ -236,6 +240,10 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 			}
 			rec.ID = message.NewID()
 			rec.ArgsHash = s.argsHash
+			if ru.tr != nil {
+				// A request refused before it ran is under the run's span.
+				tracing.Stamp(ru.parent, rec)
+			}
 			if !readAll {
 				rec.Position = s.index
 			}
@@ -267,6 +275,7 @@ func (r *ToolRunner) newRun(ctx context.Context, readAll bool) *run {
 	ru.slow.Store(true) // until a call says otherwise
 	ru.failAt.Store(math.MaxInt64)
 	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	ru.tr = tracing.From(ctx)
 	return ru
 }
 
