@@ -51,6 +51,8 @@ var rules = map[string]rule{
 	// Command tools and MCP servers start programs.
 	"tools":      {section: true, consequential: "starts the programs of command tools"},
 	"mcpServers": {section: true, consequential: "starts MCP servers"},
+	// Hooks start programs too, at every call.
+	"hooks": {section: true, consequential: "starts the programs of hooks"},
 	// A stranger's prices could make --max-budget-usd spend without bound.
 	"prices": {section: true, consequential: "what models cost, which --max-budget-usd counts"},
 }
