@@ -63,6 +63,9 @@ var allowed = map[string][]string{
 	"internal/junit/junittest": {},
 	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english", "internal/secret"},
 	"internal/jsonschema":      {},
+	// Hooks: programs run at each call, Claude Code's protocol; started
+	// through the tool set's launcher, which the caller hands over.
+	"internal/hook": {"internal/config", "internal/secret", "internal/termtext"},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
 	// one step); authtest is its fake servers, for tests.
