@@ -49,7 +49,9 @@ var allowed = map[string][]string{
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
 	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
-	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/policy"},
+	// Which calls may run: the rules, the chain of steps, the ask.
+	"internal/policy": {},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
@@ -78,7 +80,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy"},
 	"internal/app/apptest": {},
 }
 

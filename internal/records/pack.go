@@ -141,6 +141,23 @@ func (p *Packer) Aborted(c Call, msg string, d time.Duration) *message.Record {
 	return rec
 }
 
+// Denied is the record of a call the policy did not let run: by says
+// what decided (a rule, a hook, a person's answer), msg why.
+func (p *Packer) Denied(c Call, by, msg string) *message.Record {
+	rec := p.Error(c, message.KindDenied, msg, 0)
+	rec.DecidedBy = by
+	return rec
+}
+
+// Deferred is the record of a call that waits for a person's answer: it
+// did not run, and a resumed run runs it once it is approved.
+func (p *Packer) Deferred(c Call, by, msg string) *message.Record {
+	rec := p.Error(c, message.KindDeferred, msg, 0)
+	rec.Status = message.StatusDeferred
+	rec.DecidedBy = by
+	return rec
+}
+
 // clip keeps an error message within MaxOutput, head and tail: a tool may
 // put anything in an error.
 func (p *Packer) clip(msg string) string {

@@ -117,7 +117,8 @@ func (f *Finished) Add(h Head) {
 	} else if f.shared && h.SessionID != f.Session {
 		f.shared, f.Session = false, ""
 	}
-	aborted := h.Status == message.StatusAborted
+	// A deferred call did not run either: a resumed run comes to it again.
+	aborted := h.Status == message.StatusAborted || h.Status == message.StatusDeferred
 	if aborted || h.Position <= f.last || oldPosition(h.Position) == 0 {
 		f.compact = false
 	}

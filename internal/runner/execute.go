@@ -29,7 +29,9 @@ func (ru *run) execute(s *slot) {
 	// The call's context is the run's, cancelled on interrupt; with its own
 	// deadline under --timeout, and its own cancel under --fail-fast.
 	ctx := ru.ctx
-	if r.opts.FailFast {
+	if r.opts.FailFast || r.opts.Policy != nil {
+		// A call may be cut after it started: by the first failure, or by
+		// a deferred call before it.
 		ctx, s.cancel = context.WithCancel(ctx)
 		ru.inflight.Store(s, struct{}{})
 		if ru.cut(s.index) {
@@ -139,7 +141,9 @@ func (ru *run) pack(ctx context.Context, s *slot, o records.Outcome, d time.Dura
 	}
 	// What a tool said goes nowhere with a secret in it: not in the
 	// record, not to the model that reads the record's content.
-	return ru.r.opts.Secrets.Record(ru.r.pk.Pack(ru.r.call(s.req), o, d))
+	rec := ru.r.opts.Secrets.Record(ru.r.pk.Pack(ru.r.call(s.req), o, d))
+	rec.DecidedBy = s.decidedBy
+	return rec
 }
 
 // refusal is arguments a tool refused as it ran (a path outside the
