@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	"internal/jsonschema":      {},
 	// Hooks: programs run at each call, Claude Code's protocol; started
 	// through the tool set's launcher, which the caller hands over.
-	"internal/hook": {"internal/config", "internal/secret", "internal/termtext"},
+	"internal/hook": {"internal/config", "internal/policy", "internal/secret", "internal/termtext"},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
 	// one step); authtest is its fake servers, for tests.
@@ -80,7 +80,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy", "internal/hook"},
 	"internal/app/apptest": {},
 }
 

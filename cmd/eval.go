@@ -125,7 +125,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return err
 	}
 	defer env.Close()
-	env.Protect(o.Output, "it is the file this eval writes its records to")
+	env.RecordsTo(o.Output, "it is the file this eval writes its records to")
 	// Every case's tools are chosen before anything is sent: a case that
 	// names an unknown tool is a mistake in the file.
 	evalCases := make([]app.EvalCase, len(cases))

@@ -161,7 +161,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	}
 	var recs *records.Writer
 	if opts.Output != "" {
-		env.Protect(opts.Output, "it is the file this server writes its records to")
+		env.RecordsTo(opts.Output, "it is the file this server writes its records to")
 		if recs, err = records.Append(opts.Output); err != nil {
 			return usageErr(err)
 		}

@@ -209,7 +209,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		// Whatever the run waits on, the second signal ends it.
 		defer o.g.HardStop(env.Interrupts.EndGrace(), o.g.IO.Err)()
 	}
-	env.Protect(o.Output, "it is the file this run writes its records to")
+	env.RecordsTo(o.Output, "it is the file this run writes its records to")
 	env.Protect(o.JUnit, "it is the file this run writes its JUnit report to")
 	files, err := o.openRequests(ctx)
 	if err != nil {

@@ -118,6 +118,12 @@ type Record struct {
 	// when something did (a rule, a hook, a person's answer): the
 	// decisions a run's policy made are on record.
 	DecidedBy string `json:"decided_by,omitempty"`
+	// HookFeedback, on a tool_result of a call that ran, is what the
+	// hooks that ran after it said of its result, for the model to read
+	// with it (as Claude Code's PostToolUse hooks speak to Claude): the
+	// standard error of a hook that exited 2, a reason given with
+	// decision: block, an additionalContext.
+	HookFeedback string `json:"hook_feedback,omitempty"`
 
 	// CallID is the provider's own id for a tool call (Claude's tool_use id,
 	// Gemini's function call id, or one kesoku generated where Gemini gave

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/hook"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
@@ -130,7 +131,11 @@ type Env struct {
 	Cassette *cassette.Cassette
 
 	protected []registry.Protected
-	endTurn   func()
+	// hooks run the config files' hooks, nil for none; records is the
+	// file the command's records go to, their transcript_path.
+	hooks   *hook.Runner
+	records string
+	endTurn func()
 	// secrets are every secret the command holds: hidden in what comes
 	// back, kept from the programs tools start.
 	secrets *secret.Redactor
@@ -210,6 +215,7 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 			return ctx, nil, err
 		}
 		e.Tools = set
+		e.hooks = e.newHooks()
 	}
 	return ctx, e, nil
 }
@@ -306,7 +312,7 @@ func (e *Env) RunnerOptions() runner.Options {
 	if e.opts.Calls != nil {
 		c = *e.opts.Calls
 	}
-	return runner.Options{
+	opts := runner.Options{
 		Jobs:      c.Jobs,
 		Timeout:   c.Timeout,
 		Grace:     c.Grace,
@@ -318,6 +324,8 @@ func (e *Env) RunnerOptions() runner.Options {
 		Model:     e.ToolModel(),
 		Secrets:   e.secrets,
 	}
+	e.addHooks(&opts)
+	return opts
 }
 
 // ToolModel is the model as tools see it: built on first use, carrying

@@ -87,7 +87,7 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 		return err
 	}
 	defer w.Close()
-	e.Protect(path, "it is the transcript of this session")
+	e.RecordsTo(path, "it is the transcript of this session")
 	var store message.Store = w
 	if o.JSON {
 		out := records.NewWriter(o.Out)

@@ -81,6 +81,13 @@ func (h *Hook) Matches(tool string) bool {
 	return true
 }
 
+// Names are the tools the matcher names exactly, none when it matches
+// every tool or is an expression; Expression says it is one.
+func (h *Hook) Names() []string { return h.names }
+
+// Expression reports whether the matcher is a regular expression.
+func (h *Hook) Expression() bool { return h.re != nil }
+
 // Hooks are the hooks of the files in use, the user's first, each file's
 // in the order written.
 func (c *Config) Hooks() []*Hook {

@@ -100,6 +100,10 @@ type Options struct {
 	// Shell runs a hook's command ("sh" when ""), with -c, as Claude Code
 	// runs it.
 	Shell string
+	// Warn, when set, is told of hook errors (the call goes on) and of
+	// what hooks have to say to the user (a systemMessage), by Step and
+	// After. What a hook wrote is escaped in it, the secrets hidden.
+	Warn func(string)
 }
 
 // Runner runs the hooks of a command. One Runner serves every call, at

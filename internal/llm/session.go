@@ -562,6 +562,18 @@ func resultOf(rec *message.Record) *ToolResult {
 		}
 		r.Content, _ = json.Marshal(msg)
 	}
+	if rec.HookFeedback != "" {
+		// What the hooks after the call said of its result is read with
+		// it, as Claude Code's PostToolUse hooks speak to Claude.
+		content := r.Content
+		if len(content) == 0 {
+			content = json.RawMessage("null")
+		}
+		r.Content, _ = json.Marshal(struct {
+			Result       json.RawMessage `json:"result"`
+			HookFeedback string          `json:"hook_feedback"`
+		}{content, rec.HookFeedback})
+	}
 	return r
 }
 

@@ -98,10 +98,11 @@ type Chain []Decider
 func (ch Chain) Decide(ctx context.Context, c *Call) Decision {
 	var d Decision
 	var updated map[string]any
+	var updatedBy string
 	for i, step := range ch {
 		got := step.Decide(ctx, c)
 		if got.UpdatedArgs != nil {
-			c.Args, updated = got.UpdatedArgs, got.UpdatedArgs
+			c.Args, updated, updatedBy = got.UpdatedArgs, got.UpdatedArgs, got.By
 			// Held to the steps before it again, updates aside.
 			if again := ch[:i].Decide(ctx, c); again.Verdict > got.Verdict {
 				again.UpdatedArgs = nil
@@ -116,6 +117,11 @@ func (ch Chain) Decide(ctx context.Context, c *Call) Decision {
 		}
 	}
 	d.UpdatedArgs = updated
+	if d.By == "" && updated != nil {
+		// Arguments rewritten by a step that decided nothing else: what
+		// rewrote them is what the record names.
+		d.By = updatedBy
+	}
 	return d
 }
 

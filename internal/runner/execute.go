@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
@@ -84,6 +85,20 @@ func (ru *run) execute(s *slot) {
 	}
 	d = time.Since(start)
 	s.rec = ru.pack(ctx, s, o, d)
+	ru.after(s)
+}
+
+// after runs Options.After over a call that ran and succeeded: the
+// record keeps what it said. It runs under the run's context, not the
+// call's: the call's timeout bounds the call, and the hooks have their
+// own.
+func (ru *run) after(s *slot) {
+	r := ru.r
+	if r.opts.After == nil || s.rec.IsError || s.rec.Status != message.StatusResponded {
+		return
+	}
+	c := &policy.Call{ID: s.req.ID, Name: s.req.Name, Args: s.req.Args, SessionID: r.sessionID(s.req)}
+	s.rec.HookFeedback = r.opts.Secrets.String(r.opts.After(ru.ctx, c, s.rec.Content))
 }
 
 // call runs the tool, turning a panic into an outcome.

@@ -10,6 +10,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -76,6 +77,11 @@ type Options struct {
 	// one decision point of every command's calls (see decide). nil runs
 	// every call. It may be asked of several calls at once.
 	Policy policy.Decider
+	// After, when set, is told of each call that ran and succeeded, with
+	// the content of its record, before the record is handed on: the
+	// hooks that run after a call (PostToolUse). What it returns the
+	// record keeps as hook_feedback, which a model reads with the result.
+	After func(ctx context.Context, c *policy.Call, content json.RawMessage) string
 
 	// The rest is handed to tools through their ToolContext.
 
