@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"internal/atomicfile": {},
 	"internal/yamlpos":    {},
 	"internal/tooldoc":    {},
-	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices", "internal/policy"},
 	"internal/prices":     {"message"},
 	"internal/eval":       {"internal/jsonschema", "internal/yamlpos", "internal/english"},
 	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},

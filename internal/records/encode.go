@@ -72,6 +72,10 @@ func AppendRecord(dst []byte, rec *message.Record) ([]byte, error) {
 		dst = append(dst, `,"decided_by":`...)
 		dst = appendString(dst, rec.DecidedBy)
 	}
+	if rec.Approval != "" {
+		dst = append(dst, `,"approval":`...)
+		dst = appendString(dst, rec.Approval)
+	}
 	if rec.CallID != "" {
 		dst = append(dst, `,"call_id":`...)
 		dst = appendString(dst, rec.CallID)
