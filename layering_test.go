@@ -77,7 +77,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy", "internal/english"},
 	"internal/app/apptest": {},
 }
 
