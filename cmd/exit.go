@@ -73,12 +73,13 @@ var errFailures = &exitError{code: ExitFailures, silent: true}
 var errPending = &exitError{code: ExitPending, silent: true}
 
 // deferredErr says the command stopped at calls that wait for a person's
-// answer (--on-ask defer): exit 5, saying how to answer them.
-func deferredErr(file string, ids []string) error {
+// answer (--on-ask defer): exit 5, saying how to answer them in file and
+// how to go on.
+func deferredErr(file string, ids []string, goOn string) error {
 	return &exitError{code: ExitDeferred, err: fmt.Errorf(
 		"stopped at %s that the rules ask about, with no terminal to ask at (--on-ask defer); "+
-			"answer with kesoku approve %s (or --refuse), then run the same command with --resume",
-		english.Plural(len(ids), "a call", "calls"), shellQuote(append([]string{file}, ids...)))}
+			"answer with kesoku approve %s (or --refuse), then %s",
+		english.Plural(len(ids), "a call", "calls"), shellQuote(append([]string{file}, ids...)), goOn)}
 }
 
 // errInterrupted says the run was interrupted: exit 130.

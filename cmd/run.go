@@ -251,7 +251,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	case sum.Interrupted:
 		return errInterrupted
 	case len(o.deferred) > 0:
-		return deferredErr(o.Output, o.deferred)
+		return deferredErr(o.Output, o.deferred, "run the same command with --resume")
 	case sum.HasErrors():
 		// The exit status describes the file: error records an earlier
 		// run left there count as much as new ones.
