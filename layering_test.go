@@ -38,20 +38,20 @@ var allowed = map[string][]string{
 	"internal/atomicfile": {},
 	"internal/yamlpos":    {},
 	"internal/tooldoc":    {},
-	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices", "internal/policy"},
 	"internal/prices":     {"message"},
 	"internal/eval":       {"internal/jsonschema", "internal/yamlpos", "internal/english"},
 	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
-	"internal/registrysource":  {},
-	"internal/scaffold":        {"internal/gen"},
-	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
-	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
-	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
-	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/policy"},
+	"internal/registrysource": {},
+	"internal/scaffold":       {"internal/gen"},
+	"internal/tools":          {"registry", "message", "internal/workspace", "internal/english"},
+	"internal/records":        {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
+	"internal/request":        {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
+	"internal/runner":         {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/policy"},
 	// Which calls may run: the rules, the chain of steps, the ask.
-	"internal/policy": {},
+	"internal/policy":          {},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
@@ -80,7 +80,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy", "internal/hook"},
+	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy", "internal/english", "internal/hook"},
 	"internal/app/apptest": {},
 }
 

@@ -46,6 +46,7 @@ type evalOptions struct {
 	budget      budgetFlags
 	cassette    cassetteFlags
 	InlineLimit sizeValue
+	perms       permissionFlags
 }
 
 func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cobra.Command {
@@ -102,7 +103,8 @@ EXIT STATUS
 	opts.budget.register(f)
 	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
-	return seeAlso(c, "eval-files", "budgets", "records", "shards", "providers")
+	opts.perms.register(f, false)
+	return seeAlso(c, "eval-files", "budgets", "records", "shards", "providers", "permissions")
 }
 
 func runEval(ctx context.Context, o *evalOptions) error {
@@ -112,10 +114,15 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return usageErr(err)
 	}
 	mode, _ := cassette.ParseMode(o.cassette.Mode)
+	// A batch of cases asks no one: a call the rules ask about is denied.
+	pol, err := o.perms.options(nil)
+	if err != nil {
+		return err
+	}
 	opts := app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(),
 		Model: o.model, ModelRequired: true, InlineLimit: int64(o.InlineLimit),
-		CassetteMode: mode,
+		CassetteMode: mode, Policy: pol,
 	}
 	if dir := o.cassette.File; dir != "" {
 		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, cases[0].ID, 1)

@@ -167,6 +167,7 @@ var flagGroups = []struct{ name, title string }{
 	{"model", "Model Flags (kesoku help providers):"},
 	{"budget", "Budget Flags (kesoku help budgets):"},
 	{"cassette", "Cassette Flags (kesoku help cassettes):"},
+	{"permissions", "Permission Flags (kesoku help permissions):"},
 }
 
 // inGroup puts the flags named in group.

@@ -40,6 +40,9 @@ type runOptions struct {
 	// starts say each MCP server as it starts (startNotes).
 	starts *startNotes
 	callFlags
+	perms permissionFlags
+	// deferred are the ids of the calls the run deferred.
+	deferred []string
 
 	// format is the format --format forces, "" for none; set by check.
 	format request.Format
@@ -94,13 +97,17 @@ line every 10s otherwise (2s with -v); none with -q.`,
 	f.StringVar(&opts.JUnit, "junit", "", junitUsage)
 	registerSummary(f, &opts.Summary)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
-	return seeAlso(c, "requests", "records", "resume", "shards", "ci")
+	opts.perms.register(f, true)
+	return seeAlso(c, "requests", "records", "resume", "shards", "ci", "permissions")
 }
 
 // check refuses flag combinations that make no sense: bad usage, exit 2.
 func (o *runOptions) check() error {
 	if o.Resume && (o.Output == "" || o.Output == "-") {
 		return usageErrf("--resume needs -o FILE: the records of the earlier run are read from it")
+	}
+	if o.perms.OnAsk == "defer" && (o.Output == "" || o.Output == "-") {
+		return usageErrf("--on-ask defer needs -o FILE: a deferred call is answered in it (kesoku approve), and the run resumed from it")
 	}
 	var err error
 	if o.format, err = requestFormat(o.Format, o.Files); err != nil {
@@ -197,9 +204,15 @@ func runRun(ctx context.Context, o *runOptions) error {
 	// One turn from start to end: the MCP servers start as requests need
 	// them, under its context, so that an interrupt cuts a start short.
 	o.starts = o.g.startNotes()
+	// Standard input that holds requests is nobody's to answer at.
+	pol, err := o.perms.options(o.g.asker(countStdin(o.Files) > 0))
+	if err != nil {
+		return err
+	}
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
 		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell,
+		Policy: pol,
 	})
 	if err != nil {
 		return err
@@ -237,6 +250,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return errInterruptedReported
 	case sum.Interrupted:
 		return errInterrupted
+	case len(o.deferred) > 0:
+		return deferredErr(o.Output, o.deferred, "run the same command with --resume")
 	case sum.HasErrors():
 		// The exit status describes the file: error records an earlier
 		// run left there count as much as new ones.
@@ -315,6 +330,10 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 	}
 	ropts := o.runnerOptions(env, out, finished)
 	ropts.OnSkip = func(*request.Request) { prog.skip() }
+	if finished != nil {
+		// The answers kesoku approve gave to the calls deferred.
+		env.SetApprovals(finished)
+	}
 	r := runner.New(env.Tools.Registry, ropts)
 
 	// The report says what was recorded, interrupted or not.
@@ -332,6 +351,9 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 		if err := out.Write(rec); err != nil {
 			return err
 		}
+		if rec.Status == message.StatusDeferred {
+			o.deferred = append(o.deferred, rec.ParentID)
+		}
 		prog.record(rec)
 		if report != nil {
 			return report.Add(junit.RecordCase(rec, sources.Of(rec.Position)))
@@ -347,7 +369,7 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 	// part that lost its last records. A shard cut short says nothing, and
 	// merge refuses it.
 	var end *message.Record
-	if sh := request.Shard(o.Shard); sh.N > 0 && runErr == nil && !sum.Interrupted && !sum.FailedFast {
+	if sh := request.Shard(o.Shard); sh.N > 0 && runErr == nil && !sum.Interrupted && !sum.FailedFast && len(o.deferred) == 0 {
 		end = records.ShardEndRecord(ropts.SessionID, records.ShardEnd{Shard: sh.K, Shards: sh.N, Requests: read})
 	}
 	if resumed == nil && end != nil {

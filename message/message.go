@@ -51,6 +51,12 @@ const (
 	StatusDeferred Status = "deferred"
 )
 
+// The answers kesoku approve puts on a deferred record (Record.Approval).
+const (
+	ApprovalApproved = "approved"
+	ApprovalRefused  = "refused"
+)
+
 // ErrorKind classifies a failed tool call so that programs reading records
 // can branch on the kind rather than on message text.
 type ErrorKind string
@@ -124,6 +130,10 @@ type Record struct {
 	// standard error of a hook that exited 2, a reason given with
 	// decision: block, an additionalContext.
 	HookFeedback string `json:"hook_feedback,omitempty"`
+	// Approval, on a deferred record, is a person's answer given since
+	// (kesoku approve): "approved" or "refused". A resumed run runs an
+	// approved call once, and records a refused one as denied.
+	Approval string `json:"approval,omitempty"`
 
 	// CallID is the provider's own id for a tool call (Claude's tool_use id,
 	// Gemini's function call id, or one kesoku generated where Gemini gave

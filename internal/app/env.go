@@ -24,6 +24,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -109,6 +110,9 @@ type Options struct {
 	// says the model, when the cassettes replay.
 	CassetteDir, CassetteProbe string
 
+	// Policy decides each call besides the config files' rules.
+	Policy PolicyOptions
+
 	// Secrets are secrets of the command's own that programs must not
 	// get and nothing may show (mcp serve's token). Prepare adds the
 	// providers' keys, the tool set those of the MCP servers (their
@@ -139,6 +143,10 @@ type Env struct {
 	// secrets are every secret the command holds: hidden in what comes
 	// back, kept from the programs tools start.
 	secrets *secret.Redactor
+	// policy decides each call (the runner's decision point); rules are
+	// the rules of permissions in it.
+	policy *policy.Policy
+	rules  policy.Rules
 }
 
 // Prepare makes the environment options describe. Every error it returns
@@ -217,6 +225,11 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		e.Tools = set
 		e.hooks = e.newHooks()
 	}
+	if err := e.buildPolicy(); err != nil {
+		e.Close()
+		return ctx, nil, err
+	}
+	e.addHooks()
 	return ctx, e, nil
 }
 
@@ -312,7 +325,7 @@ func (e *Env) RunnerOptions() runner.Options {
 	if e.opts.Calls != nil {
 		c = *e.opts.Calls
 	}
-	opts := runner.Options{
+	o := runner.Options{
 		Jobs:      c.Jobs,
 		Timeout:   c.Timeout,
 		Grace:     c.Grace,
@@ -324,8 +337,12 @@ func (e *Env) RunnerOptions() runner.Options {
 		Model:     e.ToolModel(),
 		Secrets:   e.secrets,
 	}
-	e.addHooks(&opts)
-	return opts
+	if e.policy != nil && len(e.policy.Steps) > 0 {
+		// No step, no decision: a run without rules pays nothing for them.
+		o.Policy = e.policy
+	}
+	o.After = e.hooks.After(e.records)
+	return o
 }
 
 // ToolModel is the model as tools see it: built on first use, carrying

@@ -1,12 +1,12 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
 	"github.com/kesoku/kesoku/internal/hook"
 	"github.com/kesoku/kesoku/internal/policy"
-	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/termtext"
 )
 
@@ -39,19 +39,15 @@ func (e *Env) RecordsTo(path, why string) {
 	}
 }
 
-// addHooks makes the hooks steps of the calls opts runs: the PreToolUse
-// hooks a step of its policy, after the rules; the PostToolUse hooks its
-// step after a call.
-func (e *Env) addHooks(opts *runner.Options) {
-	if step := e.hooks.Step(e.records); step != nil {
-		switch p := opts.Policy.(type) {
-		case nil:
-			opts.Policy = &policy.Policy{Steps: policy.Chain{step}}
-		case *policy.Policy:
-			p.Steps = append(p.Steps, step)
-		default:
-			opts.Policy = policy.Chain{p, step}
-		}
+// addHooks makes the PreToolUse hooks a step of the policy, after the
+// rules: a call a rule denies reaches no hook, and a hook's allow does
+// not lift a rule's ask or deny. The step is told the records file as
+// the call comes: RecordsTo names it after Prepare.
+func (e *Env) addHooks() {
+	if e.policy == nil || e.hooks.Step("") == nil {
+		return
 	}
-	opts.After = e.hooks.After(e.records)
+	e.policy.Steps = append(e.policy.Steps, policy.DeciderFunc(func(ctx context.Context, c *policy.Call) policy.Decision {
+		return e.hooks.Step(e.records).Decide(ctx, c)
+	}))
 }

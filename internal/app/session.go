@@ -145,6 +145,12 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	}
 	s := llm.NewSession(sopts)
 	if len(o.Old) > 0 {
+		// kesoku approve's answers to the calls the session stopped at.
+		fin := records.NewFinished()
+		for _, rec := range o.Old {
+			fin.Add(records.HeadOf(rec))
+		}
+		e.SetApprovals(fin)
 		if err := s.Resume(ctx, o.Old); err != nil {
 			return err
 		}

@@ -55,6 +55,8 @@ var rules = map[string]rule{
 	"hooks": {section: true, consequential: "starts the programs of hooks"},
 	// A stranger's prices could make --max-budget-usd spend without bound.
 	"prices": {section: true, consequential: "what models cost, which --max-budget-usd counts"},
+	// Rules decide which calls a model's tools make run unasked.
+	"permissions": {section: true, consequential: "which tool calls run, are asked about, or are denied"},
 }
 
 // NeedsApproval reports whether key decides something that a stranger's

@@ -58,6 +58,10 @@ type Call struct {
 	Args map[string]any
 	// SessionID is the run's or session's id.
 	SessionID string
+	// ArgsHash is the hash of the arguments as the request came (the
+	// records' args_hash), "" where the run does not keep it: what an
+	// approval of a deferred call is checked against.
+	ArgsHash string
 }
 
 // Decision is what a step, or the whole policy, decided of a call.
@@ -156,11 +160,12 @@ type Asker interface {
 }
 
 // Approvals are the answers kesoku approve gave to the calls a run
-// deferred, by call id, for the run resumed.
+// deferred, for the run resumed (records.Finished).
 type Approvals interface {
-	// Approval reports whether the call of id was approved, and whether
-	// it was answered at all.
-	Approval(id string) (approved, answered bool)
+	// Approval reports whether the call of id, of the tool name with
+	// arguments hashing to argsHash, was approved, and whether it was
+	// answered at all.
+	Approval(id, name, argsHash string) (approved, answered bool)
 }
 
 // Policy decides of each call: its steps, then for an ask the answer of
@@ -203,7 +208,7 @@ func (p *Policy) ask(ctx context.Context, c *Call, d Decision) Decision {
 		return Decision{Verdict: v, By: by, Reason: d.Reason, UpdatedArgs: d.UpdatedArgs}
 	}
 	if p.Approvals != nil {
-		if ok, answered := p.Approvals.Approval(c.ID); answered {
+		if ok, answered := p.Approvals.Approval(c.ID, c.Name, c.ArgsHash); answered {
 			if ok {
 				return settled(Allow, "kesoku approve")
 			}

@@ -68,7 +68,7 @@ func (a *answer) Ask(context.Context, *Call, Decision) (Answer, error) {
 
 type approvals map[string]bool
 
-func (a approvals) Approval(id string) (bool, bool) { ok, known := a[id]; return ok, known }
+func (a approvals) Approval(id, _, _ string) (bool, bool) { ok, known := a[id]; return ok, known }
 
 // An ask never runs a call unless someone said yes: with no terminal it
 // is denied or deferred, never allowed.

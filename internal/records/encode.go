@@ -76,6 +76,10 @@ func AppendRecord(dst []byte, rec *message.Record) ([]byte, error) {
 		dst = append(dst, `,"hook_feedback":`...)
 		dst = appendString(dst, rec.HookFeedback)
 	}
+	if rec.Approval != "" {
+		dst = append(dst, `,"approval":`...)
+		dst = appendString(dst, rec.Approval)
+	}
 	if rec.CallID != "" {
 		dst = append(dst, `,"call_id":`...)
 		dst = appendString(dst, rec.CallID)
