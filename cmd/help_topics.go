@@ -383,12 +383,12 @@ FILES AND THE TERMINAL
        for a build that is to be the same every time
 
 PROGRAMS KESOKU STARTS
-A command tool's program and an MCP server kesoku starts get only these of
-kesoku's environment, as they are: PATH, HOME, USER, LOGNAME, SHELL, LANG,
-LANGUAGE, the LC_ variables, TZ, TMPDIR, TERM, COLORTERM, NO_COLOR,
-SSL_CERT_FILE and SSL_CERT_DIR (on Windows also SYSTEMROOT, SYSTEMDRIVE,
-WINDIR, COMSPEC, PATHEXT, TEMP, TMP, USERNAME, USERPROFILE, HOMEDRIVE,
-HOMEPATH, APPDATA, LOCALAPPDATA, PROGRAMDATA, PROGRAMFILES,
+A command tool's program, an MCP server and a hook kesoku starts get only
+these of kesoku's environment, as they are: PATH, HOME, USER, LOGNAME,
+SHELL, LANG, LANGUAGE, the LC_ variables, TZ, TMPDIR, TERM, COLORTERM,
+NO_COLOR, SSL_CERT_FILE and SSL_CERT_DIR (on Windows also SYSTEMROOT,
+SYSTEMDRIVE, WINDIR, COMSPEC, PATHEXT, TEMP, TMP, USERNAME, USERPROFILE,
+HOMEDRIVE, HOMEPATH, APPDATA, LOCALAPPDATA, PROGRAMDATA, PROGRAMFILES,
 PROCESSOR_ARCHITECTURE and NUMBER_OF_PROCESSORS): what a program needs to
 run at all. Everything else reaches it only when its own entry names it in
 env: (a tool's or a server's; ${VAR} passes one of kesoku's through, see
@@ -408,9 +408,10 @@ any character a variable name cannot hold written as _); the KESOKU_ARG_
 variables kesoku itself inherited are removed first. On Linux each program
 also gets KESOKU_PROCESS and an open descriptor of an empty file
 (kesoku-mark), which its children inherit: by them kesoku finds a child that
-left its process group, to stop it. The go command (kesoku gen) inherits
-kesoku's whole environment, so kesoku gen follows GOFLAGS, GOPROXY and the
-rest of Go's environment.
+left its process group, to stop it. A hook also gets CLAUDE_PROJECT_DIR, the
+AWD, as Claude Code gives it to its hooks. The go command (kesoku gen)
+inherits kesoku's whole environment, so kesoku gen follows GOFLAGS, GOPROXY
+and the rest of Go's environment.
 
 SET BY KESOKU
   KESOKU_GUARDIAN
