@@ -44,13 +44,12 @@ var allowed = map[string][]string{
 	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
-	"internal/registrysource": {},
-	"internal/scaffold":       {"internal/gen"},
-	"internal/tools":          {"registry", "message", "internal/workspace", "internal/english"},
-	"internal/records":        {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
-	"internal/request":        {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
-	"internal/runner":         {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/policy"},
-	// Which calls may run: the rules, the chain of steps, the ask.
+	"internal/registrysource":  {},
+	"internal/scaffold":        {"internal/gen"},
+	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
+	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
+	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/policy"},
 	"internal/policy":          {},
 	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},

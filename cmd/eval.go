@@ -104,7 +104,7 @@ EXIT STATUS
 	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
 	opts.perms.register(f, false)
-	return seeAlso(c, "eval-files", "budgets", "records", "shards", "providers", "permissions")
+	return seeAlso(c, "eval-files", "budgets", "records", "shards", "providers")
 }
 
 func runEval(ctx context.Context, o *evalOptions) error {

@@ -105,7 +105,8 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	var groups []string
 	for _, g := range flagGroups {
 		if names := grouped[g.name]; len(names) > 0 {
-			groups = append(groups, g.title+"\n"+strings.TrimRight(wrapText(strings.Join(names, ", "), helpWidth, "  "), "\n"))
+			// The title and its flags on one line, as far as it goes.
+			groups = append(groups, strings.TrimRight(wrapHanging(g.title+" "+strings.Join(names, ", "), helpWidth, "  "), "\n"))
 		}
 	}
 	section("", strings.Join(groups, "\n"))
@@ -294,6 +295,16 @@ func wrapText(s string, width int, prefixes ...string) string {
 		b.WriteString(prefix + line + "\n")
 	}
 	return b.String()
+}
+
+// wrapHanging is wrapText with every line but the first indented by
+// prefix.
+func wrapHanging(s string, width int, prefix string) string {
+	first, rest, _ := strings.Cut(wrapText(s, width), "\n")
+	if rest == "" {
+		return first + "\n"
+	}
+	return first + "\n" + wrapText(rest, width, prefix)
 }
 
 // newHelpCmd builds `kesoku help [COMMAND | TOPIC]`, in place of Cobra's,

@@ -41,6 +41,7 @@ var helpTopics = []helpTopic{
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
 	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
 	{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", text(mcpServerTopic)},
+	{"permissions", "Which tool calls run: --allow, --ask, --deny, kesoku approve", text(permissionsTopic)},
 	{"oauth", "MCP servers behind OAuth: logins, tokens, client credentials", text(oauthTopic)},
 	{"providers", "Models and providers: names, keys, base URLs, retries, files", func(*cobra.Command) string { return providersTopic() }},
 	{"records", "The Message record: its fields, types, statuses, error kinds", text(recordsTopic)},
@@ -432,6 +433,8 @@ what for it:
   3    a batch part is still in progress (batch status and collect)
   4    a budget was spent (--max-budget-usd, --max-budget-tokens): no
        model request started after that
+  5    stopped at a tool call the rules ask about, with no terminal to
+       ask at (--on-ask defer): kesoku approve, then --resume
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND
@@ -788,7 +791,8 @@ FIELDS
   role          user, assistant or tool
   type          text, tool_call or tool_result; shard_end on the last line
                 of a shard's file (kesoku help shards)
-  status        responded, or aborted when cut short
+  status        responded; aborted when cut short; deferred when it waits
+                for a person's answer (kesoku help permissions)
   name          the tool's name
   content       the tool's result as JSON; a text's text
   is_error      true on an error record, with
@@ -814,6 +818,9 @@ Where they apply:
   provider_data what a provider needs echoed on the next turn
   model_call_id the id the model gave a tool call that kesoku replaced in
                 call_id (a duplicate, or one the provider refuses)
+  decided_by    what decided whether the call ran, when something did: a
+                rule, the person asked, kesoku approve, --on-ask
+  approval      on a deferred record: approved or refused (kesoku approve)
 
 ERROR KINDS
   invalid_request  the request is malformed: no name, a bad line, an id
@@ -826,7 +833,10 @@ ERROR KINDS
   panic            the tool panicked; the record holds its message
   timeout          the call ran past --timeout (or the tool's own)
   aborted          the call was cut short or never started: an interrupt,
-                   --fail-fast
+                   --fail-fast, a deferred call before it
+  denied           a rule (or a person asked) did not let the call run;
+                   decided_by says which
+  deferred         the call waits for a person's answer: --on-ask defer
 
 TRANSCRIPTS
 A session's transcript (.kesoku/sessions/<session_id>.jsonl) is records too:
@@ -834,6 +844,59 @@ one per user prompt (user, text), model text (assistant, text), tool call
 (assistant, tool_call) and tool result (tool, tool_result), each pointing by
 parent_id to the message it answers. kesoku run replays its tool calls;
 kesoku diff compares records (kesoku help snapshots).
+`
+
+const permissionsTopic = `Which calls a model may make is the user's to decide, in one place, for
+every command that runs tool calls: run (a replayed transcript too),
+session, eval and mcp serve. Rules come from the permissions: section of
+the config files and from the flags --allow, --ask and --deny (each
+repeatable, one rule each):
+
+  permissions:
+    allow: [read_file]
+    ask: [write_file, "fs__*"]
+    deny: ["write_file(path=.git/**)", "run_tests(args=--update*)"]
+
+A RULE is a tool's name or a glob of names (* any run of characters, ?
+one, [abc] a class); an MCP server's tools are named SERVER__TOOL, so
+fs__* is every tool of the server fs (Claude Code's mcp__fs__* written
+here). Argument patterns in parentheses must all match: ARG=GLOB, where in
+the glob * is any run of characters but /, ** any run at all, ? one
+character but /. A string argument is matched as given and as a path once
+cleaned (./docs/../x is x); any other value by its JSON text (n=4?
+matches 42). A rule whose tool, or whose argument, does not exist is
+refused (exit 2), as is one that does not parse, with its place.
+
+Of the rules that match a call, deny beats ask beats allow; a call no rule
+matches runs, as it always did. The rules are checked after the call's
+arguments are validated and before it runs.
+
+  deny   the call never runs: its record is an error of kind denied,
+         naming the rule (decided_by); in a session the model reads why
+  ask    on a terminal kesoku asks: y runs it, n denies it, a runs it and
+         every call the same rule asks about for the rest of the command
+  allow  the call runs, and its record says which rule allowed it
+
+With no terminal to ask at (CI, a pipe, mcp serve, eval) an ask never
+waits and never runs the call. run and session take --on-ask:
+
+  deny   (the default) the call is denied
+  defer  the run or session stops at the call: its record has status
+         deferred, what came after it waits (aborted), and kesoku exits
+         with 5. kesoku approve FILE ID... approves the calls (--refuse
+         refuses them), writing the answer on their records; then the
+         same command with --resume (session: --resume TRANSCRIPT) runs
+         each approved call exactly once, and records a refused one as
+         denied. kesoku approve FILE lists what waits.
+
+mcp serve and eval deny what the rules ask about: an MCP client asks its
+own user, and a batch of cases asks no one.
+
+A kesoku.yaml found in the AWD that holds permissions: is loaded only once
+approved (kesoku help approval). An MCP server's annotations (readOnlyHint,
+destructiveHint) are hints: they choose the tools a session offers by
+default, never what a rule allows or denies. kesoku tools list shows each
+tool's decision under the rules in force.
 `
 
 const requestsTopic = `kesoku run, validate and batch submit read request files. A FILE is YAML

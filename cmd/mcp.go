@@ -119,7 +119,7 @@ EXIT STATUS
 	opts.callFlags.register(f, 16, "how many calls run at once")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	opts.perms.register(f, false)
-	return seeAlso(c, "mcp-server", "safety", "permissions")
+	return seeAlso(c, "mcp-server", "safety")
 }
 
 func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {

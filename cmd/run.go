@@ -70,9 +70,15 @@ it may hold a session's transcript, whose tool calls are replayed.
 Each request is checked against its tool's parameters, then runs, up to
 --jobs at once. Every request read gets one record, whatever happens: a
 bad argument (with "did you mean"), an error, a panic, a --timeout, an
-interrupt. Output past --max-output is cut, and kept whole under
-.kesoku/outputs. Progress goes to standard error: a bar on a terminal, a
-line every 10s otherwise (2s with -v); none with -q.`,
+interrupt. Output past --max-output is cut, kept whole in .kesoku/outputs.
+Progress: a bar on a terminal, a line every 10s otherwise (2s with -v).
+
+EXIT STATUS
+  0    every record succeeded
+  1    at least one error record
+  2    bad usage, or a file unreadable, unparsable or empty; nothing ran
+  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
+  130  interrupted (SIGINT or SIGTERM); every request still has its record`,
 		Example: `  kesoku run testdata/requests.yaml        # the bundled example
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
   jq 'select(.is_error)' results.jsonl     # the failures
@@ -98,7 +104,7 @@ line every 10s otherwise (2s with -v); none with -q.`,
 	registerSummary(f, &opts.Summary)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	opts.perms.register(f, true)
-	return seeAlso(c, "requests", "records", "resume", "shards", "ci", "permissions")
+	return seeAlso(c, "requests", "records", "resume", "shards", "ci")
 }
 
 // check refuses flag combinations that make no sense: bad usage, exit 2.

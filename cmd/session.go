@@ -65,6 +65,7 @@ EXIT STATUS
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   4    the budget was spent (--max-budget-usd, --max-budget-tokens)
+  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
@@ -98,7 +99,7 @@ EXIT STATUS
 	f.StringVar(&opts.Resume, "resume", "", "go on with the transcript `FILE` (with -o, in a copy)")
 	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it comes (default: on a terminal)")
 	opts.perms.register(f, true)
-	return seeAlso(c, "providers", "records", "resume", "safety", "budgets", "permissions")
+	return seeAlso(c, "providers", "records", "resume", "safety", "budgets")
 }
 
 // maxTurns bounds --max-turns: past it the bound is no bound.
