@@ -41,7 +41,7 @@ var helpTopics = []helpTopic{
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
 	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
 	{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", text(mcpServerTopic)},
-	{"permissions", "Which tool calls run: --allow, --ask, --deny, kesoku approve", text(permissionsTopic)},
+	{"permissions", "Which tool calls run: rules, hooks, kesoku approve", text(permissionsTopic)},
 	{"oauth", "MCP servers behind OAuth: logins, tokens, client credentials", text(oauthTopic)},
 	{"providers", "Models and providers: names, keys, base URLs, retries, files", func(*cobra.Command) string { return providersTopic() }},
 	{"records", "The Message record: its fields, types, statuses, error kinds", text(recordsTopic)},
@@ -892,11 +892,58 @@ waits and never runs the call. run and session take --on-ask:
 mcp serve and eval deny what the rules ask about: an MCP client asks its
 own user, and a batch of cases asks no one.
 
-A kesoku.yaml found in the AWD that holds permissions: is loaded only once
-approved (kesoku help approval). An MCP server's annotations (readOnlyHint,
-destructiveHint) are hints: they choose the tools a session offers by
-default, never what a rule allows or denies. kesoku tools list shows each
-tool's decision under the rules in force.
+HOOKS
+A hook is a program run before each call (PreToolUse) or after it
+(PostToolUse), declared as in Claude Code's settings, so that a hook
+script written for Claude Code runs as it is:
+
+  hooks:
+    PreToolUse:
+      - matcher: write_file|edit_file
+        hooks:
+          - type: command
+            command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'
+            timeout: 30
+    PostToolUse:
+      - hooks: [{type: command, command: ./lint.sh}]
+
+A matcher that is "", "*" or none matches every tool; names of letters,
+digits, _ and - joined by | match those tools exactly; anything else is a
+regular expression (Go's syntax) that matches anywhere in the name. A
+matcher written for Claude Code's mcp__SERVER__TOOL names needs kesoku's
+SERVER__TOOL. The command runs by sh -c in the AWD, with the environment of
+every program kesoku starts (kesoku help environment) and
+CLAUDE_PROJECT_DIR, the AWD. It reads one JSON object on standard input:
+session_id, transcript_path (the records file, or the session's
+transcript), cwd, hook_event_name, tool_name, tool_input (the arguments),
+tool_use_id (the request's id), and after a call tool_response (what it
+returned). Every hook that matches runs at once; a command given twice runs
+once.
+
+  exit 0   the call goes on; standard output may be JSON that decides it,
+           {"hookSpecificOutput": {"permissionDecision": "deny",
+           "permissionDecisionReason": "..."}} (allow, ask, deny or
+           defer), or replaces its arguments ("updatedInput": {...},
+           checked again by the tool's schema and by the rules)
+  exit 2   blocks the call: a denied record, standard error the reason
+  other    another status, a timeout (60 s unless timeout: says) or a
+           program that cannot start is a hook error, told on standard
+           error; the call goes on (a hook is a check: what must never
+           run, deny with a rule)
+
+The hooks decide after the rules and with them: deny beats defer beats ask
+beats allow, so a hook's allow never runs what a rule denies or asks
+about, and a hook's ask is asked, or settled by --on-ask, as a rule's is.
+decided_by names the hook. After a call, what a PostToolUse hook says of
+the result (standard error with exit 2, a reason with "decision": "block",
+an "additionalContext") is kept on the record as hook_feedback, and a
+model reads it with the result.
+
+A kesoku.yaml found in the AWD that holds permissions: or hooks: is loaded
+only once approved (kesoku help approval). An MCP server's annotations
+(readOnlyHint, destructiveHint) are hints: they choose the tools a session
+offers by default, never what a rule allows or denies. kesoku tools list
+shows each tool's decision under the rules in force.
 `
 
 const requestsTopic = `kesoku run, validate and batch submit read request files. A FILE is YAML
