@@ -39,9 +39,9 @@ AWD's kesoku.yaml), as direnv allow does. A kesoku.yaml that comes with a
 directory (a cloned repository, a file a tool wrote) is not consent: one
 that sets where records are written (output), which directory tools may
 read (staging) or where requests and the API key go (base-url), or that
-starts programs (tools, mcpServers, mcp-config), is loaded only once
-approved, and otherwise refused (exit 2). A file that sets none of these
-needs no approval.
+starts programs (tools, mcpServers, mcp-config, hooks), is loaded only
+once approved, and otherwise refused (exit 2). A file that sets none of
+these needs no approval.
 
 trust checks the file as every command would load it (its command tools
 and MCP servers too), shows what it lets kesoku do (the commands it runs,
