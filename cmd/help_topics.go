@@ -819,7 +819,9 @@ Where they apply:
   model_call_id the id the model gave a tool call that kesoku replaced in
                 call_id (a duplicate, or one the provider refuses)
   decided_by    what decided whether the call ran, when something did: a
-                rule, the person asked, kesoku approve, --on-ask
+                rule, a hook, the person asked, kesoku approve, --on-ask
+  hook_feedback what the PostToolUse hooks said of a call's result, which
+                a model reads with it (kesoku help permissions)
   approval      on a deferred record: approved or refused (kesoku approve)
 
 ERROR KINDS
@@ -834,8 +836,8 @@ ERROR KINDS
   timeout          the call ran past --timeout (or the tool's own)
   aborted          the call was cut short or never started: an interrupt,
                    --fail-fast, a deferred call before it
-  denied           a rule (or a person asked) did not let the call run;
-                   decided_by says which
+  denied           a rule, a hook or a person asked did not let the call
+                   run; decided_by says which
   deferred         the call waits for a person's answer: --on-ask defer
 
 TRANSCRIPTS
