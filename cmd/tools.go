@@ -18,9 +18,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kesoku/kesoku/internal/app"
-	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/internal/termtext"
