@@ -112,15 +112,18 @@ func (g *globals) asker(stdinData bool) policy.Asker {
 }
 
 func (t *terminalAsker) read() {
+	var ended error // the terminal's input ended: every question after gets it
 	for range t.want {
+		if ended != nil {
+			t.lines <- lineOrErr{err: ended}
+			continue
+		}
 		line, err := t.in.ReadString('\n')
 		if err != nil && line != "" {
 			err = nil
 		}
+		ended = err
 		t.lines <- lineOrErr{strings.TrimSpace(line), err}
-		if err != nil {
-			return
-		}
 	}
 }
 
