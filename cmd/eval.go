@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,10 +108,13 @@ EXIT STATUS
 
 func runEval(ctx context.Context, o *evalOptions) error {
 	g := o.g
-	cases, err := eval.ReadFiles(o.Files)
+	// Every case is read and checked before anything is sent, then read
+	// again as it runs: what is held is the cases under way.
+	cases, err := eval.Open(o.Files)
 	if err != nil {
 		return usageErr(err)
 	}
+	defer cases.Close()
 	mode, _ := cassette.ParseMode(o.cassette.Mode)
 	// A batch of cases asks no one: a call the rules ask about is denied.
 	pol, err := o.perms.options(nil)
@@ -125,7 +127,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		CassetteMode: mode, Policy: pol,
 	}
 	if dir := o.cassette.File; dir != "" {
-		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, cases[0].ID, 1)
+		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, cases.First(), 1)
 	}
 	ctx, env, err := g.env(ctx, opts)
 	if err != nil {
@@ -134,18 +136,19 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	defer env.Close()
 	env.Protect(o.Output, "it is the file this eval writes its records to")
 	// Every case's tools are chosen before anything is sent: a case that
-	// names an unknown tool is a mistake in the file.
-	evalCases := make([]app.EvalCase, len(cases))
-	for i, c := range cases {
+	// names an unknown tool is a mistake in the file. Cases offer few
+	// lists of tools: each is chosen once.
+	offers := map[string]*offering{}
+	for _, l := range cases.Tools() {
 		choice := o.toolChoice
-		if c.Tools != nil {
-			choice = toolChoice{Tools: c.Tools, named: true}
+		if l.Tools != nil {
+			choice = toolChoice{Tools: l.Tools, named: true}
 		}
 		offer, err := g.offeredTools(env.Tools, choice, true)
 		if err != nil {
-			return usageErrf("%s: %w", c.Pos, err)
+			return usageErrf("%s: %w", l.Pos, err)
 		}
-		evalCases[i] = app.EvalCase{Case: c, Specs: offer.Specs, Registry: offer.Registry}
+		offers[toolsKey(l.Tools)] = offer
 	}
 	tally, err := o.budget.tally(g.config.Prices(), env.Model.Name())
 	if err != nil {
@@ -161,10 +164,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	}
 	// Progress counts the runs of this eval's share, those an earlier
 	// eval finished taken off as they are skipped.
-	total := int64(0)
-	for _, c := range cases {
-		total += int64(cmp.Or(c.Repeat, o.Repeat, 1))
-	}
+	total := cases.Runs(o.Repeat)
 	prog := newEvalProgress(g, request.Shard(o.Shard).Of(total), spentNotes(tally), realClock)
 	defer prog.finish()
 	var out recordsOut
@@ -186,14 +186,22 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	defer out.Close()
 	// A case's testcase is named by its file, and by its repeat when
 	// there are several.
-	files := map[string]string{}
-	repeats := o.Repeat > 1
-	for _, c := range cases {
-		files[c.ID] = c.Pos.File
-		repeats = repeats || c.Repeat > 1
-	}
+	repeats := cases.Repeats(o.Repeat)
+	fileAt := func(position int64) string { return cases.FileAt(position, o.Repeat) }
 	eopts := app.EvalOptions{
-		Cases: evalCases, Repeat: o.Repeat, Jobs: o.Jobs,
+		Cases: func(yield func(app.EvalCase, error) bool) {
+			for c, err := range cases.All() {
+				var ec app.EvalCase
+				if err == nil {
+					offer := offers[toolsKey(c.Tools)]
+					ec = app.EvalCase{Case: c, Specs: offer.Specs, Registry: offer.Registry}
+				}
+				if !yield(ec, err) {
+					return
+				}
+			}
+		},
+		Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
 		CassetteDir: o.cassette.File, CassetteMode: mode,
 		Shard: o.Shard.K, Shards: o.Shard.N,
@@ -206,7 +214,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 					prog.verdict(rec)
 				}
 				if report != nil && rec.Type == message.TypeVerdict {
-					if err := report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats)); err != nil {
+					if err := report.Add(junit.VerdictCase(rec, fileAt(rec.Position), repeats)); err != nil {
 						return err
 					}
 				}
@@ -242,7 +250,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		// would have written, one block a run. An eval cut short leaves
 		// what it appended for the next --resume.
 		if _, err = resumed.Compact(end); err == nil && report != nil {
-			err = reportVerdicts(report, o.Output, files, repeats)
+			err = reportVerdicts(report, o.Output, fileAt, repeats)
 		}
 	case end != nil:
 		err = out.Write(end)
@@ -254,7 +262,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if err = closeReport(report, err); err != nil {
 		return err
 	}
-	sum := eval.Summarize(result.Runs)
+	sum := result.Summary
 	o.tellSummary(sum, tally, result)
 	switch {
 	case result.Interrupted:
@@ -265,6 +273,15 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return nil
 	}
 	return errFailures
+}
+
+// toolsKey names a case's list of tools; nil, the command's choice, is
+// a name no list has.
+func toolsKey(tools []string) string {
+	if tools == nil {
+		return "\x00"
+	}
+	return fmt.Sprintf("%q", tools)
 }
 
 // evalSummary is --summary json's object.
@@ -316,7 +333,7 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 
 // reportVerdicts makes report again from the verdicts of the eval file at
 // path: a resumed eval's report holds the runs of the earlier eval too.
-func reportVerdicts(report *junit.Report, path string, files map[string]string, repeats bool) error {
+func reportVerdicts(report *junit.Report, path string, fileAt func(position int64) string, repeats bool) error {
 	if err := report.Reset(); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
@@ -324,7 +341,7 @@ func reportVerdicts(report *junit.Report, path string, files map[string]string, 
 		if rec.Type != message.TypeVerdict {
 			return nil
 		}
-		return report.Add(junit.VerdictCase(rec, files[rec.ParentID], repeats))
+		return report.Add(junit.VerdictCase(rec, fileAt(rec.Position), repeats))
 	})
 	if err != nil {
 		return fmt.Errorf("--junit: %w", err)

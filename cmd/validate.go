@@ -292,11 +292,17 @@ func (e *writeError) Error() string { return e.err.Error() }
 // how many. Its error says why the file could not be read, or is a
 // *writeError.
 func (c *caseChecker) check(name string, vf *validateFile, problem func(validateProblem, string) error) (invalid int, err error) {
-	cases, err := eval.ReadFile(name)
+	// Read as eval reads it: every case checked, then read again a case
+	// at a time, so that a file of any size is checked in flat memory.
+	cases, err := eval.Open([]string{name})
 	if err != nil {
 		return 0, err
 	}
-	for _, k := range cases {
+	defer cases.Close()
+	for k, err := range cases.All() {
+		if err != nil {
+			return invalid, err
+		}
 		vf.Cases++
 		choice, key := toolChoice{}, "\x00default"
 		if k.Tools != nil {

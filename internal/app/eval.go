@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"sync"
 	"time"
@@ -28,7 +30,10 @@ type EvalCase struct {
 
 // EvalOptions are what an eval over the environment is asked to do.
 type EvalOptions struct {
-	Cases []EvalCase
+	// Cases gives the cases in order, each when the eval is ready to run
+	// it: a case is taken from it once a run of the one before has
+	// started, so that what it holds is the few cases under way.
+	Cases iter.Seq2[EvalCase, error]
 	// Repeat is how many times each case runs unless it says; Jobs how
 	// many runs at once; System and MaxTurns a case's unless it says.
 	Repeat, Jobs int
@@ -55,10 +60,11 @@ type EvalOptions struct {
 	Write func(recs []*message.Record) error
 }
 
-// EvalReport is what an eval did, run by run.
+// EvalReport is what an eval did.
 type EvalReport struct {
-	// Runs are the verdicts written, in order.
-	Runs []eval.Run
+	// Summary adds up the verdicts written, and those of an earlier eval
+	// that --resume skipped.
+	Summary eval.Summary
 	// Interrupted says an interrupt stopped the eval: the runs not written
 	// are left for --resume. Budget says the budget ran out.
 	Interrupted, Budget bool
@@ -129,6 +135,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 	pending := make(chan chan result, jobs)
 	slots := make(chan struct{}, jobs)
 	var report EvalReport
+	var runs eval.Summarizer
 	var writeErr error
 	done := make(chan struct{})
 	go func() {
@@ -136,7 +143,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		for ch := range pending {
 			r := <-ch
 			if r.earlier {
-				report.Runs = append(report.Runs, r.run)
+				runs.Add(r.run)
 				continue
 			}
 			switch {
@@ -149,7 +156,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 					stop()
 					break
 				}
-				report.Runs = append(report.Runs, r.run)
+				runs.Add(r.run)
 				report.Budget = report.Budget || r.run.Budget
 			}
 			// Given back once written: the next run starts only then, so
@@ -157,10 +164,39 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			<-slots
 		}
 	}()
+	// What every run's runner shares, made once: each run sets its own
+	// session, store and model (with the tally that holds it to the
+	// budget).
+	base := e.RunnerOptions()
+	base.EndGrace = ir.EndGrace()
+	// jobs workers run the units, each unit's slot taken before it is
+	// handed over, so that one is free to take it: a worker's stack,
+	// grown by the SDK's deep calls, serves every run it takes, where a
+	// goroutine a run would grow a new one each time.
+	type work struct {
+		u  unit
+		ch chan result
+	}
+	units := make(chan work)
 	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range units {
+				w.ch <- e.evalUnit(runCtx, model, o, w.u, base)
+			}
+		}()
+	}
 	position := int64(0)
+	var readErr error
 dispatch:
-	for _, c := range o.Cases {
+	for c, err := range o.Cases {
+		if err != nil {
+			readErr = err
+			stop()
+			break
+		}
 		repeat := c.Repeat
 		if repeat == 0 {
 			repeat = max(o.Repeat, 1)
@@ -190,25 +226,23 @@ dispatch:
 			}
 			ch := make(chan result, 1)
 			pending <- ch
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ch <- e.evalUnit(runCtx, model, o, u, ir)
-			}()
+			units <- work{u, ch}
 		}
 	}
+	close(units)
 	wg.Wait()
 	close(pending)
 	<-done
 	report.Total = position
+	report.Summary = runs.Summary()
 	if ctx.Err() != nil {
 		report.Interrupted = true
 	}
-	return report, writeErr
+	return report, cmp.Or(writeErr, readErr)
 }
 
 // evalUnit runs one case once, into memory, and judges it.
-func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ir *Interrupts) (res result) {
+func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u unit, ropts runner.Options) (res result) {
 	start := time.Now()
 	if o.CassetteDir != "" {
 		// Each run its own cassette: it replays its own traffic whatever
@@ -234,11 +268,9 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	store := &memStore{}
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
 	redact := e.secrets
-	ropts := e.RunnerOptions()
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
 	ropts.Model = media.WithOptions(model, e.MediaOptions(tally))
-	ropts.EndGrace = ir.EndGrace()
 	system, maxTurns := o.System, o.MaxTurns
 	if u.c.System != "" {
 		system = u.c.System

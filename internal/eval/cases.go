@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/kesoku/kesoku/internal/english"
@@ -42,33 +43,8 @@ type Case struct {
 	unnamed bool
 }
 
-// ReadFiles reads the cases of several eval files as one run: a case
-// without an id is case_N, N its place in the whole run, and an id that
-// two cases share, in one file or two, is a mistake at the second.
-func ReadFiles(paths []string) ([]*Case, error) {
-	var all []*Case
-	seen := map[string]yamlpos.Pos{}
-	for _, path := range paths {
-		cases, err := ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cases {
-			if c.unnamed {
-				c.ID = "case_" + strconv.Itoa(len(all)+1)
-			}
-			if first, dup := seen[c.ID]; dup {
-				return nil, &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("case %q: the id of another case too (first at %s)", c.ID, first)}
-			}
-			seen[c.ID] = c.Pos
-			all = append(all, c)
-		}
-	}
-	return all, nil
-}
-
 // Limits on what an eval file may be: the YAML parser takes time that
-// grows fast with a file's size, and an eval is read whole before it runs.
+// grows fast with a file's size, and a YAML or JSON file is parsed whole.
 const (
 	// MaxFileSize bounds a YAML or JSON eval file; a JSON Lines file may
 	// be of any size, MaxLineSize bounding each line.
@@ -88,50 +64,49 @@ var (
 	answerKeys   = []string{"contains", "regex", "equals", "json_schema"}
 )
 
-// ReadFile reads the cases of the eval file at path: YAML (.yaml, .yml),
-// JSON (.json) or JSON Lines (.jsonl, .ndjson). A YAML or JSON file holds
-// one case, a list of them, or {cases: [...]}. Every mistake is an error
-// at its file:line:col, the first one found.
-func ReadFile(path string) ([]*Case, error) {
+// read reads the file, handing each case to r.emit as it is read.
+func (r *reader) read() error {
+	path := r.file
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return fmt.Errorf("%s: not a regular file", path)
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".ndjson":
-		return readLines(path, f)
+		return r.lines(f)
 	case ".yaml", ".yml", ".json":
 	default:
-		return nil, fmt.Errorf("%s: an eval file is .yaml, .yml, .json or .jsonl", path)
+		return fmt.Errorf("%s: an eval file is .yaml, .yml, .json or .jsonl", path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
+		return fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
 	}
-	r := reader{file: path}
 	docs, err := r.parse(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, d := range docs {
 		if err := r.document(d.Body); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	return r.done()
 }
 
-// readLines reads a JSON Lines eval: a case per line, blank lines
-// skipped.
-func readLines(path string, in io.Reader) ([]*Case, error) {
-	r := reader{file: path}
+// lines reads a JSON Lines eval: a case per line, blank lines skipped. A
+// line is read by the JSON reader of cases, and by the YAML parser only
+// when that one finds something it does not take (a mistake, a value it
+// leaves to it), so that every mistake is worded and placed as in a YAML
+// file.
+func (r *reader) lines(in io.Reader) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, MaxLineSize)
 	for sc.Scan() {
@@ -141,23 +116,33 @@ func readLines(path string, in io.Reader) ([]*Case, error) {
 			continue
 		}
 		if line[0] != '{' {
-			return nil, r.errAt(nil, "a line of a JSON Lines eval is one case, an object")
+			return r.errAt(nil, "a line of a JSON Lines eval is one case, an object")
+		}
+		if c, ok := r.fast(line); ok {
+			if err := r.name(c, c.ID == ""); err != nil {
+				return err
+			}
+			if err := r.emit(c); err != nil {
+				return err
+			}
+			r.n++
+			continue
 		}
 		docs, err := r.parse(line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, d := range docs {
 			if err := r.oneCase(d.Body); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: a line longer than %d MiB", path, r.line+1, MaxLineSize>>20)
+			return fmt.Errorf("%s:%d: a line longer than %d MiB", r.file, r.line+1, MaxLineSize>>20)
 		}
-		return nil, err
+		return err
 	}
 	return r.done()
 }
@@ -167,9 +152,17 @@ type reader struct {
 	file string
 	// line is the line of a JSON Lines file being read: positions in it
 	// are on that line. 0 for a whole document.
-	line  int
-	cases []*Case
-	ids   map[string]yamlpos.Pos
+	line int
+	// n is how many cases the file gave so far.
+	n int
+	// ids are the ids of the file's cases so far, an unnamed one's its
+	// place in the file.
+	ids idIndex
+	// emit takes each case, checked, in order.
+	emit func(*Case) error
+	// jdec and jbuf read the lines of JSON Lines (fast).
+	jdec jsontext.Decoder
+	jbuf bytes.Buffer
 }
 
 func (r *reader) pos(n ast.Node) yamlpos.Pos {
@@ -204,11 +197,11 @@ func (r *reader) parse(data []byte) ([]*ast.DocumentNode, error) {
 }
 
 // done checks what the file held as a whole.
-func (r *reader) done() ([]*Case, error) {
-	if len(r.cases) == 0 {
-		return nil, fmt.Errorf("%s: holds no cases", r.file)
+func (r *reader) done() error {
+	if r.n == 0 {
+		return fmt.Errorf("%s: holds no cases", r.file)
 	}
-	return r.cases, nil
+	return nil
 }
 
 // document reads a YAML or JSON document: a case, a list, or {cases}.
@@ -282,7 +275,7 @@ func (r *reader) oneCase(n ast.Node) error {
 		// its first key.
 		c.Pos = r.pos(m.Values[0].Key)
 	}
-	what := fmt.Sprintf("case %d", len(r.cases)+1)
+	what := fmt.Sprintf("case %d", r.n+1)
 	kv, err := r.entries(n, what, caseKeys)
 	if err != nil {
 		return err
@@ -295,17 +288,10 @@ func (r *reader) oneCase(n ast.Node) error {
 			return r.errAt(v, "%s: id: empty", what)
 		}
 		what = fmt.Sprintf("case %q", c.ID)
-	} else {
-		c.ID = "case_" + strconv.Itoa(len(r.cases)+1)
-		c.unnamed = true
 	}
-	if r.ids == nil {
-		r.ids = map[string]yamlpos.Pos{}
+	if err := r.name(c, c.ID == ""); err != nil {
+		return err
 	}
-	if first, dup := r.ids[c.ID]; dup {
-		return &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("%s: the id of another case too (first at line %d)", what, first.Line)}
-	}
-	r.ids[c.ID] = c.Pos
 	v, ok := kv["prompt"]
 	if !ok {
 		return &yamlpos.NodeError{Pos: c.Pos, Msg: what + ": no prompt"}
@@ -344,7 +330,28 @@ func (r *reader) oneCase(n ast.Node) error {
 			return err
 		}
 	}
-	r.cases = append(r.cases, c)
+	if err := r.emit(c); err != nil {
+		return err
+	}
+	r.n++
+	return nil
+}
+
+// name names c case_N when the file gave it no id, N its place in the
+// file, and checks that no other case of the file has its id.
+func (r *reader) name(c *Case, unnamed bool) error {
+	what := fmt.Sprintf("case %q", c.ID)
+	if unnamed {
+		c.ID, c.unnamed = "case_"+strconv.Itoa(r.n+1), true
+		what = fmt.Sprintf("case %d", r.n+1)
+	}
+	first, dup, err := r.ids.add(c.ID, c.Pos)
+	if err != nil {
+		return err
+	}
+	if dup {
+		return &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("%s: the id of another case too (first at line %d)", what, first.Line)}
+	}
 	return nil
 }
 

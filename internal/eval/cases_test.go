@@ -1,10 +1,16 @@
 package eval
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 func TestReadFile(t *testing.T) {
@@ -118,7 +124,7 @@ func TestIsCaseFile(t *testing.T) {
 	}
 }
 
-func TestReadFilesNumbersTheRun(t *testing.T) {
+func TestOpenNumbersTheRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -130,7 +136,7 @@ func TestReadFilesNumbersTheRun(t *testing.T) {
 	}
 	a := write("a.yaml", "- prompt: one\n- prompt: two\n")
 	b := write("b.yaml", "- prompt: three\n- {id: mine, prompt: four}\n")
-	cases, err := ReadFiles([]string{a, b})
+	cases, err := readSet(t, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +148,210 @@ func TestReadFilesNumbersTheRun(t *testing.T) {
 		t.Errorf("ids %q, want the places in the whole run", got)
 	}
 	c := write("c.yaml", "- {id: mine, prompt: again}\n")
-	if _, err := ReadFiles([]string{b, c}); err == nil || !strings.Contains(err.Error(), `c.yaml:1:4: case "mine": the id of another case too (first at `+b+":2:4)") {
+	if _, err := readSet(t, b, c); err == nil || !strings.Contains(err.Error(), `c.yaml:1:4: case "mine": the id of another case too (first at `+b+":2:4)") {
 		t.Errorf("an id in two files: %v", err)
 	}
 	d := write("d.yaml", "- {id: case_1, prompt: named so}\n")
-	if _, err := ReadFiles([]string{a, d}); err == nil || !strings.Contains(err.Error(), `the id of another case too`) {
+	if _, err := readSet(t, a, d); err == nil || !strings.Contains(err.Error(), `the id of another case too`) {
 		t.Errorf("a named case_1 beside an unnamed first case: %v", err)
+	}
+	// A file's own mistakes come before an id another file has too,
+	// wherever they are in it; of those ids, the first.
+	e := write("e.jsonl", `{"id": "mine", "prompt": "again"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n"+`{"prompt": "p", "expct": {}}`+"\n")
+	if _, err := readSet(t, b, e); err == nil || !strings.Contains(err.Error(), `e.jsonl:3:17: case 3: unknown key "expct"`) {
+		t.Errorf("a mistake after an id of another file: %v", err)
+	}
+	f := write("f.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "mine", "prompt": "again"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n")
+	if _, err := readSet(t, b, f); err == nil || !strings.Contains(err.Error(), `f.jsonl:3:2: case "case_1": the id of another case too (first at line 1)`) {
+		t.Errorf("an id twice in a file, after one of another file: %v", err)
+	}
+	f = write("f.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "mine", "prompt": "again"}`+"\n"+`{"id": "case_3", "prompt": "and"}`+"\n")
+	if _, err := readSet(t, b, f); err == nil || !strings.Contains(err.Error(), `f.jsonl:2:2: case "mine": the id of another case too (first at `+b+":2:4)") {
+		t.Errorf("ids of another file: %v", err)
+	}
+	// In a file, an unnamed case is named by its place in the file.
+	g := write("g.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n")
+	if _, err := readSet(t, a, g); err == nil || !strings.Contains(err.Error(), `g.jsonl:2:2: case "case_1": the id of another case too (first at line 1)`) {
+		t.Errorf("a named case_1 after the file's unnamed first: %v", err)
+	}
+}
+
+// readSet reads the cases of paths as an eval does: Open, then All.
+func readSet(t *testing.T, paths ...string) ([]*Case, error) {
+	t.Helper()
+	set, err := Open(paths)
+	if err != nil {
+		return nil, err
+	}
+	defer set.Close()
+	var cases []*Case
+	for c, err := range set.All() {
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) != set.Len() {
+		t.Errorf("All gave %d cases, Len %d", len(cases), set.Len())
+	}
+	return cases, nil
+}
+
+// TestSetHoldsNoCases: an eval's cases are read as they run, so what the
+// set holds as they run does not grow with them (a case held is some 400
+// bytes).
+func TestSetHoldsNoCases(t *testing.T) {
+	// Not parallel: it measures the heap.
+	dir := t.TempDir()
+	held := func(n int) uint64 {
+		path := filepath.Join(dir, fmt.Sprintf("cases%d.jsonl", n))
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"id": "case-number-%d", "prompt": "say hi, and say it as case %d says it", "tools": "", "expect": {"answer": {"contains": "Hi"}}}`+"\n", i+1, i+1)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b = strings.Builder{}
+		set, err := Open([]string{path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer set.Close()
+		var inuse uint64
+		i := 0
+		for c, err := range set.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i++; i == n {
+				// At the last case, as a run that holds each case it read
+				// would hold them all.
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				inuse = ms.HeapInuse
+				runtime.KeepAlive(c)
+			}
+		}
+		if i != n {
+			t.Fatalf("read %d cases of %d", i, n)
+		}
+		return inuse
+	}
+	held(1000) // what the first reading sets up once
+	small, large := held(1000), held(20_000)
+	perCase := (float64(large) - float64(small)) / 19_000
+	t.Logf("heap in use at the last case: %d KiB for 1,000 cases, %d KiB for 20,000: %.0f bytes a case", small>>10, large>>10, perCase)
+	if perCase > 16 {
+		t.Errorf("the heap grows by %.0f bytes a case, want none", perCase)
+	}
+}
+
+// BenchmarkSet is an eval's reading of its cases: Open, which checks
+// them, then All, as the eval runs them; an op is 1,000 cases of JSON
+// Lines.
+func BenchmarkSet(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "cases.jsonl")
+	var text strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&text, `{"id": "c%d", "prompt": "say hi, %d", "tools": "", "expect": {"answer": {"contains": "Hi"}}}`+"\n", i+1, i+1)
+	}
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		set, err := Open([]string{path})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, err := range set.All() {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		set.Close()
+	}
+}
+
+// TestHashedIDsCollide: ids whose hashes are one are told apart by the
+// ids read back from the spool; the same id twice is a duplicate
+// whatever others share its hash.
+func TestHashedIDsCollide(t *testing.T) {
+	t.Parallel()
+	f, name, err := tempFile("kesoku-test-*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Set{paths: []string{"e.yaml"}, spool: f, name: name, w: bufio.NewWriter(f)}
+	defer set.Close()
+	ids := set.index(func(sc *spooled) string { return sc.ID })
+	ids.hash = func(string) uint64 { return 7 }
+	var got []string
+	for i, id := range []string{"a", "b", "a", "c", "b", "c"} {
+		pos := yamlpos.Pos{File: "e.yaml", Line: i + 1, Col: 3}
+		first, dup, err := ids.add(id, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dup {
+			got = append(got, fmt.Sprintf("%s@%d first@%d", id, i+1, first.Line))
+			continue
+		}
+		if err := set.add(&Case{ID: id, Pos: pos, Prompt: "p"}, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"a@3 first@1", "b@5 first@2", "c@6 first@4"}; !slices.Equal(got, want) {
+		t.Errorf("duplicates %q, want %q", got, want)
+	}
+}
+
+// TestSetCounts: what an eval needs of the whole set, counted as it was
+// read: its runs, the file of each run's position, the lists of tools.
+func TestSetCounts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.yaml")
+	b := filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, []byte("- {prompt: one, repeat: 3, tools: x}\n- {prompt: two}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(`{"prompt": "three", "tools": ["x"]}`+"\n"+`{"prompt": "four", "tools": ""}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := Open([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	if set.Len() != 4 || set.First() != "case_1" {
+		t.Errorf("%d cases, the first %q", set.Len(), set.First())
+	}
+	// --repeat 2: a's runs 1-3 (case_1), 4-5 (case_2); b's 6-7, 8-9.
+	if got := set.Runs(2); got != 9 {
+		t.Errorf("runs with --repeat 2: %d, want 9", got)
+	}
+	var files []string
+	for p := range int64(10) {
+		files = append(files, filepath.Base(set.FileAt(p+1, 2)))
+	}
+	if want := []string{"a.yaml", "a.yaml", "a.yaml", "a.yaml", "a.yaml", "b.jsonl", "b.jsonl", "b.jsonl", "b.jsonl", "."}; !slices.Equal(files, want) {
+		t.Errorf("files by position %q, want %q", files, want)
+	}
+	if !set.Repeats(1) || set.Runs(1) != 6 {
+		t.Errorf("with --repeat 1: repeats %v, %d runs; want true, 6", set.Repeats(1), set.Runs(1))
+	}
+	var lists []string
+	for _, l := range set.Tools() {
+		list := fmt.Sprintf("%q", l.Tools)
+		if l.Tools == nil {
+			list = "the command's"
+		}
+		lists = append(lists, fmt.Sprintf("%s@%s:%d", list, filepath.Base(l.Pos.File), l.Pos.Line))
+	}
+	if want := []string{`["x"]@a.yaml:1`, `the command's@a.yaml:2`, `[]@b.jsonl:2`}; !slices.Equal(lists, want) {
+		t.Errorf("lists of tools %q, want %q", lists, want)
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,55 +36,79 @@ type Summary struct {
 
 // Summarize adds up runs, given in case order, each case's runs together.
 func Summarize(runs []Run) Summary {
-	var s Summary
-	type caseRuns struct{ runs, passed int }
-	var order []string
-	byCase := map[string]*caseRuns{}
+	var t Summarizer
+	for _, r := range runs {
+		t.Add(r)
+	}
+	return t.Summary()
+}
+
+// Summarizer adds up runs as they come, in case order, each case's runs
+// together (as an eval writes them): it holds one case's counts at a
+// time, and the ids of the cases that failed.
+type Summarizer struct {
+	s Summary
+	// The case being counted: its runs (those the budget cut too), and
+	// of the others, how many ran and passed.
+	id                string
+	all, runs, passed int
+	started           bool
+	passAt1           float64
+	passAtK, passHatK int
+}
+
+// Add counts r.
+func (t *Summarizer) Add(r Run) {
+	if !t.started || r.Case != t.id {
+		t.end()
+		t.id, t.started = r.Case, true
+	}
+	t.s.Runs++
+	t.all++
 	// Repeat is the most runs a case has here, not the highest repeat: a
 	// shard may hold one run of a case repeated twice.
-	all := map[string]int{}
-	for _, r := range runs {
-		s.Runs++
-		all[r.Case]++
-		s.Repeat = max(s.Repeat, all[r.Case])
-		switch {
-		case r.Budget:
-			s.Budget++
-			continue
-		case r.Passed:
-			s.Passed++
-		default:
-			s.Failed++
+	t.s.Repeat = max(t.s.Repeat, t.all)
+	switch {
+	case r.Budget:
+		t.s.Budget++
+		return
+	case r.Passed:
+		t.s.Passed++
+		t.passed++
+	default:
+		t.s.Failed++
+	}
+	t.runs++
+}
+
+// end counts the case whose runs are over.
+func (t *Summarizer) end() {
+	if t.runs > 0 {
+		t.s.Cases++
+		t.passAt1 += float64(t.passed) / float64(t.runs)
+		if t.passed > 0 {
+			t.passAtK++
 		}
-		c := byCase[r.Case]
-		if c == nil {
-			c = &caseRuns{}
-			byCase[r.Case] = c
-			order = append(order, r.Case)
-		}
-		c.runs++
-		if r.Passed {
-			c.passed++
+		if t.passed == t.runs {
+			t.passHatK++
+		} else {
+			t.s.FailedCases = append(t.s.FailedCases, t.id)
 		}
 	}
-	s.Cases = len(order)
+	t.all, t.runs, t.passed = 0, 0, 0
+}
+
+// Summary is what the runs counted so far add up to.
+func (t *Summarizer) Summary() Summary {
+	c := *t
+	c.end()
+	s := c.s
+	s.FailedCases = slices.Clone(s.FailedCases)
 	if s.Cases == 0 {
 		return s
 	}
-	for _, id := range order {
-		c := byCase[id]
-		s.PassAt1 += float64(c.passed) / float64(c.runs)
-		if c.passed > 0 {
-			s.PassAtK++
-		}
-		if c.passed == c.runs {
-			s.PassHatK++
-		} else {
-			s.FailedCases = append(s.FailedCases, id)
-		}
-	}
 	n := float64(s.Cases)
-	s.PassAt1, s.PassAtK, s.PassHatK = s.PassAt1/n, s.PassAtK/n, s.PassHatK/n
+	s.PassAt1, s.PassAtK, s.PassHatK = c.passAt1/n, float64(c.passAtK)/n, float64(c.passHatK)/n
 	return s
 }
 

@@ -1,0 +1,142 @@
+package eval
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fastLines are lines of JSON Lines evals, as people write them and as
+// they may be written oddly.
+var fastLines = []string{
+	`{"prompt": "a"}`,
+	`{"id": "c1", "prompt": "say hi, 1", "tools": "", "expect": {"answer": {"contains": "Hi"}}}`,
+	`{ "id":"x","prompt":"p","system":"s","tools":"read_file, glob ,","max_turns":3,"repeat":2}`,
+	`{"prompt": "p", "tools": ["a", "b"], "expect": {"tools_called": ["a"], "tools_not_called": [], "max_turns": 2, "max_tokens": 100}}`,
+	`{"prompt": "p", "tools": []}`,
+	`{"prompt": "p", "expect": {"tool_sequence": ["a", "b"]}}`,
+	`{"prompt": "p", "expect": {"tool_sequence": {"mode": "any_order", "calls": ["a", {"name": "b", "args": {"x": 1, "y": [1.5, -2, 0, 0.25, true, false, null, "<&>"], "z": {}, "w": {"k": "\u00e9\ud83d\ude00"}}}]}}}`,
+	`{"prompt": "p", "expect": {"tool_sequence": {"calls": []}}}`,
+	`{"prompt": "p", "expect": {"answer": {"regex": "^h(i|ello)$"}}}`,
+	`{"prompt": "p", "expect": {"answer": {"equals": ""}}}`,
+	`{"prompt": "p", "expect": {"answer": {"contains": ""}}}`,
+	`{"prompt": "p", "expect": {"answer": {"json_schema": {"type": "object", "required": ["a"], "properties": {"a": {"type": "number", "minimum": 0.5, "maximum": 10}}}}}}`,
+	`{"prompt": "p", "expect": {"answer": {"json_schema": true}}}`,
+	`{"prompt": "line\nbreak\t\"quoted\" \\ back \/ slash"}`,
+	`{"id": "5", "prompt": "numbers as text"}`,
+	// Left to the YAML reader: mistakes, and values fast does not take.
+	`{"id": 5, "prompt": "a number"}`,
+	`{"prompt": "p", "max_turns": "3"}`,
+	`{"prompt": "p", "max_turns": 3.0}`,
+	`{"prompt": "p", "max_turns": 0}`,
+	`{"prompt": "p", "system": null}`,
+	`{"prompt": "p", "expect": {"tool_sequence": {"calls": [{"name": "b", "args": {"x": 1e3, "y": -0, "z": 12345678901234567890}}]}}}`,
+	`{"prompt": "p", "expect": {"answer": {"regex": "("}}}`,
+	`{"prompt": "p", "expect": {"answer": {"contains": "a", "equals": "b"}}}`,
+	`{"prompt": "p", "expct": {}}`,
+	`{"prompt": "  "}`,
+	`{"prompt": "a", "prompt": "b"}`,
+	`{"prompt": "a"} {"prompt": "b"}`,
+	`{"prompt": "a"`,
+	`{	"prompt": "tab"}`,
+	`{}`,
+}
+
+func TestFastReadsAsYAML(t *testing.T) {
+	t.Parallel()
+	took := 0
+	for _, line := range fastLines {
+		if sameAsYAML(t, line) {
+			took++
+		}
+	}
+	if took < 15 {
+		t.Errorf("fast took %d lines, want the 15 it is for", took)
+	}
+}
+
+func FuzzFastReadsAsYAML(f *testing.F) {
+	for _, line := range fastLines {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") || !strings.HasPrefix(line, "{") || len(line) > 4096 {
+			return
+		}
+		sameAsYAML(t, line)
+	})
+}
+
+// sameAsYAML checks that what fast takes of line, the YAML reader reads
+// as the same case at the same place; it says whether fast took it.
+func sameAsYAML(t *testing.T, line string) bool {
+	t.Helper()
+	r := reader{file: "e.jsonl", line: 7}
+	c, ok := r.fast([]byte(line))
+	if !ok {
+		return false
+	}
+	var yc *Case
+	y := reader{file: "e.jsonl", line: 7, ids: exactIDs{}, emit: func(c *Case) error { yc = c; return nil }}
+	docs, err := y.parse([]byte(line))
+	if err == nil && len(docs) != 1 {
+		t.Fatalf("%s: fast took it, the YAML parser read %d documents", line, len(docs))
+	}
+	if err == nil {
+		err = y.oneCase(docs[0].Body)
+	}
+	if err != nil {
+		t.Fatalf("%s: fast took it, the YAML reader says %v", line, err)
+	}
+	if c.ID == "" {
+		c.ID, c.unnamed = "case_1", true
+	}
+	got, _ := json.Marshal(spool(c, 0, 0))
+	want, _ := json.Marshal(spool(yc, 0, 0))
+	if diff := cmp.Diff(string(want), string(got)); diff != "" || c.Pos != yc.Pos || c.unnamed != yc.unnamed {
+		t.Errorf("%s: fast read it otherwise (-yaml +fast):\n%s\npos %v, yaml's %v", line, diff, c.Pos, yc.Pos)
+	}
+	return true
+}
+
+// TestSpoolReadsBack: a case read back from the spool is the case
+// written to it.
+func TestSpoolReadsBack(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for i, line := range append(fastLines, `{"id": "x", "prompt": "p", "tools": "", "expect": {"tools_called": [], "answer": {"json_schema": {"maximum": 1e21, "minimum": -0}}}}`) {
+		var c *Case
+		y := reader{file: "e.jsonl", line: 1, ids: exactIDs{}, emit: func(got *Case) error { c = got; return nil }}
+		docs, err := y.parse([]byte(line))
+		if err == nil && len(docs) == 1 {
+			err = y.oneCase(docs[0].Body)
+		}
+		if err != nil || c == nil {
+			continue
+		}
+		n++
+		want, _ := json.Marshal(spool(c, 0, i))
+		sc, err := unspool(new(jsontext.Decoder), want)
+		if err != nil {
+			t.Fatalf("%s: %v", want, err)
+		}
+		got, _ := json.Marshal(sc)
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("read back otherwise (-written +read):\n%s", diff)
+		}
+		set := &Set{paths: []string{"e.jsonl"}}
+		back, err := set.decode(new(jsontext.Decoder), want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := json.Marshal(spool(back, 0, i)); string(again) != string(want) {
+			t.Errorf("case read back otherwise:\n%s\nwant\n%s", again, want)
+		}
+	}
+	if n < 15 {
+		t.Errorf("%d cases read back, want the 15 and more of fastLines", n)
+	}
+}

@@ -1,0 +1,417 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"iter"
+	"os"
+	"regexp"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
+)
+
+// Set is the cases of an eval's files, read in two passes so that its
+// memory does not grow with the cases. Open reads every file once,
+// checking every case before anything runs, and writes each, checked,
+// to a spool (a temporary file, one line of JSON a case); All reads the
+// spool again a case at a time as the cases run. What the run needs of
+// the whole set is counted on the way: the cases and runs of each file,
+// the lists of tools the cases offer. While Open reads, the check of ids
+// keeps a hash of each id (8 bytes, and the spool offset of its case),
+// not the id; it is dropped when Open returns.
+type Set struct {
+	paths []string
+	files []fileCount
+	n     int
+	first string
+	tools []ToolList
+	// maxRepeat is the largest repeat a case gives.
+	maxRepeat int
+
+	spool *os.File
+	name  string // the spool's name while Close is to remove it
+	w     *bufio.Writer
+	size  int64
+	buf   []byte
+}
+
+// fileCount is what a file holds: its cases that give no repeat, and the
+// runs of those that do.
+type fileCount struct {
+	plain   int64
+	repeats int64
+}
+
+// ToolList is a list of tools that cases offer (nil: the command's
+// choice), with the first case that offers it.
+type ToolList struct {
+	Tools []string
+	Pos   yamlpos.Pos
+}
+
+// Open reads the cases of the eval files at paths as one run. A file is
+// YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl, .ndjson); a
+// YAML or JSON file holds one case, a list of them, or {cases: [...]}.
+// Every mistake is an error at its file:line:col, the first one found; a
+// file's own come before an id that a case of an earlier file has too.
+// A case without an id is case_N, N its place in the whole run, and an
+// id that two cases share, in one file or two, is a mistake at the
+// second. Nothing of the cases is held but the spool: the
+// caller closes the Set, which removes it.
+func Open(paths []string) (_ *Set, err error) {
+	f, name, err := tempFile("kesoku-cases-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary file for the cases: %w", err)
+	}
+	s := &Set{paths: paths, spool: f, name: name, w: bufio.NewWriterSize(f, 64<<10)}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	all := s.index(func(sc *spooled) string { return sc.ID })
+	seenTools := map[string]bool{}
+	for i, path := range paths {
+		var fc fileCount
+		// A file's own mistakes come first, wherever they are in it; of
+		// the ids that cases of an earlier file have too, the first.
+		var later error
+		r := reader{file: path, ids: all}
+		if i > 0 {
+			r.ids = s.index(func(sc *spooled) string {
+				if sc.Local > 0 {
+					return "case_" + strconv.Itoa(sc.Local)
+				}
+				return sc.ID
+			})
+		}
+		r.emit = func(c *Case) error {
+			local := 0
+			if c.unnamed {
+				local = r.n + 1
+				c.ID = "case_" + strconv.Itoa(s.n+1)
+			}
+			// The first file's cases are numbered as in the run: its own
+			// index is the run's.
+			if later == nil && i > 0 {
+				first, dup, err := all.add(c.ID, c.Pos)
+				if err != nil {
+					return err
+				}
+				if dup {
+					later = &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("case %q: the id of another case too (first at %s)", c.ID, first)}
+				}
+			}
+			if c.Repeat > 0 {
+				fc.repeats += int64(c.Repeat)
+				s.maxRepeat = max(s.maxRepeat, c.Repeat)
+			} else {
+				fc.plain++
+			}
+			if s.n == 0 {
+				s.first = c.ID
+			}
+			key := "\x00"
+			if c.Tools != nil {
+				key = fmt.Sprintf("%q", c.Tools)
+			}
+			if !seenTools[key] {
+				seenTools[key] = true
+				s.tools = append(s.tools, ToolList{Tools: c.Tools, Pos: c.Pos})
+			}
+			s.n++
+			return s.add(c, i, local)
+		}
+		if err := r.read(); err != nil {
+			return nil, err
+		}
+		if later != nil {
+			return nil, later
+		}
+		s.files = append(s.files, fc)
+	}
+	if err := s.w.Flush(); err != nil {
+		return nil, fmt.Errorf("write the cases to a temporary file: %w", err)
+	}
+	s.w = nil
+	return s, nil
+}
+
+// Len is how many cases the set has.
+func (s *Set) Len() int { return s.n }
+
+// First is the id of the first case.
+func (s *Set) First() string { return s.first }
+
+// Tools are the lists of tools the cases offer, each once, in the order
+// of the cases that first offer them: checking them in this order finds
+// the first case that offers a tool that is not there.
+func (s *Set) Tools() []ToolList { return s.tools }
+
+// Repeats says some case runs more than once when a case that gives no
+// repeat runs repeat times.
+func (s *Set) Repeats(repeat int) bool { return repeat > 1 || s.maxRepeat > 1 }
+
+// Runs is how many runs the set has when a case that gives no repeat
+// runs repeat times.
+func (s *Set) Runs(repeat int) int64 {
+	var n int64
+	for _, fc := range s.files {
+		n += fc.plain*int64(max(repeat, 1)) + fc.repeats
+	}
+	return n
+}
+
+// FileAt is the file of the case of the run at position (1-based), when a
+// case that gives no repeat runs repeat times; "" past the end.
+func (s *Set) FileAt(position int64, repeat int) string {
+	for i, fc := range s.files {
+		n := fc.plain*int64(max(repeat, 1)) + fc.repeats
+		if position <= n {
+			return s.paths[i]
+		}
+		position -= n
+	}
+	return ""
+}
+
+// All reads the cases again, one at a time, in order; each is read when
+// the one before has been taken. It may be called again, and while other
+// calls go on.
+func (s *Set) All() iter.Seq2[*Case, error] {
+	return func(yield func(*Case, error) bool) {
+		br := bufio.NewReaderSize(io.NewSectionReader(s.spool, 0, s.size), 64<<10)
+		var d jsontext.Decoder
+		for {
+			line, err := br.ReadBytes('\n')
+			if err == io.EOF && len(line) == 0 {
+				return
+			}
+			if err != nil {
+				yield(nil, fmt.Errorf("read the cases from their temporary file: %w", err))
+				return
+			}
+			c, err := s.decode(&d, line)
+			if !yield(c, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Close removes the spool.
+func (s *Set) Close() error {
+	err := s.spool.Close()
+	if s.name != "" {
+		os.Remove(s.name)
+	}
+	return err
+}
+
+// tempFile creates a temporary file and removes it at once where the
+// system lets an open file be removed, so that nothing is left behind
+// whatever ends the program; name is "" then.
+func tempFile(pattern string) (f *os.File, name string, err error) {
+	f, err = os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, "", err
+	}
+	if os.Remove(f.Name()) != nil {
+		return f, f.Name(), nil
+	}
+	return f, "", nil
+}
+
+// spooled is a case as the spool holds it: checked, its regex and schema
+// as written, compiled again when it is read.
+type spooled struct {
+	ID string `json:"id"`
+	// Local is an unnamed case's place in its file.
+	Local    int            `json:"local,omitempty"`
+	File     int            `json:"file"`
+	Line     int            `json:"line"`
+	Col      int            `json:"col"`
+	Prompt   string         `json:"prompt"`
+	System   string         `json:"system,omitempty"`
+	Tools    *[]string      `json:"tools,omitempty"`
+	MaxTurns int            `json:"max_turns,omitempty"`
+	Repeat   int            `json:"repeat,omitempty"`
+	Expect   *spooledExpect `json:"expect,omitempty"`
+}
+
+type spooledExpect struct {
+	ToolsCalled    []string       `json:"called,omitempty"`
+	ToolsNotCalled []string       `json:"not_called,omitempty"`
+	Sequence       *Sequence      `json:"sequence,omitempty"`
+	Answer         *spooledAnswer `json:"answer,omitempty"`
+	MaxTurns       int            `json:"max_turns,omitempty"`
+	MaxTokens      int64          `json:"max_tokens,omitempty"`
+}
+
+type spooledAnswer struct {
+	Contains *string         `json:"contains,omitempty"`
+	Regex    *string         `json:"regex,omitempty"`
+	Equals   *string         `json:"equals,omitempty"`
+	Schema   json.RawMessage `json:"schema,omitempty"`
+}
+
+// add writes c, of the file at index file, to the spool.
+func (s *Set) add(c *Case, file, local int) error {
+	b, err := json.Marshal(spool(c, file, local))
+	if err != nil {
+		return err
+	}
+	s.size += int64(len(b)) + 1
+	s.w.Write(b) // a bufio.Writer keeps its first error for the last write
+	if err := s.w.WriteByte('\n'); err != nil {
+		return fmt.Errorf("write the cases to a temporary file: %w", err)
+	}
+	return nil
+}
+
+// spool is c as the spool holds it.
+func spool(c *Case, file, local int) *spooled {
+	sc := &spooled{
+		ID: c.ID, Local: local, File: file, Line: c.Pos.Line, Col: c.Pos.Col,
+		Prompt: c.Prompt, System: c.System, MaxTurns: c.MaxTurns, Repeat: c.Repeat,
+	}
+	if c.Tools != nil {
+		sc.Tools = &c.Tools
+	}
+	if e := c.Expect; e.ToolsCalled != nil || e.ToolsNotCalled != nil || e.Sequence != nil || e.Answer != nil || e.MaxTurns > 0 || e.MaxTokens > 0 {
+		se := &spooledExpect{ToolsCalled: e.ToolsCalled, ToolsNotCalled: e.ToolsNotCalled, Sequence: e.Sequence, MaxTurns: e.MaxTurns, MaxTokens: e.MaxTokens}
+		if a := e.Answer; a != nil {
+			se.Answer = &spooledAnswer{Equals: a.Equals, Schema: a.SchemaDoc}
+			switch {
+			case a.Regex != nil:
+				re := a.Regex.String()
+				se.Answer.Regex = &re
+			case a.Equals == nil && a.SchemaDoc == nil:
+				se.Answer.Contains = &a.Contains
+			}
+		}
+		sc.Expect = se
+	}
+	return sc
+}
+
+// decode reads a line of the spool back into its case.
+func (s *Set) decode(d *jsontext.Decoder, line []byte) (*Case, error) {
+	sc, err := unspool(d, line)
+	if err != nil {
+		return nil, fmt.Errorf("read the cases from their temporary file: %w", err)
+	}
+	c := &Case{
+		ID: sc.ID, Pos: yamlpos.Pos{File: s.paths[sc.File], Line: sc.Line, Col: sc.Col},
+		Prompt: sc.Prompt, System: sc.System, MaxTurns: sc.MaxTurns, Repeat: sc.Repeat,
+	}
+	if sc.Tools != nil {
+		c.Tools = *sc.Tools
+	}
+	if se := sc.Expect; se != nil {
+		c.Expect = Expect{ToolsCalled: se.ToolsCalled, ToolsNotCalled: se.ToolsNotCalled, Sequence: se.Sequence, MaxTurns: se.MaxTurns, MaxTokens: se.MaxTokens}
+		if sa := se.Answer; sa != nil {
+			a := &AnswerCheck{Equals: sa.Equals}
+			switch {
+			case sa.Contains != nil:
+				a.Contains = *sa.Contains
+			case sa.Regex != nil:
+				re, err := regexp.Compile(*sa.Regex)
+				if err != nil {
+					return nil, fmt.Errorf("%s: case %q: expect.answer.regex: %w", c.Pos, c.ID, err)
+				}
+				a.Regex = re
+			case sa.Schema != nil:
+				if a.Schema = compileSchema(sa.Schema); a.Schema == nil {
+					return nil, fmt.Errorf("%s: case %q: expect.answer.json_schema does not compile", c.Pos, c.ID)
+				}
+				a.SchemaDoc = sa.Schema
+			}
+			c.Expect.Answer = a
+		}
+	}
+	return c, nil
+}
+
+// at reads the case the spool holds at offset off.
+func (s *Set) at(off int64) (*spooled, error) {
+	if err := s.w.Flush(); err != nil {
+		return nil, fmt.Errorf("write the cases to a temporary file: %w", err)
+	}
+	line, err := bufio.NewReader(io.NewSectionReader(s.spool, off, s.size-off)).ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("read the cases from their temporary file: %w", err)
+	}
+	sc, err := unspool(new(jsontext.Decoder), line)
+	if err != nil {
+		return nil, fmt.Errorf("read the cases from their temporary file: %w", err)
+	}
+	return sc, nil
+}
+
+// idIndex says whether an id was seen before, and where.
+type idIndex interface {
+	// add notes id, of the case at pos; dup says a case before has it
+	// too, at first.
+	add(id string, pos yamlpos.Pos) (first yamlpos.Pos, dup bool, err error)
+}
+
+// exactIDs is an idIndex of the ids themselves.
+type exactIDs map[string]yamlpos.Pos
+
+func (m exactIDs) add(id string, pos yamlpos.Pos) (yamlpos.Pos, bool, error) {
+	if first, ok := m[id]; ok {
+		return first, true, nil
+	}
+	m[id] = pos
+	return pos, false, nil
+}
+
+// hashedIDs is an idIndex of the ids' hashes, each with the spool offset
+// of its first case, where the id is read back when another has its
+// hash: an id the same is a duplicate, another (a collision of 64-bit
+// hashes) joins the few kept whole.
+type hashedIDs struct {
+	s     *Set
+	hash  func(string) uint64
+	byKey map[uint64]int64
+	exact exactIDs
+	// idOf is the id a spooled case has in this index.
+	idOf func(*spooled) string
+}
+
+func (s *Set) index(idOf func(*spooled) string) *hashedIDs {
+	seed := maphash.MakeSeed()
+	hash := func(id string) uint64 { return maphash.String(seed, id) }
+	return &hashedIDs{s: s, hash: hash, byKey: map[uint64]int64{}, exact: exactIDs{}, idOf: idOf}
+}
+
+// add notes id, of the case to be written next to the spool.
+func (h *hashedIDs) add(id string, pos yamlpos.Pos) (yamlpos.Pos, bool, error) {
+	if first, ok := h.exact[id]; ok {
+		return first, true, nil
+	}
+	key := h.hash(id)
+	off, ok := h.byKey[key]
+	if !ok {
+		h.byKey[key] = h.s.size
+		return pos, false, nil
+	}
+	sc, err := h.s.at(off)
+	if err != nil {
+		return pos, false, err
+	}
+	first := yamlpos.Pos{File: h.s.paths[sc.File], Line: sc.Line, Col: sc.Col}
+	if other := h.idOf(sc); other != id {
+		h.exact[other] = first
+		h.exact[id] = pos
+		return pos, false, nil
+	}
+	return first, true, nil
+}
