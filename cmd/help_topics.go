@@ -445,7 +445,11 @@ COMMAND BY COMMAND
        1: at least one error record (aborted ones too; mcp serve: a
        record that could not be written, or an address in use). After
        --resume the status describes the whole -o file: error records
-       of the earlier run count as much as new ones.
+       of the earlier run count as much as new ones. 5 (run): stopped
+       at a call the rules ask about (--on-ask defer).
+  approve
+       2: an ID that names no deferred call of the file; nothing is
+       answered.
   validate
        1: at least one request is invalid; 2 for a file that cannot be
        read or parsed, the other files still checked.
@@ -456,7 +460,8 @@ COMMAND BY COMMAND
        1: the provider refused the request, the model gave no answer, or
        its answer was cut short (session: or --max-turns was reached);
        2: no model, no key, no prompt, a file the model cannot take;
-       nothing was sent. 4 (session): its budget was spent.
+       nothing was sent. 4 (session): its budget was spent. 5 (session):
+       stopped at a call the rules ask about (--on-ask defer).
   batch submit
        1: the provider refused a part, or a part could not be sent (the
        same command sends the rest); 2: nothing was sent.

@@ -46,7 +46,7 @@ func (p *permissionFlags) register(f *pflag.FlagSet, deferrable bool) {
 // options are the policy options of the flags: the rules read (a bad
 // one is bad usage), what an ask becomes without a terminal, and who
 // asks (ask, nil when there is no terminal to ask at).
-func (p *permissionFlags) options(ask policy.Asker) (app.PolicyOptions, error) {
+func (p *permissionFlags) options(ask *terminalAsker) (app.PolicyOptions, error) {
 	var o app.PolicyOptions
 	for _, l := range []struct {
 		v     policy.Verdict
@@ -67,7 +67,9 @@ func (p *permissionFlags) options(ask policy.Asker) (app.PolicyOptions, error) {
 	default:
 		return o, usageErrf("--on-ask %s: want deny or defer", strconv.Quote(p.OnAsk))
 	}
-	o.Asker = ask
+	if ask != nil {
+		o.Asker = ask // a nil *terminalAsker is no Asker
+	}
 	return o, nil
 }
 
@@ -89,6 +91,9 @@ type terminalAsker struct {
 	// pending says a line was asked for and not taken (the question was
 	// given up on): the next question takes it.
 	pending bool
+	// hold, when set, keeps the terminal's progress bar off while a
+	// question waits; it returns what puts it back.
+	hold func() (release func())
 }
 
 type lineOrErr struct {
@@ -104,7 +109,7 @@ func newTerminalAsker(in io.Reader, out io.Writer) *terminalAsker {
 // asker is the asker of a command whose standard input and error are a
 // terminal, and whose standard input is not its data (stdinData); nil
 // otherwise: with no one to ask, an ask is never left waiting.
-func (g *globals) asker(stdinData bool) policy.Asker {
+func (g *globals) asker(stdinData bool) *terminalAsker {
 	if !g.IO.InTTY || !g.IO.ErrTTY || stdinData {
 		return nil
 	}
@@ -112,15 +117,18 @@ func (g *globals) asker(stdinData bool) policy.Asker {
 }
 
 func (t *terminalAsker) read() {
+	var ended error // the terminal's input ended: every question after gets it
 	for range t.want {
+		if ended != nil {
+			t.lines <- lineOrErr{err: ended}
+			continue
+		}
 		line, err := t.in.ReadString('\n')
 		if err != nil && line != "" {
 			err = nil
 		}
+		ended = err
 		t.lines <- lineOrErr{strings.TrimSpace(line), err}
-		if err != nil {
-			return
-		}
 	}
 }
 
@@ -129,6 +137,9 @@ func (t *terminalAsker) Ask(ctx context.Context, c *policy.Call, d policy.Decisi
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.once.Do(func() { go t.read() })
+	if t.hold != nil {
+		defer t.hold()()
+	}
 	args, _ := json.Marshal(c.Args)
 	fmt.Fprintf(t.out, "kesoku: %s asks about a call of %s:\n  %s\n", termtext.Lines(d.By), termtext.Escape(c.Name), termtext.Lines(clip(string(args), 400)))
 	for {

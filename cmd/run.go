@@ -41,7 +41,9 @@ type runOptions struct {
 	starts *startNotes
 	callFlags
 	perms permissionFlags
-	// deferred are the ids of the calls the run deferred.
+	// asker asks at the terminal, nil without one; deferred are the ids
+	// of the calls the run deferred.
+	asker    *terminalAsker
 	deferred []string
 
 	// format is the format --format forces, "" for none; set by check.
@@ -211,7 +213,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	// them, under its context, so that an interrupt cuts a start short.
 	o.starts = o.g.startNotes()
 	// Standard input that holds requests is nobody's to answer at.
-	pol, err := o.perms.options(o.g.asker(countStdin(o.Files) > 0))
+	o.asker = o.g.asker(countStdin(o.Files) > 0)
+	pol, err := o.perms.options(o.asker)
 	if err != nil {
 		return err
 	}
@@ -322,6 +325,10 @@ func (o *runOptions) runRequests(ctx context.Context, env *app.Env, files []*req
 	}
 	prog := newProgress(o.g, total, "running", others)
 	defer prog.finish()
+	if o.asker != nil {
+		// A question is not drawn over.
+		o.asker.hold = prog.hold
+	}
 	o.starts.to(prog.around(o.g.IO.Err, o.g.IO.ErrTTY))
 	var out recordsOut
 	var finished *records.Finished

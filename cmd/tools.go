@@ -20,6 +20,7 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/registrysource"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -63,11 +64,15 @@ type toolsListOptions struct {
 	// Starting, when set, are the MCP servers to be started to list
 	// their tools, told on standard error before the wait.
 	Starting []string
+	// Rules are the rules of permissions in force (the config's, the
+	// flags'): with any, each tool's decision is shown.
+	Rules policy.Rules
 }
 
 func newToolsListCmd(g *globals, runF func(*toolsListOptions) error) *cobra.Command {
 	opts := &toolsListOptions{Registry: registry.Default}
 	var timeout time.Duration
+	var perms permissionFlags
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List every registered tool: name, summary, parameters",
@@ -80,6 +85,11 @@ With --json it prints a JSON array instead, one object per tool with its
 name, summary, description, whether it writes files (sessions offer such
 tools only when named), and its parameters (name, type, required,
 description, enum, default).
+
+Under rules (permissions: in a config file, or --allow, --ask, --deny
+here) a DECISION column (in JSON: decision) says what they decide of each
+tool's calls: allow, ask or deny, and what some calls get by their
+arguments ("allow; some calls deny").
 
 An MCP server that cannot start is named on standard error with what
 happened; the other tools are listed.
@@ -94,12 +104,16 @@ EXIT STATUS
 			if g.IO.OutTTY {
 				opts.Width = terminalWidth(g.IO.Out)
 			}
-			_, env, err := g.env(c.Context(), app.Options{Tools: opts.Registry, Calls: listing(timeout)})
+			pol, err := perms.options(nil)
+			if err != nil {
+				return err
+			}
+			_, env, err := g.env(c.Context(), app.Options{Tools: opts.Registry, Calls: listing(timeout), Policy: pol})
 			if err != nil {
 				return err
 			}
 			defer env.Close()
-			opts.Registry = env.Tools.Registry
+			opts.Registry, opts.Rules = env.Tools.Registry, env.Rules()
 			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
 				opts.Starting = env.Tools.Servers()
 			}
@@ -111,7 +125,8 @@ EXIT STATUS
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array instead of a table")
 	listTimeoutVar(c.Flags(), &timeout)
-	return c
+	perms.register(c.Flags(), false)
+	return seeAlso(c, "permissions")
 }
 
 func runToolsList(opts *toolsListOptions) error {
@@ -121,7 +136,7 @@ func runToolsList(opts *toolsListOptions) error {
 	loadErr := sourcesErr(registrysource.Load(opts.Registry))
 	specs := opts.Registry.All()
 	if opts.JSON {
-		if err := writeToolsJSON(opts.IO.Out, specs); err != nil {
+		if err := writeToolsJSON(opts.IO.Out, specs, opts.Rules); err != nil {
 			return err
 		}
 		return loadErr
@@ -136,6 +151,16 @@ func runToolsList(opts *toolsListOptions) error {
 		// Names and summaries may come from a config file or a server.
 		rows[i] = [3]string{termtext.Escape(s.Name), termtext.Escape(oneLine(s.Summary)), termtext.Escape(paramsText(s.Params))}
 		nameW, paramsW = max(nameW, columnsOf(rows[i][0])), max(paramsW, columnsOf(rows[i][2]))
+	}
+	// Under rules, each tool's decision goes with its name.
+	decisions := make([]string, len(specs))
+	if len(opts.Rules) > 0 {
+		decW := len("DECISION")
+		for i, s := range specs {
+			decisions[i] = opts.Rules.ForTool(s.Name).String()
+			decW = max(decW, len(decisions[i]))
+		}
+		nameW += decW + tableGap
 	}
 	params := make([][]string, len(rows))
 	for i, r := range rows {
@@ -161,11 +186,20 @@ func runToolsList(opts *toolsListOptions) error {
 		}
 	}
 	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
-	fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
+	decided := len(opts.Rules) > 0
+	if decided {
+		fmt.Fprintln(w, "NAME\tDECISION\tSUMMARY\tPARAMETERS")
+	} else {
+		fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
+	}
 	for i, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], params[i][0])
+		name, pad := r[0], ""
+		if decided {
+			name, pad = r[0]+"\t"+decisions[i], "\t"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", name, r[1], params[i][0])
 		for _, more := range params[i][1:] {
-			fmt.Fprintf(w, "\t\t%s\n", more)
+			fmt.Fprintf(w, "%s\t\t%s\n", pad, more)
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -332,6 +366,9 @@ type toolJSON struct {
 	Description string      `json:"description"`
 	Writes      bool        `json:"writes"`
 	Parameters  []paramJSON `json:"parameters"`
+	// Decision is what the rules in force decide of its calls; absent
+	// under none.
+	Decision string `json:"decision,omitempty"`
 }
 
 type paramJSON struct {
@@ -343,10 +380,13 @@ type paramJSON struct {
 	Default     json.RawMessage `json:"default,omitempty"`
 }
 
-func writeToolsJSON(w io.Writer, specs []*registry.Spec) error {
+func writeToolsJSON(w io.Writer, specs []*registry.Spec, rules policy.Rules) error {
 	out := make([]toolJSON, len(specs))
 	for i, s := range specs {
 		t := toolJSON{Name: s.Name, Summary: s.Summary, Description: s.Description, Writes: s.Writes, Parameters: []paramJSON{}}
+		if len(rules) > 0 {
+			t.Decision = rules.ForTool(s.Name).String()
+		}
 		for _, p := range s.Params {
 			pj := paramJSON{Name: p.Name, Type: typeText(p.Schema), Required: p.Required}
 			if p.Schema != nil {

@@ -60,6 +60,8 @@ func (e *Env) buildPolicy() error {
 		}
 	}
 	e.policy = &policy.Policy{Asker: e.opts.Policy.Asker, OnAsk: e.opts.Policy.OnAsk}
+	// The chain: the rules first (a call they deny reaches no later
+	// step), then each further step (the hooks) appended here, in order.
 	if len(rules) > 0 {
 		e.rules = rules
 		e.policy.Steps = append(e.policy.Steps, rules)
