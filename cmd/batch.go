@@ -15,6 +15,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/workspace"
@@ -231,7 +232,7 @@ func (o *batchStateOptions) open(ctx context.Context, env *app.Env) (*batch.Stat
 	}
 	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, Deadline: o.Deadline, MaxResponse: batchMaxResponse, Cassette: env.Cassette}
 	if !o.g.Quiet {
-		cfg.Notices = o.g.IO.Err
+		cfg.Notices = notice.Func(o.g.tell(), notice.Warning)
 	}
 	rm, err := resolveModel(cfg)
 	if err != nil {

@@ -183,7 +183,7 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	ropts := env.RunnerOptions()
 	ropts.EndGrace = ir.EndGrace()
 	sopts := mcpserve.Options{
-		Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose,
+		Version: versionString(), Runner: ropts, Tell: g.tell(), Log: g.IO.Err, Verbose: g.Verbose,
 		SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions,
 		Withheld: withheld(offer.Set.Registry, offered),
 		Word:     wordMCPServeError,

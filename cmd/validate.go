@@ -317,12 +317,11 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 			continue
 		}
 		invalid++
-		kind := message.KindInvalidRequest
-		var unknown *registry.UnknownToolError
-		if errors.As(err, &unknown) {
-			kind = message.KindUnknownTool
+		kind := records.KindOf(records.InvalidRequest(err))
+		msg := "tools: " + err.Error()
+		if te, ok := errors.AsType[*toolsErr](err); ok {
+			msg = "tools: " + te.err.Error()
 		}
-		msg := "tools: " + strings.TrimPrefix(err.Error(), "--tools: ")
 		vp := validateProblem{File: k.Pos.File, Line: k.Pos.Line, Column: k.Pos.Col, ID: k.ID, Kind: string(kind), Message: msg}
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}

@@ -2,12 +2,11 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/kesoku/kesoku/internal/hook"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/policy"
-	"github.com/kesoku/kesoku/internal/termtext"
 )
 
 // newHooks makes the runner of the config files' hooks, whose programs
@@ -19,11 +18,7 @@ func (e *Env) newHooks() *hook.Runner {
 		AWD:     o.AWD,
 		Launch:  e.Tools,
 		Secrets: e.secrets,
-		Warn: func(msg string) {
-			if !o.Quiet {
-				fmt.Fprintf(o.Log, "kesoku: %s\n", termtext.Lines(msg))
-			}
-		},
+		Warn:    notice.Func(o.Tell, notice.Warning),
 	})
 }
 

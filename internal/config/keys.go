@@ -57,6 +57,12 @@ var rules = map[string]rule{
 	"prices": {section: true, consequential: "what models cost, which --max-budget-usd counts"},
 	// Rules decide which calls a model's tools make run unasked.
 	"permissions": {section: true, consequential: "which tool calls run, are asked about, or are denied"},
+	// The flags of the rules set them as the section does: a stranger's
+	// file must not decide them for the user either.
+	"allow":  {consequential: "which tool calls run, are asked about, or are denied", does: "allow the tool calls %s"},
+	"ask":    {consequential: "which tool calls run, are asked about, or are denied", does: "ask before the tool calls %s"},
+	"deny":   {consequential: "which tool calls run, are asked about, or are denied", does: "deny the tool calls %s"},
+	"on-ask": {consequential: "what a call to ask about becomes with no terminal", does: "make a call to ask about, with no terminal, %s"},
 }
 
 // NeedsApproval reports whether key decides something that a stranger's
