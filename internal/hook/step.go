@@ -30,10 +30,16 @@ func (r *Runner) Step(transcript string) policy.Decider {
 	}
 	return policy.DeciderFunc(func(ctx context.Context, c *policy.Call) policy.Decision {
 		o, err := r.Pre(ctx, Call{SessionID: c.SessionID, TranscriptPath: transcript, ToolName: c.Name, ToolUseID: c.ID, ToolInput: c.Args})
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
 			// Interrupted while the hooks ran: the call does not run (the
 			// runner records it as cut short).
 			return policy.Decision{Verdict: policy.Deny, By: "PreToolUse hooks", Reason: "interrupted while they ran"}
+		case err != nil:
+			// No hook could be told of the call: a hook error, as one
+			// that fails is.
+			r.warn(err.Error())
+			return policy.Decision{}
 		}
 		r.tell(o)
 		d := policy.Decision{Verdict: verdicts[o.Decision], Reason: o.Reason, UpdatedArgs: o.UpdatedInput}
@@ -55,6 +61,9 @@ func (r *Runner) After(transcript string) func(ctx context.Context, c *policy.Ca
 	return func(ctx context.Context, c *policy.Call, content json.RawMessage) string {
 		o, err := r.Post(ctx, Call{SessionID: c.SessionID, TranscriptPath: transcript, ToolName: c.Name, ToolUseID: c.ID, ToolInput: c.Args, ToolResponse: content})
 		if err != nil {
+			if ctx.Err() == nil {
+				r.warn(err.Error())
+			}
 			return ""
 		}
 		r.tell(o)
@@ -75,13 +84,17 @@ func (r *Runner) has(event string) bool {
 // tell gives Options.Warn the hook errors of o and the messages its
 // hooks have for the user.
 func (r *Runner) tell(o Outcome) {
-	if r.opts.Warn == nil {
-		return
-	}
 	for _, e := range o.Errors {
-		r.opts.Warn(e.Error())
+		r.warn(e.Error())
 	}
 	for _, m := range o.Messages {
-		r.opts.Warn("a hook says: " + r.redact(m))
+		r.warn("a hook says: " + r.redact(m))
+	}
+}
+
+// warn tells Options.Warn msg, when it is set.
+func (r *Runner) warn(msg string) {
+	if r.opts.Warn != nil {
+		r.opts.Warn(msg)
 	}
 }
