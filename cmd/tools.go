@@ -67,6 +67,10 @@ type toolsListOptions struct {
 	// Rules are the rules of permissions in force (the config's, the
 	// flags'): with any, each tool's decision is shown.
 	Rules policy.Rules
+	// Hooked, when set, is the events whose hooks run for a tool's calls
+	// (PreToolUse, PostToolUse): a tool that PreToolUse hooks decide too
+	// says so with its decision.
+	Hooked func(tool string) []string
 }
 
 func newToolsListCmd(g *globals, runF func(*toolsListOptions) error) *cobra.Command {
@@ -89,7 +93,9 @@ description, enum, default).
 Under rules (permissions: in a config file, or --allow, --ask, --deny
 here) a DECISION column (in JSON: decision) says what they decide of each
 tool's calls: allow, ask or deny, and what some calls get by their
-arguments ("allow; some calls deny").
+arguments ("allow; some calls deny"). Under hooks it says which tools'
+calls PreToolUse hooks decide too ("allow; PreToolUse hooks"; in JSON,
+hooks lists the events of a tool's hooks).
 
 An MCP server that cannot start is named on standard error with what
 happened; the other tools are listed.
@@ -113,7 +119,7 @@ EXIT STATUS
 				return err
 			}
 			defer env.Close()
-			opts.Registry, opts.Rules = env.Tools.Registry, env.Rules()
+			opts.Registry, opts.Rules, opts.Hooked = env.Tools.Registry, env.Rules(), env.Hooked
 			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
 				opts.Starting = env.Tools.Servers()
 			}
@@ -136,7 +142,7 @@ func runToolsList(opts *toolsListOptions) error {
 	loadErr := sourcesErr(registrysource.Load(opts.Registry))
 	specs := opts.Registry.All()
 	if opts.JSON {
-		if err := writeToolsJSON(opts.IO.Out, specs, opts.Rules); err != nil {
+		if err := writeToolsJSON(opts.IO.Out, specs, opts.decisions(specs)); err != nil {
 			return err
 		}
 		return loadErr
@@ -152,13 +158,12 @@ func runToolsList(opts *toolsListOptions) error {
 		rows[i] = [3]string{termtext.Escape(s.Name), termtext.Escape(oneLine(s.Summary)), termtext.Escape(paramsText(s.Params))}
 		nameW, paramsW = max(nameW, columnsOf(rows[i][0])), max(paramsW, columnsOf(rows[i][2]))
 	}
-	// Under rules, each tool's decision goes with its name.
-	decisions := make([]string, len(specs))
-	if len(opts.Rules) > 0 {
+	// Under rules or hooks, each tool's decision goes with its name.
+	decisions := opts.decisions(specs)
+	if decisions != nil {
 		decW := len("DECISION")
-		for i, s := range specs {
-			decisions[i] = opts.Rules.ForTool(s.Name).String()
-			decW = max(decW, len(decisions[i]))
+		for _, d := range decisions {
+			decW = max(decW, len(d.text))
 		}
 		nameW += decW + tableGap
 	}
@@ -186,7 +191,7 @@ func runToolsList(opts *toolsListOptions) error {
 		}
 	}
 	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
-	decided := len(opts.Rules) > 0
+	decided := decisions != nil
 	if decided {
 		fmt.Fprintln(w, "NAME\tDECISION\tSUMMARY\tPARAMETERS")
 	} else {
@@ -195,7 +200,7 @@ func runToolsList(opts *toolsListOptions) error {
 	for i, r := range rows {
 		name, pad := r[0], ""
 		if decided {
-			name, pad = r[0]+"\t"+decisions[i], "\t"
+			name, pad = r[0]+"\t"+decisions[i].text, "\t"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", name, r[1], params[i][0])
 		for _, more := range params[i][1:] {
@@ -367,8 +372,36 @@ type toolJSON struct {
 	Writes      bool        `json:"writes"`
 	Parameters  []paramJSON `json:"parameters"`
 	// Decision is what the rules in force decide of its calls; absent
-	// under none.
-	Decision string `json:"decision,omitempty"`
+	// under none. Hooks are the events whose hooks run for its calls.
+	Decision string   `json:"decision,omitempty"`
+	Hooks    []string `json:"hooks,omitempty"`
+}
+
+// decision is what the rules and hooks in force make of a tool's calls.
+type decision struct {
+	text  string
+	hooks []string
+}
+
+// decisions are those of specs, one a tool; nil when no rule is in force
+// and no hook decides a call.
+func (opts *toolsListOptions) decisions(specs []*registry.Spec) []decision {
+	out := make([]decision, len(specs))
+	decided := len(opts.Rules) > 0
+	for i, s := range specs {
+		out[i].text = opts.Rules.ForTool(s.Name).String()
+		if opts.Hooked != nil {
+			out[i].hooks = opts.Hooked(s.Name)
+		}
+		if slices.Contains(out[i].hooks, config.PreToolUse) {
+			out[i].text += "; PreToolUse hooks"
+		}
+		decided = decided || len(out[i].hooks) > 0
+	}
+	if !decided {
+		return nil
+	}
+	return out
 }
 
 type paramJSON struct {
@@ -380,12 +413,12 @@ type paramJSON struct {
 	Default     json.RawMessage `json:"default,omitempty"`
 }
 
-func writeToolsJSON(w io.Writer, specs []*registry.Spec, rules policy.Rules) error {
+func writeToolsJSON(w io.Writer, specs []*registry.Spec, decisions []decision) error {
 	out := make([]toolJSON, len(specs))
 	for i, s := range specs {
 		t := toolJSON{Name: s.Name, Summary: s.Summary, Description: s.Description, Writes: s.Writes, Parameters: []paramJSON{}}
-		if len(rules) > 0 {
-			t.Decision = rules.ForTool(s.Name).String()
+		if decisions != nil {
+			t.Decision, t.Hooks = decisions[i].text, decisions[i].hooks
 		}
 		for _, p := range s.Params {
 			pj := paramJSON{Name: p.Name, Type: typeText(p.Schema), Required: p.Required}

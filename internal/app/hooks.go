@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/hook"
 	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/policy"
@@ -45,4 +46,16 @@ func (e *Env) addHooks() {
 	e.policy.Steps = append(e.policy.Steps, policy.DeciderFunc(func(ctx context.Context, c *policy.Call) policy.Decision {
 		return e.hooks.Step(e.records).Decide(ctx, c)
 	}))
+}
+
+// Hooked is the events whose hooks run for the calls of tool
+// (config.PreToolUse, config.PostToolUse), none when none do.
+func (e *Env) Hooked(tool string) []string {
+	var events []string
+	for _, ev := range config.HookEvents {
+		if e.hooks.Matches(ev, tool) {
+			events = append(events, ev)
+		}
+	}
+	return events
 }
