@@ -37,6 +37,11 @@ var rules = map[string]rule{
 	"cassette":      {refused: OneRun},
 	"cassette-mode": {refused: OneRun},
 	"help":          {refused: NoSetting},
+	// The rules' flags: a file writes its rules in permissions:, which
+	// needs approval, not as flag defaults.
+	"allow": {refused: InPermissions},
+	"ask":   {refused: InPermissions},
+	"deny":  {refused: InPermissions},
 
 	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
 	"junit":      {path: true, consequential: "where a JUnit report is written", does: "write a JUnit report to %s"},
