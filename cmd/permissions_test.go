@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
@@ -145,5 +146,37 @@ func TestTerminalAskerCancelled(t *testing.T) {
 	go pw.Write([]byte("y\n"))
 	if ans, err := a.Ask(context.Background(), &policy.Call{Name: "write_file"}, policy.Decision{By: "ask rule"}); ans != policy.Yes || err != nil {
 		t.Errorf("the next question: %v, %v", ans, err)
+	}
+}
+
+// An interactive session whose terminal cannot be asked at (standard
+// error redirected) stops at a deferred call, as a session of one prompt
+// does: exit 5, and no further prompt is sent over the unanswered call.
+func TestInteractiveSessionStopsAtADeferredCall(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Gemini, "",
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "w1", Name: "label", Args: map[string]any{"labels": map[string]any{"a": "b"}}}}},
+		llmtest.Reply{Text: "never"},
+	)
+	defer srv.Close()
+	opts, _, errOut, _ := sessionTestOptions(t, srv, strings.NewReader("label a\nand again\n"), true)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	opts.toolChoice = toolChoice{Tools: []string{"label"}, named: true}
+	opts.perms = permissionFlags{Ask: []string{"label"}, OnAsk: "defer"}
+	err := runSession(context.Background(), opts)
+	if code, _ := exitCode(err); code != ExitDeferred {
+		t.Fatalf("exit %d (%v), want %d; stderr %q", code, err, ExitDeferred, errOut.String())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests sent, want 1: the session went on past the deferred call", n)
+	}
+	var deferred int
+	records.ReadFile(opts.Output, func(r *message.Record) error {
+		if r.Status == message.StatusDeferred {
+			deferred++
+		}
+		return nil
+	})
+	if deferred != 1 {
+		t.Errorf("%d deferred records, want 1", deferred)
 	}
 }

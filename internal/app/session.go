@@ -159,11 +159,15 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	if o.Interactive {
 		ir := e.WatchSignals(o.Prompter.InterruptedAtPrompt)
 		s.SetRunner(newRunner(ir.EndGrace()))
-		return llm.Interactive(ctx, s, llm.InteractiveOptions{
+		err := llm.Interactive(ctx, s, llm.InteractiveOptions{
 			Prompter: o.Prompter, Out: out, JSON: o.JSON, Transcript: path,
 			// The interrupt may have used up the runner's end of grace.
 			Turns: ir, Interrupted: func() { s.SetRunner(newRunner(ir.EndGrace())) },
 		})
+		if errors.As(err, new(*llm.DeferredError)) {
+			return &SessionError{Transcript: path, Err: err}
+		}
+		return err
 	}
 	// One prompt: the first signal ends the session, the second the grace
 	// of the calls still running, as for kesoku run.

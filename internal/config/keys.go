@@ -37,6 +37,11 @@ var rules = map[string]rule{
 	"cassette":      {refused: OneRun},
 	"cassette-mode": {refused: OneRun},
 	"help":          {refused: NoSetting},
+	// The rules' flags: a file writes its rules in permissions:, which
+	// needs approval, not as flag defaults.
+	"allow": {refused: InPermissions},
+	"ask":   {refused: InPermissions},
+	"deny":  {refused: InPermissions},
 
 	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
 	"junit":      {path: true, consequential: "where a JUnit report is written", does: "write a JUnit report to %s"},
@@ -57,12 +62,6 @@ var rules = map[string]rule{
 	"prices": {section: true, consequential: "what models cost, which --max-budget-usd counts"},
 	// Rules decide which calls a model's tools make run unasked.
 	"permissions": {section: true, consequential: "which tool calls run, are asked about, or are denied"},
-	// The flags of the rules set them as the section does: a stranger's
-	// file must not decide them for the user either.
-	"allow":  {consequential: "which tool calls run, are asked about, or are denied", does: "allow the tool calls %s"},
-	"ask":    {consequential: "which tool calls run, are asked about, or are denied", does: "ask before the tool calls %s"},
-	"deny":   {consequential: "which tool calls run, are asked about, or are denied", does: "deny the tool calls %s"},
-	"on-ask": {consequential: "what a call to ask about becomes with no terminal", does: "make a call to ask about, with no terminal, %s"},
 }
 
 // NeedsApproval reports whether key decides something that a stranger's
