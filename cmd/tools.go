@@ -147,6 +147,16 @@ func runToolsList(opts *toolsListOptions) error {
 		}
 		return loadErr
 	}
+	if err := writeToolsTable(opts.IO.Out, opts.Width, specs, opts.decisions(specs)); err != nil {
+		return err
+	}
+	return loadErr
+}
+
+// writeToolsTable writes the table of the tools specs to out, for a
+// terminal width columns wide (0: not a terminal), with each tool's
+// decision when decisions are not nil.
+func writeToolsTable(out io.Writer, width int, specs []*registry.Spec, decisions []decision) error {
 	// A plain table, on a terminal and in a pipe alike: columns that
 	// scripts can cut, and nothing to strip. On a terminal, summaries are
 	// shortened so that rows fit its width where they can; parameters are
@@ -159,7 +169,6 @@ func runToolsList(opts *toolsListOptions) error {
 		nameW, paramsW = max(nameW, columnsOf(rows[i][0])), max(paramsW, columnsOf(rows[i][2]))
 	}
 	// Under rules or hooks, each tool's decision goes with its name.
-	decisions := opts.decisions(specs)
 	if decisions != nil {
 		decW := len("DECISION")
 		for _, d := range decisions {
@@ -171,9 +180,9 @@ func runToolsList(opts *toolsListOptions) error {
 	for i, r := range rows {
 		params[i] = []string{r[2]}
 	}
-	if opts.Width > 0 {
+	if width > 0 {
 		least := minSummary
-		if fit := opts.Width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
+		if fit := width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
 			least = minWrappedSummary
 			// Parameters too long for the terminal go on below, in their
 			// own column, rather than wrap across the others.
@@ -185,12 +194,12 @@ func runToolsList(opts *toolsListOptions) error {
 				}
 			}
 		}
-		room := max(opts.Width-nameW-paramsW-2*tableGap, least)
+		room := max(width-nameW-paramsW-2*tableGap, least)
 		for i := range rows {
 			rows[i][1] = shorten(rows[i][1], room)
 		}
 	}
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
+	w := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', 0)
 	decided := decisions != nil
 	if decided {
 		fmt.Fprintln(w, "NAME\tDECISION\tSUMMARY\tPARAMETERS")
@@ -207,10 +216,7 @@ func runToolsList(opts *toolsListOptions) error {
 			fmt.Fprintf(w, "%s\t\t%s\n", pad, more)
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return loadErr
+	return w.Flush()
 }
 
 // sourcesErr is what went wrong in starting the tools' sources (MCP

@@ -5,8 +5,11 @@
 // environment is made by one Prepare and closed by one Close, in the order
 // that matters (a file is protected before the runner's options copy the
 // list; the signals are watched before an MCP server can start), so that
-// each command only says what it does over it. An agent session runs over
-// it too (Env.Session): its transcript, its runner, how its turns end.
+// each command only says what it does over it. The commands' work runs
+// over it too: kesoku run's (Env.Run), an agent session (Env.Session: its
+// transcript, its runner, how its turns end), mcp serve (Env.Serve), and
+// merge, diff and batch collect; their records go to one Sink (the records
+// file or standard output, the JUnit report, the progress cmd draws).
 package app
 
 import (

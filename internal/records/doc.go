@@ -19,6 +19,7 @@
 //   - Resuming: Resume opens a file to go on with the run that wrote it,
 //     knowing what it finished (Finished), and Compact leaves it holding
 //     one record per request.
-//   - Summary: what run, batch collect and status, merge and diff did, in
-//     counts and in one line.
+//   - Reports: Count, the records a command wrote counted, which run,
+//     batch collect and merge share; RunReport and MergeReport, what run
+//     and merge did, in one line and as JSON (Report).
 package records

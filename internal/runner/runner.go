@@ -211,14 +211,14 @@ type run struct {
 // Each record carries its request's position in the run, by which the
 // records of a run's shards, or of a run and its resumption, go back in
 // request order.
-func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.Summary, error) {
+func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.RunReport, error) {
 	return r.run(ctx, reqs, emit, false)
 }
 
 // run is Run; with readAll, an interrupt does not stop the reading of
 // reqs, and every request gets a record (RunAll: the requests are in
 // memory, and a model's calls must all be answered).
-func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.Summary, error) {
+func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.RunReport, error) {
 	ru := r.newRun(ctx, readAll)
 	defer ru.cancel()
 	defer close(ru.over)
@@ -228,7 +228,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	// number of requests.
 	pending := make(chan *batch, ru.room.fast)
 	quit := make(chan struct{})
-	summary := records.Summary{Command: records.CommandRun}
+	var summary records.RunReport
 	var skipped dispatched
 	go func() {
 		defer close(pending)
