@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"registry/internal/parity": {"registry"},
 	"internal/workspace":       {},
 	"internal/termtext":        {},
+	"internal/notice":          {},
 	"internal/origin":          {},
 	// The secrets kesoku holds: hidden in what comes back, kept from the
 	// programs it starts.
@@ -73,10 +74,10 @@ var allowed = map[string][]string{
 	// kesoku.
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace", "internal/termtext"},
-	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "registry", "message", "internal/english"},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/cassette", "internal/config", "internal/llm", "internal/llm/provider", "internal/media", "internal/records", "internal/runner", "internal/termtext", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy", "internal/english"},
+	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy"},
 	"internal/app/apptest": {},
 }
 

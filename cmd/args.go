@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/request"
 )
 
 // Cobra's and pflag's words for a wrong command line ("requires at least
@@ -186,4 +187,28 @@ func flagError(c *cobra.Command, err error) error {
 		return usageErrf("%w (did you mean --%s?)", err, s)
 	}
 	return usageErr(err)
+}
+
+// requestFormat checks what run and validate share: --format, and the
+// FILE arguments reading standard input at most once. It returns the
+// format --format forces ("" for none); its errors are bad usage.
+func requestFormat(flag string, files []string) (request.Format, error) {
+	format, err := request.ParseFormat(flag)
+	if err != nil {
+		return "", usageErrf("--format: %w", err)
+	}
+	if n := countStdin(files); n > 1 {
+		return "", usageErrf(`"-" (standard input) given %d times`, n)
+	}
+	return format, nil
+}
+
+func countStdin(files []string) int {
+	n := 0
+	for _, f := range files {
+		if f == "-" {
+			n++
+		}
+	}
+	return n
 }

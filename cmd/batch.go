@@ -15,7 +15,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
@@ -231,7 +231,7 @@ func (o *batchStateOptions) open(ctx context.Context, env *app.Env) (*batch.Stat
 	}
 	cfg := provider.Config{Model: st.Model, Provider: st.Provider, BaseURL: o.BaseURL, IdleTimeout: o.Idle, Deadline: o.Deadline, MaxResponse: batchMaxResponse, Cassette: env.Cassette}
 	if !o.g.Quiet {
-		cfg.Notices = o.g.IO.Err
+		cfg.Notices = notice.Func(o.g.tell(), notice.Warning)
 	}
 	rm, err := resolveModel(cfg)
 	if err != nil {
@@ -362,48 +362,24 @@ func runBatchCollect(ctx context.Context, o *batchCollectOptions) error {
 	if err != nil {
 		return err
 	}
-	var finished *records.Finished
-	var out recordsOut
-	if o.Output != "" && o.Output != "-" {
-		if workspace.SamePath(o.Output, st.File) {
-			return usageErrf("-o %s is the batch's request file: the records would overwrite the requests", o.Output)
-		}
-		// Read under the file's lock, and refused before anything in it
-		// changes: a collect resumes what it wrote, nobody else's file.
-		var resumed *records.Resumed
-		resumed, err = records.Resume(o.Output, func(fin *records.Finished) error {
-			if s := fin.Session; s != "" && s != st.SessionID {
-				return fmt.Errorf("%s holds the records of another run (session %s, not the batch's %s): give -o a new file", o.Output, s, st.SessionID)
-			}
-			return nil
-		})
-		if err == nil {
-			out, finished = resumed, resumed.Finished
-		}
-	} else {
-		out, err = openRecords(o.Output, g.IO.Out)
+	if o.Output != "" && o.Output != "-" && workspace.SamePath(o.Output, st.File) {
+		return usageErrf("-o %s is the batch's request file: the records would overwrite the requests", o.Output)
 	}
-	if err != nil {
-		return usageErr(err)
-	}
-	defer out.Close()
-	sum, err := batch.Collect(ctx, batch.CollectOptions{
+	rep, err := app.Collect(ctx, app.CollectOptions{Output: o.Output, Stdout: g.IO.Out, CollectOptions: batch.CollectOptions{
 		Registry: o.Registry, State: st, StatePath: o.State, Batcher: b,
-		Finished: finished, Emit: out.Write,
 		Wait: o.Wait, Poll: o.Poll, Notify: g.notice,
-	})
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	}})
+	if errors.As(err, new(*app.UsageError)) {
+		return appErr(err)
 	}
-	sum.Output = o.Output
-	g.printSummary(o.Summary, &sum)
+	g.printSummary(o.Summary, &rep)
 	var pending *batch.PendingError
 	switch {
 	case errors.As(err, &pending):
 		return &exitError{code: ExitPending, err: fmt.Errorf("%w: run again later, or with --wait", err)}
 	case err != nil:
 		return batchError(ctx, err, "the same command goes on")
-	case sum.HasErrors():
+	case rep.HasErrors():
 		return errFailures
 	}
 	return nil

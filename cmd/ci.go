@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
-	"github.com/kesoku/kesoku/message"
 )
 
 // summaryFormat is --summary: how a command's closing summary is said.
@@ -60,11 +60,11 @@ var summaryHints = records.Hints{
 // printSummary says a command's closing summary on standard error: one
 // line of text (not with -q), or with --summary json one JSON object,
 // which -q does not silence: a script asked for it.
-func (g *globals) printSummary(format summaryFormat, sum *records.Summary) {
+func (g *globals) printSummary(format summaryFormat, sum records.Report) {
 	if format == summaryJSON {
 		b, err := json.Marshal(sum)
 		if err != nil {
-			panic(err) // a Summary is counts and names: it always marshals
+			panic(err) // a report is counts and names: it always marshals
 		}
 		g.IO.Err.Write(append(b, '\n'))
 		return
@@ -125,42 +125,13 @@ func closeReport(r *junit.Report, err error) error {
 
 const junitUsage = "also write a JUnit XML report to `FILE`, for CI"
 
-// recordsReport is a writer of records files that also adds each record
-// it is given to r, as its testcase under classname: merge's output
-// reported as it is written. wait closes the writer and returns once
-// every record is in the report.
-func recordsReport(r *junit.Report, classname string) (w io.Writer, wait func() error) {
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		// The first record says whose records they are: a run's are its
-		// tool_result records, each a testcase; an eval's are blocks of a
-		// transcript and a verdict, each verdict a testcase (named with
-		// its repeat: whether a case ran more than once is not known
-		// until the end).
-		first, eval := true, false
-		err := records.Read(pr, classname, func(rec *message.Record) error {
-			if rec.Type == records.TypeShardEnd {
-				return nil
-			}
-			if first {
-				first, eval = false, rec.Type != message.TypeToolResult
-			}
-			switch {
-			case eval && rec.Type == message.TypeVerdict:
-				return r.Add(junit.VerdictCase(rec, classname, true))
-			case !eval && rec.Type == message.TypeToolResult:
-				return r.Add(junit.RecordCase(rec, classname))
-			}
-			return nil
-		})
-		// A report that fails stops the writer too: the merge it
-		// reports on fails with its error.
-		pr.CloseWithError(err)
-		done <- err
-	}()
-	return pw, func() error {
-		pw.Close()
-		return <-done
-	}
+// recordsOut is where eval's records go: a file or standard output.
+// (eval can hand them to an app.Sink as run does: see app.SinkOptions.)
+type recordsOut = app.RecordsOut
+
+// openRecords opens eval's records' destination: standard output or a
+// new file. (--resume opens the end of an existing one, under its lock,
+// as it reads it: records.ResumeEval.)
+func openRecords(path string, stdout io.Writer) (recordsOut, error) {
+	return app.OpenRecords(path, stdout, false)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/diff"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
@@ -111,7 +112,8 @@ func diffMissing(args []string) string {
 // is never compared is harmless, of any other name a mistake.
 var recordFields = []string{"id", "session_id", "parent_id", "role", "type", "status", "name", "content", "is_error", "error", "args_hash", "position", "created_at", "duration_ms", "call_id", "model", "provider_data", "truncated", "model_call_id", "cut", "usage"}
 
-// check parses --ignore and refuses reading standard input twice.
+// check parses --ignore and refuses reading standard input twice, and a
+// report that would replace either file.
 func (o *diffOptions) check() error {
 	if o.Old == "-" && o.New == "-" {
 		return usageErrf(`"-" (standard input) given twice`)
@@ -123,7 +125,7 @@ func (o *diffOptions) check() error {
 		}
 		o.ignore = append(o.ignore, p)
 	}
-	return nil
+	return checkReportPath(o.JUnit, o.Old, o.New)
 }
 
 // parseIgnore parses a place --ignore leaves out, which must be one a
@@ -148,66 +150,35 @@ func parseIgnore(s string) (diff.Path, error) {
 }
 
 func runDiff(ctx context.Context, o *diffOptions) error {
-	io := o.g.IO
-	old, closeOld, err := openDiffFile(o.Old, io.In)
-	if err != nil {
-		return usageErr(fileError(err))
-	}
-	defer closeOld()
-	new, closeNew, err := openDiffFile(o.New, io.In)
-	if err != nil {
-		return usageErr(fileError(err))
-	}
-	defer closeNew()
-	boundDiffMemory(o.Old, o.New)
-
-	out := bufio.NewWriterSize(io.Out, 64<<10)
-	p := &diffPrinter{w: out, oldName: termtext.Escape(old.Name), newName: termtext.Escape(new.Name)}
-	emit := p.text
-	if o.JSON {
-		emit = p.json
-	}
-	dopts := diff.Options{Ignore: o.ignore, Messages: o.Messages}
-	if !o.JSON {
-		dopts.MaxChanges = maxShownChanges
-	}
-	jr, err := createReport(o.JUnit, "kesoku diff", o.Old, o.New)
+	old, new, closeFiles, err := o.open()
 	if err != nil {
 		return err
 	}
-	var report *diff.Report
-	if jr != nil {
-		report = diff.NewReport(jr, old.Name, new.Name)
-		dopts.Same = report.Same
-		shown := emit
-		emit = func(d *diff.Difference) error {
-			if err := report.Difference(d); err != nil {
-				return fmt.Errorf("--junit: %w", err)
-			}
-			return shown(d)
-		}
+	defer closeFiles()
+	boundDiffMemory(o.Old, o.New)
+	out := bufio.NewWriterSize(o.g.IO.Out, 64<<10)
+	p := &diffPrinter{w: out, oldName: termtext.Escape(old.Name), newName: termtext.Escape(new.Name)}
+	dopts := app.DiffOptions{Compare: diff.Options{Ignore: o.ignore, Messages: o.Messages}, Emit: p.text, JUnit: o.JUnit}
+	if o.JSON {
+		dopts.Emit = p.json
+	} else {
+		dopts.Compare.MaxChanges = maxShownChanges
 	}
-	sum, err := diff.Compare(ctx, old, new, dopts, emit)
-	if report != nil {
-		if rerr := report.Close(); rerr != nil && err == nil {
-			err = fmt.Errorf("--junit: %w", rerr)
-		}
-	}
+	sum, err := app.Diff(ctx, old, new, dopts)
 	if ferr := out.Flush(); ferr != nil && err == nil {
-		err = fmt.Errorf("write: %w", ferr)
+		err = &app.UsageError{Err: fmt.Errorf("write: %w", ferr)}
 	}
-	if p.err != nil {
+	switch {
+	case p.err != nil:
 		return fmt.Errorf("write: %w", p.err)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return usageErr(err)
+	case err != nil && ctx.Err() != nil:
+		return errInterrupted
+	case err != nil:
+		return appErr(err)
 	}
 	if !o.g.Quiet && o.Summary != summaryJSON {
 		for _, name := range sum.Torn {
-			fmt.Fprintf(io.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", termtext.Escape(name))
+			fmt.Fprintf(o.g.IO.Err, "kesoku: %s: its last line is a record cut short (a run killed while it wrote?); left out\n", termtext.Escape(name))
 		}
 	}
 	o.g.printSummary(o.Summary, &sum)
@@ -215,6 +186,20 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 		return errFailures
 	}
 	return nil
+}
+
+// open opens the two records files, "-" being standard input.
+func (o *diffOptions) open() (old, new diff.File, closeFiles func(), err error) {
+	old, closeOld, err := openDiffFile(o.Old, o.g.IO.In)
+	if err != nil {
+		return old, new, nil, usageErr(fileError(err))
+	}
+	new, closeNew, err := openDiffFile(o.New, o.g.IO.In)
+	if err != nil {
+		closeOld()
+		return old, new, nil, usageErr(fileError(err))
+	}
+	return old, new, func() { closeOld(); closeNew() }, nil
 }
 
 // streamingHeap is the heap diff is given on top of twice the smaller

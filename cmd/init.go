@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,17 @@ func runInit(opts *initOptions) error {
 		return err
 	}
 	res, err := scaffold.Create(scaffold.Options{Dir: opts.Dir, Module: opts.Module, Force: opts.Force, Kesoku: k})
+	if err != nil {
+		return initErr(err)
+	}
+	if !opts.Quiet {
+		tellInit(opts.IO.Err, res, k)
+	}
+	return nil
+}
+
+// initErr words what scaffold.Create returned, with its exit status.
+func initErr(err error) error {
 	var (
 		notEmpty *scaffold.NotEmptyError
 		exists   *scaffold.ExistsError
@@ -99,13 +111,12 @@ func runInit(opts *initOptions) error {
 		return usageErrf("init: %w: name the module with --module (example.com/mytools)", err)
 	case errors.As(err, &badPath):
 		return usageErrf("init: --module: %w", err)
-	case err != nil:
-		return fmt.Errorf("init: %w", err)
 	}
-	if opts.Quiet {
-		return nil
-	}
-	w := opts.IO.Err
+	return fmt.Errorf("init: %w", err)
+}
+
+// tellInit says what init wrote, and what to do next.
+func tellInit(w io.Writer, res *scaffold.Result, k scaffold.Kesoku) {
 	fmt.Fprintf(w, "wrote module %s in %s: %s\n", termtext.Escape(res.Module), termtext.Escape(res.Dir), termtext.Escape(strings.Join(res.Files, ", ")))
 	if k.Dir != "" {
 		fmt.Fprintf(w, "it uses kesoku from %s (a replace directive in go.mod)\n", termtext.Escape(k.Dir))
@@ -120,7 +131,6 @@ func runInit(opts *initOptions) error {
 		fmt.Fprintln(w, "  go mod tidy")
 	}
 	fmt.Fprintf(w, "  go run . run requests.yaml     # calls %s; then edit tools/tools.go, and go generate ./...\n", res.Tool)
-	return nil
 }
 
 // initKesoku is the kesoku --kesoku names: a version, or a clone's

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/app"
@@ -17,7 +16,6 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/mcpserve"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -125,13 +123,7 @@ EXIT STATUS
 func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	g := opts.g
 	// Everything that can be refused is refused before anything is served.
-	if len(g.MCPConfig) > 0 {
-		return usageErrf("--mcp-config: mcp serve serves kesoku's own tools (Go and command tools), not those of other MCP servers")
-	}
-	if err := checkToolModel(opts.model); err != nil {
-		return err
-	}
-	token, err := opts.token()
+	token, err := opts.check()
 	if err != nil {
 		return err
 	}
@@ -152,89 +144,103 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 		return err
 	}
 	defer env.Close()
-	if env.Model == nil {
-		// With no model, analyze_media could only fail: offered when named.
-		opts.toolChoice.notDefault = []string{"analyze_media"}
-	}
-	offer, err := g.offeredTools(env.Tools, opts.toolChoice, false)
+	sopts, err := opts.serveOptions(env, token)
 	if err != nil {
 		return err
+	}
+	if opts.HTTP == "" {
+		in, out, restore := stdio(g.IO)
+		defer restore()
+		sopts.In, sopts.Out = in, out
+	}
+	interrupted, err := env.Serve(ctx, sopts)
+	if err != nil {
+		return mcpServeErr(err)
+	}
+	if interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+// check refuses what mcp serve cannot do, and returns the token of
+// --token-env.
+func (o *mcpServeOptions) check() (string, error) {
+	if len(o.g.MCPConfig) > 0 {
+		return "", usageErrf("--mcp-config: mcp serve serves kesoku's own tools (Go and command tools), not those of other MCP servers")
+	}
+	if err := checkToolModel(o.model); err != nil {
+		return "", err
+	}
+	return o.token()
+}
+
+// serveOptions are what env.Serve is asked to do: the tools offered (with
+// no model, analyze_media only when named), how the server runs, and how
+// it says where it serves.
+func (o *mcpServeOptions) serveOptions(env *app.Env, token string) (app.ServeOptions, error) {
+	g := o.g
+	if env.Model == nil {
+		// With no model, analyze_media could only fail: offered when named.
+		o.toolChoice.notDefault = []string{"analyze_media"}
+	}
+	offer, err := g.offeredTools(env.Tools, o.toolChoice, false)
+	if err != nil {
+		return app.ServeOptions{}, err
 	}
 	offered := offer.Registry
 	if srvs := offer.Set.Servers(); len(srvs) > 0 && g.Verbose {
 		fmt.Fprintf(g.IO.Err, "kesoku: the tools of the MCP servers of the config (%s) are not served: kesoku serves its own\n", strings.Join(srvs, ", "))
 	}
-	if opts.sessionFlag != "" && opts.HTTP == "" {
-		return usageErrf("%s: sessions are for --http; standard input and output serve one client for as long as it stays", opts.sessionFlag)
+	if o.sessionFlag != "" && o.HTTP == "" {
+		return app.ServeOptions{}, usageErrf("%s: sessions are for --http; standard input and output serve one client for as long as it stays", o.sessionFlag)
 	}
-	var recs *records.Writer
-	if opts.Output != "" {
-		env.Protect(opts.Output, "it is the file this server writes its records to")
-		if recs, err = records.Append(opts.Output); err != nil {
-			return usageErr(err)
-		}
-		defer recs.Close()
-	}
-
-	ir := env.WatchSignals(nil)
-	ctx, end := ir.Turn(ctx)
-	defer end()
-
-	ropts := env.RunnerOptions()
-	ropts.EndGrace = ir.EndGrace()
-	sopts := mcpserve.Options{
-		Version: versionString(), Runner: ropts, Log: g.IO.Err, Verbose: g.Verbose,
-		SessionTimeout: opts.SessionTimeout, MaxSessions: opts.MaxSessions,
-		Withheld: withheld(offer.Set.Registry, offered),
-		Word:     wordMCPServeError,
-	}
-	if recs != nil {
-		sopts.Records = recs
-	}
-	srv := mcpserve.New(offered, sopts)
 	names := offered.Names()
 	what := fmt.Sprintf("%d %s (%s)", len(names), english.Plural(len(names), "tool", "tools"), strings.Join(names, ", "))
+	return app.ServeOptions{
+		Tools: offered, Output: o.Output, HTTP: o.HTTP, Token: token,
+		Server: mcpserve.Options{
+			Version: versionString(), Tell: g.tell(), Log: g.IO.Err, Verbose: g.Verbose,
+			SessionTimeout: o.SessionTimeout, MaxSessions: o.MaxSessions,
+			Withheld: withheld(offer.Set.Registry, offered),
+			Word:     wordMCPServeError,
+		},
+		Serving: func(where string) { o.serving(what, where, token != "") },
+	}, nil
+}
 
-	if opts.HTTP == "" {
-		in, out, restore := stdio(g.IO)
-		defer restore()
-		if g.Verbose {
-			fmt.Fprintf(g.IO.Err, "kesoku: serving %s on standard input and output\n", what)
+// serving says where the tools are served: on standard input and output
+// (with -v), or at the listener's address and who may call (unless -q).
+func (o *mcpServeOptions) serving(what, where string, withToken bool) {
+	g := o.g
+	switch {
+	case where == "" && g.Verbose:
+		fmt.Fprintf(g.IO.Err, "kesoku: serving %s on standard input and output\n", what)
+	case where != "" && !g.Quiet:
+		auth := "no token: this machine only"
+		if withToken {
+			auth = "clients must send the bearer token in " + o.TokenEnv
 		}
-		err = srv.Serve(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
-	} else {
-		ln, lerr := mcpserve.Listen(ctx, opts.HTTP, token != "")
-		var ae *mcpserve.AddrError
-		switch {
-		case errors.Is(lerr, mcpserve.ErrNeedsToken):
-			// ErrNeedsToken ends every message it is in.
-			return usageErr(reword(lerr, "--http %v (--token-env VAR)", lerr))
-		case errors.As(lerr, &ae):
-			return usageErrf("--http %w", lerr)
-		case lerr != nil:
-			return fmt.Errorf("--http: %w", lerr)
-		}
-		if !g.Quiet {
-			auth := "no token: this machine only"
-			if token != "" {
-				auth = "clients must send the bearer token in " + opts.TokenEnv
-			}
-			fmt.Fprintf(g.IO.Err, "kesoku: serving %s at %s; %s\n", what, mcpserve.Where(ln), auth)
-		}
-		err = srv.ServeListener(ctx, ln, token)
+		fmt.Fprintf(g.IO.Err, "kesoku: serving %s at %s; %s\n", what, where, auth)
 	}
-	if err != nil {
-		return err
+}
+
+// mcpServeErr words what env.Serve returned, with its exit status.
+func mcpServeErr(err error) error {
+	var le *app.ListenError
+	if !errors.As(err, &le) {
+		return appErr(err)
 	}
-	if recs != nil {
-		if err := recs.Close(); err != nil {
-			return fmt.Errorf("write records: %w", err)
-		}
+	var ae *mcpserve.AddrError
+	switch lerr := le.Err; {
+	case errors.Is(lerr, mcpserve.ErrNeedsToken):
+		// ErrNeedsToken ends every message it is in.
+		return usageErr(reword(lerr, "--http %v (--token-env VAR)", lerr))
+	case errors.As(lerr, &ae):
+		return usageErrf("--http %w", lerr)
+	default:
+		return fmt.Errorf("--http: %w", lerr)
 	}
-	if ir.Interrupted() {
-		return errInterrupted
-	}
-	return nil
 }
 
 // maxSessionTimeout bounds --session-timeout: a session idle for more

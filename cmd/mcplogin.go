@@ -123,32 +123,43 @@ func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
 		return err
 	}
 	defer env.Close()
-	set, ir := env.Tools, env.Interrupts
-	esc := termtext.Escape
 	if o.Logout {
-		url, had, err := set.Logout(o.Server)
-		if err != nil {
-			return loginErr(err)
-		}
-		if !g.Quiet {
-			if had {
-				fmt.Fprintf(g.IO.Err, "kesoku: forgot the tokens of %s (%s)\n", esc(o.Server), esc(url))
-			} else {
-				fmt.Fprintf(g.IO.Err, "kesoku: no tokens were kept for %s (%s)\n", esc(o.Server), esc(url))
-			}
-		}
-		return nil
+		return o.logout(env.Tools)
 	}
-	res, err := set.Login(ctx, o.Server)
-	if ir.Interrupted() {
+	res, err := env.Tools.Login(ctx, o.Server)
+	if env.Interrupts.Interrupted() {
 		return errInterrupted
 	}
 	if err != nil {
 		return loginErr(err)
 	}
-	if g.Quiet {
-		return nil
+	if !g.Quiet {
+		o.tellLogin(res)
 	}
+	return nil
+}
+
+// logout forgets the tokens of the server, and says so.
+func (o *mcpLoginOptions) logout(set *toolsource.Set) error {
+	g, esc := o.g, termtext.Escape
+	url, had, err := set.Logout(o.Server)
+	if err != nil {
+		return loginErr(err)
+	}
+	if !g.Quiet {
+		if had {
+			fmt.Fprintf(g.IO.Err, "kesoku: forgot the tokens of %s (%s)\n", esc(o.Server), esc(url))
+		} else {
+			fmt.Fprintf(g.IO.Err, "kesoku: no tokens were kept for %s (%s)\n", esc(o.Server), esc(url))
+		}
+	}
+	return nil
+}
+
+// tellLogin says how the login went: what the server granted, and where
+// the tokens are kept.
+func (o *mcpLoginOptions) tellLogin(res *toolsource.LoginResult) {
+	g, esc := o.g, termtext.Escape
 	scopes := ""
 	if len(res.Scopes) > 0 {
 		scopes = ", for the scopes " + strings.Join(res.Scopes, " ")
@@ -164,7 +175,6 @@ func runMCPLogin(ctx context.Context, o *mcpLoginOptions) error {
 	default:
 		fmt.Fprintf(g.IO.Err, "kesoku: %s (%s) asked for no authorization: no login needed; %s\n", esc(o.Server), esc(res.URL), tools)
 	}
-	return nil
 }
 
 // loginErr words an error of login or logout: a server that is not

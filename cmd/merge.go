@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/app"
 )
 
 // mergeOptions are what `kesoku merge` was asked to do.
@@ -77,31 +75,23 @@ EXIT STATUS
 }
 
 func runMerge(_ context.Context, o *mergeOptions) error {
-	g := o.g
-	var sum records.Summary
-	var err error
-	report, err := createReport(o.JUnit, "kesoku merge", append([]string{o.Output}, o.Parts...)...)
-	if err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
-	// The report is made from the merged records as they are written, not
-	// by joining the shards' reports: it then says what the merged file
-	// holds, whatever report a shard left (none, or an earlier attempt's).
-	merge := records.Merge
-	if report != nil {
-		classname := o.Output
-		if classname == "" || classname == "-" {
-			classname = "kesoku merge"
-		}
-		merge = func(parts []string, w io.Writer) (records.Summary, error) {
-			rw, wait := recordsReport(report, classname)
-			sum, err := records.Merge(parts, io.MultiWriter(w, rw))
-			if rerr := wait(); rerr != nil && err == nil {
-				err = fmt.Errorf("--junit: %w", rerr)
-			}
-			return sum, err
-		}
+	rep, err := app.Merge(app.MergeOptions{Parts: o.Parts, Output: o.Output, Stdout: o.g.IO.Out, JUnit: o.JUnit})
+	if err != nil {
+		return appErr(err)
 	}
+	o.g.printSummary(o.Summary, &rep)
+	if rep.HasErrors() {
+		return errFailures
+	}
+	return nil
+}
+
+// check refuses an -o file that is also a part, under whatever name, and
+// a report's path that is one of the files.
+func (o *mergeOptions) check() error {
 	if o.Output != "" && o.Output != "-" {
 		if st, err := os.Stat(o.Output); err == nil {
 			for _, p := range o.Parts {
@@ -110,29 +100,6 @@ func runMerge(_ context.Context, o *mergeOptions) error {
 				}
 			}
 		}
-		// Written beside and renamed, under the file's lock: a merge that
-		// fails leaves no half file under the name, and no run writes
-		// records into the file the merge replaces (a run that holds it
-		// refuses the merge).
-		err = records.Replace(o.Output, func(w io.Writer) error {
-			sum, err = merge(o.Parts, w)
-			return err
-		})
-	} else {
-		sum, err = merge(o.Parts, g.IO.Out)
 	}
-	if err != nil {
-		if report != nil {
-			report.Abandon()
-		}
-		return usageErr(fileError(err))
-	}
-	if err := closeReport(report, nil); err != nil {
-		return err
-	}
-	g.printSummary(o.Summary, &sum)
-	if sum.HasErrors() {
-		return errFailures
-	}
-	return nil
+	return checkReportPath(o.JUnit, append([]string{o.Output}, o.Parts...)...)
 }

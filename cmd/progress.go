@@ -41,7 +41,10 @@ type progress struct {
 	line *barLine
 	log  io.Writer
 	// cols is the terminal's width, asked at each frame: it may change.
-	cols     func() int
+	cols func() int
+	// outTTY says standard output is a terminal: the bar's, when it is
+	// drawn on one.
+	outTTY   bool
 	stopTick chan struct{}
 	ticked   chan struct{}
 	finished bool
@@ -85,7 +88,7 @@ func newProgress(g *globals, total int64, what string, others func() int64) *pro
 }
 
 func newProgressClock(g *globals, total int64, what string, others func() int64, clock progressClock) *progress {
-	p := &progress{total: total, others: others, what: what, clock: clock, start: clock.now(), cols: g.IO.ErrCols}
+	p := &progress{total: total, others: others, what: what, clock: clock, start: clock.now(), cols: g.IO.ErrCols, outTTY: g.IO.OutTTY}
 	p.show(g)
 	return p
 }
@@ -133,6 +136,13 @@ func (p *progress) around(out io.Writer, outTTY bool) io.Writer {
 	}
 	return &aroundBar{line: p.line, out: out}
 }
+
+// Record, Skip, Finish and Around are the progress as a sink tells it
+// (app.Progress).
+func (p *progress) Record(rec *message.Record)     { p.record(rec) }
+func (p *progress) Skip()                          { p.skip() }
+func (p *progress) Finish()                        { p.finish() }
+func (p *progress) Around(out io.Writer) io.Writer { return p.around(out, p.outTTY) }
 
 // record counts one written record.
 func (p *progress) record(rec *message.Record) {

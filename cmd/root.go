@@ -58,6 +58,8 @@ type globals struct {
 	// prepare makes a command's environment: app.Prepare, but in tests
 	// that give an environment of their own.
 	prepare func(context.Context, app.Options) (context.Context, *app.Env, error)
+	// teller says what the work below tells the user (tell).
+	teller *teller
 }
 
 // env makes the environment of a command that needs what o asks: o is
@@ -80,7 +82,7 @@ func (g *globals) env(ctx context.Context, o app.Options) (context.Context, *app
 func (g *globals) appOptions(o app.Options) app.Options {
 	o.AWD, o.Staging = g.AWD, g.Staging
 	o.Config, o.MCPConfig = g.config, g.MCPConfig
-	o.Quiet, o.Verbose, o.Log = g.Quiet, g.Verbose, g.IO.Err
+	o.Quiet, o.Verbose, o.Tell, o.Log = g.Quiet, g.Verbose, g.tell(), g.IO.Err
 	o.Signals, o.Self = g.Signals, g.Self
 	o.Version = readBuildVersion().Version
 	if o.OAuth.Login == nil {

@@ -147,14 +147,22 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	}
 	answer := llm.NewAnswerWriter(g.IO.Out)
 	defer g.tellUsage(answer, tally, opts.budget)
-	err = env.Session(ctx, app.SessionOptions{
+	so := app.SessionOptions{
 		Specs: offer.Specs, Registry: offer.Registry,
 		System: opts.System, MaxTurns: opts.MaxTurns,
 		Old: old, Resume: opts.Resume, Output: opts.Output,
-		Prompt: opts.Prompt, Interactive: interactive, In: g.IO.In,
+		Prompt: opts.Prompt, Interactive: interactive, Prompter: g.prompter(),
 		Answer: answer, Tally: tally, Out: g.IO.Out, Stream: stream, JSON: opts.JSON,
-		ShowCalls: !g.Quiet && (g.IO.ErrTTY || g.Verbose), Word: errorText,
-	})
+	}
+	if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
+		so.ShowCalls = g.showCalls
+	}
+	if g.Verbose {
+		so.Started = func(id, model, provider, transcript string) {
+			fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", id, model, provider, transcript)
+		}
+	}
+	err = env.Session(ctx, so)
 	return sessionErr(err, g.Quiet, g.IO.Err)
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -198,5 +199,44 @@ func TestSessionRunsOnlyTheToolsOffered(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, result.Error); diff != "" {
 		t.Errorf("error mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSessionTellsWhatGoesOn: what the session below cmd has to say
+// reaches standard error through cmd alone: with -v its start and each
+// tool call the model asks for; with -q neither.
+func TestSessionTellsWhatGoesOn(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		srv := llmtest.NewServer(llmtest.Gemini, "",
+			llmtest.Reply{Calls: []llmtest.Call{{ID: "c1", Name: "calculate_sum", Args: map[string]any{"a": 1, "b": "\x1b[2J"}}}},
+			llmtest.Reply{Text: "Done."},
+		)
+		opts, _, errOut, _ := sessionTestOptions(t, srv, strings.NewReader(""), false)
+		opts.Prompt = "add"
+		opts.toolChoice = toolChoice{}
+		opts.g.Verbose, opts.g.Quiet = !quiet, quiet
+		runSession(context.Background(), opts)
+		srv.Close()
+		var want []string
+		if !quiet {
+			want = []string{
+				`^session [0-9a-f-]+ with gemini-test \(gemini\); transcript ` + regexp.QuoteMeta(opts.Output) + `$`,
+				`^  → calculate_sum \{"a":1,"b":"\\u001b\[2J"\}$`,
+			}
+		}
+		var got []string
+		for _, line := range strings.Split(errOut.String(), "\n") {
+			if strings.HasPrefix(line, "session ") || strings.HasPrefix(line, "  → ") {
+				got = append(got, line)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("quiet %v: lines %q, want %d like %q (stderr %q)", quiet, got, len(want), want, errOut.String())
+		}
+		for i, re := range want {
+			if !regexp.MustCompile(re).MatchString(got[i]) {
+				t.Errorf("quiet %v: line %q, want %s", quiet, got[i], re)
+			}
+		}
 	}
 }

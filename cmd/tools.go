@@ -141,6 +141,16 @@ func runToolsList(opts *toolsListOptions) error {
 		}
 		return loadErr
 	}
+	if err := writeToolsTable(opts.IO.Out, opts.Width, specs, opts.Rules); err != nil {
+		return err
+	}
+	return loadErr
+}
+
+// writeToolsTable writes the table of the tools specs to out, for a
+// terminal width columns wide (0: not a terminal); under rules, with
+// each tool's decision.
+func writeToolsTable(out io.Writer, width int, specs []*registry.Spec, rules policy.Rules) error {
 	// A plain table, on a terminal and in a pipe alike: columns that
 	// scripts can cut, and nothing to strip. On a terminal, summaries are
 	// shortened so that rows fit its width where they can; parameters are
@@ -154,10 +164,10 @@ func runToolsList(opts *toolsListOptions) error {
 	}
 	// Under rules, each tool's decision goes with its name.
 	decisions := make([]string, len(specs))
-	if len(opts.Rules) > 0 {
+	if len(rules) > 0 {
 		decW := len("DECISION")
 		for i, s := range specs {
-			decisions[i] = opts.Rules.ForTool(s.Name).String()
+			decisions[i] = rules.ForTool(s.Name).String()
 			decW = max(decW, len(decisions[i]))
 		}
 		nameW += decW + tableGap
@@ -166,9 +176,9 @@ func runToolsList(opts *toolsListOptions) error {
 	for i, r := range rows {
 		params[i] = []string{r[2]}
 	}
-	if opts.Width > 0 {
+	if width > 0 {
 		least := minSummary
-		if fit := opts.Width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
+		if fit := width - nameW - minSummary - 2*tableGap; paramsW > fit && paramsW > minParams {
 			least = minWrappedSummary
 			// Parameters too long for the terminal go on below, in their
 			// own column, rather than wrap across the others.
@@ -180,13 +190,13 @@ func runToolsList(opts *toolsListOptions) error {
 				}
 			}
 		}
-		room := max(opts.Width-nameW-paramsW-2*tableGap, least)
+		room := max(width-nameW-paramsW-2*tableGap, least)
 		for i := range rows {
 			rows[i][1] = shorten(rows[i][1], room)
 		}
 	}
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, tableGap, ' ', 0)
-	decided := len(opts.Rules) > 0
+	w := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', 0)
+	decided := len(rules) > 0
 	if decided {
 		fmt.Fprintln(w, "NAME\tDECISION\tSUMMARY\tPARAMETERS")
 	} else {
@@ -202,10 +212,7 @@ func runToolsList(opts *toolsListOptions) error {
 			fmt.Fprintf(w, "%s\t\t%s\n", pad, more)
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return loadErr
+	return w.Flush()
 }
 
 // sourcesErr is what went wrong in starting the tools' sources (MCP

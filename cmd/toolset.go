@@ -78,7 +78,7 @@ func (g *globals) notOffered(err error) {
 func offerTools(set *toolsource.Set, choice toolChoice, withServers bool, notOffered func(error)) (*offering, error) {
 	want, err := llm.ParseChoice(choice.Tools, choice.named)
 	if err != nil {
-		return nil, usageErrf("--tools: %s", termtext.Lines(err.Error()))
+		return nil, usageErr(&toolsErr{errors.New(termtext.Lines(err.Error()))})
 	}
 	if want.Defaults() {
 		for _, name := range choice.notDefault {
@@ -98,14 +98,21 @@ func offerTools(set *toolsource.Set, choice toolChoice, withServers bool, notOff
 		var unknown *registry.UnknownToolError
 		if !errors.As(err, &unknown) {
 			// A server named by --tools that could not start.
-			return nil, fmt.Errorf("--tools: %w", err)
+			return nil, &toolsErr{err}
 		}
 		for _, srv := range set.Servers() {
 			if !withServers && strings.HasPrefix(unknown.Name, srv+"__") {
-				return nil, usageErrf("--tools: %s is a tool of the MCP server %s: kesoku serves its own tools (Go and command tools), not those of the servers it uses", unknown.Name, srv)
+				return nil, usageErr(&toolsErr{fmt.Errorf("%s is a tool of the MCP server %s: kesoku serves its own tools (Go and command tools), not those of the servers it uses", unknown.Name, srv)})
 			}
 		}
-		return nil, usageErrf("--tools: %w", err)
+		return nil, usageErr(&toolsErr{err})
 	}
 	return &offering{Set: set, Specs: specs, Registry: offered}, nil
 }
+
+// toolsErr is a mistake in the tools asked for, said as one of --tools;
+// validate says it of an eval case's tools: instead.
+type toolsErr struct{ err error }
+
+func (e *toolsErr) Error() string { return "--tools: " + e.err.Error() }
+func (e *toolsErr) Unwrap() error { return e.err }

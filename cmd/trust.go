@@ -85,55 +85,18 @@ EXIT STATUS
 
 func runTrust(o *trustOptions) error {
 	g := o.g
-	path := o.File
-	switch {
-	case path != "":
-	case g.Config != "":
-		path = g.Config
-	default:
-		path = filepath.Join(g.AWD, config.FileName)
-	}
-	// The path as given, made absolute, no link resolved: a file is
-	// approved where it is found.
-	abs, err := filepath.Abs(path)
+	abs, err := o.path()
 	if err != nil {
-		return usageErrf("%s: %w", path, err)
+		return err
 	}
 	userDir := config.UserDir()
 	approvals := config.ApprovalsOf(userDir)
 	if o.Revoke {
-		had, err := approvals.Revoke(abs)
-		if err != nil {
-			return err
-		}
-		if !g.Quiet {
-			if had {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s is no longer approved\n", termtext.Escape(abs))
-			} else {
-				fmt.Fprintf(g.IO.Err, "kesoku: %s was not approved\n", termtext.Escape(abs))
-			}
-		}
-		return nil
+		return o.revoke(approvals, abs)
 	}
-	// The same checks as loading it, for every command: a file that could
-	// not be loaded is not worth approving.
-	cfg, err := config.Load(config.Options{AWD: filepath.Dir(abs), Named: abs, Approving: true, UserDir: userDir, Keys: o.keys})
-	if mistakes, ok := errors.AsType[*config.MistakesError](err); ok {
-		// The values of the keys that are right are checked too.
-		_, valueErr := checkSettings(mistakes.Config)
-		err = config.JoinByPlace(err, valueErr)
-	}
+	f, declared, err := o.load(abs, userDir)
 	if err != nil {
-		return usageErr(configWords(err))
-	}
-	f := cfg.Project()
-	mcpConfig, err := checkSettings(cfg)
-	if err != nil {
-		return usageErr(err)
-	}
-	declared, err := toolsource.Check(o.Registry, toolsource.Options{Config: cfg, MCPConfig: mcpConfig, AWD: filepath.Dir(abs)})
-	if err != nil {
-		return usageErr(configWords(err))
+		return err
 	}
 	if err := approvals.Approve(f); err != nil {
 		return usageErr(err)
@@ -145,6 +108,65 @@ func runTrust(o *trustOptions) error {
 		fmt.Fprintf(g.IO.Err, "kesoku: the approval is kept in %s\n", termtext.Escape(approvals.Dir))
 	}
 	return nil
+}
+
+// path is the file to approve: the one named, --config's, or the AWD's
+// kesoku.yaml; as given, made absolute, no link resolved: a file is
+// approved where it is found.
+func (o *trustOptions) path() (string, error) {
+	path := o.File
+	switch {
+	case path != "":
+	case o.g.Config != "":
+		path = o.g.Config
+	default:
+		path = filepath.Join(o.g.AWD, config.FileName)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", usageErrf("%s: %w", path, err)
+	}
+	return abs, nil
+}
+
+// revoke takes back the approval of the file at abs, and says so.
+func (o *trustOptions) revoke(approvals config.Approvals, abs string) error {
+	had, err := approvals.Revoke(abs)
+	if err != nil {
+		return err
+	}
+	if !o.g.Quiet {
+		if had {
+			fmt.Fprintf(o.g.IO.Err, "kesoku: %s is no longer approved\n", termtext.Escape(abs))
+		} else {
+			fmt.Fprintf(o.g.IO.Err, "kesoku: %s was not approved\n", termtext.Escape(abs))
+		}
+	}
+	return nil
+}
+
+// load loads the file at abs with the same checks as loading it for
+// every command (a file that could not be loaded is not worth approving),
+// and checks what it declares as kesoku trust shows it.
+func (o *trustOptions) load(abs, userDir string) (*config.File, []toolsource.Declared, error) {
+	cfg, err := config.Load(config.Options{AWD: filepath.Dir(abs), Named: abs, Approving: true, UserDir: userDir, Keys: o.keys})
+	if mistakes, ok := errors.AsType[*config.MistakesError](err); ok {
+		// The values of the keys that are right are checked too.
+		_, valueErr := checkSettings(mistakes.Config)
+		err = config.JoinByPlace(err, valueErr)
+	}
+	if err != nil {
+		return nil, nil, usageErr(configWords(err))
+	}
+	mcpConfig, err := checkSettings(cfg)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	declared, err := toolsource.Check(o.Registry, toolsource.Options{Config: cfg, MCPConfig: mcpConfig, AWD: filepath.Dir(abs)})
+	if err != nil {
+		return nil, nil, usageErr(configWords(err))
+	}
+	return cfg.Project(), declared, nil
 }
 
 // showApproved says what approving f lets kesoku do: the commands it will

@@ -129,7 +129,6 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	if err != nil {
 		return err
 	}
-	io := o.g.IO
 	_, env, err := o.g.env(ctx, app.Options{Tools: o.Registry})
 	if err != nil {
 		return err
@@ -139,110 +138,137 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	// (a path outside the working directory) depends on where.
 	ropts := env.RunnerOptions()
 	ropts.Shard = request.Shard(o.Shard)
-	check := runner.New(env.Tools.Registry, ropts).Checker()
-	rep := validateReport{Files: []validateFile{}, Problems: []validateProblem{}}
-	unreadable := 0
-	var kinds map[message.ErrorKind]int
-	// problem reports one request or case that would be refused.
-	problem := func(vp validateProblem, at string) error {
-		rep.Invalid++
-		if kinds == nil {
-			kinds = map[message.ErrorKind]int{}
-		}
-		kinds[message.ErrorKind(vp.Kind)]++
-		if o.JSON {
-			rep.Problems = append(rep.Problems, vp)
-			return nil
-		}
-		line := fmt.Sprintf("%s: %s: %s: %s", at, vp.ID, vp.Kind, vp.Message)
-		if _, err := fmt.Fprintln(io.Out, termtext.Escape(line)); err != nil {
-			return fmt.Errorf("write: %w", err)
-		}
-		return nil
-	}
-	cases := &caseChecker{set: env.Tools, offers: map[string]error{}}
+	v := &validator{o: o, format: format, check: runner.New(env.Tools.Registry, ropts).Checker(),
+		rep:   validateReport{Files: []validateFile{}, Problems: []validateProblem{}},
+		cases: &caseChecker{set: env.Tools, offers: map[string]error{}}}
 	if !o.JSON {
-		cases.notOffered = o.g.notOffered
+		v.cases.notOffered = o.g.notOffered
 	}
-	io.noteReading(o.Files, o.g.Quiet || o.JSON)
+	o.g.IO.noteReading(o.Files, o.g.Quiet || o.JSON)
 	for _, name := range o.Files {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
-		vf := validateFile{Name: name}
-		// Each file on its own, so that one that cannot be parsed does not
-		// hide the problems of the others.
-		var err error
-		if name != "-" && eval.IsCaseFile(name) {
-			vf.Kind = validateEval
-			var invalid int
-			invalid, err = cases.check(name, &vf, problem)
-			rep.Cases += vf.Cases
-			if err == nil && !o.JSON && !o.g.Quiet {
-				state := "valid"
-				if invalid > 0 {
-					state = fmt.Sprintf("%d invalid", invalid)
-				}
-				fmt.Fprintf(io.Err, "kesoku: %s: an eval file: %s, %s\n", termtext.Escape(name), english.Count(vf.Cases, "case", "cases"), state)
-			}
-		} else {
-			var f *request.File
-			f, err = request.Open(ctx, name, format, io.In)
-			if err == nil {
-				vf.Name = f.Name
-				for req := range f.Requests() {
-					p, mine := check.Next(req)
-					if !mine {
-						continue
-					}
-					rep.Requests++
-					vf.Requests++
-					if p == nil {
-						continue
-					}
-					vp := validateProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, ID: req.ID, Kind: string(p.Kind), Message: p.Message}
-					if vp.File == "" {
-						vp.File = f.Name
-					}
-					if err := problem(vp, positionOr(p.Pos, f.Name)); err != nil {
-						f.Close()
-						return err
-					}
-				}
-				err = f.Err()
-				f.Close()
-			}
+		if err := v.file(ctx, name); err != nil {
+			return err
 		}
-		var werr *writeError
-		if errors.As(err, &werr) {
-			return werr.err
-		}
-		if err != nil {
-			unreadable++
-			vf.Error = fileProblem(name, err)
-			if !o.JSON {
-				fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(fileError(err).Error()))
-			}
-		}
-		rep.Files = append(rep.Files, vf)
 	}
-	rep.Valid = rep.Invalid == 0 && unreadable == 0
+	return v.finish()
+}
+
+// validator checks the files of kesoku validate one after another, and
+// keeps its report.
+type validator struct {
+	o      *validateOptions
+	format request.Format
+	check  *runner.Checker
+	cases  *caseChecker
+	rep    validateReport
+	count  app.ValidateCount
+}
+
+// problem reports one request or case that would be refused.
+func (v *validator) problem(vp validateProblem, at string) error {
+	v.rep.Invalid++
+	v.count.Problem(message.ErrorKind(vp.Kind))
+	if v.o.JSON {
+		v.rep.Problems = append(v.rep.Problems, vp)
+		return nil
+	}
+	line := fmt.Sprintf("%s: %s: %s: %s", at, vp.ID, vp.Kind, vp.Message)
+	if _, err := fmt.Fprintln(v.o.g.IO.Out, termtext.Escape(line)); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// file checks the file name, on its own, so that one that cannot be
+// parsed does not hide the problems of the others. Its error ends
+// validate (a problem that could not be written).
+func (v *validator) file(ctx context.Context, name string) error {
+	o, io := v.o, v.o.g.IO
+	vf := validateFile{Name: name}
+	var err error
+	if name != "-" && eval.IsCaseFile(name) {
+		vf.Kind = validateEval
+		var invalid int
+		invalid, err = v.cases.check(name, &vf, v.problem)
+		v.rep.Cases += vf.Cases
+		if err == nil && !o.JSON && !o.g.Quiet {
+			state := "valid"
+			if invalid > 0 {
+				state = fmt.Sprintf("%d invalid", invalid)
+			}
+			fmt.Fprintf(io.Err, "kesoku: %s: an eval file: %s, %s\n", termtext.Escape(name), english.Count(vf.Cases, "case", "cases"), state)
+		}
+	} else {
+		err = v.requests(ctx, name, &vf)
+	}
+	var werr *writeError
+	if errors.As(err, &werr) {
+		return werr.err
+	}
+	if err != nil {
+		v.count.Unreadable++
+		vf.Error = fileProblem(name, err)
+		if !o.JSON {
+			fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(fileError(err).Error()))
+		}
+	}
+	v.rep.Files = append(v.rep.Files, vf)
+	return nil
+}
+
+// requests checks the requests of the request file name, counted in vf.
+// Its error says why the file could not be read, or is a *writeError.
+func (v *validator) requests(ctx context.Context, name string, vf *validateFile) error {
+	f, err := request.Open(ctx, name, v.format, v.o.g.IO.In)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	vf.Name = f.Name
+	for req := range f.Requests() {
+		p, mine := v.check.Next(req)
+		if !mine {
+			continue
+		}
+		v.rep.Requests++
+		vf.Requests++
+		if p == nil {
+			continue
+		}
+		vp := validateProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, ID: req.ID, Kind: string(p.Kind), Message: p.Message}
+		if vp.File == "" {
+			vp.File = f.Name
+		}
+		if err := v.problem(vp, positionOr(p.Pos, f.Name)); err != nil {
+			return &writeError{err}
+		}
+	}
+	return f.Err()
+}
+
+// finish prints the report (--json) and the summary, and ends validate
+// with its exit status.
+func (v *validator) finish() error {
+	o, rep := v.o, &v.rep
+	rep.Valid = rep.Invalid == 0 && v.count.Unreadable == 0
 	if o.JSON {
 		data, err := json.Marshal(rep)
 		if err != nil {
 			return err
 		}
-		if _, err := io.Out.Write(append(data, '\n')); err != nil {
+		if _, err := o.g.IO.Out.Write(append(data, '\n')); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}
 	if !o.JSON || o.Summary == summaryJSON {
-		total := rep.Requests + rep.Cases
-		o.g.printSummary(o.Summary, &records.Summary{Command: records.CommandValidate, Total: total, Cases: rep.Cases,
-			Succeeded: total - rep.Invalid, Failed: rep.Invalid, Kinds: kinds, Parts: len(rep.Files), Unreadable: unreadable})
+		v.count.Total, v.count.Cases, v.count.Files = rep.Requests+rep.Cases, rep.Cases, len(rep.Files)
+		o.g.printSummary(o.Summary, &v.count)
 	}
 	switch {
-	case unreadable > 0:
+	case v.count.Unreadable > 0:
 		// Each file's error is already said, or in the report.
 		return &exitError{code: ExitUsage, silent: true}
 	case rep.Invalid > 0:
@@ -317,12 +343,11 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 			continue
 		}
 		invalid++
-		kind := message.KindInvalidRequest
-		var unknown *registry.UnknownToolError
-		if errors.As(err, &unknown) {
-			kind = message.KindUnknownTool
+		kind := records.KindOf(records.InvalidRequest(err))
+		msg := "tools: " + err.Error()
+		if te, ok := errors.AsType[*toolsErr](err); ok {
+			msg = "tools: " + te.err.Error()
 		}
-		msg := "tools: " + strings.TrimPrefix(err.Error(), "--tools: ")
 		vp := validateProblem{File: k.Pos.File, Line: k.Pos.Line, Column: k.Pos.Col, ID: k.ID, Kind: string(kind), Message: msg}
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -30,47 +29,96 @@ func reword(err error, format string, args ...any) error {
 func (w *worded) Error() string { return w.msg }
 func (w *worded) Unwrap() error { return w.err }
 
-// errorText is err's message with the typed errors of the packages below
-// said in the command line's words, wherever they are in its chain: the
-// messages that wrap one quote its text whole, which is replaced.
+// errorText is err's message for a terminal: the typed errors of the
+// packages below, wherever they are in its chain, said in the command
+// line's words from what they carry (which setting, which limit) — never
+// by editing their text. A wrapper around one keeps its own words, the
+// text it writes around its inner error's (as fmt.Errorf's %w does); a
+// wrapper whose text does not hold its inner error's (it escaped or cut
+// it) gives way to the worded error, said whole.
 func errorText(err error) string {
-	msg := err.Error()
-	say := func(old, words string) { msg = strings.Replace(msg, old, words, 1) }
-	if e, ok := errors.AsType[*llm.IdleError](err); ok {
-		say(e.Error(), fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout))
+	if s, ok := words(err); ok {
+		return s
 	}
-	if e, ok := errors.AsType[*llm.DeadlineError](err); ok {
-		say(e.Error(), fmt.Sprintf("%s: the API did not finish answering within %v (--api-timeout)", e.Provider, e.Deadline))
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := x.Unwrap(); inner != nil {
+			return around(err, []error{inner})
+		}
+	case interface{ Unwrap() []error }:
+		return around(err, x.Unwrap())
 	}
-	if e, ok := errors.AsType[*llm.MaxTurnsError](err); ok {
-		say(e.Error(), fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, english.Plural(e.Turns, "turn", "turns")))
+	return err.Error()
+}
+
+// around is the text of err, a wrapper of inner, with each inner error's
+// text said by errorText.
+func around(err error, inner []error) string {
+	whole := err.Error()
+	var b strings.Builder
+	rest, changed := whole, false
+	for _, e := range inner {
+		if e == nil {
+			continue
+		}
+		own, said := e.Error(), errorText(e)
+		if said == own {
+			continue
+		}
+		i := strings.Index(rest, own)
+		if i < 0 {
+			// The wrapper said its inner error its own way: what cmd
+			// says of it is worth more than the wrapper's words.
+			return said
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(said)
+		rest, changed = rest[i+len(own):], true
 	}
-	if e, ok := errors.AsType[*llm.CutError](err); ok && llm.CutByTokenLimit(e.Reason) {
-		say(e.Error(), fmt.Sprintf("the answer was cut short: it reached the output token limit (%s); raise --max-tokens", e.Reason))
+	if !changed {
+		return whole
 	}
-	if e, ok := errors.AsType[*llm.RequestError](err); ok {
-		say(e.Error(), e.Words("--base-url"))
-	}
-	if e, ok := errors.AsType[*openai.TooManyToolsError](err); ok {
-		say(e.Error(), fmt.Sprintf("openai takes at most %d tools in a request, and %d are offered: name fewer with --tools (MCP servers' tools count too)", openai.MaxTools, e.Offered))
-	}
-	if e, ok := errors.AsType[*batch.OtherBatchError](err); ok {
-		say(e.Error(), fmt.Sprintf("%s is the state of another batch (of %s, to %s): give -o a new file, or remove it", e.Path, e.File, e.Model))
-	}
-	if e, ok := errors.AsType[*records.UnfinishedError](err); ok {
+	b.WriteString(rest)
+	return b.String()
+}
+
+// words is err, one of the typed errors of the packages below, in the
+// command line's words, from what it carries; false for any other error.
+func words(err error) (string, bool) {
+	switch e := err.(type) {
+	case *worded:
+		// Worded by cmd already, whatever it holds.
+		return e.msg, true
+	case *llm.IdleError:
+		return fmt.Sprintf("%s: the API sent nothing for %v (--idle-timeout)", e.Provider, e.Timeout), true
+	case *llm.DeadlineError:
+		return fmt.Sprintf("%s: the API did not finish answering within %v (--api-timeout)", e.Provider, e.Deadline), true
+	case *llm.MaxTurnsError:
+		return fmt.Sprintf("the model did not answer within %d %s (--max-turns); it still asked for tools", e.Turns, english.Plural(e.Turns, "turn", "turns")), true
+	case *llm.CutError:
+		if llm.CutByTokenLimit(e.Reason) {
+			return fmt.Sprintf("the answer was cut short: it reached the output token limit (%s); raise --max-tokens", e.Reason), true
+		}
+	case *llm.RequestError:
+		return e.Words("--base-url"), true
+	case *openai.TooManyToolsError:
+		return fmt.Sprintf("openai takes at most %d tools in a request, and %d are offered: name fewer with --tools (MCP servers' tools count too)", openai.MaxTools, e.Offered), true
+	case *batch.OtherBatchError:
+		return fmt.Sprintf("%s is the state of another batch (of %s, to %s): give -o a new file, or remove it", e.Path, e.File, e.Model), true
+	case *records.UnfinishedError:
 		advice := "run it again with --resume"
 		if e.Torn {
 			advice = "run its shard again with --resume, which finishes it"
 		}
-		say(e.Error(), e.Msg+" "+advice)
+		return e.Msg + " " + advice, true
+	case *request.FormatError:
+		return fmt.Sprintf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", e.Name, e.Ext), true
+	case *request.ParseError:
+		if e.Format != "" {
+			return e.Pos.String() + ": " + parseErrorMsg(e), true
+		}
 	}
-	if e, ok := errors.AsType[*request.FormatError](err); ok {
-		say(e.Error(), fmt.Sprintf("%s: unknown extension %q: want .yaml, .yml, .json, .jsonl or .ndjson, or say --format", e.Name, e.Ext))
-	}
-	if e, ok := errors.AsType[*request.ParseError](err); ok && e.Format != "" {
-		say(e.Error(), e.Pos.String()+": "+parseErrorMsg(e))
-	}
-	return msg
+	return "", false
 }
 
 // parseErrorMsg is a request file's parse error without its place, and

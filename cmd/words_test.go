@@ -14,6 +14,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
@@ -119,6 +120,55 @@ func TestErrorTextWords(t *testing.T) {
 	} {
 		if got := errorText(tt.err); got != tt.want {
 			t.Errorf("errorText(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// cutWrapper is a wrapper that says only the head of its inner error, as
+// a one-line summary does.
+type cutWrapper struct{ err error }
+
+func (w *cutWrapper) Error() string {
+	s := w.err.Error()
+	if len(s) > 20 {
+		s = s[:20] + "…"
+	}
+	return "while asking: " + s
+}
+func (w *cutWrapper) Unwrap() error { return w.err }
+
+// escapeWrapper is a wrapper that escapes its inner error's text.
+type escapeWrapper struct{ err error }
+
+func (w *escapeWrapper) Error() string { return "reading: " + termtext.Escape(w.err.Error()) }
+func (w *escapeWrapper) Unwrap() error { return w.err }
+
+// TestErrorTextWordsWhateverTheWrapper: the words come from what the
+// typed error carries, not from finding its text in the message: a
+// wrapper that escapes or cuts its inner error's text, or two errors of
+// one type joined, still get the command line's words. (Replacing the
+// typed error's text in the whole message found nothing to replace in
+// the first two, and only the first of the two joined.)
+func TestErrorTextWordsWhateverTheWrapper(t *testing.T) {
+	t.Parallel()
+	parse := &request.ParseError{Pos: yamlpos.Pos{File: "r\x1b[2J.jsonl", Line: 1, Col: 1}, Msg: "this looks like JSON; name the file .json", Format: request.FormatJSON}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&cutWrapper{&llm.IdleError{Provider: "gemini", Timeout: 2 * time.Minute}},
+			"gemini: the API sent nothing for 2m0s (--idle-timeout)"},
+		{&escapeWrapper{parse},
+			"r\x1b[2J.jsonl:1:1: this looks like JSON; name the file .json, or say --format json"},
+		{fmt.Errorf("turn 2: %w", errors.Join(
+			&llm.IdleError{Provider: "gemini", Timeout: time.Minute},
+			&llm.IdleError{Provider: "claude", Timeout: time.Second})),
+			"turn 2: gemini: the API sent nothing for 1m0s (--idle-timeout)\nclaude: the API sent nothing for 1s (--idle-timeout)"},
+		{&cutWrapper{errors.New("something that is long enough to cut")}, "while asking: something that is lo…"},
+		{fmt.Errorf("model: %w", reword(&llm.DeadlineError{Provider: "claude", Deadline: time.Hour}, "claude: too slow")), "model: claude: too slow"},
+	} {
+		if got := errorText(tt.err); got != tt.want {
+			t.Errorf("errorText(%q) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -5,17 +5,18 @@
 // environment is made by one Prepare and closed by one Close, in the order
 // that matters (a file is protected before the runner's options copy the
 // list; the signals are watched before an MCP server can start), so that
-// each command only says what it does over it. An agent session runs over
-// it too (Env.Session): its transcript, its runner, how its turns end.
+// each command only says what it does over it. The commands' work runs
+// over it too: kesoku run's (Env.Run), an agent session (Env.Session: its
+// transcript, its runner, how its turns end), mcp serve (Env.Serve), and
+// merge, diff and batch collect; their records go to one Sink (the records
+// file or standard output, the JUnit report, the progress cmd draws).
 package app
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/kesoku/kesoku/internal/cassette"
@@ -23,10 +24,10 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/secret"
-	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
@@ -59,10 +60,15 @@ type Options struct {
 	// files of MCP servers of --mcp-config.
 	Config    *config.Config
 	MCPConfig []string
-	// Quiet and Verbose are -q and -v; Log is where the environment says
-	// what it does and warns (standard error).
+	// Quiet and Verbose are -q and -v: what the work says as it goes
+	// without them is not made.
 	Quiet, Verbose bool
-	Log            io.Writer
+	// Tell is told what the environment and the work over it have to say
+	// to the user as they go (notice.Discard when nil): the command's, who
+	// decides what reaches the terminal. Log is where a provider SDK's own
+	// log goes with -v.
+	Tell notice.Teller
+	Log  io.Writer
 	// Starting, when set, is told the name of each MCP server as it
 	// begins to start (toolsource.Options.Starting).
 	Starting func(server string)
@@ -150,6 +156,9 @@ type Env struct {
 // The context it returns is the one to work under: with OneTurn, the
 // turn's.
 func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
+	if o.Tell == nil {
+		o.Tell = notice.Discard
+	}
 	e := &Env{opts: o, protected: append([]registry.Protected(nil), o.Protected...)}
 	if o.Cassette != "" {
 		c, err := cassette.Open(o.Cassette, o.CassetteMode)
@@ -160,9 +169,9 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		// Auto decides by the file: which it did is worth a line.
 		switch {
 		case !c.Replaying() && !o.Quiet:
-			fmt.Fprintf(o.Log, "kesoku: recording the model's traffic to the cassette %s\n", termtext.Lines(o.Cassette))
+			o.Tell.Tell(notice.Warning, "recording the model's traffic to the cassette "+o.Cassette)
 		case c.Replaying() && o.Verbose:
-			fmt.Fprintf(o.Log, "kesoku: replaying the model's traffic from the cassette %s\n", termtext.Lines(o.Cassette))
+			o.Tell.Tell(notice.Info, "replaying the model's traffic from the cassette "+o.Cassette)
 		}
 		// Tools read it no more than kesoku's other files: a session must
 		// not rewrite what it replays, nor what it records.
@@ -192,7 +201,7 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	e.secrets.Add(o.Secrets...)
 	if o.Model.Model != "" || o.ModelRequired {
 		if !o.Quiet {
-			o.Model.Notices = o.Log
+			o.Model.Notices = notice.Func(o.Tell, notice.Warning)
 		}
 		resolve := provider.ResolveForTools
 		if o.ModelRequired {
@@ -289,14 +298,18 @@ func ToolOptions(o Options) toolsource.Options {
 		Reap:           o.Self != "",
 		OAuth:          o.OAuth,
 		Starting:       o.Starting,
-		Warn: func(msg string) {
-			if !o.Quiet {
-				fmt.Fprintf(o.Log, "kesoku: %s\n", termtext.Lines(msg))
-			}
-		},
+	}
+	tell := o.Tell
+	if tell == nil {
+		tell = notice.Discard
+	}
+	opts.Warn = func(msg string) {
+		if !o.Quiet {
+			tell.Tell(notice.Warning, msg)
+		}
 	}
 	if o.Verbose {
-		opts.Note = func(msg string) { fmt.Fprintf(o.Log, "kesoku: %s\n", termtext.Lines(msg)) }
+		opts.Note = notice.Func(tell, notice.Info)
 	}
 	if c := o.Calls; c != nil {
 		opts.Grace, opts.MaxOutput, opts.Timeout = c.Grace, c.MaxOutput, c.Timeout
@@ -355,19 +368,11 @@ func (e *Env) MediaOptions(tally *llm.Tally) media.Options {
 	if tally != nil {
 		o.OnUsage, o.Allow = tally.Add, tally.Allow
 	}
-	var mu sync.Mutex // analyze_media calls run at once
-	say := func(prefix string) func(string) {
-		return func(msg string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(e.opts.Log, "kesoku: %s%s\n", prefix, termtext.Lines(msg))
-		}
-	}
 	if e.opts.Verbose {
-		o.OnNotice = say("")
+		o.OnNotice = notice.Func(e.opts.Tell, notice.Info)
 	}
 	if !e.opts.Quiet {
-		o.OnWarning = say("warning: ")
+		o.OnWarning = func(msg string) { e.opts.Tell.Tell(notice.Warning, "warning: "+msg) }
 	}
 	return o
 }

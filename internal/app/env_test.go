@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +16,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -119,5 +123,46 @@ func TestOneTurn(t *testing.T) {
 	waitClosed(t, ctx.Done(), "the first signal cancelling the turn")
 	if !env.Interrupts.Interrupted() {
 		t.Error("not interrupted")
+	}
+}
+
+// told is a notice.Teller that keeps what it is told.
+type told struct {
+	mu   sync.Mutex
+	said []string
+}
+
+func (t *told) Tell(level notice.Level, msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.said = append(t.said, fmt.Sprintf("%d %s", level, msg))
+}
+
+// TestPrepareTells: the environment writes nothing to the terminal; what
+// it has to say goes to its Teller, at a level, the outside text in it as
+// it is (the command's Teller escapes it), and what -q and -v hold back
+// is not made.
+func TestPrepareTells(t *testing.T) {
+	cassette := filepath.Join(t.TempDir(), "c\x1b[2J.jsonl")
+	for _, tt := range []struct {
+		quiet bool
+		want  []string
+	}{
+		{false, []string{fmt.Sprintf("%d recording the model's traffic to the cassette %s", notice.Warning, cassette)}},
+		{true, nil},
+	} {
+		var tell told
+		var log strings.Builder
+		_, env, err := Prepare(context.Background(), Options{AWD: t.TempDir(), Log: &log, Tell: &tell, Quiet: tt.quiet, Cassette: cassette, CassetteMode: "record"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Close()
+		if diff := cmp.Diff(tt.want, tell.said); diff != "" {
+			t.Errorf("quiet %v: told mismatch (-want +got):\n%s", tt.quiet, diff)
+		}
+		if log.Len() != 0 {
+			t.Errorf("quiet %v: the environment wrote %q itself", tt.quiet, log.String())
+		}
 	}
 }

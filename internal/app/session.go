@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/runner"
-	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -34,11 +32,11 @@ type SessionOptions struct {
 	Old            []*message.Record
 	Resume, Output string
 
-	// Prompt is the one prompt of the session; Interactive reads a prompt
-	// per line from In instead.
+	// Prompt is the one prompt of the session; Interactive asks Prompter,
+	// the person at the terminal, for a prompt after another instead.
 	Prompt      string
 	Interactive bool
-	In          io.Reader
+	Prompter    llm.Prompter
 
 	// Answer is where the answer goes, and Tally what the session's
 	// requests cost: the caller's, which tells of both at the end. Stream
@@ -50,10 +48,13 @@ type SessionOptions struct {
 	Stream bool
 	JSON   bool
 
-	// ShowCalls tells each tool call the model asks for on the log. Word
-	// words the error that ended an interactive turn.
-	ShowCalls bool
-	Word      func(error) string
+	// ShowCalls, when set, is told the tool calls the model asks for in
+	// a turn, before they run (their names and arguments redacted, not
+	// escaped).
+	ShowCalls func(calls []*llm.ToolCall)
+	// Started, when set, is told the session's id, its model, the model's
+	// provider and the transcript's path, once it is ready to send.
+	Started func(id, model, provider, transcript string)
 }
 
 // SessionError is what ended a session once it ran: the model's refusal,
@@ -100,7 +101,7 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	if err != nil {
 		return err
 	}
-	out, log, quiet := o.Answer, e.opts.Log, e.opts.Quiet
+	out, tell, quiet := o.Answer, e.opts.Tell, e.opts.Quiet
 	// Should a provider, a proxy or a tool echo a key or a token (any
 	// provider's, any server's), it goes no further: not to the
 	// transcript, the terminal or the model.
@@ -122,17 +123,13 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	sopts.OnNotice = func(msg string) {
 		out.EndLine()
 		if !quiet {
-			fmt.Fprintf(log, "kesoku: %s\n", termtext.Lines(msg))
+			tell.Tell(notice.Warning, msg)
 		}
 	}
 	sopts.OnCalls = func(calls []*llm.ToolCall) {
 		out.EndLine()
-		if !o.ShowCalls {
-			return
-		}
-		for _, c := range calls {
-			// The model chose the name and the arguments.
-			fmt.Fprintf(log, "  → %s %s\n", termtext.Escape(c.Name), termtext.Escape(argsLine(string(c.Args), 200)))
+		if o.ShowCalls != nil {
+			o.ShowCalls(calls)
 		}
 	}
 	ropts := e.RunnerOptions()
@@ -155,15 +152,15 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 			return err
 		}
 	}
-	if e.opts.Verbose {
-		fmt.Fprintf(log, "session %s with %s (%s); transcript %s\n", sessionID, rm.Name(), rm.Provider(), path)
+	if o.Started != nil {
+		o.Started(sessionID, rm.Name(), rm.Provider(), path)
 	}
 
 	if o.Interactive {
-		ir := e.WatchSignals(func() { fmt.Fprint(log, "\n(Ctrl-D ends the session)\n> ") })
+		ir := e.WatchSignals(o.Prompter.InterruptedAtPrompt)
 		s.SetRunner(newRunner(ir.EndGrace()))
 		err := llm.Interactive(ctx, s, llm.InteractiveOptions{
-			In: o.In, Err: log, Quiet: quiet, Out: out, JSON: o.JSON, Transcript: path, Word: o.Word,
+			Prompter: o.Prompter, Out: out, JSON: o.JSON, Transcript: path,
 			// The interrupt may have used up the runner's end of grace.
 			Turns: ir, Interrupted: func() { s.SetRunner(newRunner(ir.EndGrace())) },
 		})
@@ -202,17 +199,4 @@ func (ss stores) Append(ctx context.Context, recs ...*message.Record) error {
 		}
 	}
 	return nil
-}
-
-// argsLine is a call's arguments on one line, cut at limit bytes (never
-// inside a character).
-func argsLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		for limit > 0 && !utf8.RuneStart(s[limit]) {
-			limit--
-		}
-		s = s[:limit] + "…"
-	}
-	return s
 }

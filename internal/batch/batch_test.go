@@ -127,7 +127,7 @@ func (r *recorded) emit(rec *message.Record) error {
 
 // collect runs Collect over the state at path into out, skipping what out
 // holds already, as kesoku batch collect does.
-func collect(t *testing.T, ctx context.Context, b llm.Batcher, path string, out *recorded, opts ...func(*CollectOptions)) (records.Summary, error) {
+func collect(t *testing.T, ctx context.Context, b llm.Batcher, path string, out *recorded, opts ...func(*CollectOptions)) (CollectReport, error) {
 	t.Helper()
 	st, err := Load(path)
 	if err != nil {

@@ -63,10 +63,10 @@ func (e *PendingError) Error() string {
 // asked. Requests the output has a finished record of are skipped, so
 // that an interrupted collect is finished by the same command. Once
 // every request has its record, the files kesoku uploaded for the batch
-// are deleted (the summary's Deleted counts them).
-func Collect(ctx context.Context, o CollectOptions) (records.Summary, error) {
+// are deleted (the report's Deleted counts them).
+func Collect(ctx context.Context, o CollectOptions) (CollectReport, error) {
 	st := o.State
-	sum := records.Summary{Command: records.CommandCollect}
+	var sum CollectReport
 	if !st.Submitted {
 		return sum, usage("the batch was not sent whole (submit was interrupted, or failed): run the same kesoku batch submit again first")
 	}

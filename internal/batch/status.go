@@ -9,7 +9,6 @@ import (
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
 )
 
@@ -52,8 +51,8 @@ func Ended(parts []PartStatus) bool {
 // answered (succeeded), errored, cancelled or expired (failed), still in
 // progress, not counted (an ended part whose provider gives no counts:
 // its results say), or never sent (a submit cut short).
-func StatusSummary(st *State, parts []PartStatus) records.Summary {
-	sum := records.Summary{Command: records.CommandStatus, Total: int(st.Requests), Parts: len(st.Parts)}
+func StatusSummary(st *State, parts []PartStatus) StatusReport {
+	sum := StatusReport{Total: int(st.Requests), Parts: len(st.Parts)}
 	sum.Unsent = int(st.Requests - st.sent())
 	for _, ps := range parts {
 		c := ps.Batch.Counts

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kesoku/kesoku/internal/llm"
-	"github.com/kesoku/kesoku/internal/records"
 )
 
 // TestStatusSummary counts what the provider says of each part, and the
@@ -21,7 +20,7 @@ func TestStatusSummary(t *testing.T) {
 		{Part: st.Parts[1], Batch: &llm.Batch{Ended: true}},
 		{Part: st.Parts[2], Batch: &llm.Batch{}},
 	}
-	want := records.Summary{Command: records.CommandStatus, Total: 20, Parts: 3, Succeeded: 2, Failed: 3, Uncounted: 4, Pending: 3, Unsent: 8}
+	want := StatusReport{Total: 20, Parts: 3, Succeeded: 2, Failed: 3, Uncounted: 4, Pending: 3, Unsent: 8}
 	if diff := cmp.Diff(want, StatusSummary(st, parts)); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}

@@ -98,12 +98,12 @@ type Difference struct {
 // kept only until its partner in the other file is read, so that memory
 // holds only what one file has not reached yet: nothing when both are in
 // the same order, at most the smaller file when they are not.
-func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (records.Summary, error) {
+func Compare(ctx context.Context, old, new File, opts Options, emit func(*Difference) error) (Summary, error) {
 	m := &merge{
 		cmp:      comparer{ignore: ignoreSet(opts.Ignore), messages: opts.Messages},
 		same:     opts.Same,
 		emit:     emit,
-		sum:      records.Summary{Command: records.CommandDiff, Old: old.Name, New: new.Name},
+		sum:      Summary{Old: old.Name, New: new.Name},
 		interned: map[string]string{},
 	}
 	m.w.max = opts.MaxChanges
@@ -168,7 +168,7 @@ type merge struct {
 	cmp      comparer
 	emit     func(*Difference) error
 	same     func(request, name string) error
-	sum      records.Summary
+	sum      Summary
 	interned map[string]string
 	// w compares the records of each request in turn, and d is what it
 	// hands on: one of each, for the whole comparison.

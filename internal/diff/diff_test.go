@@ -18,7 +18,7 @@ func file(name, text string) File {
 
 // diffText runs Compare and writes what it found, a line per difference:
 // "REQUEST KIND OLDLINE/NEWLINE" and then the changes.
-func diffText(t testing.TB, old, new string, opts Options) ([]string, records.Summary) {
+func diffText(t testing.TB, old, new string, opts Options) ([]string, Summary) {
 	t.Helper()
 	var out []string
 	sum, err := Compare(context.Background(), file("old.jsonl", old), file("new.jsonl", new), opts, func(d *Difference) error {

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -18,18 +17,33 @@ type Turns interface {
 	Turn(ctx context.Context) (_ context.Context, end func())
 }
 
+// Prompter is the person's side of an interactive session, at the
+// terminal: cmd's. The loop (Interactive) asks it for prompts and tells it
+// how each turn ended; it alone reads and writes the terminal.
+type Prompter interface {
+	// Prompt asks for the next prompt and returns the line typed; an
+	// error (io.EOF: Ctrl-D) ends the session.
+	Prompt() (string, error)
+	// Refused says a prompt was not sent, and why: it is to be typed
+	// again.
+	Refused(err error)
+	// Interrupted says an interrupt ended the turn in progress.
+	Interrupted()
+	// InterruptedAtPrompt says an interrupt came while no turn was in
+	// progress: it ends nothing.
+	InterruptedAtPrompt()
+	// Failed says err ended the turn, not the session.
+	Failed(err error)
+	// Ended says the session ended at the end of input, and where its
+	// transcript is.
+	Ended(transcript string)
+}
+
 // InteractiveOptions are what an interactive session reads from and
 // writes to.
 type InteractiveOptions struct {
-	// In is what the person types, a prompt per line; Err is where the
-	// prompt sign, notices and errors go.
-	In  io.Reader
-	Err io.Writer
-	// Quiet leaves out the greeting and the transcript's name at the end.
-	Quiet bool
-	// Word words the error that ended a turn for the person; nil is its
-	// Error.
-	Word func(error) string
+	// Prompter is the person at the terminal.
+	Prompter Prompter
 	// Out is where answers go; JSON says the records are printed instead.
 	Out  *AnswerWriter
 	JSON bool
@@ -41,23 +55,16 @@ type InteractiveOptions struct {
 	Interrupted func()
 }
 
-// Interactive reads a prompt per line until end of input (Ctrl-D), and
-// sends each to the session. An interrupt ends the turn in progress and
+// Interactive sends each prompt the person types to the session, until
+// the end of input (Ctrl-D). An interrupt ends the turn in progress and
 // comes back to the prompt; an error ends the turn, not the session, but
 // for a call deferred (*DeferredError), at which the session stops.
 func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
-	in := bufio.NewReader(o.In)
-	if !o.Quiet {
-		fmt.Fprintln(o.Err, "Type a prompt and press Enter; Ctrl-C interrupts a turn, Ctrl-D ends the session.")
-	}
+	p := o.Prompter
 	for {
-		fmt.Fprint(o.Err, "> ")
-		line, err := in.ReadString('\n')
+		line, err := p.Prompt()
 		if err != nil && line == "" {
-			fmt.Fprintln(o.Err)
-			if !o.Quiet {
-				fmt.Fprintf(o.Err, "transcript: %s\n", o.Transcript)
-			}
+			p.Ended(o.Transcript)
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -68,7 +75,7 @@ func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
 			continue
 		}
 		if err := CheckUTF8("the prompt", prompt); err != nil {
-			fmt.Fprintf(o.Err, "kesoku: %v; type it again\n", err)
+			p.Refused(err)
 			continue
 		}
 		turnCtx, end := o.Turns.Turn(ctx)
@@ -77,7 +84,7 @@ func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
 		switch {
 		case errors.Is(err, ErrInterrupted):
 			o.Out.EndLine()
-			fmt.Fprintln(o.Err, "interrupted")
+			p.Interrupted()
 			if o.Interrupted != nil {
 				o.Interrupted()
 			}
@@ -90,11 +97,7 @@ func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
 				o.Out.Answer(answer, o.Out.streamed, o.JSON)
 			}
 			o.Out.EndLine()
-			word := error.Error
-			if o.Word != nil {
-				word = o.Word
-			}
-			fmt.Fprintf(o.Err, "kesoku: %s\n", termtext.Lines(word(err)))
+			p.Failed(err)
 		default:
 			if err := o.Out.Answer(answer, o.Out.streamed, o.JSON); err != nil {
 				return err

@@ -5,14 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
 )
-
-// unansweredMessage is what the model reads for a call whose result never
-// made it into the transcript.
-const unansweredMessage = "no result was recorded: the session ended (interrupted, killed or crashed) before the call returned; it may or may not have taken effect"
 
 // Resume rebuilds the conversation from the records of a transcript, in
 // the order they were written, and continues the session they belong to.
@@ -202,21 +198,9 @@ func (discardStore) Append(context.Context, ...*message.Record) error { return n
 
 // unanswered is the aborted tool_result of a call that has none.
 func (s *Session) unanswered(call *message.Record) *message.Record {
-	var zero int64
-	return &message.Record{
-		ID:         newID(),
-		SessionID:  s.opts.SessionID,
-		ParentID:   call.ID,
-		Role:       message.RoleTool,
-		Type:       message.TypeToolResult,
-		Status:     message.StatusAborted,
-		Name:       call.Name,
-		IsError:    true,
-		Error:      &message.ErrorInfo{Kind: message.KindAborted, Message: unansweredMessage},
-		CreatedAt:  time.Now().UTC(),
-		DurationMS: &zero,
-		CallID:     call.CallID,
-	}
+	rec := s.packer().Unanswered(records.Call{ID: call.ID, Name: call.Name, CallID: call.CallID})
+	rec.ID = newID()
+	return rec
 }
 
 // textOf is the text of a text record: its content is a JSON string.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/prices"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -434,7 +435,7 @@ func cutMessage(reason string) string {
 func (s *Session) refuseCalls(ctx context.Context, calls []call, reason string) error {
 	recs := make([]*message.Record, len(calls))
 	for i, c := range calls {
-		recs[i] = s.refusal(c, message.KindInvalidRequest, cutMessage(reason))
+		recs[i] = s.refusal(c, records.ErrInvalidRequest, cutMessage(reason))
 	}
 	if err := s.append(ctx, recs...); err != nil {
 		return err
@@ -538,8 +539,8 @@ func (s *Session) execCalls(ctx context.Context, calls []call) ([]*message.Recor
 		if stopped.Load() {
 			// Calls start in order: one after a deferred call waits with
 			// it.
-			rec := s.refusal(c, message.KindAborted, deferStopMessage)
-			rec.Status = message.StatusAborted
+			rec := s.packer().Aborted(records.Call{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID}, deferStopMessage, 0)
+			rec.ID = newID()
 			keep(i, rec)
 			if held {
 				<-slots
@@ -623,17 +624,18 @@ func (s *Session) runHeld(ctx context.Context) error {
 	return nil
 }
 
-// refusal is the result of a call that did not run, for reason.
-func (s *Session) refusal(c call, kind message.ErrorKind, reason string) *message.Record {
-	var zero int64
-	rec := s.newRecord(message.RoleTool, message.TypeToolResult)
-	rec.ParentID = c.rec.ID
-	rec.Name = c.call.Name
-	rec.CallID = c.call.ID
-	rec.IsError = true
-	rec.Error = &message.ErrorInfo{Kind: kind, Message: reason}
-	rec.DurationMS = &zero
+// refusal is the result of a call that did not run, because of why,
+// said as reason.
+func (s *Session) refusal(c call, why error, reason string) *message.Record {
+	rec := s.packer().Refused(records.Call{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID}, why, reason)
+	rec.ID = newID()
 	return rec
+}
+
+// packer builds the session's tool_result records that the runner does
+// not: of calls that never ran.
+func (s *Session) packer() *records.Packer {
+	return &records.Packer{SessionID: s.opts.SessionID}
 }
 
 // addResults adds the results of a turn's calls to the history, as one

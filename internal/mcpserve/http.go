@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -171,7 +172,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token strin
 		Handler:           bodyDeadline(body, g),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       idle,
-		ErrorLog:          log.New(s.log, "kesoku: http: ", 0),
+		ErrorLog:          log.New(tellWriter{s.tell, notice.Error}, "http: ", 0),
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/message"
@@ -42,9 +44,12 @@ type Options struct {
 	// Records, when set, is given each call's record as the call returns
 	// (-o FILE).
 	Records message.Store
-	// Log is where the server says what happens (standard error, never
-	// the protocol's stream); nil says nothing.
-	Log io.Writer
+	// Tell is told what happens (each call with Verbose, what went wrong
+	// with the server); nil tells no one. Log is where the SDK's own log
+	// goes (standard error, never the protocol's stream); nil says
+	// nothing.
+	Tell notice.Teller
+	Log  io.Writer
 	// Verbose logs each call as it starts and returns.
 	Verbose bool
 	// SessionTimeout is how long the session of an HTTP client of a
@@ -98,7 +103,7 @@ type Server struct {
 	// slots bounds the calls running at once (Jobs).
 	slots chan struct{}
 	log   io.Writer
-	logMu sync.Mutex
+	tell  notice.Teller
 
 	// stopCtx is cancelled when the server stops: calls in flight are
 	// cancelled (and get the grace), calls that come later are aborted.
@@ -155,6 +160,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		runner:     runner.New(reg, ropts),
 		slots:      make(chan struct{}, jobs),
 		log:        opts.Log,
+		tell:       opts.Tell,
 		failed:     make(chan struct{}),
 		sessions:   make(map[*mcp.ServerSession]*clientSession),
 		stateless:  &clientSession{id: message.NewID()},
@@ -166,6 +172,9 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	if s.log == nil {
 		s.log = io.Discard
+	}
+	if s.tell == nil {
+		s.tell = notice.Discard
 	}
 	s.stopCtx, s.stop = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "kesoku", Version: opts.Version}, &mcp.ServerOptions{
@@ -347,7 +356,7 @@ func outcome(rec *message.Record) string {
 func (s *Server) fail(err error) {
 	s.failOnce.Do(func() {
 		s.failErr = fmt.Errorf("write record: %w", err)
-		s.logf("%v; stopping", s.failErr)
+		s.tell.Tell(notice.Error, fmt.Sprintf("%v; stopping", s.failErr))
 		close(s.failed)
 	})
 }
@@ -362,10 +371,21 @@ func (s *Server) failure() error {
 	}
 }
 
+// logf tells what the server does, for -v.
 func (s *Server) logf(format string, args ...any) {
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.log, "kesoku: "+format+"\n", args...)
+	s.tell.Tell(notice.Info, fmt.Sprintf(format, args...))
+}
+
+// tellWriter tells each line written to it, at level: the HTTP server's
+// log.
+type tellWriter struct {
+	tell  notice.Teller
+	level notice.Level
+}
+
+func (w tellWriter) Write(p []byte) (int, error) {
+	w.tell.Tell(w.level, strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 // discard is the gateway store of calls whose records go nowhere.

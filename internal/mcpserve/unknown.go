@@ -11,9 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
-	"github.com/kesoku/kesoku/internal/runner"
-	"github.com/kesoku/kesoku/message"
 )
 
 // UnknownToolError says that a client called a tool the server does not
@@ -36,6 +35,10 @@ type UnknownToolError struct {
 // maxListed is how many of the tools offered an UnknownToolError names:
 // enough for a model to correct a call, not a list of thousands.
 const maxListed = 30
+
+// Is says an UnknownToolError is records.ErrUnknownTool: its record is
+// an unknown_tool error.
+func (e *UnknownToolError) Is(target error) bool { return target == records.ErrUnknownTool }
 
 func (e *UnknownToolError) Error() string {
 	var b strings.Builder
@@ -108,7 +111,7 @@ func (s *Server) refuseUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.opts.Records != nil {
 			cs := s.clientOf(req)
 			r := &request.Request{ID: "call_" + strconv.FormatInt(cs.calls.Add(1), 10), Name: p.Name, SessionID: cs.id}
-			rec := s.runner.Refused(r, &runner.Problem{Kind: message.KindUnknownTool, Message: msg})
+			rec := s.runner.Refused(r, err, msg)
 			if err := s.opts.Records.Append(context.WithoutCancel(ctx), rec); err != nil {
 				s.fail(err)
 			}

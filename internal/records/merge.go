@@ -76,8 +76,8 @@ func (e *UnfinishedError) Error() string {
 // request of its shard although it ends, or holds another shard's, two
 // parts of one shard, a part missing. Nothing is written then. Any number
 // of parts is merged, a few open at a time.
-func Merge(parts []string, w io.Writer) (Summary, error) {
-	sum := Summary{Command: CommandMerge, Parts: len(parts)}
+func Merge(parts []string, w io.Writer) (MergeReport, error) {
+	sum := MergeReport{Parts: len(parts)}
 	kinds := &kindTable{}
 	ps := make([]*part, len(parts))
 	total := 0

@@ -122,7 +122,7 @@ func TestMerge(t *testing.T) {
 		name  string
 		parts [][]string
 		want  []string
-		sum   Summary
+		sum   MergeReport
 	}{
 		{
 			name: "ids of their own, in turn",
@@ -132,7 +132,7 @@ func TestMerge(t *testing.T) {
 				{rec("c", "3", 3), failed("f", 6)},
 			},
 			want: []string{"1", "2", "3", "4", "5", "FAILED", "7"},
-			sum:  Summary{Total: 7, Records: 7, Succeeded: 6, Failed: 1, Kinds: map[message.ErrorKind]int{message.KindToolError: 1}},
+			sum:  MergeReport{Count: Count{Total: 7, Records: 7, Succeeded: 6, Failed: 1, Kinds: map[message.ErrorKind]int{message.KindToolError: 1}}},
 		},
 		{
 			// A user's ids that look positional, but are not: the place
@@ -143,7 +143,7 @@ func TestMerge(t *testing.T) {
 				{rec("call_4", "2", 2), rec("call_3", "4", 4)},
 			},
 			want: []string{"1", "2", "3", "4"},
-			sum:  Summary{Total: 4, Records: 4, Succeeded: 4},
+			sum:  MergeReport{Count: Count{Total: 4, Records: 4, Succeeded: 4}},
 		},
 		{
 			name: "a resumed shard",
@@ -152,7 +152,7 @@ func TestMerge(t *testing.T) {
 				{rec("call_2", "2", 2), rec("call_4", "4", 4), rec("call_6", "6", 6)},
 			},
 			want: []string{"1", "2", "3", "4", "5", "6", "7"},
-			sum:  Summary{Total: 7, Records: 7, Succeeded: 7, Replaced: 2},
+			sum:  MergeReport{Count: Count{Total: 7, Records: 7, Succeeded: 7}, Replaced: 2},
 		},
 		{
 			name: "aborted again, and a resumed run's requests never read before",
@@ -161,7 +161,7 @@ func TestMerge(t *testing.T) {
 				{rec("call_2", "2", 2), aborted("call_4", 4)},
 			},
 			want: []string{"1", "2", "3", "ABORTED", "5"},
-			sum:  Summary{Total: 5, Records: 5, Succeeded: 4, Failed: 1, Aborted: 1, Replaced: 2, Kinds: map[message.ErrorKind]int{message.KindAborted: 1}},
+			sum:  MergeReport{Count: Count{Total: 5, Records: 5, Succeeded: 4, Failed: 1, Aborted: 1, Kinds: map[message.ErrorKind]int{message.KindAborted: 1}}, Replaced: 2},
 		},
 		{
 			name: "a failed record run again by a resumed run",
@@ -170,7 +170,7 @@ func TestMerge(t *testing.T) {
 				{rec("b", "2", 2), rec("d", "4", 4)},
 			},
 			want: []string{"1", "2", "3", "4", "5"},
-			sum:  Summary{Total: 5, Records: 5, Succeeded: 5, Replaced: 2, ReplacedFailed: 1},
+			sum:  MergeReport{Count: Count{Total: 5, Records: 5, Succeeded: 5}, Replaced: 2, ReplacedFailed: 1},
 		},
 		{
 			name: "a duplicate id is another request",
@@ -179,7 +179,7 @@ func TestMerge(t *testing.T) {
 				{rec("y", "2", 2)},
 			},
 			want: []string{"1", "2", "FAILED"},
-			sum:  Summary{Total: 3, Records: 3, Succeeded: 2, Failed: 1, Kinds: map[message.ErrorKind]int{message.KindToolError: 1}},
+			sum:  MergeReport{Count: Count{Total: 3, Records: 3, Succeeded: 2, Failed: 1, Kinds: map[message.ErrorKind]int{message.KindToolError: 1}}},
 		},
 		{
 			name: "parts in any order",
@@ -189,13 +189,13 @@ func TestMerge(t *testing.T) {
 				{rec("b", "2", 2)},
 			},
 			want: []string{"1", "2", "3", "4"},
-			sum:  Summary{Total: 4, Records: 4, Succeeded: 4},
+			sum:  MergeReport{Count: Count{Total: 4, Records: 4, Succeeded: 4}},
 		},
 		{
 			name:  "shards with nothing to do",
 			parts: [][]string{{rec("a", "1", 1)}, {}, {}},
 			want:  []string{"1"},
-			sum:   Summary{Total: 1, Records: 1, Succeeded: 1},
+			sum:   MergeReport{Count: Count{Total: 1, Records: 1, Succeeded: 1}},
 		},
 	}
 	for i, tc := range tests {
@@ -212,7 +212,7 @@ func TestMerge(t *testing.T) {
 			if got := contents(out.String()); strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Errorf("merged %v, want %v", got, tc.want)
 			}
-			tc.sum.Command, tc.sum.Parts = CommandMerge, len(tc.parts)
+			tc.sum.Parts = len(tc.parts)
 			if diff := cmp.Diff(tc.sum, sum); diff != "" {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}

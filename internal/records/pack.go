@@ -29,11 +29,13 @@ type Call struct {
 	CallID string
 }
 
-// Packer packs what calls came back with into records: step 5 of the
-// ToolRunner, and the one mapping from what a call returned to its record
-// and error kind, for the calls a command makes itself too (kesoku
-// analyze, batch collect), so that their records are those kesoku run
-// would have written. The zero Packer packs without limits.
+// Packer builds tool_result records, the one builder of them: of what
+// calls came back with (step 5 of the ToolRunner), of calls refused before
+// they ran, and of a session's calls cut short or left unanswered — for
+// the calls a command makes itself too (kesoku analyze, batch collect), so
+// that their records are those kesoku run would have written. Their error
+// kinds are chosen beside it (KindOf). The zero Packer packs without
+// limits.
 type Packer struct {
 	// SessionID is the session_id of records whose Call has none.
 	SessionID string
@@ -70,9 +72,10 @@ type Outcome struct {
 // in request order.
 func (p *Packer) Pack(c Call, o Outcome, d time.Duration) *message.Record {
 	if o.Panicked != "" {
-		return p.Error(c, message.KindPanic, o.Panicked, d)
+		return p.failed(c, message.KindPanic, o.Panicked, d)
 	}
 	if o.Err != nil {
+		kind := KindOf(o.Err)
 		switch {
 		case o.TimedOut && !o.Cut:
 			why := "the timeout for each call"
@@ -83,28 +86,71 @@ func (p *Packer) Pack(c Call, o Outcome, d time.Duration) *message.Record {
 			// context ended ("context deadline exceeded", or whatever it
 			// managed before the deadline won the race) tells the user
 			// nothing more.
-			return p.Error(c, message.KindTimeout, fmt.Sprintf("timed out after %v (%s)", o.Timeout, why), d)
-		case registry.IsInvalidArgs(o.Err):
-			return p.Error(c, message.KindInvalidArgs, o.Err.Error(), d)
+			return p.failed(c, message.KindTimeout, fmt.Sprintf("timed out after %v (%s)", o.Timeout, why), d)
+		case kind == message.KindInvalidArgs:
+			// The arguments' fault, though the run was cut meanwhile.
 		case o.ByFailFast:
 			return p.Aborted(c, "cancelled: an earlier call failed, and the run stops at the first failure: "+o.Err.Error(), d)
 		case o.Cut:
 			return p.Aborted(c, "interrupted while running: "+o.Err.Error(), d)
 		}
-		var unknown *registry.UnknownToolError
-		if errors.As(o.Err, &unknown) {
-			return p.Error(c, message.KindUnknownTool, o.Err.Error(), d)
-		}
-		return p.Error(c, message.KindToolError, o.Err.Error(), d)
+		return p.failed(c, kind, o.Err.Error(), d)
 	}
 	rec, err := p.success(c, o.Value, d)
 	if err != nil {
-		return p.Error(c, message.KindToolError, err.Error(), d)
+		return p.failed(c, message.KindToolError, err.Error(), d)
 	}
 	return rec
 }
 
-// record is the part every record of a call shares.
+// ErrInvalidRequest is what a request that cannot run as written is: not
+// a request, an id given twice, changed since the run it resumes, a call
+// of a model's turn that was cut short. Its record is an invalid_request
+// error.
+var ErrInvalidRequest = errors.New("invalid request")
+
+// ErrInvalidArgs is what arguments that could not be read at all are (no
+// JSON object): their record is an invalid_args error, as the registry's
+// argument errors' are.
+var ErrInvalidArgs = errors.New("invalid arguments")
+
+// ErrUnknownTool is what a call of a tool that is not there is, besides
+// the registry's own error for it: its record is an unknown_tool error.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// InvalidRequest is err, said as it is, marked as a request's own fault
+// (ErrInvalidRequest) unless it says more: arguments, an unknown tool.
+func InvalidRequest(err error) error { return &marked{err, ErrInvalidRequest} }
+
+// InvalidArgs is err, said as it is, marked as the arguments' fault
+// (ErrInvalidArgs): a tool's check of them refused them.
+func InvalidArgs(err error) error { return &marked{err, ErrInvalidArgs} }
+
+// marked is err, said as it is, that is also as.
+type marked struct{ err, as error }
+
+func (e *marked) Error() string        { return e.err.Error() }
+func (e *marked) Unwrap() error        { return e.err }
+func (e *marked) Is(target error) bool { return target == e.as }
+
+// KindOf is the error kind of the record of a call that failed, or never
+// ran, because of err: the one mapping from errors to error kinds, most
+// telling first. (Panics, timeouts and interrupts are not errors of the
+// call: Pack gives them theirs.) A new kind is one case here.
+func KindOf(err error) message.ErrorKind {
+	switch {
+	case registry.IsInvalidArgs(err), errors.Is(err, ErrInvalidArgs):
+		return message.KindInvalidArgs
+	case errors.As(err, new(*registry.UnknownToolError)), errors.Is(err, ErrUnknownTool):
+		return message.KindUnknownTool
+	case errors.Is(err, ErrInvalidRequest):
+		return message.KindInvalidRequest
+	}
+	return message.KindToolError
+}
+
+// record is the part every record of a call shares: a field every
+// tool_result has is set here.
 func (p *Packer) record(c Call, d time.Duration) *message.Record {
 	ms := d.Milliseconds()
 	session := c.SessionID
@@ -124,9 +170,18 @@ func (p *Packer) record(c Call, d time.Duration) *message.Record {
 	}
 }
 
-// Error is the record of a call that failed after d, or (d 0) of a
+// Refused is the record of a call that never ran, because of why; msg is
+// what it says, "" for why's own text.
+func (p *Packer) Refused(c Call, why error, msg string) *message.Record {
+	if msg == "" {
+		msg = why.Error()
+	}
+	return p.failed(c, KindOf(why), msg, 0)
+}
+
+// failed is the record of a call that failed after d, or (d 0) of a
 // request refused before it ran.
-func (p *Packer) Error(c Call, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
+func (p *Packer) failed(c Call, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
 	rec := p.record(c, d)
 	rec.IsError = true
 	rec.Error = &message.ErrorInfo{Kind: kind, Message: p.clip(msg)}
@@ -136,7 +191,7 @@ func (p *Packer) Error(c Call, kind message.ErrorKind, msg string, d time.Durati
 // Aborted is the record of a request cut short by an interrupt (or
 // --fail-fast) after d.
 func (p *Packer) Aborted(c Call, msg string, d time.Duration) *message.Record {
-	rec := p.Error(c, message.KindAborted, msg, d)
+	rec := p.failed(c, message.KindAborted, msg, d)
 	rec.Status = message.StatusAborted
 	return rec
 }
@@ -144,7 +199,7 @@ func (p *Packer) Aborted(c Call, msg string, d time.Duration) *message.Record {
 // Denied is the record of a call the policy did not let run: by says
 // what decided (a rule, a hook, a person's answer), msg why.
 func (p *Packer) Denied(c Call, by, msg string) *message.Record {
-	rec := p.Error(c, message.KindDenied, msg, 0)
+	rec := p.failed(c, message.KindDenied, msg, 0)
 	rec.DecidedBy = by
 	return rec
 }
@@ -152,10 +207,20 @@ func (p *Packer) Denied(c Call, by, msg string) *message.Record {
 // Deferred is the record of a call that waits for a person's answer: it
 // did not run, and a resumed run runs it once it is approved.
 func (p *Packer) Deferred(c Call, by, msg string) *message.Record {
-	rec := p.Error(c, message.KindDeferred, msg, 0)
+	rec := p.failed(c, message.KindDeferred, msg, 0)
 	rec.Status = message.StatusDeferred
 	rec.DecidedBy = by
 	return rec
+}
+
+// UnansweredMessage is what the model reads for a call of a session whose
+// result never made it to the transcript.
+const UnansweredMessage = "no result was recorded: the session ended (interrupted, killed or crashed) before the call returned; it may or may not have taken effect"
+
+// Unanswered is the record of a session's call that has no result in its
+// transcript: the session ended while it ran. It is aborted.
+func (p *Packer) Unanswered(c Call) *message.Record {
+	return p.Aborted(c, UnansweredMessage, 0)
 }
 
 // clip keeps an error message within MaxOutput, head and tail: a tool may

@@ -74,6 +74,70 @@ func TestPack(t *testing.T) {
 	}
 }
 
+// TestBuilderKinds: every error kind a tool_result can have, each way a
+// command comes to one, in one table — the builder is the one place kinds
+// are chosen, for a run's calls, its refusals, a session's calls that never
+// ran or never came back, and mcp serve's unknown tools.
+func TestBuilderKinds(t *testing.T) {
+	t.Parallel()
+	p := &Packer{SessionID: "s", Timeout: time.Second}
+	c := Call{ID: "call_1", Name: "t", CallID: "c1"}
+	unknown := registry.New().UnknownTool("t")
+	badArgs := registry.InvalidArg("path", errors.New("no"))
+	type shape struct {
+		Kind    message.ErrorKind
+		Status  message.Status
+		Message string
+	}
+	for _, tt := range []struct {
+		name string
+		rec  *message.Record
+		want shape
+	}{
+		{"a malformed request", p.Refused(c, InvalidRequest(errors.New("r.yaml:1:1: not a mapping")), ""),
+			shape{"invalid_request", "responded", "r.yaml:1:1: not a mapping"}},
+		{"a call of a cut turn", p.Refused(c, ErrInvalidRequest, "not run: your turn was cut short"),
+			shape{"invalid_request", "responded", "not run: your turn was cut short"}},
+		{"a tool that is not there", p.Refused(c, unknown, ""), shape{"unknown_tool", "responded", `unknown tool "t"`}},
+		{"a request that names no tool there", p.Refused(c, InvalidRequest(unknown), ""), shape{"unknown_tool", "responded", `unknown tool "t"`}},
+		{"a tool a server does not offer", p.Refused(c, fmt.Errorf("%w: t", ErrUnknownTool), "t is not offered"),
+			shape{"unknown_tool", "responded", "t is not offered"}},
+		{"a tool's unknown tool, as it ran", p.Pack(c, Outcome{Err: unknown}, 0), shape{"unknown_tool", "responded", `unknown tool "t"`}},
+		{"arguments refused before the call", p.Refused(c, InvalidArgs(errors.New("args.a: missing")), ""),
+			shape{"invalid_args", "responded", "args.a: missing"}},
+		{"arguments that were no JSON object", p.Refused(c, InvalidRequest(fmt.Errorf("%w", ErrInvalidArgs)), "send them again"),
+			shape{"invalid_args", "responded", "send them again"}},
+		{"arguments refused as the call ran", p.Pack(c, Outcome{Err: badArgs}, 0), shape{"invalid_args", "responded", "args.path: invalid value: no"}},
+		{"arguments refused as the run was cut", p.Pack(c, Outcome{Err: badArgs, Cut: true}, 0), shape{"invalid_args", "responded", "args.path: invalid value: no"}},
+		{"a tool's error", p.Pack(c, Outcome{Err: errors.New("down")}, 0), shape{"tool_error", "responded", "down"}},
+		{"a tool's own refusal before the call", p.Refused(c, errors.New("no such file"), ""), shape{"tool_error", "responded", "no such file"}},
+		{"a panic", p.Pack(c, Outcome{Panicked: "panic: boom"}, 0), shape{"panic", "responded", "panic: boom"}},
+		{"a timeout", p.Pack(c, Outcome{Err: context.DeadlineExceeded, TimedOut: true, Timeout: time.Second}, 0),
+			shape{"timeout", "responded", "timed out after 1s (the timeout for each call)"}},
+		{"an interrupt", p.Pack(c, Outcome{Err: context.Canceled, Cut: true}, 0),
+			shape{"aborted", "aborted", "interrupted while running: context canceled"}},
+		{"an unknown tool as the run was cut", p.Pack(c, Outcome{Err: unknown, Cut: true}, 0),
+			shape{"aborted", "aborted", `interrupted while running: unknown tool "t"`}},
+		{"an interrupt before the call", p.Aborted(c, "interrupted before it ran", 0), shape{"aborted", "aborted", "interrupted before it ran"}},
+		{"a session's call left unanswered", p.Unanswered(c), shape{"aborted", "aborted", UnansweredMessage}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := tt.rec
+			if rec.Error == nil || !rec.IsError {
+				t.Fatalf("record %+v: no error", rec)
+			}
+			got := shape{rec.Error.Kind, rec.Status, rec.Error.Message}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("record mismatch (-want +got):\n%s", diff)
+			}
+			if rec.ParentID != "call_1" || rec.CallID != "c1" || rec.Name != "t" || rec.SessionID != "s" ||
+				rec.Role != message.RoleTool || rec.Type != message.TypeToolResult || rec.DurationMS == nil {
+				t.Errorf("record %+v lacks what every tool_result has", rec)
+			}
+		})
+	}
+}
+
 // TestEncodeContentIsMarshal holds the shortcuts of encodeContent to what
 // marshal (encoding/json without HTML escaping) writes for the same value.
 func TestEncodeContentIsMarshal(t *testing.T) {

@@ -132,7 +132,8 @@ func TestSchemaValidatesRecords(t *testing.T) {
 	for _, rec := range []*message.Record{
 		p.Pack(c, Outcome{Value: map[string]int{"sum": 3}}, time.Millisecond),
 		p.Pack(c, Outcome{Err: errors.New("no")}, time.Millisecond),
-		p.Error(c, message.KindInvalidArgs, "args.a: missing", 0),
+		p.Refused(c, ErrInvalidArgs, "args.a: missing"),
+		p.Unanswered(c),
 		p.Aborted(c, "interrupted", 0),
 		p.Pack(c, Outcome{Err: context.Canceled, Cut: true}, time.Millisecond),
 		p.Pack(c, Outcome{Err: context.DeadlineExceeded, TimedOut: true, Timeout: time.Second}, time.Second),

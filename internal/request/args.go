@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
@@ -21,6 +22,10 @@ type ArgsError struct {
 }
 
 func (e *ArgsError) Error() string { return e.Pos.Prefix(e.Reason()) }
+
+// Is says an ArgsError is records.ErrInvalidArgs: its record is an
+// invalid_args error.
+func (e *ArgsError) Is(target error) bool { return target == records.ErrInvalidArgs }
 
 // Reason is what is wrong, without the position.
 func (e *ArgsError) Reason() string {

@@ -287,7 +287,7 @@ func (ru *run) runSlot(s *slot) {
 	if s.validate {
 		spec, p := ru.r.checkArgs(s.req)
 		if p != nil {
-			s.rec = ru.r.failure(s.req, p.Kind, p.String())
+			s.rec = ru.r.failure(s.req, p)
 			ru.noteRecord(s)
 			ru.finish(s, false)
 			return

@@ -36,7 +36,7 @@ func (ru *run) decide(s *slot) bool {
 			req.Args = d.UpdatedArgs
 			spec, prob := r.checkArgs(req)
 			if prob != nil {
-				s.rec = r.failure(req, prob.Kind, "the arguments as "+d.By+" rewrote them: "+prob.String())
+				s.rec = r.opts.Secrets.Record(r.pk.Refused(r.call(req), prob, "the arguments as "+d.By+" rewrote them: "+prob.String()))
 				s.rec.DecidedBy = d.By
 				return false
 			}

@@ -42,7 +42,7 @@ func (ru *run) execute(s *slot) {
 	defer func() {
 		if v := recover(); v != nil {
 			// Packing ran a MarshalJSON of the tool's result that panicked.
-			s.rec = r.errorRecord(req, message.KindPanic, fmt.Sprintf("panic: %v", v), time.Since(start))
+			s.rec = r.opts.Secrets.Record(r.pk.Pack(r.call(req), records.Outcome{Panicked: fmt.Sprintf("panic: %v", v)}, time.Since(start)))
 		}
 		if s.cancel != nil {
 			ru.inflight.Delete(s)

@@ -20,24 +20,20 @@ func (r *ToolRunner) sessionID(req *request.Request) string {
 	return r.opts.SessionID
 }
 
-// errorRecord is the record of a call that failed after d.
-func (r *ToolRunner) errorRecord(req *request.Request, kind message.ErrorKind, msg string, d time.Duration) *message.Record {
-	return r.opts.Secrets.Record(r.pk.Error(r.call(req), kind, msg, d))
-}
-
 // Refused is the record, with an id of its own, of a request refused
-// before it reached the runner for the reason p: an MCP client's call of a
-// tool its server does not offer, which the client is answered for with
-// the protocol's error but which has its record as every call has.
-func (r *ToolRunner) Refused(req *request.Request, p *Problem) *message.Record {
-	rec := r.failure(req, p.Kind, p.String())
+// before it reached the runner, because of why, said as msg ("" for why's
+// text): an MCP client's call of a tool its server does not offer, which
+// the client is answered for with the protocol's error but which has its
+// record as every call has.
+func (r *ToolRunner) Refused(req *request.Request, why error, msg string) *message.Record {
+	rec := r.opts.Secrets.Record(r.pk.Refused(r.call(req), why, msg))
 	rec.ID = message.NewID()
 	return rec
 }
 
 // failure is the record of a request refused before it ran.
-func (r *ToolRunner) failure(req *request.Request, kind message.ErrorKind, msg string) *message.Record {
-	return r.errorRecord(req, kind, msg, 0)
+func (r *ToolRunner) failure(req *request.Request, p *Problem) *message.Record {
+	return r.opts.Secrets.Record(r.pk.Refused(r.call(req), p, ""))
 }
 
 // aborted is the record of a request cut short by an interrupt (or

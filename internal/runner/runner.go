@@ -205,14 +205,14 @@ type run struct {
 // Each record carries its request's position in the run, by which the
 // records of a run's shards, or of a run and its resumption, go back in
 // request order.
-func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.Summary, error) {
+func (r *ToolRunner) Run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error) (records.RunReport, error) {
 	return r.run(ctx, reqs, emit, false)
 }
 
 // run is Run; with readAll, an interrupt does not stop the reading of
 // reqs, and every request gets a record (RunAll: the requests are in
 // memory, and a model's calls must all be answered).
-func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.Summary, error) {
+func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], emit func(*message.Record) error, readAll bool) (records.RunReport, error) {
 	ru := r.newRun(ctx, readAll)
 	defer ru.cancel()
 	defer close(ru.over)
@@ -222,7 +222,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	// number of requests.
 	pending := make(chan *batch, ru.room.fast)
 	quit := make(chan struct{})
-	summary := records.Summary{Command: records.CommandRun}
+	var summary records.RunReport
 	var skipped dispatched
 	go func() {
 		defer close(pending)
@@ -493,13 +493,12 @@ func (ru *run) take(req *request.Request, ids *numbering, b *batch, skipped *dis
 	b.bytes += int64(req.Size)
 	switch resumed {
 	case records.Again:
-		p := duplicateProblem(req)
-		s.rec = r.failure(req, p.Kind, p.String())
+		s.rec = r.failure(req, duplicateProblem(req))
 	case records.Changed:
-		s.rec = r.failure(req, message.KindInvalidRequest, req.Pos.Prefix(fmt.Sprintf(
+		s.rec = r.failure(req, newProblem(req.Pos, fmt.Sprintf(
 			"resuming: the finished record of id %q answered another request (another tool, or other arguments): "+
 				"the requests changed since that run, so this one neither ran nor was skipped; "+
-				"give each request an id of its own, or run them again into a new file", req.ID)))
+				"give each request an id of its own, or run them again into a new file", req.ID), records.ErrInvalidRequest))
 	default:
 		s.spec, s.rec = ru.check(s, !r.opts.FailFast)
 		s.validate = s.rec == nil && s.spec == nil
@@ -522,7 +521,7 @@ func (ru *run) check(s *slot, later bool) (*registry.Spec, *message.Record) {
 	// 1. Parse: the loader has parsed; what it could not make sense of
 	// comes as Err.
 	if p := checkRequest(req); p != nil {
-		return nil, r.failure(req, p.Kind, p.String())
+		return nil, r.failure(req, p)
 	}
 	// 2. Interrupt check.
 	if ru.cut(s.index) {
@@ -534,21 +533,34 @@ func (ru *run) check(s *slot, later bool) (*registry.Spec, *message.Record) {
 	}
 	spec, p := r.checkArgs(req)
 	if p != nil {
-		return nil, r.failure(req, p.Kind, p.String())
+		return nil, r.failure(req, p)
 	}
 	return spec, nil
 }
 
-// Problem is what is wrong with a request that must not run.
+// Problem is what is wrong with a request that must not run. It is an
+// error: its kind is the one its record would have (records.KindOf).
 type Problem struct {
 	Kind message.ErrorKind
 	// Pos is where the problem is, when known: the request's position, or
 	// a place inside it.
 	Pos     yamlpos.Pos
 	Message string
+	// why is the error it comes of, which chose Kind.
+	why error
+}
+
+// newProblem is the problem at pos, said as msg, of why.
+func newProblem(pos yamlpos.Pos, msg string, why error) *Problem {
+	return &Problem{Kind: records.KindOf(why), Pos: pos, Message: msg, why: why}
 }
 
 func (p *Problem) String() string { return p.Pos.Prefix(p.Message) }
+
+// Error is String: a Problem is what its record says.
+func (p *Problem) Error() string { return p.String() }
+
+func (p *Problem) Unwrap() error { return p.why }
 
 // numbering gives a run's requests their positions, and the requests
 // without an id their id (call_N, N the position), and finds the ids given
@@ -583,8 +595,9 @@ func (nb *numbering) duplicate(req *request.Request) *Problem {
 // duplicateProblem is the problem of a request whose id an earlier one
 // of the run had.
 func duplicateProblem(req *request.Request) *Problem {
-	return &Problem{message.KindInvalidRequest, req.Pos,
-		fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID)}
+	return newProblem(req.Pos,
+		fmt.Sprintf("duplicate id %q: an earlier request of this run has it; a request is never run twice", req.ID),
+		records.ErrInvalidRequest)
 }
 
 // Checker runs steps 1 and 3 over the requests of one run, in order — is
@@ -631,19 +644,20 @@ func (c *Checker) check(req *request.Request) *Problem {
 
 func checkRequest(req *request.Request) *Problem {
 	if req.Err != nil {
-		var re *request.RequestError
-		if errors.As(req.Err, &re) {
-			return &Problem{message.KindInvalidRequest, re.Pos, re.Msg}
+		// The request's own fault, unless it says more: arguments that
+		// were no JSON object (request.ArgsError), which the caller (a
+		// model) is to send again.
+		why := records.InvalidRequest(req.Err)
+		if re, ok := errors.AsType[*request.RequestError](req.Err); ok {
+			return newProblem(re.Pos, re.Msg, why)
 		}
-		// Arguments that were no JSON object: the caller (a model) is to
-		// send them again.
 		if ae, ok := errors.AsType[*request.ArgsError](req.Err); ok {
-			return &Problem{message.KindInvalidArgs, ae.Pos, ae.Reason()}
+			return newProblem(ae.Pos, ae.Reason(), why)
 		}
-		return &Problem{message.KindInvalidRequest, req.Pos, req.Err.Error()}
+		return newProblem(req.Pos, req.Err.Error(), why)
 	}
 	if req.Name == "" {
-		return &Problem{message.KindInvalidRequest, req.Pos, `missing "name": a request names the tool to call`}
+		return newProblem(req.Pos, `missing "name": a request names the tool to call`, records.ErrInvalidRequest)
 	}
 	return nil
 }
@@ -651,23 +665,20 @@ func checkRequest(req *request.Request) *Problem {
 func (r *ToolRunner) checkArgs(req *request.Request) (*registry.Spec, *Problem) {
 	spec, ok := r.reg.Lookup(req.Name)
 	if !ok {
-		return nil, &Problem{message.KindUnknownTool, req.Pos, r.reg.UnknownTool(req.Name).Error()}
+		unknown := r.reg.UnknownTool(req.Name)
+		return nil, newProblem(req.Pos, unknown.Error(), unknown)
 	}
 	if req.Args == nil {
 		req.Args = map[string]any{}
 	}
 	if err := spec.Validate(req.Args); err != nil {
-		return nil, &Problem{message.KindInvalidArgs, req.Pos, err.Error()}
+		return nil, newProblem(req.Pos, err.Error(), records.InvalidArgs(err))
 	}
 	if spec.Precheck != nil {
 		// What the tool would refuse as it ran, refused before: by run and
 		// by validate alike, in the words of a refusal as the call ran.
 		if err := spec.Precheck(r.toolContext(req), req.Args); err != nil {
-			kind := message.KindInvalidArgs
-			if !registry.IsInvalidArgs(err) {
-				kind = message.KindToolError
-			}
-			return nil, &Problem{kind, req.Pos, (&refusal{tool: req.Name, err: err}).Error()}
+			return nil, newProblem(req.Pos, (&refusal{tool: req.Name, err: err}).Error(), err)
 		}
 	}
 	return spec, nil

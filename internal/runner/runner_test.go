@@ -142,7 +142,7 @@ func testRegistry(t testing.TB, c *calls) *registry.Registry {
 // collect runs reqs and returns their records in the order emitted.
 // collect runs reqs as a file's requests come, each but the last with
 // the next at hand (More): the dispatcher makes batches of them.
-func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*request.Request) ([]*message.Record, records.Summary) {
+func collect(t testing.TB, ctx context.Context, r *ToolRunner, reqs []*request.Request) ([]*message.Record, records.RunReport) {
 	t.Helper()
 	var recs []*message.Record
 	sum, err := r.Run(ctx, func(yield func(*request.Request) bool) {
@@ -426,7 +426,7 @@ func TestRunInterruptAtRandomMoments(t *testing.T) {
 			time.AfterFunc(time.Duration(rand.IntN(40))*time.Millisecond, cancel)
 			all := round%2 == 0
 			var recs []*message.Record
-			var sum records.Summary
+			var sum records.RunReport
 			if all {
 				var err error
 				if recs, err = r.RunAll(ctx, reqs); err != nil {

@@ -7,7 +7,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -42,9 +41,10 @@ type Config struct {
 	// Deadline bounds each request whole, from its sending to the end of
 	// its answer (--api-timeout); 0 means llm.DefaultDeadline.
 	Deadline time.Duration
-	// Notices receives a line for each retry of a provider request (what
-	// failed, how long kesoku waits); nil discards them.
-	Notices io.Writer
+	// Notices is told, in a line, of each retry of a provider request
+	// (what failed, how long kesoku waits), its secrets hidden; nil
+	// tells no one.
+	Notices func(msg string)
 	// MaxResponse bounds one answer of the API, streamed or not; 0 means
 	// llm.DefaultMaxResponse. The results of a batch need more.
 	MaxResponse int64
@@ -356,10 +356,10 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 		}
 		opts.HTTPClient = &http.Client{Transport: c.Transport(m.entry.name, m.cfg.Model, nil, m.key)}
 	}
-	if w := m.cfg.Notices; w != nil {
+	if tell := m.cfg.Notices; tell != nil {
 		// A proxy's message may hold the key.
 		redact := m.Redactor()
-		opts.OnRetry = func(msg string) { fmt.Fprintf(w, "kesoku: %s\n", redact.String(msg)) }
+		opts.OnRetry = func(msg string) { tell(redact.String(msg)) }
 	}
 	return m.entry.build(ctx, opts)
 }

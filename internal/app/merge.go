@@ -1,0 +1,63 @@
+package app
+
+import (
+	"io"
+
+	"github.com/kesoku/kesoku/internal/records"
+)
+
+// MergeOptions are what kesoku merge is asked to do. The caller has
+// checked them (the -o file is no part, the report's path none of the
+// files).
+type MergeOptions struct {
+	// Parts are the records files of a run's (or an eval's) shards.
+	Parts []string
+	// Output is the merged file, "" or "-" for Stdout.
+	Output string
+	Stdout io.Writer
+	// JUnit is the path of the JUnit report, "" for none.
+	JUnit string
+}
+
+// Merge joins the parts into the file the whole run would have written
+// (records.Merge), through a sink whose report is made from the merged
+// records as they are written, not by joining the shards' reports: it
+// then says what the merged file holds, whatever report a shard left. A
+// part that cannot be read, or parts that are not one run's shards, are
+// a *FilesError; nothing is written then.
+func Merge(o MergeOptions) (records.MergeReport, error) {
+	sink, err := OpenSink(SinkOptions{JUnit: o.JUnit, Suite: "kesoku merge"})
+	if err != nil {
+		return records.MergeReport{}, &UsageError{Err: err}
+	}
+	defer sink.Abandon()
+	classname := o.Output
+	if classname == "" || classname == "-" {
+		classname = "kesoku merge"
+	}
+	var rep records.MergeReport
+	merge := func(w io.Writer) error {
+		lines, wait := sink.Lines(w, classname)
+		rep, err = records.Merge(o.Parts, lines)
+		if rerr := wait(); rerr != nil && err == nil {
+			return &UsageError{Err: rerr}
+		}
+		return err
+	}
+	if o.Output != "" && o.Output != "-" {
+		// Written beside and renamed, under the file's lock: a merge that
+		// fails leaves no half file under the name, and no run writes
+		// records into the file the merge replaces (a run that holds it
+		// refuses the merge).
+		err = records.Replace(o.Output, merge)
+	} else {
+		err = merge(o.Stdout)
+	}
+	if _, ok := err.(*UsageError); ok {
+		return rep, err
+	}
+	if err != nil {
+		return rep, &FilesError{[]error{err}}
+	}
+	return rep, sink.Close(nil)
+}
