@@ -80,7 +80,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "registry", "message", "internal/english"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy", "internal/hook"},
+	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy"},
 	"internal/app/apptest": {},
 }
 

@@ -253,7 +253,9 @@ ends its options, but changes what some programs make of the argument (for
 git log, a path, not a commit).
 
 A third, prices, says what models cost, for --max-budget-usd: see kesoku
-help budgets.
+help budgets. A fourth, permissions, holds the rules of which tool calls run
+({allow: [...], ask: [...], deny: [...]}; not the flags of those names): see
+kesoku help permissions.
 
 --mcp-config FILE adds the servers of a file in the shape of .mcp.json and
 Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be

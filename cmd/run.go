@@ -32,10 +32,8 @@ type runOptions struct {
 	starts *startNotes
 	callFlags
 	perms permissionFlags
-	// asker asks at the terminal, nil without one; deferred are the ids
-	// of the calls the run deferred.
-	asker    *terminalAsker
-	deferred []string
+	// asker asks at the terminal, nil without one.
+	asker *terminalAsker
 
 	// format is the format --format forces, "" for none; set by check.
 	format request.Format
@@ -183,11 +181,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return appErr(err)
 	}
-	if len(rep.Deferred) > 0 && !rep.Interrupted {
-		o.g.printSummary(o.Summary, &rep)
-		return deferredErr(o.Output, rep.Deferred, "run the same command with --resume")
-	}
-	return o.g.closeRun(o.Summary, &rep)
+	return o.g.closeRun(o.Summary, &rep, o.Output)
 }
 
 // progress starts the run's progress, and says each MCP server that
@@ -203,13 +197,15 @@ func (o *runOptions) progress(total int64, others func() int64) app.Progress {
 }
 
 // closeRun says what a run did and ends it with its exit status.
-func (g *globals) closeRun(format summaryFormat, rep *records.RunReport) error {
+func (g *globals) closeRun(format summaryFormat, rep *records.RunReport, output string) error {
 	g.printSummary(format, rep)
 	switch {
 	case rep.Interrupted && (!g.Quiet || format == summaryJSON):
 		return errInterruptedReported
 	case rep.Interrupted:
 		return errInterrupted
+	case len(rep.Deferred) > 0:
+		return deferredErr(output, rep.Deferred, "run the same command with --resume")
 	case rep.HasErrors():
 		// The exit status describes the file: error records an earlier
 		// run left there count as much as new ones.

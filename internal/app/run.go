@@ -163,9 +163,9 @@ func (e *Env) runInto(ctx context.Context, o RunOptions, files []*request.File, 
 	ropts.SessionID = session
 	ropts.Store = sink
 	ropts.OnSkip = func(*request.Request) { sink.Skip() }
-	if ropts.Finished != nil {
-		// The answers kesoku approve gave to the calls deferred.
-		e.SetApprovals(ropts.Finished)
+	if resumed != nil {
+		// kesoku approve's answers to the calls the earlier run deferred.
+		e.SetApprovals(resumed.Finished)
 	}
 	r := runner.New(e.Tools.Registry, ropts)
 	var read int64 // the requests of the whole run read, every shard's
@@ -186,7 +186,7 @@ func (e *Env) runInto(ctx context.Context, o RunOptions, files []*request.File, 
 	// part that lost its last records. A shard cut short says nothing, and
 	// merge refuses it.
 	var end *message.Record
-	if o.Shard.N > 0 && runErr == nil && !rep.Interrupted && !rep.FailedFast && len(deferred) == 0 {
+	if o.Shard.N > 0 && runErr == nil && !rep.Interrupted && !rep.FailedFast && len(rep.Deferred) == 0 {
 		end = records.ShardEndRecord(session, records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: read})
 	}
 	switch {

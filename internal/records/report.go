@@ -160,12 +160,11 @@ type RunReport struct {
 	// have no record (--resume finishes them); FailedFast that --fail-fast
 	// stopped it.
 	Interrupted, StoppedReading, FailedFast bool
+	// Deferred are the ids of the calls the run stopped at, waiting for
+	// a person's answer (--on-ask defer).
+	Deferred []string
 	// Output is the records file (the sentence names it).
 	Output string
-	// Deferred are the ids of the calls the run deferred, in request
-	// order: they wait for kesoku approve, and the run stopped at the
-	// first.
-	Deferred []string
 }
 
 // MarshalJSON writes the report as a program reads it.
@@ -178,8 +177,9 @@ func (r RunReport) MarshalJSON() ([]byte, error) {
 		Interrupted    bool                      `json:"interrupted,omitempty"`
 		StoppedReading bool                      `json:"stopped_reading,omitempty"`
 		FailedFast     bool                      `json:"failed_fast,omitempty"`
+		Deferred       []string                  `json:"deferred,omitempty"`
 		Kinds          map[message.ErrorKind]int `json:"errors"`
-	}{r.JSON("run"), r.Replaced, r.Dropped, r.Foreign, r.Interrupted, r.StoppedReading, r.FailedFast, r.KindsOrNone()})
+	}{r.JSON("run"), r.Replaced, r.Dropped, r.Foreign, r.Interrupted, r.StoppedReading, r.FailedFast, r.Deferred, r.KindsOrNone()})
 }
 
 // String says in one line what the run did, without hints.
