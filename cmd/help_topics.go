@@ -1052,7 +1052,8 @@ instead of those that only read, --tools +write_file adds one to them, and
 or a list that mixes plain names with +NAME or -NAME, is refused: nothing is
 offered. A call to a tool that was not offered is answered with an
 unknown_tool error; it never runs. Every call is checked against the tool's
-schema before it runs.
+schema before it runs, then against the rules of which calls run (--allow,
+--ask, --deny, permissions:): see kesoku help permissions.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on
