@@ -33,16 +33,19 @@ var allowed = map[string][]string{
 	"internal/origin":          {},
 	// The secrets kesoku holds: hidden in what comes back, kept from the
 	// programs it starts.
-	"internal/secret":     {"message"},
-	"internal/cassette":   {},
-	"internal/english":    {},
-	"internal/atomicfile": {},
-	"internal/yamlpos":    {},
-	"internal/tooldoc":    {},
-	"internal/config":     {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices", "internal/policy"},
-	"internal/prices":     {"message"},
-	"internal/eval":       {"internal/jsonschema", "internal/yamlpos", "internal/english"},
-	"internal/gen":        {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
+	"internal/secret": {"message"},
+	// Traces: whether they are on, the exporter, the spans kesoku makes.
+	"internal/tracing":          {"message", "internal/secret", "internal/origin"},
+	"internal/tracing/otlptest": {},
+	"internal/cassette":         {},
+	"internal/english":          {},
+	"internal/atomicfile":       {},
+	"internal/yamlpos":          {},
+	"internal/tooldoc":          {},
+	"internal/config":           {"registry", "internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices", "internal/policy"},
+	"internal/prices":           {"message"},
+	"internal/eval":             {"internal/jsonschema", "internal/yamlpos", "internal/english"},
+	"internal/gen":              {"registry", "internal/tooldoc", "internal/atomicfile", "internal/english"},
 	// What registry keeps for kesoku alone (sources of tools loaded when
 	// needed), its types as type parameters.
 	"internal/registrysource":  {},
@@ -50,9 +53,9 @@ var allowed = map[string][]string{
 	"internal/tools":           {"registry", "message", "internal/workspace", "internal/english"},
 	"internal/records":         {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile"},
 	"internal/request":         {"registry", "message", "internal/records", "internal/yamlpos", "internal/english"},
-	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/policy"},
+	"internal/runner":          {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/tracing", "internal/policy"},
 	"internal/policy":          {},
-	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret"},
+	"internal/llm":             {"registry", "internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret", "internal/tracing"},
 	"internal/llm/gemini":      {"internal/llm", "registry", "message"},
 	"internal/llm/claude":      {"internal/llm", "registry", "message"},
 	"internal/llm/openai":      {"internal/llm", "registry", "message"},
@@ -63,7 +66,7 @@ var allowed = map[string][]string{
 	"internal/diff":            {"message", "internal/records", "internal/junit", "internal/english"},
 	"internal/junit":           {"message", "internal/atomicfile"},
 	"internal/junit/junittest": {},
-	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english", "internal/secret"},
+	"internal/toolsource":      {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/registrysource", "internal/english", "internal/secret", "internal/tracing"},
 	"internal/jsonschema":      {},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
@@ -74,10 +77,10 @@ var allowed = map[string][]string{
 	// kesoku.
 	"internal/toolsource/mcptest": {},
 	"internal/batch":              {"internal/llm", "internal/media", "internal/records", "internal/request", "internal/runner", "registry", "message", "internal/english", "internal/atomicfile", "internal/yamlpos", "internal/workspace", "internal/termtext"},
-	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "registry", "message", "internal/english"},
+	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "registry", "message", "internal/english", "internal/tracing"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "registry", "message", "internal/policy"},
+	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "internal/tracing", "registry", "message", "internal/policy"},
 	"internal/app/apptest": {},
 }
 

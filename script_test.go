@@ -45,6 +45,10 @@ func TestScript(t *testing.T) {
 			for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "NO_COLOR"} {
 				env.Setenv(k, "")
 			}
+			// Nor may its OpenTelemetry settings trace a script.
+			for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_EXPORTER", "OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"} {
+				env.Setenv(k, "")
+			}
 			genScriptEnv(env)
 			return nil
 		},

@@ -110,7 +110,7 @@ func diffMissing(args []string) string {
 
 // recordFields are the top-level fields of a record: --ignore of one that
 // is never compared is harmless, of any other name a mistake.
-var recordFields = []string{"id", "session_id", "parent_id", "role", "type", "status", "name", "content", "is_error", "error", "args_hash", "position", "created_at", "duration_ms", "call_id", "model", "provider_data", "truncated", "model_call_id", "cut", "usage"}
+var recordFields = []string{"id", "session_id", "parent_id", "role", "type", "status", "name", "content", "is_error", "error", "args_hash", "position", "created_at", "duration_ms", "call_id", "model", "provider_data", "truncated", "model_call_id", "cut", "usage", "repeat", "cost_usd", "trace_id", "span_id"}
 
 // check parses --ignore and refuses reading standard input twice, and a
 // report that would replace either file.

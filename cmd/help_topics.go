@@ -50,6 +50,7 @@ var helpTopics = []helpTopic{
 	{"safety", "Confinement, kesoku's own files, what a found config may do", text(safetyTopic)},
 	{"shards", "One batch on many machines: --shard K/N and kesoku merge", func(*cobra.Command) string { return shardsTopic() }},
 	{"snapshots", "kesoku diff: pairing records, what is compared, its output", text(snapshotsTopic)},
+	{"traces", "OpenTelemetry traces: the OTEL_* variables, spans, content", text(tracesTopic)},
 }
 
 // fillTopics writes the text of every topic under root, for what reads
@@ -344,6 +345,74 @@ func orList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
+const tracesTopic = `kesoku sends OpenTelemetry traces of what it does when the standard
+OTEL_* variables ask for them, and nothing otherwise: off, nothing of
+OpenTelemetry is started.
+
+VARIABLES
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+       where spans go, over OTLP/HTTP (/v1/traces is added to the first);
+       either one set turns traces on
+  OTEL_TRACES_EXPORTER
+       otlp turns traces on (to https://localhost:4318 when no endpoint is
+       set), none turns them off; nothing else is supported
+  OTEL_SDK_DISABLED
+       true turns traces off
+  OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+       http/protobuf (the default) or http/json; grpc is not supported:
+       traces stay off, with a line on stderr, and the command runs
+  OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS
+       headers of each export (key1=value1,key2=value2); their values
+       are secrets, [redacted] wherever they show up, and sent to the
+       endpoint's origin alone: a collector's redirect to another
+       scheme, host or port is refused, and its spans are counted among
+       those it did not take
+  OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION,
+  OTEL_EXPORTER_OTLP_CERTIFICATE, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
+  OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_EXPORTER_OTLP_INSECURE
+       as the OTLP exporter's specification says (each with its
+       _TRACES_ form)
+  OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
+       the service (kesoku unless set) and the resource's attributes
+  OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+  OTEL_BSP_SCHEDULE_DELAY
+       the queue of spans waiting to be sent (2048 by default): a span
+       that finds it full is dropped, never waited for
+  OTEL_BSP_EXPORT_TIMEOUT
+       how long, in milliseconds, the end of a command waits for its
+       last spans (5000 unless set): a collector that is down or slow
+       never holds or fails a command, and one line on stderr says how
+       many spans it did not take
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+       true puts the prompts, the model's answers and the tools'
+       arguments and results on the spans, every secret [redacted]; off
+       by default
+
+SPANS
+The spans follow OpenTelemetry's GenAI semantic conventions, v1.41.0:
+  kesoku run, kesoku eval
+       the whole command, the root of its trace
+  invoke_agent kesoku
+       a session, or one run of an eval case (kesoku.eval.case,
+       kesoku.eval.passed): gen_ai.conversation.id is the session's id
+  chat {model}
+       a model request: gen_ai.provider.name, gen_ai.request.model,
+       gen_ai.usage.input_tokens and output_tokens,
+       gen_ai.response.finish_reasons
+  execute_tool {tool}
+       a tool call: gen_ai.tool.name, gen_ai.tool.call.id (the model's
+       call id, or the request's id), error.type (the record's error
+       kind) when it failed
+  {method} {target}
+       a request to an MCP server (tools/call add, mcp.method.name),
+       which carries the trace in its params._meta (traceparent,
+       tracestate); kesoku mcp serve continues the trace a request
+       carries, so a client's trace shows kesoku's calls inside it
+Each record of a traced command carries trace_id and span_id: those of
+its tool call's span, its model request's, or its session's. A program
+kesoku starts (an MCP server over stdio, itself kesoku) gets none of
+these variables unless its entry passes them in env:.`
+
 const environmentTopic = `kesoku reads these environment variables, and those that its config files
 and flags name: ${VAR} in an MCP server's entry, and the variable that
 --token-env names.
@@ -387,6 +456,17 @@ FILES AND THE TERMINAL
   SOURCE_DATE_EPOCH
        the date gen-man writes into the man pages (seconds since 1970),
        for a build that is to be the same every time
+
+TRACES
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  OTEL_TRACES_EXPORTER, OTEL_SDK_DISABLED
+       turn OpenTelemetry traces on (an endpoint set, or
+       OTEL_TRACES_EXPORTER=otlp) or off (none; the default)
+  OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS and the rest of
+  the OTLP exporter's, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+  OTEL_BSP_*, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+       how spans are sent, what they say and whether the prompts and
+       the tools' arguments are on them: see kesoku help traces
 
 PROGRAMS KESOKU STARTS
 A command tool's program and an MCP server kesoku starts get only these of
@@ -830,6 +910,9 @@ Where they apply:
   decided_by    what decided whether the call ran, when something did: a
                 rule, the person asked, kesoku approve, --on-ask
   approval      on a deferred record: approved or refused (kesoku approve)
+  trace_id, span_id
+                the OpenTelemetry trace and span the record was made
+                under, when traces are on (kesoku help traces)
 
 ERROR KINDS
   invalid_request  the request is malformed: no name, a bad line, an id

@@ -161,7 +161,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
-		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell,
+		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell, Trace: "run",
 		Policy: pol,
 	})
 	if err != nil {

@@ -161,6 +161,12 @@ type Record struct {
 	// CostUSD, on a verdict, is what the case's model requests cost in US
 	// dollars, where the model has a price.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// TraceID and SpanID, on the records of a traced run (OpenTelemetry,
+	// turned on by the OTEL_* variables), are the ids of the trace and of
+	// the span the record was made under (a tool call's execute_tool, a
+	// model request's chat), in lowercase hex.
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 }
 
 // Usage is what model requests cost, in tokens, as the provider reported

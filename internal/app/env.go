@@ -29,6 +29,7 @@ import (
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/toolsource"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/internal/workspace"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -123,6 +124,14 @@ type Options struct {
 	// providers' keys, the tool set those of the MCP servers (their
 	// headers, a key in a URL, OAuth's secrets and tokens).
 	Secrets []string
+
+	// Trace names the span of the whole command ("run", "eval") when
+	// traces are on; "" for none (a command whose spans come from
+	// elsewhere: mcp serve continues its clients' traces).
+	Trace string
+	// Getenv reads the OTEL_* variables that turn traces on; nil is the
+	// process's environment.
+	Getenv func(string) string
 }
 
 // Env is a command's environment, made by Prepare. Close it once.
@@ -148,6 +157,10 @@ type Env struct {
 	// the rules of permissions in it.
 	policy *policy.Policy
 	rules  policy.Rules
+	// traces is the OpenTelemetry SDK when the OTEL_* variables turn it
+	// on, nil otherwise; root is the command's span.
+	traces *tracing.Provider
+	root   *tracing.Span
 }
 
 // Prepare makes the environment options describe. Every error it returns
@@ -160,6 +173,7 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 		o.Tell = notice.Discard
 	}
 	e := &Env{opts: o, protected: append([]registry.Protected(nil), o.Protected...)}
+	ctx = e.startTraces(ctx)
 	if o.Cassette != "" {
 		c, err := cassette.Open(o.Cassette, o.CassetteMode)
 		if err != nil {
@@ -199,6 +213,9 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	// that prints its environment, or reads a file, may show any of them.
 	e.secrets = secret.NewRedactor(provider.Keys()...)
 	e.secrets.Add(o.Secrets...)
+	if e.traces != nil {
+		e.secrets.Add(tracing.HeaderValues(e.getenv)...)
+	}
 	if o.Model.Model != "" || o.ModelRequired {
 		if !o.Quiet {
 			o.Model.Notices = notice.Func(o.Tell, notice.Warning)
@@ -395,5 +412,6 @@ func (e *Env) Close() error {
 			err = cerr
 		}
 	}
+	e.endTraces()
 	return err
 }

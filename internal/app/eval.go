@@ -16,6 +16,7 @@ import (
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -96,6 +97,7 @@ type result struct {
 // o.Write in case order. Once the budget is spent no new model request
 // starts; every run not finished then gets a verdict of kind budget.
 func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
+	ctx = e.traced(ctx)
 	model, err := e.Model.Build(ctx)
 	if err != nil {
 		return EvalReport{}, err
@@ -265,6 +267,12 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		}
 	}
 	sessionID := message.NewID()
+	// The case's span holds its session: its model requests and tool
+	// calls, and its verdict.
+	ctx, span := tracing.From(ctx).Agent(ctx, tracing.Agent{
+		SessionID: sessionID, Provider: model.Name(), Model: model.ModelName(), Case: u.c.ID, Repeat: u.repeat,
+	})
+	defer span.End()
 	store := &memStore{}
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
 	redact := e.secrets
@@ -328,6 +336,11 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		v.Usage, v.CostUSD = spent.Usage, spent.CostUSD
 		v.Error = &message.ErrorInfo{Kind: message.KindBudget, Message: budget.Error()}
 	}
+	if err != nil {
+		span.Error(err)
+	}
+	span.Passed(passed)
+	span.Stamp(v)
 	return result{
 		recs: append(recs, v),
 		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},

@@ -66,6 +66,8 @@ func (e *Env) Serve(ctx context.Context, o ServeOptions) (interrupted bool, err 
 	defer end()
 	o.Server.Runner = e.RunnerOptions()
 	o.Server.Runner.EndGrace = ir.EndGrace()
+	// Each request served continues its client's trace, when traces are on.
+	o.Server.Tracer = e.Tracer()
 	srv := mcpserve.New(o.Tools, o.Server)
 	if o.HTTP == "" {
 		if o.Serving != nil {

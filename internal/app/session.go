@@ -11,6 +11,7 @@ import (
 	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -155,6 +156,10 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	if o.Started != nil {
 		o.Started(sessionID, rm.Name(), rm.Provider(), path)
 	}
+	// The session's span holds its model requests and tool calls.
+	ctx = e.traced(ctx)
+	ctx, span := tracing.From(ctx).Agent(ctx, tracing.Agent{SessionID: sessionID, Provider: model.Name(), Model: model.ModelName()})
+	defer span.End()
 
 	if o.Interactive {
 		ir := e.WatchSignals(o.Prompter.InterruptedAtPrompt)
@@ -177,6 +182,7 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	s.SetRunner(newRunner(ir.EndGrace()))
 	answer, err := s.Send(runCtx, o.Prompt)
 	if err != nil {
+		span.Error(err)
 		if errors.As(err, new(*llm.CutError)) && answer != "" {
 			// The partial answer is shown as it would have been; the exit
 			// status and the line on stderr say it is partial.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -278,11 +280,20 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 			return "", err
 		}
 		onText, flush := s.opts.Redactor.Stream(s.opts.OnText)
-		resp, err := s.opts.Provider.Generate(ctx, &Request{
+		// The request's span holds the model's turn and its records; the
+		// calls it asks for run beside it, under the session's.
+		chatCtx, span := tracing.From(ctx).Chat(ctx, s.opts.Provider.Name(), model)
+		if span != nil {
+			span.Content(tracing.KeyInstructions, s.opts.System, s.opts.Redactor)
+			span.ContentJSON(tracing.KeyInput, traceMessages(s.history), s.opts.Redactor)
+		}
+		resp, err := s.opts.Provider.Generate(chatCtx, &Request{
 			System: s.opts.System, Messages: s.history, Tools: s.opts.Tools, Cacheable: true,
 		}, onText)
 		flush()
 		if err != nil {
+			span.Error(err)
+			span.End()
 			if ctx.Err() != nil {
 				return "", ErrInterrupted
 			}
@@ -291,7 +302,12 @@ func (s *Session) send(ctx context.Context, prompt string) (string, error) {
 		if s.opts.Tally != nil {
 			s.opts.Tally.Add(resp.Usage)
 		}
-		calls, err := s.recordTurn(ctx, resp)
+		if span != nil {
+			span.Answered(resp.Usage, cmp.Or(resp.Cut, resp.StopReason))
+			span.ContentJSON(tracing.KeyOutput, traceMessages([]Message{resp.Message}), s.opts.Redactor)
+		}
+		calls, err := s.recordTurn(chatCtx, resp)
+		span.End()
 		if err != nil {
 			return "", err
 		}
@@ -679,6 +695,9 @@ func (s *Session) newRecord(role message.Role, typ message.Type) *message.Record
 // append stores records and makes the last one the parent of what comes
 // next. An interrupt does not stop it: what happened must be recorded.
 func (s *Session) append(ctx context.Context, recs ...*message.Record) error {
+	for _, rec := range recs {
+		tracing.Stamp(ctx, rec)
+	}
 	if err := s.opts.Store.Append(context.WithoutCancel(ctx), recs...); err != nil {
 		return fmt.Errorf("write transcript: %w", err)
 	}

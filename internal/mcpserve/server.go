@@ -26,6 +26,7 @@ import (
 	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
@@ -76,6 +77,11 @@ type Options struct {
 	// than their own messages: it is given an *UnknownToolError, and may
 	// say what offers the tool (the caller's flags).
 	Word func(error) string
+	// Tracer, when traces are on, makes a span of each request served,
+	// under the client's span that the request's _meta carries
+	// (traceparent): the calls' execute_tool spans are inside it. Nil
+	// traces nothing.
+	Tracer *tracing.Tracer
 }
 
 // DefaultSessionTimeout is how long an idle session lasts unless
@@ -199,7 +205,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		s.offered = append(s.offered, spec.Name)
 	}
 	slices.Sort(s.offered)
-	s.mcp.AddReceivingMiddleware(s.sessionCap.note, s.refuseUndeclared, s.refuseUnknown, s.legacyTools)
+	s.mcp.AddReceivingMiddleware(s.trace, s.sessionCap.note, s.refuseUndeclared, s.refuseUnknown, s.legacyTools)
 	return s
 }
 

@@ -128,6 +128,14 @@ func AppendRecord(dst []byte, rec *message.Record) ([]byte, error) {
 		dst = append(dst, `,"cost_usd":`...)
 		dst = strconv.AppendFloat(dst, *rec.CostUSD, 'g', -1, 64)
 	}
+	if rec.TraceID != "" {
+		dst = append(dst, `,"trace_id":`...)
+		dst = appendString(dst, rec.TraceID)
+	}
+	if rec.SpanID != "" {
+		dst = append(dst, `,"span_id":`...)
+		dst = appendString(dst, rec.SpanID)
+	}
 	return append(dst, '}'), nil
 }
 

@@ -145,6 +145,11 @@ func TestSchemaValidatesRecords(t *testing.T) {
 		if err := checkRecord(t, s, rec); err != nil {
 			t.Errorf("%+v: %v", rec, err)
 		}
+		// A traced run's records carry the ids of their trace and span.
+		rec.TraceID, rec.SpanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+		if err := checkRecord(t, s, rec); err != nil {
+			t.Errorf("traced %+v: %v", rec, err)
+		}
 	}
 	if err := checkRecord(t, s, ShardEndRecord("s", ShardEnd{Shard: 2, Shards: 3, Requests: 10})); err != nil {
 		t.Errorf("a shard's end: %v", err)
@@ -164,6 +169,10 @@ func TestSchemaValidatesRecords(t *testing.T) {
 		},
 		"a tool call without its name": func(r *message.Record) { r.Type, r.Role = message.TypeToolCall, message.RoleAssistant },
 		"an args_hash not hex":         func(r *message.Record) { r.ArgsHash = "not hex" },
+		"a trace id without its span":  func(r *message.Record) { r.TraceID = "4bf92f3577b34da6a3ce929d0e0e4736" },
+		"a span id in upper case": func(r *message.Record) {
+			r.TraceID, r.SpanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00F067AA0BA902B7"
+		},
 		"a shard's end that says no shard": func(r *message.Record) {
 			r.Type, r.Content = TypeShardEnd, json.RawMessage(`{"shard":0,"shards":2,"requests":4}`)
 		},

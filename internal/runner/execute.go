@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -29,6 +31,12 @@ func (ru *run) execute(s *slot) {
 	// The call's context is the run's, cancelled on interrupt; with its own
 	// deadline under --timeout, and its own cancel under --fail-fast.
 	ctx := ru.ctx
+	// The call's span wraps steps 4 and 5; its ids go on the record.
+	var span *tracing.Span
+	if ru.tr != nil {
+		ctx, span = ru.tr.Tool(ctx, req.Name, callID(req))
+		span.ContentJSON(tracing.KeyArguments, req.Args, r.opts.Secrets)
+	}
 	if r.opts.FailFast || r.opts.Policy != nil {
 		// A call may be cut after it started: by the first failure, or by
 		// a deferred call before it.
@@ -47,6 +55,10 @@ func (ru *run) execute(s *slot) {
 		if s.cancel != nil {
 			ru.inflight.Delete(s)
 			s.cancel()
+		}
+		if span != nil {
+			span.ToolDone(s.rec)
+			span.End()
 		}
 		// Before the worker is free, so that nothing after a failure starts.
 		ru.noteRecord(s)
@@ -84,6 +96,15 @@ func (ru *run) execute(s *slot) {
 	}
 	d = time.Since(start)
 	s.rec = ru.pack(ctx, s, o, d)
+}
+
+// callID is gen_ai.tool.call.id of req: the model's id of the call in a
+// session, the request's id in a run.
+func callID(req *request.Request) string {
+	if req.CallID != "" {
+		return req.CallID
+	}
+	return req.ID
 }
 
 // call runs the tool, turning a panic into an outcome.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
 )
 
@@ -18,6 +19,7 @@ func (r *ToolRunner) RunOne(ctx context.Context, req *request.Request) *message.
 	ru := &run{r: r, parent: ctx, failed: make(chan struct{})}
 	ru.failAt.Store(math.MaxInt64)
 	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	ru.tr = tracing.From(ctx)
 	defer ru.cancel()
 	if req.ID == "" {
 		req.ID = "call_1" // as Run numbers the first request of a run
@@ -35,5 +37,8 @@ func (r *ToolRunner) RunOne(ctx context.Context, req *request.Request) *message.
 	rec := w.await(b, s, 0)
 	w.stop()
 	rec.ID = message.NewID()
+	if ru.tr != nil {
+		tracing.Stamp(ctx, rec)
+	}
 	return rec
 }

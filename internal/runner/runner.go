@@ -24,6 +24,7 @@ import (
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/secret"
+	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -190,6 +191,9 @@ type run struct {
 	room room
 	// readAll keeps taking requests after an interrupt (RunAll).
 	readAll bool
+	// tr traces each call (an execute_tool span around step 4); nil when
+	// traces are off, and then nothing of them is done.
+	tr *tracing.Tracer
 }
 
 // Run executes the requests in order of arrival, up to Jobs at once, and
@@ -245,6 +249,10 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 			}
 			rec.ID = message.NewID()
 			rec.ArgsHash = s.argsHash
+			if ru.tr != nil {
+				// A request refused before it ran is under the run's span.
+				tracing.Stamp(ru.parent, rec)
+			}
 			if !readAll {
 				rec.Position = s.index
 			}
@@ -276,6 +284,7 @@ func (r *ToolRunner) newRun(ctx context.Context, readAll bool) *run {
 	ru.slow.Store(true) // until a call says otherwise
 	ru.failAt.Store(math.MaxInt64)
 	ru.ctx, ru.cancel = context.WithCancel(ctx)
+	ru.tr = tracing.From(ctx)
 	return ru
 }
 

@@ -222,6 +222,7 @@ func (s *server) start(ctx context.Context) error {
 		// and say only that.
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
+	client.AddSendingMiddleware(traceRequests)
 	session, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return err

@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/secret"
+	"github.com/kesoku/kesoku/internal/tracing"
+	"github.com/kesoku/kesoku/registry"
+)
+
+func attrs(s sdktrace.ReadOnlySpan) map[string]string {
+	m := map[string]string{}
+	for _, kv := range s.Attributes() {
+		m[string(kv.Key)] = kv.Value.Emit()
+	}
+	return m
+}
+
+// TestRunTracesEachCall: traced, each call that runs is an execute_tool
+// span under the run's, with the tool's name and the call's id, and
+// error.type when it failed; each record carries the ids of its span (a
+// request refused before it ran, those of the run's). Content stays off
+// the spans unless asked for, and a secret never reaches them.
+func TestRunTracesEachCall(t *testing.T) {
+	t.Parallel()
+	for _, content := range []bool{false, true} {
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		tr := tracing.NewTracer(tp.Tracer("test"), content)
+		ctx, root := tr.Root(tracing.With(context.Background(), tr), "run")
+		reg := testRegistry(t, nil)
+		type tokenArgs struct {
+			Token string `json:"token"`
+		}
+		if err := registry.Add(reg, "login", "Fails, with a token.", func(context.Context, *registry.ToolContext, tokenArgs) (string, error) {
+			return "", errors.New("refused")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r := New(reg, Options{Jobs: 2, Secrets: secret.NewRedactor("hunter2-secret")})
+		recs, _ := collect(t, ctx, r, []*request.Request{
+			{ID: "ok", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+			{ID: "bad", Name: "login", Args: map[string]any{"token": "hunter2-secret"}},
+			{ID: "unknown", Name: "no_such_tool", Args: map[string]any{}},
+		})
+		root.End()
+		spans := map[string]sdktrace.ReadOnlySpan{}
+		for _, s := range rec.Ended() {
+			spans[s.Name()] = s
+		}
+		if len(spans) != 3 {
+			t.Fatalf("spans %v, want the run's and two calls'", names(rec.Ended()))
+		}
+		run := spans["kesoku run"]
+		ok, bad := spans["execute_tool sum"], spans["execute_tool login"]
+		if run == nil || ok == nil || bad == nil {
+			t.Fatalf("spans %v", names(rec.Ended()))
+		}
+		for _, s := range []sdktrace.ReadOnlySpan{ok, bad} {
+			if s.Parent().SpanID() != run.SpanContext().SpanID() {
+				t.Errorf("%s: not under the run's span", s.Name())
+			}
+		}
+		a := attrs(ok)
+		if a["gen_ai.operation.name"] != "execute_tool" || a["gen_ai.tool.name"] != "sum" || a["gen_ai.tool.call.id"] != "ok" {
+			t.Errorf("execute_tool sum: %v", a)
+		}
+		if _, failed := a["error.type"]; failed {
+			t.Errorf("a call that succeeded has error.type: %v", a)
+		}
+		if got := attrs(bad)["error.type"]; got != "tool_error" {
+			t.Errorf("the failed call's error.type %q, want tool_error", got)
+		}
+		want := map[string]sdktrace.ReadOnlySpan{"ok": ok, "bad": bad, "unknown": run}
+		for _, rc := range recs {
+			s := want[rc.ParentID]
+			if rc.TraceID != s.SpanContext().TraceID().String() || rc.SpanID != s.SpanContext().SpanID().String() {
+				t.Errorf("record of %s: trace %q span %q, want those of %s", rc.ParentID, rc.TraceID, rc.SpanID, s.Name())
+			}
+		}
+		args, hasArgs := attrs(bad)["gen_ai.tool.call.arguments"]
+		if hasArgs != content {
+			t.Errorf("content %v: arguments on the span: %v", content, hasArgs)
+		}
+		_, hasResult := attrs(ok)["gen_ai.tool.call.result"]
+		if hasResult != content {
+			t.Errorf("content %v: result on the span: %v", content, hasResult)
+		}
+		if content && (strings.Contains(args, "hunter2") || !strings.Contains(args, "[redacted]")) {
+			t.Errorf("arguments on the span: %s, want the secret hidden", args)
+		}
+	}
+}
+
+// TestRunUntracedStampsNothing: without a tracer in the context, records
+// carry no trace ids.
+func TestRunUntracedStampsNothing(t *testing.T) {
+	t.Parallel()
+	r := New(testRegistry(t, nil), Options{Jobs: 2})
+	recs, _ := collect(t, context.Background(), r, []*request.Request{
+		{ID: "ok", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+		{ID: "unknown", Name: "no_such_tool", Args: map[string]any{}},
+	})
+	for _, rc := range recs {
+		if rc.TraceID != "" || rc.SpanID != "" {
+			t.Errorf("record of %s: trace %q span %q, want none", rc.ParentID, rc.TraceID, rc.SpanID)
+		}
+	}
+}
+
+func names(spans []sdktrace.ReadOnlySpan) []string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, s.Name())
+	}
+	return out
+}
