@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	// programs it starts.
 	"internal/secret": {"message"},
 	// Traces: whether they are on, the exporter, the spans kesoku makes.
-	"internal/tracing":          {"message", "internal/secret"},
+	"internal/tracing":          {"message", "internal/secret", "internal/origin"},
 	"internal/tracing/otlptest": {},
 	"internal/cassette":         {},
 	"internal/english":          {},

@@ -124,7 +124,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	opts := app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(),
 		Model: o.model, ModelRequired: true, InlineLimit: int64(o.InlineLimit),
-		CassetteMode: mode, Policy: pol, Trace: "eval",
+		CassetteMode: mode, Trace: "eval", Policy: pol,
 	}
 	if dir := o.cassette.File; dir != "" {
 		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, cases.First(), 1)

@@ -363,7 +363,10 @@ VARIABLES
        traces stay off, with a line on stderr, and the command runs
   OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS
        headers of each export (key1=value1,key2=value2); their values
-       are secrets, [redacted] wherever they show up
+       are secrets, [redacted] wherever they show up, and sent to the
+       endpoint's origin alone: a collector's redirect to another
+       scheme, host or port is refused, and its spans are counted among
+       those it did not take
   OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION,
   OTEL_EXPORTER_OTLP_CERTIFICATE, OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
   OTEL_EXPORTER_OTLP_CLIENT_KEY, OTEL_EXPORTER_OTLP_INSECURE
@@ -1182,7 +1185,8 @@ instead of those that only read, --tools +write_file adds one to them, and
 or a list that mixes plain names with +NAME or -NAME, is refused: nothing is
 offered. A call to a tool that was not offered is answered with an
 unknown_tool error; it never runs. Every call is checked against the tool's
-schema before it runs.
+schema before it runs, then against the rules of which calls run (--allow,
+--ask, --deny, permissions:): see kesoku help permissions.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -148,9 +149,10 @@ func (c *counts) note(err error) {
 // Start builds the SDK for c, which must be On: an OTLP/HTTP exporter
 // configured by the environment, behind a batch span processor whose
 // queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE) and drops spans when full,
-// never blocking the run. version is kesoku's, on the resource.
+// never blocking the run; its client refuses a redirect to another
+// origin (OriginError). version is kesoku's, on the resource.
 func Start(ctx context.Context, c Config, version string) (*Provider, error) {
-	exp, err := otlptracehttp.New(ctx)
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithHTTPClient(exportClient(os.Getenv)))
 	if err != nil {
 		return nil, err
 	}
