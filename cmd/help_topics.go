@@ -495,9 +495,14 @@ variables kesoku itself inherited are removed first. On Linux each program
 also gets KESOKU_PROCESS and an open descriptor of an empty file
 (kesoku-mark), which its children inherit: by them kesoku finds a child that
 left its process group, to stop it. A hook also gets CLAUDE_PROJECT_DIR, the
-AWD, as Claude Code gives it to its hooks. The go command (kesoku gen)
-inherits kesoku's whole environment, so kesoku gen follows GOFLAGS, GOPROXY
-and the rest of Go's environment.
+AWD, as Claude Code gives it to its hooks. The go command (kesoku gen) gets
+these and Go's own variables (GOFLAGS, GOPROXY, GOPATH, GOCACHE and the rest
+of go help environment, the CGO_ variables, CC, CXX, AR, PKG_CONFIG, the
+GIT_ variables, SSH_AUTH_SOCK, NETRC, HTTP_PROXY, HTTPS_PROXY, NO_PROXY,
+XDG_CACHE_HOME and XDG_CONFIG_HOME); the browser a login opens ($BROWSER or
+the system's opener) gets these and the display's (BROWSER, DISPLAY,
+WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS, the XDG_ variables
+and the desktop session's). Neither gets a provider's key.
 
 SET BY KESOKU
   KESOKU_GUARDIAN

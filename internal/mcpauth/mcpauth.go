@@ -150,7 +150,10 @@ type Handler struct {
 	// obtained is when tok was granted, zero for a kept one.
 	obtained time.Time
 	loggedIn bool
-	secrets  *secret.Redactor
+	// keepErr is why the last token to keep was not kept, nil when it
+	// was.
+	keepErr error
+	secrets *secret.Redactor
 }
 
 // challenge is a refused request's URL and WWW-Authenticate.
@@ -379,9 +382,18 @@ func (h *Handler) saveLocked() {
 		AccessToken: h.tok.AccessToken, TokenType: h.tok.TokenType, RefreshToken: h.tok.RefreshToken, Expiry: h.tok.Expiry,
 		SavedAt: time.Now().UTC().Truncate(time.Second),
 	})
+	h.keepErr = err
 	if err != nil {
 		h.note(fmt.Sprintf("%s: %v", h.opts.Server, err))
 	}
+}
+
+// KeepErr is why the token of the last login or refresh was not kept in
+// the store (a run goes on with it in memory), nil when it was.
+func (h *Handler) KeepErr() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.keepErr
 }
 
 // tokenScopes are the scopes a token answer names, nil when it names

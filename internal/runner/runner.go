@@ -119,6 +119,12 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 		opts.Jobs = 1
 	}
 	pk := records.Packer{SessionID: opts.SessionID, MaxOutput: opts.MaxOutput, OutputDir: opts.OutputDir, AWD: opts.AWD, Timeout: opts.Timeout}
+	if opts.Secrets != nil {
+		pk.Redact = func(b []byte) []byte {
+			out, _ := opts.Secrets.JSON(b)
+			return out
+		}
+	}
 	return &ToolRunner{reg: reg, opts: opts, pk: pk}
 }
 

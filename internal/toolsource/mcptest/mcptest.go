@@ -342,6 +342,23 @@ func HTTPHandler(token string) http.Handler {
 	})
 }
 
+// SSEHandler serves the same server over the older HTTP+SSE transport
+// (an event stream the client opens with a GET, and the messages it
+// POSTs to the endpoint that stream names), as a server reached with
+// type: sse would be. A request without the header Authorization: Bearer
+// token gets 401.
+func SSEHandler(token string) http.Handler {
+	s := newServer(func(string) {}, false)
+	h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // stallingTransport stops answering anything, pings included, once hung
 // is closed: a server that stopped answering.
 type stallingTransport struct {
