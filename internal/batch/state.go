@@ -1,5 +1,8 @@
-// Package batch owns kesoku batch: sending the analyze_media requests of
-// a file to a provider's batch API (Claude's Message Batches, Gemini's
+// Package batch is kesoku batch: a file's analyze_media requests sent to a
+// provider's batch API, followed in a state file, collected as records.
+//
+// It owns sending the analyze_media requests of a file to a provider's
+// batch API (Claude's Message Batches, Gemini's
 // Batch Mode: half the price, answers within a day), the state file that
 // follows the batch from submit to collect, and the records kesoku run
 // would have written, made from the results.

@@ -1,4 +1,7 @@
-// Package gen is kesoku gen: it reads Go packages, finds the functions
+// Package gen is kesoku gen: it writes the registration of every Go
+// function marked //kesoku:tool.
+//
+// It reads Go packages, finds the functions
 // whose doc comment holds the directive //kesoku:tool, understands their
 // Google-style doc comments (a summary, Args:, Returns:) and signatures,
 // and writes one kesoku_gen.go per package that registers each tool in

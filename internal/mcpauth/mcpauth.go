@@ -1,5 +1,7 @@
-// Package mcpauth authorizes kesoku's requests to an MCP server reached
-// over HTTP with OAuth 2.1, as the MCP authorization spec says, through
+// Package mcpauth authorizes kesoku's requests to an MCP server over HTTP
+// with OAuth 2.1.
+//
+// It follows the MCP authorization spec, through
 // the Go SDK's auth, auth/extauth and oauthex packages: the protected
 // resource's metadata found from a 401's WWW-Authenticate (at the path,
 // then the root), the authorization server's metadata, then either the

@@ -1,4 +1,7 @@
-// Package runner owns the ToolRunner: it takes tool requests (a stream
+// Package runner owns the ToolRunner, which runs tool requests
+// concurrently and hands back one Message record for each, in order.
+//
+// It takes tool requests (a stream
 // that package request reads from a file, or a model's turn) through the
 // five steps — parse, interrupt check, validation, execution, packing —
 // concurrently up to a limit, and hands back one Message record per

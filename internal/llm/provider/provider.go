@@ -1,5 +1,6 @@
-// Package provider chooses a model's provider and builds its client: the
-// model's name (or an explicit provider) picks the provider, its key comes
+// Package provider chooses a model's provider and builds its client.
+//
+// The model's name (or an explicit provider) picks the provider, its key comes
 // from the environment, and its SDK client is built only when it is first
 // needed. Every provider kesoku knows is one entry of its table, so that
 // adding one touches this package and not the commands.

@@ -1,6 +1,8 @@
-// Package mcptest is an MCP server for tests, over standard input and
-// output, built with the MCP Go SDK: a real server whose tools answer,
-// fail, hang and crash on demand, so that kesoku's MCP client can be held
+// Package mcptest is an MCP server for tests whose tools answer, fail, hang
+// and crash on demand.
+//
+// It speaks over standard input and output, built with the MCP Go SDK: a
+// real server, so that kesoku's MCP client can be held
 // to what it must do when a server misbehaves. Scripts run it as the
 // program fakemcp; Go tests run it in their own binary.
 package mcptest
