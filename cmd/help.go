@@ -86,7 +86,12 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	section("Usage:", "  "+commandUsage(c))
+	if c.HasParent() {
+		section("Usage:", "  "+commandUsage(c))
+	} else {
+		// The index's usage is one line: its lines are the commands'.
+		section("", "Usage: "+commandUsage(c))
+	}
 	section("Examples:", c.Example)
 	commands := "Available Commands:"
 	if !c.HasParent() {
