@@ -67,7 +67,9 @@ With --cassette-mode auto (the default) an existing FILE is replayed and a
 missing one recorded, which a line on standard error says (-v says so of
 a replay too). Recording needs what the command needs without a cassette
 (the key, or --base-url); replaying needs nothing: --model and --provider
-default to the cassette's.
+default to the cassette's, and another model than the one recorded is
+refused. A retry on record (a 429 and its retry-after) is made at once on
+replay: a replay waits for nothing.
 
 THE FILE
 JSON Lines: a header (kesoku_cassette, provider, model), then one exchange

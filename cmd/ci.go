@@ -3,15 +3,12 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/kesoku/kesoku/internal/app"
-	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/termtext"
 )
@@ -96,42 +93,4 @@ func checkReportPath(path string, others ...string) error {
 	return nil
 }
 
-// createReport starts the JUnit report of --junit, nil for none, after
-// checkReportPath.
-func createReport(path, suite string, others ...string) (*junit.Report, error) {
-	if path == "" {
-		return nil, nil
-	}
-	if err := checkReportPath(path, others...); err != nil {
-		return nil, err
-	}
-	r, err := junit.Create(path, suite)
-	if err != nil {
-		return nil, usageErrf("--junit: %w", err)
-	}
-	return r, nil
-}
-
-// closeReport writes the report, if any, keeping err when there is one.
-func closeReport(r *junit.Report, err error) error {
-	if r == nil {
-		return err
-	}
-	if cerr := r.Close(); cerr != nil && err == nil {
-		return fmt.Errorf("--junit: %w", cerr)
-	}
-	return err
-}
-
 const junitUsage = "also write a JUnit XML report to `FILE`, for CI"
-
-// recordsOut is where eval's records go: a file or standard output.
-// (eval can hand them to an app.Sink as run does: see app.SinkOptions.)
-type recordsOut = app.RecordsOut
-
-// openRecords opens eval's records' destination: standard output or a
-// new file. (--resume opens the end of an existing one, under its lock,
-// as it reads it: records.ResumeEval.)
-func openRecords(path string, stdout io.Writer) (recordsOut, error) {
-	return app.OpenRecords(path, stdout, false)
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/diff"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/termtext"
 )
 
@@ -150,7 +151,11 @@ func parseIgnore(s string) (diff.Path, error) {
 }
 
 func runDiff(ctx context.Context, o *diffOptions) error {
-	old, new, closeFiles, err := o.open()
+	old, new, closeFiles, err := o.open(ctx)
+	if ctx.Err() != nil {
+		// Interrupted while a FIFO waited for its writer.
+		return errInterrupted
+	}
 	if err != nil {
 		return err
 	}
@@ -189,12 +194,12 @@ func runDiff(ctx context.Context, o *diffOptions) error {
 }
 
 // open opens the two records files, "-" being standard input.
-func (o *diffOptions) open() (old, new diff.File, closeFiles func(), err error) {
-	old, closeOld, err := openDiffFile(o.Old, o.g.IO.In)
+func (o *diffOptions) open(ctx context.Context) (old, new diff.File, closeFiles func(), err error) {
+	old, closeOld, err := openDiffFile(ctx, o.Old, o.g.IO.In)
 	if err != nil {
 		return old, new, nil, usageErr(fileError(err))
 	}
-	new, closeNew, err := openDiffFile(o.New, o.g.IO.In)
+	new, closeNew, err := openDiffFile(ctx, o.New, o.g.IO.In)
 	if err != nil {
 		closeOld()
 		return old, new, nil, usageErr(fileError(err))
@@ -229,20 +234,25 @@ func boundDiffMemory(old, new string) {
 	debug.SetMemoryLimit(2*smaller + streamingHeap)
 }
 
-// openDiffFile opens a records file, "-" being standard input.
-func openDiffFile(name string, stdin io.Reader) (diff.File, func(), error) {
+// openDiffFile opens a records file, "-" being standard input; a FIFO
+// (diff <(...)) as run opens one: waiting for its writer, and read, only
+// until ctx ends.
+func openDiffFile(ctx context.Context, name string, stdin io.Reader) (diff.File, func(), error) {
 	if name == "-" {
 		return diff.File{Name: "<stdin>", Records: records.NewReader(stdin, "<stdin>")}, func() {}, nil
 	}
-	f, err := os.Open(name)
+	f, err := request.OpenInput(ctx, name)
 	if err != nil {
 		return diff.File{}, nil, err
 	}
+	var r io.Reader = f
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
 		return diff.File{}, nil, fmt.Errorf("%s: is a directory", name)
+	} else if err == nil && !st.Mode().IsRegular() {
+		r = request.NewInterruptibleReader(ctx, f)
 	}
-	return diff.File{Name: name, Records: records.NewReader(f, name)}, func() { f.Close() }, nil
+	return diff.File{Name: name, Records: records.NewReader(r, name)}, func() { f.Close() }, nil
 }
 
 // diffPrinter writes differences, keeping the first write error.

@@ -3,8 +3,8 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,11 +12,9 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/eval"
-	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
-	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/message"
@@ -108,6 +106,9 @@ EXIT STATUS
 
 func runEval(ctx context.Context, o *evalOptions) error {
 	g := o.g
+	if err := checkReportPath(o.JUnit, append([]string{o.Output}, o.Files...)...); err != nil {
+		return err
+	}
 	// Every case is read and checked before anything is sent, then read
 	// again as it runs: what is held is the cases under way.
 	cases, err := eval.Open(o.Files)
@@ -115,11 +116,46 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return usageErr(err)
 	}
 	defer cases.Close()
+	eopts, err := o.envOptions(cases.First())
+	if err != nil {
+		return err
+	}
+	ctx, env, err := g.env(ctx, eopts)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	offers, err := o.offers(env, cases)
+	if err != nil {
+		return err
+	}
+	tally, err := o.budget.tally(g.config.Prices(), env.Model.Name())
+	if err != nil {
+		return err
+	}
+	mode, _ := cassette.ParseMode(o.cassette.Mode)
+	result, err := env.Eval(ctx, app.EvalOptions{
+		Cases: offers.cases(cases), Set: cases, Repeat: o.Repeat, Jobs: o.Jobs,
+		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
+		CassetteDir: o.cassette.File, CassetteMode: mode, Shard: request.Shard(o.Shard),
+		Output: o.Output, Stdout: g.IO.Out, Resume: o.Resume, JUnit: o.JUnit,
+		Progress: func(total int64) app.Progress { return newEvalProgress(g, total, spentNotes(tally), realClock) },
+	})
+	if err != nil {
+		return appErr(err)
+	}
+	return o.close(result, tally)
+}
+
+// envOptions are the environment of the eval whose first case is first:
+// with a cassette directory, that case's first cassette says whether the
+// eval replays.
+func (o *evalOptions) envOptions(first string) (app.Options, error) {
 	mode, _ := cassette.ParseMode(o.cassette.Mode)
 	// A batch of cases asks no one: a call the rules ask about is denied.
 	pol, err := o.perms.options(nil)
 	if err != nil {
-		return err
+		return app.Options{}, err
 	}
 	opts := app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(),
@@ -127,141 +163,51 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		CassetteMode: mode, Trace: "eval", Policy: pol,
 	}
 	if dir := o.cassette.File; dir != "" {
-		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, cases.First(), 1)
+		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, first, 1)
 	}
-	ctx, env, err := g.env(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer env.Close()
-	env.Protect(o.Output, "it is the file this eval writes its records to")
-	// Every case's tools are chosen before anything is sent: a case that
-	// names an unknown tool is a mistake in the file. Cases offer few
-	// lists of tools: each is chosen once.
-	offers := map[string]*offering{}
+	return opts, nil
+}
+
+// offerings are the tools each list of the cases offers, by toolsKey.
+type offerings map[string]*offering
+
+// offers chooses every case's tools before anything is sent: a case that
+// names an unknown tool is a mistake in the file. Cases offer few lists
+// of tools: each is chosen once.
+func (o *evalOptions) offers(env *app.Env, cases *eval.Set) (offerings, error) {
+	offers := offerings{}
 	for _, l := range cases.Tools() {
 		choice := o.toolChoice
 		if l.Tools != nil {
 			choice = toolChoice{Tools: l.Tools, named: true}
 		}
-		offer, err := g.offeredTools(env.Tools, choice, true)
+		offer, err := o.g.offeredTools(env.Tools, choice, true)
 		if err != nil {
-			return usageErrf("%s: %w", l.Pos, err)
+			return nil, usageErrf("%s: %w", l.Pos, err)
 		}
 		offers[toolsKey(l.Tools)] = offer
 	}
-	tally, err := o.budget.tally(g.config.Prices(), env.Model.Name())
-	if err != nil {
-		return err
-	}
-	env.Protect(o.JUnit, "it is the file this eval writes its JUnit report to")
-	report, err := createReport(o.JUnit, "kesoku eval", append([]string{o.Output}, o.Files...)...)
-	if err != nil {
-		return err
-	}
-	if report != nil {
-		defer report.Abandon()
-	}
-	// Progress counts the runs of this eval's share, those an earlier
-	// eval finished taken off as they are skipped.
-	total := cases.Runs(o.Repeat)
-	prog := newEvalProgress(g, request.Shard(o.Shard).Of(total), spentNotes(tally), realClock)
-	defer prog.finish()
-	var out recordsOut
-	var resumed *records.Resumed
-	if o.Resume {
-		// Read under the file's lock: no other writer adds verdicts
-		// between what this eval skips and what it appends.
-		resumed, err = records.ResumeEval(o.Output)
-		if re, ok := errors.AsType[*records.ReadError](err); ok {
-			return usageErrf("--resume: %w", re.Err)
-		}
-		if err != nil {
-			return usageErr(err)
-		}
-		out = resumed
-	} else if out, err = openRecords(o.Output, prog.around(g.IO.Out, g.IO.OutTTY)); err != nil {
-		return usageErr(err)
-	}
-	defer out.Close()
-	// A case's testcase is named by its file, and by its repeat when
-	// there are several.
-	repeats := cases.Repeats(o.Repeat)
-	fileAt := func(position int64) string { return cases.FileAt(position, o.Repeat) }
-	eopts := app.EvalOptions{
-		Cases: func(yield func(app.EvalCase, error) bool) {
-			for c, err := range cases.All() {
-				var ec app.EvalCase
-				if err == nil {
-					offer := offers[toolsKey(c.Tools)]
-					ec = app.EvalCase{Case: c, Specs: offer.Specs, Registry: offer.Registry}
-				}
-				if !yield(ec, err) {
-					return
-				}
+	return offers, nil
+}
+
+// cases are the cases of set, each with the tools it offers.
+func (offers offerings) cases(set *eval.Set) iter.Seq2[app.EvalCase, error] {
+	return func(yield func(app.EvalCase, error) bool) {
+		for c, err := range set.All() {
+			var ec app.EvalCase
+			if err == nil {
+				offer := offers[toolsKey(c.Tools)]
+				ec = app.EvalCase{Case: c, Specs: offer.Specs, Registry: offer.Registry}
 			}
-		},
-		Repeat: o.Repeat, Jobs: o.Jobs,
-		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
-		CassetteDir: o.cassette.File, CassetteMode: mode,
-		Shard: o.Shard.K, Shards: o.Shard.N,
-		Write: func(recs []*message.Record) error {
-			for _, rec := range recs {
-				if err := out.Write(rec); err != nil {
-					return err
-				}
-				if rec.Type == message.TypeVerdict {
-					prog.verdict(rec)
-				}
-				if report != nil && rec.Type == message.TypeVerdict {
-					if err := report.Add(junit.VerdictCase(rec, fileAt(rec.Position), repeats)); err != nil {
-						return err
-					}
-				}
+			if !yield(ec, err) {
+				return
 			}
-			// A case is on disk whole before the next starts: a file that
-			// cannot take it stops the eval before it spends more.
-			if f, ok := out.(interface{ Flush() error }); ok {
-				return f.Flush()
-			}
-			return nil
-		},
-	}
-	if resumed != nil {
-		eopts.Earlier = func(position int64, id string) (bool, bool) {
-			failed, ok := resumed.Verdicts.Skip(position, id)
-			if ok {
-				prog.skip()
-			}
-			return !failed, ok
 		}
 	}
-	result, err := env.Eval(ctx, eopts)
-	prog.finish()
-	// A shard that wrote a block for every run of its share says so
-	// last, with the whole eval's count, for merge.
-	var end *message.Record
-	if o.Shard.N > 0 && err == nil && !result.Interrupted {
-		end = records.ShardEndRecord("", records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: result.Total})
-	}
-	switch {
-	case resumed != nil && err == nil && !result.Interrupted:
-		// Every run came: the file becomes the one an uninterrupted eval
-		// would have written, one block a run. An eval cut short leaves
-		// what it appended for the next --resume.
-		if _, err = resumed.Compact(end); err == nil && report != nil {
-			err = reportVerdicts(report, o.Output, fileAt, repeats)
-		}
-	case end != nil:
-		err = out.Write(end)
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	// An interrupted eval's report holds the cases written.
-	if err = closeReport(report, err); err != nil {
-		return err
-	}
+}
+
+// close says what the eval did and ends it with its exit status.
+func (o *evalOptions) close(result app.EvalReport, tally *llm.Tally) error {
 	sum := result.Summary
 	o.tellSummary(sum, tally, result)
 	switch {
@@ -329,24 +275,6 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	if report.Budget {
 		fmt.Fprintf(g.IO.Err, "kesoku: the budget is spent: %s\n", strings.TrimPrefix(budgetLine(tally, o.budget), "spent "))
 	}
-}
-
-// reportVerdicts makes report again from the verdicts of the eval file at
-// path: a resumed eval's report holds the runs of the earlier eval too.
-func reportVerdicts(report *junit.Report, path string, fileAt func(position int64) string, repeats bool) error {
-	if err := report.Reset(); err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
-	err := records.ReadFile(path, func(rec *message.Record) error {
-		if rec.Type != message.TypeVerdict {
-			return nil
-		}
-		return report.Add(junit.VerdictCase(rec, fileAt(rec.Position), repeats))
-	})
-	if err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
-	return nil
 }
 
 // spentNotes are the notes of progress that say what the eval spent so

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/gen"
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
 )
 
@@ -76,7 +77,8 @@ EXIT STATUS
 }
 
 func runGen(ctx context.Context, opts *genOptions) error {
-	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns, Command: genCommand(opts.Patterns), NamesFrom: generateRoot()})
+	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns, Command: genCommand(opts.Patterns), NamesFrom: generateRoot(),
+		Env: secret.GoEnviron(os.Environ())})
 	var mistakes gen.Errors
 	if errors.As(err, &mistakes) {
 		for _, m := range mistakes {

@@ -175,9 +175,11 @@ longer the one there (the eval files changed) is run again and replaced.
 
 --shard K/N runs the runs at positions p with (p-1) mod N = K-1, ids and
 positions as the whole eval gives them, and ends its file with a shard_end
-line; kesoku merge joins the N parts into the whole eval's records, each
-run placed by its verdict's position, and refuses parts as it refuses run's
-(kesoku help shards). Each shard resumes on its own, with --resume.
+line (which also names the eval's cases files, for merge's report);
+kesoku merge joins the N parts into the whole eval's records, each run
+placed by its verdict's position, with the JUnit report the whole eval
+writes, and refuses parts as it refuses run's (kesoku help shards). Each
+shard resumes on its own, with --resume.
 
 On a terminal a bar on standard error shows the runs done, passed and
 failed, the tokens spent and their cost; in a log (CI) a line every 10s.
@@ -494,9 +496,14 @@ any character a variable name cannot hold written as _); the KESOKU_ARG_
 variables kesoku itself inherited are removed first. On Linux each program
 also gets KESOKU_PROCESS and an open descriptor of an empty file
 (kesoku-mark), which its children inherit: by them kesoku finds a child that
-left its process group, to stop it. The go command (kesoku gen) inherits
-kesoku's whole environment, so kesoku gen follows GOFLAGS, GOPROXY and the
-rest of Go's environment.
+left its process group, to stop it. The go command (kesoku gen) gets these
+and Go's own variables (GOFLAGS, GOPROXY, GOPATH, GOCACHE and the rest of
+go help environment, the CGO_ variables, CC, CXX, AR, PKG_CONFIG, the GIT_
+variables, SSH_AUTH_SOCK, NETRC, HTTP_PROXY, HTTPS_PROXY, NO_PROXY,
+XDG_CACHE_HOME and XDG_CONFIG_HOME); the browser a login opens ($BROWSER or
+the system's opener) gets these and the display's (BROWSER, DISPLAY,
+WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS, the XDG_ variables
+and the desktop session's). Neither gets a provider's key.
 
 SET BY KESOKU
   KESOKU_GUARDIAN
@@ -1214,6 +1221,9 @@ A shard that wrote the record of every request of its share ends its file
 with one more line, of type shard_end, whose content says which shard of
 how many it was and how many requests the whole run has:
   {"type":"shard_end", "content":{"shard":2,"shards":4,"requests":1000}, ...}
+An eval's shard says more: how many cases the whole eval has, and its
+cases files with the position of each one's first run ("cases", "files"),
+by which merge names the testcases of its report as the eval does.
 An interrupted shard writes none; resumed, it ends with one. jq
 'select(.type == "tool_result")' leaves it out.
 
@@ -1410,7 +1420,9 @@ named by its id and tool ("call_2 (read_file)").
          one file only (only_old, only_new); 20 at most, the rest counted.
   merge  the report of the merged records, as they are written: it says
          what the merged file holds, whatever report each shard left (none,
-         or an earlier attempt's), so the shards need no --junit.
+         or an earlier attempt's), so the shards need no --junit. Merged
+         eval shards make the report the whole eval makes: a testcase per
+         verdict, named and classed as eval --junit names them.
 
 The testsuite carries tests, failures, errors (always 0: every error record
 is a failure), skipped and time. The report is written whole when the

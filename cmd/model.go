@@ -75,6 +75,7 @@ func modelErr(err error) error {
 		unnamed *provider.UnnamedProviderError
 		noKey   *provider.NoKeyError
 		baseURL *provider.BaseURLError
+		other   *provider.CassetteModelError
 	)
 	switch {
 	case errors.Is(err, provider.ErrNoModel):
@@ -93,6 +94,8 @@ func modelErr(err error) error {
 		return reword(err, "cannot tell the provider of model %q from its name: add %s", unnamed.Model, orList(flags))
 	case errors.As(err, &noKey):
 		return reword(err, "%s", noKey.Words("the --base-url"))
+	case errors.As(err, &other):
+		return reword(err, "--model %s (or model: in a config file): cassette %s was recorded with the model %s: replay it with no --model, or record it again with --cassette-mode record", other.Asked, other.Path, other.Recorded)
 	case errors.As(err, &baseURL) && baseURL.Var == "":
 		return reword(err, "--base-url %q: %v", baseURL.URL, provider.ErrNotEndpoint)
 	}

@@ -94,13 +94,24 @@ func newProgressClock(g *globals, total int64, what string, others func() int64,
 }
 
 // newEvalProgress returns counters for the total runs of an eval (less
-// those an earlier eval finished, given to skip), each judged: the passed
-// are shown, and extra's notes (what was spent) after the counts.
-func newEvalProgress(g *globals, total int64, extra func() []string, clock progressClock) *progress {
-	p := &progress{total: total, what: "evaluating", clock: clock, start: clock.now(), cols: g.IO.ErrCols,
+// those an earlier eval finished, told as skipped), each judged: the
+// passed are shown, and extra's notes (what was spent) after the counts.
+// The sink tells it of every record; it counts the verdicts.
+func newEvalProgress(g *globals, total int64, extra func() []string, clock progressClock) *evalProgress {
+	p := &progress{total: total, what: "evaluating", clock: clock, start: clock.now(), cols: g.IO.ErrCols, outTTY: g.IO.OutTTY,
 		judged: true, extra: extra, unit: "runs"}
 	p.show(g)
-	return p
+	return &evalProgress{p}
+}
+
+// evalProgress is an eval's progress as a sink tells it: of the records
+// of each run, only its verdict counts.
+type evalProgress struct{ *progress }
+
+func (p *evalProgress) Record(rec *message.Record) {
+	if rec.Type == message.TypeVerdict {
+		p.verdict(rec)
+	}
 }
 
 // show starts showing p on standard error, as g says: a bar on a terminal,

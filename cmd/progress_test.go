@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/message"
 )
@@ -274,8 +275,10 @@ func TestProgressTotalLeavesOutOtherRecords(t *testing.T) {
 	}
 }
 
-// TestProgressOfAnEval: an eval's progress counts runs, judged: the
-// passed, the failed, those an earlier eval finished, and what was spent.
+// TestProgressOfAnEval: an eval's progress, as the sink tells it of every
+// record, counts runs, judged: the verdicts passed and failed (not the
+// transcripts' records), those an earlier eval finished, and what was
+// spent.
 func TestProgressOfAnEval(t *testing.T) {
 	t.Parallel()
 	spent := func() []string { return []string{"1200 tokens", "$0.0123"} }
@@ -292,12 +295,14 @@ func TestProgressOfAnEval(t *testing.T) {
 			var errOut progressBuffer
 			g := &globals{IO: &ioStreams{Err: &errOut, ErrTTY: tt.tty, ErrCols: func() int { return 120 }}}
 			fc := newFakeClock()
-			p := newEvalProgress(g, 4, spent, fc.clock())
-			p.skip()
-			p.verdict(&message.Record{Type: message.TypeVerdict})
-			p.verdict(&message.Record{Type: message.TypeVerdict, IsError: true})
+			var p app.Progress = newEvalProgress(g, 4, spent, fc.clock())
+			p.Skip()
+			p.Record(&message.Record{Type: message.TypeToolCall})
+			p.Record(&message.Record{Type: message.TypeToolResult, IsError: true})
+			p.Record(&message.Record{Type: message.TypeVerdict})
+			p.Record(&message.Record{Type: message.TypeVerdict, IsError: true})
 			fc.advance(10 * time.Second)
-			p.finish()
+			p.Finish()
 			if got := errOut.String(); !strings.Contains(got, tt.want) {
 				t.Errorf("progress %q does not show %q", got, tt.want)
 			}

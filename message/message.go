@@ -1,6 +1,8 @@
-// Package message owns the Message record — the one JSON line kesoku writes
-// for every tool result and every turn of a session — its ids, and the
-// Store that keeps records. It is a leaf: it imports nothing of ours, so
+// Package message owns the Message record, its ids, and the Store that
+// keeps records.
+//
+// A Message record is the one JSON line kesoku writes for every tool result
+// and every turn of a session. It is a leaf: it imports nothing of ours, so
 // that the registry (whose ToolContext carries a Store), the runner and
 // the agent loop can all speak of records without importing each other.
 // Reading and writing records files is kesoku's own business, not a tool

@@ -1,6 +1,8 @@
-// Package registry is kesoku's front door for tool authors: the tools a
-// model can call, the central registry that holds them, and what a tool
-// receives when it runs.
+// Package registry is kesoku's front door for tool authors: tools, the
+// registry that holds them, and what a tool receives.
+//
+// A tool is what a model can call; the central registry holds them, and a
+// tool receives a ToolContext when it runs.
 //
 // A tool is a plain Go function whose doc comment ends with the line
 // //kesoku:tool. kesoku gen reads the comment and the signature and writes

@@ -1,5 +1,7 @@
-// Package app is what every command sets up before it works and takes
-// down after: the signals that interrupt it, the tool set (the Go tools,
+// Package app is what every command sets up before it works and takes down
+// after.
+//
+// It owns the signals that interrupt it, the tool set (the Go tools,
 // command tools and MCP servers), the model it asks, the files tools never
 // write, and the ToolRunner's options made of them. A command's whole
 // environment is made by one Prepare and closed by one Close, in the order

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"sync"
@@ -13,8 +14,11 @@ import (
 
 	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/eval"
+	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/tracing"
 	"github.com/kesoku/kesoku/message"
@@ -29,12 +33,18 @@ type EvalCase struct {
 	Registry *registry.Registry
 }
 
-// EvalOptions are what an eval over the environment is asked to do.
+// EvalOptions are what an eval over the environment is asked to do. The
+// caller has checked them (--resume has an -o file, the report's path is
+// none of the others).
 type EvalOptions struct {
 	// Cases gives the cases in order, each when the eval is ready to run
 	// it: a case is taken from it once a run of the one before has
 	// started, so that what it holds is the few cases under way.
 	Cases iter.Seq2[EvalCase, error]
+	// Set is the eval's cases as read: how many runs they make (the
+	// progress's total), and for the JUnit report the file of each run
+	// and whether a case runs more than once. Nil for none of these.
+	Set *eval.Set
 	// Repeat is how many times each case runs unless it says; Jobs how
 	// many runs at once; System and MaxTurns a case's unless it says.
 	Repeat, Jobs int
@@ -47,18 +57,22 @@ type EvalOptions struct {
 	// it exists).
 	CassetteDir  string
 	CassetteMode cassette.Mode
-	// Shard and Shards, when Shards > 0, make the eval one shard's: only
-	// the runs at positions p with (p-1) mod Shards == Shard-1 run, ids and
-	// positions those of the whole eval.
-	Shard, Shards int64
-	// Earlier, when set, says whether the run at position, of the case
-	// id, has a final verdict from an earlier eval (--resume), and whether
-	// it passed: that run does not run again, and counts as it went.
-	Earlier func(position int64, caseID string) (passed, ok bool)
-	// Write receives the records of each run of a case, its transcript
-	// then its verdict, one run after another in case order whatever the
-	// scheduling; a run an interrupt cut is not written.
-	Write func(recs []*message.Record) error
+	// Shard, when N > 0, makes the eval one shard's: only the runs at
+	// positions p with (p-1) mod N == K-1 run, ids and positions those of
+	// the whole eval.
+	Shard request.Shard
+	// Output is the records file, "" or "-" for Stdout; Resume goes on
+	// with the eval that wrote it: a run with a final verdict there does
+	// not run again, and counts as it went.
+	Output string
+	Stdout io.Writer
+	Resume bool
+	// JUnit is the path of the JUnit report, "" for none: a testcase a
+	// verdict.
+	JUnit string
+	// Progress, when set, starts showing the progress of total runs and
+	// returns it; it is told of every record, and counts the verdicts.
+	Progress func(total int64) Progress
 }
 
 // EvalReport is what an eval did.
@@ -94,9 +108,147 @@ type result struct {
 
 // Eval runs every case of o, each as kesoku session runs a prompt, up to
 // o.Jobs at once, started in case order, and hands each run's records to
-// o.Write in case order. Once the budget is spent no new model request
-// starts; every run not finished then gets a verdict of kind budget.
+// a sink in case order, a run's block at once: the -o file, standard
+// output, or the end of the resumed file, which is compacted when every
+// run came; the progress and the JUnit report (a testcase a verdict) as
+// they come. A shard that wrote a block for every run of its share ends
+// its file with a shard_end line. Once the budget is spent no new model
+// request starts; every run not finished then gets a verdict of kind
+// budget.
 func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
+	e.Protect(o.Output, "it is the file this eval writes its records to")
+	e.Protect(o.JUnit, "it is the file this eval writes its JUnit report to")
+	var resumed *records.Resumed
+	if o.Resume {
+		// Read under the file's lock: no other writer adds verdicts
+		// between what this eval skips and what it appends.
+		var err error
+		if resumed, err = records.ResumeEval(o.Output); err != nil {
+			if re, ok := errors.AsType[*records.ReadError](err); ok {
+				return EvalReport{}, &UsageError{Err: &ResumeError{re.Err}}
+			}
+			return EvalReport{}, &UsageError{Err: err}
+		}
+		defer resumed.Close()
+	}
+	sink, err := e.evalSink(o, resumed)
+	if err != nil {
+		return EvalReport{}, err
+	}
+	defer sink.Abandon()
+	write := func(recs []*message.Record) error {
+		if err := sink.Write(recs...); err != nil {
+			return err
+		}
+		// A case is on disk whole before the next starts: a file that
+		// cannot take it stops the eval before it spends more.
+		return sink.Flush()
+	}
+	var earlier func(int64, string) (bool, bool)
+	if resumed != nil {
+		earlier = func(position int64, id string) (bool, bool) {
+			failed, ok := resumed.Verdicts.Skip(position, id)
+			if ok {
+				sink.Skip()
+			}
+			return !failed, ok
+		}
+	}
+	rep, err := e.evalRuns(ctx, o, write, earlier)
+	sink.FinishProgress()
+	// A shard that wrote a block for every run of its share says so
+	// last, with the whole eval's count, for merge.
+	var end *message.Record
+	if o.Shard.N > 0 && err == nil && !rep.Interrupted {
+		// Its own session, as each run has: the eval has none of its
+		// own, and a record's session_id is never empty.
+		end = records.ShardEndRecord(message.NewID(), shardEnd(o, rep.Total))
+	}
+	switch {
+	case resumed != nil && err == nil && !rep.Interrupted:
+		// Every run came: the file becomes the one an uninterrupted eval
+		// would have written, one block a run, and the report is made
+		// again of every verdict in it. An eval cut short leaves what it
+		// appended for the next --resume.
+		_, err = sink.End(resumed, o.Output, end)
+	case resumed == nil && end != nil:
+		_, err = sink.End(nil, o.Output, end)
+	}
+	// An interrupted eval's report holds the cases written.
+	return rep, sink.Close(err)
+}
+
+// shardEnd is what the shard_end line of an eval's shard says: with the
+// eval's cases and their files, by which merge names the testcases of
+// its report as the whole eval names them.
+func shardEnd(o EvalOptions, runs int64) records.ShardEnd {
+	e := records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: runs}
+	if o.Set != nil {
+		e.Cases = int64(o.Set.Len())
+		for _, f := range o.Set.Starts(o.Repeat) {
+			e.Files = append(e.Files, records.ShardFile{Name: f.Name, First: f.First})
+		}
+	}
+	return e
+}
+
+// evalSink opens the sink of an eval: the resumed file or a new
+// destination, the report, the progress.
+func (e *Env) evalSink(o EvalOptions, resumed *records.Resumed) (*Sink, error) {
+	var prog Progress
+	if o.Progress != nil {
+		// The runs of this eval's share, those an earlier eval finished
+		// taken off as they are skipped.
+		total := int64(-1)
+		if o.Set != nil {
+			total = o.Shard.Of(o.Set.Runs(o.Repeat))
+		}
+		prog = o.Progress(total)
+	}
+	finish := func() {
+		if prog != nil {
+			prog.Finish()
+		}
+	}
+	var out RecordsOut = resumed
+	if resumed == nil {
+		stdout := o.Stdout
+		if prog != nil {
+			stdout = prog.Around(stdout)
+		}
+		var err error
+		if out, err = OpenRecords(o.Output, stdout, false); err != nil {
+			finish()
+			return nil, &UsageError{Err: err}
+		}
+	}
+	// A case's testcase is named by its file, and by its repeat when
+	// some case runs more than once.
+	fileAt, repeats := func(int64) string { return "kesoku eval" }, false
+	if o.Set != nil {
+		fileAt = func(position int64) string { return o.Set.FileAt(position, o.Repeat) }
+		repeats = o.Set.Repeats(o.Repeat)
+	}
+	sink, err := OpenSink(SinkOptions{Records: out, JUnit: o.JUnit, Suite: "kesoku eval", Progress: prog,
+		Case: func(rec *message.Record) *junit.Case {
+			if rec.Type != message.TypeVerdict {
+				return nil
+			}
+			return junit.VerdictCase(rec, fileAt(rec.Position), repeats)
+		}})
+	if err != nil {
+		out.Close()
+		finish()
+		return nil, &UsageError{Err: err}
+	}
+	return sink, nil
+}
+
+// evalRuns runs the cases of o and hands each run's records to write, in
+// case order. earlier, when set, says whether the run at position, of the
+// case id, has a final verdict from an earlier eval, and whether it
+// passed: that run does not run again, and counts as it went.
+func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message.Record) error, earlier func(position int64, caseID string) (passed, ok bool)) (EvalReport, error) {
 	ctx = e.traced(ctx)
 	model, err := e.Model.Build(ctx)
 	if err != nil {
@@ -154,7 +306,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			case writeErr != nil:
 				// Nothing more is written after a write failed.
 			default:
-				if writeErr = o.Write(r.recs); writeErr != nil {
+				if writeErr = write(r.recs); writeErr != nil {
 					stop()
 					break
 				}
@@ -208,11 +360,11 @@ dispatch:
 			if runCtx.Err() != nil {
 				break dispatch
 			}
-			if o.Shards > 0 && (position-1)%o.Shards != o.Shard-1 {
+			if o.Shard.N > 0 && (position-1)%o.Shard.N != o.Shard.K-1 {
 				continue
 			}
-			if o.Earlier != nil {
-				if passed, ok := o.Earlier(position, c.ID); ok {
+			if earlier != nil {
+				if passed, ok := earlier(position, c.ID); ok {
 					report.Skipped++
 					ch := make(chan result, 1)
 					ch <- result{earlier: true, run: eval.Run{Case: c.ID, Repeat: r, Passed: passed}}

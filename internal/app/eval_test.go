@@ -61,7 +61,7 @@ func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 		}
 		return nil
 	}
-	report, err := env.Eval(ctx, EvalOptions{Cases: cases(0), Jobs: jobs, Write: write})
+	report, err := env.evalRuns(ctx, EvalOptions{Cases: cases(0), Jobs: jobs}, write, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 
 	taken.Store(0)
 	written.Store(0)
-	if _, err := env.Eval(ctx, EvalOptions{Cases: cases(2), Jobs: jobs, Write: write}); !errors.Is(err, broken) {
+	if _, err := env.evalRuns(ctx, EvalOptions{Cases: cases(2), Jobs: jobs}, write, nil); !errors.Is(err, broken) {
 		t.Errorf("a source that fails: err %v, want %v", err, broken)
 	}
 }

@@ -3,7 +3,9 @@ package app
 import (
 	"io"
 
+	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/records"
+	"github.com/kesoku/kesoku/message"
 )
 
 // MergeOptions are what kesoku merge is asked to do. The caller has
@@ -37,8 +39,17 @@ func Merge(o MergeOptions) (records.MergeReport, error) {
 	}
 	var rep records.MergeReport
 	merge := func(w io.Writer) error {
-		lines, wait := sink.Lines(w, classname)
-		rep, err = records.Merge(o.Parts, lines)
+		m, err := records.OpenMerge(o.Parts)
+		if err != nil {
+			rep = m.Report()
+			return err
+		}
+		if m.Eval() && sink.Report() != nil {
+			// The whole eval's report, as an unsharded eval writes it.
+			sink.Report().Rename("kesoku eval")
+		}
+		lines, wait := sink.Lines(w, classname, mergeCase(m, classname))
+		rep, err = m.Write(lines)
 		if rerr := wait(); rerr != nil && err == nil {
 			return &UsageError{Err: rerr}
 		}
@@ -60,4 +71,28 @@ func Merge(o MergeOptions) (records.MergeReport, error) {
 		return rep, &FilesError{[]error{err}}
 	}
 	return rep, sink.Close(nil)
+}
+
+// mergeCase makes the testcases of a merge's report: a run's tool_result
+// records, each under classname; an eval's verdicts, named as the whole
+// eval names them (by the files of its cases and, when a case runs more
+// than once, their repeats), from what the shards' ends say. Parts whose
+// ends do not say it get classname, and repeats in every name.
+func mergeCase(m *records.Merging, classname string) func(*message.Record) *junit.Case {
+	if !m.Eval() {
+		return func(rec *message.Record) *junit.Case {
+			if rec.Type != message.TypeToolResult {
+				return nil
+			}
+			return junit.RecordCase(rec, classname)
+		}
+	}
+	end := m.End()
+	repeats := end.Cases == 0 || end.Requests > end.Cases
+	return func(rec *message.Record) *junit.Case {
+		if rec.Type != message.TypeVerdict {
+			return nil
+		}
+		return junit.VerdictCase(rec, cmpOr(end.FileAt(rec.Position), classname), repeats)
+	}
 }

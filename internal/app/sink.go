@@ -188,34 +188,21 @@ func (s *Sink) End(resumed *records.Resumed, path string, end *message.Record) (
 }
 
 // Lines returns a writer of records files' lines (merge writes the lines
-// as its parts hold them) that also hands each record to the report, as a
-// testcase under classname: a run's tool results, or an eval's verdicts
-// (named with their repeat: whether a case ran more than once is not
-// known until the end). wait closes the writer and returns once every
-// record is in the report. Without a report, w is out.
-func (s *Sink) Lines(out io.Writer, classname string) (w io.Writer, wait func() error) {
+// as its parts hold them, name says whose) that also hands each record to
+// the report, as toCase makes its testcase (nil for a record that is
+// none). wait closes
+// the writer and returns once every record is in the report. Without a
+// report, w is out.
+func (s *Sink) Lines(out io.Writer, name string, toCase func(*message.Record) *junit.Case) (w io.Writer, wait func() error) {
 	if s.report == nil {
 		return out, func() error { return nil }
 	}
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		// The first record says whose records they are: a run's are its
-		// tool_result records, each a testcase; an eval's are blocks of a
-		// transcript and a verdict, each verdict a testcase.
-		first, eval := true, false
-		err := records.Read(pr, classname, func(rec *message.Record) error {
-			if rec.Type == records.TypeShardEnd {
-				return nil
-			}
-			if first {
-				first, eval = false, rec.Type != message.TypeToolResult
-			}
-			switch {
-			case eval && rec.Type == message.TypeVerdict:
-				return s.report.Add(junit.VerdictCase(rec, classname, true))
-			case !eval && rec.Type == message.TypeToolResult:
-				return s.report.Add(junit.RecordCase(rec, classname))
+		err := records.Read(pr, name, func(rec *message.Record) error {
+			if c := toCase(rec); c != nil {
+				return s.report.Add(c)
 			}
 			return nil
 		})

@@ -90,7 +90,9 @@ func TestSinkLines(t *testing.T) {
 	w.Write(toolResult("b", false))
 	w.Close()
 	var out bytes.Buffer
-	lw, wait := s.Lines(&out, "merged.jsonl")
+	lw, wait := s.Lines(&out, "merged.jsonl", func(rec *message.Record) *junit.Case {
+		return junit.RecordCase(rec, "merged.jsonl")
+	})
 	if _, err := lw.Write(lines.Bytes()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-// Package atomicfile replaces a file's content in one step: the new
-// content is written beside it and renamed over it, so that a reader (or a
+// Package atomicfile replaces a file's content in one step.
+//
+// The new content is written beside it and renamed over it, so that a reader (or a
 // run that was interrupted) sees the old file or the new one, never half
 // of one.
 //

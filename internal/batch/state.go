@@ -1,5 +1,8 @@
-// Package batch owns kesoku batch: sending the analyze_media requests of
-// a file to a provider's batch API (Claude's Message Batches, Gemini's
+// Package batch is kesoku batch: a file's analyze_media requests sent to a
+// provider's batch API, followed in a state file, collected as records.
+//
+// It owns sending the analyze_media requests of a file to a provider's
+// batch API (Claude's Message Batches, Gemini's
 // Batch Mode: half the price, answers within a day), the state file that
 // follows the batch from submit to collect, and the records kesoku run
 // would have written, made from the results.
@@ -224,6 +227,12 @@ func (s *State) Save(path string) error {
 // hashFile is the SHA-256 of a file's content, in hex. Its errors name
 // the file once, as path says it, in kesoku run's words.
 func hashFile(path string) (string, error) {
+	// A FIFO or a device is refused before it is opened (opening a FIFO
+	// waits for its writer): a batch reads its request file again, to
+	// send it and to collect its answers, and a FIFO is read once.
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is %s, not a regular file: a batch reads its request file again when it collects; give a file, or - (standard input, which is kept)", path, specialKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, pathCause(err))
@@ -251,3 +260,16 @@ func pathCause(err error) error {
 // ErrChanged says the request file is not the one the batch was
 // submitted from.
 var ErrChanged = errors.New("the request file changed since the batch was submitted")
+
+// specialKind is what a file that is no regular file is, in words.
+func specialKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

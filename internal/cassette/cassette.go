@@ -1,5 +1,7 @@
 // Package cassette records a model's HTTP traffic to a file and plays it
-// back: a session, an analyze or a batch reproduced with no key and no
+// back.
+//
+// A session, an analyze or a batch is reproduced with no key and no
 // network. A Cassette is an http.RoundTripper that sits under the one
 // Transport of every provider's requests, so that the SDKs, the retries
 // and the parsing of streams run exactly as they do against the API.

@@ -1,7 +1,9 @@
-// Package config owns kesoku's config files: the user's own
-// ($XDG_CONFIG_HOME/kesoku/config.yaml), which serves every directory, and
-// a project's (kesoku.yaml in the AWD, or the file --config names), which
-// adds to it. It parses them with a position for every key, checks every
+// Package config owns kesoku's config files: the user's own and a
+// project's.
+//
+// The user's own ($XDG_CONFIG_HOME/kesoku/config.yaml) serves every
+// directory; a project's (kesoku.yaml in the AWD, or the file --config
+// names) adds to it. It parses them with a position for every key, checks every
 // key (an unknown one is an error with "did you mean"), applies them to a
 // command's flags under one rule for relative paths, and keeps the record
 // of the project files the user approved: a kesoku.yaml found in

@@ -3,8 +3,10 @@ package diff
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kesoku/kesoku/internal/records"
@@ -53,6 +55,49 @@ func compareRuns(b *testing.B, n int, old, new []byte) {
 			Options{}, func(*Difference) error { return nil })
 		if err != nil || sum.Different() != 0 {
 			b.Fatal(sum, err)
+		}
+	}
+}
+
+// contentRecords writes n records whose content is an object of a few
+// rows; respelled, the same values in another spelling (keys in another
+// order, numbers written otherwise, a string escaped), so that every
+// pair is walked by value to find it the same.
+func contentRecords(n int, respelled bool) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"r%d","session_id":"s","parent_id":"call_%d","role":"tool","type":"tool_result","status":"responded","name":"search","content":`, i, i+1)
+		if respelled {
+			fmt.Fprintf(&b, `{"total":%d.0,"rows":[{"score":0.50e1,"name":"\u0061 row","id":%d},{"score":2.50,"name":"b row","id":%d},{"score":1E0,"name":"c row","id":%d}]}`, 3*i, i, i+1, i+2)
+		} else {
+			fmt.Fprintf(&b, `{"rows":[{"id":%d,"name":"a row","score":5},{"id":%d,"name":"b row","score":2.5},{"id":%d,"name":"c row","score":1}],"total":%d}`, i, i+1, i+2, 3*i)
+		}
+		b.WriteString(`,"created_at":"2026-11-30T17:10:48Z","duration_ms":0}` + "\n")
+	}
+	return b.Bytes()
+}
+
+// BenchmarkCompareByValue compares two runs whose contents hold the same
+// values written otherwise: every pair is walked whole. ns/op is per
+// record pair.
+func BenchmarkCompareByValue(b *testing.B) {
+	const n = 100_000
+	compareRuns(b, n, contentRecords(n, false), contentRecords(n, true))
+}
+
+// BenchmarkCompareDeep compares two values nested as deep as a record
+// holds, around a long string that differs at its end: each text is read
+// once, not once for every level it is nested in (which took a minute).
+func BenchmarkCompareDeep(b *testing.B) {
+	n := records.MaxContentDepth
+	deep := func(leaf string) json.RawMessage {
+		return json.RawMessage(strings.Repeat(`{"a":[`, n/2) + `"` + strings.Repeat("x", 1<<20) + leaf + `"` + strings.Repeat(`]}`, n/2))
+	}
+	old, new := deep("a"), deep("b")
+	b.SetBytes(int64(len(old) + len(new)))
+	for b.Loop() {
+		if cs, err := compareJSON(nil, contentPath, nil, old, new); err != nil || len(cs) != 1 {
+			b.Fatal(cs, err)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"encoding/json"
+
+	"github.com/kesoku/kesoku/internal/records"
 )
 
 // The places of a record that are compared; everything else (id,
@@ -15,19 +17,6 @@ var (
 	messagePath = Path{keyStep("error"), keyStep("message")}
 	contentPath = Path{keyStep("content")}
 )
-
-// The same places, as a walker steps.
-var (
-	namePlaces    = placesOf(namePath)
-	statusPlaces  = placesOf(statusPath)
-	errorPlaces   = placesOf(errorPath)
-	kindPlaces    = placesOf(kindPath)
-	messagePlaces = placesOf(messagePath)
-	contentPlaces = placesOf(contentPath)
-)
-
-// compared are the top-level keys of a record that Compare looks at.
-var compared = []string{"name", "status", "error", "content"}
 
 // comparer compares the records of one request.
 type comparer struct {
@@ -51,36 +40,36 @@ func (c *comparer) at(path Path) (ignoreSet, bool) {
 // records finds the changes from old to new, in the order of the record's
 // fields, and tells them to w.
 func (c *comparer) records(w *walker, old, new *result) {
-	c.field(w, namePath, namePlaces, old.name, new.name)
-	c.field(w, statusPath, statusPlaces, old.status, new.status)
+	c.field(w, namePath, old.name, new.name)
+	c.field(w, statusPath, old.status, new.status)
 	switch {
 	case !old.isError && !new.isError:
 	case !old.isError || !new.isError:
 		if _, ignored := c.at(errorPath); !ignored {
-			w.setPath(errorPlaces)
+			w.setPath(errorPath)
 			w.change(old.errorJSON(), new.errorJSON())
 		}
 	default:
-		c.field(w, kindPath, kindPlaces, old.errKind, new.errKind)
+		c.field(w, kindPath, old.errKind, new.errKind)
 		if c.messages {
-			c.field(w, messagePath, messagePlaces, old.errMessage, new.errMessage)
+			c.field(w, messagePath, old.errMessage, new.errMessage)
 		}
 	}
 	if ign, ignored := c.at(contentPath); !ignored {
-		w.setPath(contentPlaces)
+		w.setPath(contentPath)
 		w.values(ign, old.content, new.content)
 	}
 }
 
 // field tells w of the change of a string field, unless it is ignored.
-func (c *comparer) field(w *walker, path Path, places []place, old, new string) {
+func (c *comparer) field(w *walker, path Path, old, new string) {
 	if old == new {
 		return
 	}
 	if _, ignored := c.at(path); ignored {
 		return
 	}
-	w.setPath(places)
+	w.setPath(path)
 	w.change(encodeValue(old), encodeValue(new))
 }
 
@@ -91,4 +80,31 @@ func (r *result) errorJSON() json.RawMessage {
 		return nil
 	}
 	return encodeValue(map[string]any{"kind": r.errKind, "message": r.errMessage})
+}
+
+// result is what diff needs of a record: what it pairs by and what it
+// compares, the rest of the line left unread.
+type result struct {
+	key, name, status string
+	// isError is set by is_error, or by an error object.
+	isError bool
+	// errKind and errMessage are the error object's.
+	errKind, errMessage string
+	// content is the raw JSON of the content, nil where there is none: the
+	// line's own until the record is kept waiting (merge.keep).
+	content []byte
+}
+
+// resultOf is the result of a record's Head. The content is the line's:
+// valid until the next line is read.
+func resultOf(h *records.Head) result {
+	r := result{key: h.CallID, name: h.Name, status: string(h.Status), isError: h.IsError, content: h.Content}
+	if r.key == "" {
+		r.key = h.ParentID
+	}
+	if h.Error != nil {
+		r.isError = true
+		r.errKind, r.errMessage = string(h.Error.Kind), h.Error.Message
+	}
+	return r
 }

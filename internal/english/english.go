@@ -1,5 +1,7 @@
-// Package english says quantities in kesoku's messages, in one way
-// everywhere: a count with the word that agrees with it ("1 file", "2
+// Package english says quantities in kesoku's messages, one way everywhere,
+// and guesses what a mistyped name meant.
+//
+// It says a count with the word that agrees with it ("1 file", "2
 // files") and a size in bytes ("512 bytes", "4.8 MiB"); and it guesses the
 // name a mistyped one meant, for every message's "did you mean".
 package english

@@ -340,6 +340,10 @@ func TestSetCounts(t *testing.T) {
 	if want := []string{"a.yaml", "a.yaml", "a.yaml", "a.yaml", "a.yaml", "b.jsonl", "b.jsonl", "b.jsonl", "b.jsonl", "."}; !slices.Equal(files, want) {
 		t.Errorf("files by position %q, want %q", files, want)
 	}
+	// Starts says the same as data: each file and its first run.
+	if got := set.Starts(2); len(got) != 2 || got[0] != (FileStart{a, 1}) || got[1] != (FileStart{b, 6}) {
+		t.Errorf("starts with --repeat 2: %+v, want a.yaml at 1, b.jsonl at 6", got)
+	}
 	if !set.Repeats(1) || set.Runs(1) != 6 {
 		t.Errorf("with --repeat 1: repeats %v, %d runs; want true, 6", set.Repeats(1), set.Runs(1))
 	}

@@ -355,7 +355,8 @@ func appendNode(b []byte, n *jnode) ([]byte, bool) {
 			return append(b, n.text...), true
 		}
 		// A fraction, written plainly: the YAML parser reads it as a
-		// float64, written back as the shortest text that reads as it.
+		// float64, written back as the shortest text that reads as it,
+		// and a float still (100.0, not 100).
 		if strings.ContainsAny(n.text, "eE") || strings.HasPrefix(strings.TrimPrefix(n.text, "-"), "0") && !strings.HasPrefix(strings.TrimPrefix(n.text, "-"), "0.") {
 			return nil, false
 		}
@@ -363,7 +364,11 @@ func appendNode(b []byte, n *jnode) ([]byte, bool) {
 		if err != nil {
 			return nil, false
 		}
-		return strconv.AppendFloat(b, f, 'g', -1, 64), true
+		start := len(b)
+		if b = strconv.AppendFloat(b, f, 'g', -1, 64); !strings.ContainsAny(string(b[start:]), ".e") {
+			b = append(b, ".0"...)
+		}
+		return b, true
 	case '[':
 		b = append(b, '[')
 		for i, v := range n.vals {

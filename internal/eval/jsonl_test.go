@@ -20,6 +20,7 @@ var fastLines = []string{
 	`{"prompt": "p", "expect": {"tool_sequence": ["a", "b"]}}`,
 	`{"prompt": "p", "expect": {"tool_sequence": {"mode": "any_order", "calls": ["a", {"name": "b", "args": {"x": 1, "y": [1.5, -2, 0, 0.25, true, false, null, "<&>"], "z": {}, "w": {"k": "\u00e9\ud83d\ude00"}}}]}}}`,
 	`{"prompt": "p", "expect": {"tool_sequence": {"calls": []}}}`,
+	`{"prompt": "p", "expect": {"tool_sequence": {"calls": [{"name": "b", "args": {"x": 1.0, "y": -2.50, "z": 100.000}}]}}}`,
 	`{"prompt": "p", "expect": {"answer": {"regex": "^h(i|ello)$"}}}`,
 	`{"prompt": "p", "expect": {"answer": {"equals": ""}}}`,
 	`{"prompt": "p", "expect": {"answer": {"contains": ""}}}`,
@@ -53,8 +54,8 @@ func TestFastReadsAsYAML(t *testing.T) {
 			took++
 		}
 	}
-	if took < 15 {
-		t.Errorf("fast took %d lines, want the 15 it is for", took)
+	if took < 16 {
+		t.Errorf("fast took %d lines, want the 16 it is for", took)
 	}
 }
 

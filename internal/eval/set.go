@@ -181,6 +181,26 @@ func (s *Set) FileAt(position int64, repeat int) string {
 	return ""
 }
 
+// FileStart is a file of the set, and the position of the first run of
+// its cases.
+type FileStart struct {
+	Name  string
+	First int64
+}
+
+// Starts are the files of the set, each with the position of its first
+// run when a case that gives no repeat runs repeat times: what FileAt
+// says, as data.
+func (s *Set) Starts(repeat int) []FileStart {
+	starts := make([]FileStart, len(s.files))
+	first := int64(1)
+	for i, fc := range s.files {
+		starts[i] = FileStart{Name: s.paths[i], First: first}
+		first += fc.plain*int64(max(repeat, 1)) + fc.repeats
+	}
+	return starts
+}
+
 // All reads the cases again, one at a time, in order; each is read when
 // the one before has been taken. It may be called again, and while other
 // calls go on.

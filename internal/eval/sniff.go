@@ -55,12 +55,17 @@ func IsCaseFile(path string) bool {
 	default:
 		return false
 	}
-	f, err := os.Open(path)
+	// Reading a FIFO's start would take it from its reader, and opening
+	// one waits for its writer: only a regular file is looked into.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	// Reading a FIFO's start would take it from its reader.
+	// Swapped for a FIFO since: not looked into either.
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}

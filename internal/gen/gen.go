@@ -1,4 +1,7 @@
-// Package gen is kesoku gen: it reads Go packages, finds the functions
+// Package gen is kesoku gen: it writes the registration of every Go
+// function marked //kesoku:tool.
+//
+// It reads Go packages, finds the functions
 // whose doc comment holds the directive //kesoku:tool, understands their
 // Google-style doc comments (a summary, Args:, Returns:) and signatures,
 // and writes one kesoku_gen.go per package that registers each tool in
@@ -81,6 +84,8 @@ type Config struct {
 	// each package's directory, the module's, so that "tools.go:12" of
 	// one package is told from another's.
 	NamesFrom string
+	// Env is the go command's environment; nil is this process's whole.
+	Env []string
 }
 
 // State says how a package's generated file on disk compares with what
@@ -144,7 +149,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	listed, err := list(ctx, dir, patterns)
+	listed, err := list(ctx, dir, cfg.Env, patterns)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +184,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 		var pkgs []*packages.Package
 		// The package the generated code imports is loaded with them:
 		// where it cannot be, no file gen writes would build.
-		pkgs, fset, err = load(ctx, dir, append(slices.Clone(withTools), registryPath))
+		pkgs, fset, err = load(ctx, dir, cfg.Env, append(slices.Clone(withTools), registryPath))
 		if err != nil {
 			return nil, err
 		}
@@ -483,10 +488,11 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | 
 // load (one without the tag, edited by hand) is hidden by an overlay on a
 // second load, which makes go/packages type-check every dependency from
 // source: slower, but only then.
-func load(ctx context.Context, dir string, patterns []string) ([]*packages.Package, *token.FileSet, error) {
+func load(ctx context.Context, dir string, env, patterns []string) ([]*packages.Package, *token.FileSet, error) {
 	fset := token.NewFileSet()
 	cfg := &packages.Config{
 		Context:    ctx,
+		Env:        env,
 		Mode:       loadMode,
 		Dir:        dir,
 		Fset:       fset,
@@ -575,9 +581,10 @@ func packageNameBeside(genFile string) (string, error) {
 // list lists the packages the patterns name, cheaply: names and files,
 // no types. Generated files count here (no build tag), so that a
 // directory left with nothing but one is found, and its file orphaned.
-func list(ctx context.Context, dir string, patterns []string) ([]*packages.Package, error) {
+func list(ctx context.Context, dir string, env, patterns []string) ([]*packages.Package, error) {
 	pkgs, err := packages.Load(&packages.Config{
 		Context: ctx,
+		Env:     env,
 		Mode:    packages.NeedName | packages.NeedFiles,
 		Dir:     dir,
 	}, patterns...)

@@ -1,5 +1,7 @@
-// Package jsonschema checks JSON values against a JSON Schema (drafts 4,
-// 6, 7, 2019-09 and 2020-12) and says what is wrong as data: where in the
+// Package jsonschema checks JSON values against a JSON Schema and says what
+// is wrong as data.
+//
+// It takes drafts 4, 6, 7, 2019-09 and 2020-12, and says where in the
 // value, where in the schema, which keyword, what was wanted and what
 // came, every problem at once.
 //

@@ -1,5 +1,7 @@
-// Package junit writes JUnit XML reports, the form the test reporters of
-// GitHub Actions, GitLab CI and Jenkins read: one testsuite under one
+// Package junit writes JUnit XML reports, which the test reporters of CI
+// systems read.
+//
+// GitHub Actions, GitLab CI and Jenkins read them: one testsuite under one
 // testsuites, one testcase per request, a failure for every error record
 // or difference. A report is written as the command goes, its testcases
 // to a file beside it, so that memory stays flat however many requests
@@ -166,6 +168,11 @@ func (r *Report) Reset() error {
 	r.w.Reset(r.body)
 	return nil
 }
+
+// Rename names the testsuite suite, before Close: a merge of an eval's
+// shards is known to be one only once its parts are read, and its report
+// is then the eval's.
+func (r *Report) Rename(suite string) { r.suite = suite }
 
 // Close writes the report to its path, the counts and the time since
 // Create on its testsuite, and removes what it wrote beside it.

@@ -1,4 +1,7 @@
-// Package llm owns the provider-neutral conversation: messages and their
+// Package llm owns the provider-neutral conversation and the agent loop
+// that runs a model's tool calls.
+//
+// It holds messages and their
 // parts (text, tool calls, tool results, and image, document and media
 // blocks), the interface a provider implements, and the agent loop that
 // runs a model's tool calls through the ToolRunner: sessions and their

@@ -460,6 +460,11 @@ func OwnError(err error) error { return ownError(err) }
 func (t *Transport) pause(ctx context.Context, budget *retryBudget, why string, asked time.Duration) error {
 	n := budget.take()
 	wait := t.wait(n-1, asked)
+	if t.replaying() {
+		// What the recording waited for is over: a replay runs offline,
+		// and as fast each time.
+		wait = 0
+	}
 	t.notify(why, asked, wait, n)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -469,6 +474,13 @@ func (t *Transport) pause(ctx context.Context, budget *retryBudget, why string, 
 	case <-timer.C:
 		return nil
 	}
+}
+
+// replaying reports whether Base answers from a recording (a cassette
+// that replays), where no wait changes the answer to come.
+func (t *Transport) replaying() bool {
+	r, ok := t.Base.(interface{ Replaying() bool })
+	return ok && r.Replaying()
 }
 
 // retryBudget counts the retries of one request to the model, whichever
@@ -718,7 +730,9 @@ func (t *Transport) notify(why string, asked, wait time.Duration, n int) {
 		return
 	}
 	msg := fmt.Sprintf("%s; retry %d of %d in %v", why, n, t.Retry.Retries(), wait.Round(time.Millisecond))
-	if asked > wait {
+	if t.replaying() {
+		msg = fmt.Sprintf("%s; retry %d of %d at once (a cassette replays it)", why, n, t.Retry.Retries())
+	} else if asked > wait {
 		msg += fmt.Sprintf(" (the server asked to wait %v; kesoku waits at most %v)", asked.Round(time.Second), wait)
 	}
 	// The notice goes to a terminal: the provider's words in it are

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/kesoku/kesoku/internal/secret"
 )
 
 // Login is how a person logs in during a run: the browser opened at the
@@ -158,7 +161,8 @@ func (h *Handler) fetcher(c *callback) auth.AuthorizationCodeFetcher {
 // command whose %s is the URL, else the URL added to its words), the
 // first that starts; without it the platform's opener (xdg-open, open,
 // rundll32). The browser is not waited for, and its output goes nowhere:
-// standard output may be a run's records.
+// standard output may be a run's records. It gets what any program needs
+// of kesoku's environment and the display's, none of its secrets.
 func Browser(env string) func(ctx context.Context, url string) error {
 	return func(_ context.Context, u string) error {
 		var cmds [][]string
@@ -186,6 +190,7 @@ func Browser(env string) func(ctx context.Context, url string) error {
 			// Not CommandContext: the browser is the person's, and
 			// outlives the login.
 			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env = secret.BrowserEnviron(os.Environ())
 			if err := cmd.Start(); err != nil {
 				errs = append(errs, err)
 				continue

@@ -99,3 +99,32 @@ func TestBrowser(t *testing.T) {
 		t.Error("no browser started, and no error")
 	}
 }
+
+// TestBrowserEnviron: the browser gets what it needs to open on the
+// person's display, and none of kesoku's secrets (a provider's key).
+func TestBrowserEnviron(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env")
+	script := filepath.Join(dir, "browser")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nenv > "+out+".tmp && mv "+out+".tmp "+out+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-test-browser-0123")
+	t.Setenv("GOOGLE_API_KEY", "test-google-browser-0123")
+	t.Setenv("DISPLAY", ":7")
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
+	if err := Browser(script)(context.Background(), "https://as.example/authorize"); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for range 2000 { // up to 20s: the browser runs on its own
+		if got, _ = os.ReadFile(out); got != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	env := string(got)
+	if strings.Contains(env, "-browser-0123") || !strings.Contains(env, "DISPLAY=:7\n") || !strings.Contains(env, "XDG_RUNTIME_DIR=/run/user/7\n") {
+		t.Errorf("the browser's environment:\n%s", env)
+	}
+}

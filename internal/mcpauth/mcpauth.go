@@ -1,5 +1,7 @@
-// Package mcpauth authorizes kesoku's requests to an MCP server reached
-// over HTTP with OAuth 2.1, as the MCP authorization spec says, through
+// Package mcpauth authorizes kesoku's requests to an MCP server over HTTP
+// with OAuth 2.1.
+//
+// It follows the MCP authorization spec, through
 // the Go SDK's auth, auth/extauth and oauthex packages: the protected
 // resource's metadata found from a 401's WWW-Authenticate (at the path,
 // then the root), the authorization server's metadata, then either the
@@ -150,7 +152,10 @@ type Handler struct {
 	// obtained is when tok was granted, zero for a kept one.
 	obtained time.Time
 	loggedIn bool
-	secrets  *secret.Redactor
+	// keepErr is why the last token to keep was not kept, nil when it
+	// was.
+	keepErr error
+	secrets *secret.Redactor
 }
 
 // challenge is a refused request's URL and WWW-Authenticate.
@@ -379,9 +384,18 @@ func (h *Handler) saveLocked() {
 		AccessToken: h.tok.AccessToken, TokenType: h.tok.TokenType, RefreshToken: h.tok.RefreshToken, Expiry: h.tok.Expiry,
 		SavedAt: time.Now().UTC().Truncate(time.Second),
 	})
+	h.keepErr = err
 	if err != nil {
 		h.note(fmt.Sprintf("%s: %v", h.opts.Server, err))
 	}
+}
+
+// KeepErr is why the token of the last login or refresh was not kept in
+// the store (a run goes on with it in memory), nil when it was.
+func (h *Handler) KeepErr() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.keepErr
 }
 
 // tokenScopes are the scopes a token answer names, nil when it names

@@ -1,6 +1,8 @@
-// Package mcpserve owns kesoku as an MCP server: the tools of a registry
-// offered over the Model Context Protocol, on a stream (standard input
-// and output) or over streamable HTTP, every tools/call run through
+// Package mcpserve is kesoku as an MCP server: a registry's tools over stdio
+// or streamable HTTP, each call run through the ToolRunner.
+//
+// The tools of a registry are offered over the Model Context Protocol, on
+// a stream (standard input and output) or over streamable HTTP, every tools/call run through
 // the ToolRunner — validation, --timeout, --max-output, confinement to the
 // AWD — and recorded as a Message record, as kesoku run would record it.
 // A tool's failure is a result marked isError, never a protocol error.

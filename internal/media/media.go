@@ -1,4 +1,7 @@
-// Package media owns kesoku's multimodal path: resolving a file a model
+// Package media owns kesoku's multimodal path: a file a model names, made
+// into a block of a model request.
+//
+// It resolves a file a model
 // names inside the AWD and staging, finding its type from its content,
 // checking it against what the chosen provider takes, and turning it into
 // the native block (image, document or media) of a model request. The

@@ -1,6 +1,8 @@
-// Package origin is the rule that keeps a secret — a provider's API key,
-// the headers of an MCP server's entry — to the origin it was written
-// for: its scheme, host and port, as browsers compare them.
+// Package origin is the rule that keeps a secret to the origin it was
+// written for.
+//
+// A secret is a provider's API key, or the headers of an MCP server's
+// entry; an origin is a scheme, host and port, as browsers compare them.
 //
 // Go's http.Client drops Authorization on a redirect to another host, but
 // not on one to another port or from https to http of the same host, and

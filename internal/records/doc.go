@@ -1,6 +1,8 @@
-// Package records owns a run's records file: the JSON Lines file of
-// Message records that kesoku run, batch collect, session, mcp serve and
-// analyze write, and that diff, merge and --resume read.
+// Package records owns a run's records file, the JSON Lines file of Message
+// records.
+//
+// kesoku run, batch collect, session, mcp serve and analyze write it;
+// diff, merge and --resume read it.
 //
 //   - Writing: Create and Append open the file under its lock (a second
 //     writer is refused with ErrInUse, and a torn last line is cut off);

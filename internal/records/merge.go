@@ -77,23 +77,42 @@ func (e *UnfinishedError) Error() string {
 // parts of one shard, a part missing. Nothing is written then. Any number
 // of parts is merged, a few open at a time.
 func Merge(parts []string, w io.Writer) (MergeReport, error) {
-	sum := MergeReport{Parts: len(parts)}
+	m, err := OpenMerge(parts)
+	if err != nil {
+		return m.sum, err
+	}
+	return m.Write(w)
+}
+
+// Merging is a merge whose parts were read and found to be the shards of
+// one run, before anything is written.
+type Merging struct {
+	parts   []string
+	sum     MergeReport
+	byShard []*part
+	total   int
+}
+
+// OpenMerge reads the parts of a merge (see Merge), and refuses them as
+// Merge does. Its Merging is never nil: its report so far is that of the
+// parts read.
+func OpenMerge(parts []string) (*Merging, error) {
+	m := &Merging{parts: parts, sum: MergeReport{Parts: len(parts)}}
 	kinds := &kindTable{}
 	ps := make([]*part, len(parts))
-	total := 0
 	for i, name := range parts {
 		p, replaced, err := readPart(name, kinds)
 		if err != nil {
-			return sum, err
+			return m, err
 		}
 		p.index = i
 		ps[i] = p
-		sum.Replaced += replaced.aborted + replaced.failed
-		sum.ReplacedFailed += replaced.failed
+		m.sum.Replaced += replaced.aborted + replaced.failed
+		m.sum.ReplacedFailed += replaced.failed
 	}
 	byShard, err := placeShards(ps)
 	if err != nil {
-		return sum, err
+		return m, err
 	}
 	var first *part
 	for _, p := range byShard {
@@ -102,32 +121,55 @@ func Merge(parts []string, w io.Writer) (MergeReport, error) {
 		case first == nil:
 			first = p
 		case p.eval != first.eval:
-			return sum, fmt.Errorf("%s and %s are not shards of one command's output: one holds kesoku eval's records, the other kesoku run's", first.name, p.name)
+			return m, fmt.Errorf("%s and %s are not shards of one command's output: one holds kesoku eval's records, the other kesoku run's", first.name, p.name)
 		}
 	}
-	sum.Eval = first != nil && first.eval
+	m.sum.Eval = first != nil && first.eval
 	for _, p := range byShard {
-		total += len(p.spans) // only once the parts are whole
+		m.total += len(p.spans) // only once the parts are whole
 	}
+	m.byShard = byShard
+	for _, s := range m.inOrder {
+		m.sum.add(s.flags&spanFailed != 0, s.flags&spanAborted != 0, kinds.kind(s.kind))
+	}
+	return m, nil
+}
+
+// Report is what the merge found so far: of the parts read.
+func (m *Merging) Report() MergeReport { return m.sum }
+
+// Eval says the parts are kesoku eval's.
+func (m *Merging) Eval() bool { return m.sum.Eval }
+
+// End is what the parts' shard_end lines say of the whole run, the
+// first shard's; zero for no part.
+func (m *Merging) End() ShardEnd {
+	if len(m.byShard) == 0 {
+		return ShardEnd{}
+	}
+	return *m.byShard[0].end
+}
+
+// inOrder yields every position from 1 to the last, once, from the shard
+// of its place: position p is the ((p-1)/N)-th record of shard (p-1) mod
+// N.
+func (m *Merging) inOrder(yield func(int, span) bool) {
+	n := len(m.byShard)
+	for k := range m.total {
+		p := m.byShard[k%n]
+		if !yield(p.index, p.spans[k/n]) {
+			return
+		}
+	}
+}
+
+// Write writes the merged records to w (see Merge).
+func (m *Merging) Write(w io.Writer) (MergeReport, error) {
 	// The parts are read again, by name, a few open at a time: a merge
 	// of any number of parts stays within the files a process may open.
-	src := newLineFiles(parts)
+	src := newLineFiles(m.parts)
 	defer src.Close()
-	// Every position from 1 to the last is held, once, by the shard of its
-	// place: position p is the ((p-1)/N)-th record of shard (p-1) mod N.
-	n := len(byShard)
-	inOrder := func(yield func(int, span) bool) {
-		for k := range total {
-			p := byShard[k%n]
-			if !yield(p.index, p.spans[k/n]) {
-				return
-			}
-		}
-	}
-	for _, s := range inOrder {
-		sum.add(s.flags&spanFailed != 0, s.flags&spanAborted != 0, kinds.kind(s.kind))
-	}
-	return sum, writeSpans(w, src, inOrder)
+	return m.sum, writeSpans(w, src, m.inOrder)
 }
 
 // replacements counts the records of a part that gave way to a later

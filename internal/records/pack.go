@@ -52,6 +52,10 @@ type Packer struct {
 	// Timeout is the run's bound on each call (--timeout): a call that
 	// timed out under another bound (its tool's own) says so.
 	Timeout time.Duration
+	// Redact hides the secrets the run holds in an output too large for
+	// its record, before it is saved and cut (a secret cut in two would
+	// escape the record's redaction); nil hides nothing.
+	Redact func([]byte) []byte
 }
 
 // Outcome is what a call came back with, and what the run knew of it when
@@ -300,6 +304,9 @@ func (p *Packer) truncate(content json.RawMessage) (json.RawMessage, *message.Tr
 	if len(content) > 0 && content[0] == '"' && json.Unmarshal(content, &s) == nil {
 		// A string is cut as text, not as its JSON quoting.
 		whole, ext = []byte(s), ".txt"
+	}
+	if p.Redact != nil {
+		whole = p.Redact(whole)
 	}
 	t := &message.Truncation{Bytes: int64(len(whole))}
 	saved := "it could not be saved"

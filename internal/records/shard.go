@@ -23,6 +23,31 @@ type ShardEnd struct {
 	Shard    int64 `json:"shard"`
 	Shards   int64 `json:"shards"`
 	Requests int64 `json:"requests"`
+	// Cases and Files, on an eval's shard, are what its JUnit testcases
+	// are named by, so that merge names them as the whole eval does: how
+	// many cases the whole eval has (Requests counts their runs: a case
+	// runs more than once when it is more), and the files of its cases.
+	Cases int64       `json:"cases,omitempty"`
+	Files []ShardFile `json:"files,omitempty"`
+}
+
+// ShardFile is a file of an eval's cases, and the position of the first
+// run of its cases in the whole eval.
+type ShardFile struct {
+	Name  string `json:"name"`
+	First int64  `json:"first"`
+}
+
+// FileAt is the file of the run at position, "" when e names none.
+func (e ShardEnd) FileAt(position int64) string {
+	name := ""
+	for _, f := range e.Files {
+		if f.First > position {
+			break
+		}
+		name = f.Name
+	}
+	return name
 }
 
 // Records is how many requests of the run are the shard's: those at

@@ -1,5 +1,7 @@
 // Package registrysource reaches what package registry keeps for kesoku's
-// own packages alone: sources of tools that cost something to list (the
+// own packages alone.
+//
+// Those are sources of tools that cost something to list (the
 // tools of an MCP server, which has to be started and asked), loaded when a
 // command first needs them. A tool author never meets them, so they are no
 // part of registry's API: registry hands its functions over at init, and

@@ -176,7 +176,7 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 	if name == "-" {
 		r, display = stdin, "<stdin>"
 	} else {
-		f, err := openInput(ctx, name)
+		f, err := OpenInput(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -212,10 +212,11 @@ func Open(ctx context.Context, name string, format Format, stdin io.Reader) (*Fi
 	return file, nil
 }
 
-// openInput opens the file name to read, waiting for a FIFO's writer only
-// as long as ctx allows: opening a FIFO blocks until something opens it
-// to write, which may be never.
-func openInput(ctx context.Context, name string) (*os.File, error) {
+// OpenInput opens the file name to read, waiting for a FIFO's writer
+// only as long as ctx allows: opening a FIFO blocks until something opens
+// it to write, which may be never. Every file kesoku reads once as it
+// comes (request files, the records files diff compares) is opened so.
+func OpenInput(ctx context.Context, name string) (*os.File, error) {
 	if st, err := os.Stat(name); err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
 		return os.Open(name)
 	}

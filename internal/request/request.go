@@ -1,5 +1,7 @@
-// Package request owns tool request files: their formats (YAML, JSON,
-// JSON Lines), reading them with a position for every request and every
+// Package request owns tool request files: YAML, JSON and JSON Lines, read
+// with a position for every request.
+//
+// It knows their formats (YAML, JSON, JSON Lines), reading them with a position for every request and every
 // message about one, a request at a time, and the limits that keep
 // hostile input from taking the machine. A YAML or JSON file is checked
 // whole before anything runs, its requests kept meanwhile in a spool of

@@ -194,7 +194,7 @@ type yamlReader struct {
 	chunk yamlChunk
 	pool  *yamlPool
 	// out is what requests that use an alias came to, across the file.
-	out aliasOut
+	out yamlpos.AliasOut
 }
 
 // loadYAML reads a YAML file — documents each holding one request, a list
@@ -207,7 +207,7 @@ func (f *File) loadYAML(ctx context.Context, in io.Reader, sp *spool) error {
 		debug.SetGCPercent(prev) // off, or slower already
 	}
 	d := &yamlReader{f: f, c: newYAMLCutter(in, f.Name), ctx: ctx, sp: sp}
-	d.out.read = func() int64 { return d.c.read }
+	d.out = yamlpos.AliasOut{Read: func() int64 { return d.c.read }, Base: maxAliasOut, Ratio: aliasOutRatio}
 	d.pool = &yamlPool{name: f.Name, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), emit: d.emit}
 	defer d.pool.stop()
 	for doc := 0; ; doc++ {
@@ -331,7 +331,7 @@ func (d *yamlReader) before(err error) error {
 // parseChunk parses the chunk of list items, in the pool when it can.
 func (d *yamlReader) parseChunk() error {
 	if !bytes.ContainsAny(d.chunk.data, "&*") {
-		d.conv.read += len(d.chunk.data) // the budget of aliases grows with the document
+		d.conv.conv.Read(len(d.chunk.data)) // the budget of aliases grows with the document
 		return d.pool.submit(&d.chunk)
 	}
 	if err := d.pool.flush(0); err != nil {

@@ -1,4 +1,7 @@
-// Package runner owns the ToolRunner: it takes tool requests (a stream
+// Package runner owns the ToolRunner, which runs tool requests
+// concurrently and hands back one Message record for each, in order.
+//
+// It takes tool requests (a stream
 // that package request reads from a file, or a model's turn) through the
 // five steps — parse, interrupt check, validation, execution, packing —
 // concurrently up to a limit, and hands back one Message record per
@@ -113,6 +116,12 @@ func New(reg *registry.Registry, opts Options) *ToolRunner {
 		opts.Jobs = 1
 	}
 	pk := records.Packer{SessionID: opts.SessionID, MaxOutput: opts.MaxOutput, OutputDir: opts.OutputDir, AWD: opts.AWD, Timeout: opts.Timeout}
+	if opts.Secrets != nil {
+		pk.Redact = func(b []byte) []byte {
+			out, _ := opts.Secrets.JSON(b)
+			return out
+		}
+	}
 	return &ToolRunner{reg: reg, opts: opts, pk: pk}
 }
 

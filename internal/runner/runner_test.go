@@ -21,6 +21,7 @@ import (
 
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
+	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
@@ -1247,5 +1248,34 @@ func TestRunFillsEveryWorkerAcrossBatches(t *testing.T) {
 		if recs, _ := collect(t, context.Background(), New(reg, Options{Jobs: jobs}), reqs); len(recs) != jobs {
 			t.Fatalf("jobs=%d: %d records", jobs, len(recs))
 		}
+	}
+}
+
+// TestSavedOutputHidesSecrets: the whole output saved when a record
+// holds only its head and tail holds no secret the run knows, and a
+// secret cut in two where the head ends is hidden whole.
+func TestSavedOutputHidesSecrets(t *testing.T) {
+	t.Parallel()
+	const tok = "provider-key-5be1c0ffee"
+	reg := registry.New()
+	reg.MustRegister(&registry.Spec{Name: "leak", Call: func(context.Context, *registry.ToolContext, map[string]any) (any, error) {
+		return strings.Repeat("x", 40) + tok + strings.Repeat("y", 5000) + tok, nil
+	}})
+	awd := t.TempDir()
+	r := New(reg, Options{MaxOutput: 100, AWD: awd, Secrets: secret.NewRedactor(tok)})
+	recs, _ := collect(t, context.Background(), r, []*request.Request{{Name: "leak"}})
+	rec := recs[0]
+	if rec.Truncated == nil {
+		t.Fatalf("not truncated: %s", rec.Content)
+	}
+	whole, err := os.ReadFile(filepath.Join(awd, rec.Truncated.SavedTo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(whole), tok) || !strings.HasSuffix(string(whole), "y"+secret.Redacted) {
+		t.Errorf("the saved output holds the secret: ...%s", whole[len(whole)-60:])
+	}
+	if strings.Contains(string(rec.Content), "provider-") {
+		t.Errorf("the record holds a piece of the secret: %s", rec.Content)
 	}
 }

@@ -1,4 +1,7 @@
-// Package scaffold is kesoku init: a new Go module of one's own tools, its
+// Package scaffold is kesoku init: a new Go module of one's own tools that
+// runs at once.
+//
+// It writes the module: its
 // go.mod requiring kesoku (a release, or a clone through a replace
 // directive), a main.go that is the whole of kesoku, a tools package
 // with one documented tool and the registrations kesoku gen would write

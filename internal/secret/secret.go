@@ -1,5 +1,7 @@
-// Package secret is what kesoku keeps from the programs it starts and
-// hides in what comes back from them: the secrets it holds (the
+// Package secret holds the secrets kesoku knows: hidden in what comes back,
+// and kept from the programs it starts.
+//
+// The secrets it holds (the
 // providers' keys, the values of MCP servers' headers and of a key in a
 // server's URL, OAuth secrets and tokens, mcp serve's token) are replaced
 // by [redacted] wherever they show up (a record, a transcript, the

@@ -1,6 +1,8 @@
-// Package tooldoc holds the rules by which a tool is described, which
+// Package tooldoc holds the rules by which a tool is described: its summary
+// and the struct tags of its fields.
+//
 // kesoku gen (reading Go source) and typed registration (reading types by
-// reflection) both apply, so that a tool reads the same either way: the
+// reflection) both apply them, so that a tool reads the same either way: the
 // summary of its description (which the tools from outside, command
 // tools and MCP servers' tools, are given too), and the struct tags that
 // name, describe and limit its fields.

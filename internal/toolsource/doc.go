@@ -1,6 +1,8 @@
-// Package toolsource turns programs outside kesoku into tools: command
-// tools, declared under tools: in a config file, and the tools of MCP
-// servers, declared under mcpServers: or in a file of the shape .mcp.json
+// Package toolsource turns programs outside kesoku into tools: command tools
+// and MCP servers' tools.
+//
+// Command tools are declared under tools: in a config file; MCP servers
+// under mcpServers: or in a file of the shape .mcp.json
 // and Claude Desktop use. Build makes the one registry a command uses: the
 // Go tools of registry.Default, then the command tools, then each MCP
 // server as a source of tools (registrysource), started only when a command needs its

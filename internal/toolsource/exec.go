@@ -296,7 +296,7 @@ func (r *commandRunner) run(ctx context.Context, t *commandTool, args map[string
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out outputWriter
 	if r.limit > 0 {
-		out = &outputSink{limit: r.limit, dir: r.outputDir}
+		out = &outputSink{limit: r.limit, dir: r.outputDir, secrets: r.secrets}
 	} else {
 		out = &capped{limit: r.capture, cmd: cmd}
 	}
@@ -523,6 +523,16 @@ func (c *capped) close()      {}
 type outputSink struct {
 	limit int64
 	dir   string
+	// secrets are hidden in what is saved, and so in the head and the
+	// tail: a secret the record's redaction would find cut in two
+	// there is hidden whole first.
+	secrets *secret.Redactor
+	// redact hands what comes past the limit on to take, secrets hidden
+	// (the end of a write that may begin one held back until the next
+	// shows); flush hands on what it holds. Nil while there is no secret
+	// to hide.
+	redact func(string)
+	flush  func()
 
 	buf []byte // the output, while it is within the limit
 	n   int64
@@ -551,12 +561,24 @@ func (o *outputSink) Write(p []byte) (int, error) {
 		o.head = make([]byte, 0, o.keep())
 		o.tail = make([]byte, o.keep())
 		o.open()
+		if len(o.secrets.Secrets()) > 0 {
+			o.redact, o.flush = o.secrets.Stream(func(s string) { o.take([]byte(s)) })
+		}
 		held := o.buf
 		o.buf = nil
-		o.take(held)
+		o.pass(held)
 	}
-	o.take(p)
+	o.pass(p)
 	return len(p), nil
+}
+
+// pass hands p, past the limit, on to take, through redact.
+func (o *outputSink) pass(p []byte) {
+	if o.redact == nil {
+		o.take(p)
+		return
+	}
+	o.redact(string(p))
 }
 
 // open creates the file of the whole output.
@@ -610,6 +632,9 @@ func (o *outputSink) result() any {
 	if !o.over {
 		return result(o.buf)
 	}
+	if o.flush != nil {
+		o.flush()
+	}
 	tail := o.tail[:o.at]
 	if o.wrapped {
 		tail = append(append([]byte(nil), o.tail[o.at:]...), o.tail[:o.at]...)
@@ -645,6 +670,9 @@ func (o *outputSink) result() any {
 // close closes the file, should the call end without a result (the
 // program failed): what it printed stays saved.
 func (o *outputSink) close() {
+	if o.flush != nil {
+		o.flush()
+	}
 	if o.file != nil {
 		o.file.Close()
 		o.file = nil

@@ -319,3 +319,34 @@ func TestOutsideTextEscaped(t *testing.T) {
 		t.Errorf("lines mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestSavedOutputHidesSecrets: the whole output of a command tool, saved
+// when it is past --max-output, holds no secret kesoku knows (here an MCP
+// server's header value), not even one cut across the program's writes
+// or where the head and tail are cut.
+func TestSavedOutputHidesSecrets(t *testing.T) {
+	t.Parallel()
+	const token = "s3cret-header-value-91d2"
+	dir := t.TempDir()
+	set := setOf(t, context.Background(), Options{MaxOutput: 64, OutputDir: dir},
+		"mcpServers:\n  web:\n    type: http\n    url: http://127.0.0.1:1/mcp\n    headers: {X-Api-Key: "+token+"}\n"+
+			"tools:\n  leak:\n    description: Prints a secret.\n    command: [sh, -c, 'for i in 1 2 3 4 5 6 7 8 9 10; do printf \"line $i s3cret-header-\"; printf \"value-91d2 \\n\"; done']\n")
+	v, err := call(t, set, "leak", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := v.(*registry.CutOutput)
+	if !ok || c.SavedTo == "" {
+		t.Fatalf("got %#v, want an output cut and saved", v)
+	}
+	saved, err := os.ReadFile(c.SavedTo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(saved), "value-91d2") || !strings.Contains(string(saved), "line 10 [redacted]") {
+		t.Errorf("the saved output:\n%s", saved)
+	}
+	if strings.Contains(c.Head+c.Tail, "91d2") {
+		t.Errorf("head %q, tail %q", c.Head, c.Tail)
+	}
+}

@@ -381,7 +381,7 @@ func (s *server) httpTransport() (mcp.Transport, error) {
 	// first, and leaves the connection standing.
 	backstop := s.set.maxMessage + 64<<10
 	if d.transport == transportSSE {
-		return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: backstop}, nil
+		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: backstop}}, nil
 	}
 	auth, err := s.authHandler(endpoint)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kesoku/kesoku/internal/origin"
 )
@@ -403,4 +404,42 @@ func eventData(ev []byte) (data, other []byte) {
 		}
 	}
 	return data, other
+}
+
+// sseTransport reaches a server over the older HTTP+SSE transport. Its
+// event stream, a GET that carries every answer for the whole session,
+// is opened by the SDK with the context given to Connect: that of the
+// start, which ends once the server has started. The stream is opened
+// with a context of its own, bounded by the start's only while it
+// connects, and ended when the connection is closed.
+type sseTransport struct{ inner mcp.Transport }
+
+func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	streamCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	c, err := t.inner.Connect(streamCtx)
+	if !stop() {
+		// The start ended while the stream was being opened.
+		if err == nil {
+			c.Close()
+		}
+		return nil, context.Cause(ctx)
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	return &sseConn{Connection: c, cancel: cancel}, nil
+}
+
+// sseConn is a connection over SSE whose Close ends its stream's context.
+type sseConn struct {
+	mcp.Connection
+	cancel context.CancelCauseFunc
+}
+
+func (c *sseConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel(nil)
+	return err
 }

@@ -199,3 +199,22 @@ func TestManyTools(t *testing.T) {
 	}
 	t.Logf("10,000 tools listed in %v: %d MiB allocated, %d MiB in use", time.Since(start).Round(time.Millisecond), alloc>>20, after.HeapInuse>>20)
 }
+
+// TestSSEServer: a server of the older HTTP+SSE transport (the SDK's own
+// handler), declared type: sse, lists its tools and answers calls, with
+// the entry's headers on every request.
+func TestSSEServer(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(mcptest.SSEHandler("s3cret"))
+	t.Cleanup(srv.Close)
+	set := setOf(t, context.Background(), Options{}, "mcpServers:\n  web:\n    type: sse\n    url: "+srv.URL+"/sse\n    headers: {Authorization: \"Bearer s3cret\"}\n")
+	if err := registrysource.Load(set.Registry); err != nil {
+		t.Fatalf("list the tools: %v", err)
+	}
+	for i := range 3 {
+		text := fmt.Sprintf("sse %d", i)
+		if v, err := call(t, set, "web__echo", map[string]any{"text": text}); err != nil || v != text {
+			t.Errorf("call %d: %v, %v; want %q", i, v, err, text)
+		}
+	}
+}

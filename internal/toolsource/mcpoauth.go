@@ -314,6 +314,11 @@ func (s *Set) Login(ctx context.Context, name string) (*LoginResult, error) {
 	if a := srv.auth; a != nil && a.Authorized() {
 		res.LoggedIn, res.ClientCredentials = a.LoggedIn(), !a.LoggedIn()
 		res.Scopes = a.Scopes()
+		if err := a.KeepErr(); err != nil && res.LoggedIn {
+			// Keeping the tokens for the runs to come is what a login
+			// ahead of them is for.
+			return nil, fmt.Errorf("%s: logged in, but the runs to come cannot use the login: %w", srv.decl.where(), err)
+		}
 	}
 	return res, nil
 }

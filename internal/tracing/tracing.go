@@ -1,6 +1,9 @@
-// Package tracing owns kesoku's OpenTelemetry traces: whether they are on
-// (the standard OTEL_* variables alone decide, and they are off unless
-// asked for), the exporter (OTLP over HTTP, protobuf or JSON) behind a
+// Package tracing owns kesoku's OpenTelemetry traces: whether they are on,
+// their exporter, and the spans themselves.
+//
+// It owns whether they are on (the standard OTEL_* variables alone decide,
+// and they are off unless asked for), the exporter (OTLP over HTTP,
+// protobuf or JSON) behind a
 // bounded queue that drops rather than waits, the count of spans that
 // never reached the collector, and the spans themselves, named and
 // attributed as the OpenTelemetry GenAI semantic conventions say

@@ -1,6 +1,8 @@
-// Package yamlpos is what kesoku's readers of YAML share — request files,
-// config files and the declarations in them (tools:, mcpServers:): the
-// place of a thing in a file (Pos, which the readers of JSON use too),
+// Package yamlpos is what kesoku's readers of YAML share: positions, bounded
+// parsing, and one conversion to JSON.
+//
+// Request files, config files and the declarations in them (tools:,
+// mcpServers:) share the place of a thing in a file (Pos, which the readers of JSON use too),
 // goccy/go-yaml's tokens and syntax tree read within bounds that keep its
 // parser fast, the place of every node, and the words for what a node is.
 package yamlpos

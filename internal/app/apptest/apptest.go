@@ -1,6 +1,8 @@
-// Package apptest gives tests what the environment of a command takes
-// from the process: a source of signals that a test sends through, so
-// that no test signals its own process.
+// Package apptest gives tests a source of signals for a command's
+// environment.
+//
+// A test sends signals through it, so that no test signals its own
+// process.
 package apptest
 
 import (

@@ -1,5 +1,7 @@
 // Package junittest checks JUnit XML reports against the JUnit XSD that
-// Jenkins documents (testdata/junit-10.xsd, its source and licence in
+// Jenkins documents, for tests.
+//
+// The XSD is kept in testdata (testdata/junit-10.xsd, its source and licence in
 // testdata/README.md), for tests: Go has no XSD validator, so this is one
 // that reads the XSD's declarations and checks a document by them. It is
 // imported by tests only.

@@ -1,6 +1,7 @@
-// Package claude is kesoku's ClaudeLLM: the translation between the
-// provider-neutral conversation of package llm and the Anthropic Messages
-// API through github.com/anthropics/anthropic-sdk-go/v2, and the
+// Package claude is kesoku's Claude provider: package llm's conversation
+// translated to and from the Anthropic Messages API.
+//
+// It goes through github.com/anthropics/anthropic-sdk-go/v2, and the
 // construction of its client. It holds no logic of the agent loop.
 package claude
 

@@ -1,6 +1,7 @@
-// Package gemini is kesoku's GeminiLLM: the translation between the
-// provider-neutral conversation of package llm and the Gemini API through
-// google.golang.org/genai, and the construction of its client. It holds no
+// Package gemini is kesoku's Gemini provider: package llm's conversation
+// translated to and from the Gemini API.
+//
+// It goes through google.golang.org/genai, and builds its client. It holds no
 // logic of the agent loop.
 package gemini
 

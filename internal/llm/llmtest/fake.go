@@ -1,5 +1,7 @@
-// Package llmtest holds fake Gemini, Claude and OpenAI (Chat Completions)
-// servers for tests: httptest servers that speak each provider's REST wire
+// Package llmtest holds fake Gemini, Claude and OpenAI servers for tests,
+// speaking each provider's REST wire format.
+//
+// They are httptest servers that speak each provider's REST wire
 // format (non-streaming and SSE streaming), answer from a script of
 // replies, refuse what the real APIs refuse, misbehave on demand (see
 // Reply), and record every request body so that a test can check what the

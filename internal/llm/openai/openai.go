@@ -1,6 +1,7 @@
-// Package openai is kesoku's OpenAI provider: the translation between the
-// provider-neutral conversation of package llm and the Chat Completions
-// API through github.com/openai/openai-go/v3, for OpenAI itself and for
+// Package openai is kesoku's OpenAI provider: package llm's conversation
+// translated to and from the Chat Completions API.
+//
+// It goes through github.com/openai/openai-go/v3, for OpenAI itself and for
 // the servers that speak its API (Ollama, vLLM, LM Studio, llama.cpp),
 // and the construction of its client. It holds no logic of the agent
 // loop.

@@ -198,3 +198,109 @@ func TestWithCassetteRecordsWithTheKey(t *testing.T) {
 		t.Errorf("recording with no key: %v, want a *NoKeyError", err)
 	}
 }
+
+// TestReplayWaitsNot: a 429 in a cassette, whose retry-after asked for
+// an hour, is retried at once on replay: the notice of the retry says
+// the wait kesoku takes, none.
+func TestReplayWaitsNot(t *testing.T) {
+	const key = "test-key-cassette-wait"
+	for _, v := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("GEMINI_API_KEY", key)
+	srv := llmtest.NewServer(llmtest.Gemini, key,
+		llmtest.Reply{Status: 429, Error: "slow down", Headers: map[string]string{"retry-after-ms": "1"}},
+		llmtest.Reply{Text: "Hello."},
+	)
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	ask := func(m *Model) {
+		t.Helper()
+		p, err := m.Build(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := llmtest.Generate(t, p, &llm.Request{Messages: []llm.Message{llmtest.User("hi")}}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := cassette.Open(path, cassette.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Resolve(Config{Model: "gemini-2.5-flash", BaseURL: srv.BaseURL(), Cassette: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask(m)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// As if the server had asked for an hour.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hour := bytes.ReplaceAll(data, []byte(`"Retry-After-Ms":"1"`), []byte(`"Retry-After-Ms":"3600000"`))
+	if bytes.Equal(hour, data) {
+		t.Fatalf("no retry-after-ms in the cassette:\n%s", data)
+	}
+	if err := os.WriteFile(path, hour, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Setenv("GEMINI_API_KEY", "")
+	refuseNetwork(t)
+	play, err := cassette.Open(path, cassette.Replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices strings.Builder
+	m, err = Resolve(Config{Cassette: play, Notices: func(msg string) { notices.WriteString(msg + "\n") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask(m)
+	if got := notices.String(); !strings.Contains(got, "retry 1 of") || !strings.Contains(got, "at once") || strings.Contains(got, "1m0s") {
+		t.Errorf("the retry on replay: %q, want one at once", got)
+	}
+}
+
+// TestReplayOtherModel: a cassette replayed for another model than the
+// one it was recorded with is refused at once, naming both (not a
+// difference in the first request); the model it was recorded with, or
+// none, replays.
+func TestReplayOtherModel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	if err := os.WriteFile(path, []byte(`{"kesoku_cassette":1,"provider":"gemini","model":"gemini-2.5-flash"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	play, err := cassette.Open(path, cassette.Replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resolve(Config{Model: "gemini-2.5-pro", Cassette: play})
+	var other *CassetteModelError
+	if !errors.As(err, &other) || other.Recorded != "gemini-2.5-flash" || other.Asked != "gemini-2.5-pro" || other.Path != path {
+		t.Fatalf("replay for another model: %v, want a *CassetteModelError", err)
+	}
+	for _, want := range []string{"gemini-2.5-flash", "gemini-2.5-pro", path} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not name %s", err, want)
+		}
+	}
+	for _, model := range []string{"", "gemini-2.5-flash"} {
+		if _, err := Resolve(Config{Model: model, Cassette: play}); err != nil {
+			t.Errorf("replay with model %q: %v", model, err)
+		}
+	}
+	// A model resolved for another cassette (an eval's case) is checked
+	// when it is built.
+	m, err := ResolveForTools(Config{Model: "gemini-2.5-pro", BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.WithCassette(play).Build(context.Background()); !errors.As(err, &other) {
+		t.Errorf("built for a cassette of another model: %v, want a *CassetteModelError", err)
+	}
+}

@@ -111,3 +111,15 @@ func (e *NoKeyError) Words(baseURL string) string {
 	}
 	return b.String()
 }
+
+// CassetteModelError says a cassette is replayed for another model than
+// the one it was recorded with: none of its requests would match.
+type CassetteModelError struct {
+	// Path is the cassette's, Recorded the model in its header, Asked
+	// the Config's.
+	Path, Recorded, Asked string
+}
+
+func (e *CassetteModelError) Error() string {
+	return fmt.Sprintf("cassette %s was recorded with the model %s, not %s: replay it with %s (or with no model named), or record it again", e.Path, e.Recorded, e.Asked, e.Recorded)
+}

@@ -1,5 +1,6 @@
-// Package provider chooses a model's provider and builds its client: the
-// model's name (or an explicit provider) picks the provider, its key comes
+// Package provider chooses a model's provider and builds its client.
+//
+// The model's name (or an explicit provider) picks the provider, its key comes
 // from the environment, and its SDK client is built only when it is first
 // needed. Every provider kesoku knows is one entry of its table, so that
 // adding one touches this package and not the commands.
@@ -210,6 +211,9 @@ func ResolveForTools(cfg Config) (*Model, error) {
 		if cfg.Provider == "" && Of(cfg.Model) == "" {
 			cfg.Provider = h.Provider
 		}
+		if err := cassetteModel(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Model == "" {
 		return nil, ErrNoModel
@@ -323,11 +327,28 @@ func (m *Model) WithCassette(c *cassette.Cassette) *Model {
 	return &cp
 }
 
+// cassetteModel refuses a cassette replayed for another model than the
+// one it was recorded with, whose every request would differ from the
+// recorded ones.
+func cassetteModel(cfg Config) error {
+	c := cfg.Cassette
+	if !c.Replaying() {
+		return nil
+	}
+	if h := c.Header(); h.Model != "" && cfg.Model != "" && cfg.Model != h.Model {
+		return &CassetteModelError{Path: c.Path(), Recorded: h.Model, Asked: cfg.Model}
+	}
+	return nil
+}
+
 // Build makes the provider's client. It sends nothing; the SDKs are
 // touched only here, so commands without a model never pay for them.
 func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 	if m.keyErr != nil {
 		return nil, m.keyErr
+	}
+	if err := cassetteModel(m.cfg); err != nil {
+		return nil, err
 	}
 	if err := CheckBaseURL(m.cfg.BaseURL); err != nil {
 		// The key goes to this URL's origin alone: it must have one.

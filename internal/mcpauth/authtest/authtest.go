@@ -1,5 +1,7 @@
-// Package authtest is an MCP server behind OAuth 2.1 for tests, with its
-// authorization server: both started in the test (httptest), speaking the
+// Package authtest is an MCP server behind OAuth 2.1, with its authorization
+// server, for tests.
+//
+// Both are started in the test (httptest), speaking the
 // real wire formats — protected resource metadata (RFC 9728), the
 // authorization server's metadata (RFC 8414), dynamic client
 // registration (RFC 7591), the authorization endpoint with PKCE and the

@@ -1,6 +1,8 @@
-// Package mcptest is an MCP server for tests, over standard input and
-// output, built with the MCP Go SDK: a real server whose tools answer,
-// fail, hang and crash on demand, so that kesoku's MCP client can be held
+// Package mcptest is an MCP server for tests whose tools answer, fail, hang
+// and crash on demand.
+//
+// It speaks over standard input and output, built with the MCP Go SDK: a
+// real server, so that kesoku's MCP client can be held
 // to what it must do when a server misbehaves. Scripts run it as the
 // program fakemcp; Go tests run it in their own binary.
 package mcptest
@@ -333,6 +335,23 @@ func newServer(count func(string), badName bool) *mcp.Server {
 func HTTPHandler(token string) http.Handler {
 	s := newServer(func(string) {}, false)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// SSEHandler serves the same server over the older HTTP+SSE transport
+// (an event stream the client opens with a GET, and the messages it
+// POSTs to the endpoint that stream names), as a server reached with
+// type: sse would be. A request without the header Authorization: Bearer
+// token gets 401.
+func SSEHandler(token string) http.Handler {
+	s := newServer(func(string) {}, false)
+	h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+token {
 			http.Error(w, "no token", http.StatusUnauthorized)

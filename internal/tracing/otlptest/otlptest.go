@@ -1,5 +1,6 @@
-// Package otlptest is an OTLP/HTTP trace receiver for tests: it takes
-// what an exporter sends to /v1/traces, protobuf or JSON, keeps the
+// Package otlptest is an OTLP/HTTP trace receiver for tests.
+//
+// It takes what an exporter sends to /v1/traces, protobuf or JSON, keeps the
 // spans, and shows them as the tree their parents make. It can also be
 // a collector that never answers.
 package otlptest
