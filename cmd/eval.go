@@ -116,11 +116,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return usageErr(err)
 	}
 	defer cases.Close()
-	envOpts, err := o.envOptions(cases.First())
+	eopts, err := o.envOptions(cases.First())
 	if err != nil {
 		return err
 	}
-	ctx, env, err := g.env(ctx, envOpts)
+	ctx, env, err := g.env(ctx, eopts)
 	if err != nil {
 		return err
 	}
