@@ -352,17 +352,33 @@ if evalb:
                          capture_output=True, text=True, env=env)
     if res.returncode != 0:
         sys.exit(f"compare.sh: BenchmarkEval: {res.stdout[-1000:]}{res.stderr[-1000:]}")
-    b = {}
-    for m in re.finditer(r"^BenchmarkEval/(\S+?)-\d+\s+\d+\s+(\d+) ns/op\s+([\d.]+) cpu-ms/op\s+([\d.]+) peak-heap-MiB", res.stdout, re.M):
-        b[m.group(1)] = (int(m.group(2)) / 1e9, float(m.group(3)) / 1e3, float(m.group(4)))
-    for think in ("0s", "5ms"):
-        loop, ev = b[f"loop/cases=1000/think={think}"], b[f"eval/cases=1000/jobs=4/think={think}"]
-        w = f"1,000 eval cases, a model that answers {'at once' if think == '0s' else 'in 5 ms'}"
-        rows.append((w, "eval -j 4 / loop (CPU)", f"{ev[0]:.2f} s / {loop[0]:.2f} s ({ev[1]:.2f} s / {loop[1]:.2f} s)", "", ""))
-        row(w, "eval -j 4 ÷ (loop ÷ 4)", f"{ev[0] / (loop[0] / 4):.2f}×", "≤ 1.5×", ev[0] <= 1.5 * loop[0] / 4)
-    par, ev = b["loop/cases=1000/goroutines=4/think=0s"], b["eval/cases=1000/jobs=4/think=0s"]
-    rows.append(("1,000 eval cases, a model that answers at once", "eval -j 4 ÷ the loop on 4 goroutines",
-                 f"{ev[0] / par[0]:.2f}× ({par[0]:.2f} s: what the cores allow)", "", ""))
+    b, procs = {}, set()
+    for m in re.finditer(r"^BenchmarkEval/(\S+?)-(\d+)\s+\d+\s+(.*)$", res.stdout, re.M):
+        metric = {unit: float(v) for v, unit in re.findall(r"([\d.]+) (\S+)", m.group(3))}
+        # wall s, CPU s, peak heap MiB, connections the fake accepted
+        b[m.group(1)] = (metric["ns/op"] / 1e9, metric["cpu-ms/op"] / 1e3, metric["peak-heap-MiB"], metric.get("conns/op", 0))
+        procs.add(m.group(2))
+    # The -N suffix of a benchmark's name is its GOMAXPROCS: how many
+    # goroutines run at once at most, whatever --jobs says.
+    print(f"  GOMAXPROCS {'/'.join(sorted(procs))} on {os.cpu_count()} cores", file=sys.stderr)
+    rows.append(("kesoku eval, BenchmarkEval", "GOMAXPROCS / cores", f"{'/'.join(sorted(procs))} / {os.cpu_count()}", "", ""))
+    for jobs, think in ((1, "0s"), (4, "0s"), (4, "5ms"), (16, "5ms")):
+        loop, ev = b[f"loop/cases=1000/think={think}"], b[f"eval/cases=1000/jobs={jobs}/think={think}"]
+        w = f"1,000 eval cases, a model that answers {'at once' if think == '0s' else 'in 5 ms'}, --jobs {jobs}"
+        rows.append((w, f"eval -j {jobs} / loop (CPU)", f"{ev[0]:.2f} s / {loop[0]:.2f} s ({ev[1]:.2f} s / {loop[1]:.2f} s)", "", ""))
+        if jobs == 1:
+            # Divided by one job, the floor is the loop itself.
+            row(w, "eval -j 1 ÷ loop", f"{ev[0] / loop[0]:.2f}× (CPU {ev[1] / loop[1]:.2f}×)", "≤ 1.5×", ev[0] <= 1.5 * loop[0])
+            continue
+        row(w, f"eval -j {jobs} ÷ (loop ÷ {jobs})", f"{ev[0] / (loop[0] / jobs):.2f}×", "≤ 1.5×", ev[0] <= 1.5 * loop[0] / jobs)
+        # The same requests over the same client on as many goroutines as
+        # --jobs: the floor the machine's cores allow at that concurrency.
+        par = b[f"loop/cases=1000/goroutines={jobs}/think={think}"]
+        rows.append((w, f"eval -j {jobs} ÷ the loop on {jobs} goroutines",
+                     f"{ev[0] / par[0]:.2f}× ({par[0]:.2f} s; CPU {ev[1]:.2f} s / {par[1]:.2f} s, {ev[1] / par[1]:.2f}×)", "≤ 1.5×",
+                     "yes" if ev[0] <= 1.5 * par[0] else "NO"))
+        print(f"  eval -j {jobs} ÷ the loop on {jobs} goroutines: {ev[0] / par[0]:.2f}×", file=sys.stderr)
+        rows.append((w, f"connections, eval -j {jobs} / the loop on {jobs} goroutines", f"{ev[3]:.0f} / {par[3]:.0f}", "", ""))
     heaps = [b[f"eval/cases={n}/jobs=4/think=0s"][2] for n in (1000, 4000, 16000)]
     row("eval, 1,000 / 4,000 / 16,000 cases", "peak heap", " / ".join(f"{h:.1f} MiB" for h in heaps), "flat", max(heaps) <= 1.5 * min(heaps))
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,7 +35,8 @@ const benchKey = "test-key-bench-eval-7c2e"
 // fake gives, taken from it once, so that the wire format is the fake's.
 // It keeps nothing of the requests (the fake keeps them all), so that
 // what grows with the number of cases is the client's alone.
-func instantGemini(b *testing.B, think time.Duration) *httptest.Server {
+// conns counts the connections it accepts.
+func instantGemini(b *testing.B, think time.Duration, conns *atomic.Int64) *httptest.Server {
 	b.Helper()
 	fake := llmtest.NewServer(llmtest.Gemini, benchKey, llmtest.Reply{Text: "Hi.", Usage: &message.Usage{InputTokens: 12, OutputTokens: 2}})
 	defer fake.Close()
@@ -55,7 +57,7 @@ func instantGemini(b *testing.B, think time.Duration) *httptest.Server {
 		b.Fatalf("the fake answered %d %q: %v", resp.StatusCode, answer, err)
 	}
 	contentType := resp.Header.Get("Content-Type")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if think > 0 {
 			time.Sleep(think)
@@ -63,6 +65,12 @@ func instantGemini(b *testing.B, think time.Duration) *httptest.Server {
 		w.Header().Set("Content-Type", contentType)
 		w.Write(answer)
 	}))
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
 	b.Cleanup(srv.Close)
 	return srv
 }
@@ -136,8 +144,13 @@ func cpuTime(b *testing.B) time.Duration {
 // (loop), the same 1,000 sessions' requests made one after another by a
 // plain Go loop over the same SDK client (genai), the floor: eval with
 // --jobs N is to take at most 1.5 times the loop's time divided by N.
+// The loop also runs on N goroutines for each eval row's --jobs N, the
+// same requests taken in turn over the same client: where the work is the
+// CPU's, N goroutines go no faster than the machine's cores (GOMAXPROCS,
+// the -N suffix of each row's name), and that is the fairer floor.
 // With think=5ms the model takes 5ms to answer, as a network would, so
 // that what --jobs overlaps is not the CPU the client and the fake share.
+// conns/op is how many connections the server accepted an op.
 // peak-heap-MiB is the most the heap held during an op; cpu-ms/op the CPU
 // time of the process, the fake's included, which the machine's other
 // work moves less than the wall time. Run with
@@ -146,16 +159,18 @@ func BenchmarkEval(b *testing.B) {
 	for _, lc := range []struct {
 		goroutines int
 		think      time.Duration
-	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}} {
+	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}, {4, 5 * time.Millisecond}, {16, 5 * time.Millisecond}} {
 		name := fmt.Sprintf("loop/cases=1000/think=%v", lc.think)
 		if lc.goroutines > 1 {
-			// The loop on as many goroutines as eval's --jobs: what the
-			// machine's cores allow the SDK client at all.
+			// The loop on as many goroutines as an eval row's --jobs, at
+			// the same think: what the machine's cores allow the SDK
+			// client at that concurrency at all.
 			name = fmt.Sprintf("loop/cases=1000/goroutines=%d/think=%v", lc.goroutines, lc.think)
 		}
 		think := lc.think
 		b.Run(name, func(b *testing.B) {
-			srv := instantGemini(b, think)
+			var conns atomic.Int64
+			srv := instantGemini(b, think, &conns)
 			ctx := context.Background()
 			client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: benchKey, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
 			if err != nil {
@@ -197,6 +212,7 @@ func BenchmarkEval(b *testing.B) {
 				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
 				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
 			}
+			b.ReportMetric(float64(conns.Load())/float64(b.N), "conns/op")
 		})
 	}
 	for _, bc := range []struct {
@@ -204,7 +220,8 @@ func BenchmarkEval(b *testing.B) {
 		think       time.Duration
 	}{{1000, 1, 0}, {1000, 4, 0}, {4000, 4, 0}, {16000, 4, 0}, {1000, 4, 5 * time.Millisecond}, {1000, 16, 5 * time.Millisecond}} {
 		b.Run(fmt.Sprintf("eval/cases=%d/jobs=%d/think=%v", bc.cases, bc.jobs, bc.think), func(b *testing.B) {
-			srv := instantGemini(b, bc.think)
+			var conns atomic.Int64
+			srv := instantGemini(b, bc.think, &conns)
 			b.Setenv("GEMINI_API_KEY", benchKey)
 			cases := writeCases(b, bc.cases)
 			out := filepath.Join(b.TempDir(), "out.jsonl")
@@ -225,6 +242,7 @@ func BenchmarkEval(b *testing.B) {
 				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
 				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
 			}
+			b.ReportMetric(float64(conns.Load())/float64(b.N), "conns/op")
 		})
 	}
 }

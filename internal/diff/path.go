@@ -182,3 +182,22 @@ func (st Step) matches(o Step) bool {
 	}
 	return o.Kind == IndexStep && o.Index == st.Index
 }
+
+// ignoreSet is what is left out of a comparison: each pattern as the steps
+// that remain to match below the current place.
+type ignoreSet []Path
+
+// below returns the patterns that still apply under the step st, and
+// whether one of them ends there: then the place is ignored whole.
+func (s ignoreSet) below(st Step) (ignoreSet, bool) {
+	var next ignoreSet
+	for _, p := range s {
+		if len(p) > 0 && p[0].matches(st) {
+			if len(p) == 1 {
+				return nil, true
+			}
+			next = append(next, p[1:])
+		}
+	}
+	return next, false
+}

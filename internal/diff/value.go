@@ -20,51 +20,27 @@ type Change struct {
 	Old, New json.RawMessage
 }
 
-// ignoreSet is what is left out of a comparison: each pattern as the steps
-// that remain to match below the current place.
-type ignoreSet []Path
-
-// below returns the patterns that still apply under the step st, and
-// whether one of them ends there: then the place is ignored whole.
-func (s ignoreSet) below(st Step) (ignoreSet, bool) {
-	var next ignoreSet
-	for _, p := range s {
-		if len(p) > 0 && p[0].matches(st) {
-			if len(p) == 1 {
-				return nil, true
-			}
-			next = append(next, p[1:])
-		}
-	}
-	return next, false
-}
-
-// changeChunk is how many changes of one request a walker holds before it
-// hands them on, when it keeps them all: a request whose every one of
-// millions of numbers changed costs no more. shownWhole bounds the values
-// of a change that are shown as encoding/json writes them (keys in order,
-// strings escaped alike): a larger one is shown as the record writes it.
+// changeChunk is how many changes a walker that keeps them all holds before
+// it hands them on: a request whose millions of numbers all changed costs
+// no more. A value of a change up to shownWhole is shown as encoding/json
+// writes it (keys in order, strings escaped alike), a larger one as written.
 const (
 	changeChunk = 256
 	shownWhole  = 64 << 10
 )
 
-// What a record holds is read as it was written: a key given twice counts
-// with its last value, and bytes that are not UTF-8 are U+FFFD, as
-// encoding/json reads them.
+// A record is read as encoding/json reads it: a key given twice counts
+// with its last value, bytes that are not UTF-8 are U+FFFD.
 var readOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-// walker compares two JSON values as their records hold them, by value —
-// key order, white space, the escapes of a string and the form of a
-// number (1, 1.0, 1e0) do not matter — reading the two texts side by side
-// with jsontext, never decoding them: it holds the texts, the members of
-// the objects it compares from an index, and the place it is at.
+// walker compares two JSON values by value — key order, white space, the
+// escapes of a string and the form of a number (1, 1.0, 1e0) do not
+// matter — reading the two texts side by side, never decoding them.
 type walker struct {
-	// at is the place being compared, its keys not yet made strings:
-	// that costs only for the places that differ.
-	at []place
-	// kept are the changes found and not yet handed on; found counts
-	// every change of the request, handed how many went to flush.
+	// at is the place being compared, its keys made strings only for the
+	// places that differ. kept are the changes not yet handed on; found
+	// counts every change of the request, handed those given to flush.
+	at            []place
 	kept          []Change
 	found, handed int
 	// max keeps at most that many changes, counting the rest; 0 keeps
@@ -72,12 +48,23 @@ type walker struct {
 	max   int
 	flush func([]Change) error
 	err   error
-	// free are decoders done with, and members the members of the objects
-	// being compared, innermost last: reused from value to value.
-	free    []*reader
-	members []member
-	pairs   []pair
+	// Reused from value to value: readers done with, the members of the
+	// objects being compared (innermost last), and those compared side by
+	// side before an object turned out to need an index (a's, b's in turn).
+	free           []*reader
+	members, pairs []member
 }
+
+type (
+	// member is one member of an object: its key, decoded, and its value.
+	member struct{ key, value []byte }
+	// place is a Step whose key is still the text's.
+	place struct {
+		key   []byte
+		index int
+		isKey bool
+	}
+)
 
 // reader reads a value in place: a decoder of a bytes.Buffer parses the
 // buffer's own bytes, and the values it returns are the text's.
@@ -87,7 +74,6 @@ type reader struct {
 	text []byte
 }
 
-// reader is a reader of v.
 func (w *walker) reader(v []byte) *reader {
 	var r *reader
 	if n := len(w.free); n > 0 {
@@ -100,11 +86,35 @@ func (w *walker) reader(v []byte) *reader {
 	return r
 }
 
-// place is a Step whose key is still the text's.
-type place struct {
-	key   []byte
-	index int
-	isKey bool
+// value reads the value r is at: the text's own bytes, which stay.
+func (w *walker) value(r *reader) jsontext.Value {
+	v, err := r.ReadValue()
+	if err != nil && w.err == nil {
+		// A record's content was checked as it was read; a value given
+		// to values by a test may not have been.
+		w.err = errors.New("not valid JSON")
+	}
+	return v
+}
+
+// valueIf is w.value(r) if there is a value (ok), else nil.
+func (w *walker) valueIf(r *reader, ok bool) []byte {
+	if !ok {
+		return nil
+	}
+	return w.value(r)
+}
+
+// since is the value read from offset from on (after a member's name).
+func (r *reader) since(from int64) []byte {
+	return bytes.TrimLeft(r.text[from:r.InputOffset()], " \t\r\n:")
+}
+
+func (p place) step() Step {
+	if p.isKey {
+		return keyStep(string(p.key))
+	}
+	return indexStep(p.index)
 }
 
 func (w *walker) setPath(path Path) {
@@ -114,11 +124,12 @@ func (w *walker) setPath(path Path) {
 	}
 }
 
-func (p place) step() Step {
-	if p.isKey {
-		return keyStep(string(p.key))
+// below is ign.below of p, which costs nothing where nothing is ignored.
+func below(ign ignoreSet, p place) (ignoreSet, bool) {
+	if len(ign) == 0 {
+		return nil, false
 	}
-	return indexStep(p.index)
+	return ign.below(p.step())
 }
 
 // change records that the place the walker is at went from old to new
@@ -152,15 +163,6 @@ func shown(raw []byte) json.RawMessage {
 	return json.RawMessage(raw)
 }
 
-// compareJSON appends to out the changes between the JSON values a and b,
-// found under path, skipping what ign names (nil a or b: absent).
-func compareJSON(out []Change, path Path, ign ignoreSet, a, b json.RawMessage) ([]Change, error) {
-	w := &walker{kept: out}
-	w.setPath(path)
-	w.values(ign, a, b)
-	return w.kept, w.err
-}
-
 // values compares two whole values, nil for one that is absent.
 func (w *walker) values(ign ignoreSet, a, b []byte) {
 	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
@@ -175,9 +177,8 @@ func (w *walker) values(ign ignoreSet, a, b []byte) {
 	}
 }
 
-// compare compares the values that ra and rb are at, side by side, and
-// reads past them: each text is read once however deep its values nest,
-// but for an object compared from an index of its members.
+// compare compares the values that ra and rb are at and reads past them:
+// each text is read once however deep it nests.
 func (w *walker) compare(ign ignoreSet, ra, rb *reader) {
 	ka, kb := ra.PeekKind(), rb.PeekKind()
 	switch {
@@ -187,8 +188,7 @@ func (w *walker) compare(ign ignoreSet, ra, rb *reader) {
 	case ka == '{' && kb == '{':
 		w.objects(ign, ra, rb)
 	default:
-		a, b := w.value(ra), w.value(rb)
-		if w.err == nil {
+		if a, b := w.value(ra), w.value(rb); w.err == nil {
 			w.scalars(a, b)
 		}
 	}
@@ -199,47 +199,21 @@ func (w *walker) scalars(a, b jsontext.Value) {
 	ka, kb := a.Kind(), b.Kind()
 	switch {
 	case bytes.Equal(a, b):
-	case ka == '"' && kb == '"' && sameString(a, b):
+	case ka == '"' && kb == '"' && bytes.Equal(text(a), text(b)):
 	case ka == '0' && kb == '0' && numbersEqual(json.Number(a), json.Number(b)):
 	default:
 		w.change(a, b)
 	}
 }
 
-// value reads the value r is at: the text's own bytes, which stay.
-func (w *walker) value(r *reader) jsontext.Value {
-	v, err := r.ReadValue()
-	if err != nil && w.err == nil {
-		// A record's content was checked as it was read; a value given
-		// to compareJSON may not have been.
-		w.err = errors.New("not valid JSON")
+// text is a JSON string's text as encoding/json reads it (escapes decoded;
+// bytes not UTF-8, lone surrogates U+FFFD), sharing s's bytes when it can.
+func text(s []byte) []byte {
+	if t := s[1 : len(s)-1]; bytes.IndexByte(t, '\\') < 0 && utf8.Valid(t) {
+		return t
 	}
-	return v
-}
-
-// sameString reports whether two JSON strings, written differently, hold
-// the same text.
-func sameString(a, b []byte) bool {
-	if bytes.IndexByte(a, '\\') < 0 && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(a) && utf8.Valid(b) {
-		return false
-	}
-	return bytes.Equal(unquote(a), unquote(b))
-}
-
-// unquote is the text of a JSON string: escapes decoded, bytes that are
-// not UTF-8 and lone surrogates U+FFFD, as encoding/json reads them.
-func unquote(s []byte) []byte {
 	t, _ := jsontext.AppendUnquote(nil, s)
 	return t
-}
-
-// below is ign.below of the step p, which costs nothing where nothing is
-// ignored.
-func below(ign ignoreSet, p place) (ignoreSet, bool) {
-	if len(ign) == 0 {
-		return nil, false
-	}
-	return ign.below(p.step())
 }
 
 // arrays compares two arrays element by element, by position.
@@ -256,44 +230,20 @@ func (w *walker) arrays(ign ignoreSet, ra, rb *reader) {
 		p := place{index: k}
 		sub, ignored := below(ign, p)
 		w.at = append(w.at, p)
-		if endA || endB || ignored {
-			var a, b []byte
-			if !endA {
-				a = w.value(ra)
-			}
-			if !endB {
-				b = w.value(rb)
-			}
-			if !ignored && w.err == nil {
-				w.change(a, b)
-			}
-		} else {
+		if !endA && !endB && !ignored {
 			w.compare(sub, ra, rb)
+		} else if a, b := w.valueIf(ra, !endA), w.valueIf(rb, !endB); !ignored && w.err == nil {
+			w.change(a, b) // one array is longer
 		}
 		w.at = w.at[:len(w.at)-1]
 	}
 }
 
-// mark is where a walker stands, to go back to when an object turns out
-// to need comparing from an index of its members.
-type mark struct{ kept, found int }
-
-// back forgets what was found since m, and reports whether it could:
-// changes handed on are gone.
-func (w *walker) back(m mark) bool {
-	if w.handed > m.found {
-		return false
-	}
-	w.kept, w.found = w.kept[:m.kept], m.found
-	return true
-}
-
 // objects compares two objects by key: side by side while their keys come
 // in the same ascending order (as Go and most encoders write them), then
-// from an index of their members, from the start when what was found can
-// be taken back.
+// by an index — from the start when no change found since was handed on.
 func (w *walker) objects(ign ignoreSet, ra, rb *reader) {
-	m, base := mark{len(w.kept), w.found}, len(w.pairs)
+	kept, found, base := len(w.kept), w.found, len(w.pairs)
 	defer func() { w.pairs = w.pairs[:base] }()
 	ra.ReadToken()
 	rb.ReadToken()
@@ -307,10 +257,14 @@ func (w *walker) objects(ign ignoreSet, ra, rb *reader) {
 		}
 		var ka, kb []byte
 		if !endA && !endB {
-			ka, kb = key(w.value(ra)), key(w.value(rb))
+			ka, kb = text(w.value(ra)), text(w.value(rb))
 		}
 		if endA || endB || !bytes.Equal(ka, kb) || last != nil && bytes.Compare(last, ka) >= 0 {
-			w.indexed(ign, ra, rb, m, base, ka, kb)
+			pairs := w.pairs[base:base]
+			if w.handed <= found {
+				w.kept, w.found, pairs = w.kept[:kept], found, w.pairs[base:]
+			}
+			w.indexed(ign, [2]*reader{ra, rb}, pairs, [2][]byte{ka, kb})
 			return
 		}
 		last = ka
@@ -325,48 +279,26 @@ func (w *walker) objects(ign ignoreSet, ra, rb *reader) {
 			w.compare(sub, ra, rb)
 			w.at = w.at[:len(w.at)-1]
 		}
-		w.pairs = append(w.pairs, pair{ka, ra.since(fromA), rb.since(fromB)})
+		w.pairs = append(w.pairs, member{ka, ra.since(fromA)}, member{ka, rb.since(fromB)})
 	}
 }
 
-// pair is a member that two objects compared side by side share: its key
-// and its value in each.
-type pair struct{ key, a, b []byte }
-
-// since is the value read from offset from on (after a member's name).
-func (r *reader) since(from int64) []byte {
-	return bytes.TrimLeft(r.text[from:r.InputOffset()], " \t\r\n:")
-}
-
-// key is the text of an object's name as it was read.
-func key(name []byte) []byte {
-	if k := name[1 : len(name)-1]; bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) {
-		return k
-	}
-	return unquote(name)
-}
-
-// indexed reads the rest of the objects ra and rb are in (the name of
-// their next member read already where ka and kb are set), and compares
-// their members from an index of each: with those compared side by side
-// (w.pairs from base on) when what was found since m can be taken back.
-func (w *walker) indexed(ign ignoreSet, ra, rb *reader, m mark, base int, ka, kb []byte) {
+// indexed reads the rest of the objects rs are in (a next member's name
+// read already where keys has it) and compares them, with pairs, by key.
+func (w *walker) indexed(ign ignoreSet, rs [2]*reader, pairs []member, keys [2][]byte) {
 	mbase := len(w.members)
 	defer func() { w.members = w.members[:mbase] }()
-	back := w.back(m)
 	var sides [2][]member
-	for i, r := range [2]*reader{ra, rb} {
+	for i, r := range rs {
 		start := len(w.members)
-		if back {
-			for _, p := range w.pairs[base:] {
-				w.members = append(w.members, member{p.key, [2][]byte{p.a, p.b}[i]})
-			}
+		for j := i; j < len(pairs); j += 2 {
+			w.members = append(w.members, pairs[j])
 		}
-		if k := [2][]byte{ka, kb}[i]; k != nil {
-			w.members = append(w.members, member{k, w.value(r)})
+		if keys[i] != nil {
+			w.members = append(w.members, member{keys[i], w.value(r)})
 		}
 		for r.PeekKind() == '"' && w.err == nil {
-			k := key(w.value(r))
+			k := text(w.value(r))
 			w.members = append(w.members, member{k, w.value(r)})
 		}
 		if _, err := r.ReadToken(); err != nil && w.err == nil {
@@ -380,33 +312,21 @@ func (w *walker) indexed(ign ignoreSet, ra, rb *reader, m mark, base int, ka, kb
 	}
 }
 
-// member is one member of an object: its key, decoded, and its value.
-type member struct{ key, value []byte }
-
 // sortMembers sorts ms by key and keeps each key once, its last member (as
 // a decoder reads it), in place.
 func sortMembers(ms []member) []member {
+	slices.Reverse(ms) // the stable sort then puts a key's last member first
 	slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
-	out := ms[:0]
-	for i := range ms {
-		if i+1 == len(ms) || !bytes.Equal(ms[i+1].key, ms[i].key) {
-			out = append(out, ms[i])
-		}
-	}
-	return out
+	return slices.CompactFunc(ms, func(x, y member) bool { return bytes.Equal(x.key, y.key) })
 }
 
-// members2 compares the members of two objects key by key, in the order
-// of their keys.
+// members2 compares the members of two objects, sorted by key, key by key.
 func (w *walker) members2(ign ignoreSet, ma, mb []member) {
 	for x, y := 0, 0; (x < len(ma) || y < len(mb)) && w.err == nil; {
-		c := 0
-		switch {
-		case x == len(ma):
-			c = 1
-		case y == len(mb):
+		c := 1 // <0: ma's key only, >0: mb's only, 0: both
+		if y == len(mb) {
 			c = -1
-		default:
+		} else if x < len(ma) {
 			c = bytes.Compare(ma[x].key, mb[y].key)
 		}
 		var k, va, vb []byte
@@ -419,21 +339,15 @@ func (w *walker) members2(ign ignoreSet, ma, mb []member) {
 			y++
 		}
 		p := place{key: k, isKey: true}
-		sub, ignored := below(ign, p)
-		if ignored {
-			continue
+		if sub, ignored := below(ign, p); !ignored {
+			w.at = append(w.at, p)
+			if ka, kb := jsontext.Value(va).Kind(), jsontext.Value(vb).Kind(); va != nil && vb != nil && (ka != kb || ka != '{' && ka != '[') {
+				w.scalars(va, vb) // no reader needed
+			} else {
+				w.values(sub, va, vb)
+			}
+			w.at = w.at[:len(w.at)-1]
 		}
-		w.at = append(w.at, p)
-		if ka, kb := jsontext.Value(va).Kind(), jsontext.Value(vb).Kind(); va != nil && vb != nil && (ka != kb || ka != '{' && ka != '[') {
-			w.scalars(va, vb) // no reader needed
-		} else if va != nil && vb != nil {
-			ra, rb := w.reader(va), w.reader(vb)
-			w.compare(sub, ra, rb)
-			w.free = append(w.free, ra, rb)
-		} else {
-			w.change(va, vb)
-		}
-		w.at = w.at[:len(w.at)-1]
 	}
 }
 
@@ -465,10 +379,8 @@ func numbersEqual(a, b json.Number) bool {
 // either end of DIGITS: one spelling per value, found without arithmetic
 // on the value (an exponent of a billion costs nothing).
 func canonicalNumber(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
+	u := strings.TrimPrefix(s, "-")
+	sign, s := s[:len(s)-len(u)], u
 	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
 	intPart, frac, _ := strings.Cut(mant, ".")
 	digits := intPart + frac
@@ -477,10 +389,10 @@ func canonicalNumber(s string) string {
 	if digits = strings.TrimRight(digits[lead:], "0"); digits == "" {
 		return "0"
 	}
-	e, ok := new(big.Int).SetString(strings.TrimPrefix(exp, "+"), 10)
 	if exp == "" {
-		e, ok = new(big.Int), true
+		exp = "0"
 	}
+	e, ok := new(big.Int).SetString(exp, 10) // a "+" is taken
 	if !ok {
 		return s // not a number of JSON's; compared as written
 	}

@@ -331,3 +331,12 @@ func exact(v any) any {
 
 // exactNumber is a number in exact's values: never equal to a string.
 type exactNumber string
+
+// compareJSON appends to out the changes between the JSON values a and b,
+// found under path, skipping what ign names (nil a or b: absent).
+func compareJSON(out []Change, path Path, ign ignoreSet, a, b json.RawMessage) ([]Change, error) {
+	w := &walker{kept: out}
+	w.setPath(path)
+	w.values(ign, a, b)
+	return w.kept, w.err
+}

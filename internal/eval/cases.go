@@ -163,6 +163,10 @@ type reader struct {
 	// jdec and jbuf read the lines of JSON Lines (fast).
 	jdec jsontext.Decoder
 	jbuf bytes.Buffer
+	// nodes are the values of the line fast reads, used of them so far:
+	// kept for the next line, as a line's values die with it.
+	nodes []*jnode
+	used  int
 }
 
 func (r *reader) pos(n ast.Node) yamlpos.Pos {

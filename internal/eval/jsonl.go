@@ -42,7 +42,15 @@ func (r *reader) fast(line []byte) (c *Case, ok bool) {
 	r.jbuf = *bytes.NewBuffer(line)
 	d := &r.jdec
 	d.Reset(&r.jbuf)
-	root, ok := readNode(d, 0)
+	r.used = 0
+	defer func() {
+		if len(r.nodes) > maxKeptNodes {
+			// A line of many values leaves nothing for the next: its
+			// nodes would keep one another alive.
+			r.nodes = nil
+		}
+	}()
+	root, ok := r.readNode(d, 0)
 	if !ok || root.kind != '{' || len(root.keys) == 0 {
 		return nil, false
 	}
@@ -105,7 +113,7 @@ func (r *reader) fast(line []byte) (c *Case, ok bool) {
 // deeper than a case may be. A null is read, and taken only inside an
 // argument or a schema: of a case's own keys, the YAML reader takes it as
 // no value.
-func readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
+func (r *reader) readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
 	if depth > maxDepth {
 		return nil, false
 	}
@@ -113,7 +121,7 @@ func readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
 	if err != nil {
 		return nil, false
 	}
-	n := &jnode{kind: byte(tok.Kind())}
+	n := r.node(byte(tok.Kind()))
 	switch n.kind {
 	case '"':
 		n.text = tok.String()
@@ -122,7 +130,7 @@ func readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
 	case 't', 'f', 'n':
 	case '[':
 		for d.PeekKind() != ']' {
-			v, ok := readNode(d, depth+1)
+			v, ok := r.readNode(d, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -138,7 +146,7 @@ func readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
 				return nil, false
 			}
 			key := k.String() // the token is the decoder's until its next call
-			v, ok := readNode(d, depth+1)
+			v, ok := r.readNode(d, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -151,6 +159,22 @@ func readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
 		return nil, false
 	}
 	return n, true
+}
+
+// maxKeptNodes bounds the values a reader keeps from one line for the
+// next.
+const maxKeptNodes = 256
+
+// node is a jnode of kind for the line being read: one a line before
+// left, emptied, or a new one.
+func (r *reader) node(kind byte) *jnode {
+	if r.used == len(r.nodes) {
+		r.nodes = append(r.nodes, &jnode{})
+	}
+	n := r.nodes[r.used]
+	r.used++
+	*n = jnode{kind: kind, keys: n.keys[:0], vals: n.vals[:0]}
+	return n
 }
 
 // fastEntries are an object's keys and values, each key one of known.

@@ -141,3 +141,33 @@ func TestSpoolReadsBack(t *testing.T) {
 		t.Errorf("%d cases read back, want the 15 and more of fastLines", n)
 	}
 }
+
+// TestFastReadsEachLineAfresh: one reader reading every line, in turn and
+// in reverse, each after lines of other shapes (the values of one line
+// are kept for the next), reads each as a reader of that line alone does;
+// a line of more values than it keeps leaves the next as well read.
+func TestFastReadsEachLineAfresh(t *testing.T) {
+	t.Parallel()
+	wide := `{"prompt": "p", "expect": {"tool_sequence": {"calls": [{"name": "b", "args": {"x": [` + strings.Repeat(`1, `, 400) + `1]}}]}}}`
+	lines := append(append([]string{}, fastLines...), wide)
+	for i := len(fastLines) - 1; i >= 0; i-- {
+		lines = append(lines, fastLines[i])
+	}
+	shared := reader{file: "e.jsonl", line: 7}
+	for _, line := range lines {
+		alone := reader{file: "e.jsonl", line: 7}
+		want, wantOK := alone.fast([]byte(line))
+		got, ok := shared.fast([]byte(line))
+		if ok != wantOK {
+			t.Fatalf("%s: took %v after other lines, %v alone", line, ok, wantOK)
+		}
+		if !ok {
+			continue
+		}
+		w, _ := json.Marshal(spool(want, 0, 0))
+		g, _ := json.Marshal(spool(got, 0, 0))
+		if diff := cmp.Diff(string(w), string(g)); diff != "" || want.Pos != got.Pos {
+			t.Errorf("%s: read after other lines (-alone +after):\n%s\npos %v, alone %v", line, diff, got.Pos, want.Pos)
+		}
+	}
+}

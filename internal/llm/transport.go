@@ -110,7 +110,8 @@ type Transport struct {
 	// short: a key cut in two would escape a redactor applied after. Nil
 	// hides nothing.
 	Redactor *Redactor
-	// Base sends the requests; nil means http.DefaultTransport.
+	// Base sends the requests; nil means http.DefaultTransport's
+	// settings, with more idle connections kept to a host.
 	Base http.RoundTripper
 	// IdleTimeout bounds how long a request, its response or a stream may
 	// send nothing; 0 means DefaultIdleTimeout.
@@ -131,6 +132,16 @@ type Transport struct {
 	// NewIdleTimer makes the timers that measure IdleTimeout; nil means
 	// time.AfterFunc.
 	NewIdleTimer func(d time.Duration, fire func()) IdleTimer
+
+	// homeOf is the last origin home worked out, with the Endpoint it is
+	// of: every request is checked against it.
+	homeOf atomic.Pointer[endpointHome]
+}
+
+// endpointHome is an Endpoint's origin (see Transport.home).
+type endpointHome struct {
+	endpoint, home string
+	err            error
 }
 
 // IdleTimer is a timer that measures how long a request has sent
@@ -193,16 +204,24 @@ func (t *Transport) checkRedirect(req *http.Request, via []*http.Request) error 
 	})(req, via)
 }
 
-// home is the origin of t.Endpoint, "" for none.
+// home is the origin of t.Endpoint, "" for none; worked out once an
+// Endpoint.
 func (t *Transport) home() (string, error) {
-	if t.Endpoint == "" {
+	endpoint := t.Endpoint
+	if endpoint == "" {
 		return "", nil
 	}
-	u, err := url.Parse(t.Endpoint)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%s: the endpoint %q is not a URL", t.Provider, t.Endpoint)
+	if h := t.homeOf.Load(); h != nil && h.endpoint == endpoint {
+		return h.home, h.err
 	}
-	return origin.Of(u), nil
+	h := &endpointHome{endpoint: endpoint}
+	if u, err := url.Parse(endpoint); err != nil || u.Host == "" {
+		h.err = fmt.Errorf("%s: the endpoint %q is not a URL", t.Provider, endpoint)
+	} else {
+		h.home = origin.Of(u)
+	}
+	t.homeOf.Store(h)
+	return h.home, h.err
 }
 
 // OriginError says a request was not sent because it would have taken the
@@ -231,8 +250,34 @@ func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
 		return t.Base
 	}
-	return http.DefaultTransport
+	if d, ok := http.DefaultTransport.(*http.Transport); !ok || d != stdDefault || defaultBase == nil {
+		// Replaced (a test that refuses the network): what replaced it
+		// sends.
+		return http.DefaultTransport
+	}
+	return defaultBase
 }
+
+// stdDefault is http.DefaultTransport as the program began with it, nil
+// when it was not an *http.Transport.
+var stdDefault, _ = http.DefaultTransport.(*http.Transport)
+
+// defaultBase is http.DefaultTransport keeping more of its connections
+// to one host idle: the default keeps 2 and closes the rest, so that with
+// more requests at once to an HTTP/1.1 endpoint (--jobs 4, a local proxy)
+// most requests dialled a new connection, and over https shook hands
+// again. HTTP/2 carries them all on one connection either way.
+var defaultBase = func() *http.Transport {
+	if stdDefault == nil {
+		return nil
+	}
+	t := stdDefault.Clone()
+	t.MaxIdleConnsPerHost = maxIdlePerHost
+	return t
+}()
+
+// maxIdlePerHost is how many idle connections to one host are kept.
+const maxIdlePerHost = 64
 
 func (t *Transport) idle() time.Duration {
 	if t.IdleTimeout > 0 {
@@ -319,12 +364,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // failed says nothing of where it went. Both become a *RequestError that
 // names the request.
 func (t *Transport) final(req *http.Request, resp *http.Response, err error, budget *retryBudget) (*http.Response, error) {
-	rerr := &RequestError{Provider: t.Provider, Method: req.Method, URL: redactURL(req.URL), Retries: int(budget.used.Load())}
+	// Made only for a failure: most requests succeed.
+	requestError := func() *RequestError {
+		return &RequestError{Provider: t.Provider, Method: req.Method, URL: redactURL(req.URL), Retries: int(budget.used.Load())}
+	}
 	switch {
 	case err != nil:
 		if ownError(err) != nil {
 			return nil, err
 		}
+		rerr := requestError()
 		rerr.Err = t.Redactor.Error(err)
 		return nil, rerr
 	case resp.StatusCode < 400:
@@ -336,6 +385,7 @@ func (t *Transport) final(req *http.Request, resp *http.Response, err error, bud
 		return resp, nil
 	}
 	resp.Body.Close()
+	rerr := requestError()
 	rerr.Status = resp.Status
 	rerr.Body = []byte(t.Redactor.String(string(data)))
 	return nil, rerr
@@ -520,8 +570,10 @@ func (t *Transport) try(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	w := t.newWatchdog(func() { cancel(&IdleError{Provider: t.Provider, Timeout: t.idle()}) },
 		func() { cancel(&DeadlineError{Provider: t.Provider, Deadline: t.deadline()}) })
-	out := req.Clone(ctx)
-	if req.Body != nil && req.Body != http.NoBody {
+	// A shallow copy: nothing of req is changed but its body, which the
+	// copy holds (Clone would copy every header again, each try).
+	out := req.WithContext(ctx)
+	if req.Body != nil && req.Body != http.NoBody && !smallInMemory(req) {
 		// An upload that is still going is not idle.
 		out.Body = &kickReader{ReadCloser: req.Body, w: w}
 	}
@@ -536,8 +588,9 @@ func (t *Transport) try(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	w.kick()
-	results := isResults(req.Context()) || streamKind(resp) == jsonLines
-	if (results || isStream(resp)) && resp.StatusCode < 300 {
+	kind := streamKind(resp)
+	results := isResults(req.Context()) || kind == jsonLines
+	if (results || isStreamKind(kind)) && resp.StatusCode < 300 {
 		body := &streamBody{body: resp.Body, w: w, ctx: ctx, cancel: cancel, t: t,
 			limit: t.maxResponse(), what: "the answer", event: "an event of the stream"}
 		if results {
@@ -755,11 +808,11 @@ func isResults(ctx context.Context) bool {
 	return v
 }
 
-// isStream reports whether a response is a stream, read as it comes
-// rather than whole: server-sent events, or JSON Lines (the results of a
-// batch, which may be larger than any answer).
-func isStream(resp *http.Response) bool {
-	switch streamKind(resp) {
+// isStreamKind reports whether a response of kind (see streamKind) is a
+// stream, read as it comes rather than whole: server-sent events, or JSON
+// Lines (the results of a batch, which may be larger than any answer).
+func isStreamKind(kind string) bool {
+	switch kind {
 	case "text/event-stream", jsonLines:
 		return true
 	}
@@ -803,6 +856,21 @@ func (w *watchdog) kick() { w.timer.Reset(w.d) }
 func (w *watchdog) stop() {
 	w.timer.Stop()
 	w.deadline.Stop()
+}
+
+// smallBody is the largest request body sent as it is, unwatched (see
+// smallInMemory).
+const smallBody = 64 << 10
+
+// smallInMemory says req's body is in memory (the SDKs' requests are made
+// from a byte slice, which gives them GetBody) and small: it leaves in a
+// few writes at once, so kicking the watchdog as it is read says nothing
+// the request's start did not; a link that takes IdleTimeout over 64 KiB
+// is stalled. Wrapping such a body would hide from net/http that it is in
+// memory, and it would then write the headers on their own before it: a
+// system call more a request, and a read more for the server.
+func smallInMemory(req *http.Request) bool {
+	return req.GetBody != nil && req.ContentLength > 0 && req.ContentLength <= smallBody
 }
 
 // kickReader kicks the watchdog as a request body is sent.

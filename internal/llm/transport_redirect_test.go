@@ -232,6 +232,40 @@ func TestTransportSendsToItsOriginAlone(t *testing.T) {
 	other.check(t)
 }
 
+// TestTransportOriginFollowsItsEndpoint: the origin requests are held to
+// is that of the Endpoint as it is when they are sent: one changed after
+// a request holds the next to the new origin, not to one remembered.
+func TestTransportOriginFollowsItsEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) }))
+	defer srv.Close()
+	other := newElsewhere(t, llmtest.Claude)
+	tr := &llm.Transport{Provider: "claude", Endpoint: srv.URL + "/v1/"}
+	send := func(to string) error {
+		req, _ := http.NewRequest(http.MethodGet, to+"/v1/x", nil)
+		req.Header.Set("X-Api-Key", testKey)
+		resp, err := tr.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := send(srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	tr.Endpoint = other.URL + "/v1/"
+	var oe *llm.OriginError
+	if err := send(srv.URL); !errors.As(err, &oe) {
+		t.Errorf("a request to the old origin: %v, want an *llm.OriginError", err)
+	}
+	if err := send(other.URL); err != nil {
+		t.Errorf("a request to the new origin: %v", err)
+	}
+	tr.Endpoint = "not a URL"
+	if err := send(other.URL); err == nil || !strings.Contains(err.Error(), "is not a URL") {
+		t.Errorf("an endpoint that is not a URL: %v", err)
+	}
+}
+
 // TestErrorQuotingTheRequestHidesTheKey: a proxy whose error page quotes
 // the headers it was sent gets an error that shows the page without the
 // key, whichever header the provider sends it in.
