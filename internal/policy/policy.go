@@ -1,10 +1,10 @@
-// Package policy owns which tool calls may run: the decision each call
-// gets after its arguments are validated and before it runs, made by a
-// chain of steps (the rules of allow, ask and deny; the hooks), the
-// answer of a person for a call the steps say to ask about, and what
-// happens to such a call when no one can be asked. The ToolRunner asks
-// it once a call, wherever the call comes from: a request file, a
-// model's turn, an eval's case, an MCP client.
+// Package policy owns which tool calls may run. Each call gets a decision
+// after its arguments are validated and before it runs, made by a chain of
+// steps (the rules of allow, ask and deny; the hooks), the answer of a
+// person for a call the steps ask about, and what such a call becomes when
+// no one can be asked. The ToolRunner asks it once a call, wherever the
+// call comes from: a request file, a model's turn, an eval's case, an MCP
+// client.
 package policy
 
 import (
