@@ -1,8 +1,10 @@
-// Package hook runs the hooks of the config files as Claude Code runs its
-// own, so that a hook script written for Claude Code works unmodified: a
-// program run by sh -c in the working directory, given one JSON object on
-// standard input (session_id, transcript_path, cwd, hook_event_name,
-// tool_name, tool_input, tool_use_id, and after a call tool_response).
+// Package hook runs the config files' hooks as Claude Code runs its own,
+// so that a hook script written for Claude Code works unmodified.
+//
+// A hook is a program run by sh -c in the working directory, given one
+// JSON object on standard input (session_id, transcript_path, cwd,
+// hook_event_name, tool_name, tool_input, tool_use_id, and after a call
+// tool_response).
 // Exit 0 lets the call go on, and its standard output may be JSON that
 // decides the call (hookSpecificOutput.permissionDecision allow, deny, ask
 // or defer, with permissionDecisionReason) or replaces its arguments
