@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"internal/atomicfile":       {},
 	"internal/yamlpos":          {},
 	"internal/tooldoc":          {},
-	"internal/config":           {"internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices"},
+	"internal/config":           {"internal/atomicfile", "internal/yamlpos", "internal/english", "internal/prices", "internal/policy"},
 	"internal/prices":           {"message"},
 	"internal/eval":             {"internal/jsonschema", "internal/yamlpos", "internal/english"},
 	"internal/gen":              {"internal/tooldoc", "internal/atomicfile", "internal/english", "internal/toolspec"},
@@ -59,7 +59,8 @@ var allowed = map[string][]string{
 	"internal/tools":            {"registry", "message", "internal/workspace", "internal/english", "internal/toolset", "internal/toolspec", "registry/genimpl"},
 	"internal/records":          {"registry", "message", "internal/english", "internal/workspace", "internal/atomicfile", "internal/toolset", "internal/toolspec"},
 	"internal/request":          {"message", "internal/records", "internal/yamlpos", "internal/english", "internal/toolspec"},
-	"internal/runner":           {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/tracing", "internal/toolset", "internal/toolspec", "internal/workspace"},
+	"internal/runner":           {"registry", "message", "internal/records", "internal/request", "internal/yamlpos", "internal/secret", "internal/tracing", "internal/toolset", "internal/toolspec", "internal/workspace", "internal/policy"},
+	"internal/policy":           {},
 	"internal/llm":              {"internal/runner", "internal/request", "message", "internal/origin", "internal/english", "internal/records", "internal/workspace", "internal/termtext", "internal/prices", "internal/secret", "internal/tracing", "internal/toolset"},
 	"internal/llm/gemini":       {"internal/llm", "message", "internal/toolset", "internal/toolspec"},
 	"internal/llm/claude":       {"internal/llm", "message", "internal/toolset"},
@@ -73,6 +74,7 @@ var allowed = map[string][]string{
 	"internal/junit/junittest":  {},
 	"internal/toolsource":       {"registry", "internal/config", "internal/termtext", "internal/mcpauth", "internal/origin", "internal/jsonschema", "internal/tooldoc", "internal/yamlpos", "internal/workspace", "internal/english", "internal/secret", "internal/tracing", "internal/toolset", "internal/toolspec"},
 	"internal/jsonschema":       {},
+	"internal/hook":             {"internal/config", "internal/policy", "internal/secret", "internal/termtext"},
 	// OAuth for MCP servers over HTTP: it knows nothing of kesoku but
 	// what it is told and two leaves (the origin rule, a file replaced in
 	// one step); authtest is its fake servers, for tests.
@@ -85,7 +87,7 @@ var allowed = map[string][]string{
 	"internal/mcpserve":           {"internal/runner", "internal/request", "internal/llm", "internal/records", "internal/notice", "message", "internal/english", "internal/tracing", "internal/toolset", "internal/toolspec"},
 	// What every command sets up: the signals, the tool set, the model,
 	// the protected files; apptest is its fake signals, for tests.
-	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "internal/tracing", "registry", "message", "internal/toolset"},
+	"internal/app":         {"internal/eval", "internal/batch", "internal/cassette", "internal/config", "internal/diff", "internal/english", "internal/junit", "internal/llm", "internal/llm/provider", "internal/mcpserve", "internal/media", "internal/notice", "internal/records", "internal/request", "internal/runner", "internal/toolsource", "internal/workspace", "internal/secret", "internal/tracing", "registry", "message", "internal/toolset", "internal/policy", "internal/hook"},
 	"internal/app/apptest": {},
 }
 

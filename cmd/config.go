@@ -145,9 +145,10 @@ func configWords(err error) error {
 		return reword(err, "%v\n%s", err, syntax.Snippet)
 	case errors.As(err, &refused) && err == error(refused):
 		why := map[config.Refusal]string{
-			config.FindsTheFile: "the config file is found through --" + refused.Key + ": give it on the command line",
-			config.OneRun:       "--" + refused.Key + " is about one run: give it on the command line",
-			config.NoSetting:    "--" + refused.Key + " is not a setting",
+			config.FindsTheFile:  "the config file is found through --" + refused.Key + ": give it on the command line",
+			config.OneRun:        "--" + refused.Key + " is about one run: give it on the command line",
+			config.NoSetting:     "--" + refused.Key + " is not a setting",
+			config.InPermissions: "a config file's rules go under permissions: (permissions: {" + refused.Key + ": [RULE...]})",
 		}[refused.Why]
 		return reword(err, "%s: %s: not a setting: %s", refused.Pos, refused.Key, why)
 	case errors.As(err, &servers) && err == error(servers):

@@ -43,6 +43,7 @@ type evalOptions struct {
 	budget      budgetFlags
 	cassette    cassetteFlags
 	InlineLimit sizeValue
+	perms       permissionFlags
 }
 
 func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cobra.Command {
@@ -99,6 +100,7 @@ EXIT STATUS
 	opts.budget.register(f)
 	opts.cassette.registerDir(f)
 	registerSummary(f, &opts.Summary)
+	opts.perms.register(f, false)
 	return seeAlso(c, "eval-files", "budgets", "records", "shards", "providers")
 }
 
@@ -114,7 +116,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return usageErr(err)
 	}
 	defer cases.Close()
-	ctx, env, err := g.env(ctx, o.envOptions(cases.First()))
+	eopts, err := o.envOptions(cases.First())
+	if err != nil {
+		return err
+	}
+	ctx, env, err := g.env(ctx, eopts)
 	if err != nil {
 		return err
 	}
@@ -144,17 +150,22 @@ func runEval(ctx context.Context, o *evalOptions) error {
 // envOptions are the environment of the eval whose first case is first:
 // with a cassette directory, that case's first cassette says whether the
 // eval replays.
-func (o *evalOptions) envOptions(first string) app.Options {
+func (o *evalOptions) envOptions(first string) (app.Options, error) {
 	mode, _ := cassette.ParseMode(o.cassette.Mode)
+	// A batch of cases asks no one: a call the rules ask about is denied.
+	pol, err := o.perms.options(nil)
+	if err != nil {
+		return app.Options{}, err
+	}
 	opts := app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(),
 		Model: o.model, ModelRequired: true, InlineLimit: int64(o.InlineLimit),
-		CassetteMode: mode, Trace: "eval",
+		CassetteMode: mode, Trace: "eval", Policy: pol,
 	}
 	if dir := o.cassette.File; dir != "" {
 		opts.CassetteDir, opts.CassetteProbe = dir, cassette.PathIn(dir, first, 1)
 	}
-	return opts
+	return opts, nil
 }
 
 // offerings are the tools each list of the cases offers, by toolsKey.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/kesoku/kesoku/internal/english"
 )
 
 // Exit codes, decided here and nowhere else.
@@ -13,6 +15,7 @@ const (
 	ExitUsage       = 2
 	ExitPending     = 3
 	ExitBudget      = 4
+	ExitDeferred    = 5
 	ExitInterrupted = 130
 )
 
@@ -68,6 +71,16 @@ var errFailures = &exitError{code: ExitFailures, silent: true}
 // errPending says a batch is still in progress: exit 3, and nothing more
 // to print, since the report says it.
 var errPending = &exitError{code: ExitPending, silent: true}
+
+// deferredErr says the command stopped at calls that wait for a person's
+// answer (--on-ask defer): exit 5, saying how to answer them in file and
+// how to go on.
+func deferredErr(file string, ids []string, goOn string) error {
+	return &exitError{code: ExitDeferred, err: fmt.Errorf(
+		"stopped at %s that the rules ask about, with no terminal to ask at (--on-ask defer); "+
+			"answer with kesoku approve %s (or --refuse), then %s",
+		english.Plural(len(ids), "a call", "calls"), shellQuote(append([]string{file}, ids...)), goOn)}
+}
 
 // errInterrupted says the run was interrupted: exit 130.
 var errInterrupted = &exitError{code: ExitInterrupted, err: errors.New("interrupted")}

@@ -246,9 +246,13 @@ func TestConfigKeysDecided(t *testing.T) {
 		"shard":    "which share of the requests runs",
 		"ignore":   "which fields of the records kesoku diff leaves out",
 		"summary":  "whether the closing summary is a sentence or a JSON object",
+		"on-ask":   "what a call the rules ask about becomes with no terminal: denied, or the run stopped at it; never run",
 	}
 	// init reads no config file: its flags are the command line's alone.
-	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "cassette": true, "cassette-mode": true, "help": true, "module": true, "kesoku": true}
+	// allow, ask and deny: a file's rules go under permissions:, which
+	// needs approval.
+	commandLineOnly := map[string]bool{"awd": true, "config": true, "resume": true, "cassette": true, "cassette-mode": true, "help": true, "module": true, "kesoku": true,
+		"allow": true, "ask": true, "deny": true}
 	root := newRootCmd(&globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -86,7 +86,12 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	section("Usage:", "  "+commandUsage(c))
+	if c.HasParent() {
+		section("Usage:", "  "+commandUsage(c))
+	} else {
+		// The index's usage is one line: its lines are the commands'.
+		section("", "Usage: "+commandUsage(c))
+	}
 	section("Examples:", c.Example)
 	commands := "Available Commands:"
 	if !c.HasParent() {
@@ -105,7 +110,8 @@ func writeHelp(w io.Writer, c *cobra.Command) error {
 	var groups []string
 	for _, g := range flagGroups {
 		if names := grouped[g.name]; len(names) > 0 {
-			groups = append(groups, g.title+"\n"+strings.TrimRight(wrapText(strings.Join(names, ", "), helpWidth, "  "), "\n"))
+			// The title and its flags on one line, as far as it goes.
+			groups = append(groups, strings.TrimRight(wrapHanging(g.title+" "+strings.Join(names, ", "), helpWidth, "  "), "\n"))
 		}
 	}
 	section("", strings.Join(groups, "\n"))
@@ -167,6 +173,7 @@ var flagGroups = []struct{ name, title string }{
 	{"model", "Model Flags (kesoku help providers):"},
 	{"budget", "Budget Flags (kesoku help budgets):"},
 	{"cassette", "Cassette Flags (kesoku help cassettes):"},
+	{"permissions", "Permission Flags (kesoku help permissions):"},
 }
 
 // inGroup puts the flags named in group.
@@ -293,6 +300,16 @@ func wrapText(s string, width int, prefixes ...string) string {
 		b.WriteString(prefix + line + "\n")
 	}
 	return b.String()
+}
+
+// wrapHanging is wrapText with every line but the first indented by
+// prefix.
+func wrapHanging(s string, width int, prefix string) string {
+	first, rest, _ := strings.Cut(wrapText(s, width), "\n")
+	if rest == "" {
+		return first + "\n"
+	}
+	return first + "\n" + wrapText(rest, width, prefix)
 }
 
 // newHelpCmd builds `kesoku help [COMMAND | TOPIC]`, in place of Cobra's,

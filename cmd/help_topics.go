@@ -41,6 +41,7 @@ var helpTopics = []helpTopic{
 	{"exit-codes", "What each exit status means, command by command", text(exitCodesTopic)},
 	{"go-tools", "Tools written in Go: doc comments, gen, a module of one's own", text(goToolsTopic)},
 	{"mcp-server", "kesoku as an MCP server: what is served, calls, HTTP, tokens", text(mcpServerTopic)},
+	{"permissions", "Which tool calls run: rules, hooks, kesoku approve", text(permissionsTopic)},
 	{"oauth", "MCP servers behind OAuth: logins, tokens, client credentials", text(oauthTopic)},
 	{"providers", "Models and providers: names, keys, base URLs, retries, files", func(*cobra.Command) string { return providersTopic() }},
 	{"records", "The Message record: its fields, types, statuses, error kinds", text(recordsTopic)},
@@ -255,7 +256,9 @@ ends its options, but changes what some programs make of the argument (for
 git log, a path, not a commit).
 
 A third, prices, says what models cost, for --max-budget-usd: see kesoku
-help budgets.
+help budgets. A fourth, permissions, holds the rules of which tool calls run
+({allow: [...], ask: [...], deny: [...]}; not the flags of those names): see
+kesoku help permissions.
 
 --mcp-config FILE adds the servers of a file in the shape of .mcp.json and
 Claude Desktop's config ({"mcpServers": {...}}), read as it is; it may be
@@ -468,12 +471,12 @@ TRACES
        the tools' arguments are on them: see kesoku help traces
 
 PROGRAMS KESOKU STARTS
-A command tool's program and an MCP server kesoku starts get only these of
-kesoku's environment, as they are: PATH, HOME, USER, LOGNAME, SHELL, LANG,
-LANGUAGE, the LC_ variables, TZ, TMPDIR, TERM, COLORTERM, NO_COLOR,
-SSL_CERT_FILE and SSL_CERT_DIR (on Windows also SYSTEMROOT, SYSTEMDRIVE,
-WINDIR, COMSPEC, PATHEXT, TEMP, TMP, USERNAME, USERPROFILE, HOMEDRIVE,
-HOMEPATH, APPDATA, LOCALAPPDATA, PROGRAMDATA, PROGRAMFILES,
+A command tool's program, an MCP server and a hook kesoku starts get only
+these of kesoku's environment, as they are: PATH, HOME, USER, LOGNAME,
+SHELL, LANG, LANGUAGE, the LC_ variables, TZ, TMPDIR, TERM, COLORTERM,
+NO_COLOR, SSL_CERT_FILE and SSL_CERT_DIR (on Windows also SYSTEMROOT,
+SYSTEMDRIVE, WINDIR, COMSPEC, PATHEXT, TEMP, TMP, USERNAME, USERPROFILE,
+HOMEDRIVE, HOMEPATH, APPDATA, LOCALAPPDATA, PROGRAMDATA, PROGRAMFILES,
 PROCESSOR_ARCHITECTURE and NUMBER_OF_PROCESSORS): what a program needs to
 run at all. Everything else reaches it only when its own entry names it in
 env: (a tool's or a server's; ${VAR} passes one of kesoku's through, see
@@ -493,10 +496,11 @@ any character a variable name cannot hold written as _); the KESOKU_ARG_
 variables kesoku itself inherited are removed first. On Linux each program
 also gets KESOKU_PROCESS and an open descriptor of an empty file
 (kesoku-mark), which its children inherit: by them kesoku finds a child that
-left its process group, to stop it. The go command (kesoku gen) gets these
-and Go's own variables (GOFLAGS, GOPROXY, GOPATH, GOCACHE and the rest of
-go help environment, the CGO_ variables, CC, CXX, AR, PKG_CONFIG, the GIT_
-variables, SSH_AUTH_SOCK, NETRC, HTTP_PROXY, HTTPS_PROXY, NO_PROXY,
+left its process group, to stop it. A hook also gets CLAUDE_PROJECT_DIR, the
+AWD, as Claude Code gives it to its hooks. The go command (kesoku gen) gets
+these and Go's own variables (GOFLAGS, GOPROXY, GOPATH, GOCACHE and the rest
+of go help environment, the CGO_ variables, CC, CXX, AR, PKG_CONFIG, the
+GIT_ variables, SSH_AUTH_SOCK, NETRC, HTTP_PROXY, HTTPS_PROXY, NO_PROXY,
 XDG_CACHE_HOME and XDG_CONFIG_HOME); the browser a login opens ($BROWSER or
 the system's opener) gets these and the display's (BROWSER, DISPLAY,
 WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS, the XDG_ variables
@@ -521,6 +525,8 @@ what for it:
   3    a batch part is still in progress (batch status and collect)
   4    a budget was spent (--max-budget-usd, --max-budget-tokens): no
        model request started after that
+  5    stopped at a tool call the rules ask about, with no terminal to
+       ask at (--on-ask defer): kesoku approve, then --resume
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND
@@ -528,7 +534,11 @@ COMMAND BY COMMAND
        1: at least one error record (aborted ones too; mcp serve: a
        record that could not be written, or an address in use). After
        --resume the status describes the whole -o file: error records
-       of the earlier run count as much as new ones.
+       of the earlier run count as much as new ones. 5 (run): stopped
+       at a call the rules ask about (--on-ask defer).
+  approve
+       2: an ID that names no deferred call of the file; nothing is
+       answered.
   validate
        1: at least one request is invalid; 2 for a file that cannot be
        read or parsed, the other files still checked.
@@ -539,7 +549,8 @@ COMMAND BY COMMAND
        1: the provider refused the request, the model gave no answer, or
        its answer was cut short (session: or --max-turns was reached);
        2: no model, no key, no prompt, a file the model cannot take;
-       nothing was sent. 4 (session): its budget was spent.
+       nothing was sent. 4 (session): its budget was spent. 5 (session):
+       stopped at a call the rules ask about (--on-ask defer).
   batch submit
        1: the provider refused a part, or a part could not be sent (the
        same command sends the rest); 2: nothing was sent.
@@ -877,7 +888,8 @@ FIELDS
   role          user, assistant or tool
   type          text, tool_call or tool_result; shard_end on the last line
                 of a shard's file (kesoku help shards)
-  status        responded, or aborted when cut short
+  status        responded; aborted when cut short; deferred when it waits
+                for a person's answer (kesoku help permissions)
   name          the tool's name
   content       the tool's result as JSON; a text's text
   is_error      true on an error record, with
@@ -903,6 +915,11 @@ Where they apply:
   provider_data what a provider needs echoed on the next turn
   model_call_id the id the model gave a tool call that kesoku replaced in
                 call_id (a duplicate, or one the provider refuses)
+  decided_by    what decided whether the call ran, when something did: a
+                rule, a hook, the person asked, kesoku approve, --on-ask
+  hook_feedback what the PostToolUse hooks said of a call's result, which
+                a model reads with it (kesoku help permissions)
+  approval      on a deferred record: approved or refused (kesoku approve)
   trace_id, span_id
                 the OpenTelemetry trace and span the record was made
                 under, when traces are on (kesoku help traces)
@@ -918,7 +935,10 @@ ERROR KINDS
   panic            the tool panicked; the record holds its message
   timeout          the call ran past --timeout (or the tool's own)
   aborted          the call was cut short or never started: an interrupt,
-                   --fail-fast
+                   --fail-fast, a deferred call before it
+  denied           a rule, a hook or a person asked did not let the call
+                   run; decided_by says which
+  deferred         the call waits for a person's answer: --on-ask defer
 
 TRANSCRIPTS
 A session's transcript (.kesoku/sessions/<session_id>.jsonl) is records too:
@@ -926,6 +946,106 @@ one per user prompt (user, text), model text (assistant, text), tool call
 (assistant, tool_call) and tool result (tool, tool_result), each pointing by
 parent_id to the message it answers. kesoku run replays its tool calls;
 kesoku diff compares records (kesoku help snapshots).
+`
+
+const permissionsTopic = `Which calls a model may make is the user's to decide, in one place, for
+every command that runs tool calls: run (a replayed transcript too),
+session, eval and mcp serve. Rules come from the permissions: section of
+the config files and from the flags --allow, --ask and --deny (each
+repeatable, one rule each):
+
+  permissions:
+    allow: [read_file]
+    ask: [write_file, "fs__*"]
+    deny: ["write_file(path=.git/**)", "run_tests(args=--update*)"]
+
+A RULE is a tool's name or a glob of names (* any run of characters, ?
+one, [abc] a class); an MCP server's tools are named SERVER__TOOL, so
+fs__* is every tool of the server fs (Claude Code's mcp__fs__* written
+here). Argument patterns in parentheses must all match: ARG=GLOB, where in
+the glob * is any run of characters but /, ** any run at all, ? one
+character but /. A string argument is matched as given and as a path once
+cleaned (./docs/../x is x); any other value by its JSON text (n=4?
+matches 42). A rule whose tool, or whose argument, does not exist is
+refused (exit 2), as is one that does not parse, with its place.
+
+Of the rules that match a call, deny beats ask beats allow; a call no rule
+matches runs, as it always did. The rules are checked after the call's
+arguments are validated and before it runs.
+
+  deny   the call never runs: its record is an error of kind denied,
+         naming the rule (decided_by); in a session the model reads why
+  ask    on a terminal kesoku asks: y runs it, n denies it, a runs it and
+         every call the same rule asks about for the rest of the command
+  allow  the call runs, and its record says which rule allowed it
+
+With no terminal to ask at (CI, a pipe, mcp serve, eval) an ask never
+waits and never runs the call. run and session take --on-ask:
+
+  deny   (the default) the call is denied
+  defer  the run or session stops at the call: its record has status
+         deferred, what came after it waits (aborted), and kesoku exits
+         with 5. kesoku approve FILE ID... approves the calls (--refuse
+         refuses them), writing the answer on their records; then the
+         same command with --resume (session: --resume TRANSCRIPT) runs
+         each approved call exactly once, and records a refused one as
+         denied. kesoku approve FILE lists what waits.
+
+mcp serve and eval deny what the rules ask about: an MCP client asks its
+own user, and a batch of cases asks no one.
+
+HOOKS
+A hook is a program run before each call (PreToolUse) or after it
+(PostToolUse), declared as in Claude Code's settings, so that a hook
+script written for Claude Code runs as it is:
+
+  hooks:
+    PreToolUse:
+      - matcher: write_file|edit_file
+        hooks:
+          - type: command
+            command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'
+            timeout: 30
+    PostToolUse:
+      - hooks: [{type: command, command: ./lint.sh}]
+
+A matcher that is "", "*" or none matches every tool; names of letters,
+digits, _ and - joined by | match those tools exactly; anything else is a
+regular expression (Go's syntax) that matches anywhere in the name. A
+matcher written for Claude Code's mcp__SERVER__TOOL names needs kesoku's
+SERVER__TOOL. The command runs by sh -c in the AWD, with the environment of
+every program kesoku starts (kesoku help environment) and
+CLAUDE_PROJECT_DIR, the AWD. It reads one JSON object on standard input:
+session_id, transcript_path (the records file, or the session's
+transcript), cwd, hook_event_name, tool_name, tool_input (the arguments),
+tool_use_id (the request's id), and after a call tool_response (what it
+returned). Every hook that matches runs at once; a command given twice runs
+once.
+
+  exit 0   the call goes on; standard output may be JSON that decides it,
+           {"hookSpecificOutput": {"permissionDecision": "deny",
+           "permissionDecisionReason": "..."}} (allow, ask, deny or
+           defer), or replaces its arguments ("updatedInput": {...},
+           checked again by the tool's schema and by the rules)
+  exit 2   blocks the call: a denied record, standard error the reason
+  other    another status, a timeout (60 s unless timeout: says) or a
+           program that cannot start is a hook error, told on standard
+           error; the call goes on (a hook is a check: what must never
+           run, deny with a rule)
+
+The hooks decide after the rules and with them: deny beats defer beats ask
+beats allow, so a hook's allow never runs what a rule denies or asks
+about, and a hook's ask is asked, or settled by --on-ask, as a rule's is.
+decided_by names the hook. After a call, what a PostToolUse hook says of
+the result (standard error with exit 2, a reason with "decision": "block",
+an "additionalContext") is kept on the record as hook_feedback, and a
+model reads it with the result.
+
+A kesoku.yaml found in the AWD that holds permissions: or hooks: is loaded
+only once approved (kesoku help approval). An MCP server's annotations
+(readOnlyHint, destructiveHint) are hints: they choose the tools a session
+offers by default, never what a rule allows or denies. kesoku tools list
+shows each tool's decision under the rules in force.
 `
 
 const requestsTopic = `kesoku run, validate and batch submit read request files. A FILE is YAML
@@ -1072,7 +1192,8 @@ instead of those that only read, --tools +write_file adds one to them, and
 or a list that mixes plain names with +NAME or -NAME, is refused: nothing is
 offered. A call to a tool that was not offered is answered with an
 unknown_tool error; it never runs. Every call is checked against the tool's
-schema before it runs.
+schema before it runs, then against the rules of which calls run (--allow,
+--ask, --deny, permissions:): see kesoku help permissions.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on

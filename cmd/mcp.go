@@ -63,6 +63,7 @@ type mcpServeOptions struct {
 
 	model       provider.Config
 	InlineLimit sizeValue
+	perms       permissionFlags
 }
 
 // newMCPServeCmd builds `kesoku mcp serve`; tests pass runF to see the
@@ -117,6 +118,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "append each call's record to `FILE`")
 	opts.callFlags.register(f, 16, "how many calls run at once")
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	opts.perms.register(f, false)
 	return seeAlso(c, "mcp-server", "safety")
 }
 
@@ -127,9 +129,15 @@ func runMCPServe(ctx context.Context, opts *mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
+	// Standard input is the protocol's, or nobody's: a call the rules ask
+	// about is denied (the client has its own way to ask its user).
+	pol, err := opts.perms.options(nil)
+	if err != nil {
+		return err
+	}
 	ctx, env, err := g.env(ctx, app.Options{
 		Tools: opts.Registry, WithoutServers: true, Calls: opts.callFlags.calls(),
-		Model: opts.model, InlineLimit: int64(opts.InlineLimit),
+		Model: opts.model, InlineLimit: int64(opts.InlineLimit), Policy: pol,
 		// The programs of the tools served never get the token, and never
 		// show it.
 		Secrets: []string{token},

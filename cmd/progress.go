@@ -396,6 +396,27 @@ func (l *barLine) Write(b []byte) (int, error) {
 	return l.w.Write(b)
 }
 
+// hold takes the bar off its line and keeps it off, whatever else writes
+// around it, until release: a question at the terminal waits for its
+// answer on that line.
+func (p *progress) hold() (release func()) {
+	if p == nil || p.line == nil {
+		return func() {}
+	}
+	l := p.line
+	l.mu.Lock()
+	shown := len(l.frame) > 0
+	if shown {
+		io.WriteString(l.w, clearLine)
+	}
+	return func() {
+		if shown {
+			l.w.Write(l.frame)
+		}
+		l.mu.Unlock()
+	}
+}
+
 // aroundBar writes records to a terminal that shows the bar: it clears the
 // bar's line, writes the records (whole lines), and draws the bar again
 // below them.

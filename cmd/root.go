@@ -155,9 +155,8 @@ func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kesoku",
 		Short: "Turn Go functions into LLM tools and run their calls",
-		Long: `kesoku turns Go functions, programs and MCP servers into tools a language
-model can call, and runs the calls: singly, in batches, or in agent sessions
-with Gemini, Claude, OpenAI or a local model. Each result is a JSON line.`,
+		Long: `kesoku turns Go functions, programs and MCP servers into tools a model can
+call, and runs the calls: singly, in batches, or in sessions with any model.`,
 		Version:       versionLine(readBuildVersion()),
 		Args:          subcommandArgs,
 		RunE:          func(c *cobra.Command, _ []string) error { return c.Help() },
@@ -196,6 +195,7 @@ with Gemini, Claude, OpenAI or a local model. Each result is a JSON line.`,
 		newAnalyzeCmd(g, nil),
 		newBatchCmd(g),
 		newMergeCmd(g, nil),
+		newApproveCmd(g, nil),
 		newMCPCmd(g),
 		newGenCmd(g, nil),
 		newInitCmd(g, nil),

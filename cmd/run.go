@@ -31,6 +31,9 @@ type runOptions struct {
 	// starts say each MCP server as it starts (startNotes).
 	starts *startNotes
 	callFlags
+	perms permissionFlags
+	// asker asks at the terminal, nil without one.
+	asker *terminalAsker
 
 	// format is the format --format forces, "" for none; set by check.
 	format request.Format
@@ -56,9 +59,15 @@ it may hold a session's transcript, whose tool calls are replayed.
 Each request is checked against its tool's parameters, then runs, up to
 --jobs at once. Every request read gets one record, whatever happens: a
 bad argument (with "did you mean"), an error, a panic, a --timeout, an
-interrupt. Output past --max-output is cut, and kept whole under
-.kesoku/outputs. Progress goes to standard error: a bar on a terminal, a
-line every 10s otherwise (2s with -v); none with -q.`,
+interrupt. Output past --max-output is cut, kept whole in .kesoku/outputs.
+Progress: a bar on a terminal, a line every 10s otherwise (2s with -v).
+
+EXIT STATUS
+  0    every record succeeded
+  1    at least one error record
+  2    bad usage, or a file unreadable, unparsable or empty; nothing ran
+  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
+  130  interrupted (SIGINT or SIGTERM); every request still has its record`,
 		Example: `  kesoku run testdata/requests.yaml        # the bundled example
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
   jq 'select(.is_error)' results.jsonl     # the failures
@@ -83,6 +92,7 @@ line every 10s otherwise (2s with -v); none with -q.`,
 	f.StringVar(&opts.JUnit, "junit", "", junitUsage)
 	registerSummary(f, &opts.Summary)
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
+	opts.perms.register(f, true)
 	return seeAlso(c, "requests", "records", "resume", "shards", "ci")
 }
 
@@ -90,6 +100,9 @@ line every 10s otherwise (2s with -v); none with -q.`,
 func (o *runOptions) check() error {
 	if o.Resume && (o.Output == "" || o.Output == "-") {
 		return usageErrf("--resume needs -o FILE: the records of the earlier run are read from it")
+	}
+	if o.perms.OnAsk == "defer" && (o.Output == "" || o.Output == "-") {
+		return usageErrf("--on-ask defer needs -o FILE: a deferred call is answered in it (kesoku approve), and the run resumed from it")
 	}
 	var err error
 	if o.format, err = requestFormat(o.Format, o.Files); err != nil {
@@ -140,9 +153,16 @@ func runRun(ctx context.Context, o *runOptions) error {
 	// One turn from start to end: the MCP servers start as requests need
 	// them, under its context, so that an interrupt cuts a start short.
 	o.starts = o.g.startNotes()
+	// Standard input that holds requests is nobody's to answer at.
+	o.asker = o.g.asker(countStdin(o.Files) > 0)
+	pol, err := o.perms.options(o.asker)
+	if err != nil {
+		return err
+	}
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
 		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell, Trace: "run",
+		Policy: pol,
 	})
 	if err != nil {
 		return err
@@ -161,7 +181,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return appErr(err)
 	}
-	return o.g.closeRun(o.Summary, &rep)
+	return o.g.closeRun(o.Summary, &rep, o.Output)
 }
 
 // progress starts the run's progress, and says each MCP server that
@@ -169,17 +189,23 @@ func runRun(ctx context.Context, o *runOptions) error {
 func (o *runOptions) progress(total int64, others func() int64) app.Progress {
 	p := newProgress(o.g, total, "running", others)
 	o.starts.to(p.around(o.g.IO.Err, o.g.IO.ErrTTY))
+	if o.asker != nil {
+		// A question is not drawn over.
+		o.asker.hold = p.hold
+	}
 	return p
 }
 
 // closeRun says what a run did and ends it with its exit status.
-func (g *globals) closeRun(format summaryFormat, rep *records.RunReport) error {
+func (g *globals) closeRun(format summaryFormat, rep *records.RunReport, output string) error {
 	g.printSummary(format, rep)
 	switch {
 	case rep.Interrupted && (!g.Quiet || format == summaryJSON):
 		return errInterruptedReported
 	case rep.Interrupted:
 		return errInterrupted
+	case len(rep.Deferred) > 0:
+		return deferredErr(output, rep.Deferred, "run the same command with --resume")
 	case rep.HasErrors():
 		// The exit status describes the file: error records an earlier
 		// run left there count as much as new ones.

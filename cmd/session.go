@@ -31,6 +31,7 @@ type sessionOptions struct {
 	MaxTurns int
 	callFlags
 	budget    budgetFlags
+	perms     permissionFlags
 	JSON      bool
 	Output    string
 	Resume    string
@@ -64,6 +65,7 @@ EXIT STATUS
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   4    the budget was spent (--max-budget-usd, --max-budget-tokens)
+  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash
@@ -96,6 +98,7 @@ EXIT STATUS
 	f.StringVarP(&opts.Output, "output", "o", "", "the transcript `FILE`")
 	f.StringVar(&opts.Resume, "resume", "", "go on with the transcript `FILE` (with -o, in a copy)")
 	f.BoolVar(&opts.Stream, "stream", false, "show the answer as it comes (default: on a terminal)")
+	opts.perms.register(f, true)
 	return seeAlso(c, "providers", "records", "resume", "safety", "budgets")
 }
 
@@ -106,11 +109,15 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	g := opts.g
 	// Everything that can be refused is refused before anything runs: the
 	// model (a session always calls it, so it needs its key now), the
-	// tools offered, the transcript resumed, the prompt.
+	// tools offered, the transcript resumed, the prompt, the rules.
+	pol, err := opts.perms.options(g.asker(false))
+	if err != nil {
+		return err
+	}
 	_, env, err := g.env(ctx, opts.cassette.apply(app.Options{
 		Tools: opts.Registry, Calls: opts.callFlags.calls(),
 		Model: opts.model, ModelRequired: true, InlineLimit: int64(opts.InlineLimit),
-		Starting: g.startNotes().tell,
+		Starting: g.startNotes().tell, Policy: pol,
 	}))
 	if err != nil {
 		return err
@@ -185,6 +192,9 @@ func sessionErr(err error, quiet bool, w io.Writer) error {
 			fmt.Fprintf(w, "kesoku: interrupted; the transcript is %s (continue with --resume %s)\n", se.Transcript, se.Transcript)
 		}
 		return &exitError{code: ExitInterrupted, silent: true}
+	}
+	if de, ok := errors.AsType[*llm.DeferredError](se.Err); ok {
+		return deferredErr(se.Transcript, de.IDs, "go on with kesoku session --resume "+shellQuote([]string{se.Transcript})+" and the same flags")
 	}
 	if errors.As(se.Err, new(*llm.BudgetError)) {
 		return &exitError{code: ExitBudget, err: fmt.Errorf("session: %w: no model request was sent after that (transcript: %s; go on with --resume %s)", se.Err, se.Transcript, se.Transcript)}

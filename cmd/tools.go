@@ -20,6 +20,7 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/schema"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolset"
@@ -67,11 +68,19 @@ type toolsListOptions struct {
 	// Starting, when set, are the MCP servers to be started to list
 	// their tools, told on standard error before the wait.
 	Starting []string
+	// Rules are the rules of permissions in force (the config's, the
+	// flags'): with any, each tool's decision is shown.
+	Rules policy.Rules
+	// Hooked, when set, is the events whose hooks run for a tool's calls
+	// (PreToolUse, PostToolUse): a tool that PreToolUse hooks decide too
+	// says so with its decision.
+	Hooked func(tool string) []string
 }
 
 func newToolsListCmd(g *globals, runF func(*toolsListOptions) error) *cobra.Command {
 	opts := &toolsListOptions{Registry: registry.Default}
 	var timeout time.Duration
+	var perms permissionFlags
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List every registered tool: name, summary, parameters",
@@ -84,6 +93,13 @@ With --json it prints a JSON array instead, one object per tool with its
 name, summary, description, whether it writes files (sessions offer such
 tools only when named), and its parameters (name, type, required,
 description, enum, default).
+
+Under rules (permissions: in a config file, or --allow, --ask, --deny
+here) a DECISION column (in JSON: decision) says what they decide of each
+tool's calls: allow, ask or deny, and what some calls get by their
+arguments ("allow; some calls deny"). Under hooks it says which tools'
+calls PreToolUse hooks decide too ("allow; PreToolUse hooks"; in JSON,
+hooks lists the events of a tool's hooks).
 
 An MCP server that cannot start is named on standard error with what
 happened; the other tools are listed.
@@ -98,12 +114,16 @@ EXIT STATUS
 			if g.IO.OutTTY {
 				opts.Width = terminalWidth(g.IO.Out)
 			}
-			_, env, err := g.env(c.Context(), app.Options{Tools: opts.Registry, Calls: listing(timeout)})
+			pol, err := perms.options(nil)
+			if err != nil {
+				return err
+			}
+			_, env, err := g.env(c.Context(), app.Options{Tools: opts.Registry, Calls: listing(timeout), Policy: pol})
 			if err != nil {
 				return err
 			}
 			defer env.Close()
-			opts.Tools = env.Tools.Registry
+			opts.Tools, opts.Rules, opts.Hooked = env.Tools.Registry, env.Rules(), env.Hooked
 			if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
 				opts.Starting = env.Tools.Servers()
 			}
@@ -115,7 +135,8 @@ EXIT STATUS
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array instead of a table")
 	listTimeoutVar(c.Flags(), &timeout)
-	return c
+	perms.register(c.Flags(), false)
+	return seeAlso(c, "permissions")
 }
 
 func runToolsList(opts *toolsListOptions) error {
@@ -125,20 +146,21 @@ func runToolsList(opts *toolsListOptions) error {
 	loadErr := sourcesErr(opts.Tools.Load())
 	specs := opts.Tools.All()
 	if opts.JSON {
-		if err := writeToolsJSON(opts.IO.Out, specs); err != nil {
+		if err := writeToolsJSON(opts.IO.Out, specs, opts.decisions(specs)); err != nil {
 			return err
 		}
 		return loadErr
 	}
-	if err := writeToolsTable(opts.IO.Out, opts.Width, specs); err != nil {
+	if err := writeToolsTable(opts.IO.Out, opts.Width, specs, opts.decisions(specs)); err != nil {
 		return err
 	}
 	return loadErr
 }
 
 // writeToolsTable writes the table of the tools specs to out, for a
-// terminal width columns wide (0: not a terminal).
-func writeToolsTable(out io.Writer, width int, specs []*toolset.Tool) error {
+// terminal width columns wide (0: not a terminal), with each tool's
+// decision when decisions are not nil.
+func writeToolsTable(out io.Writer, width int, specs []*toolset.Tool, decisions []decision) error {
 	// A plain table, on a terminal and in a pipe alike: columns that
 	// scripts can cut, and nothing to strip. On a terminal, summaries are
 	// shortened so that rows fit its width where they can; parameters are
@@ -149,6 +171,14 @@ func writeToolsTable(out io.Writer, width int, specs []*toolset.Tool) error {
 		// Names and summaries may come from a config file or a server.
 		rows[i] = [3]string{termtext.Escape(s.Name), termtext.Escape(oneLine(s.Summary)), termtext.Escape(paramsText(s.Params))}
 		nameW, paramsW = max(nameW, columnsOf(rows[i][0])), max(paramsW, columnsOf(rows[i][2]))
+	}
+	// Under rules or hooks, each tool's decision goes with its name.
+	if decisions != nil {
+		decW := len("DECISION")
+		for _, d := range decisions {
+			decW = max(decW, len(d.text))
+		}
+		nameW += decW + tableGap
 	}
 	params := make([][]string, len(rows))
 	for i, r := range rows {
@@ -174,11 +204,20 @@ func writeToolsTable(out io.Writer, width int, specs []*toolset.Tool) error {
 		}
 	}
 	w := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', 0)
-	fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
+	decided := decisions != nil
+	if decided {
+		fmt.Fprintln(w, "NAME\tDECISION\tSUMMARY\tPARAMETERS")
+	} else {
+		fmt.Fprintln(w, "NAME\tSUMMARY\tPARAMETERS")
+	}
 	for i, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r[0], r[1], params[i][0])
+		name, pad := r[0], ""
+		if decided {
+			name, pad = r[0]+"\t"+decisions[i].text, "\t"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", name, r[1], params[i][0])
 		for _, more := range params[i][1:] {
-			fmt.Fprintf(w, "\t\t%s\n", more)
+			fmt.Fprintf(w, "%s\t\t%s\n", pad, more)
 		}
 	}
 	return w.Flush()
@@ -342,6 +381,37 @@ type toolJSON struct {
 	Description string      `json:"description"`
 	Writes      bool        `json:"writes"`
 	Parameters  []paramJSON `json:"parameters"`
+	// Decision is what the rules in force decide of its calls; absent
+	// under none. Hooks are the events whose hooks run for its calls.
+	Decision string   `json:"decision,omitempty"`
+	Hooks    []string `json:"hooks,omitempty"`
+}
+
+// decision is what the rules and hooks in force make of a tool's calls.
+type decision struct {
+	text  string
+	hooks []string
+}
+
+// decisions are those of specs, one a tool; nil when no rule is in force
+// and no hook decides a call.
+func (opts *toolsListOptions) decisions(specs []*toolset.Tool) []decision {
+	out := make([]decision, len(specs))
+	decided := len(opts.Rules) > 0
+	for i, s := range specs {
+		out[i].text = opts.Rules.ForTool(s.Name).String()
+		if opts.Hooked != nil {
+			out[i].hooks = opts.Hooked(s.Name)
+		}
+		if slices.Contains(out[i].hooks, config.PreToolUse) {
+			out[i].text += "; PreToolUse hooks"
+		}
+		decided = decided || len(out[i].hooks) > 0
+	}
+	if !decided {
+		return nil
+	}
+	return out
 }
 
 type paramJSON struct {
@@ -353,10 +423,13 @@ type paramJSON struct {
 	Default     json.RawMessage `json:"default,omitempty"`
 }
 
-func writeToolsJSON(w io.Writer, specs []*toolset.Tool) error {
+func writeToolsJSON(w io.Writer, specs []*toolset.Tool, decisions []decision) error {
 	out := make([]toolJSON, len(specs))
 	for i, s := range specs {
 		t := toolJSON{Name: s.Name, Summary: s.Summary, Description: s.Description, Writes: s.Writes, Parameters: []paramJSON{}}
+		if decisions != nil {
+			t.Decision, t.Hooks = decisions[i].text, decisions[i].hooks
+		}
 		for _, p := range s.Params {
 			pj := paramJSON{Name: p.Name, Type: typeText(p.Schema), Required: p.Required}
 			if p.Schema != nil {

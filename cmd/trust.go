@@ -39,9 +39,9 @@ AWD's kesoku.yaml), as direnv allow does. A kesoku.yaml that comes with a
 directory (a cloned repository, a file a tool wrote) is not consent: one
 that sets where records are written (output), which directory tools may
 read (staging) or where requests and the API key go (base-url), or that
-starts programs (tools, mcpServers, mcp-config), is loaded only once
-approved, and otherwise refused (exit 2). A file that sets none of these
-needs no approval.
+starts programs (tools, mcpServers, mcp-config, hooks), is loaded only
+once approved, and otherwise refused (exit 2). A file that sets none of
+these needs no approval.
 
 trust checks the file as every command would load it (its command tools
 and MCP servers too), shows what it lets kesoku do (the commands it runs,
@@ -197,6 +197,9 @@ func showApproved(w io.Writer, f *config.File, declared []toolsource.Declared) {
 			byPath = append(byPath, shellQuote(d.Argv[:1]))
 		}
 	}
+	for _, h := range f.Hooks {
+		lines = append(lines, "  "+hookLine(h)+"  ("+esc(h.Pos.String())+")")
+	}
 	if len(lines) == 0 {
 		fmt.Fprintln(w, "; it sets nothing that needs approval yet")
 		return
@@ -211,6 +214,9 @@ func showApproved(w io.Writer, f *config.File, declared []toolsource.Declared) {
 	}
 	if len(byPath) > 0 {
 		fmt.Fprintf(w, "A program run by its path (%s) is not part of the approval: a change to it needs none.\n", strings.Join(byPath, ", "))
+	}
+	if len(f.Hooks) > 0 {
+		fmt.Fprintln(w, "What a hook's command runs (a script it names) is not part of the approval: a change to it needs none.")
 	}
 	if len(f.Named) > 0 {
 		fmt.Fprintln(w, "kesoku loads it until it, or a file it names, changes.")
@@ -244,6 +250,22 @@ func declaredLine(d toolsource.Declared) string {
 		s += " in " + esc(d.Dir)
 	}
 	return s + envText
+}
+
+// hookLine says what a hook lets kesoku run, and when.
+func hookLine(h *config.Hook) string {
+	when := "before"
+	if h.Event == config.PostToolUse {
+		when = "after"
+	}
+	which := "any tool"
+	switch {
+	case h.Expression():
+		which = "a tool whose name matches " + h.Matcher
+	case len(h.Names()) > 0:
+		which = strings.Join(h.Names(), " or ")
+	}
+	return fmt.Sprintf("run the %s hook %s %s each call of %s", h.Event, shellQuote([]string{"sh", "-c", h.Command}), when, termtext.Escape(which))
 }
 
 // oauthText says how an oauth entry authorizes its server: the client ID

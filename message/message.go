@@ -47,6 +47,16 @@ type Status string
 const (
 	StatusResponded Status = "responded"
 	StatusAborted   Status = "aborted"
+	// StatusDeferred is a call that waits for a person's answer: the
+	// policy asked, no one could answer, and --on-ask defer stopped the
+	// run there (kesoku approve answers it, --resume runs it).
+	StatusDeferred Status = "deferred"
+)
+
+// The answers kesoku approve puts on a deferred record (Record.Approval).
+const (
+	ApprovalApproved = "approved"
+	ApprovalRefused  = "refused"
 )
 
 // ErrorKind classifies a failed tool call so that programs reading records
@@ -62,6 +72,12 @@ const (
 	KindPanic          ErrorKind = "panic"
 	KindTimeout        ErrorKind = "timeout"
 	KindAborted        ErrorKind = "aborted"
+	// KindDenied is a call the policy did not let run: a rule, a hook or
+	// a person's answer denied it.
+	KindDenied ErrorKind = "denied"
+	// KindDeferred is the kind of a deferred record (StatusDeferred): the
+	// call did not run, and waits for an answer.
+	KindDeferred ErrorKind = "deferred"
 	// KindBudget, on an eval's verdict, says the run's budget was spent
 	// before the case could finish.
 	KindBudget ErrorKind = "budget"
@@ -106,6 +122,20 @@ type Record struct {
 	Position   int64     `json:"position,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
 	DurationMS *int64    `json:"duration_ms,omitempty"`
+	// DecidedBy, on a tool_result, says what decided whether the call ran
+	// when something did (a rule, a hook, a person's answer): the
+	// decisions a run's policy made are on record.
+	DecidedBy string `json:"decided_by,omitempty"`
+	// HookFeedback, on a tool_result of a call that ran, is what the
+	// hooks that ran after it said of its result, for the model to read
+	// with it (as Claude Code's PostToolUse hooks speak to Claude): the
+	// standard error of a hook that exited 2, a reason given with
+	// decision: block, an additionalContext.
+	HookFeedback string `json:"hook_feedback,omitempty"`
+	// Approval, on a deferred record, is a person's answer given since
+	// (kesoku approve): "approved" or "refused". A resumed run runs an
+	// approved call once, and records a refused one as denied.
+	Approval string `json:"approval,omitempty"`
 
 	// CallID is the provider's own id for a tool call (Claude's tool_use id,
 	// Gemini's function call id, or one kesoku generated where Gemini gave

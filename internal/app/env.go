@@ -23,10 +23,12 @@ import (
 
 	"github.com/kesoku/kesoku/internal/cassette"
 	"github.com/kesoku/kesoku/internal/config"
+	"github.com/kesoku/kesoku/internal/hook"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/llm/provider"
 	"github.com/kesoku/kesoku/internal/media"
 	"github.com/kesoku/kesoku/internal/notice"
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/runner"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/toolset"
@@ -118,6 +120,9 @@ type Options struct {
 	// says the model, when the cassettes replay.
 	CassetteDir, CassetteProbe string
 
+	// Policy decides each call besides the config files' rules.
+	Policy PolicyOptions
+
 	// Secrets are secrets of the command's own that programs must not
 	// get and nothing may show (mcp serve's token). Prepare adds the
 	// providers' keys, the tool set those of the MCP servers (their
@@ -148,10 +153,18 @@ type Env struct {
 	Cassette *cassette.Cassette
 
 	protected []workspace.Protected
-	endTurn   func()
+	// hooks run the config files' hooks, nil for none; records is the
+	// file the command's records go to, their transcript_path.
+	hooks   *hook.Runner
+	records string
+	endTurn func()
 	// secrets are every secret the command holds: hidden in what comes
 	// back, kept from the programs tools start.
 	secrets *secret.Redactor
+	// policy decides each call (the runner's decision point); rules are
+	// the rules of permissions in it.
+	policy *policy.Policy
+	rules  policy.Rules
 	// traces is the OpenTelemetry SDK when the OTEL_* variables turn it
 	// on, nil otherwise; root is the command's span.
 	traces *tracing.Provider
@@ -239,7 +252,13 @@ func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 			return ctx, nil, err
 		}
 		e.Tools = set
+		e.hooks = e.newHooks()
 	}
+	if err := e.buildPolicy(); err != nil {
+		e.Close()
+		return ctx, nil, err
+	}
+	e.addHooks()
 	return ctx, e, nil
 }
 
@@ -339,7 +358,7 @@ func (e *Env) RunnerOptions() runner.Options {
 	if e.opts.Calls != nil {
 		c = *e.opts.Calls
 	}
-	return runner.Options{
+	o := runner.Options{
 		Jobs:      c.Jobs,
 		Timeout:   c.Timeout,
 		Grace:     c.Grace,
@@ -351,6 +370,12 @@ func (e *Env) RunnerOptions() runner.Options {
 		Model:     e.ToolModel(),
 		Secrets:   e.secrets,
 	}
+	if e.policy != nil && len(e.policy.Steps) > 0 {
+		// No step, no decision: a run without rules pays nothing for them.
+		o.Policy = e.policy
+	}
+	o.After = e.hooks.After(e.records)
+	return o
 }
 
 // ToolModel is the model as tools see it: built on first use, carrying

@@ -117,7 +117,7 @@ type result struct {
 // request starts; every run not finished then gets a verdict of kind
 // budget.
 func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
-	e.Protect(o.Output, "it is the file this eval writes its records to")
+	e.RecordsTo(o.Output, "it is the file this eval writes its records to")
 	e.Protect(o.JUnit, "it is the file this eval writes its JUnit report to")
 	var resumed *records.Resumed
 	if o.Resume {

@@ -81,7 +81,7 @@ var ErrReadInterrupted = errors.New("interrupted while reading the requests: not
 // whole share ends its file with a shard_end line. The report says what
 // was recorded, interrupted or not.
 func (e *Env) Run(ctx context.Context, o RunOptions) (records.RunReport, error) {
-	e.Protect(o.Output, "it is the file this run writes its records to")
+	e.RecordsTo(o.Output, "it is the file this run writes its records to")
 	e.Protect(o.JUnit, "it is the file this run writes its JUnit report to")
 	files, err := openRequests(ctx, o)
 	if err != nil {
@@ -163,9 +163,20 @@ func (e *Env) runInto(ctx context.Context, o RunOptions, files []*request.File, 
 	ropts.SessionID = session
 	ropts.Store = sink
 	ropts.OnSkip = func(*request.Request) { sink.Skip() }
+	if resumed != nil {
+		// kesoku approve's answers to the calls the earlier run deferred.
+		e.SetApprovals(resumed.Finished)
+	}
 	r := runner.New(e.Tools.Registry, ropts)
 	var read int64 // the requests of the whole run read, every shard's
-	rep, runErr := r.Run(ctx, allRequests(files, o.Session != "", sources, &read), func(rec *message.Record) error { return sink.Write(rec) })
+	var deferred []string
+	rep, runErr := r.Run(ctx, allRequests(files, o.Session != "", sources, &read), func(rec *message.Record) error {
+		if rec.Status == message.StatusDeferred {
+			deferred = append(deferred, rec.ParentID)
+		}
+		return sink.Write(rec)
+	})
+	rep.Deferred = deferred
 	sink.FinishProgress()
 	if runErr == nil {
 		runErr = inputErr(files, &rep)
@@ -175,7 +186,7 @@ func (e *Env) runInto(ctx context.Context, o RunOptions, files []*request.File, 
 	// part that lost its last records. A shard cut short says nothing, and
 	// merge refuses it.
 	var end *message.Record
-	if o.Shard.N > 0 && runErr == nil && !rep.Interrupted && !rep.FailedFast {
+	if o.Shard.N > 0 && runErr == nil && !rep.Interrupted && !rep.FailedFast && len(rep.Deferred) == 0 {
 		end = records.ShardEndRecord(session, records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: read})
 	}
 	switch {

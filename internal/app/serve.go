@@ -48,7 +48,7 @@ func (e *ListenError) Unwrap() error { return e.Err }
 func (e *Env) Serve(ctx context.Context, o ServeOptions) (interrupted bool, err error) {
 	var sink *Sink
 	if o.Output != "" {
-		e.Protect(o.Output, "it is the file this server writes its records to")
+		e.RecordsTo(o.Output, "it is the file this server writes its records to")
 		out, err := OpenRecords(o.Output, nil, true)
 		if err != nil {
 			return false, &UsageError{Err: err}

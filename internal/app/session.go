@@ -90,7 +90,7 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 		return err
 	}
 	defer w.Close()
-	e.Protect(path, "it is the transcript of this session")
+	e.RecordsTo(path, "it is the transcript of this session")
 	var store message.Store = w
 	if o.JSON {
 		out := records.NewWriter(o.Out)
@@ -144,6 +144,12 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	}
 	s := llm.NewSession(sopts)
 	if len(o.Old) > 0 {
+		// kesoku approve's answers to the calls the session stopped at.
+		fin := records.NewFinished()
+		for _, rec := range o.Old {
+			fin.Add(records.HeadOf(rec))
+		}
+		e.SetApprovals(fin)
 		if err := s.Resume(ctx, o.Old); err != nil {
 			return err
 		}
@@ -159,11 +165,15 @@ func (e *Env) Session(ctx context.Context, o SessionOptions) error {
 	if o.Interactive {
 		ir := e.WatchSignals(o.Prompter.InterruptedAtPrompt)
 		s.SetRunner(newRunner(ir.EndGrace()))
-		return llm.Interactive(ctx, s, llm.InteractiveOptions{
+		err := llm.Interactive(ctx, s, llm.InteractiveOptions{
 			Prompter: o.Prompter, Out: out, JSON: o.JSON, Transcript: path,
 			// The interrupt may have used up the runner's end of grace.
 			Turns: ir, Interrupted: func() { s.SetRunner(newRunner(ir.EndGrace())) },
 		})
+		if errors.As(err, new(*llm.DeferredError)) {
+			return &SessionError{Transcript: path, Err: err}
+		}
+		return err
 	}
 	// One prompt: the first signal ends the session, the second the grace
 	// of the calls still running, as for kesoku run.

@@ -91,6 +91,9 @@ const (
 	OneRun
 	// NoSetting: the key asks something of kesoku, it sets nothing (help).
 	NoSetting
+	// InPermissions: the key is a flag of rules (allow, ask, deny), which
+	// a config file writes under permissions:.
+	InPermissions
 )
 
 // RefusedKeyError says a config file sets a key that no config file may
@@ -108,6 +111,8 @@ func (e *RefusedKeyError) Error() string {
 		msg += ": the config file is found through it: give it on the command line"
 	case OneRun:
 		msg += ": it is about one run: give it on the command line"
+	case InPermissions:
+		msg += ": a config file's rules go under permissions: (permissions: {" + e.Key + ": [RULE...]})"
 	}
 	return msg
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/english"
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/prices"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
@@ -52,6 +53,12 @@ type File struct {
 	Sections map[string]*Section
 	// Prices are the model prices its prices: section gives.
 	Prices prices.Table
+	// Hooks are the hooks its hooks: section declares, in the order
+	// written.
+	Hooks []*Hook
+	// Permissions are the rules its permissions: section gives, in file
+	// order.
+	Permissions policy.Rules
 	// Named are the files its settings name whose content is approved
 	// with it (mcp-config's), read with it when it was found; none for a
 	// file named or the user's own, which need no approval.
@@ -495,8 +502,13 @@ func (f *File) section(key string, keyPos yamlpos.Pos, v ast.Node) error {
 		return nil
 	case *ast.MappingNode, *ast.MappingValueNode:
 		f.Sections[key] = &Section{Key: key, Pos: keyPos, Node: yamlpos.Mapping(x), File: f}
-		if key == PricesKey {
+		switch key {
+		case PricesKey:
 			return f.parsePrices(yamlpos.Mapping(x))
+		case HooksKey:
+			return f.parseHooks(yamlpos.Mapping(x))
+		case PermissionsKey:
+			return f.parsePermissions(yamlpos.Mapping(x))
 		}
 		return nil
 	}

@@ -39,6 +39,11 @@ var rules = map[string]rule{
 	"cassette":      {refused: OneRun},
 	"cassette-mode": {refused: OneRun},
 	"help":          {refused: NoSetting},
+	// The rules' flags: a file writes its rules in permissions:, which
+	// needs approval, not as flag defaults.
+	"allow": {refused: InPermissions},
+	"ask":   {refused: InPermissions},
+	"deny":  {refused: InPermissions},
 
 	"output":     {path: true, consequential: "where records are written", does: "write records to %s"},
 	"junit":      {path: true, consequential: "where a JUnit report is written", does: "write a JUnit report to %s"},
@@ -53,8 +58,12 @@ var rules = map[string]rule{
 	// Command tools and MCP servers start programs.
 	"tools":      {section: true, consequential: "starts the programs of command tools"},
 	"mcpServers": {section: true, consequential: "starts MCP servers"},
+	// Hooks start programs too, at every call.
+	"hooks": {section: true, consequential: "starts the programs of hooks"},
 	// A stranger's prices could make --max-budget-usd spend without bound.
 	"prices": {section: true, consequential: "what models cost, which --max-budget-usd counts"},
+	// Rules decide which calls a model's tools make run unasked.
+	"permissions": {section: true, consequential: "which tool calls run, are asked about, or are denied"},
 }
 
 // NeedsApproval reports whether key decides something that a stranger's

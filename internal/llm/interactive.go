@@ -57,7 +57,8 @@ type InteractiveOptions struct {
 
 // Interactive sends each prompt the person types to the session, until
 // the end of input (Ctrl-D). An interrupt ends the turn in progress and
-// comes back to the prompt; an error ends the turn, not the session.
+// comes back to the prompt; an error ends the turn, not the session, but
+// for a call deferred (*DeferredError), at which the session stops.
 func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
 	p := o.Prompter
 	for {
@@ -87,6 +88,10 @@ func Interactive(ctx context.Context, s *Session, o InteractiveOptions) error {
 			if o.Interrupted != nil {
 				o.Interrupted()
 			}
+		case errors.As(err, new(*DeferredError)):
+			// The session waits for the answers: it stops, to be resumed.
+			o.Out.EndLine()
+			return err
 		case err != nil:
 			if errors.As(err, new(*CutError)) && answer != "" {
 				o.Out.Answer(answer, o.Out.streamed, o.JSON)

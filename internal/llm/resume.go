@@ -26,7 +26,9 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 	}
 	results := make(map[string]*message.Record)
 	for _, rec := range recs {
-		if rec.Type == message.TypeToolResult && rec.ParentID != "" && results[rec.ParentID] == nil {
+		// The first result of a call answers it, but for one that waited
+		// (deferred): the result of its run, once resumed, replaces it.
+		if rec.Type == message.TypeToolResult && rec.ParentID != "" && (results[rec.ParentID] == nil || waits(results[rec.ParentID])) {
 			results[rec.ParentID] = rec
 		}
 	}
@@ -43,6 +45,19 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 		parts := make([]Part, len(pending))
 		for i, c := range pending {
 			res := results[pendingRecs[i].ID]
+			if waits(res) && endsWith(recs, pendingRecs) {
+				// A call deferred, after which nothing was said: the turn
+				// waits for it (held), and runs once resumed.
+				for _, c := range pendingRecs {
+					if results[c.ID] == nil {
+						results[c.ID] = s.unanswered(c)
+						fixes = append(fixes, results[c.ID])
+					}
+				}
+				s.held = holdTurn(pending, pendingRecs, results)
+				pending, pendingRecs = nil, nil
+				return
+			}
 			if res == nil {
 				res = s.unanswered(pendingRecs[i])
 				fixes = append(fixes, res)
@@ -112,6 +127,46 @@ func (s *Session) Resume(ctx context.Context, recs []*message.Record) error {
 	return nil
 }
 
+// waits reports whether a call's result says it waits for a person's
+// answer: deferred, or not started after a call that was.
+func waits(res *message.Record) bool {
+	return res != nil && (res.Status == message.StatusDeferred ||
+		res.Status == message.StatusAborted && res.Error != nil && res.Error.Message == deferStopMessage)
+}
+
+// endsWith reports whether the calls of a turn are the transcript's
+// last: nothing but results follows them.
+func endsWith(recs, calls []*message.Record) bool {
+	last := calls[len(calls)-1]
+	for i := len(recs) - 1; i >= 0; i-- {
+		switch rec := recs[i]; {
+		case rec == last:
+			return true
+		case rec.Type != message.TypeToolResult:
+			return false
+		}
+	}
+	return false
+}
+
+// holdTurn is the held turn of calls: the results of those that ran, and
+// none for those that wait.
+func holdTurn(calls []*ToolCall, recs []*message.Record, results map[string]*message.Record) *heldTurn {
+	h := &heldTurn{}
+	for i, c := range calls {
+		res := results[recs[i].ID]
+		if waits(res) {
+			res = nil
+		} else {
+			r := *res
+			res = &r
+		}
+		h.calls = append(h.calls, call{rec: recs[i], call: c})
+		h.results = append(h.results, res)
+	}
+	return h
+}
+
 // SessionIDOf is the id of the session a transcript's records belong to:
 // that of the first record that has one, "" when none has.
 func SessionIDOf(recs []*message.Record) string {
@@ -133,7 +188,7 @@ func AwaitsModel(recs []*message.Record) bool {
 		return false
 	}
 	n := len(s.history)
-	return n > 0 && s.history[n-1].Role == message.RoleUser
+	return s.held != nil || n > 0 && s.history[n-1].Role == message.RoleUser
 }
 
 // discardStore keeps nothing.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kesoku/kesoku/internal/english"
@@ -209,6 +210,10 @@ type Session struct {
 	last string
 	// ids hands out the ids of the session's tool calls.
 	ids callIDs
+	// held is the last turn of a resumed transcript whose calls the
+	// session stopped at, deferred: they run (once answered) before
+	// anything is sent.
+	held *heldTurn
 }
 
 // NewSession starts an empty session.
@@ -248,6 +253,11 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 }
 
 func (s *Session) send(ctx context.Context, prompt string) (string, error) {
+	if s.held != nil {
+		if err := s.runHeld(ctx); err != nil {
+			return "", err
+		}
+	}
 	if prompt = strings.TrimSpace(prompt); prompt != "" {
 		content, _ := json.Marshal(prompt)
 		rec := s.newRecord(message.RoleUser, message.TypeText)
@@ -461,6 +471,37 @@ func (s *Session) refuseCalls(ctx context.Context, calls []call, reason string) 
 // the runner's Jobs at once. A call whose arguments are no JSON object
 // does not run: its result says what was wrong with them.
 func (s *Session) runCalls(ctx context.Context, calls []call) error {
+	recs, err := s.execCalls(ctx, calls)
+	if recs != nil {
+		s.addResults(recs)
+	}
+	return err
+}
+
+// DeferredError says the session stopped at tool calls that wait for a
+// person's answer: the rules asked about them, no one could be asked, and
+// --on-ask defer stopped the session there. The transcript holds them as
+// deferred records; once they are answered (kesoku approve), a resumed
+// session runs them and goes on.
+type DeferredError struct {
+	// IDs are the deferred calls' ids: their tool_call records' ids.
+	IDs []string
+}
+
+func (e *DeferredError) Error() string {
+	return fmt.Sprintf("stopped at %s waiting for a person's answer (deferred)",
+		english.Count(len(e.IDs), "tool call", "tool calls"))
+}
+
+// deferStopMessage is what a call of a turn says that did not start
+// because a call before it was deferred; a resumed session runs it.
+const deferStopMessage = "not started: an earlier call of this turn waits for a person's answer (deferred)"
+
+// execCalls runs calls and records their results, returning them in the
+// order of the calls. A deferred call stops the turn: the calls after it
+// that had not started are recorded as aborted, nothing is returned, and
+// the error is a *DeferredError.
+func (s *Session) execCalls(ctx context.Context, calls []call) ([]*message.Record, error) {
 	if s.opts.OnCalls != nil {
 		tcs := make([]*ToolCall, len(calls))
 		for i, c := range calls {
@@ -492,6 +533,7 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 	}
 	slots := make(chan struct{}, s.opts.Runner.Jobs())
 	var wg sync.WaitGroup
+	var stopped atomic.Bool // a call was deferred
 	for i, c := range calls {
 		req := &request.Request{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID, SessionID: s.opts.SessionID}
 		// Arguments that were no JSON object are refused by the runner, as
@@ -510,6 +552,17 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 		case slots <- struct{}{}:
 			held = true
 		case <-ctx.Done():
+		}
+		if stopped.Load() {
+			// Calls start in order: one after a deferred call waits with
+			// it.
+			rec := s.packer().Aborted(records.Call{ID: c.rec.ID, Name: c.call.Name, CallID: c.call.ID}, deferStopMessage, 0)
+			rec.ID = newID()
+			keep(i, rec)
+			if held {
+				<-slots
+			}
+			continue
 		}
 		wg.Add(1)
 		go func() {
@@ -532,15 +585,59 @@ func (s *Session) runCalls(ctx context.Context, calls []call) error {
 				}
 				mu.Unlock()
 			default:
+				if one[0].Status == message.StatusDeferred {
+					stopped.Store(true)
+				}
 				keep(i, one[0])
 			}
 		}()
 	}
 	wg.Wait()
 	if storeErr != nil {
-		return storeErr
+		return nil, storeErr
 	}
-	s.addResults(recs)
+	var deferred []string
+	for _, rec := range recs {
+		if rec.Status == message.StatusDeferred {
+			deferred = append(deferred, rec.ParentID)
+		}
+	}
+	if len(deferred) > 0 {
+		// Nothing goes to the model: the turn waits for the answers.
+		return nil, &DeferredError{IDs: deferred}
+	}
+	return recs, nil
+}
+
+// heldTurn is the last turn of a resumed transcript, which stopped at
+// deferred calls: its calls, and the results they have (nil for those
+// still to run).
+type heldTurn struct {
+	calls   []call
+	results []*message.Record
+}
+
+// runHeld runs the calls of the held turn that wait — an approved call
+// runs, a refused one is recorded as denied, one not answered is decided
+// again — and adds the turn's results to the history.
+func (s *Session) runHeld(ctx context.Context) error {
+	h := s.held
+	var todo []call
+	var at []int
+	for i, r := range h.results {
+		if r == nil {
+			todo, at = append(todo, h.calls[i]), append(at, i)
+		}
+	}
+	recs, err := s.execCalls(ctx, todo)
+	if err != nil {
+		return err
+	}
+	s.held = nil
+	for j, i := range at {
+		h.results[i] = recs[j]
+	}
+	s.addResults(h.results)
 	return nil
 }
 
@@ -580,6 +677,18 @@ func resultOf(rec *message.Record) *ToolResult {
 			msg = string(rec.Error.Kind) + ": " + rec.Error.Message
 		}
 		r.Content, _ = json.Marshal(msg)
+	}
+	if rec.HookFeedback != "" {
+		// What the hooks after the call said of its result is read with
+		// it, as Claude Code's PostToolUse hooks speak to Claude.
+		content := r.Content
+		if len(content) == 0 {
+			content = json.RawMessage("null")
+		}
+		r.Content, _ = json.Marshal(struct {
+			Result       json.RawMessage `json:"result"`
+			HookFeedback string          `json:"hook_feedback"`
+		}{content, rec.HookFeedback})
 	}
 	return r
 }

@@ -114,6 +114,11 @@ func result(rec *message.Record, out output, anyValue bool) *mcp.CallToolResult 
 		return errorResult(unstructured(rec, text))
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	if rec.HookFeedback != "" {
+		// What the hooks after the call said of its result goes with it,
+		// as a session's model reads it.
+		res.Content = append(res.Content, &mcp.TextContent{Text: "hook feedback: " + rec.HookFeedback})
+	}
 	if len(rec.Content) > 0 && (anyValue || isObject) {
 		// Clients of protocol versions before 2026-07-28 take structured
 		// content only as an object.

@@ -68,6 +68,18 @@ func AppendRecord(dst []byte, rec *message.Record) ([]byte, error) {
 		dst = append(dst, `,"duration_ms":`...)
 		dst = strconv.AppendInt(dst, *rec.DurationMS, 10)
 	}
+	if rec.DecidedBy != "" {
+		dst = append(dst, `,"decided_by":`...)
+		dst = appendString(dst, rec.DecidedBy)
+	}
+	if rec.HookFeedback != "" {
+		dst = append(dst, `,"hook_feedback":`...)
+		dst = appendString(dst, rec.HookFeedback)
+	}
+	if rec.Approval != "" {
+		dst = append(dst, `,"approval":`...)
+		dst = appendString(dst, rec.Approval)
+	}
 	if rec.CallID != "" {
 		dst = append(dst, `,"call_id":`...)
 		dst = appendString(dst, rec.CallID)

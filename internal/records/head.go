@@ -28,6 +28,8 @@ type Head struct {
 	ArgsHash string
 	// CallID is the record's call_id.
 	CallID string
+	// Approval is a deferred record's approval.
+	Approval string
 	// Position is the record's position: the place in its run of the
 	// request it answers, 0 where it has none (or none that is a positive
 	// integer).
@@ -42,7 +44,7 @@ type Head struct {
 // HeadOf returns the Head of a record.
 func HeadOf(r *message.Record) Head {
 	return Head{SessionID: r.SessionID, ParentID: r.ParentID, Type: r.Type, Status: r.Status, Name: r.Name, IsError: r.IsError,
-		ArgsHash: r.ArgsHash, CallID: r.CallID, Position: r.Position, Content: r.Content, Error: r.Error}
+		ArgsHash: r.ArgsHash, CallID: r.CallID, Approval: r.Approval, Position: r.Position, Content: r.Content, Error: r.Error}
 }
 
 // headParser reads the Head of a record line: it decodes the few members
@@ -55,7 +57,7 @@ type headParser struct {
 
 // The string members of a record, in the order of parse's strs, and of its error.
 var (
-	headKeys  = []string{"session_id", "parent_id", "type", "status", "name", "args_hash", "call_id"}
+	headKeys  = []string{"session_id", "parent_id", "type", "status", "name", "args_hash", "call_id", "approval"}
 	errorKeys = []string{"kind", "message"}
 )
 
@@ -70,7 +72,7 @@ func (p *headParser) parse(line []byte) (Head, error) {
 		}
 		return Head{}, headError(io.EOF)
 	}
-	strs := []*string{&h.SessionID, &h.ParentID, (*string)(&h.Type), (*string)(&h.Status), &h.Name, &h.ArgsHash, &h.CallID}
+	strs := []*string{&h.SessionID, &h.ParentID, (*string)(&h.Type), (*string)(&h.Status), &h.Name, &h.ArgsHash, &h.CallID, &h.Approval}
 	err := p.object(headKeys, strs, func(key jsontext.Token) error {
 		switch k, name := d.PeekKind(), key.String(); name {
 		case "is_error":

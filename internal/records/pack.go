@@ -203,6 +203,23 @@ func (p *Packer) Aborted(c Call, msg string, d time.Duration) *message.Record {
 	return rec
 }
 
+// Denied is the record of a call the policy did not let run: by says
+// what decided (a rule, a hook, a person's answer), msg why.
+func (p *Packer) Denied(c Call, by, msg string) *message.Record {
+	rec := p.failed(c, message.KindDenied, msg, 0)
+	rec.DecidedBy = by
+	return rec
+}
+
+// Deferred is the record of a call that waits for a person's answer: it
+// did not run, and a resumed run runs it once it is approved.
+func (p *Packer) Deferred(c Call, by, msg string) *message.Record {
+	rec := p.failed(c, message.KindDeferred, msg, 0)
+	rec.Status = message.StatusDeferred
+	rec.DecidedBy = by
+	return rec
+}
+
 // UnansweredMessage is what the model reads for a call of a session whose
 // result never made it to the transcript.
 const UnansweredMessage = "no result was recorded: the session ended (interrupted, killed or crashed) before the call returned; it may or may not have taken effect"

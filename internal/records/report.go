@@ -160,6 +160,9 @@ type RunReport struct {
 	// have no record (--resume finishes them); FailedFast that --fail-fast
 	// stopped it.
 	Interrupted, StoppedReading, FailedFast bool
+	// Deferred are the ids of the calls the run stopped at, waiting for
+	// a person's answer (--on-ask defer).
+	Deferred []string
 	// Output is the records file (the sentence names it).
 	Output string
 }
@@ -174,8 +177,9 @@ func (r RunReport) MarshalJSON() ([]byte, error) {
 		Interrupted    bool                      `json:"interrupted,omitempty"`
 		StoppedReading bool                      `json:"stopped_reading,omitempty"`
 		FailedFast     bool                      `json:"failed_fast,omitempty"`
+		Deferred       []string                  `json:"deferred,omitempty"`
 		Kinds          map[message.ErrorKind]int `json:"errors"`
-	}{r.JSON("run"), r.Replaced, r.Dropped, r.Foreign, r.Interrupted, r.StoppedReading, r.FailedFast, r.KindsOrNone()})
+	}{r.JSON("run"), r.Replaced, r.Dropped, r.Foreign, r.Interrupted, r.StoppedReading, r.FailedFast, r.Deferred, r.KindsOrNone()})
 }
 
 // String says in one line what the run did, without hints.

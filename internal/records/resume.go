@@ -42,6 +42,16 @@ type Finished struct {
 	// tooMany says a position of the resumed run did not fit its entry:
 	// Compact cannot place the records, and leaves the file.
 	tooMany bool
+	// approvals are the answers kesoku approve put on deferred records,
+	// by request id: few, as a run stops at its first deferred call.
+	approvals map[string]approval
+}
+
+// approval is kesoku approve's answer to the deferred call of a request,
+// with what the call was, so that it answers that call alone.
+type approval struct {
+	name, argsHash string
+	approved       bool
 }
 
 // NewFinished returns a Finished that knows of no record yet.
@@ -117,7 +127,8 @@ func (f *Finished) Add(h Head) {
 	} else if f.shared && h.SessionID != f.Session {
 		f.shared, f.Session = false, ""
 	}
-	aborted := h.Status == message.StatusAborted
+	// A deferred call did not run either: a resumed run comes to it again.
+	aborted := h.Status == message.StatusAborted || h.Status == message.StatusDeferred
 	if aborted || h.Position <= f.last || oldPosition(h.Position) == 0 {
 		f.compact = false
 	}
@@ -125,6 +136,18 @@ func (f *Finished) Add(h Head) {
 	if h.ParentID == "" {
 		f.compact = false
 		return
+	}
+	if h.Status == message.StatusDeferred {
+		// The last deferred record of the id holds the answer, if any: a
+		// call deferred again was asked again.
+		if h.Approval == message.ApprovalApproved || h.Approval == message.ApprovalRefused {
+			if f.approvals == nil {
+				f.approvals = map[string]approval{}
+			}
+			f.approvals[h.ParentID] = approval{name: h.Name, argsHash: h.ArgsHash, approved: h.Approval == message.ApprovalApproved}
+		} else {
+			delete(f.approvals, h.ParentID)
+		}
 	}
 	q := oldPosition(h.Position)
 	words, isNew := f.ids.entry(h.ParentID)
@@ -235,6 +258,21 @@ func (f *Finished) Pass(id string) {
 // rather than a set of the run's own ids, says whether a request of it is
 // a duplicate.
 func (f *Finished) Knows(id string) bool { return f != nil && f.ids.values(id) != nil }
+
+// Approval is kesoku approve's answer to the deferred call of the request
+// id, of the tool name with arguments hashing to argsHash: whether it was
+// approved, and whether it was answered at all. An answer to another call
+// under the id (the requests changed) answers nothing.
+func (f *Finished) Approval(id, name, argsHash string) (approved, answered bool) {
+	if f == nil {
+		return false, false
+	}
+	a, ok := f.approvals[id]
+	if !ok || a.name != name || a.argsHash != "" && argsHash != "" && a.argsHash != argsHash {
+		return false, false
+	}
+	return a.approved, true
+}
 
 // Len is how many request ids have a finished record.
 func (f *Finished) Len() int { return f.finished }

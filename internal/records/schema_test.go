@@ -103,7 +103,7 @@ func TestSchemaHasEveryField(t *testing.T) {
 	}
 	// Every error kind, and only those.
 	kinds := props["error"].(map[string]any)["properties"].(map[string]any)["kind"].(map[string]any)["enum"].([]any)
-	want := []any{"invalid_request", "unknown_tool", "invalid_args", "tool_error", "panic", "timeout", "aborted", "budget"}
+	want := []any{"invalid_request", "unknown_tool", "invalid_args", "tool_error", "panic", "timeout", "aborted", "budget", "denied", "deferred"}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("error kinds %v, want %v", kinds, want)
 	}

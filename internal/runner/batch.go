@@ -294,6 +294,11 @@ func (ru *run) runSlot(s *slot) {
 		}
 		s.spec = spec
 	}
+	if !ru.decide(s) {
+		ru.noteRecord(s)
+		ru.finish(s, false)
+		return
+	}
 	if testHookExecute != nil {
 		testHookExecute(func() { ru.execute(s) })
 		return

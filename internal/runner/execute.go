@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/tracing"
@@ -40,7 +41,9 @@ func (ru *run) execute(s *slot) {
 		ctx, span = ru.tr.Tool(ctx, req.Name, callID(req))
 		span.ContentJSON(tracing.KeyArguments, req.Args, r.opts.Secrets)
 	}
-	if r.opts.FailFast {
+	if r.opts.FailFast || r.opts.Policy != nil {
+		// A call may be cut after it started: by the first failure, or by
+		// a deferred call before it.
 		ctx, s.cancel = context.WithCancel(ctx)
 		ru.inflight.Store(s, struct{}{})
 		if ru.cut(s.index) {
@@ -97,6 +100,20 @@ func (ru *run) execute(s *slot) {
 	}
 	d = time.Since(start)
 	s.rec = ru.pack(ctx, s, o, d)
+	ru.after(s)
+}
+
+// after runs Options.After over a call that ran and succeeded: the
+// record keeps what it said. It runs under the run's context, not the
+// call's: the call's timeout bounds the call, and the hooks have their
+// own.
+func (ru *run) after(s *slot) {
+	r := ru.r
+	if r.opts.After == nil || s.rec.IsError || s.rec.Status != message.StatusResponded {
+		return
+	}
+	c := &policy.Call{ID: s.req.ID, Name: s.req.Name, Args: s.req.Args, SessionID: r.sessionID(s.req)}
+	s.rec.HookFeedback = r.opts.Secrets.String(r.opts.After(ru.ctx, c, s.rec.Content))
 }
 
 // callID is gen_ai.tool.call.id of req: the model's id of the call in a
@@ -163,7 +180,9 @@ func (ru *run) pack(ctx context.Context, s *slot, o records.Outcome, d time.Dura
 	}
 	// What a tool said goes nowhere with a secret in it: not in the
 	// record, not to the model that reads the record's content.
-	return ru.r.opts.Secrets.Record(ru.r.pk.Pack(ru.r.call(s.req), o, d))
+	rec := ru.r.opts.Secrets.Record(ru.r.pk.Pack(ru.r.call(s.req), o, d))
+	rec.DecidedBy = s.decidedBy
+	return rec
 }
 
 // refusal is arguments a tool refused as it ran (a path outside the

@@ -27,7 +27,7 @@ func (r *ToolRunner) RunOne(ctx context.Context, req *request.Request) *message.
 	b := newBatch(1)
 	s := b.add()
 	s.req, s.index = req, 1
-	if s.spec, s.rec = ru.check(s, false); s.rec == nil {
+	if s.spec, s.rec = ru.check(s, false); s.rec == nil && ru.decide(s) {
 		b.left.Store(1)
 		go ru.execute(s)
 	} else {

@@ -13,6 +13,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -23,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/secret"
@@ -78,6 +80,15 @@ type Options struct {
 	// is skipped (a progress bar's total shrinks by it). It is called from
 	// the goroutine that reads the requests.
 	OnSkip func(*request.Request)
+	// Policy decides whether each call that passed validation runs: the
+	// one decision point of every command's calls (see decide). nil runs
+	// every call. It may be asked of several calls at once.
+	Policy policy.Decider
+	// After, when set, is told of each call that ran and succeeded, with
+	// the content of its record, before the record is handed on: the
+	// hooks that run after a call (PostToolUse). What it returns the
+	// record keeps as hook_feedback, which a model reads with the result.
+	After func(ctx context.Context, c *policy.Call, content json.RawMessage) string
 
 	// The rest is handed to tools through their ToolContext.
 
@@ -153,6 +164,8 @@ type slot struct {
 	argsHash string
 	spec     *toolset.Tool
 	rec      *message.Record
+	// decidedBy is what the policy said allowed the call, for its record.
+	decidedBy string
 	// validate says the worker is to check the arguments (step 3) before
 	// the call: the dispatcher leaves it to the cores unless --fail-fast
 	// needs a refusal noted before anything after it starts.
@@ -188,6 +201,8 @@ type run struct {
 	failAt   atomic.Int64
 	failed   chan struct{}
 	failOnce sync.Once
+	// deferred says a deferred record stopped the run (failAt is its).
+	deferred atomic.Bool
 	inflight sync.Map // *slot → struct{}: calls running, for --fail-fast
 	// work offers batches to the workers (batch.go): Jobs goroutines at
 	// most, started as calls need them. Long-lived workers, rather than a
@@ -288,7 +303,7 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 	summary.Skipped, summary.SkippedFailed = skipped.n, skipped.failed
 	summary.StoppedReading = skipped.stopped && emitErr == nil
 	summary.Interrupted = ru.interrupted() && emitErr == nil
-	summary.FailedFast = ru.failAt.Load() != math.MaxInt64
+	summary.FailedFast = ru.failAt.Load() != math.MaxInt64 && !ru.deferred.Load()
 	return summary, emitErr
 }
 
@@ -741,6 +756,9 @@ func (ru *run) cutByFailFast(index int64) bool {
 }
 
 func (ru *run) abortReason(index int64) string {
+	if ru.cutByFailFast(index) && ru.deferred.Load() {
+		return "not started: the run stopped at an earlier call that waits for a person's answer (deferred)"
+	}
 	if ru.cutByFailFast(index) {
 		return "not started: an earlier call failed, and the run stops at the first failure"
 	}
@@ -750,9 +768,16 @@ func (ru *run) abortReason(index int64) string {
 // noteRecord is told of every record as it is packed. Under --fail-fast,
 // the first error record stops what comes after it: nothing later starts,
 // and later calls in flight are cancelled. Earlier requests still run.
+//
+// A deferred record stops the run at it in the same way, --fail-fast or
+// not: the calls after it wait for the person's answer with it.
 func (ru *run) noteRecord(s *slot) {
-	if !ru.r.opts.FailFast || s.rec.Error == nil || s.rec.Status == message.StatusAborted {
+	deferred := s.rec.Status == message.StatusDeferred
+	if !deferred && (!ru.r.opts.FailFast || s.rec.Error == nil || s.rec.Status == message.StatusAborted) {
 		return
+	}
+	if deferred {
+		ru.deferred.Store(true)
 	}
 	for {
 		at := ru.failAt.Load()

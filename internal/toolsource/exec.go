@@ -255,6 +255,21 @@ func (ps *processes) close() {
 	ps.guard.close()
 }
 
+// Launch runs cmd, made with exec.CommandContext, as the programs of the
+// tools run: in a process group of its own, the group stopped when cmd's
+// context ends (SIGTERM, then SIGKILL after the grace), what is left of it
+// killed once the program has ended, the orphans it left stopped; none of
+// it outlives kesoku. It returns what cmd.Wait returns. Hooks run by it.
+func (s *Set) Launch(cmd *exec.Cmd) error {
+	if err := s.procs.start(cmd, true); err != nil {
+		return err
+	}
+	err := cmd.Wait()
+	s.procs.finish(cmd)
+	s.procs.sweep(err != nil)
+	return err
+}
+
 // commandRunner runs the calls of command tools.
 type commandRunner struct {
 	procs *processes
