@@ -1,5 +1,5 @@
-// Package toolset is the set of tools a command runs: the Go tools of a
-// registry, and the tools declared outside Go (command tools, MCP servers').
+// Package toolset is the set of tools a command runs: a registry's Go
+// tools and those declared outside Go (command tools, MCP servers').
 //
 // A Tool is what the runner, the agent loop and mcp serve call, whatever
 // its kind; a Set holds them by name, with the sources of tools that cost
