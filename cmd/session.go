@@ -131,13 +131,8 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	if err != nil {
 		return err
 	}
-	interactive := opts.Prompt == "" && g.IO.InTTY
 	if err := opts.readPrompt(old); err != nil {
 		return err
-	}
-	stream := g.IO.OutTTY && !opts.JSON
-	if opts.streamSet {
-		stream = opts.Stream && !opts.JSON
 	}
 	// What the session's requests cost, the tools' own among them, is told
 	// at the end, however it ends.
@@ -147,11 +142,24 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 	}
 	answer := llm.NewAnswerWriter(g.IO.Out)
 	defer g.tellUsage(answer, tally, opts.budget)
+	so := opts.session(offer, old, tally, answer)
+	err = env.Session(ctx, so)
+	return sessionErr(err, g.Quiet, g.IO.Err)
+}
+
+// session is what the session is to be: the tools offered, what it
+// resumes, where its answer and the calls it makes are shown.
+func (opts *sessionOptions) session(offer *offering, old []*message.Record, tally *llm.Tally, answer *llm.AnswerWriter) app.SessionOptions {
+	g := opts.g
+	stream := g.IO.OutTTY && !opts.JSON
+	if opts.streamSet {
+		stream = opts.Stream && !opts.JSON
+	}
 	so := app.SessionOptions{
 		Specs: offer.Specs, Registry: offer.Registry,
 		System: opts.System, MaxTurns: opts.MaxTurns,
 		Old: old, Resume: opts.Resume, Output: opts.Output,
-		Prompt: opts.Prompt, Interactive: interactive, Prompter: g.prompter(),
+		Prompt: opts.Prompt, Interactive: opts.Prompt == "" && g.IO.InTTY, Prompter: g.prompter(),
 		Answer: answer, Tally: tally, Out: g.IO.Out, Stream: stream, JSON: opts.JSON,
 	}
 	if !g.Quiet && (g.IO.ErrTTY || g.Verbose) {
@@ -162,8 +170,7 @@ func runSession(ctx context.Context, opts *sessionOptions) error {
 			fmt.Fprintf(g.IO.Err, "session %s with %s (%s); transcript %s\n", id, model, provider, transcript)
 		}
 	}
-	err = env.Session(ctx, so)
-	return sessionErr(err, g.Quiet, g.IO.Err)
+	return so
 }
 
 // tellUsage tells what a session's requests cost, unless -q.
