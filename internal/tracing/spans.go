@@ -35,6 +35,10 @@ func (t *Tracer) start(ctx context.Context, name string, kind trace.SpanKind, at
 
 // Root starts the span of a whole command (run, eval): "kesoku run".
 func (t *Tracer) Root(ctx context.Context, command string) (context.Context, *Span) {
+	if t == nil {
+		// Off: not even the name is built.
+		return ctx, nil
+	}
 	return t.start(ctx, "kesoku "+command, trace.SpanKindInternal, attribute.String("kesoku.command", command))
 }
 
@@ -82,6 +86,10 @@ func ProviderName(provider string) string {
 
 // Chat starts the span of one model request: "chat {model}".
 func (t *Tracer) Chat(ctx context.Context, provider, model string) (context.Context, *Span) {
+	if t == nil {
+		// Off: not even the name is built.
+		return ctx, nil
+	}
 	return t.start(ctx, "chat "+model, trace.SpanKindClient,
 		semconv.GenAIOperationNameChat,
 		semconv.GenAIProviderNameKey.String(ProviderName(provider)),
@@ -104,6 +112,10 @@ func (s *Span) Answered(u *message.Usage, finish string) {
 
 // Tool starts the span of one tool call: "execute_tool {name}".
 func (t *Tracer) Tool(ctx context.Context, name, callID string) (context.Context, *Span) {
+	if t == nil {
+		// Off: not even the name is built.
+		return ctx, nil
+	}
 	return t.start(ctx, "execute_tool "+name, trace.SpanKindInternal,
 		semconv.GenAIOperationNameExecuteTool,
 		semconv.GenAIToolNameKey.String(name),

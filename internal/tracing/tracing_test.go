@@ -215,3 +215,22 @@ func TestHeaderValues(t *testing.T) {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
+
+// TestOffAllocatesNothing holds the promise that tracing off costs a call
+// nothing: a nil Tracer's spans are built of nothing, names included.
+func TestOffAllocatesNothing(t *testing.T) {
+	var tr *Tracer
+	ctx := context.Background()
+	n := testing.AllocsPerRun(100, func() {
+		_, s := tr.Tool(ctx, "calculate_sum", "call-1")
+		s.End()
+		_, s = tr.Chat(ctx, "gemini", "gemini-2.5-flash")
+		s.Answered(nil, "STOP")
+		s.End()
+		_, s = tr.Root(ctx, "run")
+		s.End()
+	})
+	if n != 0 {
+		t.Errorf("tracing off: %v allocations a call, want 0", n)
+	}
+}
