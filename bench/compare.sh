@@ -362,7 +362,7 @@ if evalb:
     # goroutines run at once at most, whatever --jobs says.
     print(f"  GOMAXPROCS {'/'.join(sorted(procs))} on {os.cpu_count()} cores", file=sys.stderr)
     rows.append(("kesoku eval, BenchmarkEval", "GOMAXPROCS / cores", f"{'/'.join(sorted(procs))} / {os.cpu_count()}", "", ""))
-    for jobs, think in ((1, "0s"), (4, "0s"), (4, "5ms"), (16, "5ms")):
+    for jobs, think in ((1, "0s"), (2, "0s"), (4, "0s"), (4, "5ms"), (16, "5ms")):
         loop, ev = b[f"loop/cases=1000/think={think}"], b[f"eval/cases=1000/jobs={jobs}/think={think}"]
         w = f"1,000 eval cases, a model that answers {'at once' if think == '0s' else 'in 5 ms'}, --jobs {jobs}"
         rows.append((w, f"eval -j {jobs} / loop (CPU)", f"{ev[0]:.2f} s / {loop[0]:.2f} s ({ev[1]:.2f} s / {loop[1]:.2f} s)", "", ""))

@@ -159,7 +159,7 @@ func BenchmarkEval(b *testing.B) {
 	for _, lc := range []struct {
 		goroutines int
 		think      time.Duration
-	}{{1, 0}, {1, 5 * time.Millisecond}, {4, 0}, {4, 5 * time.Millisecond}, {16, 5 * time.Millisecond}} {
+	}{{1, 0}, {1, 5 * time.Millisecond}, {2, 0}, {4, 0}, {4, 5 * time.Millisecond}, {16, 5 * time.Millisecond}} {
 		name := fmt.Sprintf("loop/cases=1000/think=%v", lc.think)
 		if lc.goroutines > 1 {
 			// The loop on as many goroutines as an eval row's --jobs, at
@@ -218,7 +218,7 @@ func BenchmarkEval(b *testing.B) {
 	for _, bc := range []struct {
 		cases, jobs int
 		think       time.Duration
-	}{{1000, 1, 0}, {1000, 4, 0}, {4000, 4, 0}, {16000, 4, 0}, {1000, 4, 5 * time.Millisecond}, {1000, 16, 5 * time.Millisecond}} {
+	}{{1000, 1, 0}, {1000, 2, 0}, {1000, 4, 0}, {4000, 4, 0}, {16000, 4, 0}, {1000, 4, 5 * time.Millisecond}, {1000, 16, 5 * time.Millisecond}} {
 		b.Run(fmt.Sprintf("eval/cases=%d/jobs=%d/think=%v", bc.cases, bc.jobs, bc.think), func(b *testing.B) {
 			var conns atomic.Int64
 			srv := instantGemini(b, bc.think, &conns)

@@ -141,8 +141,8 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		if err := sink.Write(recs...); err != nil {
 			return err
 		}
-		// A case is on disk whole before the next starts: a file that
-		// cannot take it stops the eval before it spends more.
+		// A case is on disk whole once written: a file that cannot take
+		// it stops the eval before it spends more.
 		return sink.Flush()
 	}
 	var earlier func(int64, string) (bool, bool)
@@ -285,10 +285,19 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	jobs := max(o.Jobs, 1)
 	// A channel of each started unit's result, in order, for the writer;
 	// a slot is taken before a unit starts and given back once its result
-	// is written, so that at most jobs units run or wait to be written:
-	// memory holds jobs transcripts however many cases there are.
-	pending := make(chan chan result, jobs)
-	slots := make(chan struct{}, jobs)
+	// is written, so that at most window units run or wait to be written:
+	// memory holds that many transcripts however many cases there are.
+	// With more than one job the window is twice as wide, so that the
+	// workers go on while a run that started before theirs and takes
+	// longer holds up the writing; with one, a run starts only once the
+	// one before it is written, so that a records file that cannot take
+	// a case stops the eval before the next spends anything.
+	window := jobs
+	if jobs > 1 {
+		window = 2 * jobs
+	}
+	pending := make(chan chan result, window)
+	slots := make(chan struct{}, window)
 	var report EvalReport
 	var runs eval.Summarizer
 	var writeErr error
@@ -314,8 +323,9 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 				runs.Add(r.run)
 				report.Budget = report.Budget || r.run.Budget
 			}
-			// Given back once written: the next run starts only then, so
-			// that a write that failed starts none.
+			// Given back once written, so that the runs started and not
+			// yet written stay within the window; after a write failed
+			// (stop cancelled the rest) none starts.
 			<-slots
 		}
 	}()

@@ -1,12 +1,19 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kesoku/kesoku/internal/eval"
 	"github.com/kesoku/kesoku/internal/llm"
@@ -17,9 +24,10 @@ import (
 )
 
 // TestEvalTakesCasesAsTheyRun: an eval takes a case from its source only
-// once a slot is free for it, so that it holds --jobs cases, and one
-// waiting, however many there are; a source that fails stops the eval
-// with its error.
+// once a slot is free for it, so that it holds twice --jobs cases (those
+// running and those written or waiting to be) and one more waiting for a
+// slot, however many there are; a source that fails stops the eval with
+// its error.
 func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 	const n, jobs = 24, 3
 	replies := make([]llmtest.Reply, n)
@@ -56,8 +64,8 @@ func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 	}
 	write := func(recs []*message.Record) error {
 		w := written.Add(1)
-		if got := taken.Load(); got > w+jobs {
-			t.Errorf("at the %d-th case written, %d taken: more than %d ahead", w, got, jobs)
+		if got := taken.Load(); got > w+2*jobs {
+			t.Errorf("at the %d-th case written, %d taken: more than %d ahead", w, got, 2*jobs)
 		}
 		return nil
 	}
@@ -73,5 +81,75 @@ func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 	written.Store(0)
 	if _, err := env.evalRuns(ctx, EvalOptions{Cases: cases(2), Jobs: jobs}, write, nil); !errors.Is(err, broken) {
 		t.Errorf("a source that fails: err %v, want %v", err, broken)
+	}
+}
+
+// TestEvalGoesOnPastASlowCase: with more than one job, the workers go on
+// while a case that started first holds up the writing: its answer is
+// held back until the fourth case has been asked for, which the workers
+// reach only past the slow case's slot.
+func TestEvalGoesOnPastASlowCase(t *testing.T) {
+	const n, jobs = 8, 2
+	replies := make([]llmtest.Reply, n)
+	for i := range replies {
+		replies[i] = llmtest.Reply{Text: "Hi."}
+	}
+	fake := llmtest.NewServer(llmtest.Gemini, "test-key", replies...)
+	defer fake.Close()
+	target, err := url.Parse(fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	fourth := make(chan struct{})
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte("case 4")) {
+			close(fourth)
+		}
+		if asked.Add(1) == 1 {
+			select {
+			case <-fourth:
+			case <-time.After(time.Minute):
+				// Only when the eval is stuck behind the slow case.
+				t.Error("the fourth case was not asked for while the first was held")
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("GEMINI_API_KEY", "test-key")
+	ctx, env, err := Prepare(context.Background(), Options{
+		AWD: t.TempDir(), Log: io.Discard, ModelRequired: true,
+		Model: provider.Config{Model: "gemini-2.5-flash", BaseURL: srv.URL, IdleTimeout: llm.DefaultIdleTimeout},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	cases := func(yield func(EvalCase, error) bool) {
+		for i := range n {
+			c := &eval.Case{ID: fmt.Sprintf("c%d", i+1), Prompt: fmt.Sprintf("say hi, case %d", i+1), Expect: eval.Expect{Answer: &eval.AnswerCheck{Contains: "Hi"}}}
+			if !yield(EvalCase{Case: c, Registry: toolset.New()}, nil) {
+				return
+			}
+		}
+	}
+	var order []string
+	write := func(recs []*message.Record) error {
+		order = append(order, recs[len(recs)-1].ParentID)
+		return nil
+	}
+	report, err := env.evalRuns(ctx, EvalOptions{Cases: cases, Jobs: jobs}, write, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Summary.Passed != n {
+		t.Errorf("summary %+v: want %d passed", report.Summary, n)
+	}
+	if got := strings.Join(order, " "); got != "c1 c2 c3 c4 c5 c6 c7 c8" {
+		t.Errorf("verdicts written in the order %s, want the cases' order", got)
 	}
 }

@@ -63,8 +63,8 @@ type SinkOptions struct {
 // Sink is where a command's records go as they are made: the records file
 // or standard output, the progress, the JUnit report. run, merge, diff,
 // mcp serve and batch collect hand their records to one. An eval hands it
-// each run's block at once (Write, then Flush: a case on disk whole before
-// the next starts), with Case making a testcase of each verdict and a
+// each run's block at once (Write, then Flush: a case on disk whole once
+// written), with Case making a testcase of each verdict and a
 // Progress that counts verdicts; a resumed eval's file is Records, and
 // End compacts it and makes the report again of every verdict in it. The
 // command's report is what says how it went.
@@ -116,7 +116,7 @@ func (s *Sink) Write(recs ...*message.Record) error {
 }
 
 // Flush writes what the records' destination holds back, when it does:
-// an eval's case is on disk whole before the next starts.
+// an eval's case is on disk whole once written.
 func (s *Sink) Flush() error {
 	if f, ok := s.out.(interface{ Flush() error }); ok {
 		return f.Flush()
