@@ -348,7 +348,7 @@ for args in (["version"], ["tools", "list"]):
 # cores at most; with one that takes 5 ms, by --jobs.
 if evalb:
     print("== kesoku eval: 1,000 cases, beside a plain loop over the SDK client (BenchmarkEval)", file=sys.stderr)
-    res = subprocess.run(["go", "test", "-run", "^$", "-bench", "^BenchmarkEval$", "-benchtime", "1x", "./cmd/"],
+    res = subprocess.run(["go", "test", "-run", "^$", "-bench", "^BenchmarkEval$", "-benchtime", "3x", "./cmd/"],
                          capture_output=True, text=True, env=env)
     if res.returncode != 0:
         sys.exit(f"compare.sh: BenchmarkEval: {res.stdout[-1000:]}{res.stderr[-1000:]}")

@@ -153,8 +153,9 @@ func cpuTime(b *testing.B) time.Duration {
 // conns/op is how many connections the server accepted an op.
 // peak-heap-MiB is the most the heap held during an op; cpu-ms/op the CPU
 // time of the process, the fake's included, which the machine's other
-// work moves less than the wall time. Run with
-// -benchtime 1x: an op is a whole dataset.
+// work moves less than the wall time. An op is a whole dataset: run with
+// -benchtime 3x (bench/compare.sh does), so that the op that warms the
+// process up first is left out of the figures.
 func BenchmarkEval(b *testing.B) {
 	for _, lc := range []struct {
 		goroutines int
