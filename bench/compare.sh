@@ -379,6 +379,18 @@ if evalb:
                      "yes" if ev[0] <= 1.5 * par[0] else "NO"))
         print(f"  eval -j {jobs} ÷ the loop on {jobs} goroutines: {ev[0] / par[0]:.2f}×", file=sys.stderr)
         rows.append((w, f"connections, eval -j {jobs} / the loop on {jobs} goroutines", f"{ev[3]:.0f} / {par[3]:.0f}", "", ""))
+    # The same ratios taken in pairs, the loop and then the eval back to
+    # back, so that both see the same load: the median of five pairs.
+    res = subprocess.run(["go", "test", "-run", "^$", "-bench", "^BenchmarkEvalPaired$", "-benchtime", "5x", "./cmd/"],
+                         capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        sys.exit(f"compare.sh: BenchmarkEvalPaired: {res.stdout[-1000:]}{res.stderr[-1000:]}")
+    for m in re.finditer(r"^BenchmarkEvalPaired/cases=1000/jobs=(\d+)-\d+\s+\d+\s+(.*)$", res.stdout, re.M):
+        metric = {unit: float(v) for v, unit in re.findall(r"([\d.]+) (\S+)", m.group(2))}
+        jobs = m.group(1)
+        row(f"1,000 eval cases, a model that answers at once, --jobs {jobs}, paired with the loop",
+            f"eval -j {jobs} ÷ (loop ÷ {jobs}), median of 5 pairs",
+            f"{metric['ratio']:.2f}× ({metric['eval-ms']:.0f} ms; the loop {metric['loop-ms']:.0f} ms)", "≤ 1.5×", metric["ratio"] <= 1.5)
     heaps = [b[f"eval/cases={n}/jobs=4/think=0s"][2] for n in (1000, 4000, 16000)]
     row("eval, 1,000 / 4,000 / 16,000 cases", "peak heap", " / ".join(f"{h:.1f} MiB" for h in heaps), "flat", max(heaps) <= 1.5 * min(heaps))
 

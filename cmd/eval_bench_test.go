@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,6 +139,63 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// sdkLoop makes the 1,000 sessions' requests over client, on goroutines
+// taking them in turn: the floor an eval is measured against.
+func sdkLoop(b *testing.B, client *genai.Client, goroutines int) {
+	ctx := context.Background()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= 1000; i = next.Add(1) {
+				text := ""
+				for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i)), nil) {
+					if err != nil {
+						errs <- err
+						return
+					}
+					text += chunk.Text()
+				}
+				if !strings.Contains(text, "Hi") {
+					errs <- fmt.Errorf("answer %q", text)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatal(err)
+	}
+}
+
+// newSDKClient is the SDK client of the loop, against srv.
+func newSDKClient(b *testing.B, srv *httptest.Server) *genai.Client {
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: benchKey, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return client
+}
+
+// evalOnce runs `kesoku eval` in-process as a user runs it: the cases
+// against srv, jobs at once, the records to out.
+func evalOnce(b *testing.B, srv *httptest.Server, cases, out string, jobs int) {
+	os.Remove(out)
+	sig := &apptest.Signals{}
+	g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, AWD: b.TempDir(), Quiet: true, Signals: sig.Source}
+	c := newEvalCmd(g, runEval)
+	c.SetArgs([]string{cases, "--model", "gemini-2.5-flash", "--base-url", srv.URL, "--jobs", fmt.Sprint(jobs), "-o", out})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	if err := c.ExecuteContext(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkEval is `kesoku eval` end to end against a model that answers
 // at once: each op an eval of a dataset of cases, one-turn sessions whose
 // answers are checked and written with their transcripts to -o. Beside it
@@ -155,7 +213,8 @@ func cpuTime(b *testing.B) time.Duration {
 // time of the process, the fake's included, which the machine's other
 // work moves less than the wall time. An op is a whole dataset: run with
 // -benchtime 3x (bench/compare.sh does), so that the op that warms the
-// process up first is left out of the figures.
+// process up first is left out of the figures. BenchmarkEvalPaired
+// gives the ratios on a machine that other work shares.
 func BenchmarkEval(b *testing.B) {
 	for _, lc := range []struct {
 		goroutines int
@@ -168,48 +227,16 @@ func BenchmarkEval(b *testing.B) {
 			// client at that concurrency at all.
 			name = fmt.Sprintf("loop/cases=1000/goroutines=%d/think=%v", lc.goroutines, lc.think)
 		}
-		think := lc.think
 		b.Run(name, func(b *testing.B) {
 			var conns atomic.Int64
-			srv := instantGemini(b, think, &conns)
-			ctx := context.Background()
-			client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: benchKey, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
-			if err != nil {
-				b.Fatal(err)
-			}
+			srv := instantGemini(b, lc.think, &conns)
+			client := newSDKClient(b, srv)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
 				runtime.GC()
 				stop, cpu := peakHeap(), cpuTime(b)
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				errs := make(chan error, lc.goroutines)
-				for range lc.goroutines {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for i := next.Add(1); i <= 1000; i = next.Add(1) {
-							text := ""
-							for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i)), nil) {
-								if err != nil {
-									errs <- err
-									return
-								}
-								text += chunk.Text()
-							}
-							if !strings.Contains(text, "Hi") {
-								errs <- fmt.Errorf("answer %q", text)
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				if err := <-errs; err != nil {
-					b.Fatal(err)
-				}
+				sdkLoop(b, client, lc.goroutines)
 				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
 				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
 			}
@@ -226,24 +253,64 @@ func BenchmarkEval(b *testing.B) {
 			b.Setenv("GEMINI_API_KEY", benchKey)
 			cases := writeCases(b, bc.cases)
 			out := filepath.Join(b.TempDir(), "out.jsonl")
-			sig := &apptest.Signals{}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				os.Remove(out)
-				g := &globals{IO: &ioStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, AWD: b.TempDir(), Quiet: true, Signals: sig.Source}
-				c := newEvalCmd(g, runEval)
-				c.SetArgs([]string{cases, "--model", "gemini-2.5-flash", "--base-url", srv.URL, "--jobs", fmt.Sprint(bc.jobs), "-o", out})
-				c.SilenceUsage, c.SilenceErrors = true, true
 				runtime.GC()
 				stop, cpu := peakHeap(), cpuTime(b)
-				if err := c.ExecuteContext(context.Background()); err != nil {
-					b.Fatal(err)
-				}
+				evalOnce(b, srv, cases, out, bc.jobs)
 				b.ReportMetric(float64(cpuTime(b)-cpu)/1e6, "cpu-ms/op")
 				b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
 			}
 			b.ReportMetric(float64(conns.Load())/float64(b.N), "conns/op")
 		})
 	}
+}
+
+// BenchmarkEvalPaired measures the target's ratio where other work
+// shares the machine: each op runs the plain loop and then the eval of
+// the same 1,000 cases at --jobs N, back to back against the same fake
+// that answers at once, so that both see the same load; the metrics are
+// the medians over the ops of the loop's time, the eval's, and the eval's
+// over the loop's divided by N (the target: at most 1.5). Run with
+// -benchtime 5x or more.
+func BenchmarkEvalPaired(b *testing.B) {
+	for _, jobs := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("cases=1000/jobs=%d", jobs), func(b *testing.B) {
+			var conns atomic.Int64
+			srv := instantGemini(b, 0, &conns)
+			client := newSDKClient(b, srv)
+			b.Setenv("GEMINI_API_KEY", benchKey)
+			cases := writeCases(b, 1000)
+			out := filepath.Join(b.TempDir(), "out.jsonl")
+			var loops, evals, ratios []float64
+			b.ResetTimer()
+			for range b.N {
+				runtime.GC()
+				start := time.Now()
+				sdkLoop(b, client, 1)
+				loop := time.Since(start)
+				runtime.GC()
+				start = time.Now()
+				evalOnce(b, srv, cases, out, jobs)
+				ev := time.Since(start)
+				loops, evals = append(loops, loop.Seconds()*1e3), append(evals, ev.Seconds()*1e3)
+				ratios = append(ratios, ev.Seconds()/(loop.Seconds()/float64(jobs)))
+			}
+			b.ReportMetric(median(loops), "loop-ms")
+			b.ReportMetric(median(evals), "eval-ms")
+			b.ReportMetric(median(ratios), "ratio")
+		})
+	}
+}
+
+// median is the middle of xs (the mean of the two middle ones when even).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
