@@ -30,21 +30,8 @@ import (
 // its error.
 func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 	const n, jobs = 24, 3
-	replies := make([]llmtest.Reply, n)
-	for i := range replies {
-		replies[i] = llmtest.Reply{Text: "Hi."}
-	}
-	srv := llmtest.NewServer(llmtest.Gemini, "test-key", replies...)
-	defer srv.Close()
-	t.Setenv("GEMINI_API_KEY", "test-key")
-	ctx, env, err := Prepare(context.Background(), Options{
-		AWD: t.TempDir(), Log: io.Discard, ModelRequired: true,
-		Model: provider.Config{Model: "gemini-2.5-flash", BaseURL: srv.BaseURL(), IdleTimeout: llm.DefaultIdleTimeout},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
+	srv := sayHi(t, n)
+	ctx, env := evalEnv(t, srv.BaseURL())
 	broken := errors.New("the cases' file went away")
 	var taken, written atomic.Int64
 	cases := func(failAt int) func(yield func(EvalCase, error) bool) {
@@ -90,12 +77,7 @@ func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 // reach only past the slow case's slot.
 func TestEvalGoesOnPastASlowCase(t *testing.T) {
 	const n, jobs = 8, 2
-	replies := make([]llmtest.Reply, n)
-	for i := range replies {
-		replies[i] = llmtest.Reply{Text: "Hi."}
-	}
-	fake := llmtest.NewServer(llmtest.Gemini, "test-key", replies...)
-	defer fake.Close()
+	fake := sayHi(t, n)
 	target, err := url.Parse(fake.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -120,15 +102,7 @@ func TestEvalGoesOnPastASlowCase(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	t.Setenv("GEMINI_API_KEY", "test-key")
-	ctx, env, err := Prepare(context.Background(), Options{
-		AWD: t.TempDir(), Log: io.Discard, ModelRequired: true,
-		Model: provider.Config{Model: "gemini-2.5-flash", BaseURL: srv.URL, IdleTimeout: llm.DefaultIdleTimeout},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
+	ctx, env := evalEnv(t, srv.URL)
 	cases := func(yield func(EvalCase, error) bool) {
 		for i := range n {
 			c := &eval.Case{ID: fmt.Sprintf("c%d", i+1), Prompt: fmt.Sprintf("say hi, case %d", i+1), Expect: eval.Expect{Answer: &eval.AnswerCheck{Contains: "Hi"}}}
@@ -152,4 +126,31 @@ func TestEvalGoesOnPastASlowCase(t *testing.T) {
 	if got := strings.Join(order, " "); got != "c1 c2 c3 c4 c5 c6 c7 c8" {
 		t.Errorf("verdicts written in the order %s, want the cases' order", got)
 	}
+}
+
+// sayHi is a fake Gemini that answers n requests "Hi.".
+func sayHi(t *testing.T, n int) *llmtest.Server {
+	t.Helper()
+	replies := make([]llmtest.Reply, n)
+	for i := range replies {
+		replies[i] = llmtest.Reply{Text: "Hi."}
+	}
+	srv := llmtest.NewServer(llmtest.Gemini, "test-key", replies...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// evalEnv is the environment of an eval against the Gemini at baseURL.
+func evalEnv(t *testing.T, baseURL string) (context.Context, *Env) {
+	t.Helper()
+	t.Setenv("GEMINI_API_KEY", "test-key")
+	ctx, env, err := Prepare(context.Background(), Options{
+		AWD: t.TempDir(), Log: io.Discard, ModelRequired: true,
+		Model: provider.Config{Model: "gemini-2.5-flash", BaseURL: baseURL, IdleTimeout: llm.DefaultIdleTimeout},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	return ctx, env
 }
