@@ -103,8 +103,34 @@ type result struct {
 	// cut says an interrupt cut the run: nothing of it is written.
 	cut bool
 	// earlier says the run finished in an earlier eval: nothing is
-	// written, and it took no slot.
+	// written.
 	earlier bool
+}
+
+// inOrder hands results to write in the order of their numbers, from 0,
+// whatever order they finish in: each is written by the goroutine that
+// finishes the last one missing before it.
+type inOrder struct {
+	mu    sync.Mutex
+	next  int64
+	done  map[int64]result // finished, waiting for their turn
+	write func(result)
+}
+
+// finish says the run numbered seq came to r, and writes what can be.
+func (o *inOrder) finish(seq int64, r result) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.done[seq] = r
+	for {
+		r, ok := o.done[o.next]
+		if !ok {
+			return
+		}
+		delete(o.done, o.next)
+		o.next++
+		o.write(r)
+	}
 }
 
 // Eval runs every case of o, each as kesoku session runs a prompt, up to
@@ -283,8 +309,7 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 		o.Tally = &llm.Tally{}
 	}
 	jobs := max(o.Jobs, 1)
-	// A channel of each started unit's result, in order, for the writer;
-	// a slot is taken before a unit starts and given back once its result
+	// A slot is taken before a unit starts and given back once its result
 	// is written, so that at most window units run or wait to be written:
 	// memory holds that many transcripts however many cases there are.
 	// With more than one job the window is twice as wide, so that the
@@ -296,39 +321,34 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	if jobs > 1 {
 		window = 2 * jobs
 	}
-	pending := make(chan chan result, window)
 	slots := make(chan struct{}, window)
 	var report EvalReport
 	var runs eval.Summarizer
 	var writeErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ch := range pending {
-			r := <-ch
-			if r.earlier {
-				runs.Add(r.run)
-				continue
+	// Whoever finishes a run writes it, and the finished runs after it,
+	// when its turn has come: the writing is in case order with no
+	// goroutine of its own to hand each result to.
+	out := &inOrder{done: map[int64]result{}, write: func(r result) {
+		switch {
+		case r.earlier:
+			runs.Add(r.run)
+		case r.cut:
+			report.Interrupted = true
+		case writeErr != nil:
+			// Nothing more is written after a write failed.
+		default:
+			if writeErr = write(r.recs); writeErr != nil {
+				stop()
+				break
 			}
-			switch {
-			case r.cut:
-				report.Interrupted = true
-			case writeErr != nil:
-				// Nothing more is written after a write failed.
-			default:
-				if writeErr = write(r.recs); writeErr != nil {
-					stop()
-					break
-				}
-				runs.Add(r.run)
-				report.Budget = report.Budget || r.run.Budget
-			}
-			// Given back once written, so that the runs started and not
-			// yet written stay within the window; after a write failed
-			// (stop cancelled the rest) none starts.
-			<-slots
+			runs.Add(r.run)
+			report.Budget = report.Budget || r.run.Budget
 		}
-	}()
+		// Given back once written, so that the runs started and not yet
+		// written stay within the window; after a write failed (stop
+		// cancelled the rest) none starts.
+		<-slots
+	}}
 	// What every run's runner shares, made once: each run sets its own
 	// session, store and model (with the tally that holds it to the
 	// budget).
@@ -339,8 +359,8 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	// grown by the SDK's deep calls, serves every run it takes, where a
 	// goroutine a run would grow a new one each time.
 	type work struct {
-		u  unit
-		ch chan result
+		u   unit
+		seq int64
 	}
 	units := make(chan work)
 	var wg sync.WaitGroup
@@ -349,11 +369,11 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 		go func() {
 			defer wg.Done()
 			for w := range units {
-				w.ch <- e.evalUnit(runCtx, model, o, w.u, base)
+				out.finish(w.seq, e.evalUnit(runCtx, model, o, w.u, base))
 			}
 		}()
 	}
-	position := int64(0)
+	position, seq := int64(0), int64(0)
 	var readErr error
 dispatch:
 	for c, err := range o.Cases {
@@ -374,30 +394,27 @@ dispatch:
 			if o.Shard.N > 0 && (position-1)%o.Shard.N != o.Shard.K-1 {
 				continue
 			}
-			if earlier != nil {
-				if passed, ok := earlier(position, c.ID); ok {
-					report.Skipped++
-					ch := make(chan result, 1)
-					ch <- result{earlier: true, run: eval.Run{Case: c.ID, Repeat: r, Passed: passed}}
-					pending <- ch
-					continue
-				}
-			}
-			u := unit{c: c, repeat: r, position: position}
+			// A run an earlier eval finished takes a slot too, so that
+			// those waiting behind a slow run stay within the window.
 			select {
 			case slots <- struct{}{}:
 			case <-runCtx.Done():
 				break dispatch
 			}
-			ch := make(chan result, 1)
-			pending <- ch
-			units <- work{u, ch}
+			if earlier != nil {
+				if passed, ok := earlier(position, c.ID); ok {
+					report.Skipped++
+					out.finish(seq, result{earlier: true, run: eval.Run{Case: c.ID, Repeat: r, Passed: passed}})
+					seq++
+					continue
+				}
+			}
+			units <- work{unit{c: c, repeat: r, position: position}, seq}
+			seq++
 		}
 	}
 	close(units)
 	wg.Wait()
-	close(pending)
-	<-done
 	report.Total = position
 	report.Summary = runs.Summary()
 	if ctx.Err() != nil {
