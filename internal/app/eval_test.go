@@ -154,3 +154,56 @@ func evalEnv(t *testing.T, baseURL string) (context.Context, *Env) {
 	t.Cleanup(func() { env.Close() })
 	return ctx, env
 }
+
+// TestEvalSkipsWithinTheWindow: runs an earlier eval finished take their
+// slot too, so that a resumed eval does not read on through every case
+// while a slow run holds up the writing: the first case's answer is held
+// until the window is full of runs behind it, and no case past the
+// window is taken before the first is written.
+func TestEvalSkipsWithinTheWindow(t *testing.T) {
+	const n, jobs = 24, 2
+	fake := sayHi(t, n)
+	target, err := url.Parse(fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	full := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-full
+		proxy.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, env := evalEnv(t, srv.URL)
+	var written atomic.Bool
+	cases := func(yield func(EvalCase, error) bool) {
+		for i := range n {
+			if i+1 > 2*jobs+1 && !written.Load() {
+				t.Errorf("case %d taken before the first was written", i+1)
+			}
+			c := &eval.Case{ID: fmt.Sprintf("c%d", i+1), Prompt: "say hi", Expect: eval.Expect{Answer: &eval.AnswerCheck{Contains: "Hi"}}}
+			if !yield(EvalCase{Case: c, Registry: toolset.New()}, nil) {
+				return
+			}
+		}
+	}
+	earlier := func(position int64, _ string) (bool, bool) {
+		if position == 2*jobs {
+			// The window is full: the first run and the skipped ones
+			// behind it.
+			close(full)
+		}
+		return true, position > 1
+	}
+	write := func(recs []*message.Record) error {
+		written.Store(true)
+		return nil
+	}
+	report, err := env.evalRuns(ctx, EvalOptions{Cases: cases, Jobs: jobs}, write, earlier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Skipped != n-1 || report.Summary.Passed != n {
+		t.Errorf("skipped %d, summary %+v: want %d skipped, %d passed", report.Skipped, report.Summary, n-1, n)
+	}
+}
