@@ -250,6 +250,13 @@ func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
 		return t.Base
 	}
+	return DefaultBase()
+}
+
+// DefaultBase is what sends the requests of a Transport with no Base, and
+// what a cassette that records sends through: http.DefaultTransport
+// keeping more of its connections to a host idle.
+func DefaultBase() http.RoundTripper {
 	if d, ok := http.DefaultTransport.(*http.Transport); !ok || d != stdDefault || defaultBase == nil {
 		// Replaced (a test that refuses the network): what replaced it
 		// sends.

@@ -5,10 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -303,5 +309,81 @@ func TestReplayOtherModel(t *testing.T) {
 	}
 	if _, err := m.WithCassette(play).Build(context.Background()); !errors.As(err, &other) {
 		t.Errorf("built for a cassette of another model: %v, want a *CassetteModelError", err)
+	}
+}
+
+// TestRecordingKeepsConnections: a cassette that records sends over the
+// connections kesoku's client keeps, not over Go's default transport,
+// which keeps 2 idle to a host and dials the rest again: ten rounds of 4
+// requests at once (the server answers a round only once all 4 came) take
+// 4 connections, and at most 4 more where a round began before the last
+// one's were back in the pool; Go's default would take 4 + 2 a round.
+func TestRecordingKeepsConnections(t *testing.T) {
+	const rounds, width = 10, 4
+	replies := make([]llmtest.Reply, rounds*width)
+	for i := range replies {
+		replies[i] = llmtest.Reply{Text: "Hi."}
+	}
+	t.Setenv("GEMINI_API_KEY", "test-key")
+	t.Setenv("GOOGLE_API_KEY", "")
+	fake := llmtest.NewServer(llmtest.Gemini, "test-key", replies...)
+	defer fake.Close()
+	target, err := url.Parse(fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	came, gate := 0, make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		came++
+		g := gate
+		if came == width {
+			close(gate)
+			came, gate = 0, make(chan struct{})
+		}
+		mu.Unlock()
+		<-g
+		proxy.ServeHTTP(w, r)
+	}))
+	var conns atomic.Int64
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	rec, err := cassette.Open(filepath.Join(t.TempDir(), "c.jsonl"), cassette.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	m, err := Resolve(Config{Model: "gemini-2.5-flash", BaseURL: srv.URL, Cassette: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range rounds {
+		var wg sync.WaitGroup
+		for range width {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req := &llm.Request{Messages: []llm.Message{llmtest.User("say hi")}}
+				if _, err := p.Generate(context.Background(), req, nil); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if n := conns.Load(); n > 2*width {
+		t.Errorf("%d rounds of %d requests at once took %d connections, want at most %d", rounds, width, n, 2*width)
 	}
 }

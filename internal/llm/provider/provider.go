@@ -375,7 +375,9 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 			// The SDKs want a key; this one goes nowhere, as nothing is sent.
 			opts.APIKey = replayKey
 		}
-		opts.HTTPClient = &http.Client{Transport: c.Transport(m.entry.name, m.cfg.Model, nil, m.key)}
+		// Recording, the cassette sends what kesoku's client would, over
+		// the connections it keeps.
+		opts.HTTPClient = &http.Client{Transport: c.Transport(m.entry.name, m.cfg.Model, llm.DefaultBase(), m.key)}
 	}
 	if tell := m.cfg.Notices; tell != nil {
 		// A proxy's message may hold the key.
