@@ -150,10 +150,12 @@ func (a argPattern) matches(v any) bool {
 // ** any run at all, ? one character but /, [...] a class ([!...] or
 // [^...] its complement) and \ quotes the next character: the globs of
 // paths as .gitignore writes them. A regular expression, whose matching
-// takes time linear in the value: a model's argument may be long.
+// takes time linear in the value: a model's argument may be long. Its
+// . matches a line break too (s): a value of several lines is matched
+// whole, or a deny would miss a command with a second line.
 func compileGlob(glob string) (*regexp.Regexp, error) {
 	var b strings.Builder
-	b.WriteString(`^`)
+	b.WriteString(`(?s)^`)
 	for i := 0; i < len(glob); i++ {
 		switch c := glob[i]; c {
 		case '*':

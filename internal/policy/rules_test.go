@@ -38,6 +38,12 @@ func TestRuleMatches(t *testing.T) {
 		{`w(path=[!.]*)`, "w", map[string]any{"path": "env"}, true},
 		{`w(path=a\*)`, "w", map[string]any{"path": "a*"}, true},
 		{`w(path=a\*)`, "w", map[string]any{"path": "ab"}, false},
+		// A value that holds a line break is matched whole: ** is any
+		// run at all, a file name or a command of several lines too.
+		{"write_file(path=secrets/**)", "write_file", map[string]any{"path": "secrets/x\ny"}, true},
+		{"sh(cmd=**rm -rf**)", "sh", map[string]any{"cmd": "echo hi\nrm -rf /"}, true},
+		{"sh(cmd=echo *)", "sh", map[string]any{"cmd": "echo hi\nrm -rf x"}, true},
+		{"sh(cmd=echo?hi)", "sh", map[string]any{"cmd": "echo\nhi"}, true},
 	} {
 		r, err := ParseRule(Deny, tc.rule, "--deny")
 		if err != nil {
