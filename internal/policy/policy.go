@@ -198,8 +198,32 @@ func (p *Policy) Decide(ctx context.Context, c *Call) Decision {
 		return d
 	case Ask:
 		return p.ask(ctx, c, d)
+	case Defer:
+		// A step deferred it (a hook said defer): kesoku approve's answer
+		// settles it as it settles an ask deferred, or the resumed run
+		// would stop at it again, whatever the answer.
+		if a, ok := p.approved(c, d); ok {
+			return a
+		}
 	}
 	return d
+}
+
+// approved is kesoku approve's answer to c, a call the steps deferred
+// or ask about, as a decision; ok is false when it has none.
+func (p *Policy) approved(c *Call, d Decision) (_ Decision, ok bool) {
+	if p.Approvals == nil {
+		return Decision{}, false
+	}
+	yes, answered := p.Approvals.Approval(c.ID, c.Name, c.ArgsHash)
+	if !answered {
+		return Decision{}, false
+	}
+	v := Deny
+	if yes {
+		v = Allow
+	}
+	return Decision{Verdict: v, By: "kesoku approve", Reason: d.Reason, UpdatedArgs: d.UpdatedArgs}, true
 }
 
 // ask settles a call the steps ask about.
@@ -207,13 +231,8 @@ func (p *Policy) ask(ctx context.Context, c *Call, d Decision) Decision {
 	settled := func(v Verdict, by string) Decision {
 		return Decision{Verdict: v, By: by, Reason: d.Reason, UpdatedArgs: d.UpdatedArgs}
 	}
-	if p.Approvals != nil {
-		if ok, answered := p.Approvals.Approval(c.ID, c.Name, c.ArgsHash); answered {
-			if ok {
-				return settled(Allow, "kesoku approve")
-			}
-			return settled(Deny, "kesoku approve")
-		}
+	if a, ok := p.approved(c, d); ok {
+		return a
 	}
 	if p.Asker == nil {
 		if p.OnAsk == OnAskDefer {
