@@ -58,6 +58,10 @@ type Call struct {
 	Args map[string]any
 	// SessionID is the run's or session's id.
 	SessionID string
+	// Dirs are the directories a relative path argument is read in (the
+	// AWD, staging): an absolute path inside one is matched by the rules
+	// as the relative path it is there too.
+	Dirs []string
 	// ArgsHash is the hash of the arguments as the request came (the
 	// records' args_hash), "" where the run does not keep it: what an
 	// approval of a deferred call is checked against.

@@ -109,14 +109,15 @@ func (r *Rule) Args() []string {
 // Literal reports whether the rule names one tool (no glob).
 func (r *Rule) Literal() bool { return !strings.ContainsAny(r.tool, "*?[\\") }
 
-// Matches reports whether the rule applies to a call of tool with args.
-func (r *Rule) Matches(tool string, args map[string]any) bool {
+// Matches reports whether the rule applies to a call of tool with args,
+// dirs being the directories a relative path is read in (Call.Dirs).
+func (r *Rule) Matches(tool string, args map[string]any, dirs ...string) bool {
 	if ok, _ := path.Match(r.tool, tool); !ok {
 		return false
 	}
 	for _, a := range r.args {
 		v, given := args[a.name]
-		if !given || !a.matches(v) {
+		if !given || !a.matches(v, dirs) {
 			return false
 		}
 	}
@@ -125,8 +126,10 @@ func (r *Rule) Matches(tool string, args map[string]any) bool {
 
 // matches reports whether a value matches the pattern: a string as it is,
 // and as a path once cleaned (./docs/../x is x: a path written another way
-// is the same path), anything else by its JSON text.
-func (a argPattern) matches(v any) bool {
+// is the same path), an absolute one inside one of dirs as the path
+// relative to it (the tools read it there), anything else by its JSON
+// text.
+func (a argPattern) matches(v any, dirs []string) bool {
 	s, isString := v.(string)
 	if !isString {
 		b, err := json.Marshal(v)
@@ -138,9 +141,21 @@ func (a argPattern) matches(v any) bool {
 	if a.re.MatchString(s) {
 		return true
 	}
-	if isString && s != "" {
-		if clean := path.Clean(s); clean != s {
-			return a.re.MatchString(clean)
+	if !isString || s == "" {
+		return false
+	}
+	clean := path.Clean(s)
+	if clean != s && a.re.MatchString(clean) {
+		return true
+	}
+	if path.IsAbs(clean) {
+		for _, d := range dirs {
+			if d == "" {
+				continue
+			}
+			if rel, ok := strings.CutPrefix(clean, strings.TrimSuffix(path.Clean(d), "/")+"/"); ok && a.re.MatchString(rel) {
+				return true
+			}
 		}
 	}
 	return false
@@ -216,7 +231,7 @@ func (rs Rules) Decide(_ context.Context, c *Call) Decision {
 	var best *Rule
 	for i := range rs {
 		r := &rs[i]
-		if (best == nil || r.Verdict > best.Verdict) && r.Matches(c.Name, c.Args) {
+		if (best == nil || r.Verdict > best.Verdict) && r.Matches(c.Name, c.Args, c.Dirs...) {
 			best = r
 		}
 	}

@@ -128,3 +128,26 @@ func TestRulesDenyBeatsAskBeatsAllow(t *testing.T) {
 		}
 	}
 }
+
+// An absolute path inside a directory the tools read relative paths in
+// is matched as the relative path too; one outside as written.
+func TestRuleAbsolutePath(t *testing.T) {
+	t.Parallel()
+	r, err := ParseRule(Deny, "write_file(path=secrets/**)", "--deny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"/work/awd", "/work/staging/"}
+	for p, want := range map[string]bool{
+		"/work/awd/secrets/x":           true,
+		"/work/awd/./docs/../secrets/x": true,
+		"/work/staging/secrets/x":       true,
+		"/work/awd2/secrets/x":          false,
+		"/elsewhere/secrets/x":          false,
+		"/work/awd":                     false,
+	} {
+		if got := r.Matches("write_file", map[string]any{"path": p}, dirs...); got != want {
+			t.Errorf("%s: %v, want %v", p, got, want)
+		}
+	}
+}
