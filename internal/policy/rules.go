@@ -12,7 +12,8 @@ import (
 
 // Rule is one rule of permissions: allow, ask or deny the calls it
 // matches. A rule is a tool's name or a glob of names (write_file,
-// fs__*: an MCP server's tools are named SERVER__TOOL), optionally with
+// fs__*: an MCP server's tools are named SERVER__TOOL, or mcp__fs__* as
+// Claude Code names them), optionally with
 // argument patterns that must all match: write_file(path=docs/**),
 // run_tests(args=--short*).
 type Rule struct {
@@ -112,7 +113,7 @@ func (r *Rule) Literal() bool { return !strings.ContainsAny(r.tool, "*?[\\") }
 // Matches reports whether the rule applies to a call of tool with args,
 // dirs being the directories a relative path is read in (Call.Dirs).
 func (r *Rule) Matches(tool string, args map[string]any, dirs ...string) bool {
-	if ok, _ := path.Match(r.tool, tool); !ok {
+	if !r.matchesName(tool) {
 		return false
 	}
 	for _, a := range r.args {
@@ -122,6 +123,25 @@ func (r *Rule) Matches(tool string, args map[string]any, dirs ...string) bool {
 		}
 	}
 	return true
+}
+
+// claudeMCP is how Claude Code begins the names of an MCP server's tools
+// (mcp__SERVER__TOOL), which kesoku names SERVER__TOOL.
+const claudeMCP = "mcp__"
+
+// matchesName reports whether the rule's glob matches tool: an MCP
+// server's tool by kesoku's name or by Claude Code's, so that a rule
+// copied from Claude Code's settings (mcp__fs__*) denies what it says
+// rather than nothing.
+func (r *Rule) matchesName(tool string) bool {
+	if ok, _ := path.Match(r.tool, tool); ok {
+		return true
+	}
+	if !strings.HasPrefix(r.tool, claudeMCP) || !strings.Contains(tool, "__") {
+		return false
+	}
+	ok, _ := path.Match(r.tool, claudeMCP+tool)
+	return ok
 }
 
 // matches reports whether a value matches the pattern: a string as it is,
@@ -266,7 +286,7 @@ func (rs Rules) ForTool(tool string) ToolDecision {
 	var d ToolDecision
 	for i := range rs {
 		r := &rs[i]
-		if ok, _ := path.Match(r.tool, tool); !ok {
+		if !r.matchesName(tool) {
 			continue
 		}
 		if len(r.args) == 0 {

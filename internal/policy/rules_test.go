@@ -20,6 +20,12 @@ func TestRuleMatches(t *testing.T) {
 		{"*_file", "read_file", nil, true},
 		{"fs__*", "fs__write", nil, true},
 		{"fs__*", "gh__fs__write", nil, false},
+		// Claude Code's names of an MCP server's tools mean the same.
+		{"mcp__fs__*", "fs__write", nil, true},
+		{"mcp__fs__write", "fs__write", nil, true},
+		{"mcp__fs__*", "gh__fs__write", nil, false},
+		{"mcp__*", "write_file", nil, false},
+		{"mcp__*", "gh__issue", nil, true},
 		{"write_file(path=docs/**)", "write_file", map[string]any{"path": "docs/a/b.md"}, true},
 		{"write_file(path=docs/**)", "write_file", map[string]any{"path": "src/a.go"}, false},
 		{"write_file(path=docs/*)", "write_file", map[string]any{"path": "docs/a/b.md"}, false},
