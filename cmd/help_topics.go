@@ -993,8 +993,8 @@ waits and never runs the call. run and session take --on-ask:
          each approved call exactly once, and records a refused one as
          denied. kesoku approve FILE lists what waits.
 
-mcp serve and eval deny what the rules ask about: an MCP client asks its
-own user, and a batch of cases asks no one.
+mcp serve and eval (and run to standard output) deny what the rules ask
+about, and what a hook defers: there is nothing to resume.
 
 HOOKS
 A hook is a program run before each call (PreToolUse) or after it

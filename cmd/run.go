@@ -159,6 +159,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	// Records on standard output are no file to approve in and resume.
+	pol.NoDefer = pol.NoDefer || o.Output == "" || o.Output == "-"
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
 		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell, Trace: "run",

@@ -184,6 +184,10 @@ type Policy struct {
 	OnAsk OnAsk
 	// Approvals are kesoku approve's answers, nil for none.
 	Approvals Approvals
+	// NoDefer says there is nothing to resume (mcp serve, eval, a run
+	// whose records go to standard output): a call a step defers is
+	// denied, rather than left waiting for an answer that cannot come.
+	NoDefer bool
 
 	mu     sync.Mutex
 	always map[string]bool // asks answered "always": by what asked
@@ -208,6 +212,9 @@ func (p *Policy) Decide(ctx context.Context, c *Call) Decision {
 		// would stop at it again, whatever the answer.
 		if a, ok := p.approved(c, d); ok {
 			return a
+		}
+		if p.NoDefer {
+			d.Verdict, d.By = Deny, d.By+"; nothing to resume (defer denies)"
 		}
 	}
 	return d
