@@ -1013,16 +1013,16 @@ script written for Claude Code runs as it is:
 
 A matcher that is "", "*" or none matches every tool; names of letters,
 digits, _ and - joined by | match those tools exactly; anything else is a
-regular expression (Go's syntax) that matches anywhere in the name. A
-matcher written for Claude Code's mcp__SERVER__TOOL names needs kesoku's
-SERVER__TOOL. The command runs by sh -c in the AWD, with the environment of
-every program kesoku starts (kesoku help environment) and
-CLAUDE_PROJECT_DIR, the AWD. It reads one JSON object on standard input:
-session_id, transcript_path (the records file, or the session's
-transcript), cwd, hook_event_name, tool_name, tool_input (the arguments),
-tool_use_id (the request's id), and after a call tool_response (what it
-returned). Every hook that matches runs at once; a command given twice runs
-once.
+regular expression (Go's syntax) that matches anywhere in the name. An
+MCP server's tool, SERVER__TOOL, is matched by Claude Code's name of it
+too, mcp__SERVER__TOOL (tool_name is kesoku's). The command runs by
+sh -c in the AWD, with the environment of every program kesoku starts
+(kesoku help environment) and CLAUDE_PROJECT_DIR, the AWD. It reads one
+JSON object on standard input: session_id, transcript_path (the records
+file, or the session's transcript), cwd, hook_event_name, tool_name,
+tool_input (the arguments), tool_use_id (the request's id), and after a
+call tool_response (what it returned). Every hook that matches runs at
+once; a command given twice runs once.
 
   exit 0   the call goes on; standard output may be JSON that decides it,
            {"hookSpecificOutput": {"permissionDecision": "deny",
