@@ -525,8 +525,9 @@ what for it:
   3    a batch part is still in progress (batch status and collect)
   4    a budget was spent (--max-budget-usd, --max-budget-tokens): no
        model request started after that
-  5    stopped at a tool call the rules ask about, with no terminal to
-       ask at (--on-ask defer): kesoku approve, then --resume
+  5    stopped at a tool call that waits for a person's answer (the
+       rules ask with no terminal to ask at under --on-ask defer, or a
+       hook deferred it): kesoku approve, then --resume
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND

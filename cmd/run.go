@@ -66,7 +66,7 @@ EXIT STATUS
   0    every record succeeded
   1    at least one error record
   2    bad usage, or a file unreadable, unparsable or empty; nothing ran
-  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
+  5    stopped at a call that waits (--on-ask defer, hook): kesoku approve
   130  interrupted (SIGINT or SIGTERM); every request still has its record`,
 		Example: `  kesoku run testdata/requests.yaml        # the bundled example
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
