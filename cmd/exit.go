@@ -73,13 +73,18 @@ var errFailures = &exitError{code: ExitFailures, silent: true}
 var errPending = &exitError{code: ExitPending, silent: true}
 
 // deferredErr says the command stopped at calls that wait for a person's
-// answer (--on-ask defer): exit 5, saying how to answer them in file and
-// how to go on.
+// answer (the rules asked with no terminal under --on-ask defer, or a
+// hook deferred them; their records say which): exit 5, saying how to
+// answer them in file and how to go on.
 func deferredErr(file string, ids []string, goOn string) error {
+	verb := "waits"
+	if len(ids) > 1 {
+		verb = "wait"
+	}
 	return &exitError{code: ExitDeferred, err: fmt.Errorf(
-		"stopped at %s that the rules ask about, with no terminal to ask at (--on-ask defer); "+
+		"stopped at %s that %s for a person's answer (deferred); "+
 			"answer with kesoku approve %s (or --refuse), then %s",
-		english.Plural(len(ids), "a call", "calls"), shellQuote(append([]string{file}, ids...)), goOn)}
+		english.Plural(len(ids), "a call", "calls"), verb, shellQuote(append([]string{file}, ids...)), goOn)}
 }
 
 // errInterrupted says the run was interrupted: exit 130.

@@ -525,8 +525,9 @@ what for it:
   3    a batch part is still in progress (batch status and collect)
   4    a budget was spent (--max-budget-usd, --max-budget-tokens): no
        model request started after that
-  5    stopped at a tool call the rules ask about, with no terminal to
-       ask at (--on-ask defer): kesoku approve, then --resume
+  5    stopped at a tool call that waits for a person's answer (the
+       rules ask with no terminal to ask at under --on-ask defer, or a
+       hook deferred it): kesoku approve, then --resume
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND
@@ -961,13 +962,15 @@ repeatable, one rule each):
 
 A RULE is a tool's name or a glob of names (* any run of characters, ?
 one, [abc] a class); an MCP server's tools are named SERVER__TOOL, so
-fs__* is every tool of the server fs (Claude Code's mcp__fs__* written
-here). Argument patterns in parentheses must all match: ARG=GLOB, where in
-the glob * is any run of characters but /, ** any run at all, ? one
-character but /. A string argument is matched as given and as a path once
-cleaned (./docs/../x is x); any other value by its JSON text (n=4?
-matches 42). A rule whose tool, or whose argument, does not exist is
-refused (exit 2), as is one that does not parse, with its place.
+fs__* is every tool of the server fs (Claude Code's spelling, mcp__fs__*,
+means the same). Argument patterns in parentheses must all match:
+ARG=GLOB, where in the glob * is any run of characters but /, ** any run
+at all (line breaks too), ? one character but /. A string argument is
+matched as given and as a path once cleaned (./docs/../x is x; an
+absolute path inside the AWD as the path relative to it); any other
+value by its JSON text (n=4? matches 42). A rule whose tool, or whose
+argument, does not exist is refused (exit 2), as is one that does not
+parse, with its place.
 
 Of the rules that match a call, deny beats ask beats allow; a call no rule
 matches runs, as it always did. The rules are checked after the call's
@@ -991,8 +994,8 @@ waits and never runs the call. run and session take --on-ask:
          each approved call exactly once, and records a refused one as
          denied. kesoku approve FILE lists what waits.
 
-mcp serve and eval deny what the rules ask about: an MCP client asks its
-own user, and a batch of cases asks no one.
+mcp serve and eval (and run to standard output) deny what the rules ask
+about, and what a hook defers: there is nothing to resume.
 
 HOOKS
 A hook is a program run before each call (PreToolUse) or after it
@@ -1011,16 +1014,16 @@ script written for Claude Code runs as it is:
 
 A matcher that is "", "*" or none matches every tool; names of letters,
 digits, _ and - joined by | match those tools exactly; anything else is a
-regular expression (Go's syntax) that matches anywhere in the name. A
-matcher written for Claude Code's mcp__SERVER__TOOL names needs kesoku's
-SERVER__TOOL. The command runs by sh -c in the AWD, with the environment of
-every program kesoku starts (kesoku help environment) and
-CLAUDE_PROJECT_DIR, the AWD. It reads one JSON object on standard input:
-session_id, transcript_path (the records file, or the session's
-transcript), cwd, hook_event_name, tool_name, tool_input (the arguments),
-tool_use_id (the request's id), and after a call tool_response (what it
-returned). Every hook that matches runs at once; a command given twice runs
-once.
+regular expression (Go's syntax) that matches anywhere in the name. An
+MCP server's tool, SERVER__TOOL, is matched by Claude Code's name of it
+too, mcp__SERVER__TOOL (tool_name is kesoku's). The command runs by
+sh -c in the AWD, with the environment of every program kesoku starts
+(kesoku help environment) and CLAUDE_PROJECT_DIR, the AWD. It reads one
+JSON object on standard input: session_id, transcript_path (the records
+file, or the session's transcript), cwd, hook_event_name, tool_name,
+tool_input (the arguments), tool_use_id (the request's id), and after a
+call tool_response (what it returned). Every hook that matches runs at
+once; a command given twice runs once.
 
   exit 0   the call goes on; standard output may be JSON that decides it,
            {"hookSpecificOutput": {"permissionDecision": "deny",

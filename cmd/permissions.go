@@ -70,6 +70,8 @@ func (p *permissionFlags) options(ask *terminalAsker) (app.PolicyOptions, error)
 	if ask != nil {
 		o.Asker = ask // a nil *terminalAsker is no Asker
 	}
+	// Where nothing is resumed, a hook's defer is a denial.
+	o.NoDefer = !p.deferrable
 	return o, nil
 }
 

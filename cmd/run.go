@@ -66,7 +66,7 @@ EXIT STATUS
   0    every record succeeded
   1    at least one error record
   2    bad usage, or a file unreadable, unparsable or empty; nothing ran
-  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
+  5    stopped at a call that waits (--on-ask defer, hook): kesoku approve
   130  interrupted (SIGINT or SIGTERM); every request still has its record`,
 		Example: `  kesoku run testdata/requests.yaml        # the bundled example
   kesoku run batch.jsonl --jobs 8 -o results.jsonl
@@ -159,6 +159,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	// Records on standard output are no file to approve in and resume.
+	pol.NoDefer = pol.NoDefer || o.Output == "" || o.Output == "-"
 	ctx, env, err := o.g.env(ctx, app.Options{
 		Tools: o.Registry, Calls: o.callFlags.calls(), OneTurn: true,
 		Model: o.model, InlineLimit: int64(o.InlineLimit), Starting: o.starts.tell, Trace: "run",

@@ -65,7 +65,7 @@ EXIT STATUS
   2    bad usage: no model, no key, no prompt, an unknown tool, a
        transcript that cannot be read; nothing was sent
   4    the budget was spent (--max-budget-usd, --max-budget-tokens)
-  5    stopped at a call the rules ask about (--on-ask defer): kesoku approve
+  5    stopped at a call that waits (--on-ask defer, hook): kesoku approve
   130  interrupted (SIGINT or SIGTERM); the transcript is valid to resume
 `,
 		Example: `  kesoku session "what is 12345+67890? use the tool" --model gemini-2.5-flash

@@ -20,6 +20,8 @@ type PolicyOptions struct {
 	Asker policy.Asker
 	// OnAsk is --on-ask.
 	OnAsk policy.OnAsk
+	// NoDefer says the command cannot be resumed (policy.Policy.NoDefer).
+	NoDefer bool
 }
 
 // RuleToolError is a rule that names a tool the tool set does not have,
@@ -59,7 +61,7 @@ func (e *Env) buildPolicy() error {
 			}
 		}
 	}
-	e.policy = &policy.Policy{Asker: e.opts.Policy.Asker, OnAsk: e.opts.Policy.OnAsk}
+	e.policy = &policy.Policy{Asker: e.opts.Policy.Asker, OnAsk: e.opts.Policy.OnAsk, NoDefer: e.opts.Policy.NoDefer}
 	// The chain: the rules first (a call they deny reaches no later
 	// step), then each further step (the hooks) appended here, in order.
 	if len(rules) > 0 {

@@ -71,7 +71,17 @@ type Hook struct {
 }
 
 // Matches reports whether h runs for a call of the tool named tool.
+// An MCP server's tool, which kesoku names SERVER__TOOL, is matched by
+// Claude Code's name of it too (mcp__SERVER__TOOL): a guard copied from
+// Claude Code's settings runs for the tools it names, rather than never.
 func (h *Hook) Matches(tool string) bool {
+	if h.matches(tool) {
+		return true
+	}
+	return strings.Contains(tool, "__") && (h.re != nil || h.names != nil) && h.matches("mcp__"+tool)
+}
+
+func (h *Hook) matches(tool string) bool {
 	switch {
 	case h.re != nil:
 		return h.re.MatchString(tool)

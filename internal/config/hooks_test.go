@@ -93,6 +93,11 @@ func TestHookMatches(t *testing.T) {
 		// Claude Code.
 		{matcher: "mcp__fs__.*", match: []string{"mcp__fs__read", "x_mcp__fs__"}, mismatch: []string{"mcp__git__log"}},
 		{matcher: "^write", match: []string{"write_file"}, mismatch: []string{"rewrite"}},
+		// kesoku names an MCP server's tools SERVER__TOOL: a matcher of
+		// Claude Code's names for them (mcp__SERVER__TOOL) matches them.
+		{matcher: "mcp__fs__.*", match: []string{"fs__read"}, mismatch: []string{"git__log", "read_file"}},
+		{matcher: "mcp__fs__read|mcp__fs__write", match: []string{"fs__read", "fs__write"}, mismatch: []string{"fs__list", "read"}},
+		{matcher: "^mcp__", match: []string{"fs__read"}, mismatch: []string{"read_file"}},
 	} {
 		f, err := Parse("/x/kesoku.yaml", []byte("hooks:\n  PreToolUse:\n    - matcher: '"+tt.matcher+"'\n      hooks: [{type: command, command: x}]\n"), keys)
 		if err != nil {

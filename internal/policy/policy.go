@@ -58,6 +58,10 @@ type Call struct {
 	Args map[string]any
 	// SessionID is the run's or session's id.
 	SessionID string
+	// Dirs are the directories a relative path argument is read in (the
+	// AWD, staging): an absolute path inside one is matched by the rules
+	// as the relative path it is there too.
+	Dirs []string
 	// ArgsHash is the hash of the arguments as the request came (the
 	// records' args_hash), "" where the run does not keep it: what an
 	// approval of a deferred call is checked against.
@@ -180,6 +184,10 @@ type Policy struct {
 	OnAsk OnAsk
 	// Approvals are kesoku approve's answers, nil for none.
 	Approvals Approvals
+	// NoDefer says there is nothing to resume (mcp serve, eval, a run
+	// whose records go to standard output): a call a step defers is
+	// denied, rather than left waiting for an answer that cannot come.
+	NoDefer bool
 
 	mu     sync.Mutex
 	always map[string]bool // asks answered "always": by what asked
@@ -198,8 +206,35 @@ func (p *Policy) Decide(ctx context.Context, c *Call) Decision {
 		return d
 	case Ask:
 		return p.ask(ctx, c, d)
+	case Defer:
+		// A step deferred it (a hook said defer): kesoku approve's answer
+		// settles it as it settles an ask deferred, or the resumed run
+		// would stop at it again, whatever the answer.
+		if a, ok := p.approved(c, d); ok {
+			return a
+		}
+		if p.NoDefer {
+			d.Verdict, d.By = Deny, d.By+"; nothing to resume (defer denies)"
+		}
 	}
 	return d
+}
+
+// approved is kesoku approve's answer to c, a call the steps deferred
+// or ask about, as a decision; ok is false when it has none.
+func (p *Policy) approved(c *Call, d Decision) (_ Decision, ok bool) {
+	if p.Approvals == nil {
+		return Decision{}, false
+	}
+	yes, answered := p.Approvals.Approval(c.ID, c.Name, c.ArgsHash)
+	if !answered {
+		return Decision{}, false
+	}
+	v := Deny
+	if yes {
+		v = Allow
+	}
+	return Decision{Verdict: v, By: "kesoku approve", Reason: d.Reason, UpdatedArgs: d.UpdatedArgs}, true
 }
 
 // ask settles a call the steps ask about.
@@ -207,13 +242,8 @@ func (p *Policy) ask(ctx context.Context, c *Call, d Decision) Decision {
 	settled := func(v Verdict, by string) Decision {
 		return Decision{Verdict: v, By: by, Reason: d.Reason, UpdatedArgs: d.UpdatedArgs}
 	}
-	if p.Approvals != nil {
-		if ok, answered := p.Approvals.Approval(c.ID, c.Name, c.ArgsHash); answered {
-			if ok {
-				return settled(Allow, "kesoku approve")
-			}
-			return settled(Deny, "kesoku approve")
-		}
+	if a, ok := p.approved(c, d); ok {
+		return a
 	}
 	if p.Asker == nil {
 		if p.OnAsk == OnAskDefer {

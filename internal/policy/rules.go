@@ -12,7 +12,8 @@ import (
 
 // Rule is one rule of permissions: allow, ask or deny the calls it
 // matches. A rule is a tool's name or a glob of names (write_file,
-// fs__*: an MCP server's tools are named SERVER__TOOL), optionally with
+// fs__*: an MCP server's tools are named SERVER__TOOL, or mcp__fs__* as
+// Claude Code names them), optionally with
 // argument patterns that must all match: write_file(path=docs/**),
 // run_tests(args=--short*).
 type Rule struct {
@@ -109,24 +110,46 @@ func (r *Rule) Args() []string {
 // Literal reports whether the rule names one tool (no glob).
 func (r *Rule) Literal() bool { return !strings.ContainsAny(r.tool, "*?[\\") }
 
-// Matches reports whether the rule applies to a call of tool with args.
-func (r *Rule) Matches(tool string, args map[string]any) bool {
-	if ok, _ := path.Match(r.tool, tool); !ok {
+// Matches reports whether the rule applies to a call of tool with args,
+// dirs being the directories a relative path is read in (Call.Dirs).
+func (r *Rule) Matches(tool string, args map[string]any, dirs ...string) bool {
+	if !r.matchesName(tool) {
 		return false
 	}
 	for _, a := range r.args {
 		v, given := args[a.name]
-		if !given || !a.matches(v) {
+		if !given || !a.matches(v, dirs) {
 			return false
 		}
 	}
 	return true
 }
 
+// claudeMCP is how Claude Code begins the names of an MCP server's tools
+// (mcp__SERVER__TOOL), which kesoku names SERVER__TOOL.
+const claudeMCP = "mcp__"
+
+// matchesName reports whether the rule's glob matches tool: an MCP
+// server's tool by kesoku's name or by Claude Code's, so that a rule
+// copied from Claude Code's settings (mcp__fs__*) denies what it says
+// rather than nothing.
+func (r *Rule) matchesName(tool string) bool {
+	if ok, _ := path.Match(r.tool, tool); ok {
+		return true
+	}
+	if !strings.HasPrefix(r.tool, claudeMCP) || !strings.Contains(tool, "__") {
+		return false
+	}
+	ok, _ := path.Match(r.tool, claudeMCP+tool)
+	return ok
+}
+
 // matches reports whether a value matches the pattern: a string as it is,
 // and as a path once cleaned (./docs/../x is x: a path written another way
-// is the same path), anything else by its JSON text.
-func (a argPattern) matches(v any) bool {
+// is the same path), an absolute one inside one of dirs as the path
+// relative to it (the tools read it there), anything else by its JSON
+// text.
+func (a argPattern) matches(v any, dirs []string) bool {
 	s, isString := v.(string)
 	if !isString {
 		b, err := json.Marshal(v)
@@ -138,9 +161,21 @@ func (a argPattern) matches(v any) bool {
 	if a.re.MatchString(s) {
 		return true
 	}
-	if isString && s != "" {
-		if clean := path.Clean(s); clean != s {
-			return a.re.MatchString(clean)
+	if !isString || s == "" {
+		return false
+	}
+	clean := path.Clean(s)
+	if clean != s && a.re.MatchString(clean) {
+		return true
+	}
+	if path.IsAbs(clean) {
+		for _, d := range dirs {
+			if d == "" {
+				continue
+			}
+			if rel, ok := strings.CutPrefix(clean, strings.TrimSuffix(path.Clean(d), "/")+"/"); ok && a.re.MatchString(rel) {
+				return true
+			}
 		}
 	}
 	return false
@@ -150,10 +185,12 @@ func (a argPattern) matches(v any) bool {
 // ** any run at all, ? one character but /, [...] a class ([!...] or
 // [^...] its complement) and \ quotes the next character: the globs of
 // paths as .gitignore writes them. A regular expression, whose matching
-// takes time linear in the value: a model's argument may be long.
+// takes time linear in the value: a model's argument may be long. Its
+// . matches a line break too (s): a value of several lines is matched
+// whole, or a deny would miss a command with a second line.
 func compileGlob(glob string) (*regexp.Regexp, error) {
 	var b strings.Builder
-	b.WriteString(`^`)
+	b.WriteString(`(?s)^`)
 	for i := 0; i < len(glob); i++ {
 		switch c := glob[i]; c {
 		case '*':
@@ -214,7 +251,7 @@ func (rs Rules) Decide(_ context.Context, c *Call) Decision {
 	var best *Rule
 	for i := range rs {
 		r := &rs[i]
-		if (best == nil || r.Verdict > best.Verdict) && r.Matches(c.Name, c.Args) {
+		if (best == nil || r.Verdict > best.Verdict) && r.Matches(c.Name, c.Args, c.Dirs...) {
 			best = r
 		}
 	}
@@ -249,7 +286,7 @@ func (rs Rules) ForTool(tool string) ToolDecision {
 	var d ToolDecision
 	for i := range rs {
 		r := &rs[i]
-		if ok, _ := path.Match(r.tool, tool); !ok {
+		if !r.matchesName(tool) {
 			continue
 		}
 		if len(r.args) == 0 {

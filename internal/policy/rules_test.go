@@ -20,6 +20,12 @@ func TestRuleMatches(t *testing.T) {
 		{"*_file", "read_file", nil, true},
 		{"fs__*", "fs__write", nil, true},
 		{"fs__*", "gh__fs__write", nil, false},
+		// Claude Code's names of an MCP server's tools mean the same.
+		{"mcp__fs__*", "fs__write", nil, true},
+		{"mcp__fs__write", "fs__write", nil, true},
+		{"mcp__fs__*", "gh__fs__write", nil, false},
+		{"mcp__*", "write_file", nil, false},
+		{"mcp__*", "gh__issue", nil, true},
 		{"write_file(path=docs/**)", "write_file", map[string]any{"path": "docs/a/b.md"}, true},
 		{"write_file(path=docs/**)", "write_file", map[string]any{"path": "src/a.go"}, false},
 		{"write_file(path=docs/*)", "write_file", map[string]any{"path": "docs/a/b.md"}, false},
@@ -38,6 +44,12 @@ func TestRuleMatches(t *testing.T) {
 		{`w(path=[!.]*)`, "w", map[string]any{"path": "env"}, true},
 		{`w(path=a\*)`, "w", map[string]any{"path": "a*"}, true},
 		{`w(path=a\*)`, "w", map[string]any{"path": "ab"}, false},
+		// A value that holds a line break is matched whole: ** is any
+		// run at all, a file name or a command of several lines too.
+		{"write_file(path=secrets/**)", "write_file", map[string]any{"path": "secrets/x\ny"}, true},
+		{"sh(cmd=**rm -rf**)", "sh", map[string]any{"cmd": "echo hi\nrm -rf /"}, true},
+		{"sh(cmd=echo *)", "sh", map[string]any{"cmd": "echo hi\nrm -rf x"}, true},
+		{"sh(cmd=echo?hi)", "sh", map[string]any{"cmd": "echo\nhi"}, true},
 	} {
 		r, err := ParseRule(Deny, tc.rule, "--deny")
 		if err != nil {
@@ -119,6 +131,29 @@ func TestRulesDenyBeatsAskBeatsAllow(t *testing.T) {
 	for tool, want := range map[string]string{"read_file": "allow", "write_file": "ask; some calls deny", "other": "allow"} {
 		if got := rs.ForTool(tool).String(); got != want {
 			t.Errorf("ForTool(%s) = %q, want %q", tool, got, want)
+		}
+	}
+}
+
+// An absolute path inside a directory the tools read relative paths in
+// is matched as the relative path too; one outside as written.
+func TestRuleAbsolutePath(t *testing.T) {
+	t.Parallel()
+	r, err := ParseRule(Deny, "write_file(path=secrets/**)", "--deny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"/work/awd", "/work/staging/"}
+	for p, want := range map[string]bool{
+		"/work/awd/secrets/x":           true,
+		"/work/awd/./docs/../secrets/x": true,
+		"/work/staging/secrets/x":       true,
+		"/work/awd2/secrets/x":          false,
+		"/elsewhere/secrets/x":          false,
+		"/work/awd":                     false,
+	} {
+		if got := r.Matches("write_file", map[string]any{"path": p}, dirs...); got != want {
+			t.Errorf("%s: %v, want %v", p, got, want)
 		}
 	}
 }

@@ -21,7 +21,8 @@ func (ru *run) decide(s *slot) bool {
 		return true
 	}
 	r, req := ru.r, s.req
-	c := &policy.Call{ID: req.ID, Name: req.Name, Args: req.Args, SessionID: r.sessionID(req), ArgsHash: s.argsHash}
+	c := &policy.Call{ID: req.ID, Name: req.Name, Args: req.Args, SessionID: r.sessionID(req), ArgsHash: s.argsHash,
+		Dirs: []string{r.opts.AWD, r.opts.Staging}}
 	d := p.Decide(ru.ctx, c)
 	if d.Verdict != policy.Allow && d.Verdict != policy.None && ru.cut(s.index) {
 		// Interrupted while it was decided (a person asked): not refused,

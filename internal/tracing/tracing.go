@@ -107,8 +107,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 }
 
 // HeaderValues are the values of the headers the exporter sends
-// (OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS): a
-// collector's token among them is a secret like any other.
+// (OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS), and
+// the token of a value written SCHEME TOKEN: a collector's token among
+// them is a secret like any other.
 func HeaderValues(getenv func(string) string) []string {
 	var vals []string
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
@@ -123,6 +124,12 @@ func HeaderValues(getenv func(string) string) []string {
 			}
 			if val != "" {
 				vals = append(vals, val)
+			}
+			// Authorization's value is a scheme and the token (Bearer
+			// TOKEN): the token alone is as secret, and is what shows up
+			// elsewhere.
+			if _, tok, ok := strings.Cut(val, " "); ok && strings.TrimSpace(tok) != "" {
+				vals = append(vals, strings.TrimSpace(tok))
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func TestHeaderValues(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_HEADERS":        "authorization=Bearer%20tok-1,x-team=evals",
 		"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "api-key=tok-2, broken",
 	}))
-	if diff := cmp.Diff([]string{"Bearer tok-1", "evals", "tok-2"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"Bearer tok-1", "tok-1", "evals", "tok-2"}, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
