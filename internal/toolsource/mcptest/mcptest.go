@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -148,6 +149,11 @@ func Main(args []string) int {
 	}
 
 	var calls atomic.Int64
+	// answers counts the tool results written: a crash on the Nth call
+	// waits for the answers of the calls before it, which would otherwise
+	// race the exit when calls come at once.
+	answers := &answerCount{}
+	answers.cond = sync.NewCond(&answers.mu)
 	hung := make(chan struct{})
 	var hangOnce atomic.Bool
 	// count runs before every tool: a crash or a hang on the Nth call.
@@ -161,6 +167,7 @@ func Main(args []string) int {
 		}
 		n := calls.Add(1)
 		if *crashAfter > 0 && n >= *crashAfter {
+			answers.wait(n - 1)
 			fmt.Fprintf(os.Stderr, "fakemcp: crashing on call %d\n", n)
 			os.Exit(3)
 		}
@@ -191,6 +198,7 @@ func Main(args []string) int {
 		defer f.Close()
 		in = io.NopCloser(io.TeeReader(os.Stdin, f))
 	}
+	out = &answerCounter{WriteCloser: out, n: answers}
 	extra := extraTools(*badTools, *manyTools)
 	if len(extra) > 0 {
 		out = &splicingWriter{WriteCloser: out, extra: extra}
@@ -480,6 +488,40 @@ func (c *listingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // splicingWriter writes the extra tools where a message (one Write, as
 // the SDK writes them) holds the placeholder.
+// answerCount is how many tool results were written.
+type answerCount struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int64
+}
+
+// wait returns once n tool results were written.
+func (a *answerCount) wait(n int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.n < n {
+		a.cond.Wait()
+	}
+}
+
+// answerCounter counts the tool results written through it: each message
+// is one write, and only a tool's result has content.
+type answerCounter struct {
+	io.WriteCloser
+	n *answerCount
+}
+
+func (w *answerCounter) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	if bytes.Contains(p, []byte(`"content":`)) {
+		w.n.mu.Lock()
+		w.n.n++
+		w.n.cond.Broadcast()
+		w.n.mu.Unlock()
+	}
+	return n, err
+}
+
 type splicingWriter struct {
 	io.WriteCloser
 	extra []json.RawMessage
