@@ -437,7 +437,11 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	})
 	defer span.End()
 	store := &memStore{}
+	// The case's tally counts all it spends; the session's, under it,
+	// its own requests alone: its turns, which the questions its tools
+	// ask the model (analyze_media's) are not.
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
+	turnTally := &llm.Tally{Parent: tally}
 	redact := e.secrets
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
@@ -458,13 +462,14 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		Tools:     u.c.Specs,
 		MaxTurns:  maxTurns,
 		Redactor:  redact,
-		Tally:     tally,
+		Tally:     turnTally,
 	})
 	answer, err := s.Send(ctx, u.c.Prompt)
 	if errors.Is(err, llm.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
 		return result{cut: true}
 	}
-	usage, turns := tally.Total()
+	usage, _ := tally.Total()
+	_, turns := turnTally.Total()
 	outcome := eval.Outcome{
 		Answer: answer, Answered: err == nil,
 		Turns: turns, Tokens: usage.InputTokens + usage.OutputTokens,
