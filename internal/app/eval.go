@@ -468,11 +468,12 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	if errors.Is(err, llm.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
 		return result{cut: true}
 	}
-	usage, _ := tally.Total()
+	usage, requests := tally.Total()
 	_, turns := turnTally.Total()
+	unreported := tally.Unreported()
 	outcome := eval.Outcome{
 		Answer: answer, Answered: err == nil,
-		Turns: turns, Tokens: usage.InputTokens + usage.OutputTokens,
+		Turns: turns, Tokens: usage.InputTokens + usage.OutputTokens, TokensUnknown: unreported > 0,
 	}
 	recs := store.records()
 	for _, rec := range recs {
@@ -491,7 +492,10 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		passed = passed && c.Passed
 	}
 	v := u.verdict(sessionID, start, passed, checks)
-	v.Usage = &usage
+	if unreported == 0 || unreported < requests {
+		// Usage no request reported is unknown, not zero.
+		v.Usage = &usage
+	}
 	if cost, known := tally.Cost(); known {
 		v.CostUSD = &cost
 	}
