@@ -131,6 +131,9 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			return EvalReport{}, &UsageError{Err: err}
 		}
 		defer resumed.Close()
+		if err := resumed.Verdicts.CheckShard(o.Output, o.Shard.K, o.Shard.N); err != nil {
+			return EvalReport{}, &UsageError{Err: &ResumeError{err}}
+		}
 	}
 	sink, err := e.evalSink(o, resumed)
 	if err != nil {
