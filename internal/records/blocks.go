@@ -34,8 +34,8 @@ type Verdicts struct {
 }
 
 // ShardMismatchError says that a file which ends a shard is resumed as
-// another shard's (or the shards are as many no more): the eval would
-// drop the runs it holds, which are not the share it comes to.
+// another shard's (or the shards are as many no more): the run or eval
+// would drop the records it holds, which are not the share it comes to.
 type ShardMismatchError struct {
 	Path string
 	// End is what the file's shard_end says; Shard and Shards are the
@@ -54,10 +54,14 @@ func (e *ShardMismatchError) Error() string {
 // the other share. An eval that is not sharded comes to every run, and
 // may finish a shard's file.
 func (v *Verdicts) CheckShard(path string, shard, shards int64) error {
+	return checkShard(v.ends, path, shard, shards)
+}
+
+func checkShard(ends []ShardEnd, path string, shard, shards int64) error {
 	if shards == 0 {
 		return nil
 	}
-	for _, e := range v.ends {
+	for _, e := range ends {
 		if e.Shard != shard || e.Shards != shards {
 			return &ShardMismatchError{Path: path, End: e, Shard: shard, Shards: shards}
 		}
