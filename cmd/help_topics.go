@@ -1250,9 +1250,10 @@ SHARDING
 Ids, duplicates and records are the whole run's (a request without an id is
 call_P, P its position in the whole run), so that the N shards' outputs hold
 one record per request between them: give them one --session. Each shard
-resumes with --resume on its own -o file; a shard with nothing to do exits
-0. kesoku validate --shard K/N checks only the requests that shard would
-run, numbered as in the whole run.
+resumes with --resume on its own -o file (another shard's finished file is
+refused, exit 2); a shard with nothing to do exits 0. kesoku validate
+--shard K/N checks only the requests that shard would run, numbered as in
+the whole run.
 
 MERGING
 merge joins the records files of the N shards of one run, in any order
