@@ -484,6 +484,9 @@ func (r *reader) sequence(n ast.Node, what string) (*Sequence, error) {
 	for i, item := range seq.Values {
 		at := fmt.Sprintf("%s.calls[%d]", what, i)
 		if name, ok := yamlpos.ScalarText(item); ok {
+			if name == "" {
+				return nil, r.errAt(item, "%s: want a tool's name, not an empty text", at)
+			}
 			s.Calls = append(s.Calls, Call{Name: name})
 			continue
 		}
@@ -498,6 +501,9 @@ func (r *reader) sequence(n ast.Node, what string) (*Sequence, error) {
 		}
 		if c.Name, err = r.text(v, at+".name"); err != nil {
 			return nil, err
+		}
+		if c.Name == "" {
+			return nil, r.errAt(v, "%s.name: want a tool's name, not an empty text", at)
 		}
 		if v, ok := kv["args"]; ok {
 			if yamlpos.Mapping(v) == nil {
