@@ -73,7 +73,9 @@ session spends: before each model request kesoku checks what was spent, and
 once the budget is reached it sends no new request; requests already under
 way finish and are counted, so the total can pass the budget by what they
 cost. The session then ends with exit status 4, its transcript valid to go
-on with --resume (with a larger budget, or none).
+on with --resume (with a larger budget, or none). A request that reports no
+usage (some servers that speak OpenAI's API) leaves what was spent unknown:
+a budget cannot be kept then, and no new request starts after it.
 
 Dollars are counted at the price of the model, per million input, output
 and cached tokens. kesoku ships the list prices below, as of ` + prices.Date + `; a
