@@ -53,5 +53,8 @@ func budgetLine(t *llm.Tally, b budgetFlags) string {
 	case b.USD > 0:
 		return fmt.Sprintf("spent at least %s of %s (%d tokens; some requests reported no usage)", llm.Dollars(usd), llm.Dollars(b.USD), tokens)
 	}
+	if t.Unreported() > 0 {
+		return fmt.Sprintf("spent at least %d of %d tokens (some requests reported no usage)", tokens, b.Tokens)
+	}
 	return fmt.Sprintf("spent %d of %d tokens", tokens, b.Tokens)
 }

@@ -106,6 +106,9 @@ EXIT STATUS
 
 func runEval(ctx context.Context, o *evalOptions) error {
 	g := o.g
+	if err := checkOutputIsNoInput(g, o.Output, o.Files, "an eval file", "cases"); err != nil {
+		return err
+	}
 	if err := checkReportPath(o.JUnit, append([]string{o.Output}, o.Files...)...); err != nil {
 		return err
 	}

@@ -73,7 +73,9 @@ session spends: before each model request kesoku checks what was spent, and
 once the budget is reached it sends no new request; requests already under
 way finish and are counted, so the total can pass the budget by what they
 cost. The session then ends with exit status 4, its transcript valid to go
-on with --resume (with a larger budget, or none).
+on with --resume (with a larger budget, or none). A request that reports no
+usage (some servers that speak OpenAI's API) leaves what was spent unknown:
+a budget cannot be kept then, and no new request starts after it.
 
 Dollars are counted at the price of the model, per million input, output
 and cached tokens. kesoku ships the list prices below, as of ` + prices.Date + `; a
@@ -1253,9 +1255,10 @@ SHARDING
 Ids, duplicates and records are the whole run's (a request without an id is
 call_P, P its position in the whole run), so that the N shards' outputs hold
 one record per request between them: give them one --session. Each shard
-resumes with --resume on its own -o file; a shard with nothing to do exits
-0. kesoku validate --shard K/N checks only the requests that shard would
-run, numbered as in the whole run.
+resumes with --resume on its own -o file (another shard's finished file is
+refused, exit 2); a shard with nothing to do exits 0. kesoku validate
+--shard K/N checks only the requests that shard would run, numbered as in
+the whole run.
 
 MERGING
 merge joins the records files of the N shards of one run, in any order

@@ -121,26 +121,32 @@ func (o *runOptions) check() error {
 // under whatever name: creating it would empty the requests before they
 // are read, and --resume would append records to them.
 func (o *runOptions) checkOutputIsNoInput() error {
-	if o.Output == "" || o.Output == "-" {
+	return checkOutputIsNoInput(o.g, o.Output, o.Files, "a request file", "requests")
+}
+
+// checkOutputIsNoInput refuses an output file that is also one of files,
+// inputs of the kind what (whose content is their), under whatever name.
+func checkOutputIsNoInput(g *globals, output string, files []string, what, their string) error {
+	if output == "" || output == "-" {
 		return nil
 	}
-	out, err := os.Stat(o.Output)
+	out, err := os.Stat(output)
 	if err != nil {
-		return nil // a file that does not exist yet is no request file
+		return nil // a file that does not exist yet is no input
 	}
-	for _, name := range o.Files {
+	for _, name := range files {
 		if name == "-" {
 			// Standard input redirected from the -o file (run - -o F < F)
 			// would read back the records it writes, for ever.
-			if st, ok := o.g.IO.In.(interface{ Stat() (os.FileInfo, error) }); ok {
+			if st, ok := g.IO.In.(interface{ Stat() (os.FileInfo, error) }); ok {
 				if in, err := st.Stat(); err == nil && os.SameFile(in, out) {
-					return usageErrf("-o %s is also standard input: the records would be read back as requests", o.Output)
+					return usageErrf("-o %s is also standard input: the records would be read back as %s", output, their)
 				}
 			}
 			continue
 		}
 		if in, err := os.Stat(name); err == nil && os.SameFile(in, out) {
-			return usageErrf("-o %s is also a request file (%s): the records would overwrite the requests", o.Output, name)
+			return usageErrf("-o %s is also %s (%s): the records would overwrite the %s", output, what, name, their)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,9 +59,9 @@ YAML, JSON or JSON Lines by extension, "-" for standard input (sniffed, or
 other records passed over. A file that cannot be read or parsed is said
 on standard error, as is the summary, each line beginning with "kesoku: ".
 
-An eval file (kesoku help eval-files) is read as eval reads it, whole, and each
-case's tools (tools:, or the default offering) checked; standard error says
-which files are eval files: "cases.yaml: an eval file: 3 cases, valid".
+Eval files (kesoku help eval-files) are read as eval reads its FILEs, one
+eval, each case's tools (tools:, or the default offering) checked; stderr
+says which: "cases.yaml: an eval file: 3 cases, valid".
 
 --json prints one JSON document on standard output instead, and nothing
 on standard error: every file, every problem and whether all is valid
@@ -145,6 +146,8 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 		v.cases.notOffered = o.g.notOffered
 	}
 	o.g.IO.noteReading(o.Files, o.g.Quiet || o.JSON)
+	v.cases.together(o.Files)
+	defer v.cases.close()
 	for _, name := range o.Files {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -290,8 +293,23 @@ const validateEval = "eval"
 
 // caseChecker checks the cases of eval files as kesoku eval would before
 // it sends anything: each case's tools (its tools:, or the default
-// offering) chosen from the tool set.
+// offering) chosen from the tool set. The eval files given are one eval,
+// as eval reads its FILEs: ids are unique in all of them, and a case
+// without one is numbered in the whole eval.
 type caseChecker struct {
+	// joint is the eval files given read together, when that could be
+	// done: each file's cases are taken from it in turn (next, file).
+	// Otherwise each file is read alone, so that each one's own mistakes
+	// are said, and the mistake of reading them together (an id that an
+	// earlier file gives too) is that of the file it names, jointFile,
+	// when it has none of its own.
+	joint     *eval.Set
+	next      func() (*eval.Case, error, bool)
+	stop      func()
+	file      int
+	jointErr  error
+	jointFile string
+
 	set *toolsource.Set
 	// offers are the choices made, by tools: as written: many cases name
 	// the same tools.
@@ -299,6 +317,62 @@ type caseChecker struct {
 	// notOffered says the tools of servers that could not start, once.
 	notOffered func(error)
 	said       bool
+}
+
+// together reads the eval files among names as one eval, when there
+// are several.
+func (c *caseChecker) together(names []string) {
+	var files []string
+	for _, name := range names {
+		if name != "-" && eval.IsCaseFile(name) {
+			files = append(files, name)
+		}
+	}
+	if len(files) < 2 {
+		return
+	}
+	var err error
+	if c.joint, err = eval.Open(files); err == nil {
+		c.next, c.stop = iter.Pull2(c.joint.All())
+		return
+	}
+	if ne, ok := errors.AsType[*yamlpos.NodeError](err); ok {
+		c.jointErr, c.jointFile = err, ne.Pos.File
+	}
+}
+
+func (c *caseChecker) close() {
+	if c.joint != nil {
+		c.stop()
+		c.joint.Close()
+	}
+}
+
+// cases are the cases of the eval file name, the next of those given:
+// taken from the files read together, or read from it alone.
+func (c *caseChecker) cases(name string) (iter.Seq2[*eval.Case, error], func(), error) {
+	if c.joint != nil {
+		n := c.joint.Cases(c.file)
+		c.file++
+		return func(yield func(*eval.Case, error) bool) {
+			for range n {
+				k, err, ok := c.next()
+				if !ok || !yield(k, err) || err != nil {
+					return
+				}
+			}
+		}, func() {}, nil
+	}
+	alone, err := eval.Open([]string{name})
+	if err != nil {
+		return nil, nil, err
+	}
+	if name == c.jointFile {
+		alone.Close()
+		c.jointFile = "" // said once, of a file given twice
+		return nil, nil, c.jointErr
+	}
+	return alone.All(), func() { alone.Close() }, nil
 }
 
 func (c *caseChecker) sayNotOffered(err error) {
@@ -320,12 +394,12 @@ func (e *writeError) Error() string { return e.err.Error() }
 func (c *caseChecker) check(name string, vf *validateFile, problem func(validateProblem, string) error) (invalid int, err error) {
 	// Read as eval reads it: every case checked, then read again a case
 	// at a time, so that a file of any size is checked in flat memory.
-	cases, err := eval.Open([]string{name})
+	cases, done, err := c.cases(name)
 	if err != nil {
 		return 0, err
 	}
-	defer cases.Close()
-	for k, err := range cases.All() {
+	defer done()
+	for k, err := range cases {
 		if err != nil {
 			return invalid, err
 		}

@@ -16,6 +16,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -179,6 +180,13 @@ type Env struct {
 func Prepare(ctx context.Context, o Options) (context.Context, *Env, error) {
 	if o.Tell == nil {
 		o.Tell = notice.Discard
+	}
+	if o.CassetteDir != "" {
+		// Each case would fail on its own, the same way, before it sent
+		// anything: said once, as the user's mistake.
+		if st, err := os.Stat(o.CassetteDir); err == nil && !st.IsDir() {
+			return ctx, nil, fmt.Errorf("cassettes %s: not a directory: an eval keeps one cassette a case and repeat in a directory", o.CassetteDir)
+		}
 	}
 	e := &Env{opts: o, protected: append([]workspace.Protected(nil), o.Protected...)}
 	ctx = e.startTraces(ctx)

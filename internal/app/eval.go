@@ -157,6 +157,9 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 			return EvalReport{}, &UsageError{Err: err}
 		}
 		defer resumed.Close()
+		if err := resumed.Verdicts.CheckShard(o.Output, o.Shard.K, o.Shard.N); err != nil {
+			return EvalReport{}, &UsageError{Err: &ResumeError{err}}
+		}
 	}
 	sink, err := e.evalSink(o, resumed)
 	if err != nil {
@@ -454,7 +457,11 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 	})
 	defer span.End()
 	store := &memStore{}
+	// The case's tally counts all it spends; the session's, under it,
+	// its own requests alone: its turns, which the questions its tools
+	// ask the model (analyze_media's) are not.
 	tally := &llm.Tally{Parent: o.Tally, Price: o.Tally.Price}
+	turnTally := &llm.Tally{Parent: tally}
 	redact := e.secrets
 	ropts.SessionID = sessionID
 	ropts.Store = redact.Store(store)
@@ -475,16 +482,18 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		Tools:     u.c.Specs,
 		MaxTurns:  maxTurns,
 		Redactor:  redact,
-		Tally:     tally,
+		Tally:     turnTally,
 	})
 	answer, err := s.Send(ctx, u.c.Prompt)
 	if errors.Is(err, llm.ErrInterrupted) || (err != nil && ctx.Err() != nil) {
 		return result{cut: true}
 	}
-	usage, turns := tally.Total()
+	usage, requests := tally.Total()
+	_, turns := turnTally.Total()
+	unreported := tally.Unreported()
 	outcome := eval.Outcome{
 		Answer: answer, Answered: err == nil,
-		Turns: turns, Tokens: usage.InputTokens + usage.OutputTokens,
+		Turns: turns, Tokens: usage.InputTokens + usage.OutputTokens, TokensUnknown: unreported > 0,
 	}
 	recs := store.records()
 	for _, rec := range recs {
@@ -503,7 +512,10 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		passed = passed && c.Passed
 	}
 	v := u.verdict(sessionID, start, passed, checks)
-	v.Usage = &usage
+	if unreported == 0 || unreported < requests {
+		// Usage no request reported is unknown, not zero.
+		v.Usage = &usage
+	}
 	if cost, known := tally.Cost(); known {
 		v.CostUSD = &cost
 	}

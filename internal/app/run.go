@@ -105,6 +105,9 @@ func (e *Env) Run(ctx context.Context, o RunOptions) (records.RunReport, error) 
 			return records.RunReport{}, &UsageError{Err: err}
 		}
 		defer resumed.Close()
+		if err := resumed.Finished.CheckShard(o.Output, o.Shard.K, o.Shard.N); err != nil {
+			return records.RunReport{}, &UsageError{Err: &ResumeError{err}}
+		}
 		// The resumed run goes on in the earlier run's session, so that
 		// one batch's records are one session. A file's own session_id
 		// still wins for its requests.

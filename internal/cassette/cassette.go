@@ -680,7 +680,10 @@ func (e *ReplayedError) Error() string { return e.Msg }
 // command that runs many sessions (an eval): one file each, named after
 // the case, so that a case replays its own traffic whatever order the
 // cases run in. A byte a file name may not hold is written %XX, so that
-// two ids never share a file.
+// two ids never share a file. A name too long for a file system (255
+// bytes, reached by a long id, or a shorter one in another script) keeps
+// its beginning and ends with a hash of the whole id after a "~", which
+// no written id holds.
 func PathIn(dir, caseID string, repeat int) string {
 	var b strings.Builder
 	for i := 0; i < len(caseID); i++ {
@@ -691,5 +694,20 @@ func PathIn(dir, caseID string, repeat int) string {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
-	return filepath.Join(dir, fmt.Sprintf("%s.%d.jsonl", b.String(), repeat))
+	name := b.String()
+	if len(name) > maxNameInDir {
+		cut := maxNameInDir - 17
+		// Not within a %XX.
+		if i := strings.LastIndexByte(name[:cut], '%'); i >= cut-2 {
+			cut = i
+		}
+		sum := sha256.Sum256([]byte(caseID))
+		name = name[:cut] + "~" + hex.EncodeToString(sum[:8])
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s.%d.jsonl", name, repeat))
 }
+
+// maxNameInDir bounds the part of a cassette's file name that names its
+// case: with the repeat and the extension, well within the 255 bytes of
+// a file name.
+const maxNameInDir = 160

@@ -300,3 +300,29 @@ func TestConcurrentInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPathInLongIDs: an id too long for a file name once written (a long
+// id, or one in another script, each of whose bytes takes three) still
+// has a file of its own, one the file system takes.
+func TestPathInLongIDs(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 300)
+	ids := []string{long, long + "y", strings.Repeat("足し算", 12), strings.Repeat("足し算", 12) + "2"}
+	seen := map[string]string{}
+	for _, id := range ids {
+		path := PathIn(dir, id, 1000)
+		if n := len(filepath.Base(path)); n > 200 {
+			t.Errorf("PathIn(%q) is %d bytes long: %s", id, n, filepath.Base(path))
+		}
+		if other, ok := seen[path]; ok {
+			t.Errorf("ids %q and %q share %s", other, id, path)
+		}
+		seen[path] = id
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	if got := PathIn(dir, long, 1); got != PathIn(dir, long, 1) {
+		t.Errorf("PathIn is not the same for the same id: %s", got)
+	}
+}

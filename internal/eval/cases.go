@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml/ast"
@@ -89,6 +90,11 @@ func (r *reader) read() error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		if err := r.checkJSON(data, 0); err != nil {
+			return err
+		}
+	}
 	docs, err := r.parse(data)
 	if err != nil {
 		return err
@@ -127,6 +133,10 @@ func (r *reader) lines(in io.Reader) error {
 			}
 			r.n++
 			continue
+		}
+		raw := sc.Bytes()
+		if err := r.checkJSON(line, len(raw)-len(bytes.TrimLeft(raw, " \t\r\n\v\f"))); err != nil {
+			return err
 		}
 		docs, err := r.parse(line)
 		if err != nil {
@@ -198,6 +208,48 @@ func (r *reader) parse(data []byte) ([]*ast.DocumentNode, error) {
 		return nil, &yamlpos.NodeError{Pos: p, Msg: ye.Error()}
 	}
 	return nil, err
+}
+
+// checkJSON refuses data, a JSON file or a line of JSON Lines (indented
+// by indent bytes), that is not one JSON value: the YAML parser that
+// reads it next would take what JSON does not (a trailing comma, a
+// comment, unquoted keys), and word a mistake as YAML's. The words are
+// those of the request files'.
+func (r *reader) checkJSON(data []byte, indent int) error {
+	d := jsontext.NewDecoder(bytes.NewReader(data))
+	err := d.SkipValue()
+	off, msg := int64(len(data)), "unexpected end of JSON input"
+	var se *jsontext.SyntacticError
+	var end int64
+	if err == nil {
+		end = d.InputOffset()
+		if _, err = d.ReadToken(); err == io.EOF {
+			return nil
+		}
+	}
+	switch {
+	case err == nil:
+		// The decoder reads a stream of values; a JSON text is one.
+		off = end + int64(len(data[end:])-len(bytes.TrimLeft(data[end:], " \t\r\n")))
+		c, _ := utf8.DecodeRune(data[off:])
+		msg = "invalid character " + strconv.QuoteRune(c) + " after top-level value"
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &se):
+		off, msg = se.ByteOffset, fmt.Sprintf("duplicate key %q in an object", se.JSONPointer.LastToken())
+	case errors.As(err, &se) && se.Err != nil:
+		off, msg = se.ByteOffset, se.Err.Error()
+		if strings.HasPrefix(msg, "invalid escape sequence ") {
+			msg = "invalid escape sequence in string" // as far as the decoder read it
+		}
+	default:
+		return err
+	}
+	off = min(max(off, 0), int64(len(data)))
+	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: indent + 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
+	if r.line > 0 {
+		p.Line = r.line
+	}
+	return &yamlpos.NodeError{Pos: p, Msg: "invalid JSON: " + msg}
 }
 
 // done checks what the file held as a whole.
@@ -432,6 +484,9 @@ func (r *reader) sequence(n ast.Node, what string) (*Sequence, error) {
 	for i, item := range seq.Values {
 		at := fmt.Sprintf("%s.calls[%d]", what, i)
 		if name, ok := yamlpos.ScalarText(item); ok {
+			if name == "" {
+				return nil, r.errAt(item, "%s: want a tool's name, not an empty text", at)
+			}
 			s.Calls = append(s.Calls, Call{Name: name})
 			continue
 		}
@@ -446,6 +501,9 @@ func (r *reader) sequence(n ast.Node, what string) (*Sequence, error) {
 		}
 		if c.Name, err = r.text(v, at+".name"); err != nil {
 			return nil, err
+		}
+		if c.Name == "" {
+			return nil, r.errAt(v, "%s.name: want a tool's name, not an empty text", at)
 		}
 		if v, ok := kv["args"]; ok {
 			if yamlpos.Mapping(v) == nil {

@@ -61,6 +61,21 @@ func TestReadFileMistakes(t *testing.T) {
 		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
 		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
 		{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
+		// A call of no tool is no call any session makes.
+		{"e.yaml", "prompt: a\nexpect: {tool_sequence: [f, '']}\n", `e.yaml:2:29: case 1: expect.tool_sequence.calls[1]: want a tool's name, not an empty text`},
+		{"e.yaml", "prompt: a\nexpect: {tool_sequence: [{name: '', args: {a: 1}}]}\n", `e.yaml:2:33: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
+		{"e.jsonl", "{\"prompt\": \"a\", \"expect\": {\"tool_sequence\": [{\"name\": \"\"}]}}\n", `e.jsonl:1:55: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
+		// JSON is read as JSON, though the YAML parser would take more.
+		{"e.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"q\",}]", `e.json:2:27: invalid JSON: invalid character ',' at start of value`},
+		{"e.json", "{\"prompt\": 'p'}", `e.json:1:12: invalid JSON: invalid character '\'' at start of value`},
+		{"e.json", "{\"prompt\": \"p\"} # c\n", `e.json:1:17: invalid JSON: invalid character '#' at start of value`},
+		{"e.json", "{\"id\": \"a\", \"id\": \"b\", \"prompt\": \"p\"}", `e.json:1:13: invalid JSON: duplicate key "id" in an object`},
+		{"e.json", "{\"prompt\": \"a\"}\n {\"prompt\": \"b\"}\n", `e.json:2:2: invalid JSON: invalid character '{' after top-level value`},
+		{"e.jsonl", "{\"prompt\": \"a\"} {\"prompt\": \"b\"}\n", `e.jsonl:1:17: invalid JSON: invalid character '{' after top-level value`},
+		{"e.json", "[{\"prompt\": \"p\"}", `e.json:1:17: invalid JSON: unexpected end of JSON input`},
+		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\",}\n", `e.jsonl:2:15: invalid JSON: invalid character ',' at start of value`},
+		{"e.jsonl", "{prompt: a}\n", `e.jsonl:1:2: invalid JSON: invalid character 'p' at start of value`},
+		{"e.jsonl", "  {\"prompt\": \"a\", \"prompt\": \"b\"}\n", `e.jsonl:1:19: invalid JSON: duplicate key "prompt" in an object`},
 	} {
 		_, err := readCases(t, tc.name, tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {

@@ -60,6 +60,7 @@ func TestChecks(t *testing.T) {
 		{"json schema, not JSON", "answer: {json_schema: {type: object}}", Outcome{Answer: "three", Answered: true}, []bool{false}},
 		{"json schema, wrong", "answer: {json_schema: {type: object, required: [sum]}}", Outcome{Answer: `{"total": 3}`, Answered: true}, []bool{false}},
 		{"turns and tokens", "{max_turns: 2, max_tokens: 100}", Outcome{Turns: 2, Tokens: 101}, []bool{true, false}},
+		{"tokens not reported", "{max_tokens: 100}", Outcome{Turns: 1, TokensUnknown: true}, []bool{false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

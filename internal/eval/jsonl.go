@@ -288,7 +288,7 @@ func fastSequence(n *jnode) (*Sequence, bool) {
 			return nil, false
 		}
 		name := kv["name"]
-		if name == nil || name.kind != '"' {
+		if name == nil || name.kind != '"' || name.text == "" {
 			return nil, false
 		}
 		c := Call{Name: name.text}

@@ -41,11 +41,12 @@ type Set struct {
 	buf   []byte
 }
 
-// fileCount is what a file holds: its cases that give no repeat, and the
-// runs of those that do.
+// fileCount is what a file holds: its cases that give no repeat, the
+// runs of those that do, and all its cases.
 type fileCount struct {
 	plain   int64
 	repeats int64
+	cases   int64
 }
 
 // ToolList is a list of tools that cases offer (nil: the command's
@@ -108,6 +109,7 @@ func Open(paths []string) (_ *Set, err error) {
 					later = &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("case %q: the id of another case too (first at %s)", c.ID, first)}
 				}
 			}
+			fc.cases++
 			if c.Repeat > 0 {
 				fc.repeats += int64(c.Repeat)
 				s.maxRepeat = max(s.maxRepeat, c.Repeat)
@@ -180,6 +182,9 @@ func (s *Set) FileAt(position int64, repeat int) string {
 	}
 	return ""
 }
+
+// Cases is how many cases the file at index i of the set holds.
+func (s *Set) Cases(i int) int { return int(s.files[i].cases) }
 
 // FileStart is a file of the set, and the position of the first run of
 // its cases.

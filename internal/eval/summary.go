@@ -19,7 +19,8 @@ type Run struct {
 // PassAt1 is the chance that one run passes (each case's share of passed
 // runs, averaged over the cases), PassAtK the share of cases that passed
 // at least once, and PassHatK the share that passed every time. Runs the
-// budget cut count in none of them.
+// budget cut count in none of them, nor do cases whose every run it cut,
+// which Cases counts all the same.
 type Summary struct {
 	Cases    int     `json:"cases"`
 	Runs     int     `json:"runs"`
@@ -55,6 +56,9 @@ type Summarizer struct {
 	started           bool
 	passAt1           float64
 	passAtK, passHatK int
+	// judged counts the cases with a run the budget did not cut: the
+	// pass rates are theirs.
+	judged int
 }
 
 // Add counts r.
@@ -83,8 +87,11 @@ func (t *Summarizer) Add(r Run) {
 
 // end counts the case whose runs are over.
 func (t *Summarizer) end() {
-	if t.runs > 0 {
+	if t.all > 0 {
 		t.s.Cases++
+	}
+	if t.runs > 0 {
+		t.judged++
 		t.passAt1 += float64(t.passed) / float64(t.runs)
 		if t.passed > 0 {
 			t.passAtK++
@@ -104,10 +111,10 @@ func (t *Summarizer) Summary() Summary {
 	c.end()
 	s := c.s
 	s.FailedCases = slices.Clone(s.FailedCases)
-	if s.Cases == 0 {
+	if c.judged == 0 {
 		return s
 	}
-	n := float64(s.Cases)
+	n := float64(c.judged)
 	s.PassAt1, s.PassAtK, s.PassHatK = c.passAt1/n, float64(c.passAtK)/n, float64(c.passHatK)/n
 	return s
 }

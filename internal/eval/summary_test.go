@@ -19,3 +19,20 @@ func TestSummarizeAShardsRuns(t *testing.T) {
 		t.Errorf("summary %+v: want 3 runs of a, pass@1 0.5", sum)
 	}
 }
+
+// A case whose every run the budget cut is a case of the eval still: the
+// summary counts it, and leaves it out of the pass rates, which it says
+// nothing of.
+func TestSummarizeCasesTheBudgetCut(t *testing.T) {
+	sum := Summarize([]Run{{Case: "a", Repeat: 1, Passed: true}, {Case: "b", Repeat: 1, Budget: true}, {Case: "c", Repeat: 1, Budget: true}})
+	if sum.Cases != 3 || sum.Budget != 2 || sum.PassAt1 != 1 || sum.PassHatK != 1 {
+		t.Errorf("summary %+v: want 3 cases, 2 cut, pass@1 1 (of the one judged)", sum)
+	}
+	if got, want := sum.Text(), "3 cases: 1 passed, 0 failed, 2 cut by the budget"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	sum = Summarize([]Run{{Case: "a", Repeat: 1, Budget: true}})
+	if sum.Cases != 1 || sum.PassAt1 != 0 {
+		t.Errorf("summary %+v: want 1 case, no pass rate", sum)
+	}
+}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kesoku/kesoku/internal/prices"
@@ -56,5 +57,34 @@ func TestTallyCostUnknownWhenUnreported(t *testing.T) {
 	}
 	if _, known := (&Tally{}).Cost(); known {
 		t.Error("a tally without a price knows its cost")
+	}
+}
+
+// A request that reported no usage spent what no one knows: a budget can
+// no longer be kept, and the next request is refused, saying why.
+func TestTallyBudgetUnreported(t *testing.T) {
+	t.Parallel()
+	for _, b := range []Budget{{Tokens: 1000}, {USD: 1}} {
+		p := prices.Price{Input: 1, Output: 1}
+		tally := &Tally{Price: &p, Budget: b}
+		tally.Add(&message.Usage{InputTokens: 10})
+		if err := tally.Allow(); err != nil {
+			t.Fatalf("%+v: refused after a reported request: %v", b, err)
+		}
+		tally.Add(nil)
+		err := tally.Allow()
+		var be *BudgetError
+		if !errors.As(err, &be) {
+			t.Fatalf("%+v: Allow() = %v after a request without usage, want a *BudgetError", b, err)
+		}
+		if want := "cannot be kept: 1 model request reported no usage"; !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %q, want it to say %q", b, err, want)
+		}
+	}
+	// Without a budget, nothing is refused.
+	tally := &Tally{}
+	tally.Add(nil)
+	if err := tally.Allow(); err != nil {
+		t.Errorf("no budget: refused: %v", err)
 	}
 }

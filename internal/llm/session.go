@@ -112,16 +112,29 @@ type Budget struct {
 	Tokens int64
 }
 
-// BudgetError says a budget was spent: no new model request starts.
+// BudgetError says a budget was spent, or can no longer be kept: no new
+// model request starts.
 type BudgetError struct {
 	// Budget is the bound, USD and Tokens what was spent when it was
 	// reached.
 	Budget Budget
 	USD    float64
 	Tokens int64
+	// Unreported, when not zero, is how many requests reported no usage
+	// (a server that speaks OpenAI's API without it): what they spent is
+	// unknown, and so is whether the budget is.
+	Unreported int
 }
 
 func (e *BudgetError) Error() string {
+	if e.Unreported > 0 {
+		budget := english.Count(int(e.Budget.Tokens), "token", "tokens")
+		if e.Budget.USD > 0 {
+			budget = Dollars(e.Budget.USD)
+		}
+		return fmt.Sprintf("the budget of %s cannot be kept: %s reported no usage, so what was spent is unknown",
+			budget, english.Count(e.Unreported, "model request", "model requests"))
+	}
 	if e.Budget.USD > 0 && e.USD >= e.Budget.USD {
 		return fmt.Sprintf("the budget of %s is spent (%s so far)", Dollars(e.Budget.USD), Dollars(e.USD))
 	}
@@ -173,6 +186,10 @@ func (t *Tally) Allow() error {
 	b := t.Budget
 	if (b.USD > 0 && t.usd >= b.USD) || (b.Tokens > 0 && tokens >= b.Tokens) {
 		return &BudgetError{Budget: b, USD: t.usd, Tokens: tokens}
+	}
+	if (b.USD > 0 || b.Tokens > 0) && t.unreported > 0 {
+		// A bound on what cannot be counted holds only by stopping.
+		return &BudgetError{Budget: b, USD: t.usd, Tokens: tokens, Unreported: t.unreported}
 	}
 	return nil
 }

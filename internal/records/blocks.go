@@ -29,6 +29,44 @@ type Verdicts struct {
 	// skipped with their block kept. Compact keeps the blocks of these
 	// alone.
 	came map[int64]bool
+	// ends are the shards whose end the file holds.
+	ends []ShardEnd
+}
+
+// ShardMismatchError says that a file which ends a shard is resumed as
+// another shard's (or the shards are as many no more): the run or eval
+// would drop the records it holds, which are not the share it comes to.
+type ShardMismatchError struct {
+	Path string
+	// End is what the file's shard_end says; Shard and Shards are the
+	// share of the eval that resumes it.
+	End           ShardEnd
+	Shard, Shards int64
+}
+
+func (e *ShardMismatchError) Error() string {
+	return fmt.Sprintf("%s ends shard %d of %d, not %d of %d: each shard goes on with its own file",
+		e.Path, e.End.Shard, e.End.Shards, e.Shard, e.Shards)
+}
+
+// CheckShard refuses a file that ends a shard other than shard of shards,
+// when the resumed eval is sharded: its compaction would drop the runs of
+// the other share. An eval that is not sharded comes to every run, and
+// may finish a shard's file.
+func (v *Verdicts) CheckShard(path string, shard, shards int64) error {
+	return checkShard(v.ends, path, shard, shards)
+}
+
+func checkShard(ends []ShardEnd, path string, shard, shards int64) error {
+	if shards == 0 {
+		return nil
+	}
+	for _, e := range ends {
+		if e.Shard != shard || e.Shards != shards {
+			return &ShardMismatchError{Path: path, End: e, Shard: shard, Shards: shards}
+		}
+	}
+	return nil
 }
 
 type verdictOf struct {
@@ -134,6 +172,15 @@ func ResumeEval(path string) (*Resumed, error) {
 				f.Close()
 				return nil, &ReadError{fmt.Errorf("%s:%d: a record of kesoku run, not of kesoku eval: --resume goes on with the eval that wrote the file", path, line)}
 			}
+		}
+		if h.Type == TypeShardEnd {
+			e, err := shardEndOf(h)
+			if err != nil {
+				line, _ := rd.Pos()
+				f.Close()
+				return nil, &ReadError{fmt.Errorf("%s:%d: %w", path, line, err)}
+			}
+			v.ends = append(v.ends, e)
 		}
 		v.Add(h)
 	}

@@ -42,6 +42,8 @@ type Finished struct {
 	// tooMany says a position of the resumed run did not fit its entry:
 	// Compact cannot place the records, and leaves the file.
 	tooMany bool
+	// ends are the shards whose end the file holds.
+	ends []ShardEnd
 	// approvals are the answers kesoku approve put on deferred records,
 	// by request id: few, as a run stops at its first deferred call.
 	approvals map[string]approval
@@ -116,6 +118,14 @@ func oldPosition(p int64) uint64 {
 // counts only while there is no finished one. A record of the id at
 // another position answered another request given that id (a duplicate),
 // and does not count.
+// CheckShard refuses a file that ends a shard other than shard of shards,
+// when the resumed run is sharded: its compaction would drop the records
+// of the other share. A run that is not sharded comes to every request,
+// and may finish a shard's file.
+func (f *Finished) CheckShard(path string, shard, shards int64) error {
+	return checkShard(f.ends, path, shard, shards)
+}
+
 func (f *Finished) Add(h Head) {
 	f.records++
 	if h.Type != message.TypeToolResult {
@@ -344,6 +354,14 @@ func readFinished(f *os.File, name string) (*Finished, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if h.Type == TypeShardEnd {
+			e, err := shardEndOf(h)
+			if err != nil {
+				line, _ := rd.Pos()
+				return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+			fin.ends = append(fin.ends, e)
 		}
 		fin.Add(h)
 	}
