@@ -409,8 +409,9 @@ func (s *server) exitText() string {
 	}
 	select {
 	case <-s.exited:
-	case <-time.After(100 * time.Millisecond):
-		// A broken connection comes a moment before the exit status.
+	case <-time.After(time.Second):
+		// A broken connection comes a moment before the exit status; a
+		// program that closed its pipes and lives on costs this wait.
 		select {
 		case <-s.exited:
 		default:

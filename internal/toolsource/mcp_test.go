@@ -394,3 +394,20 @@ func TestServerBadTools(t *testing.T) {
 		t.Errorf("the log line is not told:\n%s", strings.Join(notes, "\n"))
 	}
 }
+
+// TestServerThatClosesItsInput: a server that answers its start and then
+// closes its input breaks the pipe kesoku's next message goes to, and the
+// SDK closes the connection before the program's exit is seen: the error
+// still says how it exited, with its standard error, not the SDK's
+// broken pipe.
+func TestServerThatClosesItsInput(t *testing.T) {
+	t.Parallel()
+	script := `read -r line; id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/'); exec 0<&-; echo boom >&2; ` +
+		`printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"d","version":"1"}}}\n' "$id"; ` +
+		`trap '' PIPE; while echo x; do :; done; exit 1`
+	set := setOf(t, context.Background(), Options{Grace: 200 * time.Millisecond}, "mcpServers:\n  dying:\n    command: sh\n    args: [-c, '"+strings.ReplaceAll(script, "'", "''")+"']\n")
+	_, err := call(t, set, "dying__x", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "the server exited with status 1; standard error: boom") {
+		t.Errorf("a server that closed its input: %v", err)
+	}
+}

@@ -59,6 +59,9 @@ type stdioConn struct {
 	// outputEnded is set when the server's output ended before kesoku
 	// closed the connection: the server went away by itself.
 	outputEnded atomic.Bool
+	// inputBroken is set when a write to the server failed before kesoku
+	// closed the connection: its end of the pipe is gone.
+	inputBroken atomic.Bool
 	// closed is set once kesoku closes the connection.
 	closed atomic.Bool
 }
@@ -114,6 +117,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, err = c.w.Write(append(data, '\n'))
+	if err != nil && !c.closed.Load() {
+		c.inputBroken.Store(true)
+	}
 	return err
 }
 
@@ -207,11 +213,13 @@ func (c *stdioConn) readLoop() {
 	}
 }
 
-// wentAway reports whether the server's output ended before kesoku
-// closed the connection. A server that exits once its input is closed
-// (most do) exits after a connection kesoku ended, and that exit tells
-// nothing of what went wrong.
-func (c *stdioConn) wentAway() bool { return c.outputEnded.Load() }
+// wentAway reports whether the server's output ended, or its input
+// broke, before kesoku closed the connection. A server that exits once
+// its input is closed (most do) exits after a connection kesoku ended,
+// and that exit tells nothing of what went wrong; one that exits at once
+// breaks the pipe kesoku writes its first request to, and the SDK closes
+// the connection before its exit is seen.
+func (c *stdioConn) wentAway() bool { return c.outputEnded.Load() || c.inputBroken.Load() }
 
 // closedByKesoku reports whether kesoku has closed the connection.
 func (c *stdioConn) closedByKesoku() bool { return c.closed.Load() }
