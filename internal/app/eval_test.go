@@ -77,17 +77,9 @@ func TestEvalTakesCasesAsTheyRun(t *testing.T) {
 // reach only past the slow case's slot.
 func TestEvalGoesOnPastASlowCase(t *testing.T) {
 	const n, jobs = 8, 2
-	fake := sayHi(t, n)
-	target, err := url.Parse(fake.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	fourth := make(chan struct{})
 	var asked atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	srv := sayHiAfter(t, n, func(body []byte) {
 		if bytes.Contains(body, []byte("case 4")) {
 			close(fourth)
 		}
@@ -99,9 +91,7 @@ func TestEvalGoesOnPastASlowCase(t *testing.T) {
 				t.Error("the fourth case was not asked for while the first was held")
 			}
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	})
 	ctx, env := evalEnv(t, srv.URL)
 	cases := func(yield func(EvalCase, error) bool) {
 		for i := range n {
@@ -140,6 +130,25 @@ func sayHi(t *testing.T, n int) *llmtest.Server {
 	return srv
 }
 
+// sayHiAfter is sayHi behind a server that hands each request's body to
+// before, and the request to the fake once before returns.
+func sayHiAfter(t *testing.T, n int, before func(body []byte)) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(sayHi(t, n).URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		before(body)
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // evalEnv is the environment of an eval against the Gemini at baseURL.
 func evalEnv(t *testing.T, baseURL string) (context.Context, *Env) {
 	t.Helper()
@@ -162,18 +171,8 @@ func evalEnv(t *testing.T, baseURL string) (context.Context, *Env) {
 // window is taken before the first is written.
 func TestEvalSkipsWithinTheWindow(t *testing.T) {
 	const n, jobs = 24, 2
-	fake := sayHi(t, n)
-	target, err := url.Parse(fake.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	full := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-full
-		proxy.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv := sayHiAfter(t, n, func([]byte) { <-full })
 	ctx, env := evalEnv(t, srv.URL)
 	var written atomic.Bool
 	cases := func(yield func(EvalCase, error) bool) {
