@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kesoku/kesoku/internal/app"
+	"github.com/kesoku/kesoku/internal/termtext"
 )
 
 // mergeOptions are what `kesoku merge` was asked to do.
@@ -27,14 +29,14 @@ func newMergeCmd(g *globals, runF func(context.Context, *mergeOptions) error) *c
 --shard K/N, K = 1 ... N), given in any order, into the file the whole run
 would have written: one record per request, in request order, each line as
 its shard wrote it. Records go to standard output, or to -o. The shards of
-kesoku eval join alike, each run's transcript and verdict as one.
+kesoku eval join alike, a run's transcript and verdict as one, and a
+closing line says the whole eval's pass rates, as the eval would.
 
-Shard K holds the requests at positions K, K+N, K+2N, ..., so the whole
-run's order is the shards' records taken in turn; cat and jq cannot do
-that. merge puts each record in its place by the position the shard wrote
-(never by a number read out of an id). A shard resumed with --resume may
-hold an aborted or failed record of a request and, later, the one its run
-again wrote: the later takes its place. A success given twice is refused.
+Shard K holds the requests at positions K, K+N, K+2N, ...: merge puts each
+record in its place by the position the shard wrote (never by a number read
+out of an id). A shard resumed with --resume may hold an aborted or failed
+record of a request and, later, the one its run again wrote: the later
+takes its place. A success given twice is refused.
 
 A shard that finished ends its file with a shard_end line: which shard of
 how many, of how many requests in the whole run. Parts that cannot be the
@@ -46,13 +48,13 @@ ends, two parts of one shard, a part missing, records without a position
 (not written by kesoku run). Give the shards one --session, and each
 record says its run.
 
---junit writes a JUnit report of the merged records, made as they are
-written rather than joined from the shards' reports: it says what the
-merged file holds, whatever report a shard left, so shards need none.
+--junit writes a JUnit report of the merged records as they are written:
+it says what the merged file holds, so shards need no report of their own.
 
 EXIT STATUS
   0    every merged record succeeded
   1    at least one error record (aborted ones included)
+  4    an eval's shards hold runs its budget cut, as the eval exits
   2    bad usage, a part that cannot be read, parts that are not the shards
        of one run, or an -o file another kesoku writes to; nothing is
        written`,
@@ -83,7 +85,14 @@ func runMerge(_ context.Context, o *mergeOptions) error {
 		return appErr(err)
 	}
 	o.g.printSummary(o.Summary, &rep)
-	if rep.HasErrors() {
+	if rep.Eval != nil && o.Summary != summaryJSON && !o.g.Quiet {
+		fmt.Fprintf(o.g.IO.Err, "kesoku: %s\n", termtext.Escape("eval: "+rep.Eval.Text()))
+	}
+	switch {
+	case rep.Eval != nil && rep.Eval.Budget > 0:
+		// As the eval unsharded exits.
+		return &exitError{code: ExitBudget, silent: true}
+	case rep.HasErrors():
 		return errFailures
 	}
 	return nil

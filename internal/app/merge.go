@@ -1,8 +1,10 @@
 package app
 
 import (
+	"encoding/json"
 	"io"
 
+	"github.com/kesoku/kesoku/internal/eval"
 	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/message"
@@ -21,36 +23,77 @@ type MergeOptions struct {
 	JUnit string
 }
 
+// MergeReport is what a merge did; for an eval's shards, what the whole
+// eval's runs add up to as well (which cmd says on a line of its own).
+type MergeReport struct {
+	records.MergeReport
+	// Eval is the merged eval's summary (pass@1, pass@K, pass^K), as
+	// the eval unsharded says it; nil for a run's shards.
+	Eval *eval.Summary
+}
+
+// MarshalJSON is the merge's report with the eval's summary under
+// eval_summary.
+func (r MergeReport) MarshalJSON() ([]byte, error) {
+	b, err := r.MergeReport.MarshalJSON()
+	if err != nil || r.Eval == nil {
+		return b, err
+	}
+	sum, err := json.Marshal(r.Eval)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b[:len(b)-1], `,"eval_summary":`...)
+	return append(append(b, sum...), '}'), nil
+}
+
 // Merge joins the parts into the file the whole run would have written
 // (records.Merge), through a sink whose report is made from the merged
 // records as they are written, not by joining the shards' reports: it
 // then says what the merged file holds, whatever report a shard left. A
 // part that cannot be read, or parts that are not one run's shards, are
 // a *FilesError; nothing is written then.
-func Merge(o MergeOptions) (records.MergeReport, error) {
+func Merge(o MergeOptions) (MergeReport, error) {
 	sink, err := OpenSink(SinkOptions{JUnit: o.JUnit, Suite: "kesoku merge"})
 	if err != nil {
-		return records.MergeReport{}, &UsageError{Err: err}
+		return MergeReport{}, &UsageError{Err: err}
 	}
 	defer sink.Abandon()
 	classname := o.Output
 	if classname == "" || classname == "-" {
 		classname = "kesoku merge"
 	}
-	var rep records.MergeReport
+	var rep MergeReport
+	var runs eval.Summarizer
 	merge := func(w io.Writer) error {
 		m, err := records.OpenMerge(o.Parts)
 		if err != nil {
-			rep = m.Report()
+			rep.MergeReport = m.Report()
 			return err
 		}
-		if m.Eval() && sink.Report() != nil {
-			// The whole eval's report, as an unsharded eval writes it.
-			sink.Report().Rename("kesoku eval")
+		var see func(*message.Record)
+		if m.Eval() {
+			if sink.Report() != nil {
+				// The whole eval's report, as an unsharded eval writes it.
+				sink.Report().Rename("kesoku eval")
+			}
+			// The runs come in the whole eval's order, each case's
+			// together: they add up as the eval unsharded adds them.
+			see = func(rec *message.Record) {
+				if rec.Type == message.TypeVerdict {
+					runs.Add(eval.Run{Case: rec.ParentID, Repeat: rec.Repeat, Passed: !rec.IsError,
+						Budget: rec.Error != nil && rec.Error.Kind == message.KindBudget})
+				}
+			}
 		}
-		lines, wait := sink.Lines(w, classname, mergeCase(m, classname))
-		rep, err = m.Write(lines)
-		if rerr := wait(); rerr != nil && err == nil {
+		lines, wait := sink.Lines(w, classname, mergeCase(m, classname), see)
+		rep.MergeReport, err = m.Write(lines)
+		rerr := wait()
+		if see != nil {
+			sum := runs.Summary()
+			rep.Eval = &sum
+		}
+		if rerr != nil && err == nil {
 			return &UsageError{Err: rerr}
 		}
 		return err

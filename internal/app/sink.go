@@ -189,18 +189,24 @@ func (s *Sink) End(resumed *records.Resumed, path string, end *message.Record) (
 
 // Lines returns a writer of records files' lines (merge writes the lines
 // as its parts hold them, name says whose) that also hands each record to
-// the report, as toCase makes its testcase (nil for a record that is
-// none). wait closes
-// the writer and returns once every record is in the report. Without a
-// report, w is out.
-func (s *Sink) Lines(out io.Writer, name string, toCase func(*message.Record) *junit.Case) (w io.Writer, wait func() error) {
-	if s.report == nil {
+// see, when not nil, and to the report, as toCase makes its testcase (nil
+// for a record that is none). wait closes the writer and returns once
+// every record is seen and in the report. Without a report or see, w is
+// out.
+func (s *Sink) Lines(out io.Writer, name string, toCase func(*message.Record) *junit.Case, see func(*message.Record)) (w io.Writer, wait func() error) {
+	if s.report == nil && see == nil {
 		return out, func() error { return nil }
 	}
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		err := records.Read(pr, name, func(rec *message.Record) error {
+			if see != nil {
+				see(rec)
+			}
+			if s.report == nil {
+				return nil
+			}
 			if c := toCase(rec); c != nil {
 				return s.report.Add(c)
 			}

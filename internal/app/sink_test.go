@@ -92,7 +92,7 @@ func TestSinkLines(t *testing.T) {
 	var out bytes.Buffer
 	lw, wait := s.Lines(&out, "merged.jsonl", func(rec *message.Record) *junit.Case {
 		return junit.RecordCase(rec, "merged.jsonl")
-	})
+	}, nil)
 	if _, err := lw.Write(lines.Bytes()); err != nil {
 		t.Fatal(err)
 	}
