@@ -155,8 +155,10 @@ whole, case after case in case order, however the runs were scheduled.
 PASS RATES
 With --repeat K the summary gives pass@1 (the chance one run passes: each
 case's share of passed runs, averaged), pass@K (the share of cases that
-passed at least once) and pass^K (the share that passed every time).
---threshold R passes the eval when pass@1 is at least R.
+passed at least once) and pass^K (the share that passed every time);
+--summary json also gives each failed case's own (case_rates: a case not
+there passed every run). --threshold R passes the eval when pass@1 is at
+least R.
 
 BUDGETS AND INTERRUPTS
 --max-budget-usd and --max-budget-tokens bound the whole eval: once spent,

@@ -31,8 +31,22 @@ type Summary struct {
 	PassAt1  float64 `json:"pass_at_1"`
 	PassAtK  float64 `json:"pass_at_k"`
 	PassHatK float64 `json:"pass_hat_k"`
-	// FailedCases are the cases with a failed run, in case order.
-	FailedCases []string `json:"failed_cases,omitempty"`
+	// FailedCases are the cases with a failed run, in case order, and
+	// CaseRates their own pass rates; a case not among them passed every
+	// run (its rates all 1). Both grow with the failures only.
+	FailedCases []string   `json:"failed_cases,omitempty"`
+	CaseRates   []CaseRate `json:"case_rates,omitempty"`
+}
+
+// CaseRate is one case's runs and pass rates: PassAt1 its share of passed
+// runs, PassAtK 1 when a run passed, PassHatK 1 when every run did.
+type CaseRate struct {
+	Case     string  `json:"case"`
+	Runs     int     `json:"runs"`
+	Passed   int     `json:"passed"`
+	PassAt1  float64 `json:"pass_at_1"`
+	PassAtK  float64 `json:"pass_at_k"`
+	PassHatK float64 `json:"pass_hat_k"`
 }
 
 // Summarize adds up runs, given in case order, each case's runs together.
@@ -100,6 +114,11 @@ func (t *Summarizer) end() {
 			t.passHatK++
 		} else {
 			t.s.FailedCases = append(t.s.FailedCases, t.id)
+			r := CaseRate{Case: t.id, Runs: t.runs, Passed: t.passed, PassAt1: float64(t.passed) / float64(t.runs)}
+			if t.passed > 0 {
+				r.PassAtK = 1
+			}
+			t.s.CaseRates = append(t.s.CaseRates, r)
 		}
 	}
 	t.all, t.runs, t.passed = 0, 0, 0
@@ -111,6 +130,7 @@ func (t *Summarizer) Summary() Summary {
 	c.end()
 	s := c.s
 	s.FailedCases = slices.Clone(s.FailedCases)
+	s.CaseRates = slices.Clone(s.CaseRates)
 	if c.judged == 0 {
 		return s
 	}

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // A shard's runs hold some repeats of a case, not all: the summary counts
@@ -34,5 +36,22 @@ func TestSummarizeCasesTheBudgetCut(t *testing.T) {
 	sum = Summarize([]Run{{Case: "a", Repeat: 1, Budget: true}})
 	if sum.Cases != 1 || sum.PassAt1 != 0 {
 		t.Errorf("summary %+v: want 1 case, no pass rate", sum)
+	}
+}
+
+// Each case with a failed run has its own pass rates; the others passed
+// every run and are not listed.
+func TestSummarizeRatesPerCase(t *testing.T) {
+	sum := Summarize([]Run{
+		{Case: "a", Repeat: 1, Passed: true}, {Case: "a", Repeat: 2, Passed: true}, {Case: "a", Repeat: 3, Passed: true}, {Case: "a", Repeat: 4, Passed: true},
+		{Case: "flaky", Repeat: 1, Passed: true}, {Case: "flaky", Repeat: 2}, {Case: "flaky", Repeat: 3, Passed: true}, {Case: "flaky", Repeat: 4, Budget: true},
+		{Case: "broken", Repeat: 1}, {Case: "broken", Repeat: 2}, {Case: "broken", Repeat: 3}, {Case: "broken", Repeat: 4},
+	})
+	want := []CaseRate{
+		{Case: "flaky", Runs: 3, Passed: 2, PassAt1: 2.0 / 3, PassAtK: 1},
+		{Case: "broken", Runs: 4},
+	}
+	if diff := cmp.Diff(want, sum.CaseRates); diff != "" {
+		t.Errorf("case rates mismatch (-want +got):\n%s", diff)
 	}
 }
