@@ -964,17 +964,17 @@ repeatable, one rule each):
     ask: [write_file, "fs__*"]
     deny: ["write_file(path=.git/**)", "run_tests(args=--update*)"]
 
-A RULE is a tool's name or a glob of names (* any run of characters, ?
-one, [abc] a class); an MCP server's tools are named SERVER__TOOL, so
-fs__* is every tool of the server fs (Claude Code's spelling, mcp__fs__*,
-means the same). Argument patterns in parentheses must all match:
-ARG=GLOB, where in the glob * is any run of characters but /, ** any run
-at all (line breaks too), ? one character but /. A string argument is
-matched as given and as a path once cleaned (./docs/../x is x; an
-absolute path inside the AWD as the path relative to it); any other
-value by its JSON text (n=4? matches 42). A rule whose tool, or whose
-argument, does not exist is refused (exit 2), as is one that does not
-parse, with its place.
+A RULE is a tool's name or a glob of names (* any run of characters, ? one,
+[abc] a class); an MCP server's tools are named SERVER__TOOL, so fs__* is
+every tool of the server fs (Claude Code's spelling, mcp__fs__*, means the
+same). Argument patterns in parentheses must all match: ARG=GLOB, where in
+the glob * is any run of characters but /, ** any run at all (line breaks
+too), ? one character but /. A string argument is matched as given and as a
+path once cleaned (./docs/../x is x; an absolute path inside the AWD as the
+path relative to it); any other value by its JSON text (n=4? matches 42).
+Patterns match text: a symbolic link, or grep path=., reaches past
+path=secrets/**. A rule whose tool, or whose argument, does not exist is
+refused (exit 2), as is one that does not parse, with its place.
 
 Of the rules that match a call, deny beats ask beats allow; a call no rule
 matches runs, as it always did. The rules are checked after the call's
