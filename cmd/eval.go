@@ -189,6 +189,11 @@ func (o *evalOptions) offers(env *app.Env, cases *eval.Set) (offerings, error) {
 			return nil, usageErrf("%s: %w", l.Pos, err)
 		}
 		offers[toolsKey(l.Tools)] = offer
+		for _, n := range l.Expected {
+			if err := unknownTool(env.Tools, offer, n.Tool); err != nil {
+				return nil, usageErrf("%s: case %q: expect: %w", n.Pos, n.Case, err)
+			}
+		}
 	}
 	return offers, nil
 }

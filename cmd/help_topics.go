@@ -140,7 +140,8 @@ exactly these calls in this order; in_order these in this order, others
 between them; any_order each of these, in any order, each matched by a call
 of its own. answer's equals ignores spaces at either end; json_schema parses
 the answer as JSON (the inside of a fenced code block when the model wrote
-one) and validates it.
+one) and validates it. A tool an expect names that is no tool at all is a
+mistake in the file, as in tools: (one not offered is a check on purpose).
 
 RECORDS
 Each case runs as kesoku session runs a prompt; its transcript's records,

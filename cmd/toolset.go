@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/termtext"
 	"github.com/kesoku/kesoku/internal/toolsource"
@@ -116,3 +117,18 @@ type toolsErr struct{ err error }
 
 func (e *toolsErr) Error() string { return "--tools: " + e.err.Error() }
 func (e *toolsErr) Unwrap() error { return e.err }
+
+// unknownTool says that name, which an eval case's expect names, is no
+// tool kesoku has: a check of it could go only one way whatever the model
+// does (a typo in tools_not_called always passes). A tool that is not
+// offered but exists is a check on purpose; an MCP tool's name
+// (SERVER__TOOL) is taken as it is, as knowing it would start its server.
+func unknownTool(set *toolsource.Set, offer *offering, name string) error {
+	if strings.Contains(name, "__") {
+		return nil
+	}
+	if _, ok := set.Registry.Lookup(name); ok {
+		return nil
+	}
+	return &toolset.UnknownToolError{Name: name, Suggestion: english.Suggest(name, offer.Registry.Names())}
+}

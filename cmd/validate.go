@@ -141,7 +141,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	ropts.Shard = request.Shard(o.Shard)
 	v := &validator{o: o, format: format, check: runner.New(env.Tools.Registry, ropts).Checker(),
 		rep:   validateReport{Files: []validateFile{}, Problems: []validateProblem{}},
-		cases: &caseChecker{set: env.Tools, offers: map[string]error{}}}
+		cases: &caseChecker{set: env.Tools, offers: map[string]caseOffer{}}}
 	if !o.JSON {
 		v.cases.notOffered = o.g.notOffered
 	}
@@ -313,10 +313,16 @@ type caseChecker struct {
 	set *toolsource.Set
 	// offers are the choices made, by tools: as written: many cases name
 	// the same tools.
-	offers map[string]error
+	offers map[string]caseOffer
 	// notOffered says the tools of servers that could not start, once.
 	notOffered func(error)
 	said       bool
+}
+
+// caseOffer is the tools a list offers, or why it cannot be offered.
+type caseOffer struct {
+	offer *offering
+	err   error
 }
 
 // together reads the eval files among names as one eval, when there
@@ -408,20 +414,31 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		if k.Tools != nil {
 			choice, key = toolChoice{Tools: k.Tools, named: true}, strings.Join(k.Tools, ",")
 		}
-		err, seen := c.offers[key]
+		o, seen := c.offers[key]
 		if !seen {
-			_, err = offerTools(c.set, choice, true, c.sayNotOffered)
-			c.offers[key] = err
+			o.offer, o.err = offerTools(c.set, choice, true, c.sayNotOffered)
+			c.offers[key] = o
+		}
+		err := o.err
+		msg := ""
+		if err != nil {
+			msg = "tools: " + err.Error()
+			if te, ok := errors.AsType[*toolsErr](err); ok {
+				msg = "tools: " + te.err.Error()
+			}
+		} else {
+			for _, name := range k.Expect.Tools() {
+				if err = unknownTool(c.set, o.offer, name); err != nil {
+					msg = "expect: " + err.Error()
+					break
+				}
+			}
 		}
 		if err == nil {
 			continue
 		}
 		invalid++
 		kind := records.KindOf(records.InvalidRequest(err))
-		msg := "tools: " + err.Error()
-		if te, ok := errors.AsType[*toolsErr](err); ok {
-			msg = "tools: " + te.err.Error()
-		}
 		vp := validateProblem{File: k.Pos.File, Line: k.Pos.Line, Column: k.Pos.Col, ID: k.ID, Kind: string(kind), Message: msg}
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -54,6 +55,29 @@ type fileCount struct {
 type ToolList struct {
 	Tools []string
 	Pos   yamlpos.Pos
+	// Expected are the tools the expects of its cases name, each where a
+	// case first names it: a name that is no tool makes a check that
+	// can go only one way.
+	Expected []Named
+	named    map[string]bool
+}
+
+// Named is a tool an expect names: its case, and where.
+type Named struct {
+	Tool, Case string
+	Pos        yamlpos.Pos
+}
+
+// Tools are the names of the tools e checks, each once, sorted.
+func (e *Expect) Tools() []string {
+	names := slices.Concat(e.ToolsCalled, e.ToolsNotCalled)
+	if e.Sequence != nil {
+		for _, c := range e.Sequence.Calls {
+			names = append(names, c.Name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // Open reads the cases of the eval files at paths as one run. A file is
@@ -77,7 +101,7 @@ func Open(paths []string) (_ *Set, err error) {
 		}
 	}()
 	all := s.index(func(sc *spooled) string { return sc.ID })
-	seenTools := map[string]bool{}
+	seenTools := map[string]int{}
 	for i, path := range paths {
 		var fc fileCount
 		// A file's own mistakes come first, wherever they are in it; of
@@ -123,9 +147,17 @@ func Open(paths []string) (_ *Set, err error) {
 			if c.Tools != nil {
 				key = fmt.Sprintf("%q", c.Tools)
 			}
-			if !seenTools[key] {
-				seenTools[key] = true
-				s.tools = append(s.tools, ToolList{Tools: c.Tools, Pos: c.Pos})
+			li, ok := seenTools[key]
+			if !ok {
+				li = len(s.tools)
+				seenTools[key] = li
+				s.tools = append(s.tools, ToolList{Tools: c.Tools, Pos: c.Pos, named: map[string]bool{}})
+			}
+			for _, name := range c.Expect.Tools() {
+				if l := &s.tools[li]; !l.named[name] {
+					l.named[name] = true
+					l.Expected = append(l.Expected, Named{Tool: name, Case: c.ID, Pos: c.Pos})
+				}
 			}
 			s.n++
 			return s.add(c, i, local)
