@@ -409,7 +409,8 @@ The spans follow OpenTelemetry's GenAI semantic conventions, v1.41.0:
   execute_tool {tool}
        a tool call: gen_ai.tool.name, gen_ai.tool.call.id (the model's
        call id, or the request's id), error.type (the record's error
-       kind) when it failed
+       kind) when it failed, a call refused before it ran included
+       (denied, invalid_args)
   {method} {target}
        a request to an MCP server (tools/call add, mcp.method.name),
        which carries the trace in its params._meta (traceparent,

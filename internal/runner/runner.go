@@ -12,6 +12,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -283,7 +284,16 @@ func (r *ToolRunner) run(ctx context.Context, reqs iter.Seq[*request.Request], e
 			rec.ID = message.NewID()
 			rec.ArgsHash = s.argsHash
 			if ru.tr != nil {
-				// A request refused before it ran is under the run's span.
+				if rec.TraceID == "" && rec.Error != nil && rec.Error.Kind != message.KindAborted {
+					// A call refused before it ran (its tool unknown, its
+					// arguments invalid, the rules or a hook against it)
+					// has its execute_tool span too, ended at once with
+					// its error.type: a trace shows what was asked for.
+					_, span := ru.tr.Tool(ru.parent, rec.Name, cmp.Or(rec.CallID, rec.ParentID))
+					span.ToolDone(rec)
+					span.End()
+				}
+				// One that never started is under the run's span.
 				tracing.Stamp(ru.parent, rec)
 			}
 			if !readAll {

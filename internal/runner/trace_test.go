@@ -24,10 +24,10 @@ func attrs(s sdktrace.ReadOnlySpan) map[string]string {
 	return m
 }
 
-// TestRunTracesEachCall: traced, each call that runs is an execute_tool
-// span under the run's, with the tool's name and the call's id, and
-// error.type when it failed; each record carries the ids of its span (a
-// request refused before it ran, those of the run's). Content stays off
+// TestRunTracesEachCall: traced, each call is an execute_tool span under
+// the run's, with the tool's name and the call's id, and error.type when
+// it failed — one refused before it ran too, ended at once; each record
+// carries the ids of its span. Content stays off
 // the spans unless asked for, and a secret never reaches them.
 func TestRunTracesEachCall(t *testing.T) {
 	t.Parallel()
@@ -59,15 +59,15 @@ func TestRunTracesEachCall(t *testing.T) {
 		for _, s := range rec.Ended() {
 			spans[s.Name()] = s
 		}
-		if len(spans) != 3 {
-			t.Fatalf("spans %v, want the run's and two calls'", names(rec.Ended()))
+		if len(spans) != 4 {
+			t.Fatalf("spans %v, want the run's and three calls'", names(rec.Ended()))
 		}
 		run := spans["kesoku run"]
-		ok, bad := spans["execute_tool sum"], spans["execute_tool login"]
-		if run == nil || ok == nil || bad == nil {
+		ok, bad, unknown := spans["execute_tool sum"], spans["execute_tool login"], spans["execute_tool no_such_tool"]
+		if run == nil || ok == nil || bad == nil || unknown == nil {
 			t.Fatalf("spans %v", names(rec.Ended()))
 		}
-		for _, s := range []sdktrace.ReadOnlySpan{ok, bad} {
+		for _, s := range []sdktrace.ReadOnlySpan{ok, bad, unknown} {
 			if s.Parent().SpanID() != run.SpanContext().SpanID() {
 				t.Errorf("%s: not under the run's span", s.Name())
 			}
@@ -82,7 +82,10 @@ func TestRunTracesEachCall(t *testing.T) {
 		if got := attrs(bad)["error.type"]; got != "tool_error" {
 			t.Errorf("the failed call's error.type %q, want tool_error", got)
 		}
-		want := map[string]sdktrace.ReadOnlySpan{"ok": ok, "bad": bad, "unknown": run}
+		if got := attrs(unknown)["error.type"]; got != "unknown_tool" {
+			t.Errorf("the refused call's error.type %q, want unknown_tool", got)
+		}
+		want := map[string]sdktrace.ReadOnlySpan{"ok": ok, "bad": bad, "unknown": unknown}
 		for _, rc := range recs {
 			s := want[rc.ParentID]
 			if rc.TraceID != s.SpanContext().TraceID().String() || rc.SpanID != s.SpanContext().SpanID().String() {

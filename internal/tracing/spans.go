@@ -220,7 +220,7 @@ func (s *Span) Stamp(rec *message.Record) {
 
 // Stamp puts on rec the ids of the span ctx is in, when traces are on and
 // rec has none yet: a record made under a span of kesoku's (a request
-// refused before it ran, under its run's).
+// that never started, under its run's).
 func Stamp(ctx context.Context, rec *message.Record) {
 	if rec == nil || rec.TraceID != "" || From(ctx) == nil {
 		return
