@@ -11,6 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/kesoku/kesoku/internal/policy"
 	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
@@ -78,7 +79,8 @@ func (h *Hook) Matches(tool string) bool {
 	if h.matches(tool) {
 		return true
 	}
-	return strings.Contains(tool, "__") && (h.re != nil || h.names != nil) && h.matches("mcp__"+tool)
+	alias, isMCP := policy.ClaudeName(tool)
+	return isMCP && (h.re != nil || h.names != nil) && h.matches(alias)
 }
 
 func (h *Hook) matches(tool string) bool {

@@ -29,6 +29,18 @@ type Expect struct {
 	MaxTokens int64
 }
 
+// Tools are the names of the tools e checks, each once, sorted.
+func (e *Expect) Tools() []string {
+	names := slices.Concat(e.ToolsCalled, e.ToolsNotCalled)
+	if e.Sequence != nil {
+		for _, c := range e.Sequence.Calls {
+			names = append(names, c.Name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // The modes of a Sequence.
 const (
 	// Exact: the calls are exactly these, in this order.

@@ -9,7 +9,6 @@ import (
 	"iter"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -66,18 +65,6 @@ type ToolList struct {
 type Named struct {
 	Tool, Case string
 	Pos        yamlpos.Pos
-}
-
-// Tools are the names of the tools e checks, each once, sorted.
-func (e *Expect) Tools() []string {
-	names := slices.Concat(e.ToolsCalled, e.ToolsNotCalled)
-	if e.Sequence != nil {
-		for _, c := range e.Sequence.Calls {
-			names = append(names, c.Name)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }
 
 // Open reads the cases of the eval files at paths as one run. A file is

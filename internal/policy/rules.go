@@ -129,6 +129,17 @@ func (r *Rule) Matches(tool string, args map[string]any, dirs ...string) bool {
 // (mcp__SERVER__TOOL), which kesoku names SERVER__TOOL.
 const claudeMCP = "mcp__"
 
+// ClaudeName is Claude Code's name of tool (mcp__SERVER__TOOL) when tool
+// is an MCP server's (SERVER__TOOL), so that what was written for Claude
+// Code's settings — a rule, a hook's matcher — names the same tools here;
+// ok is false for a tool of no server.
+func ClaudeName(tool string) (name string, ok bool) {
+	if !strings.Contains(tool, "__") {
+		return "", false
+	}
+	return claudeMCP + tool, true
+}
+
 // matchesName reports whether the rule's glob matches tool: an MCP
 // server's tool by kesoku's name or by Claude Code's, so that a rule
 // copied from Claude Code's settings (mcp__fs__*) denies what it says
@@ -137,10 +148,11 @@ func (r *Rule) matchesName(tool string) bool {
 	if ok, _ := path.Match(r.tool, tool); ok {
 		return true
 	}
-	if !strings.HasPrefix(r.tool, claudeMCP) || !strings.Contains(tool, "__") {
+	alias, isMCP := ClaudeName(tool)
+	if !isMCP || !strings.HasPrefix(r.tool, claudeMCP) {
 		return false
 	}
-	ok, _ := path.Match(r.tool, claudeMCP+tool)
+	ok, _ := path.Match(r.tool, alias)
 	return ok
 }
 

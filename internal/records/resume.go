@@ -111,13 +111,6 @@ func oldPosition(p int64) uint64 {
 	return uint64(p)
 }
 
-// Add notes one record of the earlier run, in the order of the file. The
-// records of an id's request are those at the position of its first
-// record (or all of them, where records have no positions): among them,
-// a later finished record replaces an earlier one, and an aborted one
-// counts only while there is no finished one. A record of the id at
-// another position answered another request given that id (a duplicate),
-// and does not count.
 // CheckShard refuses a file that ends a shard other than shard of shards,
 // when the resumed run is sharded: its compaction would drop the records
 // of the other share. A run that is not sharded comes to every request,
@@ -126,6 +119,13 @@ func (f *Finished) CheckShard(path string, shard, shards int64) error {
 	return checkShard(f.ends, path, shard, shards)
 }
 
+// Add notes one record of the earlier run, in the order of the file. The
+// records of an id's request are those at the position of its first
+// record (or all of them, where records have no positions): among them,
+// a later finished record replaces an earlier one, and an aborted one
+// counts only while there is no finished one. A record of the id at
+// another position answered another request given that id (a duplicate),
+// and does not count.
 func (f *Finished) Add(h Head) {
 	f.records++
 	if h.Type != message.TypeToolResult {

@@ -22,7 +22,7 @@ func (ru *run) decide(s *slot) bool {
 	}
 	r, req := ru.r, s.req
 	c := &policy.Call{ID: req.ID, Name: req.Name, Args: req.Args, SessionID: r.sessionID(req), ArgsHash: s.argsHash,
-		Dirs: []string{r.opts.AWD, r.opts.Staging}}
+		Dirs: r.dirs}
 	d := p.Decide(ru.ctx, c)
 	if d.Verdict != policy.Allow && d.Verdict != policy.None && ru.cut(s.index) {
 		// Interrupted while it was decided (a person asked): not refused,

@@ -121,6 +121,9 @@ type ToolRunner struct {
 	// env is the model and the protected files, for kesoku's own tools;
 	// nil when there are neither.
 	env *toolset.Env
+	// dirs are where a relative path argument is read (the AWD, the
+	// staging directory), for the policy's rules: made once, not a call.
+	dirs []string
 }
 
 // Tools is what a ToolRunner needs of a set of tools: *toolset.Set is one.
@@ -143,7 +146,7 @@ func New(reg Tools, opts Options) *ToolRunner {
 			return out
 		}
 	}
-	r := &ToolRunner{reg: reg, opts: opts, pk: pk}
+	r := &ToolRunner{reg: reg, opts: opts, pk: pk, dirs: []string{opts.AWD, opts.Staging}}
 	if opts.Model != nil || len(opts.Protected) > 0 {
 		r.env = &toolset.Env{Model: opts.Model, Protected: opts.Protected}
 	}
