@@ -170,8 +170,15 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		if err := sink.Write(recs...); err != nil {
 			return err
 		}
-		// A case is on disk whole once written: a file that cannot take
-		// it stops the eval before it spends more.
+		if o.Jobs > 1 {
+			// The runs at once overlap the writing: the records reach
+			// the file within the writer's flush interval, in one write
+			// for many cases, and a file that cannot take them stops
+			// the eval at the next case written.
+			return nil
+		}
+		// A case is on disk whole before the next starts: a file that
+		// cannot take it stops the eval before it spends more.
 		return sink.Flush()
 	}
 	var earlier func(int64, string) (bool, bool)
@@ -357,73 +364,129 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	// budget).
 	base := e.RunnerOptions()
 	base.EndGrace = ir.EndGrace()
-	// jobs workers run the units, each unit's slot taken before it is
-	// handed over, so that one is free to take it: a worker's stack,
-	// grown by the SDK's deep calls, serves every run it takes, where a
-	// goroutine a run would grow a new one each time.
-	type work struct {
-		u   unit
-		seq int64
-	}
-	units := make(chan work)
+	// jobs workers each take the next run and run it, a slot taken
+	// before the run is: no goroutine hands the runs out, so that at
+	// --jobs 1 a run follows the one before with no wait on another
+	// goroutine, and a worker's stack, grown by the SDK's deep calls,
+	// serves every run it takes.
+	next := &dispatch{cases: o.Cases, shard: o.Shard, repeat: o.Repeat, earlier: earlier, failed: stop}
+	defer next.close()
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for w := range units {
+			for {
+				select {
+				case slots <- struct{}{}:
+				case <-runCtx.Done():
+					return
+				}
+				w, ok := next.take(runCtx)
+				if !ok {
+					<-slots
+					return
+				}
+				if w.earlier != nil {
+					out.finish(w.seq, *w.earlier)
+					continue
+				}
 				out.finish(w.seq, e.evalUnit(runCtx, model, o, w.u, base))
 			}
 		}()
 	}
-	position, seq := int64(0), int64(0)
-	var readErr error
-dispatch:
-	for c, err := range o.Cases {
-		if err != nil {
-			readErr = err
-			stop()
-			break
-		}
-		repeat := c.Repeat
-		if repeat == 0 {
-			repeat = max(o.Repeat, 1)
-		}
-		for r := 1; r <= repeat; r++ {
-			position++
-			if runCtx.Err() != nil {
-				break dispatch
-			}
-			if o.Shard.N > 0 && (position-1)%o.Shard.N != o.Shard.K-1 {
-				continue
-			}
-			// A run an earlier eval finished takes a slot too, so that
-			// those waiting behind a slow run stay within the window.
-			select {
-			case slots <- struct{}{}:
-			case <-runCtx.Done():
-				break dispatch
-			}
-			if earlier != nil {
-				if passed, ok := earlier(position, c.ID); ok {
-					report.Skipped++
-					out.finish(seq, result{earlier: true, run: eval.Run{Case: c.ID, Repeat: r, Passed: passed}})
-					seq++
-					continue
-				}
-			}
-			units <- work{unit{c: c, repeat: r, position: position}, seq}
-			seq++
-		}
-	}
-	close(units)
 	wg.Wait()
-	report.Total = position
+	report.Skipped, report.Total = next.skipped, next.position
 	report.Summary = runs.Summary()
 	if ctx.Err() != nil {
 		report.Interrupted = true
 	}
-	return report, cmp.Or(writeErr, readErr)
+	return report, cmp.Or(writeErr, next.err)
+}
+
+// dispatch hands out the runs of an eval's cases in case order, each
+// with its number in the order of writing; it is safe for concurrent use.
+type dispatch struct {
+	cases  iter.Seq2[EvalCase, error]
+	shard  request.Shard
+	repeat int
+	// failed is called once a case cannot be read: no run starts after.
+	failed  func()
+	earlier func(position int64, caseID string) (passed, ok bool)
+
+	mu      sync.Mutex
+	next    func() (EvalCase, error, bool)
+	release func()
+	// c is the case whose runs are being handed out, r the last run
+	// of it handed out, of its repeat.
+	c         EvalCase
+	r, runs   int
+	position  int64
+	seq       int64
+	skipped   int64
+	err       error
+	exhausted bool
+}
+
+// job is one run to make, or one an earlier eval made.
+type job struct {
+	u       unit
+	seq     int64
+	earlier *result
+}
+
+// take hands out the next run of this shard; false when there is none
+// (the cases ran out, one could not be read, or ctx is done).
+func (d *dispatch) take(ctx context.Context) (job, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.next == nil {
+		d.next, d.release = iter.Pull2(d.cases)
+	}
+	for !d.exhausted {
+		if ctx.Err() != nil {
+			return job{}, false
+		}
+		if d.r == d.runs {
+			c, err, ok := d.next()
+			if !ok || err != nil {
+				d.exhausted, d.err = true, err
+				if err != nil {
+					d.failed()
+				}
+				return job{}, false
+			}
+			d.c, d.r, d.runs = c, 0, c.Repeat
+			if d.runs == 0 {
+				d.runs = max(d.repeat, 1)
+			}
+			continue
+		}
+		d.r++
+		d.position++
+		if d.shard.N > 0 && (d.position-1)%d.shard.N != d.shard.K-1 {
+			continue
+		}
+		j := job{u: unit{c: d.c, repeat: d.r, position: d.position}, seq: d.seq}
+		d.seq++
+		if d.earlier != nil {
+			if passed, ok := d.earlier(d.position, d.c.ID); ok {
+				d.skipped++
+				j.earlier = &result{earlier: true, run: eval.Run{Case: d.c.ID, Repeat: d.r, Passed: passed}}
+			}
+		}
+		return j, true
+	}
+	return job{}, false
+}
+
+// close lets go of the cases.
+func (d *dispatch) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.release != nil {
+		d.release()
+	}
 }
 
 // evalUnit runs one case once, into memory, and judges it.
