@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -235,7 +236,13 @@ func toolsKey(tools []string) string {
 	if tools == nil {
 		return "\x00"
 	}
-	return fmt.Sprintf("%q", tools)
+	// Quoted, names cannot run into each other; made for every case, so
+	// without fmt's reflection.
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(strconv.Quote(t))
+	}
+	return b.String()
 }
 
 // evalSummary is --summary json's object.
