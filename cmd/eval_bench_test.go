@@ -25,6 +25,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/kesoku/kesoku/internal/app/apptest"
+	"github.com/kesoku/kesoku/internal/llm"
+	"github.com/kesoku/kesoku/internal/llm/gemini"
 	"github.com/kesoku/kesoku/internal/llm/llmtest"
 	"github.com/kesoku/kesoku/message"
 )
@@ -151,16 +153,8 @@ func sdkLoop(b *testing.B, client *genai.Client, goroutines int) {
 		go func() {
 			defer wg.Done()
 			for i := next.Add(1); i <= 1000; i = next.Add(1) {
-				text := ""
-				for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i)), nil) {
-					if err != nil {
-						errs <- err
-						return
-					}
-					text += chunk.Text()
-				}
-				if !strings.Contains(text, "Hi") {
-					errs <- fmt.Errorf("answer %q", text)
+				if err := askHi(ctx, client, i); err != nil {
+					errs <- err
 					return
 				}
 			}
@@ -171,6 +165,22 @@ func sdkLoop(b *testing.B, client *genai.Client, goroutines int) {
 	if err := <-errs; err != nil {
 		b.Fatal(err)
 	}
+}
+
+// askHi is one session of the loop: the i-th case's prompt, its answer
+// streamed and checked.
+func askHi(ctx context.Context, client *genai.Client, i int64) error {
+	text := ""
+	for chunk, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text(fmt.Sprintf("say hi, %d", i)), nil) {
+		if err != nil {
+			return err
+		}
+		text += chunk.Text()
+	}
+	if !strings.Contains(text, "Hi") {
+		return fmt.Errorf("answer %q", text)
+	}
+	return nil
 }
 
 // newSDKClient is the SDK client of the loop, against srv.
@@ -303,6 +313,82 @@ func BenchmarkEvalPaired(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEvalLayers says where an eval's time goes beyond the loop's,
+// a case an op, against the fake that answers at once: the SDK client
+// alone (sdk), the same client over kesoku's Transport (transport),
+// kesoku's Gemini provider (provider), a session with no tools and a
+// store that keeps nothing (session), and a whole eval at --jobs 1
+// (eval, its records written to a file), each layer the one before it
+// and more. cpu-µs/op is the process's CPU time, the fake's included.
+// Run with -benchtime 3000x or more, several times: on a shared machine
+// only the differences that stay from run to run say anything.
+func BenchmarkEvalLayers(b *testing.B) {
+	var conns atomic.Int64
+	srv := instantGemini(b, 0, &conns)
+	ctx := context.Background()
+	perCase := func(b *testing.B, f func(i int64) error) {
+		b.ReportAllocs()
+		cpu := cpuTime(b)
+		for i := range int64(b.N) {
+			if err := f(i + 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime(b)-cpu)/1e3/float64(b.N), "cpu-µs/op")
+	}
+	b.Run("sdk", func(b *testing.B) {
+		client := newSDKClient(b, srv)
+		perCase(b, func(i int64) error { return askHi(ctx, client, i) })
+	})
+	opts := llm.ClientOptions{Model: "gemini-2.5-flash", APIKey: benchKey, BaseURL: srv.URL}
+	b.Run("transport", func(b *testing.B) {
+		t := llm.NewTransport(gemini.Name, srv.URL, opts)
+		client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: benchKey, Backend: genai.BackendGeminiAPI, HTTPClient: t.Client(), HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		perCase(b, func(i int64) error { return askHi(ctx, client, i) })
+	})
+	p, err := gemini.New(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("provider", func(b *testing.B) {
+		perCase(b, func(i int64) error {
+			resp, err := p.Generate(ctx, &llm.Request{Messages: []llm.Message{{Role: message.RoleUser, Parts: []llm.Part{{Text: fmt.Sprintf("say hi, %d", i)}}}}}, nil)
+			if err == nil && !strings.Contains(llm.AnswerText(resp.Message), "Hi") {
+				err = fmt.Errorf("answer %+v", resp.Message)
+			}
+			return err
+		})
+	})
+	b.Run("session", func(b *testing.B) {
+		perCase(b, func(i int64) error {
+			s := llm.NewSession(llm.SessionOptions{Provider: p, Store: discardRecords{}})
+			answer, err := s.Send(ctx, fmt.Sprintf("say hi, %d", i))
+			if err == nil && !strings.Contains(answer, "Hi") {
+				err = fmt.Errorf("answer %q", answer)
+			}
+			return err
+		})
+	})
+	b.Run("eval", func(b *testing.B) {
+		b.Setenv("GEMINI_API_KEY", benchKey)
+		cases := writeCases(b, b.N)
+		out := filepath.Join(b.TempDir(), "out.jsonl")
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu := cpuTime(b)
+		evalOnce(b, srv, cases, out, 1)
+		b.ReportMetric(float64(cpuTime(b)-cpu)/1e3/float64(b.N), "cpu-µs/op")
+	})
+}
+
+// discardRecords is a transcript's store that keeps nothing.
+type discardRecords struct{}
+
+func (discardRecords) Append(context.Context, ...*message.Record) error { return nil }
 
 // median is the middle of xs (the mean of the two middle ones when even).
 func median(xs []float64) float64 {
