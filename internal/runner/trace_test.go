@@ -13,6 +13,7 @@ import (
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/internal/tracing"
+	"github.com/kesoku/kesoku/message"
 	"github.com/kesoku/kesoku/registry"
 )
 
@@ -102,6 +103,40 @@ func TestRunTracesEachCall(t *testing.T) {
 		}
 		if content && (strings.Contains(args, "hunter2") || !strings.Contains(args, "[redacted]")) {
 			t.Errorf("arguments on the span: %s, want the secret hidden", args)
+		}
+	}
+}
+
+// TestRunAbortedCallsHaveNoSpan: traced, a call an interrupt aborts
+// before it started has no execute_tool span, only the run's span on its
+// record: nothing of it ran for a span to measure.
+func TestRunAbortedCallsHaveNoSpan(t *testing.T) {
+	t.Parallel()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	tr := tracing.NewTracer(tp.Tracer("test"), false)
+	ctx, root := tr.Root(tracing.With(context.Background(), tr), "run")
+	ctx, cancel := context.WithCancel(ctx)
+	cancel()
+	r := New(testRegistry(t, nil), Options{Jobs: 2})
+	recs, err := r.RunAll(ctx, []*request.Request{
+		{ID: "a", Name: "sum", Args: map[string]any{"a": 1.0, "b": 2.0}},
+		{ID: "b", Name: "sum", Args: map[string]any{"a": 3.0, "b": 4.0}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root.End()
+	if ended := rec.Ended(); len(ended) != 1 || ended[0].Name() != "kesoku run" {
+		t.Fatalf("spans %v, want the run's alone", names(ended))
+	}
+	run := rec.Ended()[0].SpanContext()
+	for _, rc := range recs {
+		if rc.Status != message.StatusAborted {
+			t.Errorf("record of %s: status %s, want aborted", rc.ParentID, rc.Status)
+		}
+		if rc.TraceID != run.TraceID().String() || rc.SpanID != run.SpanID().String() {
+			t.Errorf("record of %s: trace %q span %q, want the run's", rc.ParentID, rc.TraceID, rc.SpanID)
 		}
 	}
 }
