@@ -369,8 +369,8 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	// --jobs 1 a run follows the one before with no wait on another
 	// goroutine, and a worker's stack, grown by the SDK's deep calls,
 	// serves every run it takes.
-	next := &dispatch{cases: o.Cases, shard: o.Shard, repeat: o.Repeat, earlier: earlier, failed: stop}
-	defer next.close()
+	queue := &dispatch{cases: o.Cases, shard: o.Shard, repeat: o.Repeat, earlier: earlier, failed: stop}
+	defer queue.close()
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
@@ -382,26 +382,29 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 				case <-runCtx.Done():
 					return
 				}
-				w, ok := next.take(runCtx)
+				j, ok := queue.take(runCtx)
 				if !ok {
 					<-slots
 					return
 				}
-				if w.earlier != nil {
-					out.finish(w.seq, *w.earlier)
+				if j.earlier != nil {
+					// A run an earlier eval finished takes its slot
+					// too, so that those waiting behind a slow run stay
+					// within the window.
+					out.finish(j.seq, *j.earlier)
 					continue
 				}
-				out.finish(w.seq, e.evalUnit(runCtx, model, o, w.u, base))
+				out.finish(j.seq, e.evalUnit(runCtx, model, o, j.u, base))
 			}
 		}()
 	}
 	wg.Wait()
-	report.Skipped, report.Total = next.skipped, next.position
+	report.Skipped, report.Total = queue.skipped, queue.position
 	report.Summary = runs.Summary()
 	if ctx.Err() != nil {
 		report.Interrupted = true
 	}
-	return report, cmp.Or(writeErr, next.err)
+	return report, cmp.Or(writeErr, queue.err)
 }
 
 // dispatch hands out the runs of an eval's cases in case order, each
