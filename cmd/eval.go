@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -120,6 +119,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		return usageErr(err)
 	}
 	defer cases.Close()
+	if o.cassette.File != "" {
+		if err := cases.Capitals(); err != nil {
+			return usageErrf("%w: their cassettes would be one file where file names ignore case (macOS, Windows)", err)
+		}
+	}
 	eopts, err := o.envOptions(cases.First())
 	if err != nil {
 		return err
@@ -172,7 +176,7 @@ func (o *evalOptions) envOptions(first string) (app.Options, error) {
 	return opts, nil
 }
 
-// offerings are the tools each list of the cases offers, by toolsKey.
+// offerings are the tools each list of the cases offers, by eval.ToolsKey.
 type offerings map[string]*offering
 
 // offers chooses every case's tools before anything is sent: a case that
@@ -189,7 +193,7 @@ func (o *evalOptions) offers(env *app.Env, cases *eval.Set) (offerings, error) {
 		if err != nil {
 			return nil, usageErrf("%s: %w", l.Pos, err)
 		}
-		offers[toolsKey(l.Tools)] = offer
+		offers[eval.ToolsKey(l.Tools)] = offer
 		for _, n := range l.Expected {
 			if err := unknownTool(env.Tools, offer, n.Tool); err != nil {
 				return nil, usageErrf("%s: case %q: expect: %w", n.Pos, n.Case, err)
@@ -205,7 +209,7 @@ func (offers offerings) cases(set *eval.Set) iter.Seq2[app.EvalCase, error] {
 		for c, err := range set.All() {
 			var ec app.EvalCase
 			if err == nil {
-				offer := offers[toolsKey(c.Tools)]
+				offer := offers[eval.ToolsKey(c.Tools)]
 				ec = app.EvalCase{Case: c, Specs: offer.Specs, Registry: offer.Registry}
 			}
 			if !yield(ec, err) {
@@ -228,21 +232,6 @@ func (o *evalOptions) close(result app.EvalReport, tally *llm.Tally) error {
 		return nil
 	}
 	return errFailures
-}
-
-// toolsKey names a case's list of tools; nil, the command's choice, is
-// a name no list has.
-func toolsKey(tools []string) string {
-	if tools == nil {
-		return "\x00"
-	}
-	// Quoted, names cannot run into each other; made for every case, so
-	// without fmt's reflection.
-	var b strings.Builder
-	for _, t := range tools {
-		b.WriteString(strconv.Quote(t))
-	}
-	return b.String()
 }
 
 // evalSummary is --summary json's object.

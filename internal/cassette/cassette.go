@@ -680,10 +680,11 @@ func (e *ReplayedError) Error() string { return e.Msg }
 // command that runs many sessions (an eval): one file each, named after
 // the case, so that a case replays its own traffic whatever order the
 // cases run in. A byte a file name may not hold is written %XX, so that
-// two ids never share a file. A name too long for a file system (255
-// bytes, reached by a long id, or a shorter one in another script) keeps
-// its beginning and ends with a hash of the whole id after a "~", which
-// no written id holds.
+// two ids never share a file (where file names ignore case, two that
+// differ only in capitals do: eval refuses those). A name too long for a
+// file system (255 bytes, reached by a long id, or a shorter one in
+// another script) keeps its beginning and ends with a hash of the whole
+// id after a "~", which no written id holds.
 func PathIn(dir, caseID string, repeat int) string {
 	var b strings.Builder
 	for i := 0; i < len(caseID); i++ {

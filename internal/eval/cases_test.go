@@ -374,3 +374,41 @@ func TestSetCounts(t *testing.T) {
 		t.Errorf("lists of tools %q, want %q", lists, want)
 	}
 }
+
+// TestSetCapitals: ids that differ only in ASCII capitals, in one file or
+// two, are told (a cassette's file name is the id, every other byte
+// written %XX); ids that differ otherwise, or in the case of letters a
+// file name writes as bytes, are not.
+func TestSetCapitals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{write("a.yaml", "- {id: Add, prompt: one}\n- {id: sub, prompt: two}\n- {id: ADD, prompt: three}\n")}, `a.yaml:3:4: case "ADD": its id differs only in capitals from the id of the case at ` + dir + `/a.yaml:1:4`},
+		{[]string{write("b.yaml", "- prompt: one\n"), write("c.jsonl", `{"id": "CASE_1", "prompt": "two"}`+"\n")}, `c.jsonl:1:2: case "CASE_1": its id differs only in capitals from the id of the case at ` + dir + `/b.yaml:1:3`},
+		{[]string{write("d.yaml", "- {id: add, prompt: one}\n- {id: added, prompt: two}\n")}, ""},
+		{[]string{write("e.yaml", "- {id: É, prompt: one}\n- {id: é, prompt: two}\n")}, ""},
+	} {
+		set, err := Open(tc.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if c := set.Capitals(); c != nil {
+			got = c.Error()
+		}
+		set.Close()
+		if !strings.HasSuffix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%v: %q, want %q", tc.files, got, tc.want)
+		}
+	}
+}

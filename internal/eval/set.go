@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -33,6 +34,9 @@ type Set struct {
 	tools []ToolList
 	// maxRepeat is the largest repeat a case gives.
 	maxRepeat int
+	// capitals is the first case whose id differs from an earlier one's
+	// only in capitals (nil for none).
+	capitals *CapitalsError
 
 	spool *os.File
 	name  string // the spool's name while Close is to remove it
@@ -88,6 +92,7 @@ func Open(paths []string) (_ *Set, err error) {
 		}
 	}()
 	all := s.index(func(sc *spooled) string { return sc.ID })
+	folded := s.index(func(sc *spooled) string { return foldASCII(sc.ID) })
 	seenTools := map[string]int{}
 	for i, path := range paths {
 		var fc fileCount
@@ -130,10 +135,16 @@ func Open(paths []string) (_ *Set, err error) {
 			if s.n == 0 {
 				s.first = c.ID
 			}
-			key := "\x00"
-			if c.Tools != nil {
-				key = fmt.Sprintf("%q", c.Tools)
+			if s.capitals == nil {
+				first, dup, err := folded.add(foldASCII(c.ID), c.Pos)
+				if err != nil {
+					return err
+				}
+				if dup {
+					s.capitals = &CapitalsError{ID: c.ID, Pos: c.Pos, First: first}
+				}
 			}
+			key := ToolsKey(c.Tools)
 			li, ok := seenTools[key]
 			if !ok {
 				li = len(s.tools)
@@ -162,6 +173,55 @@ func Open(paths []string) (_ *Set, err error) {
 	}
 	s.w = nil
 	return s, nil
+}
+
+// ToolsKey names a list of tools as a map key; nil, the command's choice,
+// is a name no list has.
+func ToolsKey(tools []string) string {
+	if tools == nil {
+		return "\x00"
+	}
+	// Quoted, names cannot run into each other; made for every case, so
+	// without fmt's reflection.
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(strconv.Quote(t))
+	}
+	return b.String()
+}
+
+// CapitalsError says that two cases' ids differ only in capitals, which
+// file names where case does not count (macOS's, Windows's) do not tell
+// apart: the cases would share a cassette there.
+type CapitalsError struct {
+	ID string
+	// Pos is the case's place, First the earlier case's.
+	Pos, First yamlpos.Pos
+}
+
+func (e *CapitalsError) Error() string {
+	return fmt.Sprintf("%s: case %q: its id differs only in capitals from the id of the case at %s", e.Pos, e.ID, e.First)
+}
+
+// Capitals is the first case whose id differs from an earlier case's
+// only in capitals, nil when no two do.
+func (s *Set) Capitals() *CapitalsError { return s.capitals }
+
+// foldASCII is id with its ASCII capitals made small: what a file name
+// made of it (every other byte written %XX) is where case does not count.
+func foldASCII(id string) string {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(id)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return id
 }
 
 // Len is how many cases the set has.
