@@ -173,8 +173,10 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		if o.Jobs > 1 {
 			// The runs at once overlap the writing: the records reach
 			// the file within the writer's flush interval, in one write
-			// for many cases, and a file that cannot take them stops
-			// the eval at the next case written.
+			// for many cases. A file that cannot take them is known
+			// once a flush fails, and stops the eval at the next case
+			// written: the runs of that interval (all of an eval that
+			// ends within it) are spent in vain.
 			return nil
 		}
 		// A case is on disk whole before the next starts: a file that
