@@ -226,22 +226,39 @@ func (s *Sink) Lines(out io.Writer, name string, toCase func(*message.Record) *j
 	}
 }
 
-// Close ends the sink: the progress stops, the report is written (an
-// interrupted command's holds what it recorded), the records' destination
-// is closed. err is the command's error so far, kept when there is one.
+// Close ends the sink: the progress stops, the records' destination is
+// closed, the report is written (an interrupted command's holds what it
+// recorded; when the records could not all be written, a failed testcase
+// named records says so). err is the command's error so far, kept when
+// there is one.
 func (s *Sink) Close(err error) error {
 	s.FinishProgress()
+	if s.out != nil {
+		cerr := s.out.Close()
+		if cerr != nil && err == nil {
+			err = cerr
+		}
+		if cerr != nil && s.report != nil {
+			// The report's testcases say what ran; the records file
+			// lacks some of it: a CI's report shows why, not only
+			// green tests beside a failed job.
+			s.report.Add(recordsCase(cerr))
+		}
+	}
 	if s.report != nil {
 		if cerr := s.report.Close(); cerr != nil && err == nil {
 			err = &ReportError{cerr}
 		}
 	}
-	if s.out != nil {
-		if cerr := s.out.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
 	return err
+}
+
+// recordsCase is the failed testcase of a records' destination that could
+// not take every record.
+func recordsCase(err error) *junit.Case {
+	return &junit.Case{Name: "records", Classname: "kesoku", Failures: []junit.Failure{{
+		Type: "records", Message: "the records could not all be written: " + err.Error(), Body: err.Error(),
+	}}}
 }
 
 // Abandon ends a sink whose command failed before its output meant

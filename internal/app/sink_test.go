@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -125,5 +126,38 @@ func TestSinkAbandon(t *testing.T) {
 	s.Abandon()
 	if _, err := os.Stat(report); !os.IsNotExist(err) {
 		t.Errorf("abandoned report written: %v", err)
+	}
+}
+
+// failingWriter takes nothing: a disk that is full.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestSinkReportSaysTheRecordsFailed: when the records could not all be
+// written, the report has a failed testcase that says so beside those of
+// what ran, and the command fails with the records' error.
+func TestSinkReportSaysTheRecordsFailed(t *testing.T) {
+	t.Parallel()
+	report := filepath.Join(t.TempDir(), "report.xml")
+	s, err := OpenSink(SinkOptions{Records: records.NewWriter(failingWriter{}), JUnit: report, Suite: "test",
+		Case: func(rec *message.Record) *junit.Case { return junit.RecordCase(rec, "test") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(toolResult("a", false)); err != nil {
+		t.Fatal(err) // buffered: the failure comes with the flush
+	}
+	if err := s.Close(nil); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("Close: %v, want the records' error", err)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	if !strings.Contains(got, `tests="2" failures="1"`) || !strings.Contains(got, `<testcase name="records" classname="kesoku">`) ||
+		!strings.Contains(got, `message="the records could not all be written: write records: no space left on device"`) {
+		t.Errorf("report (%d bytes):\n%s\nwant the call's testcase and a failed one of the records", len(got), got)
 	}
 }
