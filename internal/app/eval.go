@@ -166,21 +166,23 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		return EvalReport{}, err
 	}
 	defer sink.Abandon()
+	first := true
 	write := func(recs []*message.Record) error {
 		if err := sink.Write(recs...); err != nil {
 			return err
 		}
-		if o.Jobs > 1 {
+		if o.Jobs > 1 && !first {
 			// The runs at once overlap the writing: the records reach
 			// the file within the writer's flush interval, in one write
-			// for many cases. A file that cannot take them is known
-			// once a flush fails, and stops the eval at the next case
-			// written: the runs of that interval (all of an eval that
-			// ends within it) are spent in vain.
+			// for many cases. A file that fails later is known once a
+			// flush fails, and stops the eval at the next case written.
 			return nil
 		}
-		// A case is on disk whole before the next starts: a file that
-		// cannot take it stops the eval before it spends more.
+		// The first case is on disk before more runs start than the
+		// window holds, whatever --jobs: a file that takes nothing (a
+		// full disk) stops the eval there. With one job every case is,
+		// before the next starts: nothing is spent that is not kept.
+		first = false
 		return sink.Flush()
 	}
 	var earlier func(int64, string) (bool, bool)

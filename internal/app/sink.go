@@ -63,11 +63,12 @@ type SinkOptions struct {
 // Sink is where a command's records go as they are made: the records file
 // or standard output, the progress, the JUnit report. run, merge, diff,
 // mcp serve and batch collect hand their records to one. An eval hands it
-// each run's block at once (Write; with one job, then Flush: a case on
-// disk whole before the next starts), with Case making a testcase of each
-// verdict and a Progress that counts verdicts; a resumed eval's file is
-// Records, and End compacts it and makes the report again of every
-// verdict in it. The command's report is what says how it went.
+// each run's block at once (Write, then Flush for its first run and, with
+// one job, every run: a case on disk whole before the next starts), with
+// Case making a testcase of each verdict and a Progress that counts
+// verdicts; a resumed eval's file is Records, and End compacts it and
+// makes the report again of every verdict in it. The command's report is
+// what says how it went.
 type Sink struct {
 	out      RecordsOut
 	report   *junit.Report
