@@ -1,20 +1,16 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/kesoku/kesoku/internal/app/apptest"
 	"github.com/kesoku/kesoku/internal/eval"
@@ -47,28 +43,15 @@ func signalledEnv(t *testing.T, baseURL string, sig *apptest.Signals) (context.C
 // is interrupted while the request is in flight whatever the schedule.
 func interruptAt(t *testing.T, n int, sig *apptest.Signals, at int64, asked *atomic.Int64) *httptest.Server {
 	t.Helper()
-	target, err := url.Parse(sayHi(t, n).URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Read whole, so that the server sees the client give up.
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	return sayHiBehind(t, n, func(w http.ResponseWriter, r *http.Request, _ []byte, fake http.Handler) {
 		if asked.Add(1) == at {
 			sig.Send(t, os.Interrupt)
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(10 * time.Second):
-				t.Error("the interrupt never reached the request in flight")
-			}
+			// The client gives up on it once the interrupt reaches it.
+			<-r.Context().Done()
+			return
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		fake.ServeHTTP(w, r)
+	})
 }
 
 // hiCases are n cases that each say hi, every other one run twice.

@@ -134,6 +134,17 @@ func sayHi(t *testing.T, n int) *llmtest.Server {
 // before, and the request to the fake once before returns.
 func sayHiAfter(t *testing.T, n int, before func(body []byte)) *httptest.Server {
 	t.Helper()
+	return sayHiBehind(t, n, func(w http.ResponseWriter, r *http.Request, body []byte, fake http.Handler) {
+		before(body)
+		fake.ServeHTTP(w, r)
+	})
+}
+
+// sayHiBehind is sayHi behind a server that reads each request whole
+// (so that it sees a client give up) and hands it, with its body, to
+// serve, which may pass it on to the fake.
+func sayHiBehind(t *testing.T, n int, serve func(w http.ResponseWriter, r *http.Request, body []byte, fake http.Handler)) *httptest.Server {
+	t.Helper()
 	target, err := url.Parse(sayHi(t, n).URL)
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +153,7 @@ func sayHiAfter(t *testing.T, n int, before func(body []byte)) *httptest.Server 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		before(body)
-		proxy.ServeHTTP(w, r)
+		serve(w, r, body, proxy)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
