@@ -142,13 +142,7 @@ func TestIsCaseFile(t *testing.T) {
 func TestOpenNumbersTheRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		path := dir + "/" + name
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	a := write("a.yaml", "- prompt: one\n- prompt: two\n")
 	b := write("b.yaml", "- prompt: three\n- {id: mine, prompt: four}\n")
 	cases, err := readSet(t, a, b)
@@ -382,13 +376,7 @@ func TestSetCounts(t *testing.T) {
 func TestSetCapitals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	for _, tc := range []struct {
 		files []string
 		want  string
@@ -411,4 +399,14 @@ func TestSetCapitals(t *testing.T) {
 			t.Errorf("%v: %q, want %q", tc.files, got, tc.want)
 		}
 	}
+}
+
+// writeFile writes text to the file name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
