@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"io"
 
@@ -63,17 +64,18 @@ type SinkOptions struct {
 // Sink is where a command's records go as they are made: the records file
 // or standard output, the progress, the JUnit report. run, merge, diff,
 // mcp serve and batch collect hand their records to one. An eval hands it
-// each run's block at once (Write, then Flush for its first run and, with
-// one job, every run: a case on disk whole before the next starts), with
-// Case making a testcase of each verdict and a Progress that counts
-// verdicts; a resumed eval's file is Records, and End compacts it and
-// makes the report again of every verdict in it. The command's report is
-// what says how it went.
+// each run's block at once (Write, and Flush when it wants the block on
+// disk before it goes on), with Case making a testcase of each verdict
+// and a Progress that counts verdicts; a resumed eval's file is Records,
+// and End compacts it and makes the report again of every verdict in it.
+// The command's report is what says how it went.
 type Sink struct {
 	out      RecordsOut
 	report   *junit.Report
 	toCase   func(*message.Record) *junit.Case
 	progress Progress
+	// outErr is the first error of the records' destination.
+	outErr error
 }
 
 // ReportError is an error of the JUnit report: its file could not be
@@ -103,6 +105,7 @@ func (s *Sink) Write(recs ...*message.Record) error {
 	for _, rec := range recs {
 		if s.out != nil {
 			if err := s.out.Write(rec); err != nil {
+				s.outErr = cmp.Or(s.outErr, err)
 				return err
 			}
 		}
@@ -116,11 +119,13 @@ func (s *Sink) Write(recs ...*message.Record) error {
 	return nil
 }
 
-// Flush writes what the records' destination holds back, when it does:
-// an eval's case is on disk whole once written.
+// Flush writes what the records' destination holds back, when it does.
 func (s *Sink) Flush() error {
 	if f, ok := s.out.(interface{ Flush() error }); ok {
-		return f.Flush()
+		if err := f.Flush(); err != nil {
+			s.outErr = cmp.Or(s.outErr, err)
+			return err
+		}
 	}
 	return nil
 }
@@ -239,11 +244,12 @@ func (s *Sink) Close(err error) error {
 		if cerr != nil && err == nil {
 			err = cerr
 		}
-		if cerr != nil && s.report != nil {
+		if failed := cmp.Or(s.outErr, cerr); failed != nil && s.report != nil {
 			// The report's testcases say what ran; the records file
 			// lacks some of it: a CI's report shows why, not only
-			// green tests beside a failed job.
-			s.report.Add(recordsCase(cerr))
+			// green tests beside a failed job. (A report that cannot
+			// take it fails its Close below.)
+			s.report.Add(junit.RecordsCase(failed))
 		}
 	}
 	if s.report != nil {
@@ -252,14 +258,6 @@ func (s *Sink) Close(err error) error {
 		}
 	}
 	return err
-}
-
-// recordsCase is the failed testcase of a records' destination that could
-// not take every record.
-func recordsCase(err error) *junit.Case {
-	return &junit.Case{Name: "records", Classname: "kesoku", Failures: []junit.Failure{{
-		Type: "records", Message: "the records could not all be written: " + err.Error(), Body: err.Error(),
-	}}}
 }
 
 // Abandon ends a sink whose command failed before its output meant

@@ -161,3 +161,30 @@ func TestSinkReportSaysTheRecordsFailed(t *testing.T) {
 		t.Errorf("report (%d bytes):\n%s\nwant the call's testcase and a failed one of the records", len(got), got)
 	}
 }
+
+// TestSinkReportSaysARecordFailed: a record that could not be written
+// (its content no JSON) is in the report's records testcase too, though
+// the file itself took every line it was given.
+func TestSinkReportSaysARecordFailed(t *testing.T) {
+	t.Parallel()
+	report := filepath.Join(t.TempDir(), "report.xml")
+	var out bytes.Buffer
+	s, err := OpenSink(SinkOptions{Records: records.NewWriter(&out), JUnit: report, Suite: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := toolResult("a", false)
+	bad.Content = []byte("{not json")
+	bad.ID = "bad-record"
+	if err := s.Write(bad); err == nil {
+		t.Fatal("a record with content that is no JSON was written")
+	}
+	s.Close(nil)
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); !strings.Contains(got, `<testcase name="records" classname="kesoku">`) || !strings.Contains(got, "content") {
+		t.Errorf("report:\n%s\nwant a failed testcase of the records", got)
+	}
+}

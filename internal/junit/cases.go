@@ -123,3 +123,12 @@ func VerdictCase(rec *message.Record, classname string, repeats bool) *Case {
 	}
 	return c
 }
+
+// RecordsCase is the failed testcase of a records' destination that could
+// not take every record: the report's other testcases say what ran, and
+// this one that the records file lacks some of it.
+func RecordsCase(err error) *Case {
+	return &Case{Name: "records", Classname: "kesoku", Failures: []Failure{{
+		Type: "records", Message: "the records could not all be written: " + firstLine(err.Error()), Body: err.Error(),
+	}}}
+}
