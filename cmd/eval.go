@@ -114,15 +114,13 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	}
 	// Every case is read and checked before anything is sent, then read
 	// again as it runs: what is held is the cases under way.
-	cases, err := eval.Open(o.Files)
+	cases, err := eval.Open(o.Files, eval.OpenOptions{Capitals: o.cassette.File != ""})
 	if err != nil {
 		return usageErr(err)
 	}
 	defer cases.Close()
-	if o.cassette.File != "" {
-		if err := cases.Capitals(); err != nil {
-			return usageErrf("%w: their cassettes would be one file where file names ignore case (macOS, Windows)", err)
-		}
+	if c := cases.Capitals(); c != nil {
+		return usageErrf("%s: case %q: the case at %s has this id but for capitals: with --cassette their cassettes would be one file where file names ignore case (macOS, Windows)", c.Pos, c.ID, c.First)
 	}
 	eopts, err := o.envOptions(cases.First())
 	if err != nil {

@@ -338,7 +338,7 @@ func (c *caseChecker) together(names []string) {
 		return
 	}
 	var err error
-	if c.joint, err = eval.Open(files); err == nil {
+	if c.joint, err = eval.Open(files, eval.OpenOptions{}); err == nil {
 		c.next, c.stop = iter.Pull2(c.joint.All())
 		return
 	}
@@ -369,7 +369,7 @@ func (c *caseChecker) cases(name string) (iter.Seq2[*eval.Case, error], func(), 
 			}
 		}, func() {}, nil
 	}
-	alone, err := eval.Open([]string{name})
+	alone, err := eval.Open([]string{name}, eval.OpenOptions{})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -326,3 +326,29 @@ func TestPathInLongIDs(t *testing.T) {
 		t.Errorf("PathIn is not the same for the same id: %s", got)
 	}
 }
+
+// TestPathInFoldsAsEvalDoes: two cases' cassette names are the same but
+// for case exactly when their ids are the same but for ASCII capitals —
+// what eval checks the ids for, so that a cassette directory works
+// where file names ignore case (macOS, Windows).
+func TestPathInFoldsAsEvalDoes(t *testing.T) {
+	t.Parallel()
+	ids := []string{"add", "Add", "ADD", "a%4a", "a%4A", "É", "é", "Ã", "ã", "a.b", "A.B", "x-y_z", "X-Y_Z", "case_1", "CASE_1", "a b", "a%20b", "%", "%25"}
+	foldASCII := func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
+	for _, a := range ids {
+		for _, b := range ids {
+			names := strings.EqualFold(PathIn("d", a, 1), PathIn("d", b, 1))
+			if folded := foldASCII(a) == foldASCII(b); names != folded {
+				t.Errorf("%q and %q: names the same but for case %v, ids the same but for ASCII capitals %v", a, b, names, folded)
+			}
+		}
+	}
+}

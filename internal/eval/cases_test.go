@@ -188,7 +188,7 @@ func TestOpenNumbersTheRun(t *testing.T) {
 // readSet reads the cases of paths as an eval does: Open, then All.
 func readSet(t *testing.T, paths ...string) ([]*Case, error) {
 	t.Helper()
-	set, err := Open(paths)
+	set, err := Open(paths, OpenOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func TestSetHoldsNoCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		b = strings.Builder{}
-		set, err := Open([]string{path})
+		set, err := Open([]string{path}, OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +271,7 @@ func BenchmarkSet(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		set, err := Open([]string{path})
+		set, err := Open([]string{path}, OpenOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -330,7 +330,7 @@ func TestSetCounts(t *testing.T) {
 	if err := os.WriteFile(b, []byte(`{"prompt": "three", "tools": ["x"]}`+"\n"+`{"prompt": "four", "tools": ""}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	set, err := Open([]string{a, b})
+	set, err := Open([]string{a, b}, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,10 +369,9 @@ func TestSetCounts(t *testing.T) {
 	}
 }
 
-// TestSetCapitals: ids that differ only in ASCII capitals, in one file or
-// two, are told (a cassette's file name is the id, every other byte
-// written %XX); ids that differ otherwise, or in the case of letters a
-// file name writes as bytes, are not.
+// TestSetCapitals: asked, Open tells ids that differ only in ASCII
+// capitals, in one file or two; ids that differ otherwise, or in the case
+// of letters a cassette's file name writes as escaped bytes, it does not.
 func TestSetCapitals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -381,12 +380,12 @@ func TestSetCapitals(t *testing.T) {
 		files []string
 		want  string
 	}{
-		{[]string{write("a.yaml", "- {id: Add, prompt: one}\n- {id: sub, prompt: two}\n- {id: ADD, prompt: three}\n")}, `a.yaml:3:4: case "ADD": its id differs only in capitals from the id of the case at ` + dir + `/a.yaml:1:4`},
-		{[]string{write("b.yaml", "- prompt: one\n"), write("c.jsonl", `{"id": "CASE_1", "prompt": "two"}`+"\n")}, `c.jsonl:1:2: case "CASE_1": its id differs only in capitals from the id of the case at ` + dir + `/b.yaml:1:3`},
+		{[]string{write("a.yaml", "- {id: Add, prompt: one}\n- {id: sub, prompt: two}\n- {id: ADD, prompt: three}\n")}, `a.yaml:3:4: case "ADD": the case at ` + dir + `/a.yaml:1:4 has this id but for capitals`},
+		{[]string{write("b.yaml", "- prompt: one\n"), write("c.jsonl", `{"id": "CASE_1", "prompt": "two"}`+"\n")}, `c.jsonl:1:2: case "CASE_1": the case at ` + dir + `/b.yaml:1:3 has this id but for capitals`},
 		{[]string{write("d.yaml", "- {id: add, prompt: one}\n- {id: added, prompt: two}\n")}, ""},
 		{[]string{write("e.yaml", "- {id: É, prompt: one}\n- {id: é, prompt: two}\n")}, ""},
 	} {
-		set, err := Open(tc.files)
+		set, err := Open(tc.files, OpenOptions{Capitals: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,6 +397,15 @@ func TestSetCapitals(t *testing.T) {
 		if !strings.HasSuffix(got, tc.want) || (tc.want == "") != (got == "") {
 			t.Errorf("%v: %q, want %q", tc.files, got, tc.want)
 		}
+		// Not asked, Open keeps no index of folded ids, and tells none.
+		set, err = Open(tc.files, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := set.Capitals(); c != nil {
+			t.Errorf("%v, not asked: %v", tc.files, c)
+		}
+		set.Close()
 	}
 }
 

@@ -25,7 +25,8 @@ import (
 // the whole set is counted on the way: the cases and runs of each file,
 // the lists of tools the cases offer. While Open reads, the check of ids
 // keeps a hash of each id (8 bytes, and the spool offset of its case),
-// not the id; it is dropped when Open returns.
+// not the id, and as much again of each id folded when asked
+// (OpenOptions.Capitals); they are dropped when Open returns.
 type Set struct {
 	paths []string
 	files []fileCount
@@ -71,6 +72,14 @@ type Named struct {
 	Pos        yamlpos.Pos
 }
 
+// OpenOptions are what Open looks for beyond mistakes.
+type OpenOptions struct {
+	// Capitals notes the first case whose id differs from an earlier
+	// case's only in capitals (Set.Capitals): their cassettes would
+	// share a file where file names ignore case.
+	Capitals bool
+}
+
 // Open reads the cases of the eval files at paths as one run. A file is
 // YAML (.yaml, .yml), JSON (.json) or JSON Lines (.jsonl, .ndjson); a
 // YAML or JSON file holds one case, a list of them, or {cases: [...]}.
@@ -80,7 +89,7 @@ type Named struct {
 // id that two cases share, in one file or two, is a mistake at the
 // second. Nothing of the cases is held but the spool: the
 // caller closes the Set, which removes it.
-func Open(paths []string) (_ *Set, err error) {
+func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 	f, name, err := tempFile("kesoku-cases-*.jsonl")
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary file for the cases: %w", err)
@@ -92,7 +101,10 @@ func Open(paths []string) (_ *Set, err error) {
 		}
 	}()
 	all := s.index(func(sc *spooled) string { return sc.ID })
-	folded := s.index(func(sc *spooled) string { return foldASCII(sc.ID) })
+	var folded *hashedIDs
+	if o.Capitals {
+		folded = s.index(func(sc *spooled) string { return foldASCII(sc.ID) })
+	}
 	seenTools := map[string]int{}
 	for i, path := range paths {
 		var fc fileCount
@@ -135,7 +147,7 @@ func Open(paths []string) (_ *Set, err error) {
 			if s.n == 0 {
 				s.first = c.ID
 			}
-			if s.capitals == nil {
+			if folded != nil && s.capitals == nil {
 				first, dup, err := folded.add(foldASCII(c.ID), c.Pos)
 				if err != nil {
 					return err
@@ -200,15 +212,18 @@ type CapitalsError struct {
 }
 
 func (e *CapitalsError) Error() string {
-	return fmt.Sprintf("%s: case %q: its id differs only in capitals from the id of the case at %s", e.Pos, e.ID, e.First)
+	return fmt.Sprintf("%s: case %q: the case at %s has this id but for capitals", e.Pos, e.ID, e.First)
 }
 
 // Capitals is the first case whose id differs from an earlier case's
-// only in capitals, nil when no two do.
+// only in capitals, nil when no two do or Open was not asked to look.
 func (s *Set) Capitals() *CapitalsError { return s.capitals }
 
-// foldASCII is id with its ASCII capitals made small: what a file name
-// made of it (every other byte written %XX) is where case does not count.
+// foldASCII is id with its ASCII capitals made small: what a cassette's
+// file name made of it is where case does not count. Such a name keeps
+// ASCII letters as they are and writes any other byte it escapes as %XX
+// in capital hex, '%' itself included, so that only the id's own ASCII
+// letters can differ in case (cassette's TestPathInFoldsAsEvalDoes).
 func foldASCII(id string) string {
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c >= 'A' && c <= 'Z' {
