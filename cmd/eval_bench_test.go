@@ -320,7 +320,9 @@ func BenchmarkEvalPaired(b *testing.B) {
 // kesoku's Gemini provider (provider), a session with no tools and a
 // store that keeps nothing (session), and a whole eval at --jobs 1
 // (eval, its records written to a file), each layer the one before it
-// and more. cpu-µs/op is the process's CPU time, the fake's included.
+// and more. The eval row is one eval of b.N cases: its start (the cases
+// read and checked, the model built, a first connection) is spread over
+// them. cpu-µs/op is the process's CPU time, the fake's included.
 // Run with -benchtime 3000x or more, several times: on a shared machine
 // only the differences that stay from run to run say anything.
 func BenchmarkEvalLayers(b *testing.B) {

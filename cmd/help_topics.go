@@ -186,15 +186,15 @@ placed by its verdict's position, with the JUnit report the whole eval
 writes, and refuses parts as it refuses run's (kesoku help shards). Each
 shard resumes on its own, with --resume.
 
-CASSETTES
---cassette DIR keeps a cassette a run in DIR, named by the case's id and
-the repeat (add.1.jsonl), recorded or replayed as kesoku help cassettes
-says: a whole eval replays with no key. Ids that differ only in capitals
-(add, Add) are refused with --cassette: where file names ignore case
-(macOS, Windows) their cassettes would be one file.
-
 On a terminal a bar on standard error shows the runs done, passed and
 failed, the tokens spent and their cost; in a log (CI) a line every 10s.
+
+CASSETTES
+With --cassette DIR each run has its own cassette in DIR, named after its
+case's id and repeat (add.1.jsonl), recorded or replayed as kesoku help
+cassettes says: a whole eval replays with no key. Ids that differ only in
+capitals (add, Add) are refused with --cassette: where file names ignore
+case (macOS, Windows) their cassettes would be one file.
 `
 
 // configTopic is the rule of the config files.

@@ -315,8 +315,10 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	ir := e.WatchSignals(nil)
 	ctx, end := ir.Turn(ctx)
 	defer end()
-	// A records file that cannot be written stops the eval: no case
-	// starts, and no model request is paid for, that could not be kept.
+	// A records file that cannot be written stops the eval: once it is
+	// known (at once with one job; with more, at the first case or the
+	// flush that fails) no case starts, and no model request is paid
+	// for, that could not be kept.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	if o.Tally == nil {
@@ -373,7 +375,7 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	// --jobs 1 a run follows the one before with no wait on another
 	// goroutine, and a worker's stack, grown by the SDK's deep calls,
 	// serves every run it takes.
-	queue := &dispatch{cases: o.Cases, shard: o.Shard, repeat: o.Repeat, earlier: earlier, failed: stop}
+	queue := &runQueue{cases: o.Cases, shard: o.Shard, repeat: o.Repeat, earlier: earlier, failed: stop}
 	defer queue.close()
 	var wg sync.WaitGroup
 	for range jobs {
@@ -411,9 +413,9 @@ func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message
 	return report, cmp.Or(writeErr, queue.err)
 }
 
-// dispatch hands out the runs of an eval's cases in case order, each
+// runQueue hands out the runs of an eval's cases in case order, each
 // with its number in the order of writing; it is safe for concurrent use.
-type dispatch struct {
+type runQueue struct {
 	cases  iter.Seq2[EvalCase, error]
 	shard  request.Shard
 	repeat int
@@ -444,7 +446,7 @@ type job struct {
 
 // take hands out the next run of this shard; false when there is none
 // (the cases ran out, one could not be read, or ctx is done).
-func (d *dispatch) take(ctx context.Context) (job, bool) {
+func (d *runQueue) take(ctx context.Context) (job, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.next == nil {
@@ -488,7 +490,7 @@ func (d *dispatch) take(ctx context.Context) (job, bool) {
 }
 
 // close lets go of the cases.
-func (d *dispatch) close() {
+func (d *runQueue) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.release != nil {

@@ -170,8 +170,8 @@ func TestEvalInterruptedResumes(t *testing.T) {
 // TestEvalLetsGoOfTheCases: however the eval ends (every case run, a case
 // that cannot be read, a records file that cannot be written, an
 // interrupt, no case at all, every run an earlier eval's), the cases'
-// source is let go of, its goroutine not left blocked, and every run
-// taken is written or said why not.
+// source is let go of, its goroutine not left blocked, the runs written
+// are in order, and the eval says how it ended.
 func TestEvalLetsGoOfTheCases(t *testing.T) {
 	broken := errors.New("the cases' file went away")
 	full := errors.New("the disk is full")
