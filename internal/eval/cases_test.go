@@ -418,3 +418,50 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	}
 	return path
 }
+
+// TestSetKeepsTheFirstCases: the cases Open keeps (within keptCases and
+// keptBytes) and those read back from the spool come out of All as one
+// run, in order, each whole, whichever bound ends the kept ones.
+func TestSetKeepsTheFirstCases(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		n      int
+		prompt string
+	}{
+		{"many", keptCases + 300, "p"},
+		{"large", 400, strings.Repeat("long prompt ", 100)},
+	} {
+		var b strings.Builder
+		for i := range tc.n {
+			fmt.Fprintf(&b, `{"id": "c%d", "prompt": "%s %d", "expect": {"answer": {"regex": "^Hi %d$"}}}`+"\n", i+1, tc.prompt, i+1, i+1)
+		}
+		path := writeFile(t, dir, tc.name+".jsonl", b.String())
+		set, err := Open([]string{path}, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(set.kept) == 0 || len(set.kept) >= tc.n {
+			t.Errorf("%s: %d cases kept of %d, want some and not all", tc.name, len(set.kept), tc.n)
+		}
+		for round := range 2 {
+			i := 0
+			for c, err := range set.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				i++
+				want := fmt.Sprintf("%s %d", tc.prompt, i)
+				if c.ID != fmt.Sprintf("c%d", i) || c.Prompt != want || c.Pos.Line != i || c.Expect.Answer == nil || c.Expect.Answer.Regex == nil ||
+					!c.Expect.Answer.Regex.MatchString(fmt.Sprintf("Hi %d", i)) {
+					t.Fatalf("%s, round %d: case %d is %q at line %d (%+v)", tc.name, round, i, c.ID, c.Pos.Line, c.Expect.Answer)
+				}
+			}
+			if i != tc.n {
+				t.Errorf("%s, round %d: %d cases, want %d", tc.name, round, i, tc.n)
+			}
+		}
+		set.Close()
+	}
+}

@@ -20,8 +20,9 @@ import (
 // Set is the cases of an eval's files, read in two passes so that its
 // memory does not grow with the cases. Open reads every file once,
 // checking every case before anything runs, and writes each, checked,
-// to a spool (a temporary file, one line of JSON a case); All reads the
-// spool again a case at a time as the cases run. What the run needs of
+// to a spool (a temporary file, one line of JSON a case), keeping the
+// first ones as it read them (keptCases); All hands those out and reads
+// the spool again, a case at a time, for the rest as the cases run. What the run needs of
 // the whole set is counted on the way: the cases and runs of each file,
 // the lists of tools the cases offer. While Open reads, the check of ids
 // keeps a hash of each id (8 bytes, and the spool offset of its case),
@@ -38,6 +39,11 @@ type Set struct {
 	// capitals is the first case whose id differs from an earlier one's
 	// only in capitals (nil for none).
 	capitals *CapitalsError
+	// kept are the first cases as Open read them, while they fit in
+	// keptCases and keptBytes of spool; keptEnd is where the spool goes
+	// on after them.
+	kept    []*Case
+	keptEnd int64
 
 	spool *os.File
 	name  string // the spool's name while Close is to remove it
@@ -71,6 +77,15 @@ type Named struct {
 	Tool, Case string
 	Pos        yamlpos.Pos
 }
+
+// keptCases and keptBytes bound the cases a Set keeps as Open read them:
+// the first of the set, which All hands out without reading them back
+// from the spool — the whole of most datasets — while what the set holds
+// stays bounded however many cases follow.
+const (
+	keptCases = 1024
+	keptBytes = 256 << 10
+)
 
 // OpenOptions are what Open looks for beyond mistakes.
 type OpenOptions struct {
@@ -170,7 +185,13 @@ func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 				}
 			}
 			s.n++
-			return s.add(c, i, local)
+			if err := s.add(c, i, local); err != nil {
+				return err
+			}
+			if len(s.kept) == s.n-1 && len(s.kept) < keptCases && s.size <= keptBytes {
+				s.kept, s.keptEnd = append(s.kept, c), s.size
+			}
+			return nil
 		}
 		if err := r.read(); err != nil {
 			return nil, err
@@ -300,12 +321,18 @@ func (s *Set) Starts(repeat int) []FileStart {
 	return starts
 }
 
-// All reads the cases again, one at a time, in order; each is read when
-// the one before has been taken. It may be called again, and while other
-// calls go on.
+// All gives the cases in order: the ones Open kept as they are, then the
+// rest read again from the spool one at a time, each when the one before
+// has been taken. It may be called again, and while other calls go on;
+// the kept cases are the same each time, and no caller changes a case.
 func (s *Set) All() iter.Seq2[*Case, error] {
 	return func(yield func(*Case, error) bool) {
-		br := bufio.NewReaderSize(io.NewSectionReader(s.spool, 0, s.size), 64<<10)
+		for _, c := range s.kept {
+			if !yield(c, nil) {
+				return
+			}
+		}
+		br := bufio.NewReaderSize(io.NewSectionReader(s.spool, s.keptEnd, s.size-s.keptEnd), 64<<10)
 		var d jsontext.Decoder
 		for {
 			line, err := br.ReadBytes('\n')
