@@ -114,9 +114,10 @@ request files are: one case, a list of cases, or {cases: [...]}; in JSON
 Lines, one case per line. A mistake is an error at its file:line:column,
 and an unknown key gets "did you mean"; kesoku validate checks eval files,
 each case's tools too, and sends nothing. eval checks every case before it
-sends anything, then reads the cases again as they run, a few at a time:
-a dataset of any size (a YAML or JSON file is at most 16 MiB, a JSON Lines
-file has no bound) runs in the memory of the cases under way. A case:
+sends anything, keeps the first thousand or so as it read them, and reads
+the rest again as they run, a few at a time: a dataset of any size (a YAML
+or JSON file is at most 16 MiB, a JSON Lines file has no bound) runs in
+the memory of those and the cases under way. A case:
 
   - id: add                  # default case_N, N its place in the run
     prompt: What is 12345 + 67890? Use the tool.
