@@ -318,17 +318,28 @@ func (s *server) startProgram() (mcp.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// kesoku's own pipe, not StdoutPipe: Wait closes that as the program
+	// exits, and what the program wrote last and is still in the pipe
+	// (its answers before it crashed) would be lost to the reader.
+	out, childOut, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
+	cmd.Stdout = childOut
+	stdout := &onceFile{File: out}
 	s.stderr = &tailBuffer{max: stderrTail}
 	var errOut io.Writer = s.stderr
 	if s.set.opts.Note != nil {
 		errOut = io.MultiWriter(s.stderr, &lineWriter{prefix: "mcp server " + d.name + ": ", emit: s.set.opts.Note})
 	}
 	cmd.Stderr = errOut
-	if err := s.set.procs.start(cmd, false); err != nil {
+	err = s.set.procs.start(cmd, false)
+	// The program's end is the program's alone: the output ends when it
+	// (and whatever it left holding the pipe) is gone.
+	childOut.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, err
 	}
 	note := func(string) {}
@@ -346,6 +357,14 @@ func (s *server) startProgram() (mcp.Transport, error) {
 		s.exitErr, s.exitedFirst = err, first
 		s.mu.Unlock()
 		close(s.exited)
+		// What it wrote before it exited is read to the end; a child it
+		// left holding its output ends the output after a moment, so
+		// that no call waits on a server that is gone.
+		select {
+		case <-conn.outputRead():
+		case <-time.After(time.Second):
+			stdout.Close()
+		}
 	}()
 	conn.start()
 	return stdioTransport{s.conn}, nil

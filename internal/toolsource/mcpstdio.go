@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,7 +49,9 @@ type stdioConn struct {
 	// calls are the methods of the calls sent and not yet answered.
 	calls map[jsonrpc.ID]string
 
-	incoming  chan jsonrpc.Message
+	incoming chan jsonrpc.Message
+	// read is closed once the reads have ended.
+	read      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
 	// ended says why kesoku ended the connection, "" when it did not.
@@ -69,7 +72,7 @@ type stdioConn struct {
 func newStdioConn(stdout io.ReadCloser, stdin io.WriteCloser, max int, list *toolList, skipped func(string)) *stdioConn {
 	c := &stdioConn{
 		r: bufio.NewReaderSize(stdout, 64<<10), closer: stdout, w: stdin, max: max, list: list, skipped: skipped,
-		calls: map[jsonrpc.ID]string{}, incoming: make(chan jsonrpc.Message), done: make(chan struct{}),
+		calls: map[jsonrpc.ID]string{}, incoming: make(chan jsonrpc.Message), read: make(chan struct{}), done: make(chan struct{}),
 	}
 	return c
 }
@@ -185,6 +188,7 @@ func (c *stdioConn) deliver(msg jsonrpc.Message) bool {
 }
 
 func (c *stdioConn) readLoop() {
+	defer close(c.read)
 	defer close(c.incoming)
 	for {
 		line, head, err := c.readLine()
@@ -220,6 +224,10 @@ func (c *stdioConn) readLoop() {
 // breaks the pipe kesoku writes its first request to, and the SDK closes
 // the connection before its exit is seen.
 func (c *stdioConn) wentAway() bool { return c.outputEnded.Load() || c.inputBroken.Load() }
+
+// outputRead is closed once the server's output has been read to its end
+// (or the reads stopped).
+func (c *stdioConn) outputRead() <-chan struct{} { return c.read }
 
 // closedByKesoku reports whether kesoku has closed the connection.
 func (c *stdioConn) closedByKesoku() bool { return c.closed.Load() }
@@ -347,4 +355,17 @@ func cut(b []byte, n int) []byte {
 		return b[:n]
 	}
 	return b
+}
+
+// onceFile is a file that its first Close closes: the connection and the
+// watch on the program's exit both close the server's output.
+type onceFile struct {
+	*os.File
+	once sync.Once
+	err  error
+}
+
+func (f *onceFile) Close() error {
+	f.once.Do(func() { f.err = f.File.Close() })
+	return f.err
 }
