@@ -446,42 +446,42 @@ type job struct {
 
 // take hands out the next run of this shard; false when there is none
 // (the cases ran out, one could not be read, or ctx is done).
-func (d *runQueue) take(ctx context.Context) (job, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.next == nil {
-		d.next, d.release = iter.Pull2(d.cases)
+func (q *runQueue) take(ctx context.Context) (job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.next == nil {
+		q.next, q.release = iter.Pull2(q.cases)
 	}
-	for !d.exhausted {
+	for !q.exhausted {
 		if ctx.Err() != nil {
 			return job{}, false
 		}
-		if d.r == d.runs {
-			c, err, ok := d.next()
+		if q.r == q.runs {
+			c, err, ok := q.next()
 			if !ok || err != nil {
-				d.exhausted, d.err = true, err
+				q.exhausted, q.err = true, err
 				if err != nil {
-					d.failed()
+					q.failed()
 				}
 				return job{}, false
 			}
-			d.c, d.r, d.runs = c, 0, c.Repeat
-			if d.runs == 0 {
-				d.runs = max(d.repeat, 1)
+			q.c, q.r, q.runs = c, 0, c.Repeat
+			if q.runs == 0 {
+				q.runs = max(q.repeat, 1)
 			}
 			continue
 		}
-		d.r++
-		d.position++
-		if d.shard.N > 0 && (d.position-1)%d.shard.N != d.shard.K-1 {
+		q.r++
+		q.position++
+		if q.shard.N > 0 && (q.position-1)%q.shard.N != q.shard.K-1 {
 			continue
 		}
-		j := job{u: unit{c: d.c, repeat: d.r, position: d.position}, seq: d.seq}
-		d.seq++
-		if d.earlier != nil {
-			if passed, ok := d.earlier(d.position, d.c.ID); ok {
-				d.skipped++
-				j.earlier = &result{earlier: true, run: eval.Run{Case: d.c.ID, Repeat: d.r, Passed: passed}}
+		j := job{u: unit{c: q.c, repeat: q.r, position: q.position}, seq: q.seq}
+		q.seq++
+		if q.earlier != nil {
+			if passed, ok := q.earlier(q.position, q.c.ID); ok {
+				q.skipped++
+				j.earlier = &result{earlier: true, run: eval.Run{Case: q.c.ID, Repeat: q.r, Passed: passed}}
 			}
 		}
 		return j, true
@@ -490,11 +490,11 @@ func (d *runQueue) take(ctx context.Context) (job, bool) {
 }
 
 // close lets go of the cases.
-func (d *runQueue) close() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.release != nil {
-		d.release()
+func (q *runQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.release != nil {
+		q.release()
 	}
 }
 

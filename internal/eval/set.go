@@ -22,12 +22,12 @@ import (
 // checking every case before anything runs, and writes each, checked,
 // to a spool (a temporary file, one line of JSON a case), keeping the
 // first ones as it read them (keptCases); All hands those out and reads
-// the spool again, a case at a time, for the rest as the cases run. What the run needs of
-// the whole set is counted on the way: the cases and runs of each file,
-// the lists of tools the cases offer. While Open reads, the check of ids
-// keeps a hash of each id (8 bytes, and the spool offset of its case),
-// not the id, and as much again of each id folded when asked
-// (OpenOptions.Capitals); they are dropped when Open returns.
+// the rest again from the spool, a case at a time, as the cases run.
+// What the run needs of the whole set is counted on the way: the cases
+// and runs of each file, the lists of tools the cases offer. While Open
+// reads, the check of ids keeps a hash of each id (8 bytes, and the spool
+// offset of its case), not the id, and as much again of each id folded
+// when asked (OpenOptions.Capitals); they are dropped when Open returns.
 type Set struct {
 	paths []string
 	files []fileCount
@@ -102,8 +102,8 @@ type OpenOptions struct {
 // file's own come before an id that a case of an earlier file has too.
 // A case without an id is case_N, N its place in the whole run, and an
 // id that two cases share, in one file or two, is a mistake at the
-// second. Nothing of the cases is held but the spool: the
-// caller closes the Set, which removes it.
+// second. Nothing of the cases is held but the spool and the first few
+// (keptCases): the caller closes the Set, which removes the spool.
 func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 	f, name, err := tempFile("kesoku-cases-*.jsonl")
 	if err != nil {
