@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -91,7 +92,7 @@ func (r *reader) read() error {
 		return fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
 	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		if err := r.checkJSON(data, 0); err != nil {
+		if err := r.checkJSON(data); err != nil {
 			return err
 		}
 	}
@@ -117,12 +118,14 @@ func (r *reader) lines(in io.Reader) error {
 	sc.Buffer(nil, MaxLineSize)
 	for sc.Scan() {
 		r.line++
-		line := bytes.TrimSpace(sc.Bytes())
+		raw := sc.Bytes()
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
 			continue
 		}
+		r.indent = len(raw) - len(bytes.TrimLeftFunc(raw, unicode.IsSpace))
 		if line[0] != '{' {
-			return r.errAt(nil, "a line of a JSON Lines eval is one case, an object")
+			return &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: r.indent + 1}, Msg: "a line of a JSON Lines eval is one case, an object"}
 		}
 		if c, ok := r.fast(line); ok {
 			if err := r.name(c, c.ID == ""); err != nil {
@@ -134,8 +137,7 @@ func (r *reader) lines(in io.Reader) error {
 			r.n++
 			continue
 		}
-		raw := sc.Bytes()
-		if err := r.checkJSON(line, len(raw)-len(bytes.TrimLeft(raw, " \t\r\n\v\f"))); err != nil {
+		if err := r.checkJSON(line); err != nil {
 			return err
 		}
 		docs, err := r.parse(line)
@@ -161,8 +163,8 @@ func (r *reader) lines(in io.Reader) error {
 type reader struct {
 	file string
 	// line is the line of a JSON Lines file being read: positions in it
-	// are on that line. 0 for a whole document.
-	line int
+	// are on that line, indent bytes on. 0 for a whole document.
+	line, indent int
 	// n is how many cases the file gave so far.
 	n int
 	// ids are the ids of the file's cases so far, an unnamed one's its
@@ -180,9 +182,18 @@ type reader struct {
 }
 
 func (r *reader) pos(n ast.Node) yamlpos.Pos {
-	p := yamlpos.Of(r.file, n)
+	return r.onLine(yamlpos.Of(r.file, n))
+}
+
+// onLine is p, a place in the text parsed, a place in the file: in a
+// JSON Lines file, on the line being read, as far on as the line is
+// indented.
+func (r *reader) onLine(p yamlpos.Pos) yamlpos.Pos {
 	if r.line > 0 {
 		p.Line = r.line
+		if p.Col > 0 {
+			p.Col += r.indent
+		}
 	}
 	return p
 }
@@ -201,21 +212,16 @@ func (r *reader) parse(data []byte) ([]*ast.DocumentNode, error) {
 	}
 	var ye *yamlpos.Error
 	if errors.As(err, &ye) {
-		p := yamlpos.At(r.file, ye.Token)
-		if r.line > 0 {
-			p.Line = r.line
-		}
-		return nil, &yamlpos.NodeError{Pos: p, Msg: ye.Error()}
+		return nil, &yamlpos.NodeError{Pos: r.onLine(yamlpos.At(r.file, ye.Token)), Msg: ye.Error()}
 	}
 	return nil, err
 }
 
-// checkJSON refuses data, a JSON file or a line of JSON Lines (indented
-// by indent bytes), that is not one JSON value: the YAML parser that
-// reads it next would take what JSON does not (a trailing comma, a
-// comment, unquoted keys), and word a mistake as YAML's. The words are
-// those of the request files'.
-func (r *reader) checkJSON(data []byte, indent int) error {
+// checkJSON refuses data, a JSON file or a line of JSON Lines, that is
+// not one JSON value: the YAML parser that reads it next would take what
+// JSON does not (a trailing comma, a comment, unquoted keys), and word a
+// mistake as YAML's. The words are those of the request files'.
+func (r *reader) checkJSON(data []byte) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	err := d.SkipValue()
 	off, msg := int64(len(data)), "unexpected end of JSON input"
@@ -245,11 +251,8 @@ func (r *reader) checkJSON(data []byte, indent int) error {
 		return err
 	}
 	off = min(max(off, 0), int64(len(data)))
-	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: indent + 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
-	if r.line > 0 {
-		p.Line = r.line
-	}
-	return &yamlpos.NodeError{Pos: p, Msg: "invalid JSON: " + msg}
+	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
+	return &yamlpos.NodeError{Pos: r.onLine(p), Msg: "invalid JSON: " + msg}
 }
 
 // done checks what the file held as a whole.
@@ -609,8 +612,8 @@ func (r *reader) count(n ast.Node, what string, lo, hi int) (int, error) {
 func (r *reader) json(n ast.Node) (json.RawMessage, error) {
 	b, err := yamlpos.JSON(r.file, n)
 	var ne *yamlpos.NodeError
-	if errors.As(err, &ne) && r.line > 0 {
-		ne.Pos.Line = r.line
+	if errors.As(err, &ne) {
+		ne.Pos = r.onLine(ne.Pos)
 	}
 	return b, err
 }

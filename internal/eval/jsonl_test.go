@@ -171,3 +171,32 @@ func TestFastReadsEachLineAfresh(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLinesPlaces: a case of JSON Lines, and each mistake in it, is
+// placed where it is on its line, however the line is indented.
+func TestJSONLinesPlaces(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, want string }{
+		{"  {\"prompt\": \"a\"}\n", "e.jsonl:1:4"},
+		{"{\"prompt\": \"a\"}\n\t {\"prompt\": \"b\"}\n", "e.jsonl:2:4"},
+		{"  {\"prompt\": \"a\", \"expct\": 1}\n", `e.jsonl:1:19: case 1: unknown key "expct"`},
+		{"  {\"prompt\": \"a\", \"max_turns\": 0}\n", `e.jsonl:1:32: case 1: max_turns: want a whole number`},
+		{"  {\"prompt\": \"a\"}\n  {\"prompt\": \"b\", \"id\": \"case_1\"}\n", `e.jsonl:2:4: case "case_1": the id of another case too (first at line 1)`},
+		{"  {\"prompt\": \"a\", \"id\": [1, 2,\n", `e.jsonl:1:31: invalid JSON: unexpected end`},
+		{"  [1]\n", `e.jsonl:1:3: a line of a JSON Lines eval is one case, an object`},
+	} {
+		got := ""
+		cases, err := readCases(t, "e.jsonl", tc.text)
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = cases[len(cases)-1].Pos.String()
+		}
+		if _, after, ok := strings.Cut(got, "/e.jsonl"); ok {
+			got = "e.jsonl" + after
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q: %s, want %s…", tc.text, got, tc.want)
+		}
+	}
+}
