@@ -140,7 +140,10 @@ func (r *reader) lines(in io.Reader) error {
 		if err := r.checkJSON(line); err != nil {
 			return err
 		}
-		docs, err := r.parse(line)
+		// JSON, the line holds a carriage return only as space between
+		// values: the YAML parser would end a line there, and place
+		// what follows on the next.
+		docs, err := r.parse(bytes.ReplaceAll(line, []byte{'\r'}, []byte{' '}))
 		if err != nil {
 			return err
 		}

@@ -173,7 +173,9 @@ func TestFastReadsEachLineAfresh(t *testing.T) {
 }
 
 // TestJSONLinesPlaces: a case of JSON Lines, and each mistake in it, is
-// placed where it is on its line, however the line is indented.
+// placed where it is on its line, however the line is indented, and
+// whatever space is inside it (the YAML reader takes a carriage return
+// for a line's end).
 func TestJSONLinesPlaces(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ text, want string }{
@@ -183,6 +185,8 @@ func TestJSONLinesPlaces(t *testing.T) {
 		{"  {\"prompt\": \"a\", \"max_turns\": 0}\n", `e.jsonl:1:32: case 1: max_turns: want a whole number`},
 		{"  {\"prompt\": \"a\"}\n  {\"prompt\": \"b\", \"id\": \"case_1\"}\n", `e.jsonl:2:4: case "case_1": the id of another case too (first at line 1)`},
 		{"  {\"prompt\": \"a\", \"id\": [1, 2,\n", `e.jsonl:1:31: invalid JSON: unexpected end`},
+		{"{\"prompt\": \"a\",\r \"expct\": 1}\n", `e.jsonl:1:18: case 1: unknown key "expct"`},
+		{"{\"prompt\": \"a\",\r\"id\": \"x\",\r\"max_turns\": 0}\n", `e.jsonl:1:41: case "x": max_turns: want a whole number`},
 		{"  [1]\n", `e.jsonl:1:3: a line of a JSON Lines eval is one case, an object`},
 	} {
 		got := ""
