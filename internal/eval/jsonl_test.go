@@ -59,18 +59,6 @@ func TestFastReadsAsYAML(t *testing.T) {
 	}
 }
 
-func FuzzFastReadsAsYAML(f *testing.F) {
-	for _, line := range fastLines {
-		f.Add(line)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		if strings.ContainsAny(line, "\n\r") || !strings.HasPrefix(line, "{") || len(line) > 4096 {
-			return
-		}
-		sameAsYAML(t, line)
-	})
-}
-
 // sameAsYAML checks that what fast takes of line, the YAML reader reads
 // as the same case at the same place; it says whether fast took it.
 func sameAsYAML(t *testing.T, line string) bool {
