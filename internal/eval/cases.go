@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/jsonschema"
@@ -291,7 +292,13 @@ func (r *reader) document(n ast.Node) error {
 }
 
 func (r *reader) list(seq *ast.SequenceNode) error {
-	for _, item := range seq.Values {
+	for i, item := range seq.Values {
+		if tk := item.GetToken(); tk != nil && tk.Type == token.ImplicitNullType && tk.Position != nil && i < len(seq.Entries) {
+			// goccy/go-yaml places an empty item at its dash, or one
+			// column further when it is the list's last: just after
+			// the "- ", as request files place it.
+			tk.Position.Column = seq.Entries[i].Start.Position.Column + 2
+		}
 		if err := r.oneCase(item); err != nil {
 			return err
 		}

@@ -471,3 +471,21 @@ func TestSetKeepsTheFirstCases(t *testing.T) {
 		set.Close()
 	}
 }
+
+// TestEmptyItemPlaced: an empty item of a list of cases is placed just
+// after its "- ", as request files place one, whether it is the list's
+// last or not.
+func TestEmptyItemPlaced(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"-\n- prompt: a\n":          "e.yaml:1:3: case 1: want a mapping, not nothing",
+		"- \n- prompt: a\n":         "e.yaml:1:3: case 1: want a mapping, not nothing",
+		"- prompt: a\n-\n":          "e.yaml:2:3: case 2: want a mapping, not nothing",
+		"cases:\n  -  # c\n  - x\n": "e.yaml:2:5: case 1: want a mapping, not nothing",
+	} {
+		_, err := readCases(t, "e.yaml", text)
+		if err == nil || !strings.HasSuffix(err.Error(), "/"+want) {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
+}
