@@ -96,6 +96,7 @@ func (r *reader) read() error {
 		if err := r.checkJSON(data); err != nil {
 			return err
 		}
+		crAsSpace(data)
 	}
 	docs, err := r.parse(data)
 	if err != nil {
@@ -141,10 +142,8 @@ func (r *reader) lines(in io.Reader) error {
 		if err := r.checkJSON(line); err != nil {
 			return err
 		}
-		// JSON, the line holds a carriage return only as space between
-		// values: the YAML parser would end a line there, and place
-		// what follows on the next.
-		docs, err := r.parse(bytes.ReplaceAll(line, []byte{'\r'}, []byte{' '}))
+		crAsSpace(line)
+		docs, err := r.parse(line)
 		if err != nil {
 			return err
 		}
@@ -257,6 +256,17 @@ func (r *reader) checkJSON(data []byte) error {
 	off = min(max(off, 0), int64(len(data)))
 	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
 	return &yamlpos.NodeError{Pos: r.onLine(p), Msg: "invalid JSON: " + msg}
+}
+
+// crAsSpace makes each carriage return of data, checked JSON, a space:
+// JSON holds one only as space between values, and ends no line there,
+// where the YAML parser that reads data next would end one.
+func crAsSpace(data []byte) {
+	for i, c := range data {
+		if c == '\r' {
+			data[i] = ' '
+		}
+	}
 }
 
 // done checks what the file held as a whole.

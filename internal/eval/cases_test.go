@@ -75,6 +75,11 @@ var mistakes = []struct{ name, text, err string }{
 	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\",}\n", `e.jsonl:2:15: invalid JSON: invalid character ',' at start of value`},
 	{"e.jsonl", "{prompt: a}\n", `e.jsonl:1:2: invalid JSON: invalid character 'p' at start of value`},
 	{"e.jsonl", "  {\"prompt\": \"a\", \"prompt\": \"b\"}\n", `e.jsonl:1:19: invalid JSON: duplicate key "prompt" in an object`},
+	// A carriage return ends no line of JSON: it is space, as in request
+	// files; in YAML it ends a line.
+	{"e.json", "{\"prompt\": \"a\",\r\"expct\": 1}", `e.json:1:17: case 1: unknown key "expct"`},
+	{"e.json", "[{\"prompt\": \"a\"},\r\n {\"prompt\": \"b\", \"expct\": 1}]", `e.json:2:18: case 2: unknown key "expct"`},
+	{"e.yaml", "prompt: a\rexpct: 1\n", `e.yaml:2:1: case 1: unknown key "expct"`},
 }
 
 func TestReadFileMistakes(t *testing.T) {

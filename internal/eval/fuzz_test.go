@@ -223,9 +223,13 @@ func checkPlace(t *testing.T, err error, path string, data []byte) {
 // checkPos fails t unless p is a line and column of data, the file at
 // path: on a line of it, at most just past its end, or just past the
 // "- " of an empty item that ends the line at its dash (as request files
-// place one).
+// place one). A carriage return ends a line of YAML, as in request files,
+// and no line of JSON.
 func checkPos(t *testing.T, what string, p yamlpos.Pos, path string, data []byte) {
 	t.Helper()
+	if filepath.Ext(path) == ".yaml" {
+		data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	}
 	lines := bytes.Split(data, []byte("\n"))
 	if p.File != path || p.Line < 1 || p.Line > len(lines) || p.Col < 1 {
 		t.Fatalf("%s: at %v, no place in the file", what, p)
