@@ -46,6 +46,11 @@ type Case struct {
 	unnamed bool
 }
 
+// byteOrderMark is the UTF-8 byte order mark some editors write at the
+// start of a file: no part of the file's first case, as it is none of a
+// request file's first request.
+const byteOrderMark = "\uFEFF"
+
 // Limits on what an eval file may be: the YAML parser takes time that
 // grows fast with a file's size, and a YAML or JSON file is parsed whole.
 const (
@@ -92,6 +97,7 @@ func (r *reader) read() error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
 	}
+	data = bytes.TrimPrefix(data, []byte(byteOrderMark))
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		if err := r.checkJSON(data); err != nil {
 			return err
@@ -121,11 +127,17 @@ func (r *reader) lines(in io.Reader) error {
 	for sc.Scan() {
 		r.line++
 		raw := sc.Bytes()
-		line := bytes.TrimSpace(raw)
-		if len(line) == 0 {
+		if r.line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte(byteOrderMark))
+		}
+		line := bytes.TrimLeftFunc(raw, unicode.IsSpace)
+		if rest, ok := bytes.CutPrefix(line, []byte(byteOrderMark)); ok {
+			line = bytes.TrimLeftFunc(rest, unicode.IsSpace) // where files were joined
+		}
+		r.indent = len(raw) - len(line)
+		if line = bytes.TrimRightFunc(line, unicode.IsSpace); len(line) == 0 {
 			continue
 		}
-		r.indent = len(raw) - len(bytes.TrimLeftFunc(raw, unicode.IsSpace))
 		if line[0] != '{' {
 			return &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: r.indent + 1}, Msg: "a line of a JSON Lines eval is one case, an object"}
 		}

@@ -494,3 +494,36 @@ func TestEmptyItemPlaced(t *testing.T) {
 		}
 	}
 }
+
+// TestByteOrderMark: a byte order mark, which some editors write at the
+// start of a file, is no part of an eval file's first case, as it is none
+// of a request file's first request; in JSON Lines, none of a line's
+// (where files were joined), placed as it is there. IsCase and IsCaseFile
+// look past it.
+func TestByteOrderMark(t *testing.T) {
+	t.Parallel()
+	const bom = "\uFEFF"
+	for _, tc := range []struct{ name, text, want string }{
+		{"e.yaml", bom + "prompt: a\n", "case_1@1:1"},
+		{"e.yaml", bom + "- prompt: a\n- prompt: b\n", "case_1@1:3 case_2@2:3"},
+		{"e.json", bom + `{"prompt": "a"}`, "case_1@1:2"},
+		{"e.jsonl", bom + `{"prompt": "a"}` + "\n" + bom + `{"prompt": "b"}` + "\n" + bom + ` {"prompt": "c", "id": 5}` + "\n", "case_1@1:2 case_2@2:5 5@3:6"},
+	} {
+		path := writeFile(t, t.TempDir(), tc.name, tc.text)
+		cases, err := readSet(t, path)
+		if err != nil {
+			t.Errorf("%q: %v", tc.text, err)
+			continue
+		}
+		var got []string
+		for _, c := range cases {
+			got = append(got, fmt.Sprintf("%s@%d:%d", c.ID, c.Pos.Line, c.Pos.Col))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: %s, want %s", tc.text, strings.Join(got, " "), tc.want)
+		}
+		if !IsCase([]byte(tc.text)) || !IsCaseFile(path) {
+			t.Errorf("%q: IsCase %v, IsCaseFile %v", tc.text, IsCase([]byte(tc.text)), IsCaseFile(path))
+		}
+	}
+}

@@ -38,6 +38,9 @@ var evalFiles = []struct{ name, text string }{
 	{"e.jsonl", "  {\"prompt\": \"indented\", \"max_turns\": 3}\n\t{\"prompt\": \"tab\", \"expect\": {\"max_turns\": 1}}\n"},
 	{"e.jsonl", "{\"prompt\": \"a\", \"id\": 5, \"system\": null, \"repeat\": \"2\"}\n"},
 	{"e.ndjson", "{\"prompt\": \"a\"}\n"},
+	{"e.yaml", "\uFEFF- prompt: a\n- prompt: b\n"},
+	{"e.json", "\uFEFF{\"prompt\": \"a\"}"},
+	{"e.jsonl", "\uFEFF{\"prompt\": \"a\"}\n\uFEFF {\"prompt\": \"b\", \"id\": 5}\n"},
 }
 
 // fuzzSeeds are the files of evalFiles, mistakes and isCaseTexts, and
@@ -165,8 +168,9 @@ var caseOptions = []cmp.Option{
 
 // FuzzOpen: Open reads any bytes as a file of each kind to cases or an
 // error, never a panic; every error names a place in the file (but a
-// file of no cases). A JSON Lines file whose lines are indented reads
-// the same, each place that many columns on.
+// file of no cases). A byte order mark before the file changes nothing.
+// A JSON Lines file whose lines are indented reads the same, each place
+// that many columns on.
 func FuzzOpen(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add([]byte(s.text), kindOf(s.name))
@@ -184,8 +188,20 @@ func FuzzOpen(f *testing.F) {
 		for _, c := range cases {
 			checkPos(t, fmt.Sprintf("case %q", c.ID), c.Pos, path, data)
 		}
-		if kind%3 != 0 {
-			return
+		if !bytes.HasPrefix(data, []byte(byteOrderMark)) {
+			marked := writeFile(t, dir, "marked"+extOf(kind), byteOrderMark+string(data))
+			cases2, err2 := readSet(t, marked)
+			if strings.ReplaceAll(fmt.Sprint(err2), marked, path) != fmt.Sprint(err) || len(cases2) != len(cases) {
+				t.Fatalf("after a byte order mark, %d cases, error %v; without, %d, %v", len(cases2), err2, len(cases), err)
+			}
+			for i, c := range cases {
+				if c2 := cases2[i]; c2.ID != c.ID || c2.Pos.Line != c.Pos.Line || c2.Pos.Col != c.Pos.Col {
+					t.Fatalf("after a byte order mark, case %q at %v; without, %q at %v", c2.ID, c2.Pos, c.ID, c.Pos)
+				}
+			}
+		}
+		if kind%3 != 0 || bytes.HasPrefix(data, []byte(byteOrderMark)) {
+			return // the mark of the file's start, indented, is a line's
 		}
 		indented := writeFile(t, dir, "indented.jsonl", string(regexp.MustCompile(`(?m)^`).ReplaceAll(data, []byte("  "))))
 		cases2, err2 := readSet(t, indented)
