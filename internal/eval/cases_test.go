@@ -527,3 +527,20 @@ func TestByteOrderMark(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentedOutDocument: a document of a YAML eval whose case is
+// commented out loses none of the cases after it.
+func TestCommentedOutDocument(t *testing.T) {
+	t.Parallel()
+	cases, err := readCases(t, "e.yaml", "prompt: a\n---\n# prompt: b\n---\nprompt: c\n---\n---\n- prompt: d\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cases {
+		got = append(got, fmt.Sprintf("%s %s@%d", c.ID, c.Prompt, c.Pos.Line))
+	}
+	if want := []string{"case_1 a@1", "case_2 c@5", "case_3 d@8"}; !slices.Equal(got, want) {
+		t.Errorf("cases %q, want %q", got, want)
+	}
+}

@@ -29,6 +29,7 @@ var evalFiles = []struct{ name, text string }{
 	{"e.yaml", "- prompt: a\n  expect: {answer: {regex: '^It is \\d+\\.$'}, tools_not_called: [write_file]}\n- prompt: b\n  expect: {answer: {equals: 'It is 3.'}}\n- prompt: c\n  tools: []\n  expect: {answer: {contains: ''}}\n"},
 	{"e.yaml", "- {id: Add, prompt: one}\n- {id: sub, prompt: two}\n- {id: ADD, prompt: three}\n"},
 	{"e.yaml", "prompt: a\n---\nprompt: b\n...\n---\n- prompt: c\n"},
+	{"e.yaml", "prompt: a\n---\n# prompt: b\n---\nprompt: c\n---\n---\n- prompt: d\n"},
 	{"e.yaml", "prompt: >-\n  folded\n  text\nsystem: 'single ''quoted'''\nid: \"x\\ty\"\n"},
 	{"e.json", `[{"id": "a", "prompt": "p", "expect": {"tool_sequence": {"calls": [{"name": "f", "args": {"x": 1e3, "y": -0, "z": "<&>"}}]}}}, {"prompt": "q"}]`},
 	{"e.json", "{\"cases\": [\n  {\"prompt\": \"é\", \"tools\": \"a, b\"},\n  {\"prompt\": \"\\ud83d\\ude00\", \"repeat\": 2}\n]}\n"},
