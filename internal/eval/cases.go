@@ -167,7 +167,7 @@ func (r *reader) lines(in io.Reader) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: a line longer than %d MiB", r.file, r.line+1, MaxLineSize>>20)
+			return &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line + 1, Col: 1}, Msg: fmt.Sprintf("a line longer than %d MiB", MaxLineSize>>20)}
 		}
 		return err
 	}

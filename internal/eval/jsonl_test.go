@@ -2,11 +2,14 @@ package eval
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // fastLines are lines of JSON Lines evals, as people write them and as
@@ -190,5 +193,17 @@ func TestJSONLinesPlaces(t *testing.T) {
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%q: %s, want %s…", tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestLineTooLong: a line of JSON Lines longer than MaxLineSize is a
+// mistake at that line, as every mistake is at its file:line:col.
+func TestLineTooLong(t *testing.T) {
+	t.Parallel()
+	text := `{"prompt": "a"}` + "\n" + `{"prompt": "` + strings.Repeat("a", MaxLineSize) + `"}` + "\n"
+	_, err := readCases(t, "e.jsonl", text)
+	var ne *yamlpos.NodeError
+	if !errors.As(err, &ne) || ne.Pos.Line != 2 || ne.Pos.Col != 1 || ne.Msg != "a line longer than 4 MiB" {
+		t.Errorf("err = %v, want one at line 2, column 1: a line longer than 4 MiB", err)
 	}
 }
