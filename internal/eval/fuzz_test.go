@@ -79,7 +79,9 @@ func kindOf(name string) uint8 {
 // as the same case at the same place, with the same arguments' JSON. A
 // line is what the reader of JSON Lines hands it: any bytes but a line
 // end, the space around them cut; a carriage return inside is the
-// line's.
+// line's. And whoever reads it, a line of JSON Lines reads as a JSON
+// file of that line: the same case or the same mistake at the same
+// place.
 func FuzzFastReadsAsYAML(f *testing.F) {
 	for _, line := range fastLines {
 		f.Add(line)
@@ -97,6 +99,25 @@ func FuzzFastReadsAsYAML(f *testing.F) {
 			return
 		}
 		sameAsYAML(t, line)
+
+		dir := t.TempDir()
+		jsonl := writeFile(t, dir, "e.jsonl", line+"\n")
+		js := writeFile(t, dir, "e.json", line)
+		fromLine, err := readFile(jsonl)
+		fromFile, errFile := readFile(js)
+		if strings.ReplaceAll(fmt.Sprint(err), jsonl, js) != fmt.Sprint(errFile) {
+			var ne *yamlpos.NodeError
+			if errors.As(errFile, &ne) && strings.Contains(ne.Msg, "cases:") || errors.As(err, &ne) && strings.Contains(ne.Msg, `unknown key "cases"`) {
+				return // a JSON file may hold {cases: [...]}, a line one case
+			}
+			t.Fatalf("as a line: %v; as a file: %v", err, errFile)
+		}
+		for _, c := range fromLine {
+			c.Pos.File = js
+		}
+		if diff := cmp.Diff(fromFile, fromLine, caseOptions...); diff != "" {
+			t.Fatalf("read otherwise (-as a file +as a line):\n%s", diff)
+		}
 	})
 }
 
