@@ -190,7 +190,8 @@ var caseOptions = []cmp.Option{
 
 // FuzzOpen: Open reads any bytes as a file of each kind to cases or an
 // error, never a panic; every error names a place in the file (but a
-// file of no cases). A byte order mark before the file changes nothing.
+// file of no cases). A byte order mark before the file changes nothing;
+// nor does a YAML document of only comments before it, but its lines.
 // A JSON Lines file whose lines are indented reads the same, each place
 // that many columns on.
 func FuzzOpen(f *testing.F) {
@@ -219,6 +220,20 @@ func FuzzOpen(f *testing.F) {
 			for i, c := range cases {
 				if c2 := cases2[i]; c2.ID != c.ID || c2.Pos.Line != c.Pos.Line || c2.Pos.Col != c.Pos.Col {
 					t.Fatalf("after a byte order mark, case %q at %v; without, %q at %v", c2.ID, c2.Pos, c.ID, c.Pos)
+				}
+			}
+		}
+		if kind%3 == 1 && !bytes.HasPrefix(data, []byte(byteOrderMark)) && !bytes.HasPrefix(data, []byte("%")) {
+			after := writeFile(t, dir, "after.yaml", "---\n# commented out\n---\n"+string(data))
+			cases2, err2 := readSet(t, after)
+			var ne, ne2 *yamlpos.NodeError
+			if (err == nil) != (err2 == nil) || len(cases) != len(cases2) ||
+				errors.As(err, &ne) != errors.As(err2, &ne2) || ne != nil && (ne2.Pos.Line != ne.Pos.Line+3 || ne2.Pos.Col != ne.Pos.Col) {
+				t.Fatalf("after an empty document, %d cases, error %v; alone, %d, %v", len(cases2), err2, len(cases), err)
+			}
+			for i, c := range cases {
+				if c2 := cases2[i]; c2.ID != c.ID || c2.Pos.Line != c.Pos.Line+3 || c2.Pos.Col != c.Pos.Col {
+					t.Fatalf("after an empty document, case %q at %v; alone, %q at %v", c2.ID, c2.Pos, c.ID, c.Pos)
 				}
 			}
 		}
