@@ -13,10 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
 
 	"github.com/kesoku/kesoku/internal/english"
 	"github.com/kesoku/kesoku/internal/jsonschema"
@@ -43,6 +45,11 @@ type Case struct {
 	// when other files come before it.
 	unnamed bool
 }
+
+// byteOrderMark is the UTF-8 byte order mark some editors write at the
+// start of a file: no part of the file's first case, as it is none of a
+// request file's first request.
+const byteOrderMark = "\uFEFF"
 
 // Limits on what an eval file may be: the YAML parser takes time that
 // grows fast with a file's size, and a YAML or JSON file is parsed whole.
@@ -90,10 +97,12 @@ func (r *reader) read() error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf("%s: larger than %d MiB: write a larger eval as JSON Lines", path, MaxFileSize>>20)
 	}
+	data = bytes.TrimPrefix(data, []byte(byteOrderMark))
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		if err := r.checkJSON(data, 0); err != nil {
+		if err := r.checkJSON(data); err != nil {
 			return err
 		}
+		crAsSpace(data)
 	}
 	docs, err := r.parse(data)
 	if err != nil {
@@ -117,12 +126,20 @@ func (r *reader) lines(in io.Reader) error {
 	sc.Buffer(nil, MaxLineSize)
 	for sc.Scan() {
 		r.line++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+		raw := sc.Bytes()
+		if r.line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte(byteOrderMark))
+		}
+		line := bytes.TrimLeftFunc(raw, unicode.IsSpace)
+		if rest, ok := bytes.CutPrefix(line, []byte(byteOrderMark)); ok {
+			line = bytes.TrimLeftFunc(rest, unicode.IsSpace) // where files were joined
+		}
+		r.indent = len(raw) - len(line)
+		if line = bytes.TrimRightFunc(line, unicode.IsSpace); len(line) == 0 {
 			continue
 		}
 		if line[0] != '{' {
-			return r.errAt(nil, "a line of a JSON Lines eval is one case, an object")
+			return &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: r.indent + 1}, Msg: "a line of a JSON Lines eval is one case, an object"}
 		}
 		if c, ok := r.fast(line); ok {
 			if err := r.name(c, c.ID == ""); err != nil {
@@ -134,10 +151,10 @@ func (r *reader) lines(in io.Reader) error {
 			r.n++
 			continue
 		}
-		raw := sc.Bytes()
-		if err := r.checkJSON(line, len(raw)-len(bytes.TrimLeft(raw, " \t\r\n\v\f"))); err != nil {
+		if err := r.checkJSON(line); err != nil {
 			return err
 		}
+		crAsSpace(line)
 		docs, err := r.parse(line)
 		if err != nil {
 			return err
@@ -150,7 +167,7 @@ func (r *reader) lines(in io.Reader) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: a line longer than %d MiB", r.file, r.line+1, MaxLineSize>>20)
+			return &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line + 1, Col: 1}, Msg: fmt.Sprintf("a line longer than %d MiB", MaxLineSize>>20)}
 		}
 		return err
 	}
@@ -161,8 +178,8 @@ func (r *reader) lines(in io.Reader) error {
 type reader struct {
 	file string
 	// line is the line of a JSON Lines file being read: positions in it
-	// are on that line. 0 for a whole document.
-	line int
+	// are on that line, indent bytes on. 0 for a whole document.
+	line, indent int
 	// n is how many cases the file gave so far.
 	n int
 	// ids are the ids of the file's cases so far, an unnamed one's its
@@ -180,9 +197,18 @@ type reader struct {
 }
 
 func (r *reader) pos(n ast.Node) yamlpos.Pos {
-	p := yamlpos.Of(r.file, n)
+	return r.onLine(yamlpos.Of(r.file, n))
+}
+
+// onLine is p, a place in the text parsed, a place in the file: in a
+// JSON Lines file, on the line being read, as far on as the line is
+// indented.
+func (r *reader) onLine(p yamlpos.Pos) yamlpos.Pos {
 	if r.line > 0 {
 		p.Line = r.line
+		if p.Col > 0 {
+			p.Col += r.indent
+		}
 	}
 	return p
 }
@@ -201,21 +227,16 @@ func (r *reader) parse(data []byte) ([]*ast.DocumentNode, error) {
 	}
 	var ye *yamlpos.Error
 	if errors.As(err, &ye) {
-		p := yamlpos.At(r.file, ye.Token)
-		if r.line > 0 {
-			p.Line = r.line
-		}
-		return nil, &yamlpos.NodeError{Pos: p, Msg: ye.Error()}
+		return nil, &yamlpos.NodeError{Pos: r.onLine(yamlpos.At(r.file, ye.Token)), Msg: ye.Error()}
 	}
 	return nil, err
 }
 
-// checkJSON refuses data, a JSON file or a line of JSON Lines (indented
-// by indent bytes), that is not one JSON value: the YAML parser that
-// reads it next would take what JSON does not (a trailing comma, a
-// comment, unquoted keys), and word a mistake as YAML's. The words are
-// those of the request files'.
-func (r *reader) checkJSON(data []byte, indent int) error {
+// checkJSON refuses data, a JSON file or a line of JSON Lines, that is
+// not one JSON value: the YAML parser that reads it next would take what
+// JSON does not (a trailing comma, a comment, unquoted keys), and word a
+// mistake as YAML's. The words are those of the request files'.
+func (r *reader) checkJSON(data []byte) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data))
 	err := d.SkipValue()
 	off, msg := int64(len(data)), "unexpected end of JSON input"
@@ -245,11 +266,19 @@ func (r *reader) checkJSON(data []byte, indent int) error {
 		return err
 	}
 	off = min(max(off, 0), int64(len(data)))
-	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: indent + 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
-	if r.line > 0 {
-		p.Line = r.line
+	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
+	return &yamlpos.NodeError{Pos: r.onLine(p), Msg: "invalid JSON: " + msg}
+}
+
+// crAsSpace makes each carriage return of data, checked JSON, a space:
+// JSON holds one only as space between values, and ends no line there,
+// where the YAML parser that reads data next would end one.
+func crAsSpace(data []byte) {
+	for i, c := range data {
+		if c == '\r' {
+			data[i] = ' '
+		}
 	}
-	return &yamlpos.NodeError{Pos: p, Msg: "invalid JSON: " + msg}
 }
 
 // done checks what the file held as a whole.
@@ -285,7 +314,13 @@ func (r *reader) document(n ast.Node) error {
 }
 
 func (r *reader) list(seq *ast.SequenceNode) error {
-	for _, item := range seq.Values {
+	for i, item := range seq.Values {
+		if tk := item.GetToken(); tk != nil && tk.Type == token.ImplicitNullType && tk.Position != nil && i < len(seq.Entries) {
+			// goccy/go-yaml places an empty item at its dash, or one
+			// column further when it is the list's last: just after
+			// the "- ", as request files place it.
+			tk.Position.Column = seq.Entries[i].Start.Position.Column + 2
+		}
 		if err := r.oneCase(item); err != nil {
 			return err
 		}
@@ -609,8 +644,8 @@ func (r *reader) count(n ast.Node, what string, lo, hi int) (int, error) {
 func (r *reader) json(n ast.Node) (json.RawMessage, error) {
 	b, err := yamlpos.JSON(r.file, n)
 	var ne *yamlpos.NodeError
-	if errors.As(err, &ne) && r.line > 0 {
-		ne.Pos.Line = r.line
+	if errors.As(err, &ne) {
+		ne.Pos = r.onLine(ne.Pos)
 	}
 	return b, err
 }

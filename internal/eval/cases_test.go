@@ -46,37 +46,45 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
+// mistakes are eval files with a mistake, and the start of its error.
+var mistakes = []struct{ name, text, err string }{
+	{"e.yaml", "- prompt: a\n  expct: {}\n", `e.yaml:2:3: case 1: unknown key "expct" (did you mean "expect"?)`},
+	{"e.yaml", "- prompt: a\n  expect: {tools_caled: [x]}\n", `e.yaml:2:12: case 1: expect: unknown key "tools_caled" (did you mean "tools_called"?)`},
+	{"e.yaml", "- id: x\n", `e.yaml:1:3: case "x": no prompt`},
+	{"e.yaml", "- {id: x, prompt: a}\n- {id: x, prompt: b}\n", `e.yaml:2:4: case "x": the id of another case too (first at line 1)`},
+	{"e.yaml", "prompt: a\nexpect: {tool_sequence: {calls: [f], mode: inorder}}\n", `e.yaml:2:44: case 1: expect.tool_sequence.mode: "inorder" is not a mode (did you mean "in_order"?)`},
+	{"e.yaml", "prompt: a\nexpect: {answer: {regex: '('}}\n", `e.yaml:2:26: case 1: expect.answer.regex: error parsing regexp`},
+	{"e.yaml", "prompt: a\nexpect: {answer: {contains: a, equals: b}}\n", `e.yaml:2:18: case 1: expect.answer: want one of`},
+	{"e.yaml", "prompt: a\nrepeat: 0\n", `e.yaml:2:9: case 1: repeat: want a whole number from 1 to 1000, not "0"`},
+	{"e.yaml", "# nothing\n", `e.yaml: holds no cases`},
+	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
+	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
+	{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
+	// A call of no tool is no call any session makes.
+	{"e.yaml", "prompt: a\nexpect: {tool_sequence: [f, '']}\n", `e.yaml:2:29: case 1: expect.tool_sequence.calls[1]: want a tool's name, not an empty text`},
+	{"e.yaml", "prompt: a\nexpect: {tool_sequence: [{name: '', args: {a: 1}}]}\n", `e.yaml:2:33: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
+	{"e.jsonl", "{\"prompt\": \"a\", \"expect\": {\"tool_sequence\": [{\"name\": \"\"}]}}\n", `e.jsonl:1:55: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
+	// JSON is read as JSON, though the YAML parser would take more.
+	{"e.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"q\",}]", `e.json:2:27: invalid JSON: invalid character ',' at start of value`},
+	{"e.json", "{\"prompt\": 'p'}", `e.json:1:12: invalid JSON: invalid character '\'' at start of value`},
+	{"e.json", "{\"prompt\": \"p\"} # c\n", `e.json:1:17: invalid JSON: invalid character '#' at start of value`},
+	{"e.json", "{\"id\": \"a\", \"id\": \"b\", \"prompt\": \"p\"}", `e.json:1:13: invalid JSON: duplicate key "id" in an object`},
+	{"e.json", "{\"prompt\": \"a\"}\n {\"prompt\": \"b\"}\n", `e.json:2:2: invalid JSON: invalid character '{' after top-level value`},
+	{"e.jsonl", "{\"prompt\": \"a\"} {\"prompt\": \"b\"}\n", `e.jsonl:1:17: invalid JSON: invalid character '{' after top-level value`},
+	{"e.json", "[{\"prompt\": \"p\"}", `e.json:1:17: invalid JSON: unexpected end of JSON input`},
+	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\",}\n", `e.jsonl:2:15: invalid JSON: invalid character ',' at start of value`},
+	{"e.jsonl", "{prompt: a}\n", `e.jsonl:1:2: invalid JSON: invalid character 'p' at start of value`},
+	{"e.jsonl", "  {\"prompt\": \"a\", \"prompt\": \"b\"}\n", `e.jsonl:1:19: invalid JSON: duplicate key "prompt" in an object`},
+	// A carriage return ends no line of JSON: it is space, as in request
+	// files; in YAML it ends a line.
+	{"e.json", "{\"prompt\": \"a\",\r\"expct\": 1}", `e.json:1:17: case 1: unknown key "expct"`},
+	{"e.json", "[{\"prompt\": \"a\"},\r\n {\"prompt\": \"b\", \"expct\": 1}]", `e.json:2:18: case 2: unknown key "expct"`},
+	{"e.yaml", "prompt: a\rexpct: 1\n", `e.yaml:2:1: case 1: unknown key "expct"`},
+}
+
 func TestReadFileMistakes(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, text, err string }{
-		{"e.yaml", "- prompt: a\n  expct: {}\n", `e.yaml:2:3: case 1: unknown key "expct" (did you mean "expect"?)`},
-		{"e.yaml", "- prompt: a\n  expect: {tools_caled: [x]}\n", `e.yaml:2:12: case 1: expect: unknown key "tools_caled" (did you mean "tools_called"?)`},
-		{"e.yaml", "- id: x\n", `e.yaml:1:3: case "x": no prompt`},
-		{"e.yaml", "- {id: x, prompt: a}\n- {id: x, prompt: b}\n", `e.yaml:2:4: case "x": the id of another case too (first at line 1)`},
-		{"e.yaml", "prompt: a\nexpect: {tool_sequence: {calls: [f], mode: inorder}}\n", `e.yaml:2:44: case 1: expect.tool_sequence.mode: "inorder" is not a mode (did you mean "in_order"?)`},
-		{"e.yaml", "prompt: a\nexpect: {answer: {regex: '('}}\n", `e.yaml:2:26: case 1: expect.answer.regex: error parsing regexp`},
-		{"e.yaml", "prompt: a\nexpect: {answer: {contains: a, equals: b}}\n", `e.yaml:2:18: case 1: expect.answer: want one of`},
-		{"e.yaml", "prompt: a\nrepeat: 0\n", `e.yaml:2:9: case 1: repeat: want a whole number from 1 to 1000, not "0"`},
-		{"e.yaml", "# nothing\n", `e.yaml: holds no cases`},
-		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
-		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
-		{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
-		// A call of no tool is no call any session makes.
-		{"e.yaml", "prompt: a\nexpect: {tool_sequence: [f, '']}\n", `e.yaml:2:29: case 1: expect.tool_sequence.calls[1]: want a tool's name, not an empty text`},
-		{"e.yaml", "prompt: a\nexpect: {tool_sequence: [{name: '', args: {a: 1}}]}\n", `e.yaml:2:33: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
-		{"e.jsonl", "{\"prompt\": \"a\", \"expect\": {\"tool_sequence\": [{\"name\": \"\"}]}}\n", `e.jsonl:1:55: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
-		// JSON is read as JSON, though the YAML parser would take more.
-		{"e.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"q\",}]", `e.json:2:27: invalid JSON: invalid character ',' at start of value`},
-		{"e.json", "{\"prompt\": 'p'}", `e.json:1:12: invalid JSON: invalid character '\'' at start of value`},
-		{"e.json", "{\"prompt\": \"p\"} # c\n", `e.json:1:17: invalid JSON: invalid character '#' at start of value`},
-		{"e.json", "{\"id\": \"a\", \"id\": \"b\", \"prompt\": \"p\"}", `e.json:1:13: invalid JSON: duplicate key "id" in an object`},
-		{"e.json", "{\"prompt\": \"a\"}\n {\"prompt\": \"b\"}\n", `e.json:2:2: invalid JSON: invalid character '{' after top-level value`},
-		{"e.jsonl", "{\"prompt\": \"a\"} {\"prompt\": \"b\"}\n", `e.jsonl:1:17: invalid JSON: invalid character '{' after top-level value`},
-		{"e.json", "[{\"prompt\": \"p\"}", `e.json:1:17: invalid JSON: unexpected end of JSON input`},
-		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\",}\n", `e.jsonl:2:15: invalid JSON: invalid character ',' at start of value`},
-		{"e.jsonl", "{prompt: a}\n", `e.jsonl:1:2: invalid JSON: invalid character 'p' at start of value`},
-		{"e.jsonl", "  {\"prompt\": \"a\", \"prompt\": \"b\"}\n", `e.jsonl:1:19: invalid JSON: duplicate key "prompt" in an object`},
-	} {
+	for _, tc := range mistakes {
 		_, err := readCases(t, tc.name, tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%q: err = %v, want %s…", tc.text, err, tc.err)
@@ -84,27 +92,30 @@ func TestReadFileMistakes(t *testing.T) {
 	}
 }
 
+// isCaseTexts are starts of files, and whether they hold cases.
+var isCaseTexts = map[string]bool{
+	"- prompt: a\n":                true,
+	"cases:\n  - prompt: a\n":      true,
+	`{"prompt": "a"}`:              true,
+	`[{"id": "x", "prompt": "a"}]`: true,
+	"# the cases\n---\nid: x\nsystem: s\nprompt: |\n  a\n":     true,
+	"- id: x\n  expect: {tools_called: [f]}\n  prompt: a\n":    true,
+	"- name: calculate_sum\n":                                  false,
+	"session_id: s\nrequests:\n  - {name: f}\n":                false,
+	`{"type": "text", "role": "user", "content": "prompt: a"}`: false,
+	// A key deeper than the first mapping's is a value's, not the
+	// file's.
+	`{"name": "f", "args": {"prompt": 1}}`:                    false,
+	"- args:\n    prompt: a\n  name: f\n":                     false,
+	"- id: a\n  args: {prompt: a}\n- prompt: b\n":             false,
+	"cut in the middle: {\"pro":                               false,
+	`[{"id": "x", "args": {"system": "a"}}, {"prompt": "b"}]`: false,
+	"": false,
+}
+
 func TestIsCase(t *testing.T) {
 	t.Parallel()
-	for text, want := range map[string]bool{
-		"- prompt: a\n":                true,
-		"cases:\n  - prompt: a\n":      true,
-		`{"prompt": "a"}`:              true,
-		`[{"id": "x", "prompt": "a"}]`: true,
-		"# the cases\n---\nid: x\nsystem: s\nprompt: |\n  a\n":     true,
-		"- id: x\n  expect: {tools_called: [f]}\n  prompt: a\n":    true,
-		"- name: calculate_sum\n":                                  false,
-		"session_id: s\nrequests:\n  - {name: f}\n":                false,
-		`{"type": "text", "role": "user", "content": "prompt: a"}`: false,
-		// A key deeper than the first mapping's is a value's, not the
-		// file's.
-		`{"name": "f", "args": {"prompt": 1}}`:                    false,
-		"- args:\n    prompt: a\n  name: f\n":                     false,
-		"- id: a\n  args: {prompt: a}\n- prompt: b\n":             false,
-		"cut in the middle: {\"pro":                               false,
-		`[{"id": "x", "args": {"system": "a"}}, {"prompt": "b"}]`: false,
-		"": false,
-	} {
+	for text, want := range isCaseTexts {
 		if got := IsCase([]byte(text)); got != want {
 			t.Errorf("IsCase(%q) = %v, want %v", text, got, want)
 		}
@@ -410,7 +421,7 @@ func TestSetCapitals(t *testing.T) {
 }
 
 // writeFile writes text to the file name in dir and returns its path.
-func writeFile(t *testing.T, dir, name, text string) string {
+func writeFile(t testing.TB, dir, name, text string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -463,5 +474,73 @@ func TestSetKeepsTheFirstCases(t *testing.T) {
 			}
 		}
 		set.Close()
+	}
+}
+
+// TestEmptyItemPlaced: an empty item of a list of cases is placed just
+// after its "- ", as request files place one, whether it is the list's
+// last or not.
+func TestEmptyItemPlaced(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"-\n- prompt: a\n":          "e.yaml:1:3: case 1: want a mapping, not nothing",
+		"- \n- prompt: a\n":         "e.yaml:1:3: case 1: want a mapping, not nothing",
+		"- prompt: a\n-\n":          "e.yaml:2:3: case 2: want a mapping, not nothing",
+		"cases:\n  -  # c\n  - x\n": "e.yaml:2:5: case 1: want a mapping, not nothing",
+	} {
+		_, err := readCases(t, "e.yaml", text)
+		if err == nil || !strings.HasSuffix(err.Error(), "/"+want) {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
+}
+
+// TestByteOrderMark: a byte order mark, which some editors write at the
+// start of a file, is no part of an eval file's first case, as it is none
+// of a request file's first request; in JSON Lines, none of a line's
+// (where files were joined), placed as it is there. IsCase and IsCaseFile
+// look past it.
+func TestByteOrderMark(t *testing.T) {
+	t.Parallel()
+	const bom = "\uFEFF"
+	for _, tc := range []struct{ name, text, want string }{
+		{"e.yaml", bom + "prompt: a\n", "case_1@1:1"},
+		{"e.yaml", bom + "- prompt: a\n- prompt: b\n", "case_1@1:3 case_2@2:3"},
+		{"e.json", bom + `{"prompt": "a"}`, "case_1@1:2"},
+		{"e.jsonl", bom + `{"prompt": "a"}` + "\n" + bom + `{"prompt": "b"}` + "\n" + bom + ` {"prompt": "c", "id": 5}` + "\n", "case_1@1:2 case_2@2:5 5@3:6"},
+	} {
+		path := writeFile(t, t.TempDir(), tc.name, tc.text)
+		cases, err := readSet(t, path)
+		if err != nil {
+			t.Errorf("%q: %v", tc.text, err)
+			continue
+		}
+		var got []string
+		for _, c := range cases {
+			got = append(got, fmt.Sprintf("%s@%d:%d", c.ID, c.Pos.Line, c.Pos.Col))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: %s, want %s", tc.text, strings.Join(got, " "), tc.want)
+		}
+		if !IsCase([]byte(tc.text)) || !IsCaseFile(path) {
+			t.Errorf("%q: IsCase %v, IsCaseFile %v", tc.text, IsCase([]byte(tc.text)), IsCaseFile(path))
+		}
+	}
+}
+
+// TestCommentedOutDocument: a document of a YAML eval whose case is
+// commented out loses none of the cases after it.
+func TestCommentedOutDocument(t *testing.T) {
+	t.Parallel()
+	cases, err := readCases(t, "e.yaml", "prompt: a\n---\n# prompt: b\n---\nprompt: c\n---\n---\n- prompt: d\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cases {
+		got = append(got, fmt.Sprintf("%s %s@%d", c.ID, c.Prompt, c.Pos.Line))
+	}
+	if want := []string{"case_1 a@1", "case_2 c@5", "case_3 d@8"}; !slices.Equal(got, want) {
+		t.Errorf("cases %q, want %q", got, want)
 	}
 }

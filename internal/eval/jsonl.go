@@ -57,8 +57,8 @@ func (r *reader) fast(line []byte) (c *Case, ok bool) {
 	if _, err := d.ReadToken(); err != io.EOF {
 		return nil, false
 	}
-	// The case stands at its first key: after the brace and spaces, all
-	// of one byte.
+	// The case stands at its first key: after the line's indent, the
+	// brace and spaces, all of one byte.
 	col := 1
 	for col < len(line) && line[col] == ' ' {
 		col++
@@ -66,7 +66,7 @@ func (r *reader) fast(line []byte) (c *Case, ok bool) {
 	if col >= len(line) || line[col] != '"' {
 		return nil, false
 	}
-	c = &Case{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: col + 1}}
+	c = &Case{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: r.indent + col + 1}}
 	for i, k := range root.keys {
 		v := root.vals[i]
 		switch k {

@@ -2,11 +2,14 @@ package eval
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kesoku/kesoku/internal/yamlpos"
 )
 
 // fastLines are lines of JSON Lines evals, as people write them and as
@@ -57,18 +60,6 @@ func TestFastReadsAsYAML(t *testing.T) {
 	if took < 16 {
 		t.Errorf("fast took %d lines, want the 16 it is for", took)
 	}
-}
-
-func FuzzFastReadsAsYAML(f *testing.F) {
-	for _, line := range fastLines {
-		f.Add(line)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		if strings.ContainsAny(line, "\n\r") || !strings.HasPrefix(line, "{") || len(line) > 4096 {
-			return
-		}
-		sameAsYAML(t, line)
-	})
 }
 
 // sameAsYAML checks that what fast takes of line, the YAML reader reads
@@ -169,5 +160,50 @@ func TestFastReadsEachLineAfresh(t *testing.T) {
 		if diff := cmp.Diff(string(w), string(g)); diff != "" || want.Pos != got.Pos {
 			t.Errorf("%s: read after other lines (-alone +after):\n%s\npos %v, alone %v", line, diff, got.Pos, want.Pos)
 		}
+	}
+}
+
+// TestJSONLinesPlaces: a case of JSON Lines, and each mistake in it, is
+// placed where it is on its line, however the line is indented, and
+// whatever space is inside it (the YAML reader takes a carriage return
+// for a line's end).
+func TestJSONLinesPlaces(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, want string }{
+		{"  {\"prompt\": \"a\"}\n", "e.jsonl:1:4"},
+		{"{\"prompt\": \"a\"}\n\t {\"prompt\": \"b\"}\n", "e.jsonl:2:4"},
+		{"  {\"prompt\": \"a\", \"expct\": 1}\n", `e.jsonl:1:19: case 1: unknown key "expct"`},
+		{"  {\"prompt\": \"a\", \"max_turns\": 0}\n", `e.jsonl:1:32: case 1: max_turns: want a whole number`},
+		{"  {\"prompt\": \"a\"}\n  {\"prompt\": \"b\", \"id\": \"case_1\"}\n", `e.jsonl:2:4: case "case_1": the id of another case too (first at line 1)`},
+		{"  {\"prompt\": \"a\", \"id\": [1, 2,\n", `e.jsonl:1:31: invalid JSON: unexpected end`},
+		{"{\"prompt\": \"a\",\r \"expct\": 1}\n", `e.jsonl:1:18: case 1: unknown key "expct"`},
+		{"{\"prompt\": \"a\",\r\"id\": \"x\",\r\"max_turns\": 0}\n", `e.jsonl:1:41: case "x": max_turns: want a whole number`},
+		{"  [1]\n", `e.jsonl:1:3: a line of a JSON Lines eval is one case, an object`},
+	} {
+		got := ""
+		cases, err := readCases(t, "e.jsonl", tc.text)
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = cases[len(cases)-1].Pos.String()
+		}
+		if _, after, ok := strings.Cut(got, "/e.jsonl"); ok {
+			got = "e.jsonl" + after
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q: %s, want %s…", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestLineTooLong: a line of JSON Lines longer than MaxLineSize is a
+// mistake at that line, as every mistake is at its file:line:col.
+func TestLineTooLong(t *testing.T) {
+	t.Parallel()
+	text := `{"prompt": "a"}` + "\n" + `{"prompt": "` + strings.Repeat("a", MaxLineSize) + `"}` + "\n"
+	_, err := readCases(t, "e.jsonl", text)
+	var ne *yamlpos.NodeError
+	if !errors.As(err, &ne) || ne.Pos.Line != 2 || ne.Pos.Col != 1 || ne.Msg != "a line longer than 4 MiB" {
+		t.Errorf("err = %v, want one at line 2, column 1: a line longer than 4 MiB", err)
 	}
 }

@@ -31,9 +31,9 @@ var (
 // first mapping — the file's own, or its first item's — include one only
 // a case has (prompt, cases, …) and none only a request has (name, …).
 // A key deeper down (a request's argument named prompt) does not count.
-// data may be cut anywhere.
+// data may be cut anywhere; a byte order mark before it is none of it.
 func IsCase(data []byte) bool {
-	keys := firstKeys(data)
+	keys := firstKeys(bytes.TrimPrefix(data, []byte(byteOrderMark)))
 	isCase := false
 	for _, k := range keys {
 		if slices.Contains(requestOnly, k) {

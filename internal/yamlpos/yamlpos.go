@@ -182,7 +182,7 @@ func Parse(tokens token.Tokens) (docs []*ast.DocumentNode, err error) {
 			docs, err = nil, &Error{Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
 		}
 	}()
-	file, err := parser.Parse(tokens, 0)
+	file, err := parser.Parse(withoutEmptyDocuments(tokens), 0)
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
@@ -211,6 +211,35 @@ func Parse(tokens token.Tokens) (docs []*ast.DocumentNode, err error) {
 		}
 	}
 	return docs, nil
+}
+
+// withoutEmptyDocuments is tokens without the header of each document
+// that holds nothing but comments: goccy/go-yaml's parser drops every
+// document after two headers in a row, and a document of nothing is one
+// Parse leaves out.
+func withoutEmptyDocuments(tokens token.Tokens) token.Tokens {
+	var out token.Tokens
+	for i, tk := range tokens {
+		if tk.Type == token.DocumentHeaderType {
+			next := i + 1
+			for next < len(tokens) && tokens[next].Type == token.CommentType {
+				next++
+			}
+			if next < len(tokens) && tokens[next].Type == token.DocumentHeaderType {
+				if out == nil {
+					out = append(token.Tokens{}, tokens[:i]...)
+				}
+				continue
+			}
+		}
+		if out != nil {
+			out = append(out, tk)
+		}
+	}
+	if out == nil {
+		return tokens
+	}
+	return out
 }
 
 // Body looks through comments and documents to the node that holds a

@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,6 +168,34 @@ func TestParseTab(t *testing.T) {
 		line := strings.Count(src[:strings.IndexByte(src, '\t')], "\n") + 1
 		if p := ye.Token.Position; p.Line != line || p.Column != 1 {
 			t.Errorf("%q: at %d:%d, want the tab's place %d:1", src, p.Line, p.Column, line)
+		}
+	}
+}
+
+// TestParseEmptyDocuments: a document that holds nothing, or only
+// comments, loses none of the documents after it (goccy/go-yaml drops
+// them after two headers in a row).
+func TestParseEmptyDocuments(t *testing.T) {
+	for text, want := range map[string][]int{
+		"a: 1\n---\n# commented out\n---\nb: 2\n": {1, 5},
+		"---\n---\na: 1\n":                        {3},
+		"a: 1\n---\n---\n---\nb: 2\n---\n":        {1, 5},
+		"---\n# c\n---   # c\n---\n- x\n...\n":    {5},
+	} {
+		tokens, err := Lex(text, Bounds{Depth: 10, Column: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, err := Parse(tokens)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		var lines []int
+		for _, d := range docs {
+			lines = append(lines, d.Body.GetToken().Position.Line)
+		}
+		if !slices.Equal(lines, want) {
+			t.Errorf("%q: documents at lines %v, want %v", text, lines, want)
 		}
 	}
 }
