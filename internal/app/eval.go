@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
@@ -515,7 +517,16 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 					os.Remove(path)
 				}
 			}()
+			guessed := !c.Replaying() && o.CassetteMode != cassette.Record
+			if !c.Replaying() {
+				e.sayRecording(o.CassetteDir, path, guessed)
+			}
 			model, err = e.Model.WithCassette(c).Build(ctx)
+			if err != nil && guessed {
+				// A replayed eval that lacks a run's cassette (a repeat
+				// more than was recorded) records it, which needs a key.
+				err = fmt.Errorf("no cassette %s to replay, and recording it failed: %w", path, err)
+			}
 		}
 		if err != nil {
 			return e.failedUnit(u, start, err)
@@ -609,6 +620,22 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		recs: append(recs, v),
 		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},
 	}
+}
+
+// sayRecording says, once, that the eval records cassettes in dir: path
+// is the first run's. missing says only the runs without one record (the
+// mode auto), where the user may have meant to replay them all.
+func (e *Env) sayRecording(dir, path string, missing bool) {
+	e.recordingSaid.Do(func() {
+		if e.opts.Quiet {
+			return
+		}
+		msg := "recording the model's traffic of each run to its cassette in " + dir
+		if missing {
+			msg = fmt.Sprintf("recording the model's traffic of each run with no cassette in %s (the first: %s)", dir, filepath.Base(path))
+		}
+		e.opts.Tell.Tell(notice.Warning, msg)
+	})
 }
 
 // failedUnit is the verdict of a run that could not start: its cassette
