@@ -232,8 +232,10 @@ func (o *evalOptions) close(result app.EvalReport, tally *llm.Tally) error {
 	return errFailures
 }
 
-// evalSummary is --summary json's object.
+// evalSummary is --summary json's object. Command names it as every
+// command's summary does, for a script that reads several.
 type evalSummary struct {
+	Command string `json:"command"`
 	eval.Summary
 	Threshold   float64  `json:"threshold,omitempty"`
 	Interrupted bool     `json:"interrupted,omitempty"`
@@ -252,7 +254,7 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	g := o.g
 	if o.Summary == summaryJSON {
 		u, n := tally.Total()
-		js := evalSummary{Summary: sum, Threshold: o.Threshold, Interrupted: report.Interrupted, Usage: usageSum{Usage: u, Requests: n}}
+		js := evalSummary{Command: "eval", Summary: sum, Threshold: o.Threshold, Interrupted: report.Interrupted, Usage: usageSum{Usage: u, Requests: n}}
 		if cost, known := tally.Cost(); known {
 			js.Usage.CostUSD = &cost
 		}

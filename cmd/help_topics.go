@@ -1501,10 +1501,10 @@ A run refused before it starts writes none, and a --junit FILE that is the
 -o file or an input is refused.
 
 SUMMARIES AS JSON
---summary json (run, diff, merge, validate, batch status and collect) says
-the closing summary as one JSON object on standard error instead of a
-sentence, -q or not; the exit status is the same. Every count is there,
-zeros included:
+--summary json (run, diff, merge, validate, eval, batch status and
+collect) says the closing summary as one JSON object on standard error
+instead of a sentence, -q or not; the exit status is the same. Every count
+is there, zeros included:
 
   {"command":"run","total":3,"records":3,"succeeded":2,"failed":1,
    "aborted":0,"skipped":0,"errors":{"invalid_args":1}}
@@ -1516,7 +1516,9 @@ those a resumed run found finished. A run that was interrupted says
 "interrupted": true. validate, which runs nothing, counts requests checked:
 {"command":"validate","total":3,"valid":2,"failed":1,"files":1,
 "unreadable_files":0,"errors":{"invalid_args":1}}; "cases" says how many of
-the total are the cases of eval files.
+the total are the cases of eval files. eval counts cases and runs, with
+the pass rates and usage: {"command":"eval","cases":3,"runs":3,
+"passed":2,"failed":1,...} (kesoku help eval-files).
 
 VALIDATE'S DOCUMENT
 kesoku validate --json prints one JSON document on standard output, and
