@@ -77,7 +77,8 @@ a line in the order the answers came: the request (method, path, query,
 body as JSON) and the response (status, the headers a client acts on, the
 body as JSON, or a stream as its events). No secret is written: no header
 that carries a key, no key in a URL's query, and the key's value is
-replaced by [redacted] wherever else it appears.
+replaced by [redacted] wherever else it appears (a key of 8 characters or
+more: a shorter one, a local server's placeholder, is no secret).
 
 MATCHING
 On replay each request must be the one recorded next, once what changes
