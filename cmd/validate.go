@@ -141,7 +141,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	ropts.Shard = request.Shard(o.Shard)
 	v := &validator{o: o, format: format, check: runner.New(env.Tools.Registry, ropts).Checker(),
 		rep:   validateReport{Files: []validateFile{}, Problems: []validateProblem{}},
-		cases: &caseChecker{set: env.Tools, offers: map[string]caseOffer{}}}
+		cases: &caseChecker{set: env.Tools, offers: map[string]caseOffer{}, mistakes: map[string][]eval.Mistake{}}}
 	if !o.JSON {
 		v.cases.notOffered = o.g.notOffered
 	}
@@ -317,6 +317,18 @@ type caseChecker struct {
 	// notOffered says the tools of servers that could not start, once.
 	notOffered func(error)
 	said       bool
+	// mistakes are the cases with a mistake, by file, until the file's
+	// turn: each is a problem of its own, and the other cases are read
+	// on, as a request file's are.
+	mistakes map[string][]eval.Mistake
+}
+
+// open reads the eval files paths, keeping their cases' mistakes.
+func (c *caseChecker) open(paths []string) (*eval.Set, error) {
+	return eval.Open(paths, eval.OpenOptions{Mistakes: func(m eval.Mistake) error {
+		c.mistakes[m.Err.Pos.File] = append(c.mistakes[m.Err.Pos.File], m)
+		return nil
+	}})
 }
 
 // caseOffer is the tools a list offers, or why it cannot be offered.
@@ -338,10 +350,12 @@ func (c *caseChecker) together(names []string) {
 		return
 	}
 	var err error
-	if c.joint, err = eval.Open(files, eval.OpenOptions{}); err == nil {
+	if c.joint, err = c.open(files); err == nil {
 		c.next, c.stop = iter.Pull2(c.joint.All())
 		return
 	}
+	// Each file is read again alone, and tells its mistakes again.
+	clear(c.mistakes)
 	if ne, ok := errors.AsType[*yamlpos.NodeError](err); ok {
 		c.jointErr, c.jointFile = err, ne.Pos.File
 	}
@@ -369,8 +383,9 @@ func (c *caseChecker) cases(name string) (iter.Seq2[*eval.Case, error], func(), 
 			}
 		}, func() {}, nil
 	}
-	alone, err := eval.Open([]string{name}, eval.OpenOptions{})
+	alone, err := c.open([]string{name})
 	if err != nil {
+		delete(c.mistakes, name)
 		return nil, nil, err
 	}
 	if name == c.jointFile {
@@ -405,6 +420,17 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		return 0, err
 	}
 	defer done()
+	mistakes := c.mistakes[name]
+	delete(c.mistakes, name)
+	for _, m := range mistakes {
+		vf.Cases++
+		invalid++
+		p := m.Err.Pos
+		vp := validateProblem{File: p.File, Line: p.Line, Column: p.Col, ID: m.ID, Kind: string(message.KindInvalidRequest), Message: m.Message()}
+		if err := problem(vp, positionOr(p, name)); err != nil {
+			return invalid, &writeError{err}
+		}
+	}
 	for k, err := range cases {
 		if err != nil {
 			return invalid, err
