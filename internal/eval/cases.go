@@ -68,6 +68,10 @@ var (
 // read reads the file, handing each case to r.emit as it is read.
 func (r *reader) read() error {
 	path := r.file
+	if path == "-" {
+		// Its format is known by a file's extension, which "-" has not.
+		return errors.New("-: eval reads its cases from files (.yaml, .yml, .json or .jsonl), not from standard input")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
