@@ -143,7 +143,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	result, err := env.Eval(ctx, app.EvalOptions{
 		Cases: offers.cases(cases), Set: cases, Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
-		CassetteDir: o.cassette.File, CassetteMode: mode, Shard: request.Shard(o.Shard),
+		CassetteDir: o.cassette.File, CassetteMode: mode, Shard: request.Shard(o.Shard), Threshold: o.Threshold,
 		Output: o.Output, Stdout: g.IO.Out, Resume: o.Resume, JUnit: o.JUnit,
 		Progress: func(total int64) app.Progress { return newEvalProgress(g, total, spentNotes(tally), realClock) },
 	})

@@ -181,11 +181,11 @@ longer the one there (the eval files changed) is run again and replaced.
 
 --shard K/N runs the runs at positions p with (p-1) mod N = K-1, ids and
 positions as the whole eval gives them, and ends its file with a shard_end
-line (which also names the eval's cases files, for merge's report);
-kesoku merge joins the N parts into the whole eval's records, each run
-placed by its verdict's position, with the JUnit report the whole eval
-writes, and refuses parts as it refuses run's (kesoku help shards). Each
-shard resumes on its own, with --resume.
+line (which also names the eval's cases files and --threshold, for
+merge); kesoku merge joins the N parts into the whole eval's records, each
+run placed by its verdict's position, with the JUnit report and the exit
+status the whole eval gives, and refuses parts as it refuses run's (kesoku
+help shards). Each shard resumes on its own, with --resume.
 
 On a terminal a bar on standard error shows the runs done, passed and
 failed, the tokens spent and their cost; in a log (CI) a line every 10s.

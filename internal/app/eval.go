@@ -64,6 +64,9 @@ type EvalOptions struct {
 	// positions p with (p-1) mod N == K-1 run, ids and positions those of
 	// the whole eval.
 	Shard request.Shard
+	// Threshold is the pass@1 that passes the eval (0: every run must):
+	// a shard's end says it, for merge.
+	Threshold float64
 	// Output is the records file, "" or "-" for Stdout; Resume goes on
 	// with the eval that wrote it: a run with a final verdict there does
 	// not run again, and counts as it went.
@@ -225,7 +228,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 // eval's cases and their files, by which merge names the testcases of
 // its report as the whole eval names them.
 func shardEnd(o EvalOptions, runs int64) records.ShardEnd {
-	e := records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: runs}
+	e := records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: runs, Threshold: o.Threshold}
 	if o.Set != nil {
 		e.Cases = int64(o.Set.Len())
 		for _, f := range o.Set.Starts(o.Repeat) {

@@ -30,6 +30,9 @@ type MergeReport struct {
 	// Eval is the merged eval's summary (pass@1, pass@K, pass^K), as
 	// the eval unsharded says it; nil for a run's shards.
 	Eval *eval.Summary
+	// Threshold is the eval's --threshold, as its shards say it (0 for
+	// none): the pass@1 that passes it.
+	Threshold float64
 }
 
 // MarshalJSON is the merge's report with the eval's summary under
@@ -91,7 +94,7 @@ func Merge(o MergeOptions) (MergeReport, error) {
 		rerr := wait()
 		if see != nil {
 			sum := runs.Summary()
-			rep.Eval = &sum
+			rep.Eval, rep.Threshold = &sum, m.End().Threshold
 		}
 		if rerr != nil && err == nil {
 			return &UsageError{Err: rerr}
