@@ -86,7 +86,7 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
-	f.BoolVar(&opts.Resume, "resume", false, "skip runs with a verdict in the -o file; append")
+	f.BoolVar(&opts.Resume, "resume", false, "skip runs with a final verdict in the -o file; append")
 	f.Var(&opts.Shard, "shard", shardUsage)
 	f.StringVar(&opts.JUnit, "junit", "", "a JUnit XML report of the cases, to `FILE`")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")

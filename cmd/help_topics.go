@@ -551,12 +551,17 @@ COMMAND BY COMMAND
        --resume the status describes the whole -o file: error records
        of the earlier run count as much as new ones. 5 (run): stopped
        at a call the rules ask about (--on-ask defer).
+  eval, and merge of an eval's shards
+       1: a case failed, and pass@1 is under --threshold (if given);
+       2: a mistake in an eval file, nothing sent; 4: the budget was
+       spent, each run it cut has a budget verdict. After --resume the
+       status describes the whole -o file.
   approve
        2: an ID that names no deferred call of the file; nothing is
        answered.
   validate
-       1: at least one request is invalid; 2 for a file that cannot be
-       read or parsed, the other files still checked.
+       1: at least one request or case is invalid; 2 for a file that
+       cannot be read or parsed, the other files still checked.
   diff
        1: at least one request differs; 2 for a file that cannot be read
        or parsed, the differences printed before it kept.
