@@ -53,6 +53,10 @@ var helpTopics = []helpTopic{
 	{"traces", "OpenTelemetry traces: the OTEL_* variables, spans, content", text(tracesTopic)},
 }
 
+// topicAliases are other names a topic is looked for by: a part of it
+// that the README names as a subject of its own.
+var topicAliases = map[string][]string{"permissions": {"hooks"}}
+
 // fillTopics writes the text of every topic under root, for what reads
 // them all (the man pages).
 func fillTopics(root *cobra.Command) {
