@@ -196,7 +196,7 @@ func TestOpenMistakes(t *testing.T) {
 	b := writeFile(t, dir, "b.jsonl", `{"id": "x", "prompt": "again"}`+"\n"+`[1]`+"\n"+`{"prompt": "seven"}`+"\n")
 	var told []string
 	set, err := Open([]string{a, b}, OpenOptions{Mistakes: func(m Mistake) error {
-		told = append(told, fmt.Sprintf("%d %s: %s", m.Err.Pos.Line, m.ID, m.Message()))
+		told = append(told, fmt.Sprintf("%d:%d %s: %s", m.File, m.Err.Pos.Line, m.ID, m.Message()))
 		return nil
 	}})
 	if err != nil {
@@ -204,9 +204,9 @@ func TestOpenMistakes(t *testing.T) {
 	}
 	defer set.Close()
 	want := []string{
-		`1 x: unknown key "expct" (did you mean "expect"?): want id, prompt, system, tools, max_turns, repeat, expect`,
-		`3 case_3: repeat: want a whole number from 1 to 1000, not "0"`,
-		`2 case_6: a line of a JSON Lines eval is one case, an object`,
+		`0:1 x: unknown key "expct" (did you mean "expect"?): want id, prompt, system, tools, max_turns, repeat, expect`,
+		`0:3 case_3: repeat: want a whole number from 1 to 1000, not "0"`,
+		`1:2 case_6: a line of a JSON Lines eval is one case, an object`,
 	}
 	if !slices.Equal(told, want) {
 		t.Errorf("told\n%s\nwant\n%s", strings.Join(told, "\n"), strings.Join(want, "\n"))

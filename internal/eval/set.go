@@ -104,6 +104,8 @@ type OpenOptions struct {
 
 // Mistake is the mistake of one case, for OpenOptions.Mistakes.
 type Mistake struct {
+	// File is the index of the case's file among those Open reads.
+	File int
 	// ID is the case's id, or case_N when it has none or none was read.
 	ID string
 	// Err is the mistake, at its place.
@@ -169,7 +171,7 @@ func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 					id = "case_" + strconv.Itoa(s.n+skipped+1)
 				}
 				skipped++
-				return o.Mistakes(Mistake{ID: id, Err: err})
+				return o.Mistakes(Mistake{File: i, ID: id, Err: err})
 			}
 		}
 		r.emit = func(c *Case) error {
@@ -190,7 +192,7 @@ func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 					if o.Mistakes != nil {
 						// Told now, as is every one after it.
 						skipped++
-						return o.Mistakes(Mistake{ID: c.ID, Err: ne})
+						return o.Mistakes(Mistake{File: i, ID: c.ID, Err: ne})
 					}
 					later = ne
 				}
