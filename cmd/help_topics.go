@@ -169,7 +169,9 @@ least R.
 BUDGETS AND INTERRUPTS
 --max-budget-usd and --max-budget-tokens bound the whole eval: once spent,
 no model request starts, requests under way finish, and every case not
-finished gets a verdict alone, with an error of kind budget; exit 4. An
+finished gets a verdict alone, with an error of kind budget; exit 4. With
+--shard, each shard holds what it spends itself to the budget: give each
+its share (N shards of --max-budget-usd 10 may spend $10 each). An
 interrupt stops the eval: the cases cut short are not written (exit 130).
 
 RESUME AND SHARDS
