@@ -423,17 +423,31 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		return 0, err
 	}
 	defer done()
-	for _, m := range mistakes {
-		vf.Cases++
-		invalid++
-		p := m.Err.Pos
-		vp := validateProblem{File: p.File, Line: p.Line, Column: p.Col, ID: m.ID, Kind: string(message.KindInvalidRequest), Message: m.Message()}
-		if err := problem(vp, positionOr(p, name)); err != nil {
-			return invalid, &writeError{err}
+	// The cases with a mistake are told in their places among the others,
+	// all in the order of the file: each one's mistake lies before the
+	// next case.
+	tell := func(before *yamlpos.Pos) error {
+		for len(mistakes) > 0 {
+			m := mistakes[0]
+			p := m.Err.Pos
+			if before != nil && (p.Line > before.Line || p.Line == before.Line && p.Col > before.Col) {
+				return nil
+			}
+			mistakes = mistakes[1:]
+			vf.Cases++
+			invalid++
+			vp := validateProblem{File: p.File, Line: p.Line, Column: p.Col, ID: m.ID, Kind: string(message.KindInvalidRequest), Message: m.Message()}
+			if err := problem(vp, positionOr(p, name)); err != nil {
+				return &writeError{err}
+			}
 		}
+		return nil
 	}
 	for k, err := range cases {
 		if err != nil {
+			return invalid, err
+		}
+		if err := tell(&k.Pos); err != nil {
 			return invalid, err
 		}
 		vf.Cases++
@@ -470,6 +484,9 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}
 		}
+	}
+	if err := tell(nil); err != nil {
+		return invalid, err
 	}
 	return invalid, nil
 }
