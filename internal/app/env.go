@@ -171,8 +171,9 @@ type Env struct {
 	// on, nil otherwise; root is the command's span.
 	traces *tracing.Provider
 	root   *tracing.Span
-	// recordingSaid says once that an eval records cassettes.
-	recordingSaid sync.Once
+	// recordingSaid and replayingSaid say once that an eval records
+	// cassettes, or replays them.
+	recordingSaid, replayingSaid sync.Once
 }
 
 // Prepare makes the environment options describe. Every error it returns

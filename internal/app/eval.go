@@ -521,7 +521,9 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 				}
 			}()
 			guessed := !c.Replaying() && o.CassetteMode != cassette.Record
-			if !c.Replaying() {
+			if c.Replaying() {
+				e.sayReplaying(o.CassetteDir)
+			} else {
 				e.sayRecording(o.CassetteDir, path, guessed)
 			}
 			model, err = e.Model.WithCassette(c).Build(ctx)
@@ -638,6 +640,16 @@ func (e *Env) sayRecording(dir, path string, missing bool) {
 			msg = fmt.Sprintf("recording the model's traffic of each run with no cassette in %s (the first: %s)", dir, filepath.Base(path))
 		}
 		e.opts.Tell.Tell(notice.Warning, msg)
+	})
+}
+
+// sayReplaying says, once and with -v, that the eval replays cassettes
+// from dir, as a session says of its cassette.
+func (e *Env) sayReplaying(dir string) {
+	e.replayingSaid.Do(func() {
+		if e.opts.Verbose {
+			e.opts.Tell.Tell(notice.Info, "replaying the model's traffic of each run from its cassette in "+dir)
+		}
 	})
 }
 
