@@ -182,8 +182,9 @@ records are appended; once the eval finishes, FILE is rewritten (beside it,
 renamed into place, under its lock) to hold one block per run, transcript
 then verdict, in position order, as an eval never interrupted writes it.
 The summary and the exit status are of the whole file: a run that failed
-before still fails the eval. A verdict at a position whose case is no
-longer the one there (the eval files changed) is run again and replaced.
+before still fails the eval. A verdict at a position whose run (its case
+and repeat) is no longer the one there (the eval files or --repeat
+changed) is run again and replaced.
 
 --shard K/N runs the runs at positions p with (p-1) mod N = K-1, ids and
 positions as the whole eval gives them, and ends its file with a shard_end

@@ -190,10 +190,10 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		first = false
 		return sink.Flush()
 	}
-	var earlier func(int64, string) (bool, bool)
+	var earlier func(int64, string, int) (bool, bool)
 	if resumed != nil {
-		earlier = func(position int64, id string) (bool, bool) {
-			failed, ok := resumed.Verdicts.Skip(position, id)
+		earlier = func(position int64, id string, repeat int) (bool, bool) {
+			failed, ok := resumed.Verdicts.Skip(position, id, repeat)
 			if ok {
 				sink.Skip()
 			}
@@ -291,10 +291,10 @@ func (e *Env) evalSink(o EvalOptions, resumed *records.Resumed) (*Sink, error) {
 }
 
 // evalRuns runs the cases of o and hands each run's records to write, in
-// case order. earlier, when set, says whether the run at position, of the
-// case id, has a final verdict from an earlier eval, and whether it
-// passed: that run does not run again, and counts as it went.
-func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message.Record) error, earlier func(position int64, caseID string) (passed, ok bool)) (EvalReport, error) {
+// case order. earlier, when set, says whether the run at position, the
+// repeat-th of the case id, has a final verdict from an earlier eval, and
+// whether it passed: that run does not run again, and counts as it went.
+func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message.Record) error, earlier func(position int64, caseID string, repeat int) (passed, ok bool)) (EvalReport, error) {
 	ctx = e.traced(ctx)
 	model, err := e.Model.Build(ctx)
 	if err != nil {
@@ -426,7 +426,7 @@ type runQueue struct {
 	repeat int
 	// failed is called once a case cannot be read: no run starts after.
 	failed  func()
-	earlier func(position int64, caseID string) (passed, ok bool)
+	earlier func(position int64, caseID string, repeat int) (passed, ok bool)
 
 	mu      sync.Mutex
 	next    func() (EvalCase, error, bool)
@@ -484,7 +484,7 @@ func (q *runQueue) take(ctx context.Context) (job, bool) {
 		j := job{u: unit{c: q.c, repeat: q.r, position: q.position}, seq: q.seq}
 		q.seq++
 		if q.earlier != nil {
-			if passed, ok := q.earlier(q.position, q.c.ID); ok {
+			if passed, ok := q.earlier(q.position, q.c.ID, q.r); ok {
 				q.skipped++
 				j.earlier = &result{earlier: true, run: eval.Run{Case: q.c.ID, Repeat: q.r, Passed: passed}}
 			}
