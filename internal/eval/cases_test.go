@@ -58,6 +58,8 @@ func TestReadFileMistakes(t *testing.T) {
 		{"e.yaml", "prompt: a\nexpect: {answer: {contains: a, equals: b}}\n", `e.yaml:2:18: case 1: expect.answer: want one of`},
 		{"e.yaml", "prompt: a\nrepeat: 0\n", `e.yaml:2:9: case 1: repeat: want a whole number from 1 to 1000, not "0"`},
 		{"e.yaml", "# nothing\n", `e.yaml: holds no cases`},
+		// Said of the eval file, not of config files, which it is not.
+		{"e.yaml", "- id: a\n  prompt: &p hi\n", `e.yaml:2:11: case "a": prompt: want text, not an anchor or alias (not taken here)`},
 		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
 		{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
 		{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
