@@ -1303,7 +1303,8 @@ how many it was and how many requests the whole run has:
   {"type":"shard_end", "content":{"shard":2,"shards":4,"requests":1000}, ...}
 An eval's shard says more: how many cases the whole eval has, and its
 cases files with the position of each one's first run ("cases", "files"),
-by which merge names the testcases of its report as the eval does.
+by which merge names the testcases of its report as the eval does, and
+its --threshold ("threshold"), by which merge exits as the eval does.
 An interrupted shard writes none; resumed, it ends with one. jq
 'select(.type == "tool_result")' leaves it out.
 
