@@ -265,7 +265,7 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	if g.Quiet {
 		return
 	}
-	line := "eval: " + sum.Text()
+	line := "eval: " + sum.Text() + thresholdText(sum, o.Threshold)
 	if report.Interrupted {
 		line += "; interrupted: the cases cut short were not written"
 	}
@@ -279,6 +279,18 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	if report.Budget {
 		fmt.Fprintf(g.IO.Err, "kesoku: the budget is spent: %s\n", strings.TrimPrefix(budgetLine(tally, o.budget), "spent "))
 	}
+}
+
+// thresholdText says, where runs failed, whether pass@1 reached
+// --threshold: a log that shows a failed case shows why the eval passed.
+func thresholdText(sum eval.Summary, threshold float64) string {
+	if threshold <= 0 || sum.Failed == 0 {
+		return ""
+	}
+	if sum.PassAt1 >= threshold {
+		return fmt.Sprintf("; pass@1 %.2f reaches --threshold %g: the eval passes", sum.PassAt1, threshold)
+	}
+	return fmt.Sprintf("; pass@1 %.2f is under --threshold %g", sum.PassAt1, threshold)
 }
 
 // spentNotes are the notes of progress that say what the eval spent so

@@ -86,7 +86,7 @@ func runMerge(_ context.Context, o *mergeOptions) error {
 	}
 	o.g.printSummary(o.Summary, &rep)
 	if rep.Eval != nil && o.Summary != summaryJSON && !o.g.Quiet {
-		fmt.Fprintf(o.g.IO.Err, "kesoku: %s\n", termtext.Escape("eval: "+rep.Eval.Text()))
+		fmt.Fprintf(o.g.IO.Err, "kesoku: %s\n", termtext.Escape("eval: "+rep.Eval.Text()+thresholdText(*rep.Eval, rep.Threshold)))
 		if u := rep.Usage; u != nil && u.InputTokens+u.OutputTokens > 0 {
 			// As the eval says it, but the requests, which verdicts do
 			// not count.
