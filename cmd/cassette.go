@@ -24,7 +24,7 @@ func (f *cassetteFlags) register(fs *pflag.FlagSet) {
 // registerDir adds the flags of a command that records a cassette per
 // session (eval): --cassette names a directory.
 func (f *cassetteFlags) registerDir(fs *pflag.FlagSet) {
-	fs.StringVar(&f.File, "cassette", "", "record the model's traffic to a cassette a case in `DIR`, or replay it from there")
+	fs.StringVar(&f.File, "cassette", "", "record the model's traffic to a cassette per run in `DIR`, or replay it from there")
 	checkedVar(fs, &f.Mode, "cassette-mode", "", "record, replay or auto, the `MODE` that replays a case's cassette when it exists (the default)", checkCassetteMode)
 	inGroup(fs, "cassette", "cassette", "cassette-mode")
 }
@@ -55,7 +55,8 @@ func cassettesTopic() string {
 record every request to the model and its answer to --cassette FILE, and
 replay them from it, so that a session runs again with no key, no network
 and no --base-url: the same answers, through the same SDK clients,
-retries and stream parsing as against the API.
+retries and stream parsing as against the API. eval takes --cassette DIR,
+a cassette per case and repeat in DIR (kesoku help eval-files).
 
   kesoku session --cassette testdata/cassettes/quickstart.jsonl \
     --tools calculate_sum "what is 12345+67890? use the tool"
@@ -77,7 +78,8 @@ a line in the order the answers came: the request (method, path, query,
 body as JSON) and the response (status, the headers a client acts on, the
 body as JSON, or a stream as its events). No secret is written: no header
 that carries a key, no key in a URL's query, and the key's value is
-replaced by [redacted] wherever else it appears.
+replaced by [redacted] wherever else it appears (a key of 8 characters or
+more: a shorter one, a local server's placeholder, is no secret).
 
 MATCHING
 On replay each request must be the one recorded next, once what changes

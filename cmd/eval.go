@@ -86,7 +86,7 @@ EXIT STATUS
 	f := c.Flags()
 	registerToolModelFlags(f, &opts.model, &opts.InlineLimit)
 	f.StringVarP(&opts.Output, "output", "o", "", "the records `FILE` (default: standard output)")
-	f.BoolVar(&opts.Resume, "resume", false, "skip runs with a verdict in the -o file; append")
+	f.BoolVar(&opts.Resume, "resume", false, "skip runs with a final verdict in the -o file; append")
 	f.Var(&opts.Shard, "shard", shardUsage)
 	f.StringVar(&opts.JUnit, "junit", "", "a JUnit XML report of the cases, to `FILE`")
 	intVar(f, &opts.Jobs, "jobs", "j", 4, 1, maxJobs, "cases at once")
@@ -143,7 +143,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	result, err := env.Eval(ctx, app.EvalOptions{
 		Cases: offers.cases(cases), Set: cases, Repeat: o.Repeat, Jobs: o.Jobs,
 		System: o.System, MaxTurns: o.MaxTurns, Tally: tally,
-		CassetteDir: o.cassette.File, CassetteMode: mode, Shard: request.Shard(o.Shard),
+		CassetteDir: o.cassette.File, CassetteMode: mode, Shard: request.Shard(o.Shard), Threshold: o.Threshold,
 		Output: o.Output, Stdout: g.IO.Out, Resume: o.Resume, JUnit: o.JUnit,
 		Progress: func(total int64) app.Progress { return newEvalProgress(g, total, spentNotes(tally), realClock) },
 	})
@@ -232,8 +232,10 @@ func (o *evalOptions) close(result app.EvalReport, tally *llm.Tally) error {
 	return errFailures
 }
 
-// evalSummary is --summary json's object.
+// evalSummary is --summary json's object. Command names it as every
+// command's summary does, for a script that reads several.
 type evalSummary struct {
+	Command string `json:"command"`
 	eval.Summary
 	Threshold   float64  `json:"threshold,omitempty"`
 	Interrupted bool     `json:"interrupted,omitempty"`
@@ -252,7 +254,7 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	g := o.g
 	if o.Summary == summaryJSON {
 		u, n := tally.Total()
-		js := evalSummary{Summary: sum, Threshold: o.Threshold, Interrupted: report.Interrupted, Usage: usageSum{Usage: u, Requests: n}}
+		js := evalSummary{Command: "eval", Summary: sum, Threshold: o.Threshold, Interrupted: report.Interrupted, Usage: usageSum{Usage: u, Requests: n}}
 		if cost, known := tally.Cost(); known {
 			js.Usage.CostUSD = &cost
 		}
@@ -263,7 +265,7 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	if g.Quiet {
 		return
 	}
-	line := "eval: " + sum.Text()
+	line := "eval: " + sum.Text() + thresholdText(sum, o.Threshold)
 	if report.Interrupted {
 		line += "; interrupted: the cases cut short were not written"
 	}
@@ -277,6 +279,18 @@ func (o *evalOptions) tellSummary(sum eval.Summary, tally *llm.Tally, report app
 	if report.Budget {
 		fmt.Fprintf(g.IO.Err, "kesoku: the budget is spent: %s\n", strings.TrimPrefix(budgetLine(tally, o.budget), "spent "))
 	}
+}
+
+// thresholdText says, where runs failed, whether pass@1 reached
+// --threshold: a log that shows a failed case shows why the eval passed.
+func thresholdText(sum eval.Summary, threshold float64) string {
+	if threshold <= 0 || sum.Failed == 0 {
+		return ""
+	}
+	if sum.PassAt1 >= threshold {
+		return fmt.Sprintf("; pass@1 %.2f reaches --threshold %g: the eval passes", sum.PassAt1, threshold)
+	}
+	return fmt.Sprintf("; pass@1 %.2f is under --threshold %g", sum.PassAt1, threshold)
 }
 
 // spentNotes are the notes of progress that say what the eval spent so

@@ -380,6 +380,7 @@ func completeHelp(c *cobra.Command, args []string, toComplete string) ([]cobra.C
 func newTopicCmd(t helpTopic) *cobra.Command {
 	c := &cobra.Command{
 		Use:         t.name,
+		Aliases:     topicAliases[t.name],
 		Short:       t.short,
 		Annotations: map[string]string{topicAnnotation: "yes", noConfig: "yes"},
 		// A topic takes no flags but --help; unknown words after it are

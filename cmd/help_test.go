@@ -261,6 +261,11 @@ func TestHelpTopics(t *testing.T) {
 	if code, stdout2, _ := runArgs("config", "--help"); code != ExitOK || stdout2 != stdout {
 		t.Errorf("kesoku config --help: exit %d, not the topic:\n%s", code, stdout2)
 	}
+	// The README's hooks are a part of the topic permissions, which
+	// kesoku help hooks shows.
+	if code, hooks, _ := runArgs("help", "hooks"); code != ExitOK || !strings.HasPrefix(hooks, "Which calls a model may make") || !strings.Contains(hooks, "\nHOOKS\n") {
+		t.Errorf("kesoku help hooks: exit %d:\n%s", code, hooks)
+	}
 	if code, stdout, _ := runArgs("help", "mcp", "serve"); code != ExitOK || !strings.HasPrefix(stdout, "serve offers kesoku's tools") {
 		t.Errorf("kesoku help mcp serve: exit %d:\n%s", code, stdout)
 	}

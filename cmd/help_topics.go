@@ -53,6 +53,10 @@ var helpTopics = []helpTopic{
 	{"traces", "OpenTelemetry traces: the OTEL_* variables, spans, content", text(tracesTopic)},
 }
 
+// topicAliases are other names a topic is looked for by: a part of it
+// that the README names as a subject of its own.
+var topicAliases = map[string][]string{"permissions": {"hooks"}}
+
 // fillTopics writes the text of every topic under root, for what reads
 // them all (the man pages).
 func fillTopics(root *cobra.Command) {
@@ -165,7 +169,9 @@ least R.
 BUDGETS AND INTERRUPTS
 --max-budget-usd and --max-budget-tokens bound the whole eval: once spent,
 no model request starts, requests under way finish, and every case not
-finished gets a verdict alone, with an error of kind budget; exit 4. An
+finished gets a verdict alone, with an error of kind budget; exit 4. With
+--shard, each shard holds what it spends itself to the budget: give each
+its share (N shards of --max-budget-usd 10 may spend $10 each). An
 interrupt stops the eval: the cases cut short are not written (exit 130).
 
 RESUME AND SHARDS
@@ -176,16 +182,17 @@ records are appended; once the eval finishes, FILE is rewritten (beside it,
 renamed into place, under its lock) to hold one block per run, transcript
 then verdict, in position order, as an eval never interrupted writes it.
 The summary and the exit status are of the whole file: a run that failed
-before still fails the eval. A verdict at a position whose case is no
-longer the one there (the eval files changed) is run again and replaced.
+before still fails the eval. A verdict at a position whose run (its case
+and repeat) is no longer the one there (the eval files or --repeat
+changed) is run again and replaced.
 
 --shard K/N runs the runs at positions p with (p-1) mod N = K-1, ids and
 positions as the whole eval gives them, and ends its file with a shard_end
-line (which also names the eval's cases files, for merge's report);
-kesoku merge joins the N parts into the whole eval's records, each run
-placed by its verdict's position, with the JUnit report the whole eval
-writes, and refuses parts as it refuses run's (kesoku help shards). Each
-shard resumes on its own, with --resume.
+line (which also names the eval's cases files and --threshold, for
+merge); kesoku merge joins the N parts into the whole eval's records, each
+run placed by its verdict's position, with the JUnit report and the exit
+status the whole eval gives, and refuses parts as it refuses run's (kesoku
+help shards). Each shard resumes on its own, with --resume.
 
 On a terminal a bar on standard error shows the runs done, passed and
 failed, the tokens spent and their cost; in a log (CI) a line every 10s.
@@ -551,12 +558,17 @@ COMMAND BY COMMAND
        --resume the status describes the whole -o file: error records
        of the earlier run count as much as new ones. 5 (run): stopped
        at a call the rules ask about (--on-ask defer).
+  eval, and merge of an eval's shards
+       1: a case failed, and pass@1 is under --threshold (if given);
+       2: a mistake in an eval file, nothing sent; 4: the budget was
+       spent, each run it cut has a budget verdict. After --resume the
+       status describes the whole -o file.
   approve
        2: an ID that names no deferred call of the file; nothing is
        answered.
   validate
-       1: at least one request is invalid; 2 for a file that cannot be
-       read or parsed, the other files still checked.
+       1: at least one request or case is invalid; 2 for a file that
+       cannot be read or parsed, the other files still checked.
   diff
        1: at least one request differs; 2 for a file that cannot be read
        or parsed, the differences printed before it kept.
@@ -1291,7 +1303,8 @@ how many it was and how many requests the whole run has:
   {"type":"shard_end", "content":{"shard":2,"shards":4,"requests":1000}, ...}
 An eval's shard says more: how many cases the whole eval has, and its
 cases files with the position of each one's first run ("cases", "files"),
-by which merge names the testcases of its report as the eval does.
+by which merge names the testcases of its report as the eval does, and
+its --threshold ("threshold"), by which merge exits as the eval does.
 An interrupted shard writes none; resumed, it ends with one. jq
 'select(.type == "tool_result")' leaves it out.
 
@@ -1501,10 +1514,10 @@ A run refused before it starts writes none, and a --junit FILE that is the
 -o file or an input is refused.
 
 SUMMARIES AS JSON
---summary json (run, diff, merge, validate, batch status and collect) says
-the closing summary as one JSON object on standard error instead of a
-sentence, -q or not; the exit status is the same. Every count is there,
-zeros included:
+--summary json (run, diff, merge, validate, eval, batch status and
+collect) says the closing summary as one JSON object on standard error
+instead of a sentence, -q or not; the exit status is the same. Every count
+is there, zeros included:
 
   {"command":"run","total":3,"records":3,"succeeded":2,"failed":1,
    "aborted":0,"skipped":0,"errors":{"invalid_args":1}}
@@ -1516,7 +1529,9 @@ those a resumed run found finished. A run that was interrupted says
 "interrupted": true. validate, which runs nothing, counts requests checked:
 {"command":"validate","total":3,"valid":2,"failed":1,"files":1,
 "unreadable_files":0,"errors":{"invalid_args":1}}; "cases" says how many of
-the total are the cases of eval files.
+the total are the cases of eval files. eval counts cases and runs, with
+the pass rates and usage: {"command":"eval","cases":3,"runs":3,
+"passed":2,"failed":1,...} (kesoku help eval-files).
 
 VALIDATE'S DOCUMENT
 kesoku validate --json prints one JSON document on standard output, and

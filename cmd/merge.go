@@ -29,8 +29,8 @@ func newMergeCmd(g *globals, runF func(context.Context, *mergeOptions) error) *c
 --shard K/N, K = 1 ... N), given in any order, into the file the whole run
 would have written: one record per request, in request order, each line as
 its shard wrote it. Records go to standard output, or to -o. The shards of
-kesoku eval join alike, a run's transcript and verdict as one, and a
-closing line says the whole eval's pass rates, as the eval would.
+kesoku eval join alike, a run's transcript and verdict as one; a closing
+line says the whole eval's pass rates, and merge exits as the eval would.
 
 Shard K holds the requests at positions K, K+N, K+2N, ...: merge puts each
 record in its place by the position the shard wrote (never by a number read
@@ -52,12 +52,12 @@ record says its run.
 it says what the merged file holds, so shards need no report of their own.
 
 EXIT STATUS
-  0    every merged record succeeded
-  1    at least one error record (aborted ones included)
-  4    an eval's shards hold runs its budget cut, as the eval exits
+  0    every merged record succeeded (an eval: as its shards' --threshold)
+  1    at least one error record (aborted ones included), or a case failed
   2    bad usage, a part that cannot be read, parts that are not the shards
        of one run, or an -o file another kesoku writes to; nothing is
-       written`,
+       written
+  4    an eval's shards hold runs its budget cut, as the eval exits`,
 		Example: `  kesoku merge part-1.jsonl part-2.jsonl part-3.jsonl part-4.jsonl -o all.jsonl
   kesoku merge part-*.jsonl > results.jsonl`,
 		Args: argSpec{what: "PART", min: 1, max: -1, hint: "give the records files of the run's shards, in any order"}.args,
@@ -86,12 +86,21 @@ func runMerge(_ context.Context, o *mergeOptions) error {
 	}
 	o.g.printSummary(o.Summary, &rep)
 	if rep.Eval != nil && o.Summary != summaryJSON && !o.g.Quiet {
-		fmt.Fprintf(o.g.IO.Err, "kesoku: %s\n", termtext.Escape("eval: "+rep.Eval.Text()))
+		fmt.Fprintf(o.g.IO.Err, "kesoku: %s\n", termtext.Escape("eval: "+rep.Eval.Text()+thresholdText(*rep.Eval, rep.Threshold)))
+		if u := rep.Usage; u != nil && u.InputTokens+u.OutputTokens > 0 {
+			// As the eval says it, but the requests, which verdicts do
+			// not count.
+			fmt.Fprintf(o.g.IO.Err, "kesoku: %s\n", tokensText(u.Usage))
+		}
 	}
 	switch {
 	case rep.Eval != nil && rep.Eval.Budget > 0:
 		// As the eval unsharded exits.
 		return &exitError{code: ExitBudget, silent: true}
+	case rep.Eval != nil && rep.Threshold > 0 && rep.Eval.PassAt1 >= rep.Threshold:
+		// The shards' --threshold passes the whole eval, as it would
+		// have passed it unsharded.
+		return nil
 	case rep.HasErrors():
 		return errFailures
 	}

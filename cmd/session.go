@@ -268,6 +268,18 @@ func usageLine(t *llm.Tally) string {
 		return fmt.Sprintf("usage: not reported by the model, in %d %s", n, english.Plural(n, "request", "requests"))
 	}
 	var b strings.Builder
+	b.WriteString(tokensText(u))
+	fmt.Fprintf(&b, ", in %d %s", n, english.Plural(n, "request", "requests"))
+	if unreported > 0 {
+		fmt.Fprintf(&b, " (%d of them reported none)", unreported)
+	}
+	return b.String()
+}
+
+// tokensText says the tokens of u: "usage: 10 input tokens (2 read from
+// the cache), 5 output tokens".
+func tokensText(u message.Usage) string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "usage: %d input tokens", u.InputTokens)
 	switch {
 	case u.CacheReadTokens > 0 && u.CacheWriteTokens > 0:
@@ -277,9 +289,6 @@ func usageLine(t *llm.Tally) string {
 	case u.CacheWriteTokens > 0:
 		fmt.Fprintf(&b, " (%d written to the cache)", u.CacheWriteTokens)
 	}
-	fmt.Fprintf(&b, ", %d output tokens, in %d %s", u.OutputTokens, n, english.Plural(n, "request", "requests"))
-	if unreported > 0 {
-		fmt.Fprintf(&b, " (%d of them reported none)", unreported)
-	}
+	fmt.Fprintf(&b, ", %d output tokens", u.OutputTokens)
 	return b.String()
 }

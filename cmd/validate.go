@@ -141,7 +141,7 @@ func runValidate(ctx context.Context, o *validateOptions) error {
 	ropts.Shard = request.Shard(o.Shard)
 	v := &validator{o: o, format: format, check: runner.New(env.Tools.Registry, ropts).Checker(),
 		rep:   validateReport{Files: []validateFile{}, Problems: []validateProblem{}},
-		cases: &caseChecker{set: env.Tools, offers: map[string]caseOffer{}}}
+		cases: &caseChecker{set: env.Tools, offers: map[string]caseOffer{}, mistakes: map[int][]eval.Mistake{}}}
 	if !o.JSON {
 		v.cases.notOffered = o.g.notOffered
 	}
@@ -317,6 +317,19 @@ type caseChecker struct {
 	// notOffered says the tools of servers that could not start, once.
 	notOffered func(error)
 	said       bool
+	// mistakes are the cases with a mistake of the files read together,
+	// by the file's index, until its turn: each is a problem of its own,
+	// and the other cases are read on, as a request file's are.
+	mistakes map[int][]eval.Mistake
+}
+
+// openCases reads the eval files paths, handing their cases' mistakes to
+// into, each with the index of its file among paths.
+func openCases(paths []string, into map[int][]eval.Mistake) (*eval.Set, error) {
+	return eval.Open(paths, eval.OpenOptions{Mistakes: func(m eval.Mistake) error {
+		into[m.File] = append(into[m.File], m)
+		return nil
+	}})
 }
 
 // caseOffer is the tools a list offers, or why it cannot be offered.
@@ -338,10 +351,12 @@ func (c *caseChecker) together(names []string) {
 		return
 	}
 	var err error
-	if c.joint, err = eval.Open(files, eval.OpenOptions{}); err == nil {
+	if c.joint, err = openCases(files, c.mistakes); err == nil {
 		c.next, c.stop = iter.Pull2(c.joint.All())
 		return
 	}
+	// Each file is read again alone, and tells its mistakes again.
+	clear(c.mistakes)
 	if ne, ok := errors.AsType[*yamlpos.NodeError](err); ok {
 		c.jointErr, c.jointFile = err, ne.Pos.File
 	}
@@ -355,10 +370,12 @@ func (c *caseChecker) close() {
 }
 
 // cases are the cases of the eval file name, the next of those given:
-// taken from the files read together, or read from it alone.
-func (c *caseChecker) cases(name string) (iter.Seq2[*eval.Case, error], func(), error) {
+// taken from the files read together, or read from it alone; mistakes
+// are those of its cases that have one.
+func (c *caseChecker) cases(name string) (_ iter.Seq2[*eval.Case, error], done func(), mistakes []eval.Mistake, _ error) {
 	if c.joint != nil {
 		n := c.joint.Cases(c.file)
+		mistakes = c.mistakes[c.file]
 		c.file++
 		return func(yield func(*eval.Case, error) bool) {
 			for range n {
@@ -367,18 +384,19 @@ func (c *caseChecker) cases(name string) (iter.Seq2[*eval.Case, error], func(), 
 					return
 				}
 			}
-		}, func() {}, nil
+		}, func() {}, mistakes, nil
 	}
-	alone, err := eval.Open([]string{name}, eval.OpenOptions{})
+	own := map[int][]eval.Mistake{}
+	alone, err := openCases([]string{name}, own)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if name == c.jointFile {
 		alone.Close()
 		c.jointFile = "" // said once, of a file given twice
-		return nil, nil, c.jointErr
+		return nil, nil, nil, c.jointErr
 	}
-	return alone.All(), func() { alone.Close() }, nil
+	return alone.All(), func() { alone.Close() }, own[0], nil
 }
 
 func (c *caseChecker) sayNotOffered(err error) {
@@ -400,13 +418,36 @@ func (e *writeError) Error() string { return e.err.Error() }
 func (c *caseChecker) check(name string, vf *validateFile, problem func(validateProblem, string) error) (invalid int, err error) {
 	// Read as eval reads it: every case checked, then read again a case
 	// at a time, so that a file of any size is checked in flat memory.
-	cases, done, err := c.cases(name)
+	cases, done, mistakes, err := c.cases(name)
 	if err != nil {
 		return 0, err
 	}
 	defer done()
+	// The cases with a mistake are told in their places among the others,
+	// all in the order of the file: each one's mistake lies before the
+	// next case.
+	tell := func(before *yamlpos.Pos) error {
+		for len(mistakes) > 0 {
+			m := mistakes[0]
+			p := m.Err.Pos
+			if before != nil && (p.Line > before.Line || p.Line == before.Line && p.Col > before.Col) {
+				return nil
+			}
+			mistakes = mistakes[1:]
+			vf.Cases++
+			invalid++
+			vp := validateProblem{File: p.File, Line: p.Line, Column: p.Col, ID: m.ID, Kind: string(message.KindInvalidRequest), Message: m.Message()}
+			if err := problem(vp, positionOr(p, name)); err != nil {
+				return &writeError{err}
+			}
+		}
+		return nil
+	}
 	for k, err := range cases {
 		if err != nil {
+			return invalid, err
+		}
+		if err := tell(&k.Pos); err != nil {
 			return invalid, err
 		}
 		vf.Cases++
@@ -443,6 +484,9 @@ func (c *caseChecker) check(name string, vf *validateFile, problem func(validate
 		if err := problem(vp, positionOr(k.Pos, name)); err != nil {
 			return invalid, &writeError{err}
 		}
+	}
+	if err := tell(nil); err != nil {
+		return invalid, err
 	}
 	return invalid, nil
 }

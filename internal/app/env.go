@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/kesoku/kesoku/internal/cassette"
@@ -170,6 +171,9 @@ type Env struct {
 	// on, nil otherwise; root is the command's span.
 	traces *tracing.Provider
 	root   *tracing.Span
+	// recordingSaid and replayingSaid say once that an eval records
+	// cassettes, or replays them.
+	recordingSaid, replayingSaid sync.Once
 }
 
 // Prepare makes the environment options describe. Every error it returns

@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/kesoku/kesoku/internal/junit"
 	"github.com/kesoku/kesoku/internal/llm"
 	"github.com/kesoku/kesoku/internal/media"
+	"github.com/kesoku/kesoku/internal/notice"
 	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/request"
 	"github.com/kesoku/kesoku/internal/runner"
@@ -62,6 +64,9 @@ type EvalOptions struct {
 	// positions p with (p-1) mod N == K-1 run, ids and positions those of
 	// the whole eval.
 	Shard request.Shard
+	// Threshold is the pass@1 that passes the eval (0: every run must):
+	// a shard's end says it, for merge.
+	Threshold float64
 	// Output is the records file, "" or "-" for Stdout; Resume goes on
 	// with the eval that wrote it: a run with a final verdict there does
 	// not run again, and counts as it went.
@@ -185,10 +190,10 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 		first = false
 		return sink.Flush()
 	}
-	var earlier func(int64, string) (bool, bool)
+	var earlier func(int64, string, int) (bool, bool)
 	if resumed != nil {
-		earlier = func(position int64, id string) (bool, bool) {
-			failed, ok := resumed.Verdicts.Skip(position, id)
+		earlier = func(position int64, id string, repeat int) (bool, bool) {
+			failed, ok := resumed.Verdicts.Skip(position, id, repeat)
 			if ok {
 				sink.Skip()
 			}
@@ -223,7 +228,7 @@ func (e *Env) Eval(ctx context.Context, o EvalOptions) (EvalReport, error) {
 // eval's cases and their files, by which merge names the testcases of
 // its report as the whole eval names them.
 func shardEnd(o EvalOptions, runs int64) records.ShardEnd {
-	e := records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: runs}
+	e := records.ShardEnd{Shard: o.Shard.K, Shards: o.Shard.N, Requests: runs, Threshold: o.Threshold}
 	if o.Set != nil {
 		e.Cases = int64(o.Set.Len())
 		for _, f := range o.Set.Starts(o.Repeat) {
@@ -286,10 +291,10 @@ func (e *Env) evalSink(o EvalOptions, resumed *records.Resumed) (*Sink, error) {
 }
 
 // evalRuns runs the cases of o and hands each run's records to write, in
-// case order. earlier, when set, says whether the run at position, of the
-// case id, has a final verdict from an earlier eval, and whether it
-// passed: that run does not run again, and counts as it went.
-func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message.Record) error, earlier func(position int64, caseID string) (passed, ok bool)) (EvalReport, error) {
+// case order. earlier, when set, says whether the run at position, the
+// repeat-th of the case id, has a final verdict from an earlier eval, and
+// whether it passed: that run does not run again, and counts as it went.
+func (e *Env) evalRuns(ctx context.Context, o EvalOptions, write func([]*message.Record) error, earlier func(position int64, caseID string, repeat int) (passed, ok bool)) (EvalReport, error) {
 	ctx = e.traced(ctx)
 	model, err := e.Model.Build(ctx)
 	if err != nil {
@@ -421,7 +426,7 @@ type runQueue struct {
 	repeat int
 	// failed is called once a case cannot be read: no run starts after.
 	failed  func()
-	earlier func(position int64, caseID string) (passed, ok bool)
+	earlier func(position int64, caseID string, repeat int) (passed, ok bool)
 
 	mu      sync.Mutex
 	next    func() (EvalCase, error, bool)
@@ -479,7 +484,7 @@ func (q *runQueue) take(ctx context.Context) (job, bool) {
 		j := job{u: unit{c: q.c, repeat: q.r, position: q.position}, seq: q.seq}
 		q.seq++
 		if q.earlier != nil {
-			if passed, ok := q.earlier(q.position, q.c.ID); ok {
+			if passed, ok := q.earlier(q.position, q.c.ID, q.r); ok {
 				q.skipped++
 				j.earlier = &result{earlier: true, run: eval.Run{Case: q.c.ID, Repeat: q.r, Passed: passed}}
 			}
@@ -515,7 +520,18 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 					os.Remove(path)
 				}
 			}()
+			guessed := !c.Replaying() && o.CassetteMode != cassette.Record
+			if c.Replaying() {
+				e.sayReplaying(o.CassetteDir)
+			} else {
+				e.sayRecording(o.CassetteDir, path, guessed)
+			}
 			model, err = e.Model.WithCassette(c).Build(ctx)
+			if err != nil && guessed {
+				// A replayed eval that lacks a run's cassette (a repeat
+				// more than was recorded) records it, which needs a key.
+				err = fmt.Errorf("no cassette %s to replay, and recording it failed: %w", path, err)
+			}
 		}
 		if err != nil {
 			return e.failedUnit(u, start, err)
@@ -609,6 +625,32 @@ func (e *Env) evalUnit(ctx context.Context, model llm.Provider, o EvalOptions, u
 		recs: append(recs, v),
 		run:  eval.Run{Case: u.c.ID, Repeat: u.repeat, Passed: passed, Budget: budget != nil},
 	}
+}
+
+// sayRecording says, once, that the eval records cassettes in dir: path
+// is the first run's. missing says only the runs without one record (the
+// mode auto), where the user may have meant to replay them all.
+func (e *Env) sayRecording(dir, path string, missing bool) {
+	e.recordingSaid.Do(func() {
+		if e.opts.Quiet {
+			return
+		}
+		msg := "recording the model's traffic of each run to its cassette in " + dir
+		if missing {
+			msg = fmt.Sprintf("recording the model's traffic of each run with no cassette in %s (the first: %s)", dir, filepath.Base(path))
+		}
+		e.opts.Tell.Tell(notice.Warning, msg)
+	})
+}
+
+// sayReplaying says, once and with -v, that the eval replays cassettes
+// from dir, as a session says of its cassette.
+func (e *Env) sayReplaying(dir string) {
+	e.replayingSaid.Do(func() {
+		if e.opts.Verbose {
+			e.opts.Tell.Tell(notice.Info, "replaying the model's traffic of each run from its cassette in "+dir)
+		}
+	})
 }
 
 // failedUnit is the verdict of a run that could not start: its cassette

@@ -211,9 +211,9 @@ func TestEvalLetsGoOfTheCases(t *testing.T) {
 					written = append(written, v.Position)
 					return nil
 				}
-				var earlier func(int64, string) (bool, bool)
+				var earlier func(int64, string, int) (bool, bool)
 				if end == "skipped" {
-					earlier = func(int64, string) (bool, bool) { return true, true }
+					earlier = func(int64, string, int) (bool, bool) { return true, true }
 				}
 				rep, err := env.evalRuns(ctx, EvalOptions{Cases: cases, Jobs: jobs}, write, earlier)
 				if !returned.Load() {

@@ -196,7 +196,7 @@ func TestEvalSkipsWithinTheWindow(t *testing.T) {
 			}
 		}
 	}
-	earlier := func(position int64, _ string) (bool, bool) {
+	earlier := func(position int64, _ string, _ int) (bool, bool) {
 		if position == 2*jobs {
 			// The window is full: the first run and the skipped ones
 			// behind it.

@@ -30,6 +30,48 @@ type MergeReport struct {
 	// Eval is the merged eval's summary (pass@1, pass@K, pass^K), as
 	// the eval unsharded says it; nil for a run's shards.
 	Eval *eval.Summary
+	// Threshold is the eval's --threshold, as its shards say it (0 for
+	// none): the pass@1 that passes it.
+	Threshold float64
+	// Usage is what the merged eval's runs spent, from their verdicts
+	// (each the usage of its run); nil for a run's shards.
+	Usage *MergedUsage
+}
+
+// MergedUsage is what an eval's runs spent, added up from their verdicts:
+// tokens, and dollars where every run that spent any has a price.
+type MergedUsage struct {
+	message.Usage
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// unpriced counts the runs that spent tokens and say no cost.
+	unpriced int
+}
+
+// add counts the verdict rec.
+func (u *MergedUsage) add(rec *message.Record) {
+	if rec.Usage == nil {
+		return
+	}
+	u.Usage.Add(*rec.Usage)
+	switch {
+	case rec.CostUSD != nil:
+		c := *rec.CostUSD
+		if u.CostUSD != nil {
+			c += *u.CostUSD
+		}
+		u.CostUSD = &c
+	case rec.Usage.InputTokens+rec.Usage.OutputTokens > 0:
+		u.unpriced++
+	}
+}
+
+// done is u once every verdict is counted: a cost only where every run
+// that spent tokens had one.
+func (u *MergedUsage) done() *MergedUsage {
+	if u.unpriced > 0 {
+		u.CostUSD = nil
+	}
+	return u
 }
 
 // MarshalJSON is the merge's report with the eval's summary under
@@ -39,7 +81,13 @@ func (r MergeReport) MarshalJSON() ([]byte, error) {
 	if err != nil || r.Eval == nil {
 		return b, err
 	}
-	sum, err := json.Marshal(r.Eval)
+	// The eval's summary with what its runs spent, as eval --summary
+	// json gives it (but the count of requests, which verdicts do not
+	// keep).
+	sum, err := json.Marshal(struct {
+		*eval.Summary
+		Usage *MergedUsage `json:"usage,omitempty"`
+	}{r.Eval, r.Usage})
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +113,7 @@ func Merge(o MergeOptions) (MergeReport, error) {
 	}
 	var rep MergeReport
 	var runs eval.Summarizer
+	var spent MergedUsage
 	merge := func(w io.Writer) error {
 		m, err := records.OpenMerge(o.Parts)
 		if err != nil {
@@ -83,6 +132,7 @@ func Merge(o MergeOptions) (MergeReport, error) {
 				if rec.Type == message.TypeVerdict {
 					runs.Add(eval.Run{Case: rec.ParentID, Repeat: rec.Repeat, Passed: !rec.IsError,
 						Budget: rec.Error != nil && rec.Error.Kind == message.KindBudget})
+					spent.add(rec)
 				}
 			}
 		}
@@ -91,7 +141,7 @@ func Merge(o MergeOptions) (MergeReport, error) {
 		rerr := wait()
 		if see != nil {
 			sum := runs.Summary()
-			rep.Eval = &sum
+			rep.Eval, rep.Threshold, rep.Usage = &sum, m.End().Threshold, spent.done()
 		}
 		if rerr != nil && err == nil {
 			return &UsageError{Err: rerr}

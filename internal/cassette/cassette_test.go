@@ -157,6 +157,10 @@ func TestMismatch(t *testing.T) {
 		{"a key more", "POST", "/v1/messages", `{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"add 2 and 3"}]}]}`,
 			`at stream, recorded nothing, now true`},
 		{"path", "POST", "/v1/other", `{}`, `at path, recorded "/v1/messages", now "/v1/other"`},
+		// A long text is cut, not quoted again: "the \"calc\" tool", not
+		// "\"the \\\"calc\\\" tool".
+		{"long text", "POST", "/v1/messages", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"the \"calc\" tool ` + strings.Repeat("x", 200) + `"}]}]}`,
+			`recorded "add 2 and 3", now "the \"calc\" tool xxxx`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Open(path, Replay)

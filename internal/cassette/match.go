@@ -125,27 +125,30 @@ const maxShown = 120
 
 // shown is s quoted, cut to maxShown bytes on a character.
 func shown(s string) string {
-	if len(s) > maxShown {
-		cut := maxShown
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return strconv.QuoteToGraphic(s)
+	return strconv.QuoteToGraphic(cut(s))
 }
 
-// shownJSON is v as compact JSON, cut short.
+// cut is s cut to maxShown bytes on a character, "…" saying so.
+func cut(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	n := maxShown
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// shownJSON is v as compact JSON, cut short: a long text is cut as it is
+// written, not quoted once more (JSON already escapes what a terminal
+// must not get).
 func shownJSON(v any) string {
 	if v == nil {
 		return "nothing"
 	}
 	data, _ := json.Marshal(v)
-	s := string(data)
-	if len(s) > maxShown {
-		return shown(s)
-	}
-	return s
+	return cut(string(data))
 }
 
 // walk appends to diffs every place a and b differ, at most maxDiffs.

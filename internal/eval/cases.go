@@ -75,6 +75,10 @@ var (
 // read reads the file, handing each case to r.emit as it is read.
 func (r *reader) read() error {
 	path := r.file
+	if path == "-" {
+		// Its format is known by a file's extension, which "-" has not.
+		return errors.New("-: eval reads its cases from files (.yaml, .yml, .json or .jsonl), not from standard input")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -139,11 +143,18 @@ func (r *reader) lines(in io.Reader) error {
 			continue
 		}
 		if line[0] != '{' {
-			return &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: r.indent + 1}, Msg: "a line of a JSON Lines eval is one case, an object"}
+			notObject := &yamlpos.NodeError{Pos: yamlpos.Pos{File: r.file, Line: r.line, Col: r.indent + 1}, Msg: "a line of a JSON Lines eval is one case, an object"}
+			if err := r.mistaken(nil, notObject); err != nil {
+				return err
+			}
+			continue
 		}
 		if c, ok := r.fast(line); ok {
 			if err := r.name(c, c.ID == ""); err != nil {
-				return err
+				if err := r.mistaken(c, err); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := r.emit(c); err != nil {
 				return err
@@ -152,12 +163,18 @@ func (r *reader) lines(in io.Reader) error {
 			continue
 		}
 		if err := r.checkJSON(line); err != nil {
-			return err
+			if err := r.mistaken(nil, err); err != nil {
+				return err
+			}
+			continue
 		}
 		crAsSpace(line)
 		docs, err := r.parse(line)
 		if err != nil {
-			return err
+			if err := r.mistaken(nil, err); err != nil {
+				return err
+			}
+			continue
 		}
 		for _, d := range docs {
 			if err := r.oneCase(d.Body); err != nil {
@@ -187,6 +204,10 @@ type reader struct {
 	ids idIndex
 	// emit takes each case, checked, in order.
 	emit func(*Case) error
+	// mistake, when set, takes the mistake of a case (c as far as it was
+	// read, nil when nothing of it could be) and the file is read on, the
+	// case counted in its place; when nil, the first mistake ends the read.
+	mistake func(c *Case, err *yamlpos.NodeError) error
 	// jdec and jbuf read the lines of JSON Lines (fast).
 	jdec jsontext.Decoder
 	jbuf bytes.Buffer
@@ -360,7 +381,39 @@ func (r *reader) entries(n ast.Node, what string, known []string) (map[string]as
 }
 
 func (r *reader) oneCase(n ast.Node) error {
-	c := &Case{Pos: r.pos(n)}
+	c, err := r.readCase(n)
+	if err != nil {
+		return r.mistaken(c, err)
+	}
+	if err := r.emit(c); err != nil {
+		return err
+	}
+	r.n++
+	return nil
+}
+
+// mistaken is err, a mistake in the case c, to end the read with; or,
+// when the reader takes mistakes and err is one placed in the file, nil
+// once it has taken it and counted the case, so that the next is read.
+func (r *reader) mistaken(c *Case, err error) error {
+	var ne *yamlpos.NodeError
+	if r.mistake == nil || !errors.As(err, &ne) {
+		return err
+	}
+	if c == nil {
+		c = &Case{Pos: ne.Pos}
+	}
+	if err := r.mistake(c, ne); err != nil {
+		return err
+	}
+	r.n++
+	return nil
+}
+
+// readCase reads and checks a case; c is the case as far as it was read
+// when err says its mistake.
+func (r *reader) readCase(n ast.Node) (c *Case, err error) {
+	c = &Case{Pos: r.pos(n)}
 	if m := yamlpos.Mapping(n); m != nil && len(m.Values) > 0 {
 		// A mapping's node stands at its first colon; the case starts at
 		// its first key.
@@ -369,38 +422,47 @@ func (r *reader) oneCase(n ast.Node) error {
 	what := fmt.Sprintf("case %d", r.n+1)
 	kv, err := r.entries(n, what, caseKeys)
 	if err != nil {
-		return err
+		// The mistake is told of the case's id where it has one, after
+		// the key that is wrong or before it.
+		if m := yamlpos.Mapping(n); m != nil {
+			for _, mv := range m.Values {
+				if k, _ := yamlpos.ScalarText(mv.Key); k == "id" {
+					c.ID, _ = yamlpos.ScalarText(mv.Value)
+				}
+			}
+		}
+		return c, err
 	}
 	if v, ok := kv["id"]; ok {
 		if c.ID, err = r.text(v, what+": id"); err != nil {
-			return err
+			return c, err
 		}
 		if c.ID == "" {
-			return r.errAt(v, "%s: id: empty", what)
+			return c, r.errAt(v, "%s: id: empty", what)
 		}
 		what = fmt.Sprintf("case %q", c.ID)
 	}
 	if err := r.name(c, c.ID == ""); err != nil {
-		return err
+		return c, err
 	}
 	v, ok := kv["prompt"]
 	if !ok {
-		return &yamlpos.NodeError{Pos: c.Pos, Msg: what + ": no prompt"}
+		return c, &yamlpos.NodeError{Pos: c.Pos, Msg: what + ": no prompt"}
 	}
 	if c.Prompt, err = r.text(v, what+": prompt"); err != nil {
-		return err
+		return c, err
 	}
 	if strings.TrimSpace(c.Prompt) == "" {
-		return r.errAt(v, "%s: the prompt is empty", what)
+		return c, r.errAt(v, "%s: the prompt is empty", what)
 	}
 	if v, ok := kv["system"]; ok {
 		if c.System, err = r.text(v, what+": system"); err != nil {
-			return err
+			return c, err
 		}
 	}
 	if v, ok := kv["tools"]; ok {
 		if c.Tools, err = r.names(v, what+": tools", true); err != nil {
-			return err
+			return c, err
 		}
 		if c.Tools == nil {
 			c.Tools = []string{} // tools: "" offers none
@@ -408,24 +470,20 @@ func (r *reader) oneCase(n ast.Node) error {
 	}
 	if v, ok := kv["max_turns"]; ok {
 		if c.MaxTurns, err = r.count(v, what+": max_turns", 1, 10_000); err != nil {
-			return err
+			return c, err
 		}
 	}
 	if v, ok := kv["repeat"]; ok {
 		if c.Repeat, err = r.count(v, what+": repeat", 1, MaxRepeat); err != nil {
-			return err
+			return c, err
 		}
 	}
 	if v, ok := kv["expect"]; ok {
 		if err := r.expect(v, what+": expect", &c.Expect); err != nil {
-			return err
+			return c, err
 		}
 	}
-	if err := r.emit(c); err != nil {
-		return err
-	}
-	r.n++
-	return nil
+	return c, nil
 }
 
 // name names c case_N when the file gave it no id, N its place in the

@@ -57,6 +57,8 @@ var mistakes = []struct{ name, text, err string }{
 	{"e.yaml", "prompt: a\nexpect: {answer: {contains: a, equals: b}}\n", `e.yaml:2:18: case 1: expect.answer: want one of`},
 	{"e.yaml", "prompt: a\nrepeat: 0\n", `e.yaml:2:9: case 1: repeat: want a whole number from 1 to 1000, not "0"`},
 	{"e.yaml", "# nothing\n", `e.yaml: holds no cases`},
+	// Said of the eval file, not of config files, which it is not.
+	{"e.yaml", "- id: a\n  prompt: &p hi\n", `e.yaml:2:11: case "a": prompt: want text, not an anchor or alias (not taken here)`},
 	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
 	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
 	{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
@@ -193,6 +195,63 @@ func TestOpenNumbersTheRun(t *testing.T) {
 	g := write("g.jsonl", `{"prompt": "p"}`+"\n"+`{"id": "case_1", "prompt": "and"}`+"\n")
 	if _, err := readSet(t, a, g); err == nil || !strings.Contains(err.Error(), `g.jsonl:2:2: case "case_1": the id of another case too (first at line 1)`) {
 		t.Errorf("a named case_1 after the file's unnamed first: %v", err)
+	}
+}
+
+// TestOpenMistakes: with Mistakes, every case's mistake is told, in
+// order, of the case's id, and the others are read on and kept, each
+// numbered as when the mistakes are put right; a file that is no YAML
+// still ends Open.
+func TestOpenMistakes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", "- {id: x, prompt: one, expct: {}}\n- prompt: two\n- {prompt: three, repeat: 0}\n- prompt: four\n")
+	b := writeFile(t, dir, "b.jsonl", `{"id": "x", "prompt": "again"}`+"\n"+`[1]`+"\n"+`{"prompt": "seven"}`+"\n")
+	var told []string
+	set, err := Open([]string{a, b}, OpenOptions{Mistakes: func(m Mistake) error {
+		told = append(told, fmt.Sprintf("%d:%d %s: %s", m.File, m.Err.Pos.Line, m.ID, m.Message()))
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	want := []string{
+		`0:1 x: unknown key "expct" (did you mean "expect"?): want id, prompt, system, tools, max_turns, repeat, expect`,
+		`0:3 case_3: repeat: want a whole number from 1 to 1000, not "0"`,
+		`1:2 case_6: a line of a JSON Lines eval is one case, an object`,
+	}
+	if !slices.Equal(told, want) {
+		t.Errorf("told\n%s\nwant\n%s", strings.Join(told, "\n"), strings.Join(want, "\n"))
+	}
+	var ids []string
+	for c, err := range set.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c.ID)
+	}
+	if got := strings.Join(ids, " "); got != "case_2 case_4 x case_7" || set.Len() != 4 {
+		t.Errorf("kept %q (Len %d), want case_2 case_4 x case_7", got, set.Len())
+	}
+	// The same id in two files, each kept: the second is told.
+	c := writeFile(t, dir, "c.yaml", "- {id: y, prompt: p}\n")
+	d := writeFile(t, dir, "d.yaml", "- {id: y, prompt: q}\n- {id: z, prompt: r}\n")
+	told = nil
+	set2, err := Open([]string{c, d}, OpenOptions{Mistakes: func(m Mistake) error {
+		told = append(told, m.ID+": "+m.Message())
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set2.Close()
+	if len(told) != 1 || !strings.HasPrefix(told[0], "y: the id of another case too (first at "+c+":1:4)") || set2.Len() != 2 {
+		t.Errorf("told %q, Len %d", told, set2.Len())
+	}
+	e := writeFile(t, dir, "e.yaml", "- prompt: [\n")
+	if _, err := Open([]string{e}, OpenOptions{Mistakes: func(Mistake) error { return nil }}); err == nil {
+		t.Error("a file that is no YAML was read")
 	}
 }
 

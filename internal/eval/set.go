@@ -93,6 +93,32 @@ type OpenOptions struct {
 	// case's only in capitals (Set.Capitals): their cassettes would
 	// share a file where file names ignore case.
 	Capitals bool
+	// Mistakes, when set, takes the mistake of each case that has one,
+	// and the files are read on, as validate lists every problem: the
+	// case keeps its place (the cases after it are numbered as when it is
+	// put right) but is not in the Set. A mistake of a file as a whole (it
+	// is no YAML, or holds no cases) still ends Open; so does an error of
+	// Mistakes.
+	Mistakes func(Mistake) error
+}
+
+// Mistake is the mistake of one case, for OpenOptions.Mistakes.
+type Mistake struct {
+	// File is the index of the case's file among those Open reads.
+	File int
+	// ID is the case's id, or case_N when it has none or none was read.
+	ID string
+	// Err is the mistake, at its place.
+	Err *yamlpos.NodeError
+}
+
+// caseOf is the "case N: " or "case \"id\": " a mistake's words begin with.
+var caseOf = regexp.MustCompile(`^case (\d+|"(?:[^"\\]|\\.)*"): `)
+
+// Message is the mistake's words, without the case they are of: ID
+// names it.
+func (m Mistake) Message() string {
+	return caseOf.ReplaceAllString(m.Err.Msg, "")
 }
 
 // Open reads the cases of the eval files at paths as one run. A file is
@@ -121,6 +147,9 @@ func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 		folded = s.index(func(sc *spooled) string { return foldASCII(sc.ID) })
 	}
 	seenTools := map[string]int{}
+	// skipped counts the cases Mistakes took: they keep their places in
+	// the numbering of cases without an id.
+	skipped := 0
 	for i, path := range paths {
 		var fc fileCount
 		// A file's own mistakes come first, wherever they are in it; of
@@ -135,11 +164,21 @@ func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 				return sc.ID
 			})
 		}
+		if o.Mistakes != nil {
+			r.mistake = func(c *Case, err *yamlpos.NodeError) error {
+				id := c.ID
+				if id == "" || c.unnamed {
+					id = "case_" + strconv.Itoa(s.n+skipped+1)
+				}
+				skipped++
+				return o.Mistakes(Mistake{File: i, ID: id, Err: err})
+			}
+		}
 		r.emit = func(c *Case) error {
 			local := 0
 			if c.unnamed {
 				local = r.n + 1
-				c.ID = "case_" + strconv.Itoa(s.n+1)
+				c.ID = "case_" + strconv.Itoa(s.n+skipped+1)
 			}
 			// The first file's cases are numbered as in the run: its own
 			// index is the run's.
@@ -149,7 +188,13 @@ func Open(paths []string, o OpenOptions) (_ *Set, err error) {
 					return err
 				}
 				if dup {
-					later = &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("case %q: the id of another case too (first at %s)", c.ID, first)}
+					ne := &yamlpos.NodeError{Pos: c.Pos, Msg: fmt.Sprintf("case %q: the id of another case too (first at %s)", c.ID, first)}
+					if o.Mistakes != nil {
+						// Told now, as is every one after it.
+						skipped++
+						return o.Mistakes(Mistake{File: i, ID: c.ID, Err: ne})
+					}
+					later = ne
 				}
 			}
 			fc.cases++

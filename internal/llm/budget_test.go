@@ -88,3 +88,16 @@ func TestTallyBudgetUnreported(t *testing.T) {
 		t.Errorf("no budget: refused: %v", err)
 	}
 }
+
+// TestDollars: an amount under a tenth of a cent keeps two significant
+// digits, so that a small budget and what was spent of it read apart.
+func TestDollars(t *testing.T) {
+	for usd, want := range map[float64]string{
+		0: "$0.000", 1.5: "$1.500", 0.0123: "$0.012", 0.00011: "$0.00011",
+		0.0001: "$0.00010", 0.00001: "$0.000010", 0.00099: "$0.00099",
+	} {
+		if got := Dollars(usd); got != want {
+			t.Errorf("Dollars(%v) = %q, want %q", usd, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,11 +143,15 @@ func (e *BudgetError) Error() string {
 		english.Count(int(e.Budget.Tokens), "token", "tokens"), english.Count(int(e.Tokens), "token", "tokens"))
 }
 
-// Dollars says an amount in US dollars to a tenth of a cent, or to four
-// places when it is less than that.
+// Dollars says an amount in US dollars to a tenth of a cent, or to two
+// significant digits when it is less than that.
 func Dollars(usd float64) string {
-	if usd != 0 && usd < 0.001 {
-		return fmt.Sprintf("$%.4f", usd)
+	if usd > 0 && usd < 0.001 {
+		// Two significant digits: at four places $0.00011 spent of a
+		// $0.0001 budget read as "$0.0001 of $0.0001", and $0.00001 as
+		// nothing at all.
+		places := min(2-int(math.Floor(math.Log10(usd))), 12)
+		return fmt.Sprintf("$%.*f", places-1, usd)
 	}
 	return fmt.Sprintf("$%.3f", usd)
 }

@@ -71,6 +71,7 @@ func checkShard(ends []ShardEnd, path string, shard, shards int64) error {
 
 type verdictOf struct {
 	caseID        string
+	repeat        int
 	final, failed bool
 }
 
@@ -97,15 +98,15 @@ func (v *Verdicts) Add(h Head) {
 	if ok && was.final && !final {
 		return
 	}
-	v.runs[h.Position] = verdictOf{caseID: h.ParentID, final: final, failed: h.IsError}
+	v.runs[h.Position] = verdictOf{caseID: h.ParentID, repeat: h.Repeat, final: final, failed: h.IsError}
 }
 
-// Skip says whether the run at position, of the case caseID, has a final
-// verdict, and whether that verdict failed; it notes that the resumed
-// eval came to the run. A final verdict of another case (the eval files
-// changed since) does not count: the run runs again and its block
-// replaces the old.
-func (v *Verdicts) Skip(position int64, caseID string) (failed, ok bool) {
+// Skip says whether the run at position, the repeat-th of the case
+// caseID, has a final verdict, and whether that verdict failed; it notes
+// that the resumed eval came to the run. A final verdict of another case
+// or another of its runs (the eval files or --repeat changed since) does
+// not count: the run runs again and its block replaces the old.
+func (v *Verdicts) Skip(position int64, caseID string, repeat int) (failed, ok bool) {
 	if v == nil {
 		return false, false
 	}
@@ -113,7 +114,7 @@ func (v *Verdicts) Skip(position int64, caseID string) (failed, ok bool) {
 	defer v.mu.Unlock()
 	v.came[position] = true
 	r, found := v.runs[position]
-	if !found || !r.final || r.caseID != caseID {
+	if !found || !r.final || r.caseID != caseID || r.repeat != 0 && r.repeat != repeat {
 		return false, false
 	}
 	return r.failed, true

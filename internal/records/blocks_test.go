@@ -63,18 +63,20 @@ func TestResumeEvalSkipsFinalVerdicts(t *testing.T) {
 	for _, tc := range []struct {
 		pos        int64
 		id         string
+		repeat     int
 		failed, ok bool
 		why        string
 	}{
-		{1, "a", false, true, "a final verdict that passed"},
-		{2, "b", false, false, "a budget verdict is not final"},
-		{3, "c", true, true, "a final verdict that failed"},
-		{4, "d", false, false, "a run without its verdict"},
-		{1, "x", false, false, "another case at the position: the eval files changed"},
+		{1, "a", 1, false, true, "a final verdict that passed"},
+		{2, "b", 1, false, false, "a budget verdict is not final"},
+		{3, "c", 1, true, true, "a final verdict that failed"},
+		{4, "d", 1, false, false, "a run without its verdict"},
+		{1, "x", 1, false, false, "another case at the position: the eval files changed"},
+		{1, "a", 2, false, false, "another run of the case at the position: --repeat changed"},
 	} {
-		failed, ok := r.Verdicts.Skip(tc.pos, tc.id)
+		failed, ok := r.Verdicts.Skip(tc.pos, tc.id, tc.repeat)
 		if failed != tc.failed || ok != tc.ok {
-			t.Errorf("%s: Skip(%d, %q) = %t, %t, want %t, %t", tc.why, tc.pos, tc.id, failed, ok, tc.failed, tc.ok)
+			t.Errorf("%s: Skip(%d, %q, %d) = %t, %t, want %t, %t", tc.why, tc.pos, tc.id, tc.repeat, failed, ok, tc.failed, tc.ok)
 		}
 	}
 }
@@ -100,7 +102,7 @@ func TestCompactBlocks(t *testing.T) {
 		pos int64
 		id  string
 	}{{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}} {
-		r.Verdicts.Skip(p.pos, p.id)
+		r.Verdicts.Skip(p.pos, p.id, 1)
 	}
 	for _, l := range concat(block("b", 2, "new", true), block("d", 4, "new", true)) {
 		if err := r.Write(parse(t, l)); err != nil {
@@ -128,7 +130,7 @@ func TestCompactBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, id := range []string{"a", "b", "c", "d"} {
-		if _, ok := r.Verdicts.Skip(int64(p+1), id); !ok {
+		if _, ok := r.Verdicts.Skip(int64(p+1), id, 1); !ok {
 			t.Errorf("run %d not finished after compaction", p+1)
 		}
 	}

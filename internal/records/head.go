@@ -34,6 +34,9 @@ type Head struct {
 	// request it answers, 0 where it has none (or none that is a positive
 	// integer).
 	Position int64
+	// Repeat is a verdict's repeat: which run of its case it judges, 0
+	// where it has none.
+	Repeat int
 	// Content is the content's JSON as the line writes it, nil where the
 	// record has none. From Reader.Head, it is valid until the next Scan.
 	Content json.RawMessage
@@ -44,7 +47,7 @@ type Head struct {
 // HeadOf returns the Head of a record.
 func HeadOf(r *message.Record) Head {
 	return Head{SessionID: r.SessionID, ParentID: r.ParentID, Type: r.Type, Status: r.Status, Name: r.Name, IsError: r.IsError,
-		ArgsHash: r.ArgsHash, CallID: r.CallID, Approval: r.Approval, Position: r.Position, Content: r.Content, Error: r.Error}
+		ArgsHash: r.ArgsHash, CallID: r.CallID, Approval: r.Approval, Position: r.Position, Repeat: r.Repeat, Content: r.Content, Error: r.Error}
 }
 
 // headParser reads the Head of a record line: it decodes the few members
@@ -79,12 +82,17 @@ func (p *headParser) parse(line []byte) (Head, error) {
 			if k == 't' || k == 'f' {
 				h.IsError = k == 't'
 			}
-		case "position", "content":
+		case "position", "repeat", "content":
 			v, err := d.ReadValue()
 			if end := int(d.InputOffset()); name == "content" {
 				h.Content = line[end-len(v) : end]
 			} else if err == nil && '0' <= v[0] && v[0] <= '9' {
-				h.Position, _ = strconv.ParseInt(string(v), 10, 64) // a fraction reads as 0
+				n, _ := strconv.ParseInt(string(v), 10, 64) // a fraction reads as 0
+				if name == "position" {
+					h.Position = n
+				} else {
+					h.Repeat = int(n)
+				}
 			}
 			return err
 		case "error":

@@ -337,6 +337,10 @@ func placeShards(ps []*part) ([]*part, error) {
 		if e, f := p.end, first.end; e.Shards != f.Shards || e.Requests != f.Requests {
 			return nil, fmt.Errorf("%s and %s are not shards of one run: one is of %d shards of %d requests, the other of %d shards of %d requests",
 				first.name, p.name, f.Shards, f.Requests, e.Shards, e.Requests)
+		} else if e.Threshold != f.Threshold {
+			// The merged eval passes by one threshold: taking either
+			// would pass or fail it silently.
+			return nil, fmt.Errorf("%s and %s are not shards of one eval: one ran with --threshold %g, the other with %g", first.name, p.name, f.Threshold, e.Threshold)
 		}
 	}
 	if len(ps) == 0 {

@@ -29,6 +29,9 @@ type ShardEnd struct {
 	// runs more than once when it is more), and the files of its cases.
 	Cases int64       `json:"cases,omitempty"`
 	Files []ShardFile `json:"files,omitempty"`
+	// Threshold is the eval's --threshold, 0 for none: the merged eval
+	// passes by it as the eval unsharded does.
+	Threshold float64 `json:"threshold,omitempty"`
 }
 
 // ShardFile is a file of an eval's cases, and the position of the first

@@ -129,7 +129,7 @@ func (e *JSONError) Error() string {
 		return "a key must be a name, not " + KindOf(e.Node)
 	}
 	if k, ok := e.Node.(ast.MapKeyNode); ok && k.IsMergeKey() {
-		return "merge keys (<<) are not supported in config files"
+		return "merge keys (<<) are not taken here"
 	}
 	return "want a JSON value, not " + KindOf(e.Node)
 }

@@ -296,7 +296,8 @@ func ScalarText(n ast.Node) (text string, ok bool) {
 
 // KindOf names what a node is, for messages: "a mapping", "a list", "a
 // string", "a number", "nothing"… Anchors, aliases and tags are named as
-// what config files do not take.
+// what the files read through it (config files, eval files) do not take,
+// in words that fit either.
 func KindOf(n ast.Node) string {
 	switch n.(type) {
 	case nil, *ast.NullNode:
@@ -312,9 +313,9 @@ func KindOf(n ast.Node) string {
 	case *ast.BoolNode:
 		return "a boolean"
 	case *ast.AnchorNode, *ast.AliasNode:
-		return "an anchor or alias (not supported in config files)"
+		return "an anchor or alias (not taken here)"
 	case *ast.TagNode:
-		return "a tagged value (not supported in config files)"
+		return "a tagged value (not taken here)"
 	}
 	return "a " + strings.ToLower(strings.TrimSuffix(n.Type().String(), "Type"))
 }

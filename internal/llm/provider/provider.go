@@ -376,8 +376,11 @@ func (m *Model) Build(ctx context.Context) (llm.Provider, error) {
 			opts.APIKey = replayKey
 		}
 		// Recording, the cassette sends what kesoku's client would, over
-		// the connections it keeps.
-		opts.HTTPClient = &http.Client{Transport: c.Transport(m.entry.name, m.cfg.Model, llm.DefaultBase(), m.key)}
+		// the connections it keeps. It hides the key as the redactor
+		// does: a key too short to be a secret (a local server's
+		// placeholder, "x") replaced in every word that holds it would
+		// mangle the cassette, its own keys too, past reading back.
+		opts.HTTPClient = &http.Client{Transport: c.Transport(m.entry.name, m.cfg.Model, llm.DefaultBase(), m.Redactor().Secrets()...)}
 	}
 	if tell := m.cfg.Notices; tell != nil {
 		// A proxy's message may hold the key.
