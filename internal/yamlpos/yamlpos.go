@@ -152,6 +152,10 @@ func Lex(text string, b Bounds) (tokens token.Tokens, err error) {
 			tokens, err = nil, &Error{Msg: fmt.Sprintf("invalid YAML: the parser failed: %v", v)}
 		}
 	}()
+	// A CRLF is one line break, as YAML says: goccy/go-yaml's lexer
+	// counts it as two inside a quoted scalar, which puts what follows on
+	// a line the text does not have, and folds it into another value.
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	tokens = lexer.Tokenize(text)
 	flow := 0
 	for _, tk := range tokens {

@@ -199,3 +199,26 @@ func TestParseEmptyDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestLexCRLF: a CRLF is one line break, inside a quoted scalar too, and
+// the text reads as it does with LF alone.
+func TestLexCRLF(t *testing.T) {
+	for _, text := range []string{"\"a\r\nb\"\r\nc: 0", "'a\r\nb'\r\nc: 0"} {
+		crlf, err := Lex(text, Bounds{Depth: 8, Column: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf, err := Lex(strings.ReplaceAll(text, "\r\n", "\n"), Bounds{Depth: 8, Column: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(crlf) != len(lf) {
+			t.Fatalf("%q: %d tokens, %d with LF", text, len(crlf), len(lf))
+		}
+		for i := range crlf {
+			if c, l := crlf[i], lf[i]; c.Value != l.Value || c.Position.Line != l.Position.Line || c.Position.Column != l.Position.Column {
+				t.Errorf("%q: token %d is %q at %d:%d, with LF %q at %d:%d", text, i, c.Value, c.Position.Line, c.Position.Column, l.Value, l.Position.Line, l.Position.Column)
+			}
+		}
+	}
+}
