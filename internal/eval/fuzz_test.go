@@ -276,7 +276,7 @@ func checkPlace(t *testing.T, err error, path string, data []byte) {
 // checkPos fails t unless p is a line and column of data, the file at
 // path: on a line of it, at most just past its end, or just past the
 // "- " of an empty item that ends the line at its dash (as request files
-// place one). A carriage return ends a line of YAML, as in request files,
+// place one), or the ": " of an empty value that ends it at its colon. A carriage return ends a line of YAML, as in request files,
 // and no line of JSON.
 func checkPos(t *testing.T, what string, p yamlpos.Pos, path string, data []byte) {
 	t.Helper()
@@ -288,7 +288,7 @@ func checkPos(t *testing.T, what string, p yamlpos.Pos, path string, data []byte
 		t.Fatalf("%s: at %v, no place in the file", what, p)
 	}
 	line := lines[p.Line-1]
-	if bytes.HasSuffix(line, []byte("-")) && p.Col == len(line)+2 {
+	if (bytes.HasSuffix(line, []byte("-")) || bytes.HasSuffix(line, []byte(":"))) && p.Col == len(line)+2 {
 		return
 	}
 	if p.Col > len(line)+1 {
@@ -323,5 +323,57 @@ func FuzzIsCase(f *testing.F) {
 		if !IsCaseFile(path) {
 			t.Fatalf("Open reads %d cases, IsCaseFile says it is no eval file", set.Len())
 		}
+	})
+}
+
+// FuzzMistakes: reading on past the cases with a mistake, as validate
+// does, says nothing of a file Open takes, and of one it refuses says
+// the mistake Open refuses it for (or refuses it as Open does); every
+// mistake is at a place in the file, and the cases read are each at
+// their place.
+func FuzzMistakes(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add([]byte(s.text), kindOf(s.name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		if len(data) > 8<<10 {
+			return
+		}
+		path := writeFile(t, t.TempDir(), "e"+extOf(kind), string(data))
+		cases, err := readSet(t, path)
+		var told []Mistake
+		set, err2 := Open([]string{path}, OpenOptions{Mistakes: func(m Mistake) error {
+			told = append(told, m)
+			return nil
+		}})
+		for _, m := range told {
+			if m.File != 0 || m.ID == "" {
+				t.Fatalf("a mistake of file %d, id %q: %v", m.File, m.ID, m.Err)
+			}
+			checkPos(t, m.Err.Error(), m.Err.Pos, path, data)
+		}
+		if err2 == nil {
+			defer set.Close()
+		}
+		if err == nil {
+			if err2 != nil || len(told) > 0 || set.Len() != len(cases) {
+				t.Fatalf("read alone, %d cases; read on, %v, %d mistakes told", len(cases), err2, len(told))
+			}
+			return
+		}
+		if err2 != nil && err2.Error() == err.Error() {
+			return // what ends the reading of a file, as it ends Open's
+		}
+		// Read on, Open's mistake is told, and a mistake of the whole
+		// file after it may still end the reading.
+		var ne *yamlpos.NodeError
+		if errors.As(err, &ne) {
+			for _, m := range told {
+				if m.Err.Pos == ne.Pos && m.Err.Msg == ne.Msg {
+					return
+				}
+			}
+		}
+		t.Fatalf("refused for %v; read on, that mistake is not told (%d told)", err, len(told))
 	})
 }
