@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kesoku/kesoku/internal/english"
@@ -340,7 +341,7 @@ func placeShards(ps []*part) ([]*part, error) {
 		} else if e.Threshold != f.Threshold {
 			// The merged eval passes by one threshold: taking either
 			// would pass or fail it silently.
-			return nil, fmt.Errorf("%s and %s are not shards of one eval: one ran with --threshold %g, the other with %g", first.name, p.name, f.Threshold, e.Threshold)
+			return nil, fmt.Errorf("%s and %s are not shards of one eval: their pass@1 thresholds differ (%s, %s)", first.name, p.name, thresholdText(f.Threshold), thresholdText(e.Threshold))
 		}
 	}
 	if len(ps) == 0 {
@@ -427,4 +428,13 @@ func readErr(name string, err error) error {
 		return err
 	}
 	return fmt.Errorf("read %s: %w", name, err)
+}
+
+// thresholdText says an eval's pass@1 threshold, where 0 is none (every
+// run must pass).
+func thresholdText(t float64) string {
+	if t == 0 {
+		return "none"
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
 }
