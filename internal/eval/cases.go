@@ -259,17 +259,21 @@ func (r *reader) parse(data []byte) ([]*ast.DocumentNode, error) {
 // mistake as YAML's. The words are those of the request files'.
 func (r *reader) checkJSON(data []byte) error {
 	d := jsontext.NewDecoder(bytes.NewReader(data))
-	err := d.SkipValue()
+	big, err := skipValue(d)
 	off, msg := int64(len(data)), "unexpected end of JSON input"
 	var se *jsontext.SyntacticError
 	var end int64
-	if err == nil {
+	if err == nil && big == "" {
 		end = d.InputOffset()
 		if _, err = d.ReadToken(); err == io.EOF {
 			return nil
 		}
 	}
 	switch {
+	case err == nil && big != "":
+		// A number no float64 holds: request files refuse it, where the
+		// YAML parser would read it as text.
+		off, msg = d.InputOffset()-int64(len(big)), fmt.Sprintf("number %s is out of range", big)
 	case err == nil:
 		// The decoder reads a stream of values; a JSON text is one.
 		off = end + int64(len(data[end:])-len(bytes.TrimLeft(data[end:], " \t\r\n")))
@@ -289,6 +293,31 @@ func (r *reader) checkJSON(data []byte) error {
 	off = min(max(off, 0), int64(len(data)))
 	p := yamlpos.Pos{File: r.file, Line: 1 + bytes.Count(data[:off], []byte{'\n'}), Col: 1 + int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)}
 	return &yamlpos.NodeError{Pos: r.onLine(p), Msg: "invalid JSON: " + msg}
+}
+
+// skipValue reads d's next value whole; big is the first number in it
+// that no float64 holds, "" when none, the decoder just past it.
+func skipValue(d *jsontext.Decoder) (big string, err error) {
+	depth := 0
+	for {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return "", err
+		}
+		switch tok.Kind() {
+		case '0':
+			if _, err := tok.Float(); err != nil {
+				return tok.String(), nil
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		}
+		if depth == 0 {
+			return "", nil
+		}
+	}
 }
 
 // crAsSpace makes each carriage return of data, checked JSON, a space:

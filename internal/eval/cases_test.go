@@ -77,6 +77,10 @@ var mistakes = []struct{ name, text, err string }{
 	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\",}\n", `e.jsonl:2:15: invalid JSON: invalid character ',' at start of value`},
 	{"e.jsonl", "{prompt: a}\n", `e.jsonl:1:2: invalid JSON: invalid character 'p' at start of value`},
 	{"e.jsonl", "  {\"prompt\": \"a\", \"prompt\": \"b\"}\n", `e.jsonl:1:19: invalid JSON: duplicate key "prompt" in an object`},
+	// A number no float64 holds is refused, as in request files, not
+	// read as text as the YAML parser would.
+	{"e.jsonl", "{\"prompt\": \"a\", \"expect\": {\"tool_sequence\": [{\"name\": \"f\", \"args\": {\"x\": 1e999}}]}}\n", `e.jsonl:1:74: invalid JSON: number 1e999 is out of range`},
+	{"e.json", "[{\"prompt\": \"a\",\n  \"expect\": {\"tool_sequence\": [{\"name\": \"f\", \"args\": {\"x\": -1e400}}]}}]", `e.json:2:60: invalid JSON: number -1e400 is out of range`},
 	// A carriage return ends no line of JSON: it is space, as in request
 	// files; in YAML it ends a line.
 	{"e.json", "{\"prompt\": \"a\",\r\"expct\": 1}", `e.json:1:17: case 1: unknown key "expct"`},

@@ -126,6 +126,9 @@ func (r *reader) readNode(d *jsontext.Decoder, depth int) (*jnode, bool) {
 	case '"':
 		n.text = tok.String()
 	case '0':
+		if _, err := tok.Float(); err != nil {
+			return nil, false // out of range: the mistake is worded by checkJSON
+		}
 		n.text = tok.String()
 	case 't', 'f', 'n':
 	case '[':
