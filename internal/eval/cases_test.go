@@ -253,6 +253,21 @@ func TestOpenMistakes(t *testing.T) {
 	if len(told) != 1 || !strings.HasPrefix(told[0], "y: the id of another case too (first at "+c+":1:4)") || set2.Len() != 2 {
 		t.Errorf("told %q, Len %d", told, set2.Len())
 	}
+	// An id with a quote in it is quoted in the words, and taken off
+	// them whole.
+	q := writeFile(t, dir, "q.yaml", "- {id: 'say \"hi\": now', prompt: p, expct: 1}\n")
+	told = nil
+	set3, err := Open([]string{q}, OpenOptions{Mistakes: func(m Mistake) error {
+		told = append(told, m.ID+": "+m.Message())
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set3.Close()
+	if len(told) != 1 || !strings.HasPrefix(told[0], `say "hi": now: unknown key "expct"`) {
+		t.Errorf("told %q", told)
+	}
 	e := writeFile(t, dir, "e.yaml", "- prompt: [\n")
 	if _, err := Open([]string{e}, OpenOptions{Mistakes: func(Mistake) error { return nil }}); err == nil {
 		t.Error("a file that is no YAML was read")

@@ -112,13 +112,25 @@ type Mistake struct {
 	Err *yamlpos.NodeError
 }
 
-// caseOf is the "case N: " or "case \"id\": " a mistake's words begin with.
-var caseOf = regexp.MustCompile(`^case (\d+|"(?:[^"\\]|\\.)*"): `)
-
 // Message is the mistake's words, without the case they are of: ID
 // names it.
 func (m Mistake) Message() string {
-	return caseOf.ReplaceAllString(m.Err.Msg, "")
+	// The words begin "case N: " or "case \"id\": " (the id quoted as Go
+	// quotes it).
+	msg := m.Err.Msg
+	rest, ok := strings.CutPrefix(msg, "case ")
+	if !ok {
+		return msg
+	}
+	if q, err := strconv.QuotedPrefix(rest); err == nil {
+		rest = rest[len(q):]
+	} else {
+		rest = strings.TrimLeft(rest, "0123456789")
+	}
+	if rest, ok = strings.CutPrefix(rest, ": "); !ok {
+		return msg
+	}
+	return rest
 }
 
 // Open reads the cases of the eval files at paths as one run. A file is
