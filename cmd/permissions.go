@@ -62,8 +62,11 @@ func (p *permissionFlags) options(ask *terminalAsker) (app.PolicyOptions, error)
 	}
 	switch p.OnAsk {
 	case "", "deny":
+		if p.deferrable {
+			o.Unasked = "--on-ask deny (no terminal to ask)"
+		}
 	case "defer":
-		o.OnAsk = policy.OnAskDefer
+		o.OnAsk, o.Unasked = policy.OnAskDefer, "--on-ask defer"
 	default:
 		return o, usageErrf("--on-ask %s: want deny or defer", strconv.Quote(p.OnAsk))
 	}

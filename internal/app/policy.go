@@ -20,6 +20,9 @@ type PolicyOptions struct {
 	Asker policy.Asker
 	// OnAsk is --on-ask.
 	OnAsk policy.OnAsk
+	// Unasked is how a decision names what settled an ask no one could
+	// answer (policy.Policy.Unasked).
+	Unasked string
 	// NoDefer says the command cannot be resumed (policy.Policy.NoDefer).
 	NoDefer bool
 }
@@ -61,7 +64,7 @@ func (e *Env) buildPolicy() error {
 			}
 		}
 	}
-	e.policy = &policy.Policy{Asker: e.opts.Policy.Asker, OnAsk: e.opts.Policy.OnAsk, NoDefer: e.opts.Policy.NoDefer}
+	e.policy = &policy.Policy{Asker: e.opts.Policy.Asker, OnAsk: e.opts.Policy.OnAsk, Unasked: e.opts.Policy.Unasked, NoDefer: e.opts.Policy.NoDefer}
 	// The chain: the rules first (a call they deny reaches no later
 	// step), then each further step (the hooks) appended here, in order.
 	if len(rules) > 0 {

@@ -8,6 +8,7 @@
 package policy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -182,6 +183,10 @@ type Policy struct {
 	Asker Asker
 	// OnAsk is what an ask becomes with no Asker and no approval.
 	OnAsk OnAsk
+	// Unasked names, after the words of the step that asked, what
+	// settled an ask no one could answer: the setting as the user gave
+	// it (a flag, say). Empty says only that no terminal could ask.
+	Unasked string
 	// Approvals are kesoku approve's answers, nil for none.
 	Approvals Approvals
 	// NoDefer says there is nothing to resume (mcp serve, eval, a run
@@ -246,10 +251,13 @@ func (p *Policy) ask(ctx context.Context, c *Call, d Decision) Decision {
 		return a
 	}
 	if p.Asker == nil {
+		// A command with no setting to name (mcp serve, eval) says why
+		// alone: naming a flag it lacks would send the user looking.
+		unasked := cmp.Or(p.Unasked, "no terminal to ask")
 		if p.OnAsk == OnAskDefer {
-			return settled(Defer, d.By+"; --on-ask defer")
+			return settled(Defer, d.By+"; "+unasked)
 		}
-		return settled(Deny, d.By+"; --on-ask deny (no terminal to ask)")
+		return settled(Deny, d.By+"; "+unasked)
 	}
 	p.mu.Lock()
 	yes := p.always[d.By]

@@ -83,11 +83,12 @@ func TestPolicyAsk(t *testing.T) {
 		want Verdict
 		by   string
 	}{
-		{"no terminal", &Policy{Steps: ask}, "c", Deny, `ask rule "t"; --on-ask deny (no terminal to ask)`},
-		{"no terminal, defer", &Policy{Steps: ask, OnAsk: OnAskDefer}, "c", Defer, `ask rule "t"; --on-ask defer`},
+		{"no terminal", &Policy{Steps: ask}, "c", Deny, `ask rule "t"; no terminal to ask`},
+		{"no terminal, the setting named", &Policy{Steps: ask, Unasked: "--on-ask deny (no terminal to ask)"}, "c", Deny, `ask rule "t"; --on-ask deny (no terminal to ask)`},
+		{"no terminal, defer", &Policy{Steps: ask, OnAsk: OnAskDefer, Unasked: "--on-ask defer"}, "c", Defer, `ask rule "t"; --on-ask defer`},
 		{"approved", &Policy{Steps: ask, OnAsk: OnAskDefer, Approvals: approvals{"c": true}}, "c", Allow, "kesoku approve"},
 		{"refused", &Policy{Steps: ask, OnAsk: OnAskDefer, Approvals: approvals{"c": false}}, "c", Deny, "kesoku approve"},
-		{"not answered", &Policy{Steps: ask, OnAsk: OnAskDefer, Approvals: approvals{"d": true}}, "c", Defer, `ask rule "t"; --on-ask defer`},
+		{"not answered", &Policy{Steps: ask, OnAsk: OnAskDefer, Unasked: "--on-ask defer", Approvals: approvals{"d": true}}, "c", Defer, `ask rule "t"; --on-ask defer`},
 		{"yes", &Policy{Steps: ask, Asker: &answer{a: Yes}}, "c", Allow, "user"},
 		{"no", &Policy{Steps: ask, Asker: &answer{a: No}}, "c", Deny, "user"},
 		{"the terminal fails", &Policy{Steps: ask, Asker: &answer{a: Yes, err: errors.New("EOF")}}, "c", Deny, "user (not answered: EOF)"},
