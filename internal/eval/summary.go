@@ -140,7 +140,8 @@ func (t *Summarizer) Summary() Summary {
 }
 
 // Text is the summary in one line: "3 cases: 2 passed, 1 failed (add)",
-// with the pass rates of repeated runs.
+// with the pass rates of repeated runs and their count, "3 cases × 2
+// runs" or, repeated unevenly, "3 cases, 5 runs".
 func (s Summary) Text() string {
 	var b strings.Builder
 	cases := "cases"
@@ -148,8 +149,13 @@ func (s Summary) Text() string {
 		cases = "case"
 	}
 	fmt.Fprintf(&b, "%d %s", s.Cases, cases)
-	if s.Repeat > 1 {
+	switch {
+	case s.Repeat > 1 && s.Runs == s.Cases*s.Repeat:
 		fmt.Fprintf(&b, " × %d runs", s.Repeat)
+	case s.Runs != s.Cases:
+		// Cases repeated unevenly (a case's own repeat, a shard's share
+		// of them): "× K" would miscount, the runs themselves do not.
+		fmt.Fprintf(&b, ", %d runs", s.Runs)
 	}
 	fmt.Fprintf(&b, ": %d passed, %d failed", s.Passed, s.Failed)
 	if len(s.FailedCases) > 0 {

@@ -39,6 +39,26 @@ func TestSummarizeCasesTheBudgetCut(t *testing.T) {
 	}
 }
 
+// Cases repeated unevenly (a case's own repeat, a shard's share) are
+// counted by their runs: "× K runs" would say more runs than there were.
+func TestSummaryTextUnevenRepeats(t *testing.T) {
+	for _, tc := range []struct {
+		runs []Run
+		want string
+	}{
+		{[]Run{{Case: "a", Repeat: 1, Passed: true}, {Case: "a", Repeat: 2, Passed: true}, {Case: "b", Repeat: 1, Passed: true}, {Case: "b", Repeat: 2}},
+			"2 cases × 2 runs: 3 passed, 1 failed (b); pass@1 0.75, pass@2 1.00, pass^2 0.50"},
+		{[]Run{{Case: "a", Repeat: 1, Passed: true}, {Case: "a", Repeat: 2, Passed: true}, {Case: "b", Repeat: 1}},
+			"2 cases, 3 runs: 2 passed, 1 failed (b); pass@1 0.50, pass@2 0.50, pass^2 0.50"},
+		{[]Run{{Case: "a", Repeat: 1, Passed: true}},
+			"1 case: 1 passed, 0 failed"},
+	} {
+		if got := Summarize(tc.runs).Text(); got != tc.want {
+			t.Errorf("Text() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
 // Each case with a failed run has its own pass rates; the others passed
 // every run and are not listed.
 func TestSummarizeRatesPerCase(t *testing.T) {
