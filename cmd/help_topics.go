@@ -1486,10 +1486,11 @@ func modelFlagsHelp() string {
 const ciTopic = `kesoku in CI: JUnit reports, summaries as JSON, the records' schema.
 
 JUNIT REPORTS
-run, diff and merge take --junit FILE: a JUnit XML report beside their
-usual output, which the test reporters of GitHub Actions, GitLab CI and
-Jenkins read. One testsuite under one testsuites; one testcase per request,
-named by its id and tool ("call_2 (read_file)").
+run, diff, merge and eval take --junit FILE: a JUnit XML report beside
+their usual output, which the test reporters of GitHub Actions, GitLab CI
+and Jenkins read. One testsuite under one testsuites; one testcase per
+request, named by its id and tool ("call_2 (read_file)"), or per run of an
+eval's case.
 
   run    classname: the request file. A failure for every error record,
          of type the error kind (invalid_args, tool_error, timeout...), its
@@ -1504,6 +1505,10 @@ named by its id and tool ("call_2 (read_file)").
          or an earlier attempt's), so the shards need no --junit. Merged
          eval shards make the report the whole eval makes: a testcase per
          verdict, named and classed as eval --junit names them.
+  eval   classname: the eval file. A testcase per run, named by the case's
+         id ("add", with --repeat "add #2"); a failure for each check that
+         failed, with what it wanted and got; a run the budget cut is
+         skipped.
 
 The testsuite carries tests, failures, errors (always 0: every error record
 is a failure), skipped and time. The report is written whole when the
