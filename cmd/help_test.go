@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/secret"
 )
 
@@ -390,6 +392,39 @@ func TestEnvironmentTopicNamesWhatProgramsGet(t *testing.T) {
 	for _, name := range append(secret.BaseNamesOf("windows"), "LC_") {
 		if !slices.Contains(words, strings.TrimSuffix(name, "_")) && !strings.Contains(environmentTopic, name) {
 			t.Errorf("kesoku help environment does not name %s, which every program gets", name)
+		}
+	}
+}
+
+// TestRecordsTopicNamesTheSchema: kesoku help records names every field of
+// the records' schema and every value its enums allow (roles, types,
+// statuses, error kinds), so that a record kind added later is told too.
+func TestRecordsTopicNamesTheSchema(t *testing.T) {
+	t.Parallel()
+	var schema struct {
+		Properties map[string]json.RawMessage
+	}
+	doc := records.Schema("test")
+	if err := json.Unmarshal(doc, &schema); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.FieldsFunc(recordsTopic, func(r rune) bool {
+		return !(r == '_' || 'a' <= r && r <= 'z')
+	})
+	for name := range schema.Properties {
+		if !slices.Contains(words, name) {
+			t.Errorf("kesoku help records does not name the field %s", name)
+		}
+	}
+	for _, m := range regexp.MustCompile(`"enum":\s*\[([^\]]*)\]`).FindAllSubmatch(doc, -1) {
+		var values []string
+		if err := json.Unmarshal([]byte("["+string(m[1])+"]"), &values); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if !slices.Contains(words, v) {
+				t.Errorf("kesoku help records does not name %q, a value of the schema's enum %s", v, m[1])
+			}
 		}
 	}
 }

@@ -912,9 +912,10 @@ FIELDS
   id            a UUIDv7, so that ids sort by time
   session_id    the run's or session's (run --session, a file's session_id)
   parent_id     the message answered: for a tool_result, the request's id
-  role          user, assistant or tool
-  type          text, tool_call or tool_result; shard_end on the last line
-                of a shard's file (kesoku help shards)
+  role          user, assistant or tool; eval on a verdict
+  type          text, tool_call or tool_result; verdict, what an eval's
+                run ends with (kesoku help eval-files); shard_end on the
+                last line of a shard's file (kesoku help shards)
   status        responded; aborted when cut short; deferred when it waits
                 for a person's answer (kesoku help permissions)
   name          the tool's name
@@ -947,6 +948,8 @@ Where they apply:
   hook_feedback what the PostToolUse hooks said of a call's result, which
                 a model reads with it (kesoku help permissions)
   approval      on a deferred record: approved or refused (kesoku approve)
+  repeat        which run of an eval's case a verdict is (--repeat)
+  cost_usd      what a verdict's case cost, where the model has a price
   trace_id, span_id
                 the OpenTelemetry trace and span the record was made
                 under, when traces are on (kesoku help traces)
@@ -966,6 +969,7 @@ ERROR KINDS
   denied           a rule, a hook or a person asked did not let the call
                    run; decided_by says which
   deferred         the call waits for a person's answer: --on-ask defer
+  budget           an eval's run not finished when the budget was spent
 
 TRANSCRIPTS
 A session's transcript (.kesoku/sessions/<session_id>.jsonl) is records too:
