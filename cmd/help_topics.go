@@ -81,6 +81,10 @@ on with --resume (with a larger budget, or none). A request that reports no
 usage (some servers that speak OpenAI's API) leaves what was spent unknown:
 a budget cannot be kept then, and no new request starts after it.
 
+eval takes the same flags for the whole eval (with --shard, for each
+shard): once spent, every run not finished gets a verdict of kind budget,
+and eval exits with 4 (kesoku help eval-files).
+
 Dollars are counted at the price of the model, per million input, output
 and cached tokens. kesoku ships the list prices below, as of ` + prices.Date + `; a
 dated release of a model (claude-sonnet-4-5-20250929, gpt-4o-2024-08-06)
