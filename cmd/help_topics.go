@@ -846,8 +846,8 @@ is refused before anything is sent there, and the error names both.
     --base-url http://localhost:11434/v1
 
 MODEL FLAGS
-Every command that talks to a model (run, session, analyze, batch submit,
-mcp serve) has these:
+Every command that talks to a model (run, session, eval, analyze, batch
+submit, mcp serve) has these:
 
 ` + modelFlagsHelp() + `
 RETRIES AND STREAMS
@@ -1218,19 +1218,20 @@ records, model requests and keys go, nor which programs start, until it is
 approved: see kesoku help approval.
 
 WHAT A MODEL MAY CALL
-session and mcp serve offer only the tools that only read unless --tools
-names others: the built-in tools that do not write (kesoku tools list --json
-says "writes"), command tools declared read_only, and the tools of MCP
-servers whose annotations say readOnlyHint (every server starts, to say
-which). Tools that write, such as write_file, are offered only when named
-(an MCP tool as <server>__<tool>): --tools NAME,... offers the tools named
-instead of those that only read, --tools +write_file adds one to them, and
--NAME takes one away (+write_file,-analyze_media). A name that is no tool,
-or a list that mixes plain names with +NAME or -NAME, is refused: nothing is
-offered. A call to a tool that was not offered is answered with an
-unknown_tool error; it never runs. Every call is checked against the tool's
-schema before it runs, then against the rules of which calls run (--allow,
---ask, --deny, permissions:): see kesoku help permissions.
+session, eval and mcp serve offer only the tools that only read unless
+--tools (an eval case's tools:) names others: the built-in tools that do
+not write (kesoku tools list --json says "writes"), command tools declared
+read_only, and the tools of MCP servers whose annotations say readOnlyHint
+(every server starts, to say which). Tools that write, such as write_file,
+are offered only when named (an MCP tool as <server>__<tool>): --tools
+NAME,... offers the tools named instead of those that only read, --tools
++write_file adds one to them, and -NAME takes one away
+(+write_file,-analyze_media). A name that is no tool, or a list that mixes
+plain names with +NAME or -NAME, is refused: nothing is offered. A call to
+a tool that was not offered is answered with an unknown_tool error; it
+never runs. Every call is checked against the tool's schema before it runs,
+then against the rules of which calls run (--allow, --ask, --deny,
+permissions:): see kesoku help permissions.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on
