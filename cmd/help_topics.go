@@ -1209,8 +1209,9 @@ supplies is confined.
 KESOKU'S OWN FILES
 Tools never write kesoku's own files, under any name: .kesoku/ in the AWD,
 the config files, the user's config directory with its approvals, the file
-run -o (or mcp serve -o) writes, the files --mcp-config names, and a
-session's transcript. They may read them.
+run -o (or eval -o, mcp serve -o) writes, a --junit report, a --cassette
+(eval's directory of them), the files --mcp-config names, and a session's
+transcript. They may read them.
 
 WHAT A FOUND CONFIG MAY DO
 A kesoku.yaml that comes with a directory may set defaults, but not where
