@@ -748,7 +748,7 @@ Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
 and get --grace to return, their clients get their results, and calls that
 come meanwhile are answered as aborted. A second signal ends the grace. Over
 standard input and output the server also ends when the client closes its
-end. A project kesoku.yaml that needs approval (see kesoku help config)
+end. A project kesoku.yaml that needs approval (see kesoku help approval)
 stops the server before it starts, with exit status 2.
 `
 
