@@ -668,9 +668,10 @@ github.com/kesoku/kesoku/cmd, and imports the packages of its tools, is
 kesoku with those tools: every command, the built-in tools and its own
 (examples/mytools in kesoku's repository is one, and kesoku init DIR writes
 one that runs at once). Its version command says its own name and version,
-then kesoku's. Its go:generate line runs its own gen:
+then kesoku's. The go:generate line in its tools' package (kesoku init
+writes it, MODULE the module's path) runs its own gen on that package:
 
-	//go:generate go run -tags kesoku_nogen . gen ./...
+	//go:generate go run -tags kesoku_nogen MODULE gen .
 `
 
 const mcpServerTopic = `kesoku mcp serve offers kesoku's tools to an MCP client: on standard input
