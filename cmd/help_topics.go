@@ -556,12 +556,14 @@ what for it:
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND
-  run, merge, batch collect, mcp serve
-       1: at least one error record (aborted ones too; mcp serve: a
-       record that could not be written, or an address in use). After
-       --resume the status describes the whole -o file: error records
-       of the earlier run count as much as new ones. 5 (run): stopped
-       at a call the rules ask about (--on-ask defer).
+  run, merge, batch collect
+       1: at least one error record (aborted ones too). After --resume
+       the status describes the whole -o file: error records of the
+       earlier run count as much as new ones. 5 (run): stopped at a call
+       that waits (the rules ask, --on-ask defer; or a hook deferred it).
+  mcp serve
+       1: a record that could not be written to -o, or an address in
+       use; a call that failed is the client's result, not an exit 1.
   eval, and merge of an eval's shards
        1: a case failed, and pass@1 is under --threshold (if given);
        2: a mistake in an eval file, nothing sent; 4: the budget was
@@ -581,7 +583,7 @@ COMMAND BY COMMAND
        its answer was cut short (session: or --max-turns was reached);
        2: no model, no key, no prompt, a file the model cannot take;
        nothing was sent. 4 (session): its budget was spent. 5 (session):
-       stopped at a call the rules ask about (--on-ask defer).
+       stopped at a call that waits, as run.
   batch submit
        1: the provider refused a part, or a part could not be sent (the
        same command sends the rest); 2: nothing was sent.
