@@ -483,6 +483,8 @@ FILES AND THE TERMINAL
   SOURCE_DATE_EPOCH
        the date gen-man writes into the man pages (seconds since 1970),
        for a build that is to be the same every time
+  MANPATH
+       where man looks: gen-man says how to add its DIR when it is not on it
 
 TRACES
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
@@ -532,10 +534,10 @@ WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS, the XDG_ variables
 and the desktop session's). Neither gets a provider's key.
 
 SET BY KESOKU
-  KESOKU_GUARDIAN
-       kesoku sets it to start itself again as the guardian of the
-       programs its tools run (it stops them should kesoku be killed);
-       never set it yourself
+  KESOKU_GUARDIAN, KESOKU_GUARDIAN_MARK
+       kesoku sets them to start itself again as the guardian of the
+       programs its tools run (it stops them should kesoku be killed),
+       and to tell it their mark; never set them yourself
 The variable --token-env VAR names holds the bearer token HTTP clients of
 kesoku mcp serve must send.
 `
