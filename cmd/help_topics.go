@@ -997,7 +997,7 @@ repeatable, one rule each):
   permissions:
     allow: [read_file]
     ask: [write_file, "fs__*"]
-    deny: ["write_file(path=.git/**)", "run_tests(args=--update*)"]
+    deny: ["write_file(path=.git/**)", "read_file(path=secrets/**)"]
 
 A RULE is a tool's name or a glob of names (* any run of characters, ? one,
 [abc] a class); an MCP server's tools are named SERVER__TOOL, so fs__* is
