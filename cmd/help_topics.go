@@ -1548,10 +1548,11 @@ total counts the requests; errors counts the error records by kind; skipped
 those a resumed run found finished. A run that was interrupted says
 "interrupted": true. validate, which runs nothing, counts requests checked:
 {"command":"validate","total":3,"valid":2,"failed":1,"files":1,
-"unreadable_files":0,"errors":{"invalid_args":1}}; "cases" says how many of
-the total are the cases of eval files. eval counts cases and runs, with
-the pass rates and usage: {"command":"eval","cases":3,"runs":3,
-"passed":2,"failed":1,...} (kesoku help eval-files).
+"unreadable_files":0,"errors":{"invalid_args":1}}; "cases", there only when
+eval files were given, says how many of the total are their cases. eval
+counts cases and runs, with the pass rates and usage:
+{"command":"eval","cases":3,"runs":3,"passed":2,"failed":1,...} (kesoku
+help eval-files).
 
 VALIDATE'S DOCUMENT
 kesoku validate --json prints one JSON document on standard output, and
