@@ -302,8 +302,8 @@ most 10 times.
 
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests
-and keys go, or that starts programs, is loaded only once approved with
-kesoku trust: see kesoku help approval.
+and keys go, what models cost or which calls run, or that starts programs,
+is loaded only once approved with kesoku trust: see kesoku help approval.
 `
 
 // approvalTopic is what a found kesoku.yaml needs approval for. The keys,
@@ -1220,8 +1220,8 @@ transcript. They may read them.
 
 WHAT A FOUND CONFIG MAY DO
 A kesoku.yaml that comes with a directory may set defaults, but not where
-records, model requests and keys go, nor which programs start, until it is
-approved: see kesoku help approval.
+records, model requests and keys go, what models cost, which calls run, nor
+which programs start, until it is approved: see kesoku help approval.
 
 WHAT A MODEL MAY CALL
 session, eval and mcp serve offer only the tools that only read unless
