@@ -910,7 +910,7 @@ record: a JSON object on one line (JSON Lines), written in request order.
 
   {"id": "0192...", "session_id": "demo", "parent_id": "call_1",
    "role": "tool", "type": "tool_result", "status": "responded",
-   "name": "calculate_sum", "content": 3, "args_hash": "d24dd0328e1e1d8e",
+   "name": "calculate_sum", "content": 3, "args_hash": "ec78e3e171a69a1c",
    "position": 1, "created_at": "2026-11-30T03:04:29.658996712Z",
    "duration_ms": 0}
 
