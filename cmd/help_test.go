@@ -452,12 +452,19 @@ func TestFlagUsagesAligned(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "  ") {
-			t.Errorf("line %q", l)
-		}
-		if len(l) > helpWidth {
-			t.Errorf("line of %d columns: %q", len(l), l)
+	// Flags whose names are all too long for the column (the budget
+	// flags, which a topic shows alone) still have their usage indented.
+	long := pflag.NewFlagSet("y", pflag.ContinueOnError)
+	long.Duration("session-timeout", 0, "how long an older HTTP client's session lasts without a request")
+	long.Int("max-budget-tokens", 0, "send no model request once this many tokens are used")
+	for _, text := range []string{text, flagUsages(long, helpWidth)} {
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "  ") {
+				t.Errorf("line %q", l)
+			}
+			if len(l) > helpWidth {
+				t.Errorf("line of %d columns: %q", len(l), l)
+			}
 		}
 	}
 }
