@@ -429,6 +429,45 @@ func TestRecordsTopicNamesTheSchema(t *testing.T) {
 	}
 }
 
+// TestFlagGroupsShownByTheirTopics: a command's help names the flags of a
+// group and sends the reader to a topic. That topic names each of them,
+// and shows the flags that have bounds as their help would (the type, the
+// default, the bounds), or those bounds are told nowhere.
+func TestFlagGroupsShownByTheirTopics(t *testing.T) {
+	t.Parallel()
+	root := testRoot(t)
+	topicOf := map[string]string{}
+	for _, g := range flagGroups {
+		m := regexp.MustCompile(`kesoku help (\S+)\)`).FindStringSubmatch(g.title)
+		if m == nil {
+			t.Fatalf("flag group %s: its title %q names no topic", g.name, g.title)
+		}
+		topicOf[g.name] = m[1]
+	}
+	for _, c := range allCommands(root) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			group := f.Annotations[flagGroupAnnotation]
+			if len(group) == 0 || f.Hidden {
+				return
+			}
+			name := topicOf[group[0]]
+			topic, _, err := root.Find([]string{name})
+			if err != nil || !isTopic(topic) {
+				t.Errorf("%s --%s: no topic %q", c.CommandPath(), f.Name, name)
+				return
+			}
+			flag := regexp.QuoteMeta("--"+f.Name) + `\b`
+			if !regexp.MustCompile(flag).MatchString(topic.Long) {
+				t.Errorf("%s --%s: kesoku help %s, where its help sends the reader, does not name the flag", c.CommandPath(), f.Name, name)
+			}
+			_, bounded := f.Value.(interface{ bounds() string })
+			if bounded && !regexp.MustCompile(`(?m)^ +(-\w, )?`+flag).MatchString(topic.Long) {
+				t.Errorf("%s --%s: kesoku help %s, where its help sends the reader, does not show the flag's bounds", c.CommandPath(), f.Name, name)
+			}
+		})
+	}
+}
+
 // TestFlagUsagesAligned: every flag's usage begins in the one column, a
 // flag too long for it included (its name and type on a line of their
 // own, as mcp serve's --session-timeout).

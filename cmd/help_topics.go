@@ -72,14 +72,16 @@ func fillTopics(root *cobra.Command) {
 func budgetsTopic() string {
 	var b strings.Builder
 	b.WriteString(`Every model request reports its usage in tokens (kesoku session prints the
-totals on stderr). --max-budget-tokens N and --max-budget-usd X bound what a
-session spends: before each model request kesoku checks what was spent, and
-once the budget is reached it sends no new request; requests already under
-way finish and are counted, so the total can pass the budget by what they
-cost. The session then ends with exit status 4, its transcript valid to go
-on with --resume (with a larger budget, or none). A request that reports no
-usage (some servers that speak OpenAI's API) leaves what was spent unknown:
-a budget cannot be kept then, and no new request starts after it.
+totals on stderr). Two flags bound what a session spends:
+
+` + budgetFlagsHelp() + `
+Before each model request kesoku checks what was spent, and once the budget
+is reached it sends no new request; requests already under way finish and
+are counted, so the total can pass the budget by what they cost. The
+session then ends with exit status 4, its transcript valid to go on with
+--resume (with a larger budget, or none). A request that reports no usage
+(some servers that speak OpenAI's API) leaves what was spent unknown: a
+budget cannot be kept then, and no new request starts after it.
 
 eval takes the same flags for the whole eval (with --shard, for each
 shard): once spent, every run not finished gets a verdict of kind budget,
@@ -114,6 +116,14 @@ PRICES (US dollars per million tokens: input, output, cache read, write)
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// budgetFlagsHelp is the budget flags as a command's help would show them.
+func budgetFlagsHelp() string {
+	fs := pflag.NewFlagSet("budget", pflag.ContinueOnError)
+	var f budgetFlags
+	f.register(fs)
+	return flagUsages(fs, helpWidth)
 }
 
 // evalTopic is the shape of eval files and what each check does.
