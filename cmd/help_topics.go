@@ -1590,7 +1590,7 @@ GitHub Actions (a test reporter action, e.g. dorny/test-reporter):
 
   - run: kesoku diff golden.jsonl new.jsonl --junit report.xml
   - uses: dorny/test-reporter@v1
-    if: always()
+    if: ${{ !cancelled() }}
     with: {name: snapshots, path: report.xml, reporter: java-junit}
 
 GitLab CI:
