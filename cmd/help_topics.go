@@ -1339,9 +1339,10 @@ mid-write), a part that does not end with its shard_end line (unfinished:
 --resume it; or it lost its last lines), a part that lacks a record of a
 request of its shard although it ends (it lost records), two parts of one
 shard, a part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not
-given), parts whose ends disagree on the run. A part of another run of as
-many requests is not told apart: give the shards one --session, and each
-record says its run.
+given), parts whose ends disagree on the run, records without a position
+(not written by kesoku run). A part of another run of as many requests is
+not told apart: give the shards one --session, and each record says its
+run.
 
 EVALS
 kesoku eval --shard K/N runs the runs (a case and a repeat) at positions K,
