@@ -234,6 +234,11 @@ func flagUsages(fs *pflag.FlagSet, width int) string {
 			col = max(col, len(r.left)+3)
 		}
 	})
+	if col == 0 {
+		// Every flag's name is too long for the column: each has a line
+		// of its own, its usage below in the widest column.
+		col = maxFlagColumn
+	}
 	var b strings.Builder
 	for _, r := range rows {
 		line := r.left + strings.Repeat(" ", max(col-len(r.left), 0))

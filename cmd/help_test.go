@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kesoku/kesoku/internal/records"
 	"github.com/kesoku/kesoku/internal/secret"
 )
 
@@ -394,6 +396,78 @@ func TestEnvironmentTopicNamesWhatProgramsGet(t *testing.T) {
 	}
 }
 
+// TestRecordsTopicNamesTheSchema: kesoku help records names every field of
+// the records' schema and every value its enums allow (roles, types,
+// statuses, error kinds), so that a record kind added later is told too.
+func TestRecordsTopicNamesTheSchema(t *testing.T) {
+	t.Parallel()
+	var schema struct {
+		Properties map[string]json.RawMessage
+	}
+	doc := records.Schema("test")
+	if err := json.Unmarshal(doc, &schema); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.FieldsFunc(recordsTopic, func(r rune) bool {
+		return !(r == '_' || 'a' <= r && r <= 'z')
+	})
+	for name := range schema.Properties {
+		if !slices.Contains(words, name) {
+			t.Errorf("kesoku help records does not name the field %s", name)
+		}
+	}
+	for _, m := range regexp.MustCompile(`"enum":\s*\[([^\]]*)\]`).FindAllSubmatch(doc, -1) {
+		var values []string
+		if err := json.Unmarshal([]byte("["+string(m[1])+"]"), &values); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if !slices.Contains(words, v) {
+				t.Errorf("kesoku help records does not name %q, a value of the schema's enum %s", v, m[1])
+			}
+		}
+	}
+}
+
+// TestFlagGroupsShownByTheirTopics: a command's help names the flags of a
+// group and sends the reader to a topic. That topic names each of them,
+// and shows the flags that have bounds as their help would (the type, the
+// default, the bounds), or those bounds are told nowhere.
+func TestFlagGroupsShownByTheirTopics(t *testing.T) {
+	t.Parallel()
+	root := testRoot(t)
+	topicOf := map[string]string{}
+	for _, g := range flagGroups {
+		m := regexp.MustCompile(`kesoku help (\S+)\)`).FindStringSubmatch(g.title)
+		if m == nil {
+			t.Fatalf("flag group %s: its title %q names no topic", g.name, g.title)
+		}
+		topicOf[g.name] = m[1]
+	}
+	for _, c := range allCommands(root) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			group := f.Annotations[flagGroupAnnotation]
+			if len(group) == 0 || f.Hidden {
+				return
+			}
+			name := topicOf[group[0]]
+			topic, _, err := root.Find([]string{name})
+			if err != nil || !isTopic(topic) {
+				t.Errorf("%s --%s: no topic %q", c.CommandPath(), f.Name, name)
+				return
+			}
+			flag := regexp.QuoteMeta("--"+f.Name) + `\b`
+			if !regexp.MustCompile(flag).MatchString(topic.Long) {
+				t.Errorf("%s --%s: kesoku help %s, where its help sends the reader, does not name the flag", c.CommandPath(), f.Name, name)
+			}
+			_, bounded := f.Value.(interface{ bounds() string })
+			if bounded && !regexp.MustCompile(`(?m)^ +(-\w, )?`+flag).MatchString(topic.Long) {
+				t.Errorf("%s --%s: kesoku help %s, where its help sends the reader, does not show the flag's bounds", c.CommandPath(), f.Name, name)
+			}
+		})
+	}
+}
+
 // TestFlagUsagesAligned: every flag's usage begins in the one column, a
 // flag too long for it included (its name and type on a line of their
 // own, as mcp serve's --session-timeout).
@@ -417,12 +491,19 @@ func TestFlagUsagesAligned(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "  ") {
-			t.Errorf("line %q", l)
-		}
-		if len(l) > helpWidth {
-			t.Errorf("line of %d columns: %q", len(l), l)
+	// Flags whose names are all too long for the column (the budget
+	// flags, which a topic shows alone) still have their usage indented.
+	long := pflag.NewFlagSet("y", pflag.ContinueOnError)
+	long.Duration("session-timeout", 0, "how long an older HTTP client's session lasts without a request")
+	long.Int("max-budget-tokens", 0, "send no model request once this many tokens are used")
+	for _, text := range []string{text, flagUsages(long, helpWidth)} {
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "  ") {
+				t.Errorf("line %q", l)
+			}
+			if len(l) > helpWidth {
+				t.Errorf("line of %d columns: %q", len(l), l)
+			}
 		}
 	}
 }

@@ -72,14 +72,20 @@ func fillTopics(root *cobra.Command) {
 func budgetsTopic() string {
 	var b strings.Builder
 	b.WriteString(`Every model request reports its usage in tokens (kesoku session prints the
-totals on stderr). --max-budget-tokens N and --max-budget-usd X bound what a
-session spends: before each model request kesoku checks what was spent, and
-once the budget is reached it sends no new request; requests already under
-way finish and are counted, so the total can pass the budget by what they
-cost. The session then ends with exit status 4, its transcript valid to go
-on with --resume (with a larger budget, or none). A request that reports no
-usage (some servers that speak OpenAI's API) leaves what was spent unknown:
-a budget cannot be kept then, and no new request starts after it.
+totals on stderr). Two flags bound what a session spends:
+
+` + budgetFlagsHelp() + `
+Before each model request kesoku checks what was spent, and once the budget
+is reached it sends no new request; requests already under way finish and
+are counted, so the total can pass the budget by what they cost. The
+session then ends with exit status 4, its transcript valid to go on with
+--resume (with a larger budget, or none). A request that reports no usage
+(some servers that speak OpenAI's API) leaves what was spent unknown: a
+budget cannot be kept then, and no new request starts after it.
+
+eval takes the same flags for the whole eval (with --shard, for each
+shard): once spent, every run not finished gets a verdict of kind budget,
+and eval exits with 4 (kesoku help eval-files).
 
 Dollars are counted at the price of the model, per million input, output
 and cached tokens. kesoku ships the list prices below, as of ` + prices.Date + `; a
@@ -110,6 +116,14 @@ PRICES (US dollars per million tokens: input, output, cache read, write)
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// budgetFlagsHelp is the budget flags as a command's help would show them.
+func budgetFlagsHelp() string {
+	fs := pflag.NewFlagSet("budget", pflag.ContinueOnError)
+	var f budgetFlags
+	f.register(fs)
+	return flagUsages(fs, helpWidth)
 }
 
 // evalTopic is the shape of eval files and what each check does.
@@ -298,8 +312,8 @@ most 10 times.
 
 APPROVAL
 A kesoku.yaml found in the AWD that decides where records, model requests
-and keys go, or that starts programs, is loaded only once approved with
-kesoku trust: see kesoku help approval.
+and keys go, what models cost or which calls run, or that starts programs,
+is loaded only once approved with kesoku trust: see kesoku help approval.
 `
 
 // approvalTopic is what a found kesoku.yaml needs approval for. The keys,
@@ -479,6 +493,8 @@ FILES AND THE TERMINAL
   SOURCE_DATE_EPOCH
        the date gen-man writes into the man pages (seconds since 1970),
        for a build that is to be the same every time
+  MANPATH
+       where man looks: gen-man says how to add its DIR when it is not on it
 
 TRACES
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
@@ -528,10 +544,10 @@ WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS, the XDG_ variables
 and the desktop session's). Neither gets a provider's key.
 
 SET BY KESOKU
-  KESOKU_GUARDIAN
-       kesoku sets it to start itself again as the guardian of the
-       programs its tools run (it stops them should kesoku be killed);
-       never set it yourself
+  KESOKU_GUARDIAN, KESOKU_GUARDIAN_MARK
+       kesoku sets them to start itself again as the guardian of the
+       programs its tools run (it stops them should kesoku be killed),
+       and to tell it their mark; never set them yourself
 The variable --token-env VAR names holds the bearer token HTTP clients of
 kesoku mcp serve must send.
 `
@@ -552,12 +568,14 @@ what for it:
   130  interrupted by SIGINT or SIGTERM, after a clean stop
 
 COMMAND BY COMMAND
-  run, merge, batch collect, mcp serve
-       1: at least one error record (aborted ones too; mcp serve: a
-       record that could not be written, or an address in use). After
-       --resume the status describes the whole -o file: error records
-       of the earlier run count as much as new ones. 5 (run): stopped
-       at a call the rules ask about (--on-ask defer).
+  run, merge, batch collect
+       1: at least one error record (aborted ones too). After --resume
+       the status describes the whole -o file: error records of the
+       earlier run count as much as new ones. 5 (run): stopped at a call
+       that waits (the rules ask, --on-ask defer; or a hook deferred it).
+  mcp serve
+       1: a record that could not be written to -o, or an address in
+       use; a call that failed is the client's result, not an exit 1.
   eval, and merge of an eval's shards
        1: a case failed, and pass@1 is under --threshold (if given);
        2: a mistake in an eval file, nothing sent; 4: the budget was
@@ -577,7 +595,7 @@ COMMAND BY COMMAND
        its answer was cut short (session: or --max-turns was reached);
        2: no model, no key, no prompt, a file the model cannot take;
        nothing was sent. 4 (session): its budget was spent. 5 (session):
-       stopped at a call the rules ask about (--on-ask defer).
+       stopped at a call that waits, as run.
   batch submit
        1: the provider refused a part, or a part could not be sent (the
        same command sends the rest); 2: nothing was sent.
@@ -664,9 +682,10 @@ github.com/kesoku/kesoku/cmd, and imports the packages of its tools, is
 kesoku with those tools: every command, the built-in tools and its own
 (examples/mytools in kesoku's repository is one, and kesoku init DIR writes
 one that runs at once). Its version command says its own name and version,
-then kesoku's. Its go:generate line runs its own gen:
+then kesoku's. The go:generate line in its tools' package (kesoku init
+writes it, MODULE the module's path) runs its own gen on that package:
 
-	//go:generate go run -tags kesoku_nogen . gen ./...
+	//go:generate go run -tags kesoku_nogen MODULE gen .
 `
 
 const mcpServerTopic = `kesoku mcp serve offers kesoku's tools to an MCP client: on standard input
@@ -744,7 +763,7 @@ Ctrl-C (SIGINT) or SIGTERM stops the server: calls in flight are cancelled
 and get --grace to return, their clients get their results, and calls that
 come meanwhile are answered as aborted. A second signal ends the grace. Over
 standard input and output the server also ends when the client closes its
-end. A project kesoku.yaml that needs approval (see kesoku help config)
+end. A project kesoku.yaml that needs approval (see kesoku help approval)
 stops the server before it starts, with exit status 2.
 `
 
@@ -842,8 +861,8 @@ is refused before anything is sent there, and the error names both.
     --base-url http://localhost:11434/v1
 
 MODEL FLAGS
-Every command that talks to a model (run, session, analyze, batch submit,
-mcp serve) has these:
+Every command that talks to a model (run, session, eval, analyze, batch
+submit, mcp serve) has these:
 
 ` + modelFlagsHelp() + `
 RETRIES AND STREAMS
@@ -901,7 +920,7 @@ record: a JSON object on one line (JSON Lines), written in request order.
 
   {"id": "0192...", "session_id": "demo", "parent_id": "call_1",
    "role": "tool", "type": "tool_result", "status": "responded",
-   "name": "calculate_sum", "content": 3, "args_hash": "d24dd0328e1e1d8e",
+   "name": "calculate_sum", "content": 3, "args_hash": "ec78e3e171a69a1c",
    "position": 1, "created_at": "2026-11-30T03:04:29.658996712Z",
    "duration_ms": 0}
 
@@ -912,9 +931,10 @@ FIELDS
   id            a UUIDv7, so that ids sort by time
   session_id    the run's or session's (run --session, a file's session_id)
   parent_id     the message answered: for a tool_result, the request's id
-  role          user, assistant or tool
-  type          text, tool_call or tool_result; shard_end on the last line
-                of a shard's file (kesoku help shards)
+  role          user, assistant or tool; eval on a verdict
+  type          text, tool_call or tool_result; verdict, what an eval's
+                run ends with (kesoku help eval-files); shard_end on the
+                last line of a shard's file (kesoku help shards)
   status        responded; aborted when cut short; deferred when it waits
                 for a person's answer (kesoku help permissions)
   name          the tool's name
@@ -947,6 +967,8 @@ Where they apply:
   hook_feedback what the PostToolUse hooks said of a call's result, which
                 a model reads with it (kesoku help permissions)
   approval      on a deferred record: approved or refused (kesoku approve)
+  repeat        which run of an eval's case a verdict is (--repeat)
+  cost_usd      what a verdict's case cost, where the model has a price
   trace_id, span_id
                 the OpenTelemetry trace and span the record was made
                 under, when traces are on (kesoku help traces)
@@ -966,6 +988,7 @@ ERROR KINDS
   denied           a rule, a hook or a person asked did not let the call
                    run; decided_by says which
   deferred         the call waits for a person's answer: --on-ask defer
+  budget           an eval's run not finished when the budget was spent
 
 TRANSCRIPTS
 A session's transcript (.kesoku/sessions/<session_id>.jsonl) is records too:
@@ -984,7 +1007,7 @@ repeatable, one rule each):
   permissions:
     allow: [read_file]
     ask: [write_file, "fs__*"]
-    deny: ["write_file(path=.git/**)", "run_tests(args=--update*)"]
+    deny: ["write_file(path=.git/**)", "read_file(path=secrets/**)"]
 
 A RULE is a tool's name or a glob of names (* any run of characters, ? one,
 [abc] a class); an MCP server's tools are named SERVER__TOOL, so fs__* is
@@ -1201,28 +1224,30 @@ supplies is confined.
 KESOKU'S OWN FILES
 Tools never write kesoku's own files, under any name: .kesoku/ in the AWD,
 the config files, the user's config directory with its approvals, the file
-run -o (or mcp serve -o) writes, the files --mcp-config names, and a
-session's transcript. They may read them.
+run -o (or eval -o, mcp serve -o) writes, a --junit report, a --cassette
+(eval's directory of them), the files --mcp-config names, and a session's
+transcript. They may read them.
 
 WHAT A FOUND CONFIG MAY DO
 A kesoku.yaml that comes with a directory may set defaults, but not where
-records, model requests and keys go, nor which programs start, until it is
-approved: see kesoku help approval.
+records, model requests and keys go, what models cost, which calls run, nor
+which programs start, until it is approved: see kesoku help approval.
 
 WHAT A MODEL MAY CALL
-session and mcp serve offer only the tools that only read unless --tools
-names others: the built-in tools that do not write (kesoku tools list --json
-says "writes"), command tools declared read_only, and the tools of MCP
-servers whose annotations say readOnlyHint (every server starts, to say
-which). Tools that write, such as write_file, are offered only when named
-(an MCP tool as <server>__<tool>): --tools NAME,... offers the tools named
-instead of those that only read, --tools +write_file adds one to them, and
--NAME takes one away (+write_file,-analyze_media). A name that is no tool,
-or a list that mixes plain names with +NAME or -NAME, is refused: nothing is
-offered. A call to a tool that was not offered is answered with an
-unknown_tool error; it never runs. Every call is checked against the tool's
-schema before it runs, then against the rules of which calls run (--allow,
---ask, --deny, permissions:): see kesoku help permissions.
+session, eval and mcp serve offer only the tools that only read unless
+--tools (an eval case's tools:) names others: the built-in tools that do
+not write (kesoku tools list --json says "writes"), command tools declared
+read_only, and the tools of MCP servers whose annotations say readOnlyHint
+(every server starts, to say which). Tools that write, such as write_file,
+are offered only when named (an MCP tool as <server>__<tool>): --tools
+NAME,... offers the tools named instead of those that only read, --tools
++write_file adds one to them, and -NAME takes one away
+(+write_file,-analyze_media). A name that is no tool, or a list that mixes
+plain names with +NAME or -NAME, is refused: nothing is offered. A call to
+a tool that was not offered is answered with an unknown_tool error; it
+never runs. Every call is checked against the tool's schema before it runs,
+then against the rules of which calls run (--allow, --ask, --deny,
+permissions:): see kesoku help permissions.
 
 PROGRAMS
 A command tool's program gets its arguments as separate words (no shell), on
@@ -1314,9 +1339,10 @@ mid-write), a part that does not end with its shard_end line (unfinished:
 --resume it; or it lost its last lines), a part that lacks a record of a
 request of its shard although it ends (it lost records), two parts of one
 shard, a part missing (merge part-1 part-2 part-4 says shard 3 of 4 is not
-given), parts whose ends disagree on the run. A part of another run of as
-many requests is not told apart: give the shards one --session, and each
-record says its run.
+given), parts whose ends disagree on the run, records without a position
+(not written by kesoku run). A part of another run of as many requests is
+not told apart: give the shards one --session, and each record says its
+run.
 
 EVALS
 kesoku eval --shard K/N runs the runs (a case and a repeat) at positions K,
@@ -1486,10 +1512,11 @@ func modelFlagsHelp() string {
 const ciTopic = `kesoku in CI: JUnit reports, summaries as JSON, the records' schema.
 
 JUNIT REPORTS
-run, diff and merge take --junit FILE: a JUnit XML report beside their
-usual output, which the test reporters of GitHub Actions, GitLab CI and
-Jenkins read. One testsuite under one testsuites; one testcase per request,
-named by its id and tool ("call_2 (read_file)").
+run, diff, merge and eval take --junit FILE: a JUnit XML report beside
+their usual output, which the test reporters of GitHub Actions, GitLab CI
+and Jenkins read. One testsuite under one testsuites; one testcase per
+request, named by its id and tool ("call_2 (read_file)"), or per run of an
+eval's case.
 
   run    classname: the request file. A failure for every error record,
          of type the error kind (invalid_args, tool_error, timeout...), its
@@ -1504,6 +1531,10 @@ named by its id and tool ("call_2 (read_file)").
          or an earlier attempt's), so the shards need no --junit. Merged
          eval shards make the report the whole eval makes: a testcase per
          verdict, named and classed as eval --junit names them.
+  eval   classname: the eval file. A testcase per run, named by the case's
+         id ("add", with --repeat "add #2"); a failure for each check that
+         failed, with what it wanted and got; a run the budget cut is
+         skipped.
 
 The testsuite carries tests, failures, errors (always 0: every error record
 is a failure), skipped and time. The report is written whole when the
@@ -1528,10 +1559,11 @@ total counts the requests; errors counts the error records by kind; skipped
 those a resumed run found finished. A run that was interrupted says
 "interrupted": true. validate, which runs nothing, counts requests checked:
 {"command":"validate","total":3,"valid":2,"failed":1,"files":1,
-"unreadable_files":0,"errors":{"invalid_args":1}}; "cases" says how many of
-the total are the cases of eval files. eval counts cases and runs, with
-the pass rates and usage: {"command":"eval","cases":3,"runs":3,
-"passed":2,"failed":1,...} (kesoku help eval-files).
+"unreadable_files":0,"errors":{"invalid_args":1}}; "cases", there only when
+eval files were given, says how many of the total are their cases. eval
+counts cases and runs, with the pass rates and usage:
+{"command":"eval","cases":3,"runs":3,"passed":2,"failed":1,...} (kesoku
+help eval-files).
 
 VALIDATE'S DOCUMENT
 kesoku validate --json prints one JSON document on standard output, and
@@ -1559,7 +1591,7 @@ GitHub Actions (a test reporter action, e.g. dorny/test-reporter):
 
   - run: kesoku diff golden.jsonl new.jsonl --junit report.xml
   - uses: dorny/test-reporter@v1
-    if: always()
+    if: ${{ !cancelled() }}
     with: {name: snapshots, path: report.xml, reporter: java-junit}
 
 GitLab CI:

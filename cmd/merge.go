@@ -32,21 +32,11 @@ its shard wrote it. Records go to standard output, or to -o. The shards of
 kesoku eval join alike, a run's transcript and verdict as one; a closing
 line says the whole eval's pass rates, and merge exits as the eval would.
 
-Shard K holds the requests at positions K, K+N, K+2N, ...: merge puts each
-record in its place by the position the shard wrote (never by a number read
-out of an id). A shard resumed with --resume may hold an aborted or failed
-record of a request and, later, the one its run again wrote: the later
-takes its place. A success given twice is refused.
-
-A shard that finished ends its file with a shard_end line: which shard of
-how many, of how many requests in the whole run. Parts that cannot be the
-N shards of one run are refused, saying which part and why: a part whose
-last line is cut short (its run was killed mid-write), one that does not
-end with its shard_end line (unfinished, or it lost its last lines: run it
-again with --resume), one that lacks a record of its shard although it
-ends, two parts of one shard, a part missing, records without a position
-(not written by kesoku run). Give the shards one --session, and each
-record says its run.
+Each record goes in its place by the position its shard wrote; a resumed
+shard's later record of a request takes the place of its aborted one.
+Parts that cannot be the N shards of one run (cut short, unfinished, one
+missing or given twice) are refused, naming the part and why: kesoku help
+shards has the rules. Give the shards one --session.
 
 --junit writes a JUnit report of the merged records as they are written:
 it says what the merged file holds, so shards need no report of their own.

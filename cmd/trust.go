@@ -37,24 +37,18 @@ func newTrustCmd(g *globals, runF func(*trustOptions) error) *cobra.Command {
 		Long: `trust approves a config file found in a working directory (default: the
 AWD's kesoku.yaml), as direnv allow does. A kesoku.yaml that comes with a
 directory (a cloned repository, a file a tool wrote) is not consent: one
-that sets where records are written (output), which directory tools may
-read (staging) or where requests and the API key go (base-url), or that
-starts programs (tools, mcpServers, mcp-config, hooks), is loaded only
-once approved, and otherwise refused (exit 2). A file that sets none of
-these needs no approval.
+that starts programs (tools, mcpServers, mcp-config, hooks) or sets where
+records, reports, model requests and keys go, what models cost or which
+calls run is loaded only once approved, and otherwise refused (exit 2).
+kesoku help approval lists every such key.
 
-trust checks the file as every command would load it (its command tools
-and MCP servers too), shows what it lets kesoku do (the commands it runs,
-the servers it reaches, with the names of the headers sent but never
-their values, and an oauth entry's client ID and scopes but never its
-secret), and records its SHA-256 with its path under the user's
-config directory ($XDG_CONFIG_HOME/kesoku/trusted, or
-~/.config/kesoku/trusted). The files it names (mcp-config) are approved
-with it. A change to any of them, or the file at another path (through a
-symbolic link, too), needs approval again. A program it runs by its path
-(scripts/hello.sh) is not covered: a change to it needs no approval, so
-review it as well. --revoke forgets an approval. A file named with
---config needs none: it is approved by being named.
+trust checks the file as every command would load it, shows what it lets
+kesoku do (the commands it runs, the servers it reaches; never a header's
+value or a secret), and records its SHA-256 with its path under the
+user's config directory, with the files it names (mcp-config). A change to
+any of them, or the file at another path, needs approval again; a program
+it runs by its path (scripts/hello.sh) is not covered. --revoke forgets an
+approval. A file named with --config or --mcp-config needs none.
 
 EXIT STATUS
   0  the file was approved (or, with --revoke, is no longer)

@@ -215,7 +215,8 @@ func (v *validator) file(ctx context.Context, name string) error {
 		v.count.Unreadable++
 		vf.Error = fileProblem(name, err)
 		if !o.JSON {
-			fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(fileError(err).Error()))
+			// Worded as run words it: the flag that fixes it named.
+			fmt.Fprintf(io.Err, "kesoku: %s\n", termtext.Lines(errorText(fileError(err))))
 		}
 	}
 	v.rep.Files = append(v.rep.Files, vf)
@@ -506,5 +507,5 @@ func fileProblem(name string, err error) *validateProblem {
 	if errors.As(err, &fe) {
 		return &validateProblem{File: name, Message: fe.Err.Error()}
 	}
-	return &validateProblem{File: name, Message: strings.TrimPrefix(err.Error(), name+": ")}
+	return &validateProblem{File: name, Message: strings.TrimPrefix(errorText(err), name+": ")}
 }
