@@ -148,6 +148,7 @@ func configWords(err error) error {
 			config.FindsTheFile:  "the config file is found through --" + refused.Key + ": give it on the command line",
 			config.OneRun:        "--" + refused.Key + " is about one run: give it on the command line",
 			config.NoSetting:     "--" + refused.Key + " is not a setting",
+			config.OneAction:     "--" + refused.Key + " chooses what one command does: give it on the command line",
 			config.InPermissions: "a config file's rules go under permissions: (permissions: {" + refused.Key + ": [RULE...]})",
 		}[refused.Why]
 		return reword(err, "%s: %s: not a setting: %s", refused.Pos, refused.Key, why)

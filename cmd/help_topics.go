@@ -231,8 +231,9 @@ every command (a command uses those it has), e.g.
 An unknown key, or a value its flag refuses, is an error at its
 file:line:column, from every command, whether it has that flag or not
 (kesoku tools list refuses jobs: eight): a file is checked whole when it is
-loaded. awd, config, resume, cassette and cassette-mode are given on the
-command line only, and so is tools schema --format; format is the format of
+loaded. awd, config, resume, shard, cassette and cassette-mode are given on
+the command line only, and so are refuse, revoke, check and force (they
+choose what one command does) and tools schema --format; format is the format of
 request files (run, validate). Durations are written as Go writes them
 (300ms, 5s, 1h30m), sizes as bytes or with a unit (65536, 64KiB, 1MiB, 1MB);
 every number has bounds, which the flag's help states. A base-url is an

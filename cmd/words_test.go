@@ -73,6 +73,7 @@ func TestConfigErrWords(t *testing.T) {
 		{"config: other.yaml\n", nil, "kesoku.yaml:1:1: config: not a setting: the config file is found through --config: give it on the command line"},
 		{"jobs: 2\nresume: true\n", nil, "kesoku.yaml:2:1: resume: not a setting: --resume is about one run: give it on the command line"},
 		{"help: true\n", nil, "kesoku.yaml:1:1: help: not a setting: --help is not a setting"},
+		{"revoke: true\n", nil, "kesoku.yaml:1:1: revoke: not a setting: --revoke chooses what one command does: give it on the command line"},
 		{"", []string{"--mcp-config", filepath.Join(dir, "none.json")}, "--mcp-config " + filepath.Join(dir, "none.json") + ": "},
 	} {
 		awd := t.TempDir()

@@ -94,6 +94,10 @@ const (
 	// InPermissions: the key is a flag of rules (allow, ask, deny), which
 	// a config file writes under permissions:.
 	InPermissions
+	// OneAction: the key chooses what one command does (approve's
+	// refuse, trust's revoke, gen's check, init's force): a file setting
+	// it would turn the command into another whenever it is found.
+	OneAction
 )
 
 // RefusedKeyError says a config file sets a key that no config file may
@@ -111,6 +115,8 @@ func (e *RefusedKeyError) Error() string {
 		msg += ": the config file is found through it: give it on the command line"
 	case OneRun:
 		msg += ": it is about one run: give it on the command line"
+	case OneAction:
+		msg += ": it chooses what one command does: give it on the command line"
 	case InPermissions:
 		msg += ": a config file's rules go under permissions: (permissions: {" + e.Key + ": [RULE...]})"
 	}

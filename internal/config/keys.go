@@ -38,7 +38,15 @@ var rules = map[string]rule{
 	// choose what answers in place of the model, or a file to write.
 	"cassette":      {refused: OneRun},
 	"cassette-mode": {refused: OneRun},
-	"help":          {refused: NoSetting},
+	// A shard is one machine's share of one run: set in a file, every run
+	// found with it would do a part of its requests and say nothing.
+	"shard": {refused: OneRun},
+	// What a command does, not how: approve refusing, trust revoking.
+	"refuse": {refused: OneAction},
+	"revoke": {refused: OneAction},
+	"check":  {refused: OneAction},
+	"force":  {refused: OneAction},
+	"help":   {refused: NoSetting},
 	// The rules' flags: a file writes its rules in permissions:, which
 	// needs approval, not as flag defaults.
 	"allow": {refused: InPermissions},
