@@ -77,7 +77,7 @@ func (r *reader) read() error {
 	path := r.file
 	if path == "-" {
 		// Its format is known by a file's extension, which "-" has not.
-		return errors.New("-: eval reads its cases from files (.yaml, .yml, .json or .jsonl), not from standard input")
+		return errors.New("-: eval reads its cases from files (.yaml, .yml, .json, .jsonl or .ndjson), not from standard input")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -92,7 +92,7 @@ func (r *reader) read() error {
 		return r.lines(f)
 	case ".yaml", ".yml", ".json":
 	default:
-		return fmt.Errorf("%s: an eval file is .yaml, .yml, .json or .jsonl", path)
+		return fmt.Errorf("%s: an eval file is .yaml, .yml, .json, .jsonl or .ndjson", path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {

@@ -61,7 +61,7 @@ var mistakes = []struct{ name, text, err string }{
 	{"e.yaml", "- id: a\n  prompt: &p hi\n", `e.yaml:2:11: case "a": prompt: want text, not an anchor or alias (not taken here)`},
 	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"expect\": {\"max_turn\": 1}}\n", `e.jsonl:2:28: case 2: expect: unknown key "max_turn" (did you mean "max_turns"?)`},
 	{"e.jsonl", "{\"prompt\": \"a\"}\n{\"prompt\": \n", `e.jsonl:2:`},
-	{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json or .jsonl`},
+	{"e.txt", "prompt: a\n", `e.txt: an eval file is .yaml, .yml, .json, .jsonl or .ndjson`},
 	// A call of no tool is no call any session makes.
 	{"e.yaml", "prompt: a\nexpect: {tool_sequence: [f, '']}\n", `e.yaml:2:29: case 1: expect.tool_sequence.calls[1]: want a tool's name, not an empty text`},
 	{"e.yaml", "prompt: a\nexpect: {tool_sequence: [{name: '', args: {a: 1}}]}\n", `e.yaml:2:33: case 1: expect.tool_sequence.calls[0].name: want a tool's name, not an empty text`},
