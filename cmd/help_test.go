@@ -303,6 +303,36 @@ func TestHelpCompletesTopics(t *testing.T) {
 	}
 }
 
+// TestFlagsCompleteToolNames: the shell completes the flags that name
+// tools, on every command that has them: --tools as a list (all, A,B, or
+// +A,-B), a rule's tool.
+func TestFlagsCompleteToolNames(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"session", "--tools", "calc"}, []string{"calculate_sum"}},
+		{[]string{"eval", "x.yaml", "--tools", "al"}, []string{"all"}},
+		{[]string{"mcp", "serve", "--tools", "glob,re"}, []string{"glob,read_file"}},
+		{[]string{"session", "--tools", "+glob,-wr"}, []string{"+glob,-write_file"}},
+		{[]string{"run", "r.yaml", "--deny", "write_"}, []string{"write_file"}},
+		{[]string{"eval", "x.yaml", "--ask", "read_f"}, []string{"read_file"}},
+		{[]string{"session", "--allow", "cur"}, []string{"current_time"}},
+	} {
+		code, stdout, _ := runArgs(append([]string{"__complete"}, tt.args...)...)
+		var got []string
+		for _, l := range strings.Split(stdout, "\n") {
+			if l != "" && !strings.HasPrefix(l, ":") {
+				got = append(got, l)
+			}
+		}
+		if code != ExitOK || !slices.Equal(got, tt.want) {
+			t.Errorf("kesoku %s<TAB>: exit %d, %q; want %q", strings.Join(tt.args, " "), code, got, tt.want)
+		}
+	}
+}
+
 // TestManPages: gen-man writes a page for every command and topic, from
 // the text their help shows, with the sections man readers look for.
 func TestManPages(t *testing.T) {

@@ -18,7 +18,9 @@ import (
 	"github.com/kesoku/kesoku/internal/app"
 	"github.com/kesoku/kesoku/internal/config"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolset"
 	"github.com/kesoku/kesoku/internal/toolsource"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // globals are the flags every command has.
@@ -230,7 +232,55 @@ call, and runs the calls: singly, in batches, or in sessions with any model.`,
 	for _, t := range helpTopics {
 		root.AddCommand(newTopicCmd(t))
 	}
+	completeToolNames(root)
 	return root
+}
+
+// completeToolNames has the shells complete the flags that name tools
+// (--tools, --allow, --ask, --deny), on every command that has them,
+// with the names of the Go tools built in: what a config file adds
+// (command tools, MCP servers) would start programs to tell.
+func completeToolNames(c *cobra.Command) {
+	for _, name := range []string{"tools", "allow", "ask", "deny"} {
+		if c.Flags().Lookup(name) != nil {
+			directive := cobra.ShellCompDirectiveNoFileComp
+			if name == "tools" {
+				// A list: the user goes on with a comma.
+				directive |= cobra.ShellCompDirectiveNoSpace
+			}
+			_ = c.RegisterFlagCompletionFunc(name, func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+				return toolCompletions(name, typed, toolset.Of(registry.Default).Names()), directive
+			})
+		}
+	}
+	for _, sub := range c.Commands() {
+		completeToolNames(sub)
+	}
+}
+
+// toolCompletions are the completions of typed, a value of the flag
+// called flag, among the tools called names: --tools is a list (A,B, or
+// +A,-B on the defaults, or all), each part completed after what is
+// typed before it; a rule names one tool.
+func toolCompletions(flag, typed string, names []string) []string {
+	head, part := "", typed
+	if flag == "tools" {
+		if i := strings.LastIndexByte(typed, ','); i >= 0 {
+			head, part = typed[:i+1], typed[i+1:]
+		}
+		if sign := strings.TrimLeft(part, "+-"); len(sign) < len(part) {
+			head, part = head+part[:len(part)-len(sign)], sign
+		} else if head == "" {
+			names = append([]string{"all"}, names...)
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, part) {
+			out = append(out, head+n)
+		}
+	}
+	return out
 }
 
 // fitWidth fits Cobra's own help text to helpWidth: a line of prose that
