@@ -49,12 +49,16 @@ type evalOptions struct {
 func newEvalCmd(g *globals, runF func(context.Context, *evalOptions) error) *cobra.Command {
 	opts := &evalOptions{g: g, Registry: registry.Default, InlineLimit: media.DefaultInlineLimit}
 	c := &cobra.Command{
-		Use:   "eval FILE... --model MODEL",
+		// --model, unless every run replays its cassette, which names its
+		// model.
+		Use:   "eval FILE... [--model MODEL]",
 		Short: "Run a dataset of agent sessions, each checked against its case",
 		Long: `eval runs each case of the FILEs (YAML, JSON or JSON Lines) as kesoku
 session runs a prompt, --jobs at once, and checks what the session did
 against what the case expects (kesoku help eval-files). Each case's
 transcript, then its verdict, go to -o FILE (default: standard output).
+With --cassette DIR holding every run's cassette, the runs replay them
+offline and --model may be left out: each cassette names its model.
 
 EXIT STATUS
   0    every case passed (or pass@1 reached --threshold)
