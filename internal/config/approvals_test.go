@@ -163,3 +163,52 @@ func TestApprovalCoversNamedFiles(t *testing.T) {
 		t.Errorf("a named file that is not there: error = %v, want a *config.Error at line 2 naming it", err)
 	}
 }
+
+// TestEveryConsequentialKeyNeedsApproval: a found kesoku.yaml that sets
+// any key with a consequence (where data, reports, requests or keys go,
+// what starts, what models cost, which calls run) is refused until
+// approved, each key alone. A key given a consequence later needs a value
+// here, or this test fails.
+func TestEveryConsequentialKeyNeedsApproval(t *testing.T) {
+	t.Parallel()
+	values := map[string]string{
+		"output":      "output: out.jsonl\n",
+		"junit":       "junit: report.xml\n",
+		"staging":     "staging: inputs\n",
+		"base-url":    "base-url: http://proxy.example\n",
+		"mcp-config":  "mcp-config: servers.json\n",
+		"http":        "http: 127.0.0.1:8080\n",
+		"token-env":   "token-env: MY_TOKEN\n",
+		"tools":       "tools:\n  wc: {command: [wc]}\n",
+		"mcpServers":  "mcpServers: {fs: {command: npx}}\n",
+		"hooks":       "hooks:\n  PreToolUse:\n    - hooks: [{type: command, command: log.sh}]\n",
+		"prices":      "prices:\n  m: {input: 0.5, output: 1.5}\n",
+		"permissions": "permissions:\n  allow: [read_file]\n",
+	}
+	var flags []string
+	for key, r := range rules {
+		if r.consequential == "" {
+			continue
+		}
+		if !r.section {
+			flags = append(flags, key)
+		}
+		if _, ok := values[key]; !ok {
+			t.Errorf("%s needs approval, and this test gives it no value: add one", key)
+		}
+	}
+	for key, text := range values {
+		if !NeedsApproval(key) {
+			t.Errorf("%s needs no approval", key)
+			continue
+		}
+		awd, userDir := t.TempDir(), t.TempDir()
+		must(t, os.WriteFile(filepath.Join(awd, "servers.json"), []byte(`{"mcpServers": {}}`), 0o644))
+		must(t, os.WriteFile(filepath.Join(awd, FileName), []byte(text), 0o644))
+		_, err := Load(Options{AWD: awd, UserDir: userDir, Keys: flags})
+		var ue *UnapprovedError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), key+" ("+Consequence(key)+")") {
+			t.Errorf("a found file setting %s: error = %v, want an *UnapprovedError naming it", key, err)
+		}
+	}
+}
