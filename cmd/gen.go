@@ -45,7 +45,7 @@ kesoku_gen.go left in a package that no longer has tools is removed.
 
 A tool is a function with a Google-style doc comment:
 
-	// CalculateSum adds two integers.
+	// CalculateTotal adds two integers.
 	//
 	// Args:
 	//	a: the first integer.
@@ -53,12 +53,14 @@ A tool is a function with a Google-style doc comment:
 	//	mode: how to add. Must be one of: exact, saturating.
 	//
 	//kesoku:tool
-	func CalculateSum(a, b int, mode string) int
+	func CalculateTotal(a, b int, mode string) int
 
-Mistakes (a parameter without an Args entry, an unsupported type...) are
-all reported at once as file:line: message, and nothing is written. With
---check nothing is written either: gen fails, naming each stale, missing
-or orphaned kesoku_gen.go, when running it would change a file.
+Mistakes (a parameter without an Args entry, an unsupported type, a name
+another tool has, one of kesoku's own such as calculate_sum or another
+package's...) are all reported at once as file:line: message, and nothing is
+written. With --check nothing is written either: gen fails, naming each
+stale, missing or orphaned kesoku_gen.go, when running it would change a
+file.
 
 EXIT STATUS
   0  done (with --check: everything up to date)
