@@ -13,6 +13,8 @@ import (
 	"github.com/kesoku/kesoku/internal/gen"
 	"github.com/kesoku/kesoku/internal/secret"
 	"github.com/kesoku/kesoku/internal/termtext"
+	"github.com/kesoku/kesoku/internal/toolspec"
+	"github.com/kesoku/kesoku/registry"
 )
 
 // genOptions are what `kesoku gen` was asked to do.
@@ -21,12 +23,16 @@ type genOptions struct {
 	Quiet    bool
 	Check    bool
 	Patterns []string
+	// Registry holds the Go tools compiled into this program, whose names
+	// gen keeps other packages' tools from taking; registry.Default but
+	// in tests.
+	Registry *registry.Registry
 }
 
 // newGenCmd builds `kesoku gen`; tests pass runF to see the options the
 // flags made.
 func newGenCmd(g *globals, runF func(context.Context, *genOptions) error) *cobra.Command {
-	opts := &genOptions{}
+	opts := &genOptions{Registry: registry.Default}
 	c := &cobra.Command{
 		Use:   "gen [PACKAGES]",
 		Short: "Regenerate the tool registrations from the Go doc comments",
@@ -39,7 +45,7 @@ kesoku_gen.go left in a package that no longer has tools is removed.
 
 A tool is a function with a Google-style doc comment:
 
-	// CalculateSum adds two integers.
+	// CalculateTotal adds two integers.
 	//
 	// Args:
 	//	a: the first integer.
@@ -47,12 +53,14 @@ A tool is a function with a Google-style doc comment:
 	//	mode: how to add. Must be one of: exact, saturating.
 	//
 	//kesoku:tool
-	func CalculateSum(a, b int, mode string) int
+	func CalculateTotal(a, b int, mode string) int
 
-Mistakes (a parameter without an Args entry, an unsupported type...) are
-all reported at once as file:line: message, and nothing is written. With
---check nothing is written either: gen fails, naming each stale, missing
-or orphaned kesoku_gen.go, when running it would change a file.
+Mistakes (a parameter without an Args entry, an unsupported type, a name
+another tool has, one of kesoku's own such as calculate_sum or another
+package's...) are all reported at once as file:line: message, and nothing is
+written. With --check nothing is written either: gen fails, naming each
+stale, missing or orphaned kesoku_gen.go, when running it would change a
+file.
 
 EXIT STATUS
   0  done (with --check: everything up to date)
@@ -64,6 +72,9 @@ EXIT STATUS
   kesoku gen ./internal/tools
   kesoku gen --check ./...
   //go:generate go run -tags kesoku_nogen github.com/kesoku/kesoku gen .`,
+		// Two tools of one name stop every other command: gen is how the
+		// user gets out, once one is renamed.
+		Annotations: map[string]string{withClashes: "yes"},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.IO, opts.Quiet, opts.Patterns = g.IO, g.Quiet, args
 			if runF != nil {
@@ -78,7 +89,7 @@ EXIT STATUS
 
 func runGen(ctx context.Context, opts *genOptions) error {
 	files, err := gen.Generate(ctx, gen.Config{Patterns: opts.Patterns, Command: genCommand(opts.Patterns), NamesFrom: generateRoot(),
-		Env: secret.GoEnviron(os.Environ())})
+		Env: secret.GoEnviron(os.Environ()), Compiled: compiledTools(opts.Registry)})
 	var mistakes gen.Errors
 	if errors.As(err, &mistakes) {
 		for _, m := range mistakes {
@@ -111,6 +122,27 @@ func runGen(ctx context.Context, opts *genOptions) error {
 		return fmt.Errorf("gen: %w", err)
 	}
 	return nil
+}
+
+// compiledTools are the Go tools of r, for gen: those that hold their
+// names and those turned away for a name another had, since gen is what
+// runs while such a clash stands and must see both sides of it. A nil r
+// has none.
+func compiledTools(r *registry.Registry) []gen.CompiledTool {
+	var out []gen.CompiledTool
+	if r == nil {
+		return nil
+	}
+	add := func(s *toolspec.Spec[registry.ToolContext]) {
+		out = append(out, gen.CompiledTool{Name: s.Name, Package: s.Package, Source: s.Source})
+	}
+	for _, s := range r.All() {
+		add(s)
+	}
+	for _, c := range toolspec.Clashes(r) {
+		add(c.Refused)
+	}
+	return out
 }
 
 func checkGen(opts *genOptions, files []*gen.File) error {

@@ -334,7 +334,7 @@ EXIT STATUS
   2  no command or topic of that name`,
 		Example: `  kesoku help config
   kesoku help run`,
-		Annotations:       map[string]string{noConfig: "yes"},
+		Annotations:       map[string]string{noConfig: "yes", withClashes: "yes"},
 		ValidArgsFunction: completeHelp,
 		RunE: func(c *cobra.Command, args []string) error {
 			target, rest, err := c.Root().Find(args)
@@ -387,7 +387,7 @@ func newTopicCmd(t helpTopic) *cobra.Command {
 		Use:         t.name,
 		Aliases:     topicAliases[t.name],
 		Short:       t.short,
-		Annotations: map[string]string{topicAnnotation: "yes", noConfig: "yes"},
+		Annotations: map[string]string{topicAnnotation: "yes", noConfig: "yes", withClashes: "yes"},
 		// A topic takes no flags but --help; unknown words after it are
 		// no error (cobra shows the topic), as for any help.
 		DisableFlagsInUseLine: true,

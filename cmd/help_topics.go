@@ -619,7 +619,7 @@ status: 2 is the one that means the command line or an input is wrong.
 const goToolsTopic = `A tool written in Go is a function whose doc comment is Google-style and
 holds the line //kesoku:tool:
 
-	// CalculateSum adds two integers.
+	// CalculateTotal adds two integers.
 	//
 	// Args:
 	//	a: the first integer.
@@ -630,14 +630,14 @@ holds the line //kesoku:tool:
 	//	the sum of a and b.
 	//
 	//kesoku:tool
-	func CalculateSum(a, b int, mode string) int
+	func CalculateTotal(a, b int, mode string) int
 
 kesoku gen writes kesoku_gen.go beside it: the code that registers the tool
 with its description and JSON schema, and decodes a call's arguments into
 the typed parameters without reflection.
 
 NAMES AND PARAMETERS
-The tool's name is the function's in snake case (calculate_sum) unless the
+The tool's name is the function's in snake case (calculate_total) unless the
 directive names one: //kesoku:tool name=add. The option writes marks a tool
 that changes files (//kesoku:tool name=save writes): sessions and kesoku mcp
 serve offer it only when it is named. The option check=FUNC names a function
@@ -651,18 +651,28 @@ the runner and take no Args entry. A parameter is required unless it is a
 pointer or its entry says "Defaults to X." (X in JSON, or a bare word for a
 string).
 
+A name another tool of the program has is taken: one of kesoku's own (kesoku
+tools list shows them: calculate_sum, glob, read_file...) or a tool of
+another package built into the kesoku that runs gen. kesoku gen refuses it
+at the tool's file:line; built with -tags kesoku_nogen (as the go:generate
+line runs it) it has no tool to compare with. A program built with two tools
+of one name all the same (yours was there before kesoku gained one of that
+name) says which when it starts, and runs nothing but gen, help and version
+until one is renamed and gen has run again.
+
 GEN
 kesoku gen reads the packages named (default ./..., from the current
 directory). A package with no tools gets no file, and a kesoku_gen.go left
 in a package that no longer has tools is removed. Mistakes (a parameter
 without an Args entry, an entry naming no parameter, an unsupported type, a
-duplicate name...) are all reported at once as file:line: message, and
-nothing is written. So is a module that cannot build what gen writes, which
-imports github.com/kesoku/kesoku/registry: gen says what the module lacks (a
-requirement on github.com/kesoku/kesoku, say) and the command that adds it.
-With --check nothing is written either: gen fails, naming each stale,
-missing or orphaned kesoku_gen.go, when running it would change a file; CI
-runs it, so that a doc comment edited without regenerating fails the build.
+duplicate or taken name...) are all reported at once as file:line: message,
+and nothing is written. So is a module that cannot build what gen writes,
+which imports github.com/kesoku/kesoku/registry: gen says what the module
+lacks (a requirement on github.com/kesoku/kesoku, say) and the command that
+adds it. With --check nothing is written either: gen fails, naming each
+stale, missing or orphaned kesoku_gen.go, when running it would change a
+file; CI runs it, so that a doc comment edited without regenerating fails
+the build.
 
 Generated files carry the build constraint !kesoku_nogen. When a stale one
 no longer compiles, and so stops the program that would regenerate it

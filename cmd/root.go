@@ -61,6 +61,9 @@ type globals struct {
 	prepare func(context.Context, app.Options) (context.Context, *app.Env, error)
 	// teller says what the work below tells the user (tell).
 	teller *teller
+	// goTools is the registry of Go tools whose clashes stop a command
+	// (checkClashes): registry.Default, but in tests.
+	goTools *registry.Registry
 }
 
 // env makes the environment of a command that needs what o asks: o is
@@ -162,10 +165,13 @@ call, and runs the calls: singly, in batches, or in sessions with any model.`,
 		Version:       versionLine(readBuildVersion()),
 		Args:          subcommandArgs,
 		RunE:          func(c *cobra.Command, _ []string) error { return c.Help() },
-		Annotations:   map[string]string{noConfig: "yes"},
+		Annotations:   map[string]string{noConfig: "yes", withClashes: "yes"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := g.checkClashes(c); err != nil {
+				return err
+			}
 			return g.setUp(c)
 		},
 	}

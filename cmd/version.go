@@ -55,7 +55,7 @@ EXIT STATUS
 		Args: noArgs,
 		// The version does not depend on any setting, and must print
 		// whatever the directory holds.
-		Annotations: map[string]string{noConfig: "yes"},
+		Annotations: map[string]string{noConfig: "yes", withClashes: "yes"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.IO = g.IO
 			if runF != nil {

@@ -86,6 +86,20 @@ type Config struct {
 	NamesFrom string
 	// Env is the go command's environment; nil is this process's whole.
 	Env []string
+	// Compiled are the tools compiled into the kesoku that runs gen: its
+	// built-in tools, and those of the packages already built into a
+	// user's own kesoku. A tool of another package named as one of them
+	// would stop that kesoku at start-up, so gen refuses it. The tools of
+	// the packages gen writes for do not count: their generated files
+	// are what it rewrites.
+	Compiled []CompiledTool
+}
+
+// CompiledTool is a tool compiled into the kesoku that runs gen.
+type CompiledTool struct {
+	// Name is the tool's name, Package the import path of the package
+	// that declares it, Source its file:line there.
+	Name, Package, Source string
 }
 
 // State says how a package's generated file on disk compares with what
@@ -207,6 +221,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 	var files []*File
 	var errs Errors
 	byName := map[string]*tool{}
+	compiled := compiledElsewhere(cfg.Compiled, listed)
 	for _, lp := range listed {
 		pkg := loaded[lp.PkgPath]
 		if pkg == nil {
@@ -250,6 +265,7 @@ func Generate(ctx context.Context, cfg Config) ([]*File, error) {
 		errs = append(errs, terrs...)
 		names, derrs := claimNames(tools, byName, rel)
 		f.Tools, errs = names, append(errs, derrs...)
+		errs = append(errs, takenNames(tools, byName, compiled, rel)...)
 		if len(terrs) > 0 || len(tools) == 0 {
 			// Nothing is written for a package with mistakes.
 			continue
@@ -294,6 +310,45 @@ func claimNames(tools []*tool, byName map[string]*tool, rel func(string) string)
 		names = append(names, t.spec.Name)
 	}
 	return names, errs
+}
+
+// compiledElsewhere returns the compiled tools by name, but those of the
+// packages listed, whose generated files gen rewrites.
+func compiledElsewhere(compiled []CompiledTool, listed []*packages.Package) map[string]CompiledTool {
+	rewritten := map[string]bool{}
+	for _, p := range listed {
+		rewritten[p.PkgPath] = true
+	}
+	out := map[string]CompiledTool{}
+	for _, c := range compiled {
+		if !rewritten[c.Package] {
+			out[c.Name] = c
+		}
+	}
+	return out
+}
+
+// takenNames returns an error for each of tools, claimed in byName, whose
+// name a compiled tool of another package has: the program built with
+// both would refuse to start.
+func takenNames(tools []*tool, byName map[string]*tool, compiled map[string]CompiledTool, rel func(string) string) []*Error {
+	var errs []*Error
+	for _, t := range tools {
+		c, ok := compiled[t.spec.Name]
+		if !ok || byName[t.spec.Name] != t {
+			// A duplicate among the packages read is said once, as one.
+			continue
+		}
+		by := fmt.Sprintf("a tool of %s (%s), which the kesoku running gen has built in", c.Package, c.Source)
+		if strings.HasPrefix(c.Package, kesokuModule+"/") {
+			by = fmt.Sprintf("one of kesoku's own tools (%s)", c.Package)
+		}
+		errs = append(errs, &Error{
+			Pos: token.Position{Filename: rel(t.directive.Filename), Line: t.directive.Line},
+			Msg: fmt.Sprintf("tool name %q is taken by %s: name this one otherwise with //kesoku:tool name=NEW_NAME", t.spec.Name, by),
+		})
+	}
+	return errs
 }
 
 // Source computes the generated file of the package in dir, whose import

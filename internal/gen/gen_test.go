@@ -72,6 +72,51 @@ func TestDuplicateAcrossPackages(t *testing.T) {
 	}
 }
 
+// TestTakenByCompiledTools checks that gen refuses a tool named as one
+// compiled into the kesoku that runs it, from another package — one of
+// kesoku's own or a package of the user's already built in — at the
+// tool's file:line: the program built with both would not start. The
+// tools of the packages being generated are what gen rewrites, and do
+// not count.
+func TestTakenByCompiledTools(t *testing.T) {
+	t.Parallel()
+	const dupa = "github.com/kesoku/kesoku/internal/gen/testdata/src/dupa"
+	tests := []struct {
+		name     string
+		patterns []string
+		compiled []CompiledTool
+		want     string
+	}{
+		{"one of kesoku's own", []string{"./testdata/src/dupa"},
+			[]CompiledTool{{Name: "shared", Package: "github.com/kesoku/kesoku/internal/tools", Source: "shared.go:3"}},
+			`testdata/src/dupa/dupa.go:6: tool name "shared" is taken by one of kesoku's own tools (github.com/kesoku/kesoku/internal/tools): name this one otherwise with //kesoku:tool name=NEW_NAME`},
+		{"another package built in", []string{"./testdata/src/dupa"},
+			[]CompiledTool{{Name: "shared", Package: "example.com/mytools/more", Source: "more.go:12"}},
+			`testdata/src/dupa/dupa.go:6: tool name "shared" is taken by a tool of example.com/mytools/more (more.go:12), which the kesoku running gen has built in: name this one otherwise with //kesoku:tool name=NEW_NAME`},
+		{"the package's own, rewritten", []string{"./testdata/src/dupa"},
+			[]CompiledTool{{Name: "shared", Package: dupa, Source: "dupa.go:7"}}, ""},
+		{"another package generated with it", []string{"./testdata/src/dupa", "./testdata/src/basic"},
+			[]CompiledTool{{Name: "shared", Package: "github.com/kesoku/kesoku/internal/gen/testdata/src/basic", Source: "basic.go:1"}}, ""},
+		{"a duplicate said once", []string{"./testdata/src/dupa", "./testdata/src/dupb"},
+			[]CompiledTool{{Name: "shared", Package: "github.com/kesoku/kesoku/internal/tools", Source: "shared.go:3"}},
+			`testdata/src/dupa/dupa.go:6: tool name "shared" is taken by one of kesoku's own tools (github.com/kesoku/kesoku/internal/tools): name this one otherwise with //kesoku:tool name=NEW_NAME` + "\n" +
+				`testdata/src/dupb/dupb.go:6: duplicate tool name "shared": Shared at testdata/src/dupa/dupa.go:7 has it too`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Generate(context.Background(), Config{Patterns: tt.patterns, Compiled: tt.compiled})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Generate: mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestStates checks that gen tells each state of a generated file apart,
 // and that a stale generated file that no longer compiles, in the package
 // or in one it imports, does not stop it.

@@ -91,3 +91,31 @@ func TestRegisterRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterGeneratedKeepsClashes checks that generated code's clash of
+// names between packages is kept for the program to report, the name
+// staying with the tool that had it, while what kesoku gen never writes
+// still panics.
+func TestRegisterGeneratedKeepsClashes(t *testing.T) {
+	t.Parallel()
+	call := func(context.Context, *ToolContext, map[string]any) (any, error) { return nil, nil }
+	r := NewRegistry[ToolContext]()
+	mine := &Spec[ToolContext]{Name: "glob", Source: "tools.go:9", Package: "example.com/mytools/tools", Call: call}
+	builtin := &Spec[ToolContext]{Name: "glob", Source: "glob.go:30", Package: "github.com/kesoku/kesoku/internal/tools", Call: call}
+	RegisterGenerated(r, mine)
+	RegisterGenerated(r, builtin)
+	if got, _ := r.Lookup("glob"); got != mine {
+		t.Errorf("glob is %s's, want the first registered, %s's", got.Package, mine.Package)
+	}
+	clashes := Clashes(r)
+	if len(clashes) != 1 || clashes[0].Kept != mine || clashes[0].Refused != builtin {
+		t.Errorf("Clashes = %+v, want %s kept and %s refused", clashes, mine.Package, builtin.Package)
+	}
+
+	defer func() {
+		if recover() == nil {
+			t.Error("RegisterGenerated of a bad name did not panic")
+		}
+	}()
+	RegisterGenerated(r, &Spec[ToolContext]{Name: "has.dot", Source: "x.go:1", Call: call})
+}

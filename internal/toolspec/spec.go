@@ -90,6 +90,8 @@ type Spec[TC any] struct {
 type Registry[TC any] struct {
 	mu    sync.RWMutex
 	specs map[string]*Spec[TC]
+	// clashes are the generated tools RegisterGenerated turned away.
+	clashes []Clash[TC]
 }
 
 // NewRegistry returns an empty registry.
@@ -138,6 +140,44 @@ func (r *Registry[TC]) MustRegister(s *Spec[TC]) {
 	if err := r.Register(s); err != nil {
 		panic(err)
 	}
+}
+
+// Clash is a generated tool registered under a name another tool of the
+// program already had: two packages' tools of one name, or a user's tool
+// named as one of kesoku's own (perhaps only since kesoku was upgraded).
+type Clash[TC any] struct {
+	// Kept is the tool that holds the name, registered first; Refused is
+	// the one turned away. Which is which follows the order of the
+	// packages' init, not who is right.
+	Kept, Refused *Spec[TC]
+}
+
+// RegisterGenerated is Register for generated code, at init. A name
+// already taken there is no mistake in the code that registers it but
+// one between packages, which kesoku gen of one package could not see:
+// it is kept as a Clash, the name staying with the tool that had it, for
+// the program to report once it starts rather than as a panic with a
+// stack trace. A bad name or a missing Call still panics: kesoku gen
+// never writes them, so the generated file was edited by hand.
+func RegisterGenerated[TC any](r *Registry[TC], s *Spec[TC]) {
+	if err := CheckRegister(s.Name, s.Source, s.Call != nil); err != nil {
+		panic(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, ok := r.specs[s.Name]; ok {
+		r.clashes = append(r.clashes, Clash[TC]{Kept: prev, Refused: s})
+		return
+	}
+	r.specs[s.Name] = s
+}
+
+// Clashes returns the clashes RegisterGenerated kept, in the order they
+// happened.
+func Clashes[TC any](r *Registry[TC]) []Clash[TC] {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.clashes)
 }
 
 // Lookup returns the tool called name.

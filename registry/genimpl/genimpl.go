@@ -40,10 +40,12 @@ const (
 	TypeObject  = toolspec.TypeObject
 )
 
-// Register adds a generated tool to registry.Default. A bad name or a
-// name already taken stops the program at start-up: kesoku gen refuses
-// both, so they mean the generated file was edited by hand.
-func Register(s *Spec) { registry.Default.MustRegister(s) }
+// Register adds a generated tool to registry.Default. A bad name stops
+// the program at start-up: kesoku gen refuses it, so it means the
+// generated file was edited by hand. A name another package's tool
+// already has is kept aside instead, for kesoku to report at start-up in
+// words (which tools clash, how to rename one) rather than a stack trace.
+func Register(s *Spec) { toolspec.RegisterGenerated(registry.Default, s) }
 
 // DecodeString decodes a string.
 func DecodeString[T ~string](v any) (T, error) { return toolspec.DecodeString[T](v) }
