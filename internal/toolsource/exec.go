@@ -191,6 +191,11 @@ func (ps *processes) stopOrphans(stop func(mark string) bool) {
 	// ends a fight with a program that forks as fast as it is killed.
 	for round := 0; round < maxSweepRounds; round++ {
 		killed := false
+		// below are the processes killed under the orphans: each becomes
+		// a zombie of kesoku's once its parent is gone too, and is
+		// collected here, not left for a sweep that may never come (the
+		// last, at Close).
+		var below []int
 		for _, p := range children() {
 			if _, ours := ps.groups[p.pid]; ours || p.pid == guardian {
 				continue
@@ -204,6 +209,7 @@ func (ps *processes) stopOrphans(stop func(mark string) bool) {
 				// would be reparented one generation at a time.
 				for _, d := range descendants(p.pid) {
 					killOrphan(d)
+					below = append(below, d.pid)
 				}
 				killOrphan(p)
 				ps.notReaped = append(ps.notReaped, p.pid)
@@ -214,9 +220,10 @@ func (ps *processes) stopOrphans(stop func(mark string) bool) {
 		// read of a hung disk): up to a tenth of a second is waited for
 		// it, and a later sweep collects what is left.
 		deadline := time.Now().Add(100 * time.Millisecond)
-		for len(ps.notReaped) > 0 && time.Now().Before(deadline) {
+		for len(ps.notReaped)+len(below) > 0 && time.Now().Before(deadline) {
 			ps.notReaped = slices.DeleteFunc(ps.notReaped, reap)
-			if len(ps.notReaped) > 0 {
+			below = slices.DeleteFunc(below, collected)
+			if len(ps.notReaped)+len(below) > 0 {
 				time.Sleep(time.Millisecond)
 			}
 		}

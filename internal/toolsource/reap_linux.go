@@ -195,6 +195,19 @@ func killOrphan(p proc) {
 	_ = syscall.Kill(p.pid, syscall.SIGKILL)
 }
 
+// collected reports whether pid, a process killed below an orphan, is
+// gone: its exit collected once it came to this process (its parent
+// killed too, it is reparented here, a zombie until collected), or no
+// longer in /proc at all.
+func collected(pid int) bool {
+	var ws unix.WaitStatus
+	if got, _ := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got == pid {
+		return true
+	}
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return os.IsNotExist(err)
+}
+
 // reap collects the exit of pid, a child of this process that os/exec
 // does not wait for, if it has ended; it reports whether it had.
 func reap(pid int) bool {
