@@ -23,7 +23,16 @@ const withClashes = "kesoku_with_clashes"
 // the other, the built-in one or their own. Generated code keeps such a
 // clash aside (genimpl.Register) so that it can be said here, once.
 func (g *globals) checkClashes(c *cobra.Command) error {
-	if c.Annotations[withClashes] != "" {
+	switch {
+	case c.Annotations[withClashes] != "",
+		// A command of commands only prints its help.
+		c.HasSubCommands(),
+		// The shell's completion (a script, a request of it) uses no
+		// tool: a shell that sources it must not fail at every start,
+		// and gen's way out completes too. Cobra adds __complete when
+		// the program runs, past any annotation.
+		c.Name() == cobra.ShellCompRequestCmd, c.Name() == cobra.ShellCompNoDescRequestCmd,
+		c.Parent() != nil && c.Parent().Name() == "completion":
 		return nil
 	}
 	tools := g.goTools
@@ -70,7 +79,9 @@ func (e *clashErr) Error() string {
 	if yours {
 		rename = "rename yours"
 	}
-	fmt.Fprintf(&b, "%s (//kesoku:tool name=NEW_NAME in its doc comment), then run %s", rename, e.gen)
+	// A tool added with registry.Add is renamed where it is added; a
+	// generated one in its doc comment, and gen writes it again.
+	fmt.Fprintf(&b, "%s (//kesoku:tool name=NEW_NAME in its doc comment, then run %s; or where registry.Add names it)", rename, e.gen)
 	if !strings.HasPrefix(e.gen, "go run ") {
 		b.WriteString(" and build the program again")
 	}

@@ -35,7 +35,7 @@ func TestClashStopsCommands(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 	want := `kesoku: tool name "calculate_sum" is taken twice: by example.com/mytools/tools (tools.go:12) and by github.com/kesoku/kesoku/internal/tools (calc.go:20), one of kesoku's own tools` + "\n" +
-		`rename yours (//kesoku:tool name=NEW_NAME in its doc comment), then run ` + genCommand([]string{"./..."})
+		`rename yours (//kesoku:tool name=NEW_NAME in its doc comment, then run ` + genCommand([]string{"./..."}) + `; or where registry.Add names it)`
 	for _, args := range [][]string{{"tools", "list"}, {"run", "requests.yaml"}, {"mcp", "serve"}, {"validate", "x.yaml"}} {
 		code, out, errOut := run(args...)
 		if code != ExitUsage || out != "" {
@@ -48,7 +48,11 @@ func TestClashStopsCommands(t *testing.T) {
 			t.Errorf("%s: a panic's words in stderr:\n%s", strings.Join(args, " "), errOut)
 		}
 	}
-	for _, args := range [][]string{{"version"}, {"help"}, {"help", "go-tools"}, {"tools", "list", "--help"}, {}} {
+	// Nor do the commands of commands, which print their help, nor the
+	// shell's completion, nor gen-man.
+	for _, args := range [][]string{{"version"}, {"help"}, {"help", "go-tools"}, {"tools", "list", "--help"}, {},
+		{"tools"}, {"mcp"}, {"batch"}, {"completion", "bash"}, {"__complete", "gen", ""}, {"__complete", "session", "--tools", "calc"},
+		{"gen-man", t.TempDir()}} {
 		if code, _, errOut := run(args...); code != ExitOK || strings.Contains(errOut, "taken twice") {
 			t.Errorf("%q: exit %d, stderr %q; want it to run", args, code, errOut)
 		}

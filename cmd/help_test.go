@@ -316,6 +316,7 @@ func TestFlagsCompleteToolNames(t *testing.T) {
 		{[]string{"eval", "x.yaml", "--tools", "al"}, []string{"all"}},
 		{[]string{"mcp", "serve", "--tools", "glob,re"}, []string{"glob,read_file"}},
 		{[]string{"session", "--tools", "+glob,-wr"}, []string{"+glob,-write_file"}},
+		{[]string{"session", "--tools", "+glob,wr"}, []string{"+glob,+write_file", "+glob,-write_file"}},
 		{[]string{"run", "r.yaml", "--deny", "write_"}, []string{"write_file"}},
 		{[]string{"eval", "x.yaml", "--ask", "read_f"}, []string{"read_file"}},
 		{[]string{"session", "--allow", "cur"}, []string{"current_time"}},

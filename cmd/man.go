@@ -46,7 +46,8 @@ EXIT STATUS
 		Example: `  kesoku gen-man ~/.local/share/man && man kesoku-run`,
 		Args:    argSpec{what: "DIR", min: 1, max: 1, hint: "the directory of man pages to write to"}.args,
 		// The pages say what kesoku does, whatever the directory holds.
-		Annotations: map[string]string{noConfig: "yes"},
+		// It writes the help, which uses no tool.
+		Annotations: map[string]string{noConfig: "yes", withClashes: "yes"},
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Dir = args[0]
 			return runGenMan(opts)

@@ -274,16 +274,31 @@ func toolCompletions(flag, typed string, names []string) []string {
 		if i := strings.LastIndexByte(typed, ','); i >= 0 {
 			head, part = typed[:i+1], typed[i+1:]
 		}
-		if sign := strings.TrimLeft(part, "+-"); len(sign) < len(part) {
-			head, part = head+part[:len(part)-len(sign)], sign
-		} else if head == "" {
+		signs := []string{""}
+		switch bare := strings.TrimLeft(part, "+-"); {
+		case len(bare) < len(part):
+			head, part = head+part[:len(part)-len(bare)], bare
+		case head == "":
 			names = append([]string{"all"}, names...)
+		case strings.ContainsAny(head[:1], "+-"):
+			// A list of changes to the defaults goes on as one: plain
+			// names mixed in are refused.
+			signs = []string{"+", "-"}
 		}
+		var out []string
+		for _, sign := range signs {
+			for _, n := range names {
+				if strings.HasPrefix(n, part) {
+					out = append(out, head+sign+n)
+				}
+			}
+		}
+		return out
 	}
 	var out []string
 	for _, n := range names {
 		if strings.HasPrefix(n, part) {
-			out = append(out, head+n)
+			out = append(out, n)
 		}
 	}
 	return out
