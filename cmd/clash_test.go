@@ -77,3 +77,22 @@ func TestGenSeesBothSidesOfAClash(t *testing.T) {
 		t.Errorf("compiledTools mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestGenToldWhichToolsAreTyped checks that gen is told which compiled
+// tools were added with registry.Add: it writes no registration of
+// theirs, so a tool of the same package may not take their names.
+func TestGenToldWhichToolsAreTyped(t *testing.T) {
+	t.Parallel()
+	r := clashingRegistry()
+	type in struct{ A int }
+	if err := registry.Add(r, "typed_one", "A typed tool.", func(context.Context, *registry.ToolContext, in) (int, error) { return 0, nil }); err != nil {
+		t.Fatal(err)
+	}
+	typed := map[string]bool{}
+	for _, c := range compiledTools(r) {
+		typed[c.Name] = typed[c.Name] || c.Typed
+	}
+	if !typed["typed_one"] || typed["calculate_sum"] {
+		t.Errorf("typed: %v; want typed_one only", typed)
+	}
+}

@@ -134,7 +134,7 @@ func compiledTools(r *registry.Registry) []gen.CompiledTool {
 		return nil
 	}
 	add := func(s *toolspec.Spec[registry.ToolContext]) {
-		out = append(out, gen.CompiledTool{Name: s.Name, Package: s.Package, Source: s.Source})
+		out = append(out, gen.CompiledTool{Name: s.Name, Package: s.Package, Source: s.Source, Typed: !toolspec.Generated(r, s)})
 	}
 	for _, s := range r.All() {
 		add(s)

@@ -100,6 +100,10 @@ type CompiledTool struct {
 	// Name is the tool's name, Package the import path of the package
 	// that declares it, Source its file:line there.
 	Name, Package, Source string
+	// Typed says the tool was added with registry.Add, not by a
+	// generated file: gen rewrites no registration of it, in its own
+	// package either.
+	Typed bool
 }
 
 // State says how a package's generated file on disk compares with what
@@ -312,8 +316,9 @@ func claimNames(tools []*tool, byName map[string]*tool, rel func(string) string)
 	return names, errs
 }
 
-// compiledElsewhere returns the compiled tools by name, but those of the
-// packages listed, whose generated files gen rewrites.
+// compiledElsewhere returns the compiled tools by name, but the
+// generated ones of the packages listed, whose generated files gen
+// rewrites.
 func compiledElsewhere(compiled []CompiledTool, listed []*packages.Package) map[string]CompiledTool {
 	rewritten := map[string]bool{}
 	for _, p := range listed {
@@ -321,7 +326,7 @@ func compiledElsewhere(compiled []CompiledTool, listed []*packages.Package) map[
 	}
 	out := map[string]CompiledTool{}
 	for _, c := range compiled {
-		if !rewritten[c.Package] {
+		if c.Typed || !rewritten[c.Package] {
 			out[c.Name] = c
 		}
 	}
@@ -340,7 +345,10 @@ func takenNames(tools []*tool, byName map[string]*tool, compiled map[string]Comp
 			continue
 		}
 		by := fmt.Sprintf("a tool of %s (%s), which the kesoku running gen has built in", c.Package, c.Source)
-		if strings.HasPrefix(c.Package, kesokuModule+"/") {
+		switch {
+		case c.Typed:
+			by = fmt.Sprintf("a tool that %s adds with registry.Add (%s)", c.Package, c.Source)
+		case strings.HasPrefix(c.Package, kesokuModule+"/"):
 			by = fmt.Sprintf("one of kesoku's own tools (%s)", c.Package)
 		}
 		errs = append(errs, &Error{

@@ -92,6 +92,9 @@ type Registry[TC any] struct {
 	specs map[string]*Spec[TC]
 	// clashes are the generated tools RegisterGenerated turned away.
 	clashes []Clash[TC]
+	// generated are the tools RegisterGenerated registered: kesoku gen
+	// writes their registrations, not those of Add's typed tools.
+	generated map[*Spec[TC]]bool
 }
 
 // NewRegistry returns an empty registry.
@@ -170,6 +173,26 @@ func RegisterGenerated[TC any](r *Registry[TC], s *Spec[TC]) {
 		return
 	}
 	r.specs[s.Name] = s
+	if r.generated == nil {
+		r.generated = map[*Spec[TC]]bool{}
+	}
+	r.generated[s] = true
+}
+
+// Generated reports whether s was registered by RegisterGenerated (or
+// turned away by it): kesoku gen writes its registration.
+func Generated[TC any](r *Registry[TC], s *Spec[TC]) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.generated[s] {
+		return true
+	}
+	for _, c := range r.clashes {
+		if c.Refused == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Clashes returns the clashes RegisterGenerated kept, in the order they
