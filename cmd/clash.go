@@ -27,12 +27,11 @@ func (g *globals) checkClashes(c *cobra.Command) error {
 	case c.Annotations[withClashes] != "",
 		// A command of commands only prints its help.
 		c.HasSubCommands(),
-		// The shell's completion (a script, a request of it) uses no
-		// tool: a shell that sources it must not fail at every start,
-		// and gen's way out completes too. Cobra adds __complete when
-		// the program runs, past any annotation.
-		c.Name() == cobra.ShellCompRequestCmd, c.Name() == cobra.ShellCompNoDescRequestCmd,
-		c.Parent() != nil && c.Parent().Name() == "completion":
+		// A request of the shell's completion uses no tool: a shell
+		// that sources the script must not fail at every start, and
+		// gen's way out completes too. Cobra adds __complete when the
+		// program runs, past any annotation.
+		c.Name() == cobra.ShellCompRequestCmd, c.Name() == cobra.ShellCompNoDescRequestCmd:
 		return nil
 	}
 	tools := g.goTools

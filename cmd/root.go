@@ -222,9 +222,10 @@ call, and runs the calls: singly, in batches, or in sessions with any model.`,
 		c.Args = subcommandArgs
 		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 		// A shell's completion script does not depend on any setting.
-		c.Annotations = map[string]string{noConfig: "yes"}
+		// Nor on two tools of one name (checkClashes): it uses no tool.
+		c.Annotations = map[string]string{noConfig: "yes", withClashes: "yes"}
 		for _, sub := range c.Commands() {
-			sub.Annotations = map[string]string{noConfig: "yes"}
+			sub.Annotations = map[string]string{noConfig: "yes", withClashes: "yes"}
 			sub.Long = fitWidth(sub.Long) + completionScriptExitStatus
 		}
 	}
@@ -269,12 +270,11 @@ func completeToolNames(c *cobra.Command) {
 // +A,-B on the defaults, or all), each part completed after what is
 // typed before it; a rule names one tool.
 func toolCompletions(flag, typed string, names []string) []string {
-	head, part := "", typed
+	head, part, signs := "", typed, []string{""}
 	if flag == "tools" {
 		if i := strings.LastIndexByte(typed, ','); i >= 0 {
 			head, part = typed[:i+1], typed[i+1:]
 		}
-		signs := []string{""}
 		switch bare := strings.TrimLeft(part, "+-"); {
 		case len(bare) < len(part):
 			head, part = head+part[:len(part)-len(bare)], bare
@@ -285,20 +285,13 @@ func toolCompletions(flag, typed string, names []string) []string {
 			// names mixed in are refused.
 			signs = []string{"+", "-"}
 		}
-		var out []string
-		for _, sign := range signs {
-			for _, n := range names {
-				if strings.HasPrefix(n, part) {
-					out = append(out, head+sign+n)
-				}
-			}
-		}
-		return out
 	}
 	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, part) {
-			out = append(out, n)
+	for _, sign := range signs {
+		for _, n := range names {
+			if strings.HasPrefix(n, part) {
+				out = append(out, head+sign+n)
+			}
 		}
 	}
 	return out

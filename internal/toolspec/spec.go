@@ -92,8 +92,9 @@ type Registry[TC any] struct {
 	specs map[string]*Spec[TC]
 	// clashes are the generated tools RegisterGenerated turned away.
 	clashes []Clash[TC]
-	// generated are the tools RegisterGenerated registered: kesoku gen
-	// writes their registrations, not those of Add's typed tools.
+	// generated are the tools RegisterGenerated was given, kept or
+	// turned away: kesoku gen writes their registrations, not those of
+	// Add's typed tools.
 	generated map[*Spec[TC]]bool
 }
 
@@ -168,15 +169,15 @@ func RegisterGenerated[TC any](r *Registry[TC], s *Spec[TC]) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.generated == nil {
+		r.generated = map[*Spec[TC]]bool{}
+	}
+	r.generated[s] = true
 	if prev, ok := r.specs[s.Name]; ok {
 		r.clashes = append(r.clashes, Clash[TC]{Kept: prev, Refused: s})
 		return
 	}
 	r.specs[s.Name] = s
-	if r.generated == nil {
-		r.generated = map[*Spec[TC]]bool{}
-	}
-	r.generated[s] = true
 }
 
 // Generated reports whether s was registered by RegisterGenerated (or
@@ -184,15 +185,7 @@ func RegisterGenerated[TC any](r *Registry[TC], s *Spec[TC]) {
 func Generated[TC any](r *Registry[TC], s *Spec[TC]) bool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if r.generated[s] {
-		return true
-	}
-	for _, c := range r.clashes {
-		if c.Refused == s {
-			return true
-		}
-	}
-	return false
+	return r.generated[s]
 }
 
 // Clashes returns the clashes RegisterGenerated kept, in the order they
